@@ -1,0 +1,43 @@
+# vlmrb build entry points. `make test` is what CI runs (through .ci/run).
+SHELL := /bin/bash
+GO ?= go
+GOLANGCI_VERSION := v2.15.0
+GOBIN ?= $(shell $(GO) env GOPATH)/bin
+
+# Packages with goroutines of their own: tested under the race detector.
+RACE_PKGS := ./replay/... ./vlmprio/... ./hw/... ./control/... ./train/...
+
+.PHONY: deps test vet unit purego lint bench run fmt
+
+deps:
+	@./scripts/deps.sh
+
+vet:
+	$(GO) vet ./...
+
+# unit: race-checked packages with -race, everything else without.
+unit:
+	@race=$$($(GO) list $(RACE_PKGS) 2>/dev/null); \
+	rest=$$($(GO) list ./... | grep -vxF -f <(printf '%s\n' $$race)); \
+	set -e; \
+	if [ -n "$$race" ]; then $(GO) test -race -count=1 $$race; fi; \
+	$(GO) test -count=1 $$rest
+
+# purego: everything must build without cgo (EGL, GLFW and OpenBLAS are
+# behind build constraints; the soft renderer and gonum BLAS remain).
+purego:
+	CGO_ENABLED=0 $(GO) build ./...
+
+test: deps vet unit purego
+
+$(GOBIN)/golangci-lint:
+	GOBIN=$(GOBIN) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION)
+
+lint: $(GOBIN)/golangci-lint
+	$(GOBIN)/golangci-lint run ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . ./...
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
