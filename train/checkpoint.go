@@ -1,0 +1,222 @@
+package train
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ManifestVersion is the checkpoint manifest format version.
+const ManifestVersion = 1
+
+// ManifestFile records one file of a checkpoint.
+type ManifestFile struct {
+	Name   string `json:"name"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+}
+
+// Manifest describes a complete checkpoint. It is written last; a
+// checkpoint directory without a manifest whose files all verify is
+// incomplete and never resumed from.
+type Manifest struct {
+	Version  int              `json:"version"`
+	Step     int64            `json:"step"`     // env steps taken (all envs)
+	Updates  int64            `json:"updates"`  // gradient updates
+	Episodes int64            `json:"episodes"` // finished training episodes
+	Counters map[string]int64 `json:"counters,omitempty"`
+	// RNG holds each random stream's state (MarshalBinary, hex).
+	RNG     map[string]string `json:"rng,omitempty"`
+	Elapsed float64           `json:"elapsed_s"` // training wall time so far (s)
+	Created time.Time         `json:"created"`
+	Files   []ManifestFile    `json:"files"`
+}
+
+// CheckpointPart is one file of a checkpoint and the function that writes it.
+type CheckpointPart struct {
+	Name  string
+	Write func(w io.Writer) error
+}
+
+const ckptPrefix = "step-"
+
+func ckptDirName(step int64) string { return fmt.Sprintf("%s%012d", ckptPrefix, step) }
+
+// CheckpointRoot is where a run keeps its checkpoints.
+func CheckpointRoot(runDir string) string { return filepath.Join(runDir, "checkpoints") }
+
+type countingHash struct {
+	w io.Writer
+	h hash.Hash
+	n int64
+}
+
+func (c *countingHash) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.h.Write(p[:n])
+	c.n += int64(n)
+	return n, err
+}
+
+// SaveCheckpoint writes parts and then the manifest m into
+// RUN_DIR/checkpoints/step-N, each file atomically, and then removes all
+// but the newest keep complete checkpoints (and any incomplete ones).
+// It returns the checkpoint directory.
+func SaveCheckpoint(runDir string, m *Manifest, parts []CheckpointPart, keep int) (string, error) {
+	root := CheckpointRoot(runDir)
+	dir := filepath.Join(root, ckptDirName(m.Step))
+	// a leftover directory for this step (from a killed run) is replaced
+	if err := os.RemoveAll(dir); err != nil {
+		return "", fmt.Errorf("checkpoint: clear %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("checkpoint: %w", err)
+	}
+	if err := syncDir(root); err != nil {
+		return "", err
+	}
+	m.Version = ManifestVersion
+	m.Created = time.Now().UTC()
+	m.Files = m.Files[:0]
+	for _, p := range parts {
+		var ch *countingHash
+		err := WriteFileAtomic(filepath.Join(dir, p.Name), 0o644, func(w io.Writer) error {
+			ch = &countingHash{w: w, h: sha256.New()}
+			return p.Write(ch)
+		})
+		if err != nil {
+			return "", fmt.Errorf("checkpoint %s: %w", p.Name, err)
+		}
+		m.Files = append(m.Files, ManifestFile{Name: p.Name, Size: ch.n, SHA256: hex.EncodeToString(ch.h.Sum(nil))})
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("checkpoint manifest: %w", err)
+	}
+	if err := WriteBytesAtomic(filepath.Join(dir, "manifest.json"), append(b, '\n')); err != nil {
+		return "", err
+	}
+	return dir, pruneCheckpoints(root, m.Step, keep)
+}
+
+// listCheckpoints returns the step numbers of checkpoint directories, newest first.
+func listCheckpoints(root string) ([]int64, error) {
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return nil, err
+	}
+	var steps []int64
+	for _, e := range ents {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), ckptPrefix) {
+			continue
+		}
+		s, err := strconv.ParseInt(strings.TrimPrefix(e.Name(), ckptPrefix), 10, 64)
+		if err == nil {
+			steps = append(steps, s)
+		}
+	}
+	sort.Slice(steps, func(i, j int) bool { return steps[i] > steps[j] })
+	return steps, nil
+}
+
+func pruneCheckpoints(root string, current int64, keep int) error {
+	steps, err := listCheckpoints(root)
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	kept := 0
+	for _, s := range steps {
+		dir := filepath.Join(root, ckptDirName(s))
+		if s <= current && kept < keep {
+			if _, err := VerifyCheckpoint(dir); err == nil {
+				kept++
+				continue
+			}
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("checkpoint: remove old %s: %w", dir, err)
+		}
+	}
+	return nil
+}
+
+// VerifyCheckpoint reads dir's manifest and checks every file's size and
+// SHA-256. It returns the manifest when the checkpoint is complete.
+func VerifyCheckpoint(dir string) (*Manifest, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint %s has no manifest (incomplete): %w", dir, err)
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("checkpoint %s: corrupt manifest: %w", dir, err)
+	}
+	if m.Version != ManifestVersion {
+		return nil, fmt.Errorf("checkpoint %s: manifest version %d, this build reads %d", dir, m.Version, ManifestVersion)
+	}
+	for _, f := range m.Files {
+		if err := verifyFile(filepath.Join(dir, f.Name), f); err != nil {
+			return nil, fmt.Errorf("checkpoint %s: %w", dir, err)
+		}
+	}
+	return &m, nil
+}
+
+func verifyFile(path string, mf ManifestFile) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", mf.Name, err)
+	}
+	if n != mf.Size {
+		return fmt.Errorf("%s is %d bytes, manifest says %d", mf.Name, n, mf.Size)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != mf.SHA256 {
+		return fmt.Errorf("%s checksum mismatch", mf.Name)
+	}
+	return nil
+}
+
+// ErrNoCheckpoint means a run directory holds no complete checkpoint.
+var ErrNoCheckpoint = errors.New("no complete checkpoint")
+
+// LatestCheckpoint returns the newest complete checkpoint of runDir.
+// Incomplete or corrupt ones (a run killed while writing) are skipped.
+func LatestCheckpoint(runDir string) (string, *Manifest, error) {
+	root := CheckpointRoot(runDir)
+	steps, err := listCheckpoints(root)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return "", nil, fmt.Errorf("%s: %w (no checkpoints/ directory)", runDir, ErrNoCheckpoint)
+		}
+		return "", nil, err
+	}
+	var reasons []string
+	for _, s := range steps {
+		dir := filepath.Join(root, ckptDirName(s))
+		m, err := VerifyCheckpoint(dir)
+		if err == nil {
+			return dir, m, nil
+		}
+		reasons = append(reasons, err.Error())
+	}
+	if len(reasons) > 0 {
+		return "", nil, fmt.Errorf("%s: %w (%s)", runDir, ErrNoCheckpoint, strings.Join(reasons, "; "))
+	}
+	return "", nil, fmt.Errorf("%s: %w", runDir, ErrNoCheckpoint)
+}

@@ -1,0 +1,342 @@
+package train
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Config is everything a training run needs. Zero values are not valid on
+// their own: start from DefaultConfig, then apply a YAML file (LoadConfig)
+// and flags. The YAML keys are the `yaml` tags below; unknown keys are
+// rejected.
+type Config struct {
+	Task   string `yaml:"task"`   // task name (robot-train tasks lists them)
+	Reward string `yaml:"reward"` // dense | sparse
+	Replay string `yaml:"replay"` // uniform | per | relo | vlmrb
+	Scorer string `yaml:"scorer"` // pixel | oracle | openai (used by replay vlmrb)
+	Steps  int64  `yaml:"steps"`  // total environment steps (all envs together)
+	Seed   uint64 `yaml:"seed"`   // seeds envs, agent, replay and scoring
+	Out    string `yaml:"out"`    // run directory
+
+	NumEnvs       int `yaml:"num_envs"`        // parallel training environments
+	MaxEpisodeLen int `yaml:"max_episode_len"` // control steps per episode (0 = task default)
+
+	SAC    SACConfig    `yaml:"sac"`
+	Buffer BufferConfig `yaml:"buffer"`
+	VLM    VLMConfig    `yaml:"vlm"`
+	Eval   EvalConfig   `yaml:"eval"`
+	Log    LogConfig    `yaml:"log"`
+	Ckpt   CkptConfig   `yaml:"checkpoint"`
+}
+
+// SACConfig holds the agent's hyperparameters (CleanRL defaults, except
+// where the built-in budget needs smaller networks).
+type SACConfig struct {
+	Hidden         []int   `yaml:"hidden"`           // hidden layer widths of actor and critics
+	Gamma          float64 `yaml:"gamma"`            // discount
+	Tau            float64 `yaml:"tau"`              // Polyak coefficient for target critics
+	BatchSize      int     `yaml:"batch_size"`       // transitions per update
+	LearningStarts int64   `yaml:"learning_starts"`  // env steps of random actions before updates
+	ActorLR        float64 `yaml:"actor_lr"`         // Adam step size, actor
+	CriticLR       float64 `yaml:"critic_lr"`        // Adam step size, critics
+	UpdatesPerStep float64 `yaml:"updates_per_step"` // gradient updates per env step (UTD ratio)
+	PolicyFreq     int     `yaml:"policy_freq"`      // critic updates per actor update
+	TargetFreq     int     `yaml:"target_freq"`      // critic updates per target update
+	AutoAlpha      bool    `yaml:"auto_alpha"`       // tune α toward −|A|
+	Alpha          float64 `yaml:"alpha"`            // fixed α, or the initial α when auto
+}
+
+// BufferConfig holds replay storage and sampler parameters.
+type BufferConfig struct {
+	Capacity     int     `yaml:"capacity"`      // transitions
+	PERAlpha     float64 `yaml:"per_alpha"`     // PER/ReLo priority exponent
+	PERBeta0     float64 `yaml:"per_beta0"`     // initial importance exponent, annealed to 1
+	PEREps       float64 `yaml:"per_eps"`       // priority floor
+	LambdaMax    float64 `yaml:"lambda_max"`    // VLM-RB mixture weight after warm-up
+	LambdaWarmup int64   `yaml:"lambda_warmup"` // env steps over which λ rises from 0 to lambda_max
+	DefaultPrio  float64 `yaml:"default_prio"`  // p̄ for unscored transitions
+	ScoreMap     string  `yaml:"score_map"`     // raw | threshold
+	ScoreFloor   float64 `yaml:"score_floor"`   // floor ε for scored priorities
+	TDProduct    bool    `yaml:"td_product"`    // continuous-control variant: priority p^VLM·|δ|
+	ImportanceIS bool    `yaml:"importance_is"` // importance weights against the mixture
+}
+
+// VLMConfig configures clips and the scorer.
+type VLMConfig struct {
+	ClipLen int     `yaml:"clip_len"`  // frames per clip (paper: 32)
+	Stride  int     `yaml:"stride"`    // env steps between clips
+	Frames  int     `yaml:"frames"`    // frames sent per query (subsampled from the clip)
+	Camera  string  `yaml:"camera"`    // render camera name
+	Width   int     `yaml:"width"`     // frame width (px)
+	Height  int     `yaml:"height"`    // frame height (px)
+	Backend string  `yaml:"backend"`   // renderer: auto | egl | soft
+	Workers int     `yaml:"workers"`   // scorer goroutines
+	Queue   int     `yaml:"queue"`     // pending clip capacity (drops beyond)
+	BaseURL string  `yaml:"base_url"`  // OpenAI-compatible server (openai scorer)
+	Model   string  `yaml:"model"`     // model name on that server
+	APIKey  string  `yaml:"-"`         // from OPENAI_API_KEY only; never saved
+	Timeout float64 `yaml:"timeout_s"` // per-request timeout (s)
+	Prompt  string  `yaml:"prompt"`    // prompt template override (empty = per-family default)
+}
+
+// EvalConfig configures periodic deterministic evaluation.
+type EvalConfig struct {
+	Every    int64 `yaml:"every"`    // env steps between evaluations (0 = only at the end)
+	Episodes int   `yaml:"episodes"` // episodes per evaluation
+	GIF      bool  `yaml:"gif"`      // record the first episode as a GIF
+	GIFSize  int   `yaml:"gif_size"` // GIF frame size (px, square)
+}
+
+// LogConfig configures logging.
+type LogConfig struct {
+	Every       int64 `yaml:"every"`       // env steps between log rows
+	TensorBoard bool  `yaml:"tensorboard"` // write tb/ event files
+	Console     bool  `yaml:"console"`     // print the grouped table
+}
+
+// CkptConfig configures checkpoints.
+type CkptConfig struct {
+	Every int64 `yaml:"every"` // env steps between checkpoints (0 = only at exit)
+	Keep  int   `yaml:"keep"`  // complete checkpoints kept on disk (≥ 1)
+}
+
+// DefaultConfig returns the built-in default run: reach with VLM-RB and the
+// pixel scorer, sized to finish in a few minutes on 2 cores.
+func DefaultConfig() Config {
+	return Config{
+		Task:    "reach",
+		Reward:  "dense",
+		Replay:  "vlmrb",
+		Scorer:  "pixel",
+		Steps:   20000,
+		Seed:    1,
+		Out:     "runs/default",
+		NumEnvs: 2,
+		SAC: SACConfig{
+			Hidden:         []int{256, 256},
+			Gamma:          0.99,
+			Tau:            0.005,
+			BatchSize:      256,
+			LearningStarts: 2000,
+			ActorLR:        3e-4,
+			CriticLR:       1e-3,
+			UpdatesPerStep: 1,
+			PolicyFreq:     2,
+			TargetFreq:     1,
+			AutoAlpha:      true,
+			Alpha:          0.2,
+		},
+		Buffer: BufferConfig{
+			Capacity:     1_000_000,
+			PERAlpha:     0.6,
+			PERBeta0:     0.4,
+			PEREps:       1e-6,
+			LambdaMax:    0.5,
+			LambdaWarmup: 10000,
+			DefaultPrio:  0.5,
+			ScoreMap:     "raw",
+			ScoreFloor:   0.01,
+		},
+		VLM: VLMConfig{
+			ClipLen: 32,
+			Stride:  8,
+			Frames:  8,
+			Camera:  "corner",
+			Width:   84,
+			Height:  84,
+			Backend: "auto",
+			Workers: 1,
+			Queue:   64,
+			Timeout: 30,
+		},
+		Eval: EvalConfig{Every: 5000, Episodes: 10, GIF: true, GIFSize: 128},
+		Log:  LogConfig{Every: 1000, TensorBoard: true, Console: true},
+		Ckpt: CkptConfig{Every: 10000, Keep: 2},
+	}
+}
+
+// Choices for the enumerated fields.
+var (
+	RewardChoices = []string{"dense", "sparse"}
+	ReplayChoices = []string{"uniform", "per", "relo", "vlmrb"}
+	ScorerChoices = []string{"pixel", "oracle", "openai"}
+)
+
+// LoadConfig decodes YAML from r on top of c. Unknown keys are an error
+// that names the key and its line.
+func LoadConfig(r io.Reader, c *Config) error {
+	dec := yaml.NewDecoder(r)
+	dec.KnownFields(true)
+	if err := dec.Decode(c); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil // empty file: keep defaults
+		}
+		return fmt.Errorf("config: %w (see `robot-train train -h` and the keys of config.yaml in any run directory)", err)
+	}
+	return nil
+}
+
+// LoadConfigFile is LoadConfig on a file.
+func LoadConfigFile(path string, c *Config) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	defer f.Close()
+	if err := LoadConfig(f, c); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// encode renders the resolved config as YAML. APIKey has yaml:"-",
+// so secrets never reach the file.
+func (c *Config) encode() ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteString("# resolved configuration written by robot-train; secrets (API keys) are not saved\n")
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(c); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// SaveConfig writes the resolved config to path atomically, without secrets.
+func SaveConfig(path string, c *Config) error {
+	b, err := c.encode()
+	if err != nil {
+		return fmt.Errorf("encode config: %w", err)
+	}
+	return WriteBytesAtomic(path, b)
+}
+
+// ConfigError is a configuration the user must fix (the CLI exits 2).
+type ConfigError struct{ Msg string }
+
+func (e *ConfigError) Error() string { return e.Msg }
+
+func badf(format string, a ...any) error { return &ConfigError{Msg: fmt.Sprintf(format, a...)} }
+
+func oneOf(name, v string, choices []string) error {
+	for _, c := range choices {
+		if v == c {
+			return nil
+		}
+	}
+	return badf("%s %q is not one of %s", name, v, strings.Join(choices, "|"))
+}
+
+// Validate checks the config for values the loop cannot run with. Task
+// names are checked by Run against the task registry.
+func (c *Config) Validate() error {
+	var errs []error
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	add(oneOf("reward", c.Reward, RewardChoices))
+	add(oneOf("replay", c.Replay, ReplayChoices))
+	add(oneOf("scorer", c.Scorer, ScorerChoices))
+	add(oneOf("buffer.score_map", c.Buffer.ScoreMap, []string{"raw", "threshold"}))
+	pos := func(name string, v int64) {
+		if v <= 0 {
+			add(badf("%s must be > 0 (got %d)", name, v))
+		}
+	}
+	nonneg := func(name string, v float64) {
+		if v < 0 {
+			add(badf("%s must be ≥ 0 (got %g)", name, v))
+		}
+	}
+	if c.Task == "" {
+		add(badf("task is empty: pass --task NAME (robot-train tasks lists them)"))
+	}
+	if c.Out == "" {
+		add(badf("out is empty: pass --out RUN_DIR"))
+	}
+	pos("steps", c.Steps)
+	pos("num_envs", int64(c.NumEnvs))
+	if c.MaxEpisodeLen < 0 {
+		add(badf("max_episode_len must be ≥ 0 (0 = task default)"))
+	}
+	if len(c.SAC.Hidden) == 0 {
+		add(badf("sac.hidden needs at least one layer width"))
+	}
+	for _, h := range c.SAC.Hidden {
+		pos("sac.hidden width", int64(h))
+	}
+	if c.SAC.Gamma <= 0 || c.SAC.Gamma > 1 {
+		add(badf("sac.gamma must be in (0, 1] (got %g)", c.SAC.Gamma))
+	}
+	if c.SAC.Tau <= 0 || c.SAC.Tau > 1 {
+		add(badf("sac.tau must be in (0, 1] (got %g)", c.SAC.Tau))
+	}
+	pos("sac.batch_size", int64(c.SAC.BatchSize))
+	nonneg("sac.learning_starts", float64(c.SAC.LearningStarts))
+	if c.SAC.ActorLR <= 0 || c.SAC.CriticLR <= 0 {
+		add(badf("sac.actor_lr and sac.critic_lr must be > 0"))
+	}
+	if c.SAC.UpdatesPerStep <= 0 {
+		add(badf("sac.updates_per_step must be > 0 (got %g)", c.SAC.UpdatesPerStep))
+	}
+	pos("sac.policy_freq", int64(c.SAC.PolicyFreq))
+	pos("sac.target_freq", int64(c.SAC.TargetFreq))
+	nonneg("sac.alpha", c.SAC.Alpha)
+	pos("buffer.capacity", int64(c.Buffer.Capacity))
+	if c.Buffer.Capacity < c.SAC.BatchSize {
+		add(badf("buffer.capacity (%d) is smaller than sac.batch_size (%d)", c.Buffer.Capacity, c.SAC.BatchSize))
+	}
+	nonneg("buffer.per_alpha", c.Buffer.PERAlpha)
+	if c.Buffer.PERBeta0 < 0 || c.Buffer.PERBeta0 > 1 {
+		add(badf("buffer.per_beta0 must be in [0, 1] (got %g)", c.Buffer.PERBeta0))
+	}
+	nonneg("buffer.per_eps", c.Buffer.PEREps)
+	if c.Buffer.LambdaMax < 0 || c.Buffer.LambdaMax > 1 {
+		add(badf("buffer.lambda_max must be in [0, 1] (got %g)", c.Buffer.LambdaMax))
+	}
+	nonneg("buffer.lambda_warmup", float64(c.Buffer.LambdaWarmup))
+	nonneg("buffer.default_prio", c.Buffer.DefaultPrio)
+	nonneg("buffer.score_floor", c.Buffer.ScoreFloor)
+	pos("vlm.clip_len", int64(c.VLM.ClipLen))
+	pos("vlm.stride", int64(c.VLM.Stride))
+	pos("vlm.frames", int64(c.VLM.Frames))
+	pos("vlm.width", int64(c.VLM.Width))
+	pos("vlm.height", int64(c.VLM.Height))
+	pos("vlm.workers", int64(c.VLM.Workers))
+	pos("vlm.queue", int64(c.VLM.Queue))
+	if c.VLM.Width > 4096 || c.VLM.Height > 4096 {
+		add(badf("vlm.width/height above 4096 px: use a smaller scorer frame"))
+	}
+	if c.Replay == "vlmrb" && c.Scorer == "openai" {
+		if c.VLM.BaseURL == "" {
+			add(badf("scorer openai needs a server: pass --vlm-base-url URL (or set OPENAI_BASE_URL)"))
+		}
+		if c.VLM.Model == "" {
+			add(badf("scorer openai needs a model: pass --vlm-model NAME"))
+		}
+	}
+	nonneg("eval.every", float64(c.Eval.Every))
+	nonneg("eval.episodes", float64(c.Eval.Episodes))
+	pos("log.every", c.Log.Every)
+	nonneg("checkpoint.every", float64(c.Ckpt.Every))
+	pos("checkpoint.keep", int64(c.Ckpt.Keep))
+	if len(errs) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(errs))
+	for i, e := range errs {
+		msgs[i] = e.Error()
+	}
+	return &ConfigError{Msg: "invalid config: " + strings.Join(msgs, "; ")}
+}

@@ -1,0 +1,89 @@
+package train
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestDefaultConfigValid(t *testing.T) {
+	t.Parallel()
+	c := DefaultConfig()
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLoadConfigOverridesAndRejectsUnknown(t *testing.T) {
+	t.Parallel()
+	c := DefaultConfig()
+	err := LoadConfig(strings.NewReader("task: push\nsac:\n  batch_size: 64\n"), &c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Task != "push" || c.SAC.BatchSize != 64 || c.SAC.Gamma != 0.99 {
+		t.Fatalf("overrides not applied on top of defaults: %+v", c)
+	}
+	for _, tc := range []struct{ name, yaml, key string }{
+		{"top", "tsak: push\n", "tsak"},
+		{"nested", "sac:\n  batchsize: 64\n", "batchsize"},
+		{"secret", "vlm:\n  api_key: sk-123\n", "api_key"},
+	} {
+		c := DefaultConfig()
+		err := LoadConfig(strings.NewReader(tc.yaml), &c)
+		if err == nil || !strings.Contains(err.Error(), tc.key) {
+			t.Errorf("%s: error %v does not name %q", tc.name, err, tc.key)
+		}
+	}
+	c = DefaultConfig()
+	if err := LoadConfig(strings.NewReader(""), &c); err != nil {
+		t.Fatalf("empty file: %v", err)
+	}
+}
+
+func TestValidateNamesField(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		mut  func(*Config)
+		want string
+	}{
+		{func(c *Config) { c.Replay = "fifo" }, "replay"},
+		{func(c *Config) { c.Scorer = "gpt" }, "scorer"},
+		{func(c *Config) { c.Steps = 0 }, "steps"},
+		{func(c *Config) { c.SAC.Gamma = 1.5 }, "sac.gamma"},
+		{func(c *Config) { c.Buffer.Capacity = 10 }, "buffer.capacity"},
+		{func(c *Config) { c.Scorer = "openai" }, "--vlm-base-url"},
+	} {
+		c := DefaultConfig()
+		tc.mut(&c)
+		err := c.Validate()
+		var ce *ConfigError
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("error %v does not mention %q", err, tc.want)
+		}
+	}
+}
+
+func TestSaveConfigOmitsSecretsAndRoundTrips(t *testing.T) {
+	t.Parallel()
+	c := DefaultConfig()
+	c.VLM.APIKey = "sk-very-secret"
+	c.Task = "push"
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	if err := SaveConfig(path, &c); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	if strings.Contains(string(b), "sk-very-secret") {
+		t.Fatal("API key written to config.yaml")
+	}
+	var d Config
+	if err := LoadConfigFile(path, &d); err != nil {
+		t.Fatalf("saved config does not load back: %v", err)
+	}
+	if d.Task != "push" || d.SAC.BatchSize != c.SAC.BatchSize || d.VLM.APIKey != "" {
+		t.Fatalf("round trip: %+v", d)
+	}
+}

@@ -1,0 +1,94 @@
+package train
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+)
+
+// Progress draws a one-line progress bar with steps/s and ETA. It draws
+// only when its writer is a terminal, so logs and pipes stay clean.
+type Progress struct {
+	w         io.Writer
+	tty       bool
+	total     int64
+	startStep int64
+	start     time.Time
+	lastDraw  time.Time
+	drawn     bool
+}
+
+// IsTerminal reports whether w is a character device (a TTY).
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	return st.Mode()&os.ModeCharDevice != 0
+}
+
+// NewProgress starts a bar for steps startStep..total.
+func NewProgress(w io.Writer, startStep, total int64) *Progress {
+	now := time.Now()
+	return &Progress{w: w, tty: w != nil && IsTerminal(w), total: total, startStep: startStep, start: now}
+}
+
+// Rate returns env steps per second since the bar started.
+func (p *Progress) Rate(step int64) float64 {
+	el := time.Since(p.start).Seconds()
+	if el <= 0 {
+		return 0
+	}
+	return float64(step-p.startStep) / el
+}
+
+// Update redraws the bar at most 5 times per second.
+func (p *Progress) Update(step int64) {
+	if !p.tty {
+		return
+	}
+	now := time.Now()
+	if now.Sub(p.lastDraw) < 200*time.Millisecond && step < p.total {
+		return
+	}
+	p.lastDraw = now
+	fmt.Fprint(p.w, "\r"+p.line(step)+"\x1b[K")
+	p.drawn = true
+}
+
+func (p *Progress) line(step int64) string {
+	const width = 30
+	frac := float64(step) / float64(max(p.total, 1))
+	frac = min(max(frac, 0), 1)
+	n := int(frac * width)
+	rate := p.Rate(step)
+	eta := "--:--"
+	if rate > 0 {
+		eta = fmtDuration(time.Duration(float64(p.total-step) / rate * float64(time.Second)))
+	}
+	return fmt.Sprintf("[%s%s] %d/%d %5.1f%% %.0f steps/s ETA %s",
+		strings.Repeat("#", n), strings.Repeat(".", width-n), step, p.total, 100*frac, rate, eta)
+}
+
+// Clear erases the bar so other output starts on a clean line.
+func (p *Progress) Clear() {
+	if p.tty && p.drawn {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.drawn = false
+	}
+}
+
+func fmtDuration(d time.Duration) string {
+	d = d.Round(time.Second)
+	h, m, s := int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60
+	if h > 0 {
+		return fmt.Sprintf("%d:%02d:%02d", h, m, s)
+	}
+	return fmt.Sprintf("%02d:%02d", m, s)
+}
