@@ -1,0 +1,113 @@
+package nn
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"sync/atomic"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
+// sgemmer is the one BLAS routine family the package needs. Matrices are
+// row-major, as in gonum's blas32 and CBLAS with CblasRowMajor.
+type sgemmer interface {
+	Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)
+	Sgemv(tA blas.Transpose, m, n int, alpha float32, a []float32, lda int, x []float32, incX int, beta float32, y []float32, incY int)
+}
+
+type backend struct {
+	name string
+	impl sgemmer
+	// setThreads sets the library's thread count; nil when the library
+	// follows GOMAXPROCS instead.
+	setThreads func(n int)
+}
+
+var (
+	backends = map[string]backend{
+		"gonum": {name: "gonum", impl: gonum.Implementation{}},
+	}
+	current atomic.Pointer[backend]
+	threads atomic.Int64
+)
+
+func init() {
+	b := backends["gonum"]
+	current.Store(&b)
+	threads.Store(1)
+	if name := os.Getenv("VLMRB_BLAS"); name != "" {
+		if err := SetBackend(name); err != nil {
+			fmt.Fprintf(os.Stderr, "nn: VLMRB_BLAS=%q ignored: %v\n", name, err)
+		}
+	}
+	if s := os.Getenv("VLMRB_BLAS_THREADS"); s != "" {
+		var n int
+		if _, err := fmt.Sscan(s, &n); err == nil && n > 0 {
+			SetThreads(n)
+		}
+	}
+}
+
+// Backends lists the BLAS backends compiled into this binary, default first.
+func Backends() []string {
+	out := []string{"gonum"}
+	if _, ok := backends["openblas"]; ok {
+		out = append(out, "openblas")
+	}
+	return out
+}
+
+// SetBackend selects the BLAS backend used by every network in the process:
+// "gonum" (pure Go), "openblas" (cgo; absent from CGO_ENABLED=0 builds) or
+// "auto" (OpenBLAS when compiled in, else gonum). It returns an error for
+// unknown or unavailable backends and leaves the selection unchanged.
+// Call it before training starts, not while GEMMs run on other goroutines.
+func SetBackend(name string) error {
+	name = strings.ToLower(strings.TrimSpace(name))
+	if name == "auto" {
+		name = "gonum"
+		if _, ok := backends["openblas"]; ok {
+			name = "openblas"
+		}
+	}
+	b, ok := backends[name]
+	if !ok {
+		return fmt.Errorf("nn: BLAS backend %q is not available (compiled in: %s; build with cgo and libopenblas-dev for openblas)", name, strings.Join(Backends(), ", "))
+	}
+	current.Store(&b)
+	if b.setThreads != nil {
+		b.setThreads(int(threads.Load()))
+	}
+	return nil
+}
+
+// Backend returns the name of the selected BLAS backend.
+func Backend() string { return current.Load().name }
+
+// SetThreads sets the number of threads the BLAS library may use for one
+// GEMM (n ≥ 1). OpenBLAS gets exactly n threads (openblas_set_num_threads),
+// which avoids oversubscribing the cores that Go itself uses; gonum's GEMM
+// follows GOMAXPROCS instead, so for it this only records n.
+func SetThreads(n int) {
+	if n < 1 {
+		panic("nn: SetThreads needs n >= 1")
+	}
+	threads.Store(int64(n))
+	if b := current.Load(); b.setThreads != nil {
+		b.setThreads(n)
+	}
+}
+
+// Threads returns the thread count last given to SetThreads (1 by default)
+// or, for the gonum backend, GOMAXPROCS.
+func Threads() int {
+	if current.Load().setThreads == nil {
+		return runtime.GOMAXPROCS(0)
+	}
+	return int(threads.Load())
+}
+
+func impl() sgemmer { return current.Load().impl }
