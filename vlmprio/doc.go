@@ -1,0 +1,26 @@
+// Package vlmprio turns camera clips into replay priorities: the VLM-RB layer.
+//
+// A Clipper keeps, per environment, a ring of the last L frames of the
+// current episode and emits a Clip every S steps (stride). A clip never
+// crosses an episode end and never mixes environments. Each clip carries the
+// replay.Refs (slot + generation) of the transitions its score applies to; the
+// rule is explicit (ApplyRule) and tail-of-episode handling is configurable
+// (TailPolicy) and counted.
+//
+// A Scorer maps a clip to a score in [0,1]. Three are provided: OpenAIScorer
+// asks any OpenAI-compatible VLM server a yes/no question and reads
+// P(yes)/(P(yes)+P(no)) from top_logprobs (with a JSON-schema fallback);
+// OracleScorer reads privileged task progress carried by simulated clips;
+// PixelScorer segments object, goal and gripper by colour (PixelSpec) and
+// scores approach, contact, lift and progress toward the goal from frames
+// alone. All scorers are safe for concurrent use.
+//
+// A Prioritizer is a bounded queue and a pool of workers between the Clipper
+// and a Scorer. Submit never blocks: when the queue is full a clip is dropped
+// (counted) and its transitions keep the sampler's default priority. Scores
+// are written back through a ScoreSink (replay's VLM-RB sampler), which drops
+// writes whose slot generation no longer matches.
+//
+// vlmprio imports frame and replay only; it never imports sac, tasks or
+// render. Nothing here logs an API key or writes one to disk.
+package vlmprio

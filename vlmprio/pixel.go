@@ -1,0 +1,266 @@
+package vlmprio
+
+import (
+	"context"
+	"errors"
+	"image"
+	"math"
+)
+
+// ColorKey selects the pixels of one scene element by colour: a pixel
+// matches when its Euclidean RGB distance to (R,G,B) is at most Tol
+// (0–441). Tol 0 means the element is not used.
+type ColorKey struct {
+	R, G, B uint8
+	Tol     float64
+}
+
+// Enabled reports whether the key is in use.
+func (k ColorKey) Enabled() bool { return k.Tol > 0 }
+
+// PixelSpec names the colours a task renders its elements with, so the
+// pixel scorer can find them in frames. Tasks expose these colours; for a
+// real camera, pick them from the scene (marker tape on the gripper, a
+// coloured object, a coloured goal marker).
+type PixelSpec struct {
+	Object  ColorKey // the manipulated object (unused for reach-like tasks)
+	Goal    ColorKey // the goal marker or target
+	Gripper ColorKey // the gripper or end-effector marker
+	// Up is the image direction of world "up" used for lift (default (0,−1):
+	// up the image).
+	Up [2]float64
+	// MinPixels is the fewest matching pixels (after subsampling) for an
+	// element to count as visible in a frame (default 3).
+	MinPixels int
+}
+
+// PixelScorer scores clips from frames alone: it segments object, goal
+// and gripper by colour and scores
+//
+//   - approach: the gripper closes in on the object (or on the goal when
+//     there is no object),
+//   - contact: the fraction of frames where gripper and object touch,
+//   - lift: how far the object rises along Up,
+//   - goal: the object (or the gripper, without an object) moves toward the
+//     goal and ends near it.
+//
+// Score is the weighted mean of the features whose elements are visible
+// (distances in units of the image diagonal, so it works at any
+// resolution). It needs no network and is safe for concurrent use.
+type PixelScorer struct {
+	Spec PixelSpec
+	// MaxSide subsamples each frame so its long side has at most this many
+	// pixels (default 96).
+	MaxSide int
+	// Weights of approach, contact, lift and goal (default 1 each).
+	Weights [4]float64
+}
+
+// NewPixelScorer returns a pixel scorer with default settings.
+func NewPixelScorer(spec PixelSpec) *PixelScorer { return &PixelScorer{Spec: spec} }
+
+// Tuning constants, in units of the image diagonal.
+const (
+	pixApproachScale = 0.15 // closing this much gripper–object distance is full approach credit
+	pixNearDist      = 0.25 // ending this close (or closer) counts toward "near"
+	pixContactMargin = 0.02 // bounding boxes within this margin touch
+	pixLiftScale     = 0.06 // rising this much is full lift credit
+	pixGoalScale     = 0.15 // moving this much closer to the goal is full credit
+)
+
+// blob is one element's mask statistics in one frame.
+type blob struct {
+	n              int
+	cx, cy         float64 // centroid (fraction of diagonal)
+	x0, y0, x1, y1 float64 // bounding box (fraction of diagonal)
+}
+
+// Score implements Scorer.
+func (p *PixelScorer) Score(ctx context.Context, c *Clip) (Score, error) {
+	if err := ctx.Err(); err != nil {
+		return Score{}, &ScoreError{Kind: KindCanceled, Err: err}
+	}
+	if c == nil || len(c.Frames) == 0 {
+		return Score{}, &ScoreError{Kind: KindInput, Err: ErrEmptyClip}
+	}
+	sp := p.Spec
+	if !sp.Object.Enabled() && !sp.Goal.Enabled() && !sp.Gripper.Enabled() {
+		return Score{}, &ScoreError{Kind: KindInput, Err: errors.New("pixel scorer: PixelSpec has no colours (set Tol > 0 on object, goal or gripper)")}
+	}
+	n := len(c.Frames) - c.Padded
+	if n <= 0 {
+		n = len(c.Frames)
+	}
+	keys := [3]ColorKey{sp.Object, sp.Goal, sp.Gripper}
+	blobs := make([][3]blob, 0, n)
+	for i := 0; i < n; i++ {
+		img := c.Frames[i].Image
+		if img == nil {
+			return Score{}, &ScoreError{Kind: KindInput, Err: errors.New("pixel scorer: clip frame has no image")}
+		}
+		blobs = append(blobs, p.segment(img, &keys))
+	}
+	minPix := sp.MinPixels
+	if minPix <= 0 {
+		minPix = 3
+	}
+	vis := func(k, e int) bool { return blobs[k][e].n >= minPix }
+	const obj, goal, grip = 0, 1, 2
+	w := p.Weights
+	if w == [4]float64{} {
+		w = [4]float64{1, 1, 1, 1}
+	}
+	var sum, wsum float64
+	add := func(i int, v float64, ok bool) {
+		if ok && w[i] > 0 {
+			sum += w[i] * v
+			wsum += w[i]
+		}
+	}
+	// mover is what must reach the goal: the object, or the gripper in reach tasks
+	mover := obj
+	if !sp.Object.Enabled() {
+		mover = grip
+	}
+	// approach: gripper toward the object (or toward the goal without one)
+	target := obj
+	if !sp.Object.Enabled() {
+		target = goal
+	}
+	if sp.Gripper.Enabled() && keys[target].Enabled() {
+		d := series(blobs, vis, grip, target, centroidDist)
+		if first, _, lo, ok := d.stats(); ok {
+			add(0, 0.5*clamp01((first-lo)/pixApproachScale)+0.5*clamp01(1-lo/pixNearDist), true)
+		}
+	}
+	if sp.Gripper.Enabled() && sp.Object.Enabled() {
+		touch, both := 0, 0
+		for k := range blobs {
+			if vis(k, grip) && vis(k, obj) {
+				both++
+				if boxesTouch(blobs[k][grip], blobs[k][obj], pixContactMargin) {
+					touch++
+				}
+			}
+		}
+		add(1, float64(touch)/float64(max(both, 1)), both > 0)
+	}
+	if sp.Object.Enabled() {
+		up := sp.Up
+		if up == [2]float64{} {
+			up = [2]float64{0, -1}
+		}
+		un := math.Hypot(up[0], up[1])
+		first, rise, seen := 0.0, 0.0, false
+		for k := range blobs {
+			if !vis(k, obj) {
+				continue
+			}
+			h := (blobs[k][obj].cx*up[0] + blobs[k][obj].cy*up[1]) / un
+			if !seen {
+				first, seen = h, true
+			}
+			rise = max(rise, h-first)
+		}
+		add(2, clamp01(rise/pixLiftScale), seen)
+	}
+	if sp.Goal.Enabled() && keys[mover].Enabled() {
+		d := series(blobs, vis, mover, goal, centroidDist)
+		if first, last, lo, ok := d.stats(); ok {
+			add(3, 0.5*clamp01((first-last)/pixGoalScale)+0.5*clamp01(1-lo/pixNearDist), true)
+		}
+	}
+	if wsum == 0 {
+		return Score{}, &ScoreError{Kind: KindInput, Err: errors.New("pixel scorer: no element of the PixelSpec is visible in the clip")}
+	}
+	return Score{Value: clamp01(sum / wsum), Method: "pixel"}, nil
+}
+
+// distSeries holds a per-frame distance, NaN where an element is hidden.
+type distSeries []float64
+
+func (d distSeries) stats() (first, last, lo float64, ok bool) {
+	lo = math.Inf(1)
+	for _, v := range d {
+		if math.IsNaN(v) {
+			continue
+		}
+		if !ok {
+			first, ok = v, true
+		}
+		last = v
+		lo = min(lo, v)
+	}
+	return first, last, lo, ok
+}
+
+func series(blobs [][3]blob, vis func(k, e int) bool, a, b int, f func(x, y blob) float64) distSeries {
+	d := make(distSeries, len(blobs))
+	for k := range blobs {
+		if vis(k, a) && vis(k, b) {
+			d[k] = f(blobs[k][a], blobs[k][b])
+		} else {
+			d[k] = math.NaN()
+		}
+	}
+	return d
+}
+
+func centroidDist(x, y blob) float64 { return math.Hypot(x.cx-y.cx, x.cy-y.cy) }
+
+func boxesTouch(a, b blob, m float64) bool {
+	return a.x0-m <= b.x1 && b.x0-m <= a.x1 && a.y0-m <= b.y1 && b.y0-m <= a.y1
+}
+
+// segment measures each enabled key's mask in img on a subsampled grid.
+func (p *PixelScorer) segment(img *image.RGBA, keys *[3]ColorKey) [3]blob {
+	r := img.Rect
+	w, h := r.Dx(), r.Dy()
+	maxSide := p.MaxSide
+	if maxSide <= 0 {
+		maxSide = 96
+	}
+	step := max((max(w, h)+maxSide-1)/maxSide, 1)
+	diag := math.Hypot(float64(w), float64(h))
+	var tol2 [3]float64
+	for e := range keys {
+		tol2[e] = keys[e].Tol * keys[e].Tol
+	}
+	var out [3]blob
+	var sx, sy [3]float64
+	x0 := [3]int{math.MaxInt, math.MaxInt, math.MaxInt}
+	y0 := x0
+	x1 := [3]int{-1, -1, -1}
+	y1 := x1
+	for y := 0; y < h; y += step {
+		row := img.Pix[y*img.Stride:]
+		for x := 0; x < w; x += step {
+			px := row[4*x : 4*x+3 : 4*x+3]
+			for e := range keys {
+				if tol2[e] == 0 {
+					continue
+				}
+				dr := float64(px[0]) - float64(keys[e].R)
+				dg := float64(px[1]) - float64(keys[e].G)
+				db := float64(px[2]) - float64(keys[e].B)
+				if dr*dr+dg*dg+db*db <= tol2[e] {
+					out[e].n++
+					sx[e] += float64(x)
+					sy[e] += float64(y)
+					x0[e], x1[e] = min(x0[e], x), max(x1[e], x)
+					y0[e], y1[e] = min(y0[e], y), max(y1[e], y)
+				}
+			}
+		}
+	}
+	for e := range out {
+		if out[e].n == 0 {
+			continue
+		}
+		n := float64(out[e].n)
+		out[e].cx, out[e].cy = sx[e]/n/diag, sy[e]/n/diag
+		out[e].x0, out[e].y0 = float64(x0[e])/diag, float64(y0[e])/diag
+		out[e].x1, out[e].y1 = float64(x1[e]+step)/diag, float64(y1[e]+step)/diag
+	}
+	return out
+}

@@ -1,0 +1,318 @@
+package vlmprio
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/vlmrb/vlmrb/replay"
+)
+
+// DropPolicy says which clip is dropped when the queue is full.
+type DropPolicy int
+
+const (
+	// DropNewest rejects the clip being submitted (the default: queued
+	// clips are older and closer to being overwritten, but already waited).
+	DropNewest DropPolicy = iota
+	// DropOldest evicts the oldest queued clip to make room: scores favour
+	// fresh data, which is least likely to be overwritten before scoring.
+	DropOldest
+)
+
+// Combine says how several scores for one transition (overlapping clips
+// under ApplyWhole) are combined before the write-back.
+type Combine int
+
+const (
+	// CombineMax writes the highest score seen so far.
+	CombineMax Combine = iota
+	// CombineMean writes the running mean of the scores seen so far.
+	CombineMean
+)
+
+// PrioritizerConfig configures a Prioritizer. Zero fields take the defaults.
+type PrioritizerConfig struct {
+	Workers   int        // concurrent Score calls (default 2)
+	QueueSize int        // clips waiting for a worker (default 64)
+	Drop      DropPolicy // default DropNewest
+	Combine   Combine    // default CombineMax
+	// CombineMemory is how many recent refs the combiner remembers (default
+	// 65536). Overlapping clips of one transition arrive within L steps of
+	// each other, so a bounded FIFO memory suffices.
+	CombineMemory int
+	// Priority maps a clip score in [0,1] to the value written back
+	// (default: the score itself). Threshold builds the paper's 0.5 rule.
+	Priority func(score float64) float64
+	// LatencyWindow is how many recent latencies the p50/p95 cover (default 1024).
+	LatencyWindow int
+}
+
+// Threshold returns a Priority function giving hi for scores > t, else lo
+// (VLM-RB thresholds P(yes) at 0.5; a small lo > 0 keeps rejected
+// transitions reachable through the prioritized branch).
+func Threshold(t, lo, hi float64) func(float64) float64 {
+	return func(s float64) float64 {
+		if s > t {
+			return hi
+		}
+		return lo
+	}
+}
+
+func (c PrioritizerConfig) withDefaults() PrioritizerConfig {
+	if c.Workers <= 0 {
+		c.Workers = 2
+	}
+	if c.QueueSize <= 0 {
+		c.QueueSize = 64
+	}
+	if c.CombineMemory <= 0 {
+		c.CombineMemory = 1 << 16
+	}
+	if c.LatencyWindow <= 0 {
+		c.LatencyWindow = 1024
+	}
+	return c
+}
+
+// Metrics is a snapshot of the Prioritizer's counters.
+type Metrics struct {
+	QueueDepth       int                 // clips waiting now
+	Submitted        int64               // clips offered to Submit
+	Dropped          int64               // clips dropped because the queue was full (or after Close)
+	Scored           int64               // clips scored successfully
+	Failed           int64               // clips whose scoring failed (their refs keep the default priority)
+	Errors           map[ErrorKind]int64 // failures by kind
+	Written          int64               // refs the sink accepted
+	Stale            int64               // refs the sink rejected (slot overwritten)
+	Cached           int64               // scores served from a scorer cache
+	LatencyP50       time.Duration       // over the last LatencyWindow successful Score calls
+	LatencyP95       time.Duration
+	PromptTokens     int64 // server-reported usage
+	CompletionTokens int64
+}
+
+// Prioritizer runs a bounded queue of clips and a pool of workers that
+// score them and write priorities back through a ScoreSink. Submit never
+// blocks. Start it once; Close (or cancelling Start's ctx) stops it and
+// waits for every goroutine it started.
+type Prioritizer struct {
+	cfg    PrioritizerConfig
+	scorer Scorer
+	sink   ScoreSink
+	queue  chan *Clip
+
+	startOnce, closeOnce sync.Once
+	cancel               context.CancelFunc
+	wg                   sync.WaitGroup
+	closed               atomic.Bool
+
+	submitted, dropped, scored, failed, written, stale, cached atomic.Int64
+	promptTok, complTok                                        atomic.Int64
+
+	mu     sync.Mutex
+	errs   map[ErrorKind]int64
+	lat    []time.Duration // ring of recent latencies
+	latN   int
+	comb   map[replay.Ref]combEntry
+	combQ  []replay.Ref // FIFO of refs in comb
+	combQi int
+}
+
+type combEntry struct {
+	val float64
+	n   int
+}
+
+// NewPrioritizer returns a stopped Prioritizer; call Start.
+func NewPrioritizer(scorer Scorer, sink ScoreSink, cfg PrioritizerConfig) *Prioritizer {
+	if scorer == nil || sink == nil {
+		panic("vlmprio: NewPrioritizer needs a scorer and a sink")
+	}
+	cfg = cfg.withDefaults()
+	return &Prioritizer{
+		cfg: cfg, scorer: scorer, sink: sink,
+		queue: make(chan *Clip, cfg.QueueSize),
+		errs:  make(map[ErrorKind]int64),
+		lat:   make([]time.Duration, cfg.LatencyWindow),
+		comb:  make(map[replay.Ref]combEntry),
+	}
+}
+
+// Start launches the workers. They stop when ctx is done or Close is called.
+func (p *Prioritizer) Start(ctx context.Context) {
+	p.startOnce.Do(func() {
+		ctx, p.cancel = context.WithCancel(ctx)
+		for range p.cfg.Workers {
+			p.wg.Add(1)
+			go p.worker(ctx)
+		}
+	})
+}
+
+// Close stops the workers (in-flight Score calls see a cancelled ctx),
+// waits for them, and drops what is still queued (counted). Safe to call
+// more than once and without Start.
+func (p *Prioritizer) Close() {
+	p.closeOnce.Do(func() {
+		p.closed.Store(true)
+		if p.cancel != nil {
+			p.cancel()
+		}
+		p.wg.Wait()
+		for {
+			select {
+			case <-p.queue:
+				p.dropped.Add(1)
+			default:
+				return
+			}
+		}
+	})
+}
+
+// Submit queues a clip for scoring and reports whether it was queued (under
+// DropOldest it may instead evict an older clip). It never blocks.
+func (p *Prioritizer) Submit(c *Clip) bool {
+	p.submitted.Add(1)
+	if c == nil || len(c.Refs) == 0 || p.closed.Load() {
+		p.dropped.Add(1)
+		return false
+	}
+	select {
+	case p.queue <- c:
+		return true
+	default:
+	}
+	if p.cfg.Drop == DropOldest {
+		for range 4 {
+			select {
+			case <-p.queue:
+				p.dropped.Add(1)
+			default:
+			}
+			select {
+			case p.queue <- c:
+				return true
+			default:
+			}
+		}
+	}
+	p.dropped.Add(1)
+	return false
+}
+
+func (p *Prioritizer) worker(ctx context.Context) {
+	defer p.wg.Done()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case c := <-p.queue:
+			p.process(ctx, c)
+		}
+	}
+}
+
+func (p *Prioritizer) process(ctx context.Context, c *Clip) {
+	t0 := time.Now()
+	sc, err := p.scorer.Score(ctx, c)
+	if err != nil {
+		kind := KindOf(err)
+		if ctx.Err() != nil && (kind == KindCanceled || errors.Is(err, context.Canceled)) {
+			kind = KindCanceled
+		}
+		p.failed.Add(1)
+		p.mu.Lock()
+		p.errs[kind]++
+		p.mu.Unlock()
+		p.promptTok.Add(int64(sc.PromptTokens))
+		p.complTok.Add(int64(sc.CompletionTokens))
+		return
+	}
+	dt := time.Since(t0)
+	p.scored.Add(1)
+	if sc.Cached {
+		p.cached.Add(1)
+	}
+	p.promptTok.Add(int64(sc.PromptTokens))
+	p.complTok.Add(int64(sc.CompletionTokens))
+	v := clamp01(sc.Value)
+	if p.cfg.Priority != nil {
+		v = p.cfg.Priority(v)
+	}
+	p.mu.Lock()
+	p.lat[p.latN%len(p.lat)] = dt
+	p.latN++
+	vals := make([]float64, len(c.Refs))
+	for i, r := range c.Refs {
+		vals[i] = p.combine(r, v)
+	}
+	p.mu.Unlock()
+	for i, r := range c.Refs {
+		if p.sink.SetScore(r, vals[i]) {
+			p.written.Add(1)
+		} else {
+			p.stale.Add(1)
+		}
+	}
+}
+
+// combine folds v into the remembered value for r (p.mu held).
+func (p *Prioritizer) combine(r replay.Ref, v float64) float64 {
+	e, ok := p.comb[r]
+	if ok {
+		switch p.cfg.Combine {
+		case CombineMean:
+			e.val = (e.val*float64(e.n) + v) / float64(e.n+1)
+		default:
+			e.val = max(e.val, v)
+		}
+		e.n++
+		p.comb[r] = e
+		return e.val
+	}
+	p.comb[r] = combEntry{val: v, n: 1}
+	if len(p.combQ) < p.cfg.CombineMemory {
+		p.combQ = append(p.combQ, r)
+	} else {
+		delete(p.comb, p.combQ[p.combQi])
+		p.combQ[p.combQi] = r
+		p.combQi = (p.combQi + 1) % len(p.combQ)
+	}
+	return v
+}
+
+// Metrics returns a snapshot of the counters.
+func (p *Prioritizer) Metrics() Metrics {
+	m := Metrics{
+		QueueDepth:       len(p.queue),
+		Submitted:        p.submitted.Load(),
+		Dropped:          p.dropped.Load(),
+		Scored:           p.scored.Load(),
+		Failed:           p.failed.Load(),
+		Written:          p.written.Load(),
+		Stale:            p.stale.Load(),
+		Cached:           p.cached.Load(),
+		PromptTokens:     p.promptTok.Load(),
+		CompletionTokens: p.complTok.Load(),
+		Errors:           make(map[ErrorKind]int64),
+	}
+	p.mu.Lock()
+	for k, v := range p.errs {
+		m.Errors[k] = v
+	}
+	n := min(p.latN, len(p.lat))
+	lat := slices.Clone(p.lat[:n])
+	p.mu.Unlock()
+	if n > 0 {
+		slices.Sort(lat)
+		m.LatencyP50 = lat[(n-1)*50/100]
+		m.LatencyP95 = lat[(n-1)*95/100]
+	}
+	return m
+}
