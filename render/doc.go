@@ -1,0 +1,30 @@
+// Package render turns simulator state into camera images that a
+// vision-language model can read.
+//
+// A Scene is plain data: primitives (box, sphere, capsule, cylinder, plane)
+// with world poses, materials (colour, Blinn-Phong specular, procedural
+// checker/wood/stripes textures), lights and a background. It is built by hand
+// or from a *sim.Model and *sim.State with FromSim, and a Theme (standard,
+// misleading, abstract) can remap its appearance. A Camera is a pose, a
+// vertical field of view and a resolution; NamedCamera gives the
+// MetaWorld-like fixed cameras and Attach follows a body.
+//
+// A Renderer draws a Scene for a Camera into caller-owned storage: RGB into an
+// *image.RGBA, and optionally linear depth (m) and per-object segmentation ids.
+// New picks a backend at run time:
+//
+//   - "egl": OpenGL 3.3+ core through headless EGL (device platform first,
+//     then Mesa surfaceless). Needs cgo; built unless the nogl tag is set.
+//     Each renderer owns one locked OS thread; calls are goroutine-safe.
+//   - "glfw": the same GL code in a hidden GLFW window (needs $DISPLAY); the
+//     interactive viewer is RunViewer.
+//   - "soft": a pure-Go z-buffer rasterizer with the same shading, used when
+//     cgo is off, when EGL cannot start, and as the test reference.
+//   - "auto" (or ""): egl, else soft with a logged warning.
+//
+// Output helpers write PNG, animated GIF, MP4 (through ffmpeg) and contact
+// sheets. SimCamera implements frame.Source over a live simulation.
+//
+// Nothing here panics on device or user input: missing EGL, no display,
+// context loss and bad image sizes are returned as errors.
+package render

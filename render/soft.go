@@ -1,0 +1,357 @@
+package render
+
+import (
+	"image"
+	"math"
+	"sync"
+)
+
+// softRenderer is the pure-Go backend: a deferred z-buffer rasterizer that
+// evaluates the same shading as the GL fragment shader once per visible
+// pixel. It follows GL conventions (pixel centres at +0.5, clip against near
+// and far planes, depth test LESS against a cleared 1.0, back faces culled).
+type softRenderer struct {
+	mu     sync.Mutex
+	opts   Options
+	closed bool
+	mc     meshCache
+	b      batch
+	vis    visBuf
+	shadow visBuf
+	clip   []float64 // 4 per vertex
+	ss     []uint8   // supersampled colour
+}
+
+func newSoft(opts Options) (*softRenderer, error) {
+	return &softRenderer{opts: opts, mc: meshCache{}}, nil
+}
+
+func (r *softRenderer) Info() Info {
+	ms := 1
+	if r.opts.MSAA > 1 {
+		ms = 4
+	}
+	return Info{Backend: "soft", Renderer: "vlmrb pure-Go rasterizer", Vendor: "vlmrb", Version: "1", Software: true,
+		ShadowSize: r.opts.shadowSize(), MSAA: ms}
+}
+
+func (r *softRenderer) Close() error {
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
+	return nil
+}
+
+func (r *softRenderer) Render(sc *Scene, cam Camera, dst *image.RGBA) error {
+	return r.RenderBuffers(sc, cam, Buffers{RGB: dst})
+}
+
+func (r *softRenderer) RenderBuffers(sc *Scene, cam Camera, dst Buffers) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return ErrClosed
+	}
+	if err := checkDst(cam, dst); err != nil {
+		return err
+	}
+	if err := sc.Validate(); err != nil {
+		return err
+	}
+	if r.opts.RequireGPU {
+		return ErrSoftwareGL
+	}
+	r.b.build(sc, r.mc)
+	fp := r.b.params(sc, cam, r.opts.Shadows)
+	ssize := r.opts.shadowSize()
+	if fp.shadowIdx >= 0 {
+		r.shadow.reset(ssize, ssize)
+		r.rasterize(&r.shadow, &fp.lightVP, false)
+	}
+	w, h := cam.Width, cam.Height
+	if dst.RGB != nil && r.opts.MSAA > 1 {
+		r.vis.reset(2*w, 2*h)
+		r.rasterize(&r.vis, &fp.viewProj, true)
+		if cap(r.ss) < 16*w*h {
+			r.ss = make([]uint8, 16*w*h)
+		}
+		ss := r.ss[:16*w*h]
+		r.shadeInto(&fp, ss, 8*w, 2*w, 2*h, nil, nil, ssize)
+		resolve2x2(dst.RGB, ss, w, h)
+		if dst.Depth == nil && dst.Seg == nil {
+			return nil
+		}
+		dst.RGB = nil
+	}
+	r.vis.reset(w, h)
+	r.rasterize(&r.vis, &fp.viewProj, true)
+	var pix []uint8
+	stride := 0
+	if dst.RGB != nil {
+		pix, stride = dst.RGB.Pix, dst.RGB.Stride
+	}
+	r.shadeInto(&fp, pix, stride, w, h, dst.Depth, dst.Seg, ssize)
+	return nil
+}
+
+// visBuf is the visibility buffer: nearest triangle and its perspective-
+// correct barycentrics per pixel, bottom row first (GL order).
+type visBuf struct {
+	w, h   int
+	z      []float32
+	tri    []int32
+	b1, b2 []float32
+}
+
+func (v *visBuf) reset(w, h int) {
+	n := w * h
+	if cap(v.z) < n {
+		v.z, v.tri = make([]float32, n), make([]int32, n)
+		v.b1, v.b2 = make([]float32, n), make([]float32, n)
+	}
+	v.w, v.h = w, h
+	v.z, v.tri, v.b1, v.b2 = v.z[:n], v.tri[:n], v.b1[:n], v.b2[:n]
+	for i := range v.z {
+		v.z[i] = 1
+		v.tri[i] = -1
+	}
+}
+
+// cvert is a clip-space vertex with barycentrics in its source triangle.
+type cvert struct {
+	c [4]float64
+	b [3]float64
+}
+
+func (r *softRenderer) rasterize(v *visBuf, vp *[16]float32, cull bool) {
+	verts := r.b.verts
+	nv := len(verts) / vertexStride
+	if cap(r.clip) < 4*nv {
+		r.clip = make([]float64, 4*nv)
+	}
+	cl := r.clip[:4*nv]
+	var m [16]float64
+	for i := range m {
+		m[i] = float64(vp[i])
+	}
+	for i := 0; i < nv; i++ {
+		x, y, z := float64(verts[i*vertexStride]), float64(verts[i*vertexStride+1]), float64(verts[i*vertexStride+2])
+		cl[4*i] = m[0]*x + m[4]*y + m[8]*z + m[12]
+		cl[4*i+1] = m[1]*x + m[5]*y + m[9]*z + m[13]
+		cl[4*i+2] = m[2]*x + m[6]*y + m[10]*z + m[14]
+		cl[4*i+3] = m[3]*x + m[7]*y + m[11]*z + m[15]
+	}
+	idx := r.b.idx
+	var poly, tmp [9]cvert
+	for t := 0; t+2 < len(idx); t += 3 {
+		var in [3]cvert
+		outside := 0
+		for k := 0; k < 3; k++ {
+			j := idx[t+k]
+			copy(in[k].c[:], cl[4*j:4*j+4])
+			in[k].b[k] = 1
+			c := in[k].c
+			if c[2] < -c[3] || c[2] > c[3] {
+				outside++
+			}
+		}
+		n := 3
+		copy(poly[:], in[:])
+		if outside > 0 {
+			n = clipPoly(poly[:], tmp[:], n, 1)  // z + w >= 0 (near)
+			n = clipPoly(poly[:], tmp[:], n, -1) // w - z >= 0 (far)
+			if n < 3 {
+				continue
+			}
+		}
+		for k := 1; k+1 < n; k++ {
+			v.tri3(&poly[0], &poly[k], &poly[k+1], int32(t/3), cull)
+		}
+	}
+}
+
+// clipPoly clips poly (n vertices) against s*z + w >= 0 in place.
+func clipPoly(poly, tmp []cvert, n int, s float64) int {
+	m := 0
+	for i := 0; i < n; i++ {
+		a, b := &poly[i], &poly[(i+1)%n]
+		da, db := s*a.c[2]+a.c[3], s*b.c[2]+b.c[3]
+		if da >= 0 {
+			tmp[m] = *a
+			m++
+		}
+		if (da >= 0) != (db >= 0) {
+			t := da / (da - db)
+			var o cvert
+			for k := 0; k < 4; k++ {
+				o.c[k] = a.c[k] + t*(b.c[k]-a.c[k])
+			}
+			for k := 0; k < 3; k++ {
+				o.b[k] = a.b[k] + t*(b.b[k]-a.b[k])
+			}
+			tmp[m] = o
+			m++
+		}
+	}
+	copy(poly, tmp[:m])
+	return m
+}
+
+func (v *visBuf) tri3(a, b, c *cvert, tri int32, cull bool) {
+	W, H := float64(v.w), float64(v.h)
+	var X, Y, Z, IW [3]float64
+	for k, p := range [3]*cvert{a, b, c} {
+		iw := 1 / p.c[3]
+		X[k] = (p.c[0]*iw*0.5 + 0.5) * W
+		Y[k] = (p.c[1]*iw*0.5 + 0.5) * H
+		Z[k] = p.c[2]*iw*0.5 + 0.5
+		IW[k] = iw
+	}
+	area := (X[1]-X[0])*(Y[2]-Y[0]) - (X[2]-X[0])*(Y[1]-Y[0])
+	if area == 0 || math.IsNaN(area) || (cull && area < 0) {
+		return
+	}
+	inv := 1 / area
+	x0 := max(0, int(math.Ceil(min(X[0], X[1], X[2])-0.5)))
+	x1 := min(v.w-1, int(math.Floor(max(X[0], X[1], X[2])-0.5)))
+	y0 := max(0, int(math.Ceil(min(Y[0], Y[1], Y[2])-0.5)))
+	y1 := min(v.h-1, int(math.Floor(max(Y[0], Y[1], Y[2])-0.5)))
+	if x0 > x1 || y0 > y1 {
+		return
+	}
+	// Normalised edge functions e_k(x, y) = A_k x + B_k y + C_k, the weight
+	// of vertex k.
+	var A, B, C [3]float64
+	for k := 0; k < 3; k++ {
+		i, j := (k+1)%3, (k+2)%3
+		A[k] = -(Y[j] - Y[i]) * inv
+		B[k] = (X[j] - X[i]) * inv
+		C[k] = ((X[j]-X[i])*(-Y[i]) + (Y[j]-Y[i])*X[i]) * inv
+	}
+	for y := y0; y <= y1; y++ {
+		py := float64(y) + 0.5
+		row := y * v.w
+		for x := x0; x <= x1; x++ {
+			px := float64(x) + 0.5
+			e0 := A[0]*px + B[0]*py + C[0]
+			e1 := A[1]*px + B[1]*py + C[1]
+			e2 := A[2]*px + B[2]*py + C[2]
+			if e0 < 0 || e1 < 0 || e2 < 0 {
+				continue
+			}
+			z := float32(e0*Z[0] + e1*Z[1] + e2*Z[2])
+			i := row + x
+			if !(z < v.z[i]) || z < 0 {
+				continue
+			}
+			v.z[i] = z
+			v.tri[i] = tri
+			q0, q1, q2 := e0*IW[0], e1*IW[1], e2*IW[2]
+			s := 1 / (q0 + q1 + q2)
+			q0, q1, q2 = q0*s, q1*s, q2*s
+			v.b1[i] = float32(q0*a.b[1] + q1*b.b[1] + q2*c.b[1])
+			v.b2[i] = float32(q0*a.b[2] + q1*b.b[2] + q2*c.b[2])
+		}
+	}
+}
+
+// shadeInto shades every pixel of r.vis into pix (top row first) and fills
+// depth and seg when non-nil.
+func (r *softRenderer) shadeInto(fp *frameParams, pix []uint8, stride, w, h int, depth []float32, seg []int32, ssize int) {
+	verts, idx, mats := r.b.verts, r.b.idx, r.b.mats
+	bg := [3]uint8{to8(fp.background[0]), to8(fp.background[1]), to8(fp.background[2])}
+	var lit [MaxLights]float32
+	for y := 0; y < h; y++ {
+		out := h - 1 - y
+		for x := 0; x < w; x++ {
+			i := y*w + x
+			o := out*w + x
+			t := r.vis.tri[i]
+			var po []uint8
+			if pix != nil {
+				po = pix[out*stride+4*x : out*stride+4*x+4 : out*stride+4*x+4]
+			}
+			if t < 0 {
+				if po != nil {
+					po[0], po[1], po[2], po[3] = bg[0], bg[1], bg[2], 255
+				}
+				if depth != nil {
+					depth[o] = 0
+				}
+				if seg != nil {
+					seg[o] = 0
+				}
+				continue
+			}
+			b1, b2 := r.vis.b1[i], r.vis.b2[i]
+			b0 := 1 - b1 - b2
+			v0 := verts[int(idx[3*t])*vertexStride:]
+			v1 := verts[int(idx[3*t+1])*vertexStride:]
+			v2 := verts[int(idx[3*t+2])*vertexStride:]
+			var p, n [3]float32
+			for k := 0; k < 3; k++ {
+				p[k] = b0*v0[k] + b1*v1[k] + b2*v2[k]
+				n[k] = b0*v0[3+k] + b1*v1[3+k] + b2*v2[3+k]
+			}
+			m := mats[int(v0[8])*matStride : int(v0[8])*matStride+matStride]
+			if depth != nil {
+				depth[o] = -(fp.viewZ[0]*p[0] + fp.viewZ[1]*p[1] + fp.viewZ[2]*p[2] + fp.viewZ[3])
+			}
+			if seg != nil {
+				seg[o] = int32(m[10] + 0.5)
+			}
+			if po == nil {
+				continue
+			}
+			u := b0*v0[6] + b1*v1[6] + b2*v2[6]
+			vv := b0*v0[7] + b1*v1[7] + b2*v2[7]
+			for k := range lit {
+				lit[k] = 1
+			}
+			if fp.shadowIdx >= 0 {
+				lit[fp.shadowIdx] = r.shadowAt(fp, p, n, ssize)
+			}
+			cr, cg, cb := fp.shade(m, p, n, u, vv, &lit)
+			po[0], po[1], po[2], po[3] = to8(cr), to8(cg), to8(cb), 255
+		}
+	}
+}
+
+// shadowAt mirrors shadowAt in the fragment shader.
+func (r *softRenderer) shadowAt(fp *frameParams, p, n [3]float32, ssize int) float32 {
+	l := fp.light[fp.shadowIdx]
+	nl := float32(math.Sqrt(float64(n[0]*n[0] + n[1]*n[1] + n[2]*n[2])))
+	if nl == 0 {
+		return 1
+	}
+	ndotl := (n[0]*l[0] + n[1]*l[1] + n[2]*l[2]) / nl
+	m := &fp.lightVP
+	cx := m[0]*p[0] + m[4]*p[1] + m[8]*p[2] + m[12]
+	cy := m[1]*p[0] + m[5]*p[1] + m[9]*p[2] + m[13]
+	cz := m[2]*p[0] + m[6]*p[1] + m[10]*p[2] + m[14]
+	cw := m[3]*p[0] + m[7]*p[1] + m[11]*p[2] + m[15]
+	x, y, z := cx/cw*0.5+0.5, cy/cw*0.5+0.5, cz/cw*0.5+0.5
+	if x < 0 || y < 0 || x >= 1 || y >= 1 || z > 1 {
+		return 1
+	}
+	tx, ty := int(x*float32(ssize)), int(y*float32(ssize))
+	d := r.shadow.z[ty*r.shadow.w+tx]
+	if z-shadowBias(ndotl) > d {
+		return 0
+	}
+	return 1
+}
+
+func resolve2x2(dst *image.RGBA, ss []uint8, w, h int) {
+	s := 8 * w
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			a := 2*y*s + 8*x
+			o := y*dst.Stride + 4*x
+			for k := 0; k < 4; k++ {
+				sum := int(ss[a+k]) + int(ss[a+4+k]) + int(ss[a+s+k]) + int(ss[a+s+4+k])
+				dst.Pix[o+k] = uint8((sum + 2) / 4)
+			}
+		}
+	}
+}
