@@ -72,7 +72,8 @@ type Encoding struct {
 }
 
 // DefaultEncoding returns the default query encoding: a contact sheet of 8
-// frames of 160×120 px (4 columns × 2 rows, 640×240 px), JPEG quality 80.
+// frames of 160×120 px (3×3 grid, 480×360 px, the last tile black), JPEG
+// quality 80.
 func DefaultEncoding() Encoding {
 	return Encoding{Layout: ContactSheet, Frames: 8, Width: 160, Height: 120, Quality: 80}
 }

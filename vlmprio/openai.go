@@ -615,9 +615,25 @@ func shortErr(err error) error {
 	case errors.As(err, &apiErr):
 		return fmt.Errorf("HTTP %d: %s", apiErr.HTTPStatusCode, truncate(apiErr.Message, 200))
 	case errors.As(err, &reqErr):
-		return fmt.Errorf("HTTP %d: %s", reqErr.HTTPStatusCode, truncate(string(reqErr.Body), 200))
+		return fmt.Errorf("HTTP %d: %s", reqErr.HTTPStatusCode, bodySummary(reqErr.Body))
 	}
 	return errors.New(truncate(err.Error(), 300))
+}
+
+// bodySummary shortens an error body: the <title> of an HTML page (proxy
+// error pages), else the first 200 bytes.
+func bodySummary(b []byte) string {
+	s := string(b)
+	if i := strings.Index(strings.ToLower(s), "<title>"); i >= 0 {
+		rest := s[i+len("<title>"):]
+		if j := strings.Index(strings.ToLower(rest), "</title>"); j >= 0 {
+			return "HTML page: " + truncate(strings.TrimSpace(rest[:j]), 120)
+		}
+	}
+	if strings.HasPrefix(strings.TrimSpace(s), "<") {
+		return "HTML page"
+	}
+	return truncate(s, 200)
 }
 
 func truncate(s string, n int) string {
