@@ -94,6 +94,9 @@ type Spec struct {
 	MaxEpisodeSteps int
 	// ControlDt is the simulated time per control step (s).
 	ControlDt float64
+	// RewardLow/RewardHigh bound the per-step reward (Gymnasium's
+	// reward_range); both 0 means unknown.
+	RewardLow, RewardHigh float64
 }
 
 // BoxSpec returns a Spec with obsDim unbounded observations and actDim

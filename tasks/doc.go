@@ -1,0 +1,34 @@
+// Package tasks provides MetaWorld-style tabletop manipulation tasks on the
+// pure-Go simulator (package sim) behind control.Env, each with a dense and
+// a sparse reward, a success test, a text description and colours for VLM
+// prompts and the pixel scorer, privileged progress with named stages for
+// the oracle scorer, and a scripted expert policy.
+//
+// Make a task by name:
+//
+//	env, err := tasks.Make("pick-place", tasks.Options{Reward: tasks.Dense})
+//	obs, info := env.Reset(seed)
+//	obs, r, terminated, truncated, info, err := env.Step(action)
+//
+// Names lists the registry: reach, push, pick-place, drawer-open, door-open,
+// button-press-topdown, window-open, sweep-into. Every task uses MetaWorld's
+// conventions (research/tasks.md §1): the 4-D action of the end-effector
+// delta controller (control.EEDelta: xyz moves the mocap target ≤ 1 cm per
+// step, a[3] = +1 closes the gripper), 5 simulator steps of 2.5 ms per
+// control step (80 Hz), a 39-D observation (see ObsDim), 500-step episodes
+// that truncate and never terminate unless Options.TerminateOnSuccess,
+// info keys success, near_object, grasp_success, grasp_reward,
+// in_place_reward, obj_to_target, unscaled_reward, progress and stage.
+//
+// Departures from MetaWorld (documented per task): a floating two-finger
+// hand (palm and two 1 cm-thick box fingers, 40 N PD squeeze) replaces the
+// Sawyer arm, which MetaWorld drags passively through the same mocap weld;
+// the puck weighs 0.3 kg instead of 0.75 kg; quaternions in the observation
+// are always (x, y, z, w); cabinets, doors and windows are positioned with
+// kinematic (mocap) bodies so the Model never changes between episodes.
+//
+// An Env is used by one goroutine at a time; Model() may be shared, State()
+// changes on every Step. Make builds a fresh Model per Env, so environments
+// in a control.VecEnv share nothing. Check is an env checker in the spirit
+// of Stable-Baselines3's check_env.
+package tasks

@@ -1,0 +1,44 @@
+package tasks
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+var registry = map[string]func() task{}
+
+func register(name string, f func() task) {
+	if _, dup := registry[name]; dup {
+		panic("tasks: duplicate task " + name)
+	}
+	registry[name] = f
+}
+
+// Names returns the registered task names in sorted order.
+func Names() []string {
+	n := make([]string, 0, len(registry))
+	for k := range registry {
+		n = append(n, k)
+	}
+	slices.Sort(n)
+	return n
+}
+
+// Lookup returns the static description of the named task.
+func Lookup(name string) (Meta, error) {
+	f, ok := registry[name]
+	if !ok {
+		return Meta{}, &unknownError{what: "task", name: name, known: Names()}
+	}
+	return f().meta(), nil
+}
+
+type unknownError struct {
+	what, name string
+	known      []string
+}
+
+func (e *unknownError) Error() string {
+	return fmt.Sprintf("tasks: unknown %s %q; choose one of: %s", e.what, e.name, strings.Join(e.known, ", "))
+}
