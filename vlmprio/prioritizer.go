@@ -213,6 +213,10 @@ func (p *Prioritizer) worker(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case c := <-p.queue:
+			if ctx.Err() != nil { // stopping: don't start new work
+				p.dropped.Add(1)
+				return
+			}
 			p.process(ctx, c)
 		}
 	}
