@@ -1,0 +1,316 @@
+package replay
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// Benchmark shapes from the issue: capacity 10⁶, MetaWorld obs 39, action 4,
+// batch 256, α 0.6 for PER.
+const (
+	benchCap   = 1_000_000
+	benchObs   = 39
+	benchAct   = 4
+	benchBatch = 256
+)
+
+// benchFill makes a full buffer of random transitions without going through
+// Add (10⁶ Adds per benchmark would dominate setup time): every slot valid at
+// generation 1.
+func benchFill(tb testing.TB, capacity, obsDim, actDim int) *Buffer {
+	tb.Helper()
+	b, err := NewBuffer(Config{Capacity: capacity, ObsDim: obsDim, ActDim: actDim})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range b.obs {
+		b.obs[i] = float32(rng.NormFloat64())
+	}
+	copy(b.nextObs, b.obs)
+	for i := range b.act {
+		b.act[i] = float32(rng.Float64()*2 - 1)
+	}
+	for i := range b.gen {
+		b.gen[i] = 1
+		b.rew[i] = float32(rng.Float64())
+	}
+	b.size, b.pos, b.adds = capacity, 0, int64(capacity)
+	return b
+}
+
+// benchPriorities gives every leaf of p's tree a random priority (|δ|+ε)^α
+// and rebuilds, so sampling is not over a flat tree.
+func benchPriorities(p *prioBase, alpha float64) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	leaves := p.tree.vals[0]
+	for i := range p.buf.size {
+		leaves[i] = powAlpha(rng.Float64()+1e-3, alpha)
+	}
+	p.tree.rebuild()
+}
+
+var (
+	benchOnce sync.Once
+	benchBuf  *Buffer
+	benchPER  *PER
+	benchMix  *VLMRB
+	benchUni  *Uniform
+)
+
+func benchFixture(tb testing.TB) {
+	benchOnce.Do(func() {
+		benchBuf = benchFill(tb, benchCap, benchObs, benchAct)
+		var err error
+		if benchPER, err = NewPER(benchBuf, PERConfig{Alpha: 0.6, Beta0: 0.4, BetaSteps: 1 << 40, Eps: 1e-6}); err != nil {
+			tb.Fatal(err)
+		}
+		benchPriorities(&benchPER.prioBase, 0.6)
+		cfg := DefaultVLMRBConfig()
+		cfg.UseTD, cfg.ISWeights, cfg.BetaSteps = true, true, 1<<40
+		if benchMix, err = NewVLMRB(benchBuf, cfg); err != nil {
+			tb.Fatal(err)
+		}
+		// half the slots scored, random |δ|: a realistic, non-flat tree.
+		rng := rand.New(rand.NewPCG(5, 6))
+		for i := 0; i < benchCap; i += 2 {
+			benchMix.scored[i], benchMix.score[i] = 1, float32(rng.Float64())
+		}
+		for i := range benchMix.td {
+			benchMix.td[i] = float32(rng.Float64() + 1e-6)
+		}
+		for i := range benchCap {
+			benchMix.tree.vals[0][i] = benchMix.leaf(i)
+		}
+		benchMix.tree.rebuild()
+		benchMix.step = 1 << 40 // past warm-up: λ = λ_max
+		benchUni = NewUniform(benchBuf)
+	})
+}
+
+type refSampler interface {
+	SampleRefs(refs []Ref, weights []float32, rng *rand.Rand) bool
+}
+
+// cpuClock measures the process CPU time of a benchmark loop: start it
+// before b.Loop and pass it to reportBatches.
+type cpuClock struct{ t0 time.Duration }
+
+func startCPU() cpuClock { return cpuClock{cpuTime()} }
+
+// reportBatches reports wall-clock batches/s and samples/s, and batches per
+// CPU second (process user+system time, so descheduled time on a loaded
+// machine does not count; single-goroutine benchmarks only).
+func reportBatches(b *testing.B, batches int, c cpuClock) {
+	s := b.Elapsed().Seconds()
+	b.ReportMetric(float64(batches)/s, "batches/s")
+	b.ReportMetric(float64(batches*benchBatch)/s, "samples/s")
+	if c.t0 > 0 {
+		if d := (cpuTime() - c.t0).Seconds(); d > 0 {
+			b.ReportMetric(float64(batches)/d, "batches/cpu-s")
+		}
+	}
+}
+
+// BenchmarkSample measures batch-256 draws with the transition copy (what the
+// learner gets) at capacity 10⁶, obs 39, act 4.
+func BenchmarkSample(b *testing.B) {
+	benchFixture(b)
+	for _, c := range []struct {
+		name string
+		s    Sampler
+	}{{"uniform", benchUni}, {"per", benchPER}, {"vlmrb", benchMix}} {
+		b.Run(c.name, func(b *testing.B) {
+			dst := NewBatch(benchBatch, benchObs, benchAct)
+			rng := rand.New(rand.NewPCG(7, 8))
+			n := 0
+			clk := startCPU()
+			for b.Loop() {
+				c.s.Sample(dst, rng)
+				n++
+			}
+			reportBatches(b, n, clk)
+		})
+	}
+}
+
+// BenchmarkSampleRefs measures batch-256 draws of indices and importance
+// weights only: the same work as the NumPy sum-tree anchor.
+func BenchmarkSampleRefs(b *testing.B) {
+	benchFixture(b)
+	for _, c := range []struct {
+		name string
+		s    refSampler
+	}{{"per", benchPER}, {"vlmrb", benchMix}} {
+		b.Run(c.name, func(b *testing.B) {
+			refs, w := make([]Ref, benchBatch), make([]float32, benchBatch)
+			rng := rand.New(rand.NewPCG(7, 8))
+			n := 0
+			clk := startCPU()
+			for b.Loop() {
+				c.s.SampleRefs(refs, w, rng)
+				n++
+			}
+			reportBatches(b, n, clk)
+		})
+	}
+}
+
+// BenchmarkUpdate measures batch-256 priority write-backs at random slots.
+func BenchmarkUpdate(b *testing.B) {
+	benchFixture(b)
+	for _, c := range []struct {
+		name string
+		s    Sampler
+	}{{"per", benchPER}, {"vlmrb-td", benchMix}} {
+		b.Run(c.name, func(b *testing.B) {
+			refs, vals := benchUpdates(9)
+			n := 0
+			clk := startCPU()
+			for b.Loop() {
+				c.s.UpdatePriorities(refs[n%len(refs)], vals[n%len(vals)])
+				n++
+			}
+			reportBatches(b, n, clk)
+		})
+	}
+	b.Run("vlmrb-score", func(b *testing.B) {
+		refs, vals := benchUpdates(10)
+		n := 0
+		clk := startCPU()
+		for b.Loop() {
+			r, v := refs[n%len(refs)], vals[n%len(vals)]
+			for j := range r {
+				benchMix.SetScore(r[j], v[j])
+			}
+			n++
+		}
+		reportBatches(b, n, clk)
+	})
+}
+
+// benchUpdates pre-draws 64 batches of random refs and values so the timed
+// loop measures the write-back, not the RNG.
+func benchUpdates(seed uint64) ([][]Ref, [][]float64) {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	refs, vals := make([][]Ref, 64), make([][]float64, 64)
+	for k := range refs {
+		refs[k], vals[k] = make([]Ref, benchBatch), make([]float64, benchBatch)
+		for j := range benchBatch {
+			refs[k][j] = Ref{Slot: int32(rng.IntN(benchCap)), Gen: 1}
+			vals[k][j] = rng.NormFloat64()
+		}
+	}
+	return refs, vals
+}
+
+// BenchmarkSampleContended samples while two goroutines write batch-256
+// priority updates (PER) or scores (VLMRB) as fast as they can; it reports
+// the learner's batches/s and the writers' update batches/s.
+func BenchmarkSampleContended(b *testing.B) {
+	benchFixture(b)
+	for _, c := range []struct {
+		name  string
+		s     Sampler
+		write func(refs []Ref, vals []float64)
+	}{
+		{"per", benchPER, func(r []Ref, v []float64) { benchPER.UpdatePriorities(r, v) }},
+		{"vlmrb", benchMix, func(r []Ref, v []float64) {
+			for j := range r {
+				benchMix.SetScore(r[j], v[j]*v[j])
+			}
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var stop atomic.Bool
+			var writes atomic.Int64
+			var wg sync.WaitGroup
+			for w := range 2 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					refs, vals := benchUpdates(uint64(20 + w))
+					for n := 0; !stop.Load(); n++ {
+						c.write(refs[n%len(refs)], vals[n%len(vals)])
+						writes.Add(1)
+					}
+				}()
+			}
+			dst := NewBatch(benchBatch, benchObs, benchAct)
+			rng := rand.New(rand.NewPCG(7, 8))
+			n := 0
+			for b.Loop() {
+				c.s.Sample(dst, rng)
+				n++
+			}
+			stop.Store(true)
+			wg.Wait()
+			reportBatches(b, n, cpuClock{}) // three goroutines: no per-CPU rate
+			b.ReportMetric(float64(writes.Load())/b.Elapsed().Seconds(), "write-batches/s")
+		})
+	}
+}
+
+// BenchmarkInsert measures Add with PER and VLMRB attached (obs 39, act 4).
+func BenchmarkInsert(b *testing.B) {
+	for _, kind := range []string{"buffer", "per", "vlmrb"} {
+		b.Run(kind, func(b *testing.B) {
+			buf, err := NewBuffer(Config{Capacity: benchCap, ObsDim: benchObs, ActDim: benchAct})
+			if err != nil {
+				b.Fatal(err)
+			}
+			switch kind {
+			case "per":
+				_, err = NewPER(buf, DefaultPERConfig())
+			case "vlmrb":
+				_, err = NewVLMRB(buf, DefaultVLMRBConfig())
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			t := Transition{Obs: make([]float64, benchObs), NextObs: make([]float64, benchObs),
+				Action: make([]float64, benchAct)}
+			n := 0
+			clk := startCPU()
+			for b.Loop() {
+				t.Step = int32(n)
+				buf.Add(t)
+				n++
+			}
+			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "inserts/s")
+			if d := (cpuTime() - clk.t0).Seconds(); d > 0 {
+				b.ReportMetric(float64(n)/d, "inserts/cpu-s")
+			}
+		})
+	}
+}
+
+// BenchmarkScaling measures PER index+weight sampling from 10⁴ to 10⁷ slots
+// (obs 1, act 1 so 10⁷ slots fit in memory); cost per batch should grow like
+// the tree depth, log₁₆ N, plus cache effects.
+func BenchmarkScaling(b *testing.B) {
+	for _, n := range []int{10_000, 100_000, 1_000_000, 10_000_000} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			buf := benchFill(b, n, 1, 1)
+			s, err := NewPER(buf, PERConfig{Alpha: 0.6, Beta0: 0.4, BetaSteps: 1 << 40, Eps: 1e-6})
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchPriorities(&s.prioBase, 0.6)
+			refs, w := make([]Ref, benchBatch), make([]float32, benchBatch)
+			rng := rand.New(rand.NewPCG(7, 8))
+			k := 0
+			clk := startCPU()
+			for b.Loop() {
+				s.SampleRefs(refs, w, rng)
+				k++
+			}
+			reportBatches(b, k, clk)
+			b.ReportMetric(float64(s.tree.depth()+1), "levels")
+		})
+	}
+}
