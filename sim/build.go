@@ -1,0 +1,423 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Builder assembles a Model from plain Go values. The zero value is not
+// ready: use NewBuilder. Errors in the descriptions are reported by Build.
+type Builder struct {
+	Opt     Options
+	bodies  []BodyDesc
+	shapes  []ShapeDesc
+	joints  []JointDesc
+	exclude [][2]BodyID
+	errs    []error
+}
+
+// NewBuilder returns a Builder with DefaultOptions and the World body.
+func NewBuilder() *Builder {
+	b := &Builder{Opt: DefaultOptions()}
+	b.bodies = append(b.bodies, BodyDesc{Name: "world", Rot: Identity()})
+	return b
+}
+
+// AddBody adds a body and returns its id. Mass 0 makes it static unless
+// d.Mocap is set. A zero Rot is taken as the identity.
+func (b *Builder) AddBody(d BodyDesc) BodyID {
+	b.bodies = append(b.bodies, d)
+	return BodyID(len(b.bodies) - 1)
+}
+
+// AddShape attaches a shape to body and returns its id. A zero Rot is the
+// identity; a zero Friction becomes 1.
+func (b *Builder) AddShape(body BodyID, d ShapeDesc) ShapeID {
+	d.Body = body
+	b.shapes = append(b.shapes, d)
+	return ShapeID(len(b.shapes) - 1)
+}
+
+// AddJoint adds a joint and returns its id. Motorised joints get Ctrl
+// indices in the order they are added.
+func (b *Builder) AddJoint(d JointDesc) JointID {
+	b.joints = append(b.joints, d)
+	return JointID(len(b.joints) - 1)
+}
+
+// ExcludePair stops all collisions between the shapes of bodies a and b
+// (MuJoCo's <exclude>). Bodies connected by a joint are excluded already.
+func (b *Builder) ExcludePair(a, c BodyID) { b.exclude = append(b.exclude, [2]BodyID{a, c}) }
+
+func finiteVec(v Vec3) bool { return v.IsFinite() }
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+func fixQuat(q Quat) Quat {
+	if q == (Quat{}) {
+		return Identity()
+	}
+	return q.Normalize()
+}
+
+// shapeVolume returns the volume (m³) of a colliding shape.
+func shapeVolume(s *ShapeDesc) float64 {
+	r, h := s.Size.X, s.Size.Y
+	switch s.Kind {
+	case Box:
+		return 8 * s.Size.X * s.Size.Y * s.Size.Z
+	case Sphere:
+		return 4.0 / 3 * math.Pi * r * r * r
+	case Capsule:
+		return math.Pi*r*r*2*h + 4.0/3*math.Pi*r*r*r
+	case Cylinder:
+		return math.Pi * r * r * 2 * h
+	}
+	return 0
+}
+
+// shapeInertia returns the diagonal inertia (kg·m²) of a shape of mass m
+// about its centre in its own frame.
+func shapeInertia(s *ShapeDesc, m float64) Vec3 {
+	r, hh := s.Size.X, s.Size.Y
+	switch s.Kind {
+	case Box:
+		x, y, z := s.Size.X, s.Size.Y, s.Size.Z
+		return Vec3{m / 3 * (y*y + z*z), m / 3 * (x*x + z*z), m / 3 * (x*x + y*y)}
+	case Sphere:
+		i := 0.4 * m * r * r
+		return Vec3{i, i, i}
+	case Cylinder:
+		h := 2 * hh
+		ix := m * (3*r*r + h*h) / 12
+		return Vec3{ix, ix, m * r * r / 2}
+	case Capsule:
+		h := 2 * hh
+		vc := math.Pi * r * r * h
+		vh := 2.0 / 3 * math.Pi * r * r * r
+		mc := m * vc / (vc + 2*vh)
+		mh := m * vh / (vc + 2*vh)
+		iz := mc*r*r/2 + 2*(0.4*mh*r*r)
+		ix := mc*(r*r/4+h*h/12) + 2*mh*(0.4*r*r+h*h/4+3*h*r/8)
+		return Vec3{ix, ix, iz}
+	}
+	return Vec3{}
+}
+
+// shapeRadius returns a bounding-sphere radius (m) of a shape about its centre.
+func shapeBoundRadius(s *ShapeDesc) float64 {
+	switch s.Kind {
+	case Box:
+		return s.Size.Norm()
+	case Sphere:
+		return s.Size.X
+	case Capsule:
+		return s.Size.X + s.Size.Y
+	case Cylinder:
+		return math.Hypot(s.Size.X, s.Size.Y)
+	}
+	return math.Inf(1)
+}
+
+// Build validates the descriptions and returns the Model. It reports every
+// problem it finds, joined, and never panics on bad descriptions.
+func (b *Builder) Build() (*Model, error) {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf("sim: "+format, a...)) }
+
+	opt := b.Opt
+	def := DefaultOptions()
+	if opt.Timestep == 0 {
+		opt.Timestep = def.Timestep
+	}
+	setDef := func(p *float64, d float64) {
+		if *p == 0 {
+			*p = d
+		}
+	}
+	setDef(&opt.ContactHertz, def.ContactHertz)
+	setDef(&opt.ContactDampingRatio, def.ContactDampingRatio)
+	setDef(&opt.JointHertz, def.JointHertz)
+	setDef(&opt.JointDampingRatio, def.JointDampingRatio)
+	setDef(&opt.MaxPushSpeed, def.MaxPushSpeed)
+	setDef(&opt.ContactMargin, def.ContactMargin)
+	setDef(&opt.LinearSlop, def.LinearSlop)
+	setDef(&opt.MaxSpeed, def.MaxSpeed)
+	setDef(&opt.MaxAngularSpeed, def.MaxAngularSpeed)
+	setDef(&opt.RestitutionThreshold, def.RestitutionThreshold)
+	if opt.Substeps == 0 {
+		opt.Substeps = def.Substeps
+	}
+	if opt.Iterations == 0 {
+		opt.Iterations = def.Iterations
+	}
+	if !(opt.Timestep > 0) || !finite(opt.Timestep) {
+		bad("Options.Timestep %g s must be positive", opt.Timestep)
+	}
+	if opt.Substeps < 1 || opt.Substeps > 64 || opt.Iterations < 1 || opt.Iterations > 64 {
+		bad("Options.Substeps %d and Iterations %d must be in [1, 64]", opt.Substeps, opt.Iterations)
+	}
+	if !finiteVec(opt.Gravity) {
+		bad("Options.Gravity %v is not finite", opt.Gravity)
+	}
+
+	m := &Model{
+		Opt:        opt,
+		Bodies:     slices.Clone(b.bodies),
+		Shapes:     slices.Clone(b.shapes),
+		Joints:     slices.Clone(b.joints),
+		bodyNames:  map[string]int32{},
+		shapeNames: map[string]int32{},
+		jointNames: map[string]int32{},
+	}
+	nb := len(m.Bodies)
+	m.bodyCOM = make([]Vec3, nb)
+	m.invInertiaBody = make([]Mat3, nb)
+	m.shapeRadius = make([]float64, len(m.Shapes))
+
+	for i := range m.Bodies {
+		d := &m.Bodies[i]
+		d.Rot = fixQuat(d.Rot)
+		if i == 0 {
+			d.Mass, d.Mocap = 0, false
+		}
+		if d.Name != "" {
+			if _, dup := m.bodyNames[d.Name]; dup {
+				bad("body %d: duplicate name %q", i, d.Name)
+			}
+			m.bodyNames[d.Name] = int32(i)
+		}
+		if !finite(d.Mass) || d.Mass < 0 {
+			bad("body %d (%q): mass %g kg must be finite and >= 0", i, d.Name, d.Mass)
+		}
+		if !finiteVec(d.Pos) || !finiteVec(d.Vel) || !finiteVec(d.AngVel) || !finiteVec(d.Inertia) || !finiteVec(d.COM) {
+			bad("body %d (%q): pose, velocity, COM and inertia must be finite", i, d.Name)
+		}
+		if d.Inertia.X < 0 || d.Inertia.Y < 0 || d.Inertia.Z < 0 {
+			bad("body %d (%q): inertia %v must be >= 0", i, d.Name, d.Inertia)
+		}
+		if d.LinearDamping < 0 || d.AngularDamping < 0 {
+			bad("body %d (%q): damping must be >= 0", i, d.Name)
+		}
+	}
+	m.bodyShapeStart = make([]int32, nb+1)
+	counts := make([]int32, nb)
+	for i := range m.Shapes {
+		s := &m.Shapes[i]
+		s.Rot = fixQuat(s.Rot)
+		if s.Friction == 0 {
+			s.Friction = 1
+		}
+		if s.Name != "" {
+			if _, dup := m.shapeNames[s.Name]; dup {
+				bad("shape %d: duplicate name %q", i, s.Name)
+			}
+			m.shapeNames[s.Name] = int32(i)
+		}
+		if s.Body < 0 || int(s.Body) >= nb {
+			bad("shape %d (%q): body %d does not exist", i, s.Name, s.Body)
+			continue
+		}
+		if !finiteVec(s.Size) || !finiteVec(s.Pos) || !finite(s.Friction) || s.Friction < 0 ||
+			!finite(s.Restitution) || s.Restitution < 0 || s.Restitution > 1 || !finite(s.TorsionalFriction) || s.TorsionalFriction < 0 {
+			bad("shape %d (%q): size, pose must be finite; friction >= 0; restitution in [0, 1]", i, s.Name)
+		}
+		switch s.Kind {
+		case Box:
+			if !(s.Size.X > 0 && s.Size.Y > 0 && s.Size.Z > 0) {
+				bad("shape %d (%q): box half extents %v must be > 0", i, s.Name, s.Size)
+			}
+		case Sphere:
+			if !(s.Size.X > 0) {
+				bad("shape %d (%q): sphere radius %g must be > 0", i, s.Name, s.Size.X)
+			}
+		case Capsule, Cylinder:
+			if !(s.Size.X > 0 && s.Size.Y >= 0) || (s.Kind == Cylinder && s.Size.Y == 0) {
+				bad("shape %d (%q): %v radius %g and half length %g must be > 0", i, s.Name, s.Kind, s.Size.X, s.Size.Y)
+			}
+		case Plane:
+			if !m.IsStatic(s.Body) && !s.NoCollide {
+				bad("shape %d (%q): a plane must be on a static body", i, s.Name)
+			}
+		default:
+			bad("shape %d (%q): unknown kind %d", i, s.Name, s.Kind)
+		}
+		m.shapeRadius[i] = shapeBoundRadius(s)
+		if !s.NoCollide {
+			counts[s.Body]++
+		}
+	}
+	for i := 0; i < nb; i++ {
+		m.bodyShapeStart[i+1] = m.bodyShapeStart[i] + counts[i]
+	}
+	m.bodyShapes = make([]int32, m.bodyShapeStart[nb])
+	fill := slices.Clone(m.bodyShapeStart[:nb])
+	for i := range m.Shapes {
+		s := &m.Shapes[i]
+		if s.NoCollide || s.Body < 0 || int(s.Body) >= nb {
+			continue
+		}
+		m.bodyShapes[fill[s.Body]] = int32(i)
+		fill[s.Body]++
+	}
+
+	// mass properties
+	for i := range m.Bodies {
+		d := &m.Bodies[i]
+		if d.Mocap {
+			m.mocap = append(m.mocap, int32(i))
+		}
+		if d.Mass == 0 || d.Mocap {
+			continue
+		}
+		m.dynamic = append(m.dynamic, int32(i))
+		d.invMass = 1 / d.Mass
+		if d.Inertia != (Vec3{}) {
+			m.bodyCOM[i] = d.COM
+			if d.Inertia.X == 0 || d.Inertia.Y == 0 || d.Inertia.Z == 0 {
+				bad("body %d (%q): inertia %v must have all components > 0", i, d.Name, d.Inertia)
+				continue
+			}
+			m.invInertiaBody[i] = Mat3{1 / d.Inertia.X, 0, 0, 0, 1 / d.Inertia.Y, 0, 0, 0, 1 / d.Inertia.Z}
+			continue
+		}
+		var vol float64
+		var com Vec3
+		for _, si := range m.bodyShapes[m.bodyShapeStart[i]:m.bodyShapeStart[i+1]] {
+			v := shapeVolume(&m.Shapes[si])
+			vol += v
+			com = com.AddScaled(m.Shapes[si].Pos, v)
+		}
+		if !(vol > 0) {
+			bad("body %d (%q): mass %g kg but no colliding shapes to compute inertia from; set Inertia", i, d.Name, d.Mass)
+			continue
+		}
+		com = com.Scale(1 / vol)
+		m.bodyCOM[i] = com
+		var in Mat3
+		for _, si := range m.bodyShapes[m.bodyShapeStart[i]:m.bodyShapeStart[i+1]] {
+			s := &m.Shapes[si]
+			ms := d.Mass * shapeVolume(s) / vol
+			di := shapeInertia(s, ms)
+			loc := Mat3{di.X, 0, 0, 0, di.Y, 0, 0, 0, di.Z}
+			r := s.Rot.Mat3()
+			w := rotateInertia(&r, &loc)
+			o := s.Pos.Sub(com)
+			o2 := o.Norm2()
+			w[0] += ms * (o2 - o.X*o.X)
+			w[4] += ms * (o2 - o.Y*o.Y)
+			w[8] += ms * (o2 - o.Z*o.Z)
+			w[1] -= ms * o.X * o.Y
+			w[3] -= ms * o.X * o.Y
+			w[2] -= ms * o.X * o.Z
+			w[6] -= ms * o.X * o.Z
+			w[5] -= ms * o.Y * o.Z
+			w[7] -= ms * o.Y * o.Z
+			for k := range in {
+				in[k] += w[k]
+			}
+		}
+		m.invInertiaBody[i] = inverse(&in)
+		if m.invInertiaBody[i] == (Mat3{}) {
+			bad("body %d (%q): singular inertia", i, d.Name)
+		}
+	}
+
+	// joints
+	for i := range m.Joints {
+		j := &m.Joints[i]
+		if j.Name != "" {
+			if _, dup := m.jointNames[j.Name]; dup {
+				bad("joint %d: duplicate name %q", i, j.Name)
+			}
+			m.jointNames[j.Name] = int32(i)
+		}
+		if j.Parent < 0 || int(j.Parent) >= nb || j.Child < 0 || int(j.Child) >= nb || j.Parent == j.Child {
+			bad("joint %d (%q): parent %d and child %d must be distinct existing bodies", i, j.Name, j.Parent, j.Child)
+			continue
+		}
+		if m.Bodies[j.Child].invMass == 0 {
+			bad("joint %d (%q): child body %d must be dynamic (mass > 0, not mocap)", i, j.Name, j.Child)
+		}
+		if !finiteVec(j.Anchor) || !finiteVec(j.Axis) || !finite(j.Lower) || !finite(j.Upper) ||
+			!finite(j.Damping) || !finite(j.Stiffness) || !finite(j.SpringRef) || !finite(j.Kp) || !finite(j.Kd) || !finite(j.MaxForce) {
+			bad("joint %d (%q): parameters must be finite", i, j.Name)
+		}
+		if j.Damping < 0 || j.Stiffness < 0 || j.Kp < 0 || j.Kd < 0 || j.MaxForce < 0 {
+			bad("joint %d (%q): damping, stiffness, gains and force limit must be >= 0", i, j.Name)
+		}
+		if j.Limited && j.Lower > j.Upper {
+			bad("joint %d (%q): lower limit %g > upper %g", i, j.Name, j.Lower, j.Upper)
+		}
+		if j.Kind != Weld && j.Axis.Norm() == 0 {
+			bad("joint %d (%q): %v joint needs a non-zero axis", i, j.Name, j.Kind)
+		}
+		if j.Kind > Revolute {
+			bad("joint %d (%q): unknown kind %d", i, j.Name, j.Kind)
+		}
+		if j.Kind == Weld {
+			if j.WeldTimeConst == 0 {
+				j.WeldTimeConst = 0.02
+			}
+			if j.WeldDampingRatio == 0 {
+				j.WeldDampingRatio = 1
+			}
+			if !(j.WeldTimeConst > 0) || !(j.WeldDampingRatio > 0) {
+				bad("joint %d (%q): weld time constant and damping ratio must be > 0", i, j.Name)
+			}
+			j.Motor, j.Limited = false, false
+		}
+		p, c := &m.Bodies[j.Parent], &m.Bodies[j.Child]
+		j.localAnchorP = p.Rot.InvRotate(j.Anchor.Sub(p.Pos))
+		j.localAnchorC = c.Rot.InvRotate(j.Anchor.Sub(c.Pos))
+		j.localAxisP = p.Rot.InvRotate(j.Axis.Normalize())
+		j.relRot = p.Rot.Conj().Mul(c.Rot)
+		if j.Motor {
+			j.CtrlIndex = m.NumCtrl
+			m.NumCtrl++
+			m.ctrlJoint = append(m.ctrlJoint, int32(i))
+		} else {
+			j.CtrlIndex = -1
+		}
+		m.exclude = append(m.exclude, pairKey(int32(j.Parent), int32(j.Child)))
+	}
+	for _, e := range b.exclude {
+		if e[0] < 0 || int(e[0]) >= nb || e[1] < 0 || int(e[1]) >= nb {
+			bad("exclude pair %v: body does not exist", e)
+			continue
+		}
+		m.exclude = append(m.exclude, pairKey(int32(e[0]), int32(e[1])))
+	}
+	slices.Sort(m.exclude)
+	m.exclude = slices.Compact(m.exclude)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return m, nil
+}
+
+// pairKey packs an unordered pair of non-negative ids into a sortable key.
+func pairKey(a, b int32) uint64 {
+	if a > b {
+		a, b = b, a
+	}
+	return uint64(a)<<32 | uint64(uint32(b))
+}
+
+// excluded reports whether bodies a and b never collide.
+func (m *Model) excluded(a, b int32) bool {
+	k := pairKey(a, b)
+	ex := m.exclude
+	lo, hi := 0, len(ex)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if ex[mid] < k {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo < len(ex) && ex[lo] == k
+}

@@ -1,0 +1,312 @@
+package sim
+
+import (
+	"math"
+	"slices"
+)
+
+// cand is a candidate contact point: world midpoint and separation (m).
+type cand struct {
+	p   Vec3
+	sep float64
+}
+
+// candBuf collects candidate points before reduction to a manifold.
+type candBuf struct {
+	n int
+	c [16]cand
+}
+
+func (b *candBuf) add(p Vec3, sep float64) {
+	if b.n < len(b.c) {
+		b.c[b.n] = cand{p, sep}
+		b.n++
+	}
+}
+
+// collide is the Step1 stage: shape poses and AABBs, sweep-and-prune broad
+// phase, narrow phase into manifolds, and warm-start matching with the
+// previous step's manifolds.
+func collide(m *Model, s *State) {
+	ws := &s.ws
+	s.oldMan, s.man = s.man, s.oldMan[:0]
+	margin := m.Opt.ContactMargin
+
+	// shape world poses and AABBs
+	for i := range m.Shapes {
+		sd := &m.Shapes[i]
+		if sd.NoCollide {
+			continue
+		}
+		bs := &s.Bodies[sd.Body]
+		q := bs.Rot.Mul(sd.Rot)
+		c := bs.Pos.Add(bs.Rot.Rotate(sd.Pos))
+		r := q.Mat3()
+		ws.shapePos[i], ws.shapeQ[i], ws.shapeRot[i] = c, q, r
+		var e Vec3
+		switch sd.Kind {
+		case Box:
+			h := sd.Size
+			e = Vec3{
+				math.Abs(r[0])*h.X + math.Abs(r[1])*h.Y + math.Abs(r[2])*h.Z,
+				math.Abs(r[3])*h.X + math.Abs(r[4])*h.Y + math.Abs(r[5])*h.Z,
+				math.Abs(r[6])*h.X + math.Abs(r[7])*h.Y + math.Abs(r[8])*h.Z,
+			}
+		case Sphere:
+			e = Vec3{sd.Size.X, sd.Size.X, sd.Size.X}
+		case Capsule:
+			rad, hh := sd.Size.X, sd.Size.Y
+			e = Vec3{math.Abs(r[2])*hh + rad, math.Abs(r[5])*hh + rad, math.Abs(r[8])*hh + rad}
+		case Cylinder:
+			rad, hh := sd.Size.X, sd.Size.Y
+			e = Vec3{
+				math.Abs(r[2])*hh + rad*math.Sqrt(math.Max(0, 1-r[2]*r[2])),
+				math.Abs(r[5])*hh + rad*math.Sqrt(math.Max(0, 1-r[5]*r[5])),
+				math.Abs(r[8])*hh + rad*math.Sqrt(math.Max(0, 1-r[8]*r[8])),
+			}
+		case Plane:
+			continue
+		}
+		e = e.Add(Vec3{margin, margin, margin})
+		ws.aabbLo[i], ws.aabbHi[i] = c.Sub(e), c.Add(e)
+	}
+
+	// sweep and prune along x; insertion sort exploits temporal coherence
+	order := ws.order
+	lo := ws.aabbLo
+	for i := 1; i < len(order); i++ {
+		v := order[i]
+		x := lo[v].X
+		j := i - 1
+		for j >= 0 && (lo[order[j]].X > x || (lo[order[j]].X == x && order[j] > v)) {
+			order[j+1] = order[j]
+			j--
+		}
+		order[j+1] = v
+	}
+	hi := ws.aabbHi
+	for ii, a := range order {
+		ahi := hi[a]
+		alo := lo[a]
+		for _, b := range order[ii+1:] {
+			if lo[b].X > ahi.X {
+				break
+			}
+			if lo[b].Y > ahi.Y || hi[b].Y < alo.Y || lo[b].Z > ahi.Z || hi[b].Z < alo.Z {
+				continue
+			}
+			narrow(m, s, a, b)
+		}
+	}
+	// planes against every shape of a dynamic body
+	for _, p := range ws.planes {
+		for _, b := range order {
+			if m.Bodies[m.Shapes[b].Body].invMass == 0 {
+				continue
+			}
+			narrow(m, s, p, b)
+		}
+	}
+
+	// sort by pair key and inherit impulses from matching old points
+	slices.SortFunc(s.man, cmpManifold)
+	old := s.oldMan
+	for mi := range s.man {
+		mf := &s.man[mi]
+		k, ok := slices.BinarySearchFunc(old, mf.key, searchManifold)
+		if !ok {
+			continue
+		}
+		om := &old[k]
+		if om.shapeA != mf.shapeA {
+			continue
+		}
+		mf.ti = om.ti
+		for pi := 0; pi < int(mf.npts); pi++ {
+			cp := &mf.pts[pi]
+			best, bestD := -1, matchDist2
+			for oi := 0; oi < int(om.npts); oi++ {
+				if d := om.pts[oi].local.Sub(cp.local).Norm2(); d < bestD {
+					best, bestD = oi, d
+				}
+			}
+			if best >= 0 {
+				cp.ni = om.pts[best].ni
+				cp.fw = om.pts[best].fw
+			}
+		}
+	}
+}
+
+func cmpManifold(a, b manifold) int {
+	switch {
+	case a.key < b.key:
+		return -1
+	case a.key > b.key:
+		return 1
+	}
+	return 0
+}
+
+func searchManifold(a manifold, k uint64) int {
+	switch {
+	case a.key < k:
+		return -1
+	case a.key > k:
+		return 1
+	}
+	return 0
+}
+
+// narrow filters a candidate pair and runs the narrow phase for it.
+func narrow(m *Model, s *State, a, b int32) {
+	sa, sb := &m.Shapes[a], &m.Shapes[b]
+	ba, bb := int32(sa.Body), int32(sb.Body)
+	if ba == bb {
+		return
+	}
+	if m.Bodies[ba].invMass == 0 && m.Bodies[bb].invMass == 0 {
+		return
+	}
+	if len(m.exclude) > 0 && m.excluded(ba, bb) {
+		return
+	}
+	// order the pair so that kind(A) <= kind(B) (routines take a fixed order)
+	if sa.Kind > sb.Kind || (sa.Kind == sb.Kind && a > b) {
+		a, b = b, a
+		sa, sb = sb, sa
+		ba, bb = bb, ba
+	}
+	ws := &s.ws
+	margin := m.Opt.ContactMargin
+	var buf candBuf
+	var n Vec3
+	pa, pb := ws.shapePos[a], ws.shapePos[b]
+	ra, rb := &ws.shapeRot[a], &ws.shapeRot[b]
+	flip := false
+	switch sa.Kind {
+	case Box:
+		switch sb.Kind {
+		case Box:
+			n = boxBox(pa, ra, sa.Size, pb, rb, sb.Size, margin, &buf)
+		case Sphere:
+			n = boxSphere(pa, ra, sa.Size, pb, sb.Size.X, margin, &buf)
+		case Capsule:
+			n = boxCapsule(pa, ra, sa.Size, pb, rb, sb.Size.X, sb.Size.Y, margin, &buf)
+		case Cylinder:
+			n = boxCylinder(pa, ra, sa.Size, pb, rb, sb.Size.X, sb.Size.Y, margin, &buf)
+		case Plane:
+			n = planeBox(pb, rb, pa, ra, sa.Size, margin, &buf)
+			flip = true
+		}
+	case Sphere:
+		switch sb.Kind {
+		case Sphere:
+			n = sphereSphere(pa, sa.Size.X, pb, sb.Size.X, margin, &buf)
+		case Capsule:
+			n = capsuleSphere(pb, rb, sb.Size.X, sb.Size.Y, pa, sa.Size.X, margin, &buf)
+			flip = true
+		case Cylinder:
+			n = cylinderSphere(pb, rb, sb.Size.X, sb.Size.Y, pa, sa.Size.X, margin, &buf)
+			flip = true
+		case Plane:
+			n = planeSphere(pb, rb, pa, sa.Size.X, margin, &buf)
+			flip = true
+		}
+	case Capsule:
+		switch sb.Kind {
+		case Capsule:
+			n = capsuleCapsule(pa, ra, sa.Size.X, sa.Size.Y, pb, rb, sb.Size.X, sb.Size.Y, margin, &buf)
+		case Cylinder:
+			n = cylinderCapsule(pb, rb, sb.Size.X, sb.Size.Y, pa, ra, sa.Size.X, sa.Size.Y, margin, &buf)
+			flip = true
+		case Plane:
+			n = planeCapsule(pb, rb, pa, ra, sa.Size.X, sa.Size.Y, margin, &buf)
+			flip = true
+		}
+	case Cylinder:
+		switch sb.Kind {
+		case Cylinder:
+			n = cylinderCylinder(pa, ra, sa.Size.X, sa.Size.Y, pb, rb, sb.Size.X, sb.Size.Y, margin, &buf)
+		case Plane:
+			n = planeCylinder(pb, rb, pa, ra, sa.Size.X, sa.Size.Y, margin, &buf)
+			flip = true
+		}
+	}
+	if buf.n == 0 {
+		return
+	}
+	if flip {
+		a, b = b, a
+		sa, sb = sb, sa
+		ba, bb = bb, ba
+	}
+	s.man = append(s.man, manifold{})
+	mf := &s.man[len(s.man)-1]
+	mf.key = pairKey(a, b)
+	mf.shapeA, mf.shapeB = a, b
+	mf.bodyA, mf.bodyB = ba, bb
+	mf.n = n
+	mf.friction = math.Max(sa.Friction, sb.Friction)
+	mf.torsion = math.Max(sa.TorsionalFriction, sb.TorsionalFriction)
+	mf.restitution = math.Max(sa.Restitution, sb.Restitution)
+	reduce(&buf, mf)
+	bA := &s.Bodies[ba]
+	for k := 0; k < int(mf.npts); k++ {
+		cp := &mf.pts[k]
+		cp.local = bA.Rot.InvRotate(cp.p.Sub(bA.Pos))
+	}
+}
+
+// reduce keeps at most maxManifoldPoints candidates: the deepest, the one
+// farthest from it, the one that maximises the triangle area, and the one
+// farthest outside that triangle's edges (a standard 4-point reduction).
+func reduce(buf *candBuf, mf *manifold) {
+	if buf.n <= maxManifoldPoints {
+		for k := 0; k < buf.n; k++ {
+			mf.pts[k] = contactPoint{p: buf.c[k].p, sep: buf.c[k].sep}
+		}
+		mf.npts = int32(buf.n)
+		return
+	}
+	c := buf.c[:buf.n]
+	i0 := 0
+	for k := range c {
+		if c[k].sep < c[i0].sep {
+			i0 = k
+		}
+	}
+	i1, best := -1, -1.0
+	for k := range c {
+		if d := c[k].p.Sub(c[i0].p).Norm2(); d > best {
+			i1, best = k, d
+		}
+	}
+	i2, best := -1, -1.0
+	e := c[i1].p.Sub(c[i0].p)
+	for k := range c {
+		if k == i0 || k == i1 {
+			continue
+		}
+		if a := e.Cross(c[k].p.Sub(c[i0].p)).Norm2(); a > best {
+			i2, best = k, a
+		}
+	}
+	i3, best := -1, -1.0
+	for k := range c {
+		if k == i0 || k == i1 || k == i2 {
+			continue
+		}
+		// the point that adds the most area to the triangle
+		p := c[k].p
+		a := math.Max(c[i0].p.Sub(p).Cross(c[i1].p.Sub(p)).Norm2(),
+			math.Max(c[i1].p.Sub(p).Cross(c[i2].p.Sub(p)).Norm2(), c[i2].p.Sub(p).Cross(c[i0].p.Sub(p)).Norm2()))
+		if a > best {
+			i3, best = k, a
+		}
+	}
+	for k, idx := range [4]int{i0, i1, i2, i3} {
+		mf.pts[k] = contactPoint{p: c[idx].p, sep: c[idx].sep}
+	}
+	mf.npts = 4
+}

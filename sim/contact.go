@@ -1,0 +1,170 @@
+package sim
+
+import "math"
+
+// prepareContacts computes levers, effective masses and restitution speeds
+// for every manifold point at the step start (Box2D b2PrepareContacts).
+func prepareContacts(m *Model, s *State) {
+	bodies := s.ws.bodies
+	for mi := range s.man {
+		mf := &s.man[mi]
+		a, b := &bodies[mf.bodyA], &bodies[mf.bodyB]
+		n := mf.n
+		mf.t1, mf.t2 = perp(n)
+		mA, mB := a.invMass, b.invMass
+		for k := 0; k < int(mf.npts); k++ {
+			cp := &mf.pts[k]
+			cp.rA = cp.p.Sub(a.c)
+			cp.rB = cp.p.Sub(b.c)
+			cp.adjSep = cp.sep - cp.rB.Sub(cp.rA).Dot(n)
+			cp.nMass = invEff(mA, mB, &a.invI, &b.invI, cp.rA, cp.rB, n)
+			cp.t1Mass = invEff(mA, mB, &a.invI, &b.invI, cp.rA, cp.rB, mf.t1)
+			cp.t2Mass = invEff(mA, mB, &a.invI, &b.invI, cp.rA, cp.rB, mf.t2)
+			// carry the warm-start friction impulse into the new tangent basis
+			cp.f1 = cp.fw.Dot(mf.t1)
+			cp.f2 = cp.fw.Dot(mf.t2)
+			cp.maxNi = 0
+			vA := a.v.Add(a.w.Cross(cp.rA))
+			vB := b.v.Add(b.w.Cross(cp.rB))
+			cp.relVel = vB.Sub(vA).Dot(n)
+		}
+		k := n.Dot(a.invI.MulVec(n)) + n.Dot(b.invI.MulVec(n))
+		mf.tMass = 0
+		if k > 0 {
+			mf.tMass = 1 / k
+		}
+	}
+}
+
+// invEff returns the effective mass 1/(J M⁻¹ Jᵀ) of a point constraint
+// along direction d with levers rA, rB; 0 when both bodies are immovable.
+func invEff(mA, mB float64, iA, iB *Mat3, rA, rB, d Vec3) float64 {
+	ra := rA.Cross(d)
+	rb := rB.Cross(d)
+	k := mA + mB + ra.Dot(iA.MulVec(ra)) + rb.Dot(iB.MulVec(rb))
+	if k > 0 {
+		return 1 / k
+	}
+	return 0
+}
+
+// applyImpulse applies impulse P at levers rA (negative) and rB (positive).
+func applyImpulse(a, b *bodySim, rA, rB, p Vec3) {
+	a.v = a.v.AddScaled(p, -a.invMass)
+	a.w = a.w.Sub(a.invI.MulVec(rA.Cross(p)))
+	b.v = b.v.AddScaled(p, b.invMass)
+	b.w = b.w.Add(b.invI.MulVec(rB.Cross(p)))
+}
+
+// warmStartContacts applies last substep's accumulated impulses.
+func warmStartContacts(man []manifold, bodies []bodySim) {
+	for mi := range man {
+		mf := &man[mi]
+		a, b := &bodies[mf.bodyA], &bodies[mf.bodyB]
+		for k := 0; k < int(mf.npts); k++ {
+			cp := &mf.pts[k]
+			p := mf.n.Scale(cp.ni).AddScaled(mf.t1, cp.f1).AddScaled(mf.t2, cp.f2)
+			applyImpulse(a, b, cp.rA, cp.rB, p)
+		}
+		if mf.ti != 0 {
+			t := mf.n.Scale(mf.ti)
+			a.w = a.w.Sub(a.invI.MulVec(t))
+			b.w = b.w.Add(b.invI.MulVec(t))
+		}
+	}
+}
+
+// solveContacts runs one Gauss-Seidel pass over the contacts: soft
+// non-penetration with position bias when useBias (the solve stage), rigid
+// without (the relax stage), then Coulomb friction and torsional friction.
+func solveContacts(man []manifold, bodies []bodySim, soft softness, invH, maxPush, slop float64, useBias bool) {
+	for mi := range man {
+		mf := &man[mi]
+		a, b := &bodies[mf.bodyA], &bodies[mf.bodyB]
+		n := mf.n
+		dp := b.c.Sub(b.c0).Sub(a.c.Sub(a.c0))
+		var total float64
+		for k := 0; k < int(mf.npts); k++ {
+			cp := &mf.pts[k]
+			// current separation from the bodies' motion since the step start
+			prA := a.dq.Rotate(cp.rA)
+			prB := b.dq.Rotate(cp.rB)
+			sep := dp.Add(prB.Sub(prA)).Dot(n) + cp.adjSep
+			bias, massScale, impulseScale := 0.0, 1.0, 0.0
+			if sep > 0 {
+				bias = sep * invH // speculative: allow closing the gap this substep
+			} else if useBias {
+				bias = math.Max(soft.biasRate*math.Min(sep+slop, 0), -maxPush)
+				massScale, impulseScale = soft.massScale, soft.impulseScale
+			}
+			vA := a.v.Add(a.w.Cross(cp.rA))
+			vB := b.v.Add(b.w.Cross(cp.rB))
+			vn := vB.Sub(vA).Dot(n)
+			imp := -cp.nMass*massScale*(vn+bias) - impulseScale*cp.ni
+			newImp := math.Max(cp.ni+imp, 0)
+			imp = newImp - cp.ni
+			cp.ni = newImp
+			if imp > cp.maxNi {
+				cp.maxNi = imp
+			}
+			applyImpulse(a, b, cp.rA, cp.rB, n.Scale(imp))
+			total += newImp
+		}
+		mu := mf.friction
+		for k := 0; k < int(mf.npts); k++ {
+			cp := &mf.pts[k]
+			vA := a.v.Add(a.w.Cross(cp.rA))
+			vB := b.v.Add(b.w.Cross(cp.rB))
+			dv := vB.Sub(vA)
+			l1 := -cp.t1Mass * dv.Dot(mf.t1)
+			l2 := -cp.t2Mass * dv.Dot(mf.t2)
+			o1, o2 := cp.f1, cp.f2
+			n1, n2 := o1+l1, o2+l2
+			lim := mu * cp.ni
+			if f2 := n1*n1 + n2*n2; f2 > lim*lim {
+				sc := lim / math.Sqrt(f2)
+				n1 *= sc
+				n2 *= sc
+			}
+			cp.f1, cp.f2 = n1, n2
+			p := mf.t1.Scale(n1 - o1).AddScaled(mf.t2, n2-o2)
+			applyImpulse(a, b, cp.rA, cp.rB, p)
+		}
+		if mf.torsion > 0 && mf.tMass > 0 {
+			wn := b.w.Sub(a.w).Dot(n)
+			old := mf.ti
+			lim := mf.torsion * total
+			nt := math.Max(-lim, math.Min(lim, old-mf.tMass*wn))
+			mf.ti = nt
+			t := n.Scale(nt - old)
+			a.w = a.w.Sub(a.invI.MulVec(t))
+			b.w = b.w.Add(b.invI.MulVec(t))
+		}
+	}
+}
+
+// applyRestitution adds the bounce impulse e·v⁻ to points that approached
+// faster than the threshold and carried load (Box2D b2ApplyRestitution).
+func applyRestitution(man []manifold, bodies []bodySim, threshold float64) {
+	for mi := range man {
+		mf := &man[mi]
+		if mf.restitution == 0 {
+			continue
+		}
+		a, b := &bodies[mf.bodyA], &bodies[mf.bodyB]
+		for k := 0; k < int(mf.npts); k++ {
+			cp := &mf.pts[k]
+			if cp.relVel > -threshold || cp.maxNi == 0 {
+				continue
+			}
+			vA := a.v.Add(a.w.Cross(cp.rA))
+			vB := b.v.Add(b.w.Cross(cp.rB))
+			vn := vB.Sub(vA).Dot(mf.n)
+			imp := -cp.nMass * (vn + mf.restitution*cp.relVel)
+			newImp := math.Max(cp.ni+imp, 0)
+			imp = newImp - cp.ni
+			cp.ni = newImp
+			applyImpulse(a, b, cp.rA, cp.rB, mf.n.Scale(imp))
+		}
+	}
+}

@@ -1,0 +1,367 @@
+package sim
+
+import "math"
+
+// faceTol (m) prefers face contacts over edge contacts and A's faces over
+// B's unless the other is clearly better, which keeps manifolds stable.
+const faceTol = 1e-4
+
+// boxBox is the separating-axis test over the 15 axes of two boxes with a
+// reference-face/incident-face clip for face contacts (up to 8 points before
+// reduction) and closest edge points for edge contacts (Gottschalk's OBB
+// test; the clipping of Box2D-Lite and ODE's dBoxBox).
+func boxBox(ca Vec3, ra *Mat3, ha Vec3, cb Vec3, rb *Mat3, hb Vec3, margin float64, buf *candBuf) Vec3 {
+	var ua, ub [3]Vec3
+	for i := 0; i < 3; i++ {
+		ua[i], ub[i] = ra.Col(i), rb.Col(i)
+	}
+	hA := [3]float64{ha.X, ha.Y, ha.Z}
+	hB := [3]float64{hb.X, hb.Y, hb.Z}
+	t := cb.Sub(ca)
+	var R, absR [3][3]float64
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 3; j++ {
+			R[i][j] = ua[i].Dot(ub[j])
+			absR[i][j] = math.Abs(R[i][j]) + 1e-9
+		}
+	}
+	var tA, tB [3]float64
+	for i := 0; i < 3; i++ {
+		tA[i] = t.Dot(ua[i])
+		tB[i] = t.Dot(ub[i])
+	}
+	// faces of A
+	bestA, sepA := 0, math.Inf(-1)
+	for i := 0; i < 3; i++ {
+		s := math.Abs(tA[i]) - (hA[i] + hB[0]*absR[i][0] + hB[1]*absR[i][1] + hB[2]*absR[i][2])
+		if s > margin {
+			return Vec3{}
+		}
+		if s > sepA {
+			bestA, sepA = i, s
+		}
+	}
+	bestB, sepB := 0, math.Inf(-1)
+	for j := 0; j < 3; j++ {
+		s := math.Abs(tB[j]) - (hB[j] + hA[0]*absR[0][j] + hA[1]*absR[1][j] + hA[2]*absR[2][j])
+		if s > margin {
+			return Vec3{}
+		}
+		if s > sepB {
+			bestB, sepB = j, s
+		}
+	}
+	// edges
+	bestEi, bestEj, sepE := -1, -1, math.Inf(-1)
+	var nE Vec3
+	for i := 0; i < 3; i++ {
+		i1, i2 := (i+1)%3, (i+2)%3
+		for j := 0; j < 3; j++ {
+			j1, j2 := (j+1)%3, (j+2)%3
+			l := math.Sqrt(math.Max(0, 1-R[i][j]*R[i][j]))
+			if l < 1e-6 {
+				continue
+			}
+			// t · (ua_i × ub_j) = tA[i2]·R[i1][j] − tA[i1]·R[i2][j]
+			tl := tA[i2]*R[i1][j] - tA[i1]*R[i2][j]
+			rA := hA[i1]*absR[i2][j] + hA[i2]*absR[i1][j]
+			rB := hB[j1]*absR[i][j2] + hB[j2]*absR[i][j1]
+			s := (math.Abs(tl) - rA - rB) / l
+			if s > margin {
+				return Vec3{}
+			}
+			if s > sepE {
+				sepE, bestEi, bestEj = s, i, j
+				nE = ua[i].Cross(ub[j]).Scale(1 / l)
+				if tl < 0 {
+					nE = nE.Neg()
+				}
+			}
+		}
+	}
+	faceMax := math.Max(sepA, sepB)
+	if bestEi >= 0 && sepE > faceMax+faceTol {
+		// edge-edge: closest points of the two supporting edges
+		pa := ca
+		for k := 0; k < 3; k++ {
+			if k != bestEi {
+				pa = pa.AddScaled(ua[k], math.Copysign(hA[k], ua[k].Dot(nE)))
+			}
+		}
+		pb := cb
+		for k := 0; k < 3; k++ {
+			if k != bestEj {
+				pb = pb.AddScaled(ub[k], -math.Copysign(hB[k], ub[k].Dot(nE)))
+			}
+		}
+		da := ua[bestEi].Scale(2 * hA[bestEi])
+		db := ub[bestEj].Scale(2 * hB[bestEj])
+		s, u := segmentClosest(pa.AddScaled(da, -0.5), da, pb.AddScaled(db, -0.5), db)
+		qa := pa.AddScaled(da, s-0.5)
+		qb := pb.AddScaled(db, u-0.5)
+		buf.add(qa.Add(qb).Scale(0.5), sepE)
+		return nE
+	}
+	if sepB > sepA+faceTol {
+		// reference face on B; normal from B toward A, then flipped
+		n := ub[bestB]
+		if tB[bestB] > 0 {
+			n = n.Neg()
+		}
+		clipFace(cb, ub, hB, bestB, n, ca, ua, hA, margin, buf)
+		return n.Neg()
+	}
+	n := ua[bestA]
+	if tA[bestA] < 0 {
+		n = n.Neg()
+	}
+	clipFace(ca, ua, hA, bestA, n, cb, ub, hB, margin, buf)
+	return n
+}
+
+// clipFace clips the incident face of box I (centre ci) against the side
+// planes of reference face k of box R (normal n pointing from R to I) and
+// adds the points within margin.
+func clipFace(cr Vec3, ur [3]Vec3, hr [3]float64, k int, n Vec3, ci Vec3, ui [3]Vec3, hi [3]float64, margin float64, buf *candBuf) {
+	// incident face: the face of I most anti-parallel to n
+	best, bd := 0, 0.0
+	for j := 0; j < 3; j++ {
+		if d := math.Abs(ui[j].Dot(n)); d > bd {
+			best, bd = j, d
+		}
+	}
+	fn := ui[best]
+	if fn.Dot(n) > 0 {
+		fn = fn.Neg()
+	}
+	fc := ci.AddScaled(fn, hi[best])
+	j1, j2 := (best+1)%3, (best+2)%3
+	e1, e2 := ui[j1].Scale(hi[j1]), ui[j2].Scale(hi[j2])
+	var poly, tmp [8]Vec3
+	poly[0] = fc.Add(e1).Add(e2)
+	poly[1] = fc.Sub(e1).Add(e2)
+	poly[2] = fc.Sub(e1).Sub(e2)
+	poly[3] = fc.Add(e1).Sub(e2)
+	np := 4
+	k1, k2 := (k+1)%3, (k+2)%3
+	for _, side := range [4]struct {
+		axis int
+		sgn  float64
+	}{{k1, 1}, {k1, -1}, {k2, 1}, {k2, -1}} {
+		u := ur[side.axis].Scale(side.sgn)
+		off := u.Dot(cr) + hr[side.axis]
+		np = clipPoly(poly[:np], tmp[:], u, off)
+		copy(poly[:], tmp[:np])
+		if np == 0 {
+			return
+		}
+	}
+	rc := cr.AddScaled(n, hr[k])
+	for _, v := range poly[:np] {
+		sep := v.Sub(rc).Dot(n)
+		if sep <= margin {
+			buf.add(v.AddScaled(n, -0.5*sep), sep)
+		}
+	}
+}
+
+// clipPoly keeps the part of polygon in where u·x <= off (Sutherland-Hodgman)
+// and writes it to out, returning the vertex count (at most len(out)).
+func clipPoly(in []Vec3, out []Vec3, u Vec3, off float64) int {
+	n := 0
+	if len(in) == 0 {
+		return 0
+	}
+	prev := in[len(in)-1]
+	dp := prev.Dot(u) - off
+	for _, cur := range in {
+		dc := cur.Dot(u) - off
+		if dc <= 0 {
+			if dp > 0 && n < len(out) {
+				out[n] = prev.Add(cur.Sub(prev).Scale(dp / (dp - dc)))
+				n++
+			}
+			if n < len(out) {
+				out[n] = cur
+				n++
+			}
+		} else if dp <= 0 && n < len(out) {
+			out[n] = prev.Add(cur.Sub(prev).Scale(dp / (dp - dc)))
+			n++
+		}
+		prev, dp = cur, dc
+	}
+	return n
+}
+
+// boxCapsule: box A, capsule B. The closest points of the capsule's segment
+// and the box give the normal; when the normal is a face normal the segment
+// is clipped to that face for a two-point line contact.
+func boxCapsule(cb Vec3, rb *Mat3, h Vec3, cc Vec3, rc *Mat3, r, hh, margin float64, buf *candBuf) Vec3 {
+	a := rc.Col(2)
+	p0 := rb.MulTVec(cc.AddScaled(a, -hh).Sub(cb))
+	p1 := rb.MulTVec(cc.AddScaled(a, hh).Sub(cb))
+	d := p1.Sub(p0)
+	dist2 := func(t float64) float64 {
+		p := p0.AddScaled(d, t)
+		c := Vec3{clamp(p.X, h.X), clamp(p.Y, h.Y), clamp(p.Z, h.Z)}
+		return p.Sub(c).Norm2()
+	}
+	// the distance from a line to a convex set is convex along the line
+	lo, hi := 0.0, 1.0
+	for it := 0; it < 40; it++ {
+		m1 := lo + (hi-lo)/3
+		m2 := hi - (hi-lo)/3
+		if dist2(m1) <= dist2(m2) {
+			hi = m2
+		} else {
+			lo = m1
+		}
+	}
+	t := 0.5 * (lo + hi)
+	p := p0.AddScaled(d, t)
+	c := Vec3{clamp(p.X, h.X), clamp(p.Y, h.Y), clamp(p.Z, h.Z)}
+	dl := p.Sub(c)
+	dist := dl.Norm()
+	if dist > 1e-9 {
+		if dist-r > margin {
+			return rb.MulVec(dl.Scale(1 / dist))
+		}
+		nl := dl.Scale(1 / dist)
+		// face-aligned normal: clip the segment to the face for two points
+		for k := 0; k < 3; k++ {
+			if math.Abs(nl.Get(k)) > 0.999 {
+				sgn := math.Copysign(1, nl.Get(k))
+				if capsuleFace(p0, p1, h, k, sgn, r, margin, rb, cb, buf) {
+					return rb.Col(k).Scale(sgn)
+				}
+				buf.n = 0
+				break
+			}
+		}
+		n := rb.MulVec(nl)
+		sep := dist - r
+		buf.add(cb.Add(rb.MulVec(c)).AddScaled(n, 0.5*sep), sep)
+		return n
+	}
+	// the segment enters the box: least-penetration face
+	bestK, bestS, bestSep := 0, 1.0, math.Inf(-1)
+	hv := [3]float64{h.X, h.Y, h.Z}
+	for k := 0; k < 3; k++ {
+		for _, sgn := range [2]float64{-1, 1} {
+			s := math.Min(sgn*p0.Get(k), sgn*p1.Get(k)) - r - hv[k]
+			if s > bestSep {
+				bestK, bestS, bestSep = k, sgn, s
+			}
+		}
+	}
+	if !capsuleFace(p0, p1, h, bestK, bestS, r, margin, rb, cb, buf) {
+		// segment entirely outside the face's slab: use its deepest end
+		e := p0
+		if bestS*p1.Get(bestK) < bestS*p0.Get(bestK) {
+			e = p1
+		}
+		n := rb.Col(bestK).Scale(bestS)
+		sep := bestS*e.Get(bestK) - r - hv[bestK]
+		buf.add(cb.Add(rb.MulVec(e)).AddScaled(n, -(r + 0.5*sep)), sep)
+	}
+	return rb.Col(bestK).Scale(bestS)
+}
+
+// capsuleFace clips the local segment p0-p1 to the slab of box face
+// (k, sgn) and adds its two ends; it reports whether any point was added.
+func capsuleFace(p0, p1, h Vec3, k int, sgn, r, margin float64, rb *Mat3, cb Vec3, buf *candBuf) bool {
+	t0, t1 := 0.0, 1.0
+	d := p1.Sub(p0)
+	hv := [3]float64{h.X, h.Y, h.Z}
+	for ax := 0; ax < 3; ax++ {
+		if ax == k {
+			continue
+		}
+		pa, da := p0.Get(ax), d.Get(ax)
+		if math.Abs(da) < 1e-12 {
+			if math.Abs(pa) > hv[ax] {
+				return false
+			}
+			continue
+		}
+		ta, tb := (-hv[ax]-pa)/da, (hv[ax]-pa)/da
+		if ta > tb {
+			ta, tb = tb, ta
+		}
+		t0, t1 = math.Max(t0, ta), math.Min(t1, tb)
+	}
+	if t0 > t1 {
+		return false
+	}
+	n := rb.Col(k).Scale(sgn)
+	added := false
+	for _, tt := range [2]float64{t0, t1} {
+		e := p0.AddScaled(d, tt)
+		sep := sgn*e.Get(k) - r - hv[k]
+		if sep <= margin {
+			buf.add(cb.Add(rb.MulVec(e)).AddScaled(n, -(r + 0.5*sep)), sep)
+			added = true
+		}
+		if t1-t0 < 1e-9 {
+			break
+		}
+	}
+	return added
+}
+
+// Cylinders against boxes, capsules and cylinders are approximated by the
+// square prism that circumscribes them (half extents r, r, hh in the
+// cylinder frame): face contacts (a puck standing on a box, pushed or
+// grasped by flat pads) get full multi-point manifolds; a cylinder rolling
+// on its side over a box behaves like a square prism. Cylinder-plane and
+// cylinder-sphere are exact.
+
+func boxCylinder(cb Vec3, rb *Mat3, h Vec3, cc Vec3, rc *Mat3, r, hh, margin float64, buf *candBuf) Vec3 {
+	return boxBox(cb, rb, h, cc, rc, Vec3{r, r, hh}, margin, buf)
+}
+
+func cylinderCylinder(ca Vec3, ra *Mat3, r1, h1 float64, cb Vec3, rb *Mat3, r2, h2, margin float64, buf *candBuf) Vec3 {
+	return boxBox(ca, ra, Vec3{r1, r1, h1}, cb, rb, Vec3{r2, r2, h2}, margin, buf)
+}
+
+func cylinderCapsule(cc Vec3, rc *Mat3, r, hh float64, cp Vec3, rp *Mat3, rr, hp, margin float64, buf *candBuf) Vec3 {
+	return boxCapsule(cc, rc, Vec3{r, r, hh}, cp, rp, rr, hp, margin, buf)
+}
+
+// cylinderSphere: cylinder A, sphere B (exact).
+func cylinderSphere(cc Vec3, rc *Mat3, r, hh float64, cs Vec3, rs, margin float64, buf *candBuf) Vec3 {
+	l := rc.MulTVec(cs.Sub(cc))
+	rad := math.Hypot(l.X, l.Y)
+	// closest point on the solid cylinder
+	cl := l
+	if rad > r {
+		cl.X, cl.Y = l.X*r/rad, l.Y*r/rad
+	}
+	cl.Z = clamp(l.Z, hh)
+	if cl != l {
+		dl := l.Sub(cl)
+		dist := dl.Norm()
+		n := rc.MulVec(dl.Scale(1 / dist))
+		sep := dist - rs
+		if sep <= margin {
+			buf.add(cc.Add(rc.MulVec(cl)).AddScaled(n, 0.5*sep), sep)
+		}
+		return n
+	}
+	// inside: nearest of side and caps
+	dSide := r - rad
+	dCap := hh - math.Abs(l.Z)
+	var nl Vec3
+	depth := dSide
+	if dCap < dSide || rad < 1e-12 {
+		depth = dCap
+		nl = Vec3{0, 0, math.Copysign(1, l.Z)}
+	} else {
+		nl = Vec3{l.X / rad, l.Y / rad, 0}
+	}
+	n := rc.MulVec(nl)
+	sep := -depth - rs
+	buf.add(cs.AddScaled(n, depth).AddScaled(n, 0.5*sep), sep)
+	return n
+}

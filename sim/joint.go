@@ -1,0 +1,300 @@
+package sim
+
+import "math"
+
+// prepareJoints sets each joint's softness for this step.
+func prepareJoints(m *Model, s *State, jointSoft softness, h float64) {
+	for i := range s.ws.joints {
+		j := &s.ws.joints[i]
+		if j.kind == Weld {
+			jd := &m.Joints[i]
+			hz := 1 / (2 * math.Pi * jd.WeldTimeConst * jd.WeldDampingRatio)
+			j.soft = makeSoft(hz, jd.WeldDampingRatio, h)
+		} else {
+			j.soft = jointSoft
+		}
+	}
+}
+
+// updateJoints recomputes each joint's geometry, errors and effective masses
+// from the current poses (once per substep).
+func updateJoints(m *Model, s *State, h float64) {
+	bodies := s.ws.bodies
+	for i := range s.ws.joints {
+		j := &s.ws.joints[i]
+		p, c := &bodies[j.p], &bodies[j.c]
+		j.rP = p.q.Rotate(j.lp)
+		j.rC = c.q.Rotate(j.lc)
+		j.d = c.c.Add(j.rC).Sub(p.c.Add(j.rP))
+		mP, mC := p.invMass, c.invMass
+		switch j.kind {
+		case Weld, Revolute:
+			k := pointK(mP, mC, &p.invI, &c.invI, j.rP, j.rC)
+			j.kLin = inverse(&k)
+		}
+		switch j.kind {
+		case Weld, Prismatic:
+			e := c.q.Mul(p.q.Mul(j.relRot).Conj())
+			if e.W < 0 {
+				e = Quat{-e.W, -e.X, -e.Y, -e.Z}
+			}
+			j.angErr = Vec3{2 * e.X, 2 * e.Y, 2 * e.Z}
+			var k Mat3
+			for t := range k {
+				k[t] = p.invI[t] + c.invI[t]
+			}
+			j.kAng = inverse(&k)
+		}
+		if j.kind == Weld {
+			continue
+		}
+		j.axis = p.q.Rotate(j.axisP)
+		j.t1, j.t2 = perp(j.axis)
+		var kax float64
+		if j.kind == Revolute {
+			aC := c.q.Rotate(j.axisC)
+			j.angErr = j.axis.Cross(aC)
+			a1 := p.invI.MulVec(j.t1).Add(c.invI.MulVec(j.t1))
+			a2 := p.invI.MulVec(j.t2).Add(c.invI.MulVec(j.t2))
+			j.kAng = inverse2(j.t1.Dot(a1), j.t1.Dot(a2), j.t2.Dot(a1), j.t2.Dot(a2))
+			r := p.q0Rel(c, j.relRot)
+			sa := r.X*j.axisP.X + r.Y*j.axisP.Y + r.Z*j.axisP.Z
+			j.q = wrapAngle(2 * math.Atan2(sa, r.W))
+			kax = j.axis.Dot(p.invI.MulVec(j.axis)) + j.axis.Dot(c.invI.MulVec(j.axis))
+		} else {
+			j.sP = j.rP.Add(j.d)
+			k11 := rowK(mP, mC, &p.invI, &c.invI, j.sP, j.rC, j.t1, j.t1)
+			k12 := rowK(mP, mC, &p.invI, &c.invI, j.sP, j.rC, j.t1, j.t2)
+			k22 := rowK(mP, mC, &p.invI, &c.invI, j.sP, j.rC, j.t2, j.t2)
+			j.kLin = inverse2(k11, k12, k12, k22)
+			j.q = j.d.Dot(j.axis)
+			kax = rowK(mP, mC, &p.invI, &c.invI, j.sP, j.rC, j.axis, j.axis)
+		}
+		j.axMass = 0
+		if kax > 0 {
+			j.axMass = 1 / kax
+		}
+		if j.hasSpring {
+			j.springS = springSoft(j.stiff, j.damp, j.axMass, h)
+		}
+		if j.motor {
+			j.motorS = springSoft(j.kp, j.kd, j.axMass, h)
+		}
+	}
+}
+
+// q0Rel returns the joint rotation conj(qP)·qC·conj(relRot) (parent frame).
+func (p *bodySim) q0Rel(c *bodySim, relRot Quat) Quat {
+	return p.q.Conj().Mul(c.q).Mul(relRot.Conj())
+}
+
+// pointK returns the 3×3 inverse effective mass of a point constraint.
+func pointK(mP, mC float64, iP, iC *Mat3, rP, rC Vec3) Mat3 {
+	var k Mat3
+	k[0], k[4], k[8] = mP+mC, mP+mC, mP+mC
+	addSkewInertia(&k, iP, rP)
+	addSkewInertia(&k, iC, rC)
+	return k
+}
+
+// addSkewInertia adds -[r]× I [r]× to k.
+func addSkewInertia(k *Mat3, in *Mat3, r Vec3) {
+		for col := 0; col < 3; col++ {
+		var e Vec3
+		switch col {
+		case 0:
+			e.X = 1
+		case 1:
+			e.Y = 1
+		default:
+			e.Z = 1
+		}
+		// -[r]× I [r]× e = (I (r × e)) × r
+		v := in.MulVec(r.Cross(e)).Cross(r)
+		k[col] += v.X
+		k[3+col] += v.Y
+		k[6+col] += v.Z
+	}
+}
+
+// rowK returns u·(M⁻¹-weighted) v for linear rows u, v with levers sP, rC.
+func rowK(mP, mC float64, iP, iC *Mat3, sP, rC, u, v Vec3) float64 {
+	su, sv := sP.Cross(u), sP.Cross(v)
+	cu, cv := rC.Cross(u), rC.Cross(v)
+	return (mP+mC)*u.Dot(v) + su.Dot(iP.MulVec(sv)) + cu.Dot(iC.MulVec(cv))
+}
+
+// inverse2 returns the inverse of [[a b][c d]] in the top-left of a Mat3.
+func inverse2(a, b, c, d float64) Mat3 {
+	det := a*d - b*c
+	if det == 0 || math.IsNaN(det) {
+		return Mat3{}
+	}
+	id := 1 / det
+	return Mat3{d * id, -b * id, 0, -c * id, a * id, 0, 0, 0, 0}
+}
+
+// totalAxial returns the summed impulse along the joint axis.
+func (j *jointSim) totalAxial() float64 {
+	return j.springImp + j.motorImp + j.lowerImp - j.upperImp
+}
+
+// warmStartJoints applies the accumulated joint impulses.
+func warmStartJoints(ws *workspace) {
+	bodies := ws.bodies
+	for i := range ws.joints {
+		j := &ws.joints[i]
+		p, c := &bodies[j.p], &bodies[j.c]
+		switch j.kind {
+		case Weld:
+			applyImpulse(p, c, j.rP, j.rC, j.linImp)
+			applyAngular(p, c, j.angImp)
+		case Revolute:
+			applyImpulse(p, c, j.rP, j.rC, j.linImp)
+			applyAngular(p, c, j.angImp.Add(j.axis.Scale(j.totalAxial())))
+		case Prismatic:
+			applyImpulse(p, c, j.sP, j.rC, j.linImp.Add(j.axis.Scale(j.totalAxial())))
+			applyAngular(p, c, j.angImp)
+		}
+	}
+}
+
+// applyAngular applies angular impulse l to c and -l to p.
+func applyAngular(p, c *bodySim, l Vec3) {
+	p.w = p.w.Sub(p.invI.MulVec(l))
+	c.w = c.w.Add(c.invI.MulVec(l))
+}
+
+// solveJoints runs one pass over the joints: axis rows (spring, motor,
+// limits) then the locked rows, soft with bias in the solve stage and rigid
+// in the relax stage (welds stay soft in both, like Box2D's soft weld).
+func solveJoints(ws *workspace, h, invH float64, useBias bool) {
+	bodies := ws.bodies
+	for i := range ws.joints {
+		j := &ws.joints[i]
+		p, c := &bodies[j.p], &bodies[j.c]
+		if j.kind != Weld {
+			solveAxis(j, p, c, h, invH, useBias)
+		}
+		soft := softness{0, 1, 0}
+		if useBias || j.kind == Weld {
+			soft = j.soft
+		}
+		switch j.kind {
+		case Weld, Revolute:
+			// point-on-point
+			cdot := c.v.Add(c.w.Cross(j.rC)).Sub(p.v.Add(p.w.Cross(j.rP)))
+			b := cdot.AddScaled(j.d, soft.biasRate)
+			imp := j.kLin.MulVec(b).Scale(-soft.massScale).AddScaled(j.linImp, -soft.impulseScale)
+			j.linImp = j.linImp.Add(imp)
+			applyImpulse(p, c, j.rP, j.rC, imp)
+		case Prismatic:
+			cdot := c.v.Add(c.w.Cross(j.rC)).Sub(p.v.Add(p.w.Cross(j.sP)))
+			b1 := cdot.Dot(j.t1) + soft.biasRate*j.d.Dot(j.t1)
+			b2 := cdot.Dot(j.t2) + soft.biasRate*j.d.Dot(j.t2)
+			a1, a2 := j.linImp.Dot(j.t1), j.linImp.Dot(j.t2)
+			l1 := -soft.massScale*(j.kLin[0]*b1+j.kLin[1]*b2) - soft.impulseScale*a1
+			l2 := -soft.massScale*(j.kLin[3]*b1+j.kLin[4]*b2) - soft.impulseScale*a2
+			imp := j.t1.Scale(l1).AddScaled(j.t2, l2)
+			j.linImp = j.linImp.Add(imp)
+			applyImpulse(p, c, j.sP, j.rC, imp)
+		}
+		switch j.kind {
+		case Weld, Prismatic:
+			cdot := c.w.Sub(p.w)
+			b := cdot.AddScaled(j.angErr, soft.biasRate)
+			imp := j.kAng.MulVec(b).Scale(-soft.massScale).AddScaled(j.angImp, -soft.impulseScale)
+			j.angImp = j.angImp.Add(imp)
+			applyAngular(p, c, imp)
+		case Revolute:
+			cdot := c.w.Sub(p.w)
+			b1 := cdot.Dot(j.t1) + soft.biasRate*j.angErr.Dot(j.t1)
+			b2 := cdot.Dot(j.t2) + soft.biasRate*j.angErr.Dot(j.t2)
+			a1, a2 := j.angImp.Dot(j.t1), j.angImp.Dot(j.t2)
+			l1 := -soft.massScale*(j.kAng[0]*b1+j.kAng[1]*b2) - soft.impulseScale*a1
+			l2 := -soft.massScale*(j.kAng[3]*b1+j.kAng[4]*b2) - soft.impulseScale*a2
+			imp := j.t1.Scale(l1).AddScaled(j.t2, l2)
+			j.angImp = j.angImp.Add(imp)
+			applyAngular(p, c, imp)
+		}
+	}
+}
+
+// axisVel returns the joint coordinate velocity (m/s or rad/s).
+func axisVel(j *jointSim, p, c *bodySim) float64 {
+	if j.kind == Revolute {
+		return c.w.Sub(p.w).Dot(j.axis)
+	}
+	return c.v.Add(c.w.Cross(j.rC)).Sub(p.v.Add(p.w.Cross(j.sP))).Dot(j.axis)
+}
+
+// applyAxial applies impulse (N·s or N·m·s) along the joint axis.
+func applyAxial(j *jointSim, p, c *bodySim, imp float64) {
+	if j.kind == Revolute {
+		applyAngular(p, c, j.axis.Scale(imp))
+		return
+	}
+	applyImpulse(p, c, j.sP, j.rC, j.axis.Scale(imp))
+}
+
+// solveAxis solves the spring-damper, PD motor and limit rows of a
+// prismatic or revolute joint.
+func solveAxis(j *jointSim, p, c *bodySim, h, invH float64, useBias bool) {
+	if j.axMass == 0 {
+		return
+	}
+	if j.hasSpring {
+		s := j.springS
+		cdot := axisVel(j, p, c)
+		imp := -j.axMass*s.massScale*(cdot+s.biasRate*(j.q-j.ref)) - s.impulseScale*j.springImp
+		j.springImp += imp
+		applyAxial(j, p, c, imp)
+	}
+	if j.motor {
+		s := j.motorS
+		cdot := axisVel(j, p, c)
+		imp := -j.axMass*s.massScale*(cdot+s.biasRate*(j.q-j.target)) - s.impulseScale*j.motorImp
+		old := j.motorImp
+		nv := old + imp
+		if j.maxF > 0 {
+			lim := j.maxF * h
+			nv = math.Max(-lim, math.Min(lim, nv))
+		}
+		j.motorImp = nv
+		applyAxial(j, p, c, nv-old)
+	}
+	if j.limited {
+		// lower limit: C = q - lower >= 0
+		{
+			cpos := j.q - j.lower
+			bias, ms, is := 0.0, 1.0, 0.0
+			if cpos > 0 {
+				bias = cpos * invH
+			} else if useBias {
+				bias, ms, is = j.soft.biasRate*cpos, j.soft.massScale, j.soft.impulseScale
+			}
+			cdot := axisVel(j, p, c)
+			imp := -j.axMass*ms*(cdot+bias) - is*j.lowerImp
+			nv := math.Max(j.lowerImp+imp, 0)
+			imp = nv - j.lowerImp
+			j.lowerImp = nv
+			applyAxial(j, p, c, imp)
+		}
+		// upper limit: C = upper - q >= 0
+		{
+			cpos := j.upper - j.q
+			bias, ms, is := 0.0, 1.0, 0.0
+			if cpos > 0 {
+				bias = cpos * invH
+			} else if useBias {
+				bias, ms, is = j.soft.biasRate*cpos, j.soft.massScale, j.soft.impulseScale
+			}
+			cdot := -axisVel(j, p, c)
+			imp := -j.axMass*ms*(cdot+bias) - is*j.upperImp
+			nv := math.Max(j.upperImp+imp, 0)
+			imp = nv - j.upperImp
+			j.upperImp = nv
+			applyAxial(j, p, c, -imp)
+		}
+	}
+}

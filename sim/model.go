@@ -1,0 +1,294 @@
+package sim
+
+// BodyID indexes Model.Bodies and State.Bodies. It is stable for the life of
+// a Model. Body 0 is World, the static world body.
+type BodyID int32
+
+// ShapeID indexes Model.Shapes.
+type ShapeID int32
+
+// JointID indexes Model.Joints.
+type JointID int32
+
+// World is the static world body every Model has at index 0. Static shapes
+// (the table) may be attached to it and joints may use it as a parent.
+const World BodyID = 0
+
+// ShapeKind selects a collision primitive.
+type ShapeKind uint8
+
+// Shape kinds. Sizes are given in ShapeDesc.Size (m) as in MuJoCo:
+//
+//	Box:      Size = half extents (x, y, z)
+//	Sphere:   Size.X = radius
+//	Capsule:  Size.X = radius, Size.Y = half length of the segment along local z
+//	Cylinder: Size.X = radius, Size.Y = half height along local z
+//	Plane:    half-space below local z = 0 (normal +z); Size.X, Size.Y are the
+//	          visual half extents only (0 = infinite); only on static bodies
+const (
+	Box ShapeKind = iota
+	Sphere
+	Capsule
+	Cylinder
+	Plane
+)
+
+// String returns the kind's name.
+func (k ShapeKind) String() string {
+	switch k {
+	case Box:
+		return "box"
+	case Sphere:
+		return "sphere"
+	case Capsule:
+		return "capsule"
+	case Cylinder:
+		return "cylinder"
+	case Plane:
+		return "plane"
+	}
+	return "unknown"
+}
+
+// JointKind selects a joint type.
+type JointKind uint8
+
+// Joint kinds.
+const (
+	// Weld holds the child at a fixed pose relative to the parent through a
+	// soft spring-damper (time constant WeldTimeConst, damping ratio
+	// WeldDampingRatio), like MuJoCo's weld equality with solref. The
+	// MetaWorld hand follows its mocap body through one.
+	Weld JointKind = iota
+	// Prismatic lets the child slide along Axis; the coordinate is in m.
+	Prismatic
+	// Revolute lets the child rotate about Axis through the anchor; the
+	// coordinate is in rad (right-handed about Axis).
+	Revolute
+)
+
+// String returns the kind's name.
+func (k JointKind) String() string {
+	switch k {
+	case Weld:
+		return "weld"
+	case Prismatic:
+		return "prismatic"
+	case Revolute:
+		return "revolute"
+	}
+	return "unknown"
+}
+
+// Options are the global simulation settings. Zero fields take the defaults
+// of DefaultOptions when the Model is built.
+type Options struct {
+	Gravity  Vec3    // m/s² (default 0, 0, -9.81)
+	Timestep float64 // s per Step (default 0.0025)
+	// Substeps is the number of soft-step substeps per Step (default 4).
+	Substeps int
+	// Iterations is the number of biased velocity iterations per substep
+	// (default 1; the relax pass adds one unbiased iteration).
+	Iterations int
+	// ContactHertz is the contact stiffness (Hz) of the soft contact
+	// constraint; it is capped at a quarter of the substep rate (default 60).
+	ContactHertz float64
+	// ContactDampingRatio is the contact damping ratio (default 10, Box2D v3).
+	ContactDampingRatio float64
+	// JointHertz and JointDampingRatio soften the rigid rows of prismatic
+	// and revolute joints (default 120 Hz, 2; capped at a quarter of the
+	// substep rate).
+	JointHertz, JointDampingRatio float64
+	// MaxPushSpeed caps the speed (m/s) at which penetration is resolved
+	// (default 0.5).
+	MaxPushSpeed float64
+	// ContactMargin is the distance (m) at which speculative contacts are
+	// created before shapes touch (default 0.002).
+	ContactMargin float64
+	// LinearSlop is the penetration (m) allowed without position correction,
+	// which keeps resting contact quiet (default 0.0002).
+	LinearSlop float64
+	// MaxSpeed (m/s) and MaxAngularSpeed (rad/s) cap body velocities; a cap
+	// that acts is counted in Warnings.SpeedCap (defaults 20 and 200).
+	MaxSpeed, MaxAngularSpeed float64
+	// RestitutionThreshold is the approach speed (m/s) below which
+	// restitution is ignored (default 0.05).
+	RestitutionThreshold float64
+}
+
+// DefaultOptions returns the defaults described on Options.
+func DefaultOptions() Options {
+	return Options{
+		Gravity:              Vec3{0, 0, -9.81},
+		Timestep:             0.0025,
+		Substeps:             4,
+		Iterations:           1,
+		ContactHertz:         60,
+		ContactDampingRatio:  10,
+		JointHertz:           120,
+		JointDampingRatio:    2,
+		MaxPushSpeed:         0.5,
+		ContactMargin:        0.002,
+		LinearSlop:           0.0002,
+		MaxSpeed:             20,
+		MaxAngularSpeed:      200,
+		RestitutionThreshold: 0.05,
+	}
+}
+
+// BodyDesc describes a rigid body.
+type BodyDesc struct {
+	Name string
+	// Mass (kg); 0 makes the body static unless Mocap is set.
+	Mass float64
+	// Inertia is the diagonal of the inertia tensor (kg·m²) about the centre
+	// of mass in the body frame. Zero means "compute it from the shapes",
+	// spreading Mass over the colliding shapes in proportion to their volume.
+	Inertia Vec3
+	// COM is the centre of mass in the body frame (m). When Inertia is zero
+	// it is computed from the shapes and this field is ignored.
+	COM Vec3
+	// Pos and Rot are the initial pose of the body frame in the world.
+	Pos Vec3
+	Rot Quat
+	// Vel (m/s, of the centre of mass) and AngVel (rad/s) are the initial
+	// velocities in the world frame.
+	Vel, AngVel Vec3
+	// Mocap makes the body kinematic: it has infinite mass and follows the
+	// target set by State.SetMocap, reaching it at the end of each Step.
+	Mocap bool
+	// LinearDamping (1/s) and AngularDamping (1/s) slow the body like air drag.
+	LinearDamping, AngularDamping float64
+	// GravityOff disables gravity for this body.
+	GravityOff bool
+
+	// Filled by Build: the body's shapes are Shapes[FirstShape :
+	// FirstShape+NumShapes] when they were added contiguously; use
+	// ShapesOf for the general case.
+	invMass float64
+}
+
+// ShapeDesc describes a collision (or visual-only) shape attached to a body.
+type ShapeDesc struct {
+	Name string
+	Kind ShapeKind
+	// Size in m, see the ShapeKind constants.
+	Size Vec3
+	// Pos and Rot are the pose of the shape in its body's frame.
+	Pos Vec3
+	Rot Quat
+	// Friction is the sliding friction coefficient μ; a contact uses the
+	// larger of its two shapes' values, as MuJoCo does (default 1 when
+	// zero; use a tiny positive value for "frictionless").
+	Friction float64
+	// TorsionalFriction (m) limits the torque about a contact normal to
+	// TorsionalFriction × normal force (MuJoCo condim 4's second friction
+	// coefficient; larger of the two shapes).
+	TorsionalFriction float64
+	// Restitution e in [0, 1]: bounce speed ratio (larger of the two shapes).
+	Restitution float64
+	// Color is the RGBA colour for the renderer; sim ignores it.
+	Color [4]float32
+	// NoCollide makes the shape visual-only (markers, goal sites): it takes
+	// part in neither collision nor mass.
+	NoCollide bool
+
+	// Body is the owning body (filled by Builder.AddShape).
+	Body BodyID
+}
+
+// JointDesc describes a joint between a parent and a child body.
+type JointDesc struct {
+	Name string
+	Kind JointKind
+	// Parent and Child are the connected bodies; Parent may be World or a
+	// mocap body. The child moves relative to the parent.
+	Parent, Child BodyID
+	// Anchor is the joint origin in the world frame at the bodies' initial
+	// poses (m). The joint coordinate is 0 at the initial poses.
+	Anchor Vec3
+	// Axis is the slide or hinge direction in the world frame at the
+	// initial poses (any non-zero length; ignored for Weld).
+	Axis Vec3
+	// Limited enables the position limits [Lower, Upper] (m or rad).
+	Limited      bool
+	Lower, Upper float64
+	// Damping (N·s/m or N·m·s/rad) resists joint velocity.
+	Damping float64
+	// Stiffness (N/m or N·m/rad) pulls the coordinate toward SpringRef.
+	Stiffness, SpringRef float64
+	// Motor enables a PD position servo driven by State.Ctrl[CtrlIndex]:
+	// force = Kp·(ctrl − q) − Kd·q̇, limited to ±MaxForce (N or N·m;
+	// 0 = unlimited). CtrlIndex is assigned by Build in joint order.
+	Motor        bool
+	Kp, Kd       float64
+	MaxForce     float64
+	CtrlIndex    int
+	CtrlLow      float64 // ctrl values are clamped to [CtrlLow, CtrlHigh] when CtrlLow < CtrlHigh
+	CtrlHigh     float64
+	InitialCtrl  float64 // the value NewState puts in Ctrl[CtrlIndex]
+	// WeldTimeConst (s, default 0.02) and WeldDampingRatio (default 1)
+	// soften a Weld like MuJoCo's solref.
+	WeldTimeConst, WeldDampingRatio float64
+
+	// Filled by Build: the anchor and axis in each body's frame (relative to
+	// the body origin) and the initial relative rotation.
+	localAnchorP, localAnchorC Vec3
+	localAxisP                 Vec3
+	relRot                     Quat // conj(qP)·qC at the initial poses
+}
+
+// Model is the static description of a scene. Step never mutates it; share
+// it across goroutines. Build it with a Builder.
+type Model struct {
+	Opt    Options
+	Bodies []BodyDesc
+	Shapes []ShapeDesc
+	Joints []JointDesc
+	// NumCtrl is len(State.Ctrl): the number of motorised joints.
+	NumCtrl int
+
+	bodyNames, shapeNames, jointNames map[string]int32
+	// exclude holds body pairs (lo<<32 | hi) that never collide: bodies
+	// connected by a joint and pairs added with Builder.ExcludePair.
+	exclude []uint64
+	// bodyCOM is the centre of mass of each body in its frame (m).
+	bodyCOM []Vec3
+	// invInertiaBody is the inverse inertia about the COM in the body frame.
+	invInertiaBody []Mat3
+	// dynamic lists the non-static, non-mocap bodies; mocap lists mocap bodies.
+	dynamic, mocap []int32
+	// shapeRadius is a bounding radius of each shape about its centre (m).
+	shapeRadius []float64
+	// bodyShapes lists each body's colliding shape ids, offsets in
+	// bodyShapeStart (len(Bodies)+1).
+	bodyShapes     []int32
+	bodyShapeStart []int32
+	// jointCtrl maps ctrl index -> joint.
+	ctrlJoint []int32
+}
+
+// Body returns the id of the body named name.
+func (m *Model) Body(name string) (BodyID, bool) {
+	i, ok := m.bodyNames[name]
+	return BodyID(i), ok
+}
+
+// Shape returns the id of the shape named name.
+func (m *Model) Shape(name string) (ShapeID, bool) {
+	i, ok := m.shapeNames[name]
+	return ShapeID(i), ok
+}
+
+// Joint returns the id of the joint named name.
+func (m *Model) Joint(name string) (JointID, bool) {
+	i, ok := m.jointNames[name]
+	return JointID(i), ok
+}
+
+// IsStatic reports whether body b has infinite mass and never moves (World
+// and Mass-0 bodies; mocap bodies move and are not static).
+func (m *Model) IsStatic(b BodyID) bool {
+	d := &m.Bodies[b]
+	return d.Mass == 0 && !d.Mocap
+}

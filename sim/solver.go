@@ -1,0 +1,393 @@
+package sim
+
+import "math"
+
+// Solver constants that are not per-Model options.
+const (
+	// maxManifoldPoints is the size of a contact manifold (Box2D: 2 in 2D;
+	// 4 points span a face contact in 3D).
+	maxManifoldPoints = 4
+	// matchDist2 is the squared distance (m²) within which a new contact
+	// point inherits the impulses of an old one (warm start), measured in
+	// body A's frame.
+	matchDist2 = 0.003 * 0.003
+	// deepPenetration (m) counts a contact in Warnings.Penetration.
+	deepPenetration = 0.01
+)
+
+// softness holds the coefficients of a soft constraint (Box2D v3 b2Softness).
+type softness struct{ biasRate, massScale, impulseScale float64 }
+
+// makeSoft returns the soft-constraint coefficients for a spring of the
+// given frequency (Hz) and damping ratio solved with substep h (s); a zero
+// frequency gives a rigid constraint (Catto, "Solver2D", 2024).
+func makeSoft(hertz, zeta, h float64) softness {
+	if hertz == 0 {
+		return softness{0, 1, 0}
+	}
+	omega := 2 * math.Pi * hertz
+	a1 := 2*zeta + h*omega
+	a2 := h * omega * a1
+	a3 := 1 / (1 + a2)
+	return softness{omega / a1, a2 * a3, a3}
+}
+
+// springSoft returns the soft coefficients of a physical spring-damper of
+// stiffness k and damping c acting on a row of effective mass meff,
+// integrated implicitly over h: bias multiplies the position error.
+func springSoft(k, c, meff, h float64) softness {
+	x := h * (h*k + c)
+	if x == 0 || meff == 0 {
+		return softness{0, 0, 1}
+	}
+	return softness{k / (h*k + c), x / (meff + x), meff / (meff + x)}
+}
+
+// bodySim is the solver's per-body working set.
+type bodySim struct {
+	c, v, w Vec3 // centre of mass (m), velocity (m/s), angular velocity (rad/s)
+	q       Quat
+	c0      Vec3 // centre at the start of the step
+	q0      Quat
+	dq      Quat // q·conj(q0)
+	invMass float64
+	invI    Mat3 // world inverse inertia (1/(kg·m²))
+	linDamp float64
+	angDamp float64
+	gravity float64 // 1 or 0
+	free    bool    // no contact or joint this step: ballistic integration
+	capped  bool
+}
+
+// contactPoint is one point of a manifold.
+type contactPoint struct {
+	p       Vec3    // world point at collide (m)
+	local   Vec3    // point in body A's frame, for warm-start matching
+	sep     float64 // separation at collide (m), negative = penetration
+	rA, rB  Vec3    // levers from the centres of mass at the step start
+	adjSep  float64 // sep - n·(rB - rA)
+	nMass   float64 // 1/(J M⁻¹ Jᵀ) along the normal (kg)
+	t1Mass  float64
+	t2Mass  float64
+	ni      float64 // accumulated normal impulse (N·s)
+	f1, f2  float64 // accumulated friction impulses along t1, t2 (N·s)
+	fw      Vec3    // friction impulse in world frame (warm-start carrier)
+	maxNi   float64
+	relVel  float64 // normal relative velocity at prepare (m/s)
+}
+
+// manifold is the contact between two shapes, with a shared normal.
+type manifold struct {
+	key            uint64 // pairKey(shapeA, shapeB)
+	shapeA, shapeB int32
+	bodyA, bodyB   int32
+	n, t1, t2      Vec3 // normal from A to B and tangents
+	npts           int32
+	pts            [maxManifoldPoints]contactPoint
+	friction       float64
+	torsion        float64
+	restitution    float64
+	ti             float64 // accumulated torsional impulse (N·m·s)
+	tMass          float64
+}
+
+// jointSim is the solver's per-joint working set.
+type jointSim struct {
+	kind       JointKind
+	p, c       int32
+	lp, lc     Vec3 // anchors relative to the centres of mass in body frames
+	axisP      Vec3 // axis in P's frame
+	axisC      Vec3 // axis in C's frame (revolute alignment)
+	relRot     Quat
+	hasSpring  bool
+	motor      bool
+	limited    bool
+	stiff, damp, ref float64
+	kp, kd, maxF     float64
+	lower, upper     float64
+	ctrl             int32
+	soft             softness // rigid rows
+	// per-substep geometry
+	rP, rC     Vec3 // world levers (m)
+	sP         Vec3 // rP + d for prismatic rows
+	d          Vec3 // anchor separation (m)
+	axis       Vec3 // world axis
+	t1, t2     Vec3 // world perpendiculars
+	q          float64
+	angErr     Vec3
+	kLin       Mat3 // inverse effective mass of point/perpendicular block
+	kAng       Mat3 // inverse effective mass of angular block
+	axMass     float64
+	springS    softness
+	motorS     softness
+	target     float64
+	// accumulated impulses
+	linImp, angImp           Vec3
+	springImp, motorImp      float64
+	lowerImp, upperImp       float64
+}
+
+// workspace is preallocated by NewState; Step allocates nothing.
+type workspace struct {
+	bodies   []bodySim
+	joints   []jointSim
+	prevPos  []Vec3
+	prevRot  []Quat
+	shapePos []Vec3
+	shapeRot []Mat3
+	shapeQ   []Quat
+	aabbLo   []Vec3
+	aabbHi   []Vec3
+	order    []int32 // sweep-and-prune order of non-plane colliding shapes
+	planes   []int32
+}
+
+func (w *workspace) init(m *Model) {
+	nb, ns := len(m.Bodies), len(m.Shapes)
+	w.bodies = make([]bodySim, nb)
+	w.prevPos = make([]Vec3, nb)
+	w.prevRot = make([]Quat, nb)
+	w.shapePos = make([]Vec3, ns)
+	w.shapeRot = make([]Mat3, ns)
+	w.shapeQ = make([]Quat, ns)
+	w.aabbLo = make([]Vec3, ns)
+	w.aabbHi = make([]Vec3, ns)
+	for i := range m.Shapes {
+		sd := &m.Shapes[i]
+		if sd.NoCollide {
+			continue
+		}
+		if sd.Kind == Plane {
+			w.planes = append(w.planes, int32(i))
+		} else {
+			w.order = append(w.order, int32(i))
+		}
+	}
+	w.joints = make([]jointSim, len(m.Joints))
+	for i := range m.Joints {
+		jd := &m.Joints[i]
+		j := &w.joints[i]
+		*j = jointSim{
+			kind: jd.Kind, p: int32(jd.Parent), c: int32(jd.Child),
+			lp:      jd.localAnchorP.Sub(m.bodyCOM[jd.Parent]),
+			lc:      jd.localAnchorC.Sub(m.bodyCOM[jd.Child]),
+			axisP:   jd.localAxisP,
+			relRot:  jd.relRot,
+			limited: jd.Limited, lower: jd.Lower, upper: jd.Upper,
+			stiff: jd.Stiffness, damp: jd.Damping, ref: jd.SpringRef,
+			hasSpring: jd.Stiffness > 0 || jd.Damping > 0,
+			motor:     jd.Motor, kp: jd.Kp, kd: jd.Kd, maxF: jd.MaxForce, ctrl: int32(jd.CtrlIndex),
+		}
+		j.axisC = jd.relRot.InvRotate(jd.localAxisP)
+	}
+}
+
+// solve runs the soft-step solver for one Timestep (Step2's body).
+func solve(m *Model, s *State) {
+	opt := &m.Opt
+	dt := opt.Timestep
+	n := opt.Substeps
+	h := dt / float64(n)
+	invH := 1 / h
+	ws := &s.ws
+
+	prepareBodies(m, s, dt)
+	for mi := range s.man {
+		ws.bodies[s.man[mi].bodyA].free = false
+		ws.bodies[s.man[mi].bodyB].free = false
+	}
+	for ji := range ws.joints {
+		ws.bodies[ws.joints[ji].p].free = false
+		ws.bodies[ws.joints[ji].c].free = false
+	}
+	contactSoft := makeSoft(math.Min(opt.ContactHertz, 0.25/h), opt.ContactDampingRatio, h)
+	jointSoft := makeSoft(math.Min(opt.JointHertz, 0.25/h), opt.JointDampingRatio, h)
+	prepareContacts(m, s)
+	prepareJoints(m, s, jointSoft, h)
+
+	for sub := 0; sub < n; sub++ {
+		integrateVelocities(m, ws, opt.Gravity, h)
+		updateJoints(m, s, h)
+		warmStartJoints(ws)
+		warmStartContacts(s.man, ws.bodies)
+		for it := 0; it < opt.Iterations; it++ {
+			solveJoints(ws, h, invH, true)
+			solveContacts(s.man, ws.bodies, contactSoft, invH, opt.MaxPushSpeed, opt.LinearSlop, true)
+		}
+		integratePositions(m, ws, opt.Gravity, h, opt.MaxSpeed, opt.MaxAngularSpeed)
+		solveJoints(ws, h, invH, false)
+		solveContacts(s.man, ws.bodies, contactSoft, invH, opt.MaxPushSpeed, opt.LinearSlop, false)
+	}
+	applyRestitution(s.man, ws.bodies, opt.RestitutionThreshold)
+	finishStep(m, s, dt)
+}
+
+// prepareBodies loads State.Bodies into the solver arrays, applies Ctrl
+// sanitising and turns mocap targets into velocities.
+func prepareBodies(m *Model, s *State, dt float64) {
+	ws := &s.ws
+	for i := range m.Bodies {
+		d := &m.Bodies[i]
+		bs := &s.Bodies[i]
+		b := &ws.bodies[i]
+		ws.prevPos[i], ws.prevRot[i] = bs.Pos, bs.Rot
+		b.q = bs.Rot
+		b.c = bs.Pos.Add(bs.Rot.Rotate(m.bodyCOM[i]))
+		b.c0, b.q0 = b.c, b.q
+		b.dq = Identity()
+		b.invMass = d.invMass
+		b.linDamp, b.angDamp = d.LinearDamping, d.AngularDamping
+		b.gravity = 1
+		if d.GravityOff || d.invMass == 0 {
+			b.gravity = 0
+		}
+		b.capped = false
+		b.free = true
+		if d.invMass > 0 {
+			b.v, b.w = bs.Vel, bs.AngVel
+			r := b.q.Mat3()
+			b.invI = rotateInertia(&r, &m.invInertiaBody[i])
+		} else {
+			b.v, b.w = Vec3{}, Vec3{}
+			b.invI = Mat3{}
+		}
+	}
+	// mocap: constant velocity that reaches the target at the end of the step
+	for _, i := range m.mocap {
+		b := &ws.bodies[i]
+		tp, tq := s.mocapPos[i], s.mocapRot[i]
+		if !tp.IsFinite() || !finite(tq.W+tq.X+tq.Y+tq.Z) {
+			s.Warnings.BadCtrl++
+			continue
+		}
+		b.v = tp.Sub(b.c).Scale(1 / dt)
+		dq := tq.Mul(b.q.Conj())
+		if dq.W < 0 {
+			dq = Quat{-dq.W, -dq.X, -dq.Y, -dq.Z}
+		}
+		sinHalf := math.Sqrt(dq.X*dq.X + dq.Y*dq.Y + dq.Z*dq.Z)
+		if sinHalf > 1e-12 {
+			ang := 2 * math.Atan2(sinHalf, dq.W)
+			b.w = Vec3{dq.X, dq.Y, dq.Z}.Scale(ang / sinHalf / dt)
+		}
+	}
+	for c, j := range m.ctrlJoint {
+		u := s.Ctrl[c]
+		if !finite(u) {
+			s.Warnings.BadCtrl++
+			u = s.lastCtrl[c]
+			s.Ctrl[c] = u
+		}
+		jd := &m.Joints[j]
+		if jd.CtrlLow < jd.CtrlHigh {
+			u = math.Max(jd.CtrlLow, math.Min(jd.CtrlHigh, u))
+		}
+		s.lastCtrl[c] = u
+		ws.joints[j].target = u
+	}
+}
+
+// integrateVelocities applies gravity and damping over h.
+func integrateVelocities(m *Model, ws *workspace, g Vec3, h float64) {
+	for _, i := range m.dynamic {
+		b := &ws.bodies[i]
+		b.v = b.v.AddScaled(g, h*b.gravity)
+		if b.linDamp > 0 {
+			b.v = b.v.Scale(1 / (1 + h*b.linDamp))
+		}
+		if b.angDamp > 0 {
+			b.w = b.w.Scale(1 / (1 + h*b.angDamp))
+		}
+	}
+}
+
+// integratePositions moves bodies (dynamic and mocap) over h, caps speeds
+// and refreshes world inverse inertias.
+func integratePositions(m *Model, ws *workspace, g Vec3, h, maxV, maxW float64) {
+	invIBody := m.invInertiaBody
+	for i := 1; i < len(ws.bodies); i++ {
+		b := &ws.bodies[i]
+		if b.invMass == 0 && b.v == (Vec3{}) && b.w == (Vec3{}) {
+			continue
+		}
+		if b.invMass > 0 {
+			if v2 := b.v.Norm2(); v2 > maxV*maxV {
+				b.v = b.v.Scale(maxV / math.Sqrt(v2))
+				b.capped = true
+			}
+			if w2 := b.w.Norm2(); w2 > maxW*maxW {
+				b.w = b.w.Scale(maxW / math.Sqrt(w2))
+				b.capped = true
+			}
+		}
+		b.c = b.c.AddScaled(b.v, h)
+		if b.free {
+			// unconstrained: v includes this substep's gravity, so removing
+			// half of it makes ballistic flight exact (x0 + v0 t + g t²/2)
+			b.c = b.c.AddScaled(g, -0.5*h*h*b.gravity)
+		}
+		w := b.w
+		q := b.q
+		hh := 0.5 * h
+		q = Quat{
+			q.W - hh*(w.X*q.X+w.Y*q.Y+w.Z*q.Z),
+			q.X + hh*(w.X*q.W+w.Y*q.Z-w.Z*q.Y),
+			q.Y + hh*(w.Y*q.W+w.Z*q.X-w.X*q.Z),
+			q.Z + hh*(w.Z*q.W+w.X*q.Y-w.Y*q.X),
+		}
+		b.q = q.Normalize()
+		b.dq = b.q.Mul(b.q0.Conj())
+		if b.invMass > 0 {
+			r := b.q.Mat3()
+			b.invI = rotateInertia(&r, &invIBody[i])
+		}
+	}
+}
+
+// finishStep writes the solver state back into s.Bodies, stores friction
+// impulses for the next warm start, fills the contact list and counts
+// warnings.
+func finishStep(m *Model, s *State, dt float64) {
+	ws := &s.ws
+	for _, i := range m.dynamic {
+		b := &ws.bodies[i]
+		bs := &s.Bodies[i]
+		if b.capped {
+			s.Warnings.SpeedCap++
+		}
+		if !b.c.IsFinite() || !b.v.IsFinite() || !b.w.IsFinite() || !finite(b.q.W+b.q.X+b.q.Y+b.q.Z) {
+			s.Warnings.NaN++
+			bs.Pos, bs.Rot = ws.prevPos[i], ws.prevRot[i]
+			bs.Vel, bs.AngVel = Vec3{}, Vec3{}
+			continue
+		}
+		bs.Rot = b.q
+		bs.Pos = b.c.Sub(b.q.Rotate(m.bodyCOM[i]))
+		bs.Vel, bs.AngVel = b.v, b.w
+	}
+	for _, i := range m.mocap {
+		b := &ws.bodies[i]
+		bs := &s.Bodies[i]
+		bs.Pos, bs.Rot = s.mocapPos[i], s.mocapRot[i]
+		bs.Vel, bs.AngVel = b.v, b.w
+	}
+	invH := float64(m.Opt.Substeps) / dt
+	s.contacts = s.contacts[:0]
+	for mi := range s.man {
+		mf := &s.man[mi]
+		for k := 0; k < int(mf.npts); k++ {
+			cp := &mf.pts[k]
+			cp.fw = mf.t1.Scale(cp.f1).AddScaled(mf.t2, cp.f2)
+			if cp.sep < -deepPenetration {
+				s.Warnings.Penetration++
+			}
+			if cp.sep <= 0 || cp.ni > 0 {
+				s.contacts = append(s.contacts, Contact{
+					ShapeA: ShapeID(mf.shapeA), ShapeB: ShapeID(mf.shapeB),
+					Pos: cp.p, Normal: mf.n, Depth: -cp.sep,
+					NormalForce: cp.ni * invH, FrictionForce: cp.fw.Scale(invH),
+				})
+			}
+		}
+	}
+}
