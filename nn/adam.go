@@ -29,7 +29,9 @@ func NewAdam(n int, lr float64) *Adam {
 }
 
 // Step applies one update to params from grads (both of the length given
-// to NewAdam). It returns the gradient L2 norm before clipping.
+// to NewAdam). It returns the gradient L2 norm before clipping. When that
+// norm is NaN or ±Inf, Step changes nothing (neither params nor moments)
+// and the caller should treat the returned norm as divergence.
 func (a *Adam) Step(params, grads []float32) float64 {
 	if len(params) != len(a.M) || len(grads) != len(a.M) {
 		panic("nn: Adam.Step length mismatch")
@@ -39,6 +41,9 @@ func (a *Adam) Step(params, grads []float32) float64 {
 		ss += float64(g) * float64(g)
 	}
 	norm := math.Sqrt(ss)
+	if math.IsNaN(norm) || math.IsInf(norm, 0) {
+		return norm
+	}
 	scale := float32(1)
 	if a.MaxGradNorm > 0 && norm > a.MaxGradNorm {
 		scale = float32(a.MaxGradNorm / (norm + 1e-6))

@@ -20,7 +20,11 @@ import (
 // because the float32 slices contain no Go pointers.
 type openBLAS struct{}
 
-func init() {
+// registered is evaluated during package variable initialisation, before
+// blas.go's init reads VLMRB_BLAS.
+var registered = registerOpenBLAS()
+
+func registerOpenBLAS() bool {
 	backends["openblas"] = backend{
 		name: "openblas",
 		impl: openBLAS{},
@@ -32,6 +36,7 @@ func init() {
 	// that never calls SetThreads does not spawn one BLAS thread per core
 	// next to Go's own threads.
 	C.openblas_set_num_threads(1)
+	return true
 }
 
 func cTrans(t blas.Transpose) C.enum_CBLAS_TRANSPOSE {

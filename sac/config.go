@@ -1,0 +1,97 @@
+package sac
+
+import "fmt"
+
+// Config holds the SAC hyperparameters. Start from DefaultConfig; New
+// replaces zero numeric fields with the defaults (booleans are taken as
+// given).
+type Config struct {
+	Gamma          float64 // discount factor (0.99)
+	Tau            float64 // Polyak coefficient of the target critics (0.005)
+	BatchSize      int     // transitions per gradient step (256); Update accepts any batch size
+	LearningStarts int     // env steps of uniform random actions before the first update (5000); used by the training loop
+	PolicyLR       float64 // Adam step size of the actor (3e-4)
+	QLR            float64 // Adam step size of the critics and of log α (1e-3)
+
+	// PolicyFrequency: every PolicyFrequency-th Update runs PolicyFrequency
+	// actor (and α) steps on the same batch, as CleanRL does (2).
+	PolicyFrequency int
+	// TargetNetworkFrequency: Polyak update every this many Updates (1).
+	TargetNetworkFrequency int
+
+	Autotune      bool    // tune α toward TargetEntropy (true in DefaultConfig)
+	Alpha         float64 // α when Autotune is off (0.2); with Autotune α starts at 1 (log α = 0), as CleanRL
+	TargetEntropy float64 // target entropy for Autotune; 0 means −|A|
+
+	Hidden    []int   // hidden widths of actor and critics ({256, 256})
+	LogStdMin float64 // lower bound of the actor's log σ (−5)
+	LogStdMax float64 // upper bound of the actor's log σ (2)
+
+	MaxGradNorm float64 // clip each network's gradient to this L2 norm; 0 disables (CleanRL: off)
+	ReLo        bool    // compute ReLo scores (one more target-critic forward pass per Update)
+	Threads     int     // 1: Update runs on the caller's goroutine; 2: the twin critics run in parallel (1)
+	Seed        uint64  // seeds the agent's PCG generator (initialisation and action noise)
+}
+
+// DefaultConfig returns CleanRL's defaults for sac_continuous_action.py.
+func DefaultConfig() Config {
+	return Config{
+		Gamma: 0.99, Tau: 0.005, BatchSize: 256, LearningStarts: 5000,
+		PolicyLR: 3e-4, QLR: 1e-3, PolicyFrequency: 2, TargetNetworkFrequency: 1,
+		Autotune: true, Alpha: 0.2,
+		Hidden: []int{256, 256}, LogStdMin: -5, LogStdMax: 2,
+		Threads: 1,
+	}
+}
+
+// withDefaults fills zero numeric fields and validates the result.
+func (c Config) withDefaults() (Config, error) {
+	d := DefaultConfig()
+	f := func(v *float64, def float64) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	i := func(v *int, def int) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	f(&c.Gamma, d.Gamma)
+	f(&c.Tau, d.Tau)
+	i(&c.BatchSize, d.BatchSize)
+	i(&c.LearningStarts, d.LearningStarts)
+	f(&c.PolicyLR, d.PolicyLR)
+	f(&c.QLR, d.QLR)
+	i(&c.PolicyFrequency, d.PolicyFrequency)
+	i(&c.TargetNetworkFrequency, d.TargetNetworkFrequency)
+	f(&c.Alpha, d.Alpha)
+	if len(c.Hidden) == 0 {
+		c.Hidden = d.Hidden
+	}
+	c.Hidden = append([]int(nil), c.Hidden...)
+	if c.LogStdMin == 0 && c.LogStdMax == 0 {
+		c.LogStdMin, c.LogStdMax = d.LogStdMin, d.LogStdMax
+	}
+	i(&c.Threads, d.Threads)
+	switch {
+	case c.Gamma < 0 || c.Gamma > 1:
+		return c, fmt.Errorf("sac: Gamma %g outside [0, 1]", c.Gamma)
+	case c.Tau < 0 || c.Tau > 1:
+		return c, fmt.Errorf("sac: Tau %g outside [0, 1]", c.Tau)
+	case c.BatchSize < 1 || c.PolicyFrequency < 1 || c.TargetNetworkFrequency < 1 || c.LearningStarts < 0:
+		return c, fmt.Errorf("sac: BatchSize, PolicyFrequency and TargetNetworkFrequency must be positive")
+	case c.PolicyLR < 0 || c.QLR < 0 || c.Alpha < 0 || c.MaxGradNorm < 0:
+		return c, fmt.Errorf("sac: learning rates, Alpha and MaxGradNorm must not be negative")
+	case c.LogStdMin >= c.LogStdMax:
+		return c, fmt.Errorf("sac: LogStdMin %g must be below LogStdMax %g", c.LogStdMin, c.LogStdMax)
+	case c.Threads < 1 || c.Threads > 2:
+		return c, fmt.Errorf("sac: Threads %d: use 1 or 2", c.Threads)
+	}
+	for _, h := range c.Hidden {
+		if h < 1 {
+			return c, fmt.Errorf("sac: hidden width %d must be positive", h)
+		}
+	}
+	return c, nil
+}
