@@ -61,10 +61,12 @@ type BufferConfig struct {
 	LambdaMax    float64 `yaml:"lambda_max"`    // VLM-RB mixture weight after warm-up
 	LambdaWarmup int64   `yaml:"lambda_warmup"` // env steps over which λ rises from 0 to lambda_max
 	DefaultPrio  float64 `yaml:"default_prio"`  // p̄ for unscored transitions
-	ScoreMap     string  `yaml:"score_map"`     // raw | threshold
-	ScoreFloor   float64 `yaml:"score_floor"`   // floor ε for scored priorities
+	ScoreMap     string  `yaml:"score_map"`     // threshold (the paper's rule) | raw
+	Threshold    float64 `yaml:"threshold"`     // score cut for score_map threshold
+	ScoreFloor   float64 `yaml:"score_floor"`   // floor ε for mapped priorities
+	VLMAlpha     float64 `yaml:"vlm_alpha"`     // exponent on VLM-RB priorities (1: p_i/Σp)
 	TDProduct    bool    `yaml:"td_product"`    // continuous-control variant: priority p^VLM·|δ|
-	ImportanceIS bool    `yaml:"importance_is"` // importance weights against the mixture
+	ImportanceIS bool    `yaml:"importance_is"` // VLM-RB importance weights against the mixture (paper: off)
 }
 
 // VLMConfig configures clips and the scorer.
@@ -140,8 +142,10 @@ func DefaultConfig() Config {
 			LambdaMax:    0.5,
 			LambdaWarmup: 10000,
 			DefaultPrio:  0.5,
-			ScoreMap:     "raw",
-			ScoreFloor:   0.01,
+			ScoreMap:     "threshold",
+			Threshold:    0.5,
+			ScoreFloor:   1e-3,
+			VLMAlpha:     1,
 		},
 		VLM: VLMConfig{
 			ClipLen: 32,
@@ -248,7 +252,7 @@ func (c *Config) Validate() error {
 	add(oneOf("reward", c.Reward, RewardChoices))
 	add(oneOf("replay", c.Replay, ReplayChoices))
 	add(oneOf("scorer", c.Scorer, ScorerChoices))
-	add(oneOf("buffer.score_map", c.Buffer.ScoreMap, []string{"raw", "threshold"}))
+	add(oneOf("buffer.score_map", c.Buffer.ScoreMap, []string{"threshold", "raw"}))
 	pos := func(name string, v int64) {
 		if v <= 0 {
 			add(badf("%s must be > 0 (got %d)", name, v))
@@ -308,6 +312,10 @@ func (c *Config) Validate() error {
 	nonneg("buffer.lambda_warmup", float64(c.Buffer.LambdaWarmup))
 	nonneg("buffer.default_prio", c.Buffer.DefaultPrio)
 	nonneg("buffer.score_floor", c.Buffer.ScoreFloor)
+	nonneg("buffer.vlm_alpha", c.Buffer.VLMAlpha)
+	if c.Buffer.Threshold < 0 || c.Buffer.Threshold > 1 {
+		add(badf("buffer.threshold must be in [0, 1] (got %g)", c.Buffer.Threshold))
+	}
 	pos("vlm.clip_len", int64(c.VLM.ClipLen))
 	pos("vlm.stride", int64(c.VLM.Stride))
 	pos("vlm.frames", int64(c.VLM.Frames))

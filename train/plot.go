@@ -22,11 +22,11 @@ var curves = []curve{
 	{"success_rate.png", "Success rate", "success rate", []string{"eval/success_rate", "rollout/success_rate"}},
 	{"return.png", "Episode return", "return", []string{"eval/mean_return", "rollout/ep_rew_mean"}},
 	{"losses.png", "Losses", "loss", []string{"losses/qf1", "losses/qf2", "losses/actor"}},
-	{"alpha.png", "Entropy coefficient", "alpha", []string{"losses/alpha_value"}},
+	{"alpha.png", "Entropy coefficient", "alpha", []string{"charts/alpha"}},
 	{"vlm.png", "VLM scoring", "fraction", []string{"vlm/scored_fraction", "vlm/lambda", "vlm/mean_score"}},
 }
 
-var palette = []color.Color{
+var linePalette = []color.Color{
 	color.RGBA{31, 119, 180, 255}, color.RGBA{255, 127, 14, 255},
 	color.RGBA{44, 160, 44, 255}, color.RGBA{214, 39, 40, 255},
 }
@@ -57,7 +57,7 @@ func PlotCurves(dir string, title string, rows []Row) ([]string, error) {
 			if err != nil {
 				return written, fmt.Errorf("plot %s: %w", k, err)
 			}
-			l.Color = palette[i%len(palette)]
+			l.Color = linePalette[i%len(linePalette)]
 			l.Width = vg.Points(1.5)
 			p.Add(l)
 			if len(xy) == 1 {

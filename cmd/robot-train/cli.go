@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/vlmrb/vlmrb/train"
+)
+
+// exit codes (the CLI contract)
+const (
+	exitOK          = 0
+	exitFailure     = 1
+	exitUsage       = 2
+	exitInterrupted = 130
+)
+
+// usageError is a mistake in the command line: exit 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
+
+// errInterrupted reports a clean stop on SIGINT/SIGTERM.
+var errInterrupted = errors.New("interrupted")
+
+type command struct {
+	name, synopsis string
+	run            func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+func commands() []command {
+	return []command{
+		{"train", "train a policy (SAC + replay + VLM scoring), with logs, eval GIFs and checkpoints", cmdTrain},
+		{"eval", "evaluate a checkpoint or a scripted policy: success rate and return", cmdEval},
+		{"render", "render a task's camera to PNG, GIF or MP4", cmdRender},
+		{"score", "score clips from the simulator, a folder or a camera URL", cmdScore},
+		{"view", "watch a policy in an interactive GLFW window", cmdView},
+		{"tasks", "list the tasks with their descriptions", cmdTasks},
+		{"bench", "measure sim, render, SAC and replay throughput on this machine", cmdBench},
+		{"version", "print version, renderer and BLAS backend", cmdVersion},
+	}
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "usage: robot-train COMMAND [flags]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "commands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.synopsis)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run `robot-train COMMAND -h` for the flags of a command.")
+	fmt.Fprintln(w, "Exit codes: 0 ok, 1 runtime failure, 2 usage error, 130 interrupted.")
+}
+
+// run is the whole CLI; main only wires the process to it, tests call it.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		printUsage(stderr)
+		return exitUsage
+	}
+	name := args[0]
+	if name == "-h" || name == "--help" || name == "help" {
+		printUsage(stdout)
+		return exitOK
+	}
+	for _, c := range commands() {
+		if c.name != name {
+			continue
+		}
+		err := c.run(ctx, args[1:], stdout, stderr)
+		return report(stderr, name, err)
+	}
+	fmt.Fprintf(stderr, "robot-train: unknown command %q\n\n", name)
+	printUsage(stderr)
+	return exitUsage
+}
+
+// report prints err (if any) and maps it to an exit code.
+func report(stderr io.Writer, name string, err error) int {
+	var ue *usageError
+	var ce *train.ConfigError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.Is(err, errFlagParse):
+		return exitUsage // the flag package already printed the problem and the flags
+	case errors.As(err, &ue), errors.As(err, &ce):
+		fmt.Fprintf(stderr, "robot-train %s: %v\nRun `robot-train %s -h` for usage.\n", name, err, name)
+		return exitUsage
+	case errors.Is(err, errInterrupted), errors.Is(err, context.Canceled):
+		fmt.Fprintf(stderr, "robot-train %s: %v\n", name, err)
+		return exitInterrupted
+	default:
+		fmt.Fprintf(stderr, "robot-train %s: %v\n", name, err)
+		return exitFailure
+	}
+}
+
+var errFlagParse = errors.New("flag parse error")
+
+// newFlags returns a FlagSet that reports to stderr and returns errors.
+func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: robot-train %s %s\n\nflags:\n", name, usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses args and rejects stray positional arguments.
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errFlagParse
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q (flags start with -, e.g. --task reach)", fs.Arg(0))
+	}
+	return nil
+}
+
+// setFlags returns the names of flags given on the command line.
+func setFlags(fs *flag.FlagSet) map[string]bool {
+	m := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { m[f.Name] = true })
+	return m
+}
+
+func oneOf(flagName, v string, choices ...string) error {
+	for _, c := range choices {
+		if v == c {
+			return nil
+		}
+	}
+	return usagef("--%s %q is not one of %s", flagName, v, strings.Join(choices, "|"))
+}

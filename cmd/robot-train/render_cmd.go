@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/vlmrb/vlmrb/control"
+	"github.com/vlmrb/vlmrb/tasks"
+	"github.com/vlmrb/vlmrb/train"
+)
+
+func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("render", "--task NAME [--camera NAME] [--size WxH] [--policy expert|random] [--steps N] --out FILE.png|FILE.gif|FILE.mp4", stderr)
+	task := fs.String("task", "", "task `NAME`")
+	camera := fs.String("camera", "corner", "camera: corner, corner2, corner3, corner4, topview, behindGripper, gripperPOV")
+	size := fs.String("size", "256x256", "image size `WxH`")
+	policy := fs.String("policy", "expert", "policy that moves the robot: expert|random")
+	steps := fs.Int("steps", 0, "control steps to run (PNG: the frame after N steps; GIF/MP4: N+1 frames; default 0 for PNG, one episode otherwise)")
+	seed := fs.Uint64("seed", 0, "episode seed `S`")
+	out := fs.String("out", "", "output `FILE` (.png, .gif or .mp4)")
+	backend := fs.String("render-backend", "auto", "renderer: auto|egl|soft")
+	every := fs.Int("every", 2, "GIF/MP4: keep every k-th control step")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *task == "" {
+		return usagef("--task NAME is required (robot-train tasks lists them)")
+	}
+	if *out == "" {
+		return usagef("--out FILE.png|FILE.gif|FILE.mp4 is required")
+	}
+	ext := strings.ToLower(filepath.Ext(*out))
+	if ext != ".png" && ext != ".gif" && ext != ".mp4" {
+		return usagef("--out %s: the extension must be .png, .gif or .mp4", *out)
+	}
+	w, h, err := parseSize(*size)
+	if err != nil {
+		return err
+	}
+	if *steps < 0 || *every < 1 {
+		return usagef("--steps must be ≥ 0 and --every ≥ 1")
+	}
+	if _, err := tasks.Lookup(*task); err != nil {
+		return usagef("%v", err)
+	}
+	env, err := tasks.Make(*task, tasks.Options{})
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	pol, err := train.ScriptedPolicy(*policy, env, *seed)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	cam, err := train.NewSimCamera(*backend, *camera, w, h, env)
+	if err != nil {
+		return err
+	}
+	defer cam.Close()
+	n := *steps
+	if n == 0 && ext != ".png" {
+		n = env.Spec().MaxEpisodeSteps
+	}
+	if rs, ok := pol.(control.Resetter); ok {
+		rs.Reset()
+	}
+	obs, _ := env.Reset(control.EpisodeSeed(*seed, 0, 0))
+	act := make([]float64, env.Spec().ActDim)
+	var frames []*image.RGBA
+	grab := func() error {
+		img := image.NewRGBA(image.Rect(0, 0, w, h))
+		if err := cam.Render(env, img); err != nil {
+			return err
+		}
+		frames = append(frames, img)
+		return nil
+	}
+	if ext != ".png" {
+		if err := grab(); err != nil {
+			return err
+		}
+	}
+	success := false
+	for t := 1; t <= n; t++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		pol.Act(obs, act)
+		next, _, term, trunc, info, err := env.Step(act)
+		if err != nil {
+			return err
+		}
+		success = success || info.Success()
+		obs = next
+		if ext != ".png" && (t%*every == 0 || term || trunc || t == n) {
+			if err := grab(); err != nil {
+				return err
+			}
+		}
+		if term || trunc {
+			break
+		}
+	}
+	switch ext {
+	case ".png":
+		if err := grab(); err != nil {
+			return err
+		}
+		err = train.SavePNG(*out, frames[0])
+	case ".gif":
+		err = train.SaveGIF(*out, frames, 4)
+	case ".mp4":
+		err = train.SaveMP4(ctx, *out, frames, 25)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s (%d frame(s), %s camera, %dx%d, %s; %s)\n", *out, len(frames), *camera, w, h, cam.Describe(), map[bool]string{true: "task succeeded", false: "no success"}[success])
+	return nil
+}
+
+func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("view", "--task NAME [--policy expert|random | --checkpoint RUN_DIR]", stderr)
+	task := fs.String("task", "", "task `NAME`")
+	policy := fs.String("policy", "expert", "policy: expert|random")
+	ckpt := fs.String("checkpoint", "", "watch the newest checkpoint of `RUN_DIR`")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	_ = task
+	_ = policy
+	_ = ckpt
+	return fmt.Errorf("view: the interactive GLFW viewer is not available yet in this build (render.RunViewer has not landed); use robot-train render --out FILE.gif instead")
+}

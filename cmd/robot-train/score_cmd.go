@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/vlmrb/vlmrb/control"
+	"github.com/vlmrb/vlmrb/frame"
+	"github.com/vlmrb/vlmrb/hw"
+	"github.com/vlmrb/vlmrb/replay"
+	"github.com/vlmrb/vlmrb/tasks"
+	"github.com/vlmrb/vlmrb/train"
+	"github.com/vlmrb/vlmrb/vlmprio"
+)
+
+// scoreLine is one JSON line of robot-train score.
+type scoreLine struct {
+	Clip      int      `json:"clip"`
+	Score     *float64 `json:"score"` // null when scoring failed
+	LatencyMS float64  `json:"latency_ms"`
+	Error     string   `json:"error"`
+	Method    string   `json:"method,omitempty"`
+	Episode   int64    `json:"episode"`
+	Start     int      `json:"start"`
+	End       int      `json:"end"`
+	Frames    int      `json:"frames"`
+}
+
+func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	def := train.DefaultConfig()
+	fs := newFlags("score", "--source sim:TASK|dir:PATH|URL --scorer pixel|oracle|openai [--clips N] [--policy expert|random] [--seed S] [--json]", stderr)
+	source := fs.String("source", "", "frames to score: sim:TASK, dir:PATH (images), a video file, or a camera URL (http MJPEG, rtsp)")
+	scorer := fs.String("scorer", "pixel", "scorer: pixel|oracle|openai")
+	clips := fs.Int("clips", 8, "clips `N` to score")
+	policy := fs.String("policy", "expert", "policy driving a sim source: expert|random")
+	seed := fs.Uint64("seed", 0, "seed `S` of the sim episodes")
+	task := fs.String("task", "", "task whose colours/prompt apply to a camera or folder source (default reach)")
+	length := fs.Int("clip-len", def.VLM.ClipLen, "frames per clip")
+	stride := fs.Int("stride", def.VLM.Stride, "frames between clip starts")
+	camera := fs.String("camera", def.VLM.Camera, "sim camera name")
+	size := fs.String("size", "160x120", "frame size `WxH` (sim render size; camera frames are resized)")
+	backend := fs.String("render-backend", "auto", "renderer for sim sources: auto|egl|soft")
+	baseURL := fs.String("vlm-base-url", "", "OpenAI-compatible server `URL` (default $OPENAI_BASE_URL)")
+	model := fs.String("vlm-model", "", "model `NAME` on that server")
+	asJSON := fs.Bool("json", false, "one JSON line per clip (clip, score, latency_ms, error)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *source == "" {
+		return usagef("--source is required: sim:TASK, dir:PATH or a camera URL")
+	}
+	if err := oneOf("scorer", *scorer, train.ScorerChoices...); err != nil {
+		return err
+	}
+	if *clips <= 0 || *length <= 0 || *stride <= 0 {
+		return usagef("--clips, --clip-len and --stride must be ≥ 1")
+	}
+	w, h, err := parseSize(*size)
+	if err != nil {
+		return err
+	}
+	simTask, isSim := strings.CutPrefix(*source, "sim:")
+	taskName := *task
+	if isSim {
+		taskName = simTask
+	} else if *scorer == "oracle" {
+		return usagef("--scorer oracle needs privileged progress, which only sim:TASK sources have; use pixel or openai for %s", *source)
+	}
+	if taskName == "" {
+		taskName = "reach"
+	}
+	meta, err := tasks.Lookup(taskName)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	vc := def.VLM
+	vc.BaseURL, vc.Model, vc.APIKey = *baseURL, *model, os.Getenv("OPENAI_API_KEY")
+	if vc.BaseURL == "" {
+		vc.BaseURL = os.Getenv("OPENAI_BASE_URL")
+	}
+	if *scorer == "openai" && (vc.BaseURL == "" || vc.Model == "") {
+		return usagef("--scorer openai needs --vlm-base-url URL (or $OPENAI_BASE_URL) and --vlm-model NAME")
+	}
+	sc, err := train.NewScorer(*scorer, meta, vc)
+	if err != nil {
+		return err
+	}
+	clipper := vlmprio.NewClipper(vlmprio.ClipperConfig{Length: *length, Stride: *stride, Task: meta.Description, Family: meta.Family})
+
+	emit := func(i int, c *vlmprio.Clip) {
+		t0 := time.Now()
+		s, err := sc.Score(ctx, c)
+		line := scoreLine{Clip: i, LatencyMS: float64(time.Since(t0).Microseconds()) / 1000,
+			Episode: c.Episode, Start: c.Start, End: c.End, Frames: c.Len()}
+		if err != nil {
+			line.Error = err.Error()
+		} else {
+			v := s.Value
+			line.Score, line.Method = &v, s.Method
+		}
+		if *asJSON {
+			json.NewEncoder(stdout).Encode(line)
+			return
+		}
+		if err != nil {
+			fmt.Fprintf(stdout, "clip %d (episode %d, steps %d–%d): error: %v\n", i, c.Episode, c.Start, c.End, err)
+		} else {
+			fmt.Fprintf(stdout, "clip %d (episode %d, steps %d–%d): score %.3f (%s, %.1f ms)\n", i, c.Episode, c.Start, c.End, *line.Score, s.Method, line.LatencyMS)
+		}
+	}
+	n := 0
+	var pending []*vlmprio.Clip
+	take := func(cs []*vlmprio.Clip) bool {
+		pending = append(pending, cs...)
+		for len(pending) > 0 && n < *clips {
+			emit(n, pending[0])
+			pending = pending[1:]
+			n++
+		}
+		return n >= *clips
+	}
+
+	if isSim {
+		env, err := tasks.Make(taskName, tasks.Options{})
+		if err != nil {
+			return err
+		}
+		defer env.Close()
+		pol, err := train.ScriptedPolicy(*policy, env, *seed)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		var cam *train.SimCamera
+		if *scorer != "oracle" {
+			if cam, err = train.NewSimCamera(*backend, *camera, w, h, env); err != nil {
+				return err
+			}
+			defer cam.Close()
+		}
+		img := image.NewRGBA(image.Rect(0, 0, w, h))
+		act := make([]float64, env.Spec().ActDim)
+		slot := int32(0)
+		for ep := int64(0); n < *clips; ep++ {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if rs, ok := pol.(control.Resetter); ok {
+				rs.Reset()
+			}
+			obs, _ := env.Reset(control.EpisodeSeed(*seed, 0, int(ep)))
+			for t := 0; ; t++ {
+				prog, _ := env.Progress()
+				f := frame.Frame{Camera: *camera, Seq: uint64(t)}
+				if cam != nil {
+					if err := cam.Render(env, img); err != nil {
+						return err
+					}
+					f.Image = img
+				}
+				pol.Act(obs, act)
+				next, _, term, trunc, _, err := env.Step(act)
+				if err != nil {
+					return err
+				}
+				done := term || trunc
+				slot++
+				if take(clipper.Push(0, vlmprio.Step{Episode: ep, Frame: f, Ref: replay.Ref{Slot: slot, Gen: 1},
+					Progress: prog, HasProgress: true, Done: done})) {
+					return nil
+				}
+				obs = next
+				if done {
+					break
+				}
+			}
+		}
+		return nil
+	}
+
+	src, err := hw.Open(ctx, *source, hw.Options{Width: w, Height: h})
+	if err != nil {
+		return fmt.Errorf("open %s: %w", *source, err)
+	}
+	defer src.Close()
+	var f frame.Frame
+	slot := int32(0)
+	for n < *clips {
+		err := src.Next(ctx, &f)
+		if errors.Is(err, frame.ErrEndOfStream) {
+			take(clipper.Flush(0))
+			if n == 0 {
+				return fmt.Errorf("%s ended before one clip of %d frames (pass a smaller --clip-len)", *source, *length)
+			}
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		slot++
+		if take(clipper.Push(0, vlmprio.Step{Episode: 0, Frame: f, Ref: replay.Ref{Slot: slot, Gen: 1}})) {
+			return nil
+		}
+	}
+	return nil
+}
+
+func parseSize(s string) (int, int, error) {
+	var w, h int
+	if _, err := fmt.Sscanf(s, "%dx%d", &w, &h); err != nil || w <= 0 || h <= 0 || w > 4096 || h > 4096 {
+		return 0, 0, usagef("--size %q: want WxH in pixels, e.g. 128x128 (at most 4096x4096)", s)
+	}
+	return w, h, nil
+}

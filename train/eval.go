@@ -1,0 +1,140 @@
+package train
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"math"
+
+	"github.com/vlmrb/vlmrb/control"
+	"github.com/vlmrb/vlmrb/tasks"
+)
+
+// EvalOptions configure Evaluate.
+type EvalOptions struct {
+	Episodes int    // episodes to run (≥ 1)
+	Seed     uint64 // episode k uses control.EpisodeSeed(Seed, 0, k)
+	// GIF, when set, records the first episode to this path (animated GIF,
+	// every GIFEvery-th control step, GIFSize×GIFSize pixels, Camera).
+	GIF      string
+	GIFSize  int
+	GIFEvery int
+	Camera   string
+	Backend  string // renderer backend for the GIF (auto|egl|soft)
+	// Warnf receives non-fatal problems (a GIF that could not be rendered).
+	Warnf func(format string, a ...any)
+}
+
+// Evaluate runs opts.Episodes episodes of policy on env and reports the
+// success rate (an episode succeeds when info success is set at any step,
+// the MetaWorld convention), returns and lengths. Policies that implement
+// control.Resetter are reset at every episode start.
+func Evaluate(ctx context.Context, env *tasks.Env, policy control.Policy, opts EvalOptions) (*EvalResult, error) {
+	if opts.Episodes <= 0 {
+		return nil, fmt.Errorf("evaluate: episodes must be ≥ 1 (got %d)", opts.Episodes)
+	}
+	if opts.GIFEvery <= 0 {
+		opts.GIFEvery = 4
+	}
+	if opts.GIFSize <= 0 {
+		opts.GIFSize = 128
+	}
+	if opts.Warnf == nil {
+		opts.Warnf = func(string, ...any) {}
+	}
+	spec := env.Spec()
+	act := make([]float64, spec.ActDim)
+	res := &EvalResult{Episodes: opts.Episodes}
+	totalLen := 0
+	for k := range opts.Episodes {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		var rec *gifRecorder
+		if k == 0 && opts.GIF != "" {
+			var err error
+			if rec, err = newGIFRecorder(opts.Backend, opts.Camera, opts.GIFSize, env); err != nil {
+				opts.Warnf("eval GIF %s not recorded: %v", opts.GIF, err)
+				rec = nil
+			}
+		}
+		if rs, ok := policy.(control.Resetter); ok {
+			rs.Reset()
+		}
+		obs, _ := env.Reset(control.EpisodeSeed(opts.Seed, 0, k))
+		ret, success, t := 0.0, false, 0
+		for {
+			if rec != nil && t%opts.GIFEvery == 0 {
+				if err := rec.capture(env); err != nil {
+					opts.Warnf("eval GIF: %v", err)
+					rec.close()
+					rec = nil
+				}
+			}
+			policy.Act(obs, act)
+			next, r, term, trunc, info, err := env.Step(act)
+			if err != nil {
+				return nil, fmt.Errorf("evaluate: episode %d step %d: %w", k, t, err)
+			}
+			ret += r
+			t++
+			if info.Success() {
+				success = true
+			}
+			obs = next
+			if term || trunc {
+				break
+			}
+		}
+		if rec != nil {
+			_ = rec.capture(env) // the final state
+			if err := rec.save(opts.GIF); err != nil {
+				opts.Warnf("eval GIF: %v", err)
+			}
+			rec.close()
+		}
+		res.Returns = append(res.Returns, ret)
+		res.Successes = append(res.Successes, success)
+		totalLen += t
+	}
+	n := float64(opts.Episodes)
+	for i, r := range res.Returns {
+		res.MeanReturn += r / n
+		if res.Successes[i] {
+			res.SuccessRate += 1 / n
+		}
+	}
+	for _, r := range res.Returns {
+		res.StdReturn += (r - res.MeanReturn) * (r - res.MeanReturn) / n
+	}
+	res.StdReturn = math.Sqrt(res.StdReturn)
+	res.MeanLength = float64(totalLen) / n
+	return res, nil
+}
+
+// gifRecorder collects frames of one episode.
+type gifRecorder struct {
+	cam    *SimCamera
+	frames []*image.RGBA
+}
+
+func newGIFRecorder(backend, camera string, size int, env *tasks.Env) (*gifRecorder, error) {
+	c, err := NewSimCamera(backend, camera, size, size, env)
+	if err != nil {
+		return nil, err
+	}
+	return &gifRecorder{cam: c}, nil
+}
+
+func (g *gifRecorder) capture(env *tasks.Env) error {
+	img := image.NewRGBA(image.Rect(0, 0, g.cam.Width, g.cam.Height))
+	if err := g.cam.Render(env, img); err != nil {
+		return err
+	}
+	g.frames = append(g.frames, img)
+	return nil
+}
+
+func (g *gifRecorder) save(path string) error { return saveGIF(path, g.frames, 8) }
+
+func (g *gifRecorder) close() { g.cam.Close() }

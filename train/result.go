@@ -1,0 +1,82 @@
+package train
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// Options are the run-time settings of Run that are not part of the
+// experiment (they never enter config.yaml).
+type Options struct {
+	// Resume continues the run in Config.Out from its newest complete
+	// checkpoint instead of starting a new one.
+	Resume bool
+	// Stdout receives the console table and the progress bar (nil: none).
+	Stdout io.Writer
+	// Stderr receives warnings (nil: none).
+	Stderr io.Writer
+	// Quiet suppresses the console table and the progress bar.
+	Quiet bool
+}
+
+// EvalResult summarises one deterministic evaluation.
+type EvalResult struct {
+	Episodes    int       `json:"episodes"`
+	SuccessRate float64   `json:"success_rate"` // fraction of episodes with success at any step (MetaWorld convention)
+	MeanReturn  float64   `json:"mean_return"`
+	StdReturn   float64   `json:"std_return"`
+	MeanLength  float64   `json:"mean_length"`
+	Returns     []float64 `json:"returns"`
+	Successes   []bool    `json:"successes"`
+}
+
+// Result is what a run did. Run returns it (with the counters reached so
+// far) even when it stops with an error or an interrupt.
+type Result struct {
+	RunDir      string
+	Step        int64 // env steps taken (all envs)
+	Updates     int64 // gradient updates
+	Episodes    int64 // finished training episodes
+	Elapsed     time.Duration
+	EnvSPS      float64 // env steps per second of this process (time/fps)
+	UpdatesPS   float64 // gradient updates per second of this process
+	FinalEval   *EvalResult
+	Checkpoint  string   // newest checkpoint directory
+	Curves      []string // learning-curve PNGs
+	GIFs        []string // evaluation GIFs
+	Interrupted bool
+	Resumed     bool
+	ResumedFrom int64 // step of the checkpoint resumed from
+}
+
+// Summary is the human-readable end-of-run report: where everything is.
+func (r *Result) Summary() string {
+	var b strings.Builder
+	state := "finished"
+	if r.Interrupted {
+		state = "stopped early"
+	}
+	fmt.Fprintf(&b, "\nrun %s: %s at env step %d (%d updates, %d episodes) in %s\n",
+		r.RunDir, state, r.Step, r.Updates, r.Episodes, r.Elapsed.Round(time.Second))
+	if r.Resumed {
+		fmt.Fprintf(&b, "  resumed from the checkpoint at step %d\n", r.ResumedFrom)
+	}
+	fmt.Fprintf(&b, "  throughput: %.0f env steps/s, %.1f updates/s\n", r.EnvSPS, r.UpdatesPS)
+	if e := r.FinalEval; e != nil {
+		fmt.Fprintf(&b, "  final eval: success rate %.2f, mean return %.1f ± %.1f over %d episodes\n",
+			e.SuccessRate, e.MeanReturn, e.StdReturn, e.Episodes)
+	}
+	fmt.Fprintf(&b, "  metrics:     %s/metrics.csv, %s/metrics.jsonl, TensorBoard: tensorboard --logdir %s/tb\n", r.RunDir, r.RunDir, r.RunDir)
+	if len(r.Curves) > 0 {
+		fmt.Fprintf(&b, "  curves:      %s\n", strings.Join(r.Curves, ", "))
+	}
+	if len(r.GIFs) > 0 {
+		fmt.Fprintf(&b, "  eval GIFs:   %s\n", strings.Join(r.GIFs, ", "))
+	}
+	if r.Checkpoint != "" {
+		fmt.Fprintf(&b, "  checkpoint:  %s (continue: robot-train train --resume %s --steps N)\n", r.Checkpoint, r.RunDir)
+	}
+	return b.String()
+}

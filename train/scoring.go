@@ -1,0 +1,177 @@
+package train
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"time"
+
+	"github.com/vlmrb/vlmrb/frame"
+	"github.com/vlmrb/vlmrb/replay"
+	"github.com/vlmrb/vlmrb/tasks"
+	"github.com/vlmrb/vlmrb/vlmprio"
+)
+
+// pixelTolerance is the RGB distance (0–441) within which a rendered pixel
+// matches a task colour: lighting scales the base colour by roughly ±25%,
+// which is about 60 units on a saturated channel pair.
+const pixelTolerance = 70
+
+// scoring is the VLM-RB pipeline of a run: sim camera frames → Clipper →
+// Prioritizer (bounded queue, workers, Scorer) → VLMRB.SetScore.
+type scoring struct {
+	cfg      *Config
+	cam      *SimCamera // nil for the oracle scorer (it reads progress only)
+	imgs     []*image.RGBA
+	frames   []frame.Frame
+	progress []float64
+	clipper  *vlmprio.Clipper
+	prio     *vlmprio.Prioritizer
+	scorer   vlmprio.Scorer
+	seq      uint64
+	renderT  time.Duration
+	stopped  bool
+}
+
+// PixelSpecFor returns the pixel scorer's colour keys for a task's colours.
+// Reach-like tasks have no separate object: the gripper is the object.
+func PixelSpecFor(meta tasks.Meta) vlmprio.PixelSpec {
+	key := func(c [3]uint8) vlmprio.ColorKey {
+		return vlmprio.ColorKey{R: c[0], G: c[1], B: c[2], Tol: pixelTolerance}
+	}
+	s := vlmprio.PixelSpec{Goal: key(meta.Colors.Goal), Gripper: key(meta.Colors.Gripper)}
+	if meta.Colors.Object != meta.Colors.Gripper {
+		s.Object = key(meta.Colors.Object)
+	}
+	return s
+}
+
+// NewScorer builds the named scorer ("pixel", "oracle", "openai") for a task.
+func NewScorer(name string, meta tasks.Meta, v VLMConfig) (vlmprio.Scorer, error) {
+	switch name {
+	case "pixel":
+		return vlmprio.NewPixelScorer(PixelSpecFor(meta)), nil
+	case "oracle":
+		return vlmprio.OracleScorer{}, nil
+	case "openai":
+		oc := vlmprio.OpenAIConfig{
+			BaseURL: v.BaseURL, Model: v.Model, APIKey: v.APIKey,
+			Encoding: vlmprio.Encoding{Frames: v.Frames},
+			Timeout:  time.Duration(v.Timeout * float64(time.Second)),
+		}
+		if v.Prompt != "" {
+			p := vlmprio.DefaultPrompts()
+			p[meta.Family] = v.Prompt
+			oc.Prompts = p
+		}
+		s, err := vlmprio.NewOpenAIScorer(oc)
+		if err != nil {
+			return nil, &ConfigError{Msg: err.Error()}
+		}
+		return s, nil
+	}
+	return nil, &ConfigError{Msg: fmt.Sprintf("unknown scorer %q (pixel|oracle|openai)", name)}
+}
+
+func newScoring(ctx context.Context, r *runner) (*scoring, error) {
+	cfg := &r.cfg
+	s := &scoring{cfg: cfg}
+	var err error
+	if s.scorer, err = NewScorer(cfg.Scorer, r.meta, cfg.VLM); err != nil {
+		return nil, err
+	}
+	if cfg.Scorer != "oracle" {
+		if s.cam, err = NewSimCamera(cfg.VLM.Backend, cfg.VLM.Camera, cfg.VLM.Width, cfg.VLM.Height, r.envs[0]); err != nil {
+			return nil, fmt.Errorf("scorer frames: %w", err)
+		}
+		for range cfg.NumEnvs {
+			s.imgs = append(s.imgs, image.NewRGBA(image.Rect(0, 0, cfg.VLM.Width, cfg.VLM.Height)))
+		}
+	}
+	s.frames = make([]frame.Frame, cfg.NumEnvs)
+	s.progress = make([]float64, cfg.NumEnvs)
+	s.clipper = vlmprio.NewClipper(vlmprio.ClipperConfig{
+		Length: cfg.VLM.ClipLen, Stride: cfg.VLM.Stride,
+		Task: r.meta.Description, Family: r.meta.Family,
+	})
+	s.prio = vlmprio.NewPrioritizer(s.scorer, r.vlmrb, vlmprio.PrioritizerConfig{
+		Workers: cfg.VLM.Workers, QueueSize: cfg.VLM.Queue,
+	})
+	s.prio.Start(ctx)
+	return s, nil
+}
+
+func (s *scoring) describe() string {
+	if s.cam == nil {
+		return "privileged progress, no frames"
+	}
+	return fmt.Sprintf("%s camera %dx%d, %s", s.cfg.VLM.Camera, s.cfg.VLM.Width, s.cfg.VLM.Height, s.cam.Describe())
+}
+
+// capture renders every env's current state (the state its next action
+// is taken in) and reads its privileged progress.
+func (s *scoring) capture(r *runner) error {
+	t0 := time.Now()
+	for i, e := range r.envs {
+		s.progress[i], _ = e.Progress()
+		f := &s.frames[i]
+		f.Camera, f.Seq = s.cfg.VLM.Camera, s.seq
+		f.Time = time.Unix(0, 0).Add(time.Duration(e.State().Time * float64(time.Second)))
+		if s.cam != nil {
+			if err := s.cam.Render(e, s.imgs[i]); err != nil {
+				return fmt.Errorf("render scorer frame: %w", err)
+			}
+			f.Image = s.imgs[i]
+		}
+	}
+	s.seq++
+	s.renderT += time.Since(t0)
+	return nil
+}
+
+// push hands env i's transition (stored at ref) and its frame to the
+// Clipper and submits the clips that completed.
+func (s *scoring) push(r *runner, i int, ref replay.Ref, done bool) {
+	clips := s.clipper.Push(i, vlmprio.Step{
+		Episode: r.epID[i], Frame: s.frames[i], Ref: ref,
+		Progress: s.progress[i], HasProgress: true, Done: done,
+	})
+	for _, c := range clips {
+		s.prio.Submit(c)
+	}
+}
+
+// metrics adds the vlm/ group to a log row.
+func (s *scoring) metrics(r *runner, v map[string]float64) {
+	m := s.prio.Metrics()
+	st := r.vlmrb.Stats()
+	if n := r.buf.Len(); n > 0 {
+		v["vlm/scored_fraction"] = float64(st.Scored) / float64(n)
+	}
+	v["vlm/lambda"] = r.vlmrb.Lambda()
+	v["vlm/queue"] = float64(m.QueueDepth)
+	v["vlm/clips_scored"] = float64(m.Scored)
+	v["vlm/clips_dropped"] = float64(m.Dropped)
+	v["vlm/errors"] = float64(m.Failed)
+	v["vlm/stale_writes"] = float64(m.Stale)
+	v["vlm/latency_p50_ms"] = float64(m.LatencyP50) / 1e6
+	v["vlm/latency_p95_ms"] = float64(m.LatencyP95) / 1e6
+	if m.PromptTokens > 0 {
+		v["vlm/prompt_tokens"] = float64(m.PromptTokens)
+	}
+	v["time/render_s"] = s.renderT.Seconds()
+}
+
+// stop closes the Prioritizer (workers drain; queued clips are dropped).
+func (s *scoring) stop() {
+	if !s.stopped {
+		s.stopped = true
+		s.prio.Close()
+	}
+}
+
+func (s *scoring) close() {
+	if s.cam != nil {
+		s.cam.Close()
+	}
+}
