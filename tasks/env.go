@@ -74,7 +74,8 @@ func Make(name string, opts Options) (*Env, error) {
 	}
 	t := f()
 	meta := t.meta()
-	sc := newScene(meta.HandInit)
+	_, hole := t.(interface{ tableHole() })
+	sc := newScene(meta.HandInit, hole)
 	t.build(sc)
 	m, err := sc.b.Build()
 	if err != nil {

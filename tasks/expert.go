@@ -38,3 +38,11 @@ func moveTCP(dst []float64, o obsView, target sim.Vec3, p, grip float64) {
 func clamp1(x float64) float64 { return min(max(x, -1), 1) }
 
 func xyDist(a, b sim.Vec3) float64 { return dist(xy(a), xy(b)) }
+
+// limitSpeed scales the xyz part of an action down to norm ≤ v.
+func limitSpeed(dst []float64, v float64) {
+	n := sim.V3(dst[0], dst[1], dst[2]).Norm()
+	if n > v {
+		dst[0], dst[1], dst[2] = dst[0]*v/n, dst[1]*v/n, dst[2]*v/n
+	}
+}

@@ -163,17 +163,24 @@ func (t *pickPlace) expert(e *Env) control.Policy {
 	return control.PolicyFunc(func(obs, dst []float64) {
 		o := obsView(obs)
 		tcp, puck, goal := o.tcp(), o.obj1(), goalOf(e, o)
-		holding := dist(tcp, puck) < 0.025 && o.gripper() < 0.45
+		// privileged: both pads touch the puck (MetaWorld's policy infers
+		// this from the gripper opening; contacts are unambiguous here)
+		holding := dist(tcp, puck) < 0.03 && e.padsTouch(t.puckShape) && o.gripper() < 0.6
 		switch {
 		case holding:
 			target := goal
 			if t.push {
-				target.Z = puck.Z
+				// carry it just clear of the table: sliding friction under
+				// the puck would tip it
+				target.Z = t.objInit.Z + 0.01
 			} else if tcp.Z < 0.06 && xyDist(puck, goal) > 0.04 {
 				// lift clear of the table before moving sideways
 				target = sim.V3(puck.X, puck.Y, max(goal.Z, 0.08))
 			}
+			// the offset between TCP and puck centre is carried along
+			target = target.Add(tcp.Sub(puck))
 			moveTCP(dst, o, target, 10, 1)
+			limitSpeed(dst, 0.6)
 		case xyDist(tcp, puck) > 0.012:
 			moveTCP(dst, o, puck.Add(sim.V3(0, 0, 0.06)), 10, -1)
 		case tcp.Z-puck.Z > 0.006:

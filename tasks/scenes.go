@@ -76,14 +76,19 @@ type scene struct {
 }
 
 // newScene builds the table and the mocap-welded two-finger hand at
-// handInit. Tasks add their objects to sc.b.
-func newScene(handInit sim.Vec3) *scene {
+// handInit, on a table with a square hole (sweep-into) when hole is set.
+// Tasks add their objects to sc.b.
+func newScene(handInit sim.Vec3, hole bool) *scene {
 	b := sim.NewBuilder()
 	sc := &scene{b: b, handInit: handInit}
-	sc.table = b.AddShape(sim.World, sim.ShapeDesc{
-		Name: "table", Kind: sim.Plane, Size: sim.V3(tableHalfX, tableHalfY, 0),
-		Pos: sim.V3(0, tableCenterY, 0), Friction: 1, Color: rgba(rgbTable),
-	})
+	if hole {
+		sc.table = addHoleTable(b)
+	} else {
+		sc.table = b.AddShape(sim.World, sim.ShapeDesc{
+			Name: "table", Kind: sim.Plane, Size: sim.V3(tableHalfX, tableHalfY, 0),
+			Pos: sim.V3(0, tableCenterY, 0), Friction: 1, Color: rgba(rgbTable),
+		})
+	}
 	sc.mocap = b.AddBody(sim.BodyDesc{Name: "mocap", Mocap: true, Pos: handInit, Rot: mocapRot})
 	sc.hand = b.AddBody(sim.BodyDesc{Name: "hand", Mass: handMass, Pos: handInit, Rot: mocapRot, GravityOff: true})
 	sc.palm = b.AddShape(sc.hand, sim.ShapeDesc{
@@ -124,3 +129,37 @@ func quatXYZW(dst []float64, q sim.Quat) {
 }
 
 func putVec(dst []float64, v sim.Vec3) { dst[0], dst[1], dst[2] = v.X, v.Y, v.Z }
+
+// The sweep-into table (MetaWorld basic_scene_b): a 5 cm thick top with a
+// square hole of half width holeHalf centred at holeCenter, over a pit floor.
+const (
+	holeHalf   = 0.08
+	holeDepth  = 0.05
+	tableThick = 0.05
+)
+
+var holeCenter = sim.V3(0, 0.84, 0)
+
+// addHoleTable builds the table top from four boxes around the hole and a
+// black pit floor; it returns the front box, named "table".
+func addHoleTable(b *sim.Builder) sim.ShapeID {
+	x0, x1 := -tableHalfX, tableHalfX
+	y0, y1 := tableCenterY-tableHalfY, tableCenterY+tableHalfY
+	hx0, hx1 := holeCenter.X-holeHalf, holeCenter.X+holeHalf
+	hy0, hy1 := holeCenter.Y-holeHalf, holeCenter.Y+holeHalf
+	box := func(name string, ax, bx, ay, by float64) sim.ShapeID {
+		return b.AddShape(sim.World, sim.ShapeDesc{
+			Name: name, Kind: sim.Box, Size: sim.V3((bx-ax)/2, (by-ay)/2, tableThick/2),
+			Pos: sim.V3((ax+bx)/2, (ay+by)/2, -tableThick/2), Friction: 1, Color: rgba(rgbTable),
+		})
+	}
+	front := box("table", x0, x1, y0, hy0)
+	box("table back", x0, x1, hy1, y1)
+	box("table left", x0, hx0, hy0, hy1)
+	box("table right", hx1, x1, hy0, hy1)
+	b.AddShape(sim.World, sim.ShapeDesc{
+		Name: "black hole", Kind: sim.Plane, Size: sim.V3(holeHalf, holeHalf, 0),
+		Pos: sim.V3(holeCenter.X, holeCenter.Y, -holeDepth), Friction: 1, Color: rgba(rgbBlack),
+	})
+	return front
+}

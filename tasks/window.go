@@ -1,0 +1,159 @@
+package tasks
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/vlmrb/vlmrb/control"
+	"github.com/vlmrb/vlmrb/sim"
+)
+
+// windowOpen: slide the window open to the right by pushing its yellow
+// handle (MetaWorld window-open-v2).
+//
+// The frame (kinematic) sits at x ∈ [−0.1, 0.1], y ∈ [0.7, 0.9] on the
+// table; the sash slides 0.2 m along +x on a damped prismatic joint. The
+// handle is a vertical bar 8 cm in front of the pane (so the palm clears
+// the glass). Goal: the handle 0.2 m to the right. Success:
+// |handle_x − goal_x| ≤ 0.05 (≥ 0.15 m of travel). Dense reward (v2):
+// 10·ham(reach, in_place), reach = tolerance(‖handle − tcp‖, (0, 0.02),
+// margin |‖handle_init − tcp_init‖ − 0.02|), in_place =
+// tolerance(|handle_x − goal_x|, (0, 0.05), margin |initial gap − 0.05|).
+type windowOpen struct {
+	frame, sash, goalBody sim.BodyID
+	slide                 sim.JointID
+	handleShape           sim.ShapeID
+	handleInit            sim.Vec3
+	reach0, gap0          float64
+}
+
+const (
+	windowTravel   = 0.2
+	paneHalfX      = 0.1
+	paneHalfZ      = 0.12
+	paneCenterZ    = 0.16
+	windowStandoff = 0.08
+)
+
+var (
+	sashOffset         = sim.V3(0, 0, paneCenterZ)
+	windowHandleOffset = sim.V3(-0.07, -windowStandoff, 0) // from the sash centre
+	rgbGlass           = [3]uint8{170, 210, 235}
+)
+
+func init() { register("window-open", func() task { return &windowOpen{} }) }
+
+func (t *windowOpen) meta() Meta {
+	return Meta{
+		Name:        "window-open",
+		Description: "slide the window open to the right by pushing its yellow handle",
+		Family:      "articulated",
+		Stages:      []string{"start", "reached", "opening", "open"},
+		Colors:      Colors{Object: rgbYellow, Goal: rgbGreen, Gripper: rgbGripper},
+		HandInit:    sim.V3(0, 0.4, 0.2), SuccessRadius: 0.05,
+	}
+}
+
+func (t *windowOpen) build(sc *scene) {
+	b := sc.b
+	p0 := sim.V3(0, 0.8, 0)
+	fr := b.AddBody(sim.BodyDesc{Name: "window frame", Mocap: true, Pos: p0})
+	part := func(name string, half, pos sim.Vec3) {
+		b.AddShape(fr, sim.ShapeDesc{Name: name, Kind: sim.Box, Size: half, Pos: pos, Color: rgba(rgbWhite)})
+	}
+	const w = 0.012
+	span := paneHalfX + windowTravel/2 + 2*w // half width of the frame opening and posts
+	cx := windowTravel / 2
+	part("window frame left", sim.V3(w, 0.02, paneHalfZ+2*w), sim.V3(-paneHalfX-w, 0, paneCenterZ))
+	part("window frame right", sim.V3(w, 0.02, paneHalfZ+2*w), sim.V3(paneHalfX+windowTravel+w, 0, paneCenterZ))
+	part("window frame top", sim.V3(span, 0.02, w), sim.V3(cx, 0, paneCenterZ+paneHalfZ+w))
+	part("window frame bottom", sim.V3(span, 0.02, w), sim.V3(cx, 0, paneCenterZ-paneHalfZ-w))
+	sash := b.AddBody(sim.BodyDesc{Name: "window sash", Mass: 0.5, Pos: p0.Add(sashOffset), GravityOff: true})
+	b.AddShape(sash, sim.ShapeDesc{Name: "window pane", Kind: sim.Box, Size: sim.V3(paneHalfX, 0.005, paneHalfZ), Color: rgba(rgbGlass)})
+	b.AddShape(sash, sim.ShapeDesc{Name: "window handle", Kind: sim.Box, Size: sim.V3(0.01, 0.01, 0.04), Pos: windowHandleOffset, Color: rgba(rgbYellow)})
+	for i, z := range []float64{-0.03, 0.03} {
+		b.AddShape(sash, sim.ShapeDesc{Name: []string{"window handle post low", "window handle post high"}[i], Kind: sim.Box,
+			Size: sim.V3(0.005, (windowStandoff-0.015)/2, 0.005), Pos: sim.V3(windowHandleOffset.X, -(windowStandoff+0.005)/2, z), Color: rgba(rgbYellow)})
+	}
+	b.AddJoint(sim.JointDesc{Name: "window slide", Kind: sim.Prismatic, Parent: fr, Child: sash, Anchor: p0.Add(sashOffset),
+		Axis: sim.V3(1, 0, 0), Limited: true, Lower: 0, Upper: windowTravel, Damping: 2})
+	addGoalMarker(sc, "green goal", rgbGreen, 0.01)
+}
+
+func (t *windowOpen) bind(m *sim.Model) {
+	t.frame, t.sash, t.goalBody = mustBody(m, "window frame"), mustBody(m, "window sash"), mustBody(m, "green goal")
+	t.slide, t.handleShape = mustJoint(m, "window slide"), mustShape(m, "window handle")
+}
+
+func (t *windowOpen) reset(e *Env, rng *rand.Rand) {
+	p := uniform(rng, sim.V3(-0.1, 0.7, 0), sim.V3(0.1, 0.9, 0))
+	e.s.TeleportMocap(t.frame, p, sim.Identity())
+	e.place(t.sash, p.Add(sashOffset))
+	e.goal = p.Add(sashOffset).Add(windowHandleOffset).Add(sim.V3(windowTravel, 0, 0))
+	e.s.TeleportMocap(t.goalBody, e.goal, sim.Identity())
+}
+
+func (t *windowOpen) handle(e *Env) sim.Vec3 {
+	b := e.s.Bodies[t.sash]
+	return b.Pos.Add(b.Rot.Rotate(windowHandleOffset))
+}
+
+func (t *windowOpen) start(e *Env) {
+	t.handleInit = t.handle(e)
+	t.reach0 = math.Abs(dist(t.handleInit, e.tcpInit) - 0.02)
+	t.gap0 = math.Abs(math.Abs(t.handleInit.X-e.goal.X) - 0.05)
+}
+
+func (t *windowOpen) objects(e *Env, dst []float64) {
+	putVec(dst[0:3], t.handle(e))
+	// MetaWorld's window-open reports a zero quaternion; report the sash's.
+	quatXYZW(dst[3:7], e.s.Bodies[t.sash].Rot)
+}
+
+func (t *windowOpen) evaluate(e *Env, a []float64) eval {
+	h := t.handle(e)
+	gap := math.Abs(h.X - e.goal.X)
+	tcpTo := dist(h, e.TCP())
+	reach := tolerance(tcpTo, 0, 0.02, t.reach0)
+	inPlace := tolerance(gap, 0, 0.05, t.gap0)
+	return eval{reward: 10 * hamacher(reach, inPlace), success: gap <= 0.05, nearObject: b2f(tcpTo <= 0.05),
+		graspSuccess: b2f(e.anyPadTouches(t.handleShape)), graspReward: reach, inPlace: inPlace, objToTarget: gap}
+}
+
+func (t *windowOpen) progress(e *Env) (float64, int) {
+	h := t.handle(e)
+	if math.Abs(h.X-e.goal.X) <= 0.05 {
+		return 1, 3
+	}
+	if q := e.s.JointPos(e.m, t.slide); q > 0.01 {
+		return stageProgress(2, 4, q/(windowTravel-0.05)), 2
+	}
+	d := dist(e.TCP(), h)
+	if d < 0.04 {
+		return stageProgress(1, 4, 0), 1
+	}
+	return stageProgress(0, 4, 1-d/math.Max(dist(t.handleInit, e.tcpInit), 1e-9)), 0
+}
+
+// expert: close the gripper, come down just left of the handle, and push it
+// right past the goal (MetaWorld SawyerWindowOpenV2Policy).
+func (t *windowOpen) expert(e *Env) control.Policy {
+	return control.PolicyFunc(func(obs, dst []float64) {
+		o := obsView(obs)
+		tcp, h := o.tcp(), o.obj1()
+		goal := goalOf(e, o)
+		side := h.Add(sim.V3(-0.04, 0, 0))
+		switch {
+		case xyDist(tcp, side) > 0.015 && tcp.X > h.X-0.03:
+			// not yet left of the handle: go round above it
+			moveTCP(dst, o, side.Add(sim.V3(0, 0, 0.08)), 10, 1)
+		case xyDist(tcp, side) > 0.015 && math.Abs(tcp.Z-h.Z) > 0.01:
+			moveTCP(dst, o, side.Add(sim.V3(0, 0, 0.08)), 10, 1)
+		case math.Abs(tcp.Z-h.Z) > 0.01:
+			moveTCP(dst, o, side, 10, 1)
+		default:
+			moveTCP(dst, o, sim.V3(goal.X+0.02-0.022, h.Y, h.Z), 10, 1)
+			limitSpeed(dst, 0.5)
+		}
+	})
+}
