@@ -1,0 +1,585 @@
+package replay
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+)
+
+// File format (little-endian), version 1:
+//
+//	header   magic "VLMRBRB\x00", version u32, capacity/obsDim/actDim u64,
+//	         size/pos u64, adds i64, sampler kind u32
+//	slots    for slots [0, size): obs f32, next obs f32, action f32, reward
+//	         f32, terminated u8, truncated u8, env i32, episode i64, step i32,
+//	         generation u32 — each field as one contiguous array
+//	sampler  kind-specific state (see writeState methods)
+//	trailer  payload length u64, CRC-32C u32 of everything before the
+//	         trailer, end magic "VLMRBEND"
+//
+// The valid slots of a ring are always [0, size), so nothing else is stored.
+const (
+	fileVersion = 1
+	trailerLen  = 8 + 4 + 8
+)
+
+var (
+	fileMagic = [8]byte{'V', 'L', 'M', 'R', 'B', 'R', 'B', 0}
+	endMagic  = [8]byte{'V', 'L', 'M', 'R', 'B', 'E', 'N', 'D'}
+	crcTable  = crc32.MakeTable(crc32.Castagnoli)
+)
+
+// Sampler kinds in a saved file.
+const (
+	kindNone  uint32 = 0 // uniform or no sampler: nothing saved
+	kindPER   uint32 = 1
+	kindReLo  uint32 = 2
+	kindVLMRB uint32 = 3
+)
+
+// ErrCorrupt is wrapped by Load errors for files that are truncated, fail
+// their checksum or do not decode.
+var ErrCorrupt = errors.New("replay: corrupt or truncated buffer file")
+
+// stateful is implemented by samplers with per-slot state to save.
+type stateful interface {
+	kind() uint32
+	writeState(e *encoder, size int)
+	readState(d *decoder, size int) error
+}
+
+func samplerKind(s Sampler) (stateful, uint32) {
+	if st, ok := s.(stateful); ok {
+		return st, st.kind()
+	}
+	return nil, kindNone
+}
+
+// Save writes the buffer and the state of s (priorities, scores, scored
+// flags, schedule step; s may be nil or a Uniform) to path atomically: it
+// writes a temporary file in the same directory, syncs it and renames it
+// over path. It holds the buffer's lock while writing, so writers and
+// samplers wait.
+func (b *Buffer) Save(path string, s Sampler) (err error) {
+	st, kind := samplerKind(s)
+	if st != nil && !b.isAttached(st) {
+		panic("replay: Save: sampler is not attached to this buffer")
+	}
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("replay: save: %w", err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	w := bufio.NewWriterSize(f, 1<<20)
+	e := &encoder{w: w, h: crc32.New(crcTable)}
+
+	b.mu.Lock()
+	size := b.size
+	e.bytes(fileMagic[:])
+	e.u32(fileVersion)
+	e.u64(uint64(b.cfg.Capacity))
+	e.u64(uint64(b.cfg.ObsDim))
+	e.u64(uint64(b.cfg.ActDim))
+	e.u64(uint64(size))
+	e.u64(uint64(b.pos))
+	e.u64(uint64(b.adds))
+	e.u32(kind)
+	od, ad := b.cfg.ObsDim, b.cfg.ActDim
+	e.f32s(b.obs[:size*od])
+	e.f32s(b.nextObs[:size*od])
+	e.f32s(b.act[:size*ad])
+	e.f32s(b.rew[:size])
+	e.bytes(b.term[:size])
+	e.bytes(b.trunc[:size])
+	e.i32s(b.env[:size])
+	e.i64s(b.ep[:size])
+	e.i32s(b.step[:size])
+	e.u32s(b.gen[:size])
+	if st != nil {
+		st.writeState(e, size)
+	}
+	b.mu.Unlock()
+
+	if e.err != nil {
+		return fmt.Errorf("replay: save %s: %w", path, e.err)
+	}
+	var tr [trailerLen]byte
+	binary.LittleEndian.PutUint64(tr[0:], uint64(e.n))
+	binary.LittleEndian.PutUint32(tr[8:], e.h.Sum32())
+	copy(tr[12:], endMagic[:])
+	if _, err := w.Write(tr[:]); err != nil {
+		return fmt.Errorf("replay: save %s: %w", path, err)
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("replay: save %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("replay: save %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("replay: save %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("replay: save %s: %w", path, err)
+	}
+	if d, err := os.Open(dir); err == nil { // make the rename durable
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+func (b *Buffer) isAttached(st stateful) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, a := range b.samplers {
+		if any(a) == any(st) {
+			return true
+		}
+	}
+	return false
+}
+
+// Load replaces the buffer's contents and the state of s with what Save
+// wrote to path. b must have the saved capacity and dimensions and s the
+// saved sampler kind (PER, ReLo, VLMRB; a Uniform or nil s loads only the
+// data). PER and ReLo must have the saved Alpha and Eps, since their leaves
+// are stored after the exponent; VLMRB stores raw scores and |δ| and
+// recomputes leaves with its current config. Other samplers attached to b
+// restart at their defaults for every slot.
+//
+// The whole file is checked (length, end marker, CRC-32C) before anything
+// is changed: a truncated or corrupt file returns an error wrapping
+// ErrCorrupt and leaves b as it was.
+func (b *Buffer) Load(path string, s Sampler) error {
+	st, kind := samplerKind(s)
+	if st != nil && !b.isAttached(st) {
+		panic("replay: Load: sampler is not attached to this buffer")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("replay: load: %w", err)
+	}
+	defer f.Close()
+	payload, err := verifyFile(f, path)
+	if err != nil {
+		return err
+	}
+	d := &decoder{r: bufio.NewReaderSize(io.NewSectionReader(f, 0, payload), 1<<20)}
+
+	var magic [8]byte
+	d.bytes(magic[:])
+	version := d.u32()
+	capacity, od, ad := d.u64(), d.u64(), d.u64()
+	size, pos, adds := d.u64(), d.u64(), d.u64()
+	fileKind := d.u32()
+	if d.err != nil {
+		return fmt.Errorf("%w: %s: header: %v", ErrCorrupt, path, d.err)
+	}
+	switch {
+	case magic != fileMagic:
+		return fmt.Errorf("%w: %s is not a replay buffer file", ErrCorrupt, path)
+	case version != fileVersion:
+		return fmt.Errorf("replay: load %s: file version %d, this build reads version %d", path, version, fileVersion)
+	case capacity != uint64(b.cfg.Capacity) || od != uint64(b.cfg.ObsDim) || ad != uint64(b.cfg.ActDim):
+		return fmt.Errorf("replay: load %s: file holds capacity %d obs %d act %d, buffer is %d/%d/%d: make the buffer with the saved Config",
+			path, capacity, od, ad, b.cfg.Capacity, b.cfg.ObsDim, b.cfg.ActDim)
+	case size > capacity || pos >= max(capacity, 1) || (size < capacity && pos != size):
+		return fmt.Errorf("%w: %s: size %d pos %d for capacity %d", ErrCorrupt, path, size, pos, capacity)
+	case fileKind != kind && kind != kindNone:
+		return fmt.Errorf("replay: load %s: file holds %s sampler state, loading into %s", path, kindName(fileKind), kindName(kind))
+	}
+
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := int(size)
+	iod, iad := int(od), int(ad)
+	d.f32s(b.obs[:n*iod])
+	d.f32s(b.nextObs[:n*iod])
+	d.f32s(b.act[:n*iad])
+	d.f32s(b.rew[:n])
+	d.bytes(b.term[:n])
+	d.bytes(b.trunc[:n])
+	d.i32s(b.env[:n])
+	d.i64s(b.ep[:n])
+	d.i32s(b.step[:n])
+	d.u32s(b.gen[:n])
+	clear(b.gen[n:])
+	b.size, b.pos, b.adds = n, int(pos), int64(adds)
+	for _, a := range b.samplers { // everyone at defaults first
+		if r, ok := a.(interface{ resetLocked() }); ok {
+			r.resetLocked()
+		}
+		for i := range n {
+			a.onAdd(i)
+		}
+	}
+	if st != nil && d.err == nil {
+		if err := st.readState(d, n); err != nil {
+			b.emptyLocked()
+			return fmt.Errorf("replay: load %s: %w", path, err)
+		}
+	}
+	if d.err == nil {
+		if st == nil {
+			d.skipRest() // sampler state the caller did not ask for
+		} else if n, _ := d.r.Read(d.buf[:1]); n != 0 {
+			d.err = errors.New("bytes left after the sampler state")
+		}
+	}
+	if d.err != nil {
+		// the file changed between the check and the read
+		b.emptyLocked()
+		return fmt.Errorf("%w: %s: %v (buffer emptied)", ErrCorrupt, path, d.err)
+	}
+	return nil
+}
+
+// emptyLocked forgets every transition, after a load failed midway.
+func (b *Buffer) emptyLocked() {
+	clear(b.gen)
+	b.size, b.pos = 0, 0
+	for _, a := range b.samplers {
+		if r, ok := a.(interface{ resetLocked() }); ok {
+			r.resetLocked()
+		}
+	}
+}
+
+func kindName(k uint32) string {
+	switch k {
+	case kindNone:
+		return "no"
+	case kindPER:
+		return "PER"
+	case kindReLo:
+		return "ReLo"
+	case kindVLMRB:
+		return "VLMRB"
+	}
+	return fmt.Sprintf("unknown (%d)", k)
+}
+
+// verifyFile checks the trailer and the checksum of an open file and
+// returns the payload length.
+func verifyFile(f *os.File, path string) (int64, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("replay: load %s: %w", path, err)
+	}
+	sz := fi.Size()
+	if sz < trailerLen+8 {
+		return 0, fmt.Errorf("%w: %s is %d bytes, too short to be a replay buffer file", ErrCorrupt, path, sz)
+	}
+	var tr [trailerLen]byte
+	if _, err := f.ReadAt(tr[:], sz-trailerLen); err != nil {
+		return 0, fmt.Errorf("replay: load %s: %w", path, err)
+	}
+	if !bytes.Equal(tr[12:], endMagic[:]) {
+		return 0, fmt.Errorf("%w: %s has no end marker: truncated while writing, or not a replay buffer file", ErrCorrupt, path)
+	}
+	payload := sz - trailerLen
+	if n := int64(binary.LittleEndian.Uint64(tr[0:])); n != payload {
+		return 0, fmt.Errorf("%w: %s: payload is %d bytes, trailer says %d", ErrCorrupt, path, payload, n)
+	}
+	h := crc32.New(crcTable)
+	if _, err := io.Copy(h, io.NewSectionReader(f, 0, payload)); err != nil {
+		return 0, fmt.Errorf("replay: load %s: %w", path, err)
+	}
+	if want := binary.LittleEndian.Uint32(tr[8:]); h.Sum32() != want {
+		return 0, fmt.Errorf("%w: %s: checksum mismatch (CRC-32C %08x, trailer %08x)", ErrCorrupt, path, h.Sum32(), want)
+	}
+	return payload, nil
+}
+
+// encoder writes little-endian values through a hash, remembering the
+// first error.
+type encoder struct {
+	w   io.Writer
+	h   hash.Hash32
+	n   int64
+	err error
+	buf [1 << 16]byte
+}
+
+func (e *encoder) bytes(p []byte) {
+	if e.err != nil {
+		return
+	}
+	e.h.Write(p)
+	var n int
+	n, e.err = e.w.Write(p)
+	e.n += int64(n)
+}
+
+func (e *encoder) u32(v uint32) {
+	binary.LittleEndian.PutUint32(e.buf[:4], v)
+	e.bytes(e.buf[:4])
+}
+
+func (e *encoder) u64(v uint64) {
+	binary.LittleEndian.PutUint64(e.buf[:8], v)
+	e.bytes(e.buf[:8])
+}
+
+func (e *encoder) f64(v float64) { e.u64(math.Float64bits(v)) }
+
+// chunked writes n elements of size sz, encoding up to len(buf)/sz at a time.
+func (e *encoder) chunked(n, sz int, put func(dst []byte, i int)) {
+	per := len(e.buf) / sz
+	for i := 0; i < n; i += per {
+		m := min(per, n-i)
+		for k := range m {
+			put(e.buf[k*sz:], i+k)
+		}
+		e.bytes(e.buf[:m*sz])
+	}
+}
+
+func (e *encoder) f32s(v []float32) {
+	e.chunked(len(v), 4, func(d []byte, i int) { binary.LittleEndian.PutUint32(d, math.Float32bits(v[i])) })
+}
+
+func (e *encoder) f64s(v []float64) {
+	e.chunked(len(v), 8, func(d []byte, i int) { binary.LittleEndian.PutUint64(d, math.Float64bits(v[i])) })
+}
+
+func (e *encoder) u32s(v []uint32) {
+	e.chunked(len(v), 4, func(d []byte, i int) { binary.LittleEndian.PutUint32(d, v[i]) })
+}
+
+func (e *encoder) i32s(v []int32) {
+	e.chunked(len(v), 4, func(d []byte, i int) { binary.LittleEndian.PutUint32(d, uint32(v[i])) })
+}
+
+func (e *encoder) i64s(v []int64) {
+	e.chunked(len(v), 8, func(d []byte, i int) { binary.LittleEndian.PutUint64(d, uint64(v[i])) })
+}
+
+// decoder mirrors encoder (the checksum was verified before decoding).
+type decoder struct {
+	r   io.Reader
+	err error
+	buf [1 << 16]byte
+}
+
+func (d *decoder) bytes(p []byte) {
+	if d.err != nil {
+		return
+	}
+	if _, err := io.ReadFull(d.r, p); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			err = errors.New("file ends early")
+		}
+		d.err = err
+	}
+}
+
+func (d *decoder) u32() uint32 {
+	d.bytes(d.buf[:4])
+	if d.err != nil {
+		return 0
+	}
+	return binary.LittleEndian.Uint32(d.buf[:4])
+}
+
+func (d *decoder) u64() uint64 {
+	d.bytes(d.buf[:8])
+	if d.err != nil {
+		return 0
+	}
+	return binary.LittleEndian.Uint64(d.buf[:8])
+}
+
+func (d *decoder) f64() float64 { return math.Float64frombits(d.u64()) }
+
+func (d *decoder) chunked(n, sz int, get func(src []byte, i int)) {
+	per := len(d.buf) / sz
+	for i := 0; i < n && d.err == nil; i += per {
+		m := min(per, n-i)
+		d.bytes(d.buf[:m*sz])
+		if d.err != nil {
+			return
+		}
+		for k := range m {
+			get(d.buf[k*sz:], i+k)
+		}
+	}
+}
+
+func (d *decoder) f32s(v []float32) {
+	d.chunked(len(v), 4, func(s []byte, i int) { v[i] = math.Float32frombits(binary.LittleEndian.Uint32(s)) })
+}
+
+func (d *decoder) f64s(v []float64) {
+	d.chunked(len(v), 8, func(s []byte, i int) { v[i] = math.Float64frombits(binary.LittleEndian.Uint64(s)) })
+}
+
+func (d *decoder) u32s(v []uint32) {
+	d.chunked(len(v), 4, func(s []byte, i int) { v[i] = binary.LittleEndian.Uint32(s) })
+}
+
+func (d *decoder) i32s(v []int32) {
+	d.chunked(len(v), 4, func(s []byte, i int) { v[i] = int32(binary.LittleEndian.Uint32(s)) })
+}
+
+func (d *decoder) i64s(v []int64) {
+	d.chunked(len(v), 8, func(s []byte, i int) { v[i] = int64(binary.LittleEndian.Uint64(s)) })
+}
+
+func (d *decoder) skipRest() {
+	if d.err == nil {
+		_, d.err = io.Copy(io.Discard, d.r)
+	}
+}
+
+// stats encoding shared by the prioritized samplers.
+func (e *encoder) stats(s Stats) {
+	e.u64(uint64(s.Stale))
+	e.u64(uint64(s.Rejected))
+	e.u64(uint64(s.Applied))
+	e.u64(uint64(s.Scored))
+}
+
+func (d *decoder) stats() Stats {
+	return Stats{Stale: int64(d.u64()), Rejected: int64(d.u64()), Applied: int64(d.u64()), Scored: int64(d.u64())}
+}
+
+// PER state: alpha, eps f64, step i64, maxP f64, stats, leaves f64[size].
+
+func (s *PER) kind() uint32 {
+	if s.relo {
+		return kindReLo
+	}
+	return kindPER
+}
+
+func (s *PER) writeState(e *encoder, size int) {
+	e.f64(s.cfg.Alpha)
+	e.f64(s.cfg.Eps)
+	e.u64(uint64(s.step))
+	e.f64(s.maxP)
+	e.stats(s.stats)
+	e.f64s(s.tree.vals[0][:size])
+}
+
+func (s *PER) readState(d *decoder, size int) error {
+	alpha, eps := d.f64(), d.f64()
+	step, maxP := int64(d.u64()), d.f64()
+	st := d.stats()
+	if d.err != nil {
+		return nil // reported by the caller
+	}
+	if alpha != s.cfg.Alpha || eps != s.cfg.Eps {
+		return fmt.Errorf("saved %s has Alpha %v Eps %v, sampler has %v %v: make it with the saved values",
+			kindName(s.kind()), alpha, eps, s.cfg.Alpha, s.cfg.Eps)
+	}
+	if !(maxP > 0) || math.IsInf(maxP, 0) || step < 0 {
+		return fmt.Errorf("%w: saved max priority %v, step %d", ErrCorrupt, maxP, step)
+	}
+	leaves := s.tree.vals[0]
+	d.f64s(leaves[:size])
+	clear(leaves[size:])
+	for _, l := range leaves[:size] {
+		if !(l >= 0) || math.IsInf(l, 0) {
+			return fmt.Errorf("%w: saved leaf priority %v", ErrCorrupt, l)
+		}
+	}
+	s.tree.rebuild()
+	s.step, s.maxP, s.maxLeaf, s.stats = step, maxP, powAlpha(maxP, s.cfg.Alpha), st
+	return nil
+}
+
+func (s *PER) resetLocked() {
+	s.maxP, s.maxLeaf, s.step, s.stats = 1, 1, 0, Stats{}
+	clear(s.tree.vals[0])
+	s.tree.rebuild()
+}
+
+// VLMRB state: useTD u32, step i64, maxTD f64, stats, score f32[size],
+// scored u8[size], td f32[size] when useTD.
+
+func (s *VLMRB) kind() uint32 { return kindVLMRB }
+
+func (s *VLMRB) writeState(e *encoder, size int) {
+	useTD := uint32(0)
+	if s.td != nil {
+		useTD = 1
+	}
+	e.u32(useTD)
+	e.u64(uint64(s.step))
+	e.f64(s.maxTD)
+	e.stats(s.stats)
+	e.f32s(s.score[:size])
+	e.bytes(s.scored[:size])
+	if s.td != nil {
+		e.f32s(s.td[:size])
+	}
+}
+
+func (s *VLMRB) readState(d *decoder, size int) error {
+	useTD := d.u32()
+	step, maxTD := int64(d.u64()), d.f64()
+	st := d.stats()
+	d.f32s(s.score[:size])
+	d.bytes(s.scored[:size])
+	if useTD == 1 {
+		if s.td != nil {
+			d.f32s(s.td[:size])
+		} else {
+			tmp := make([]float32, size) // saved with UseTD, loaded without: drop |δ|
+			d.f32s(tmp)
+		}
+	}
+	if d.err != nil {
+		return nil // reported by the caller
+	}
+	if useTD > 1 || step < 0 || !(maxTD > 0) || math.IsInf(maxTD, 0) {
+		return fmt.Errorf("%w: saved VLMRB state (useTD %d, step %d, max |δ| %v)", ErrCorrupt, useTD, step, maxTD)
+	}
+	scored := int64(0)
+	for i := range size {
+		if s.scored[i] > 1 || !(s.score[i] >= 0) || math.IsInf(float64(s.score[i]), 0) {
+			return fmt.Errorf("%w: saved score %v (flag %d) at slot %d", ErrCorrupt, s.score[i], s.scored[i], i)
+		}
+		scored += int64(s.scored[i])
+		if s.td != nil && (useTD == 0 || !(s.td[i] > 0)) {
+			s.td[i] = 1 // no saved |δ|: the placeholder new slots start with
+		}
+	}
+	leaves := s.tree.vals[0]
+	for i := range size {
+		leaves[i] = s.leaf(i)
+	}
+	clear(leaves[size:])
+	s.tree.rebuild()
+	st.Scored = scored
+	s.step, s.stats = step, st
+	if s.td != nil && useTD == 1 {
+		s.maxTD = maxTD
+	}
+	return nil
+}
+
+func (s *VLMRB) resetLocked() {
+	clear(s.scored)
+	clear(s.score)
+	s.maxTD, s.step, s.stats = 1, 0, Stats{}
+	clear(s.tree.vals[0])
+	s.tree.rebuild()
+}
