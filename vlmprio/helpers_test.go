@@ -203,3 +203,5 @@ func checkNoLeak(t *testing.T) {
 		t.Errorf("goroutines: %d before, %d after\n%s", before, n, buf[:runtime.Stack(buf, true)])
 	})
 }
+
+func frameOf(img *image.RGBA) frame.Frame { return frame.Frame{Image: img} }

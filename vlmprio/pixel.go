@@ -52,6 +52,10 @@ type PixelScorer struct {
 	// MaxSide subsamples each frame so its long side has at most this many
 	// pixels (default 96).
 	MaxSide int
+	// Frames is how many frames of the clip are examined, evenly spread
+	// with the first and last kept (default 16; 0 or more than the clip
+	// means all).
+	Frames int
 	// Weights of approach, contact, lift and goal (default 1 each).
 	Weights [4]float64
 }
@@ -92,8 +96,13 @@ func (p *PixelScorer) Score(ctx context.Context, c *Clip) (Score, error) {
 		n = len(c.Frames)
 	}
 	keys := [3]ColorKey{sp.Object, sp.Goal, sp.Gripper}
-	blobs := make([][3]blob, 0, n)
-	for i := 0; i < n; i++ {
+	nf := p.Frames
+	if nf <= 0 {
+		nf = 16
+	}
+	idx := SubsampleIndices(n, nf)
+	blobs := make([][3]blob, 0, len(idx))
+	for _, i := range idx {
 		img := c.Frames[i].Image
 		if img == nil {
 			return Score{}, &ScoreError{Kind: KindInput, Err: errors.New("pixel scorer: clip frame has no image")}

@@ -250,15 +250,13 @@ func (p *Prioritizer) process(ctx context.Context, c *Clip) {
 		v = p.cfg.Priority(v)
 	}
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.lat[p.latN%len(p.lat)] = dt
 	p.latN++
-	vals := make([]float64, len(c.Refs))
-	for i, r := range c.Refs {
-		vals[i] = p.combine(r, v)
-	}
-	p.mu.Unlock()
-	for i, r := range c.Refs {
-		if p.sink.SetScore(r, vals[i]) {
+	// combine and write under one lock: otherwise a worker holding an
+	// older combined value could overwrite a newer, higher one
+	for _, r := range c.Refs {
+		if p.sink.SetScore(r, p.combine(r, v)) {
 			p.written.Add(1)
 		} else {
 			p.stale.Add(1)

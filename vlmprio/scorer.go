@@ -113,6 +113,9 @@ func DefaultPrompts() Prompts {
 		"push":        intro + "Does the gripper make contact with the object and push it toward the goal marker anywhere in the clip?" + tail,
 		"pick-place":  intro + "Does the gripper grasp the object, lift it off the table or carry it toward the goal marker anywhere in the clip?" + tail,
 		"pick":        intro + "Does the gripper grasp the object and lift it off the table anywhere in the clip?" + tail,
+		"pick_place":  intro + "Does the gripper grasp the object, lift it off the table or carry it toward the goal marker anywhere in the clip?" + tail,
+		"press":       intro + "Does the gripper press the button down anywhere in the clip?" + tail,
+		"sweep":       intro + "Does the gripper sweep the object toward the goal anywhere in the clip?" + tail,
 		"articulated": intro + "Does the gripper grasp the handle or part and move it (open, close, press or turn it) anywhere in the clip?" + tail,
 	}
 }
