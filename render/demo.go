@@ -64,7 +64,7 @@ func DemoTabletop() *Scene {
 
 // DemoCamera is a corner view of DemoTabletop.
 func DemoCamera(w, h int) Camera {
-	c := LookAt(mgl64.Vec3{-0.55, -0.6, 0.5}, mgl64.Vec3{0.02, 0.08, 0.05}, mgl64.Vec3{0, 0, 1}, 45, w, h)
+	c := LookAt(mgl64.Vec3{-0.38, -0.42, 0.36}, mgl64.Vec3{0.04, 0.1, 0.06}, mgl64.Vec3{0, 0, 1}, 45, w, h)
 	c.Name = "corner"
 	return c
 }

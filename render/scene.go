@@ -112,7 +112,7 @@ type Scene struct {
 const MaxLights = 4
 
 // MaxObjects is the largest number of objects one Scene may hold.
-const MaxObjects = 1024
+const MaxObjects = 512
 
 // DefaultLights returns a key light from above-front casting shadows and a
 // weaker fill light, which read well from the named cameras.
@@ -162,8 +162,8 @@ func Solid(r, g, b float32) Material {
 
 // Wood returns a wood-grain material (for tables).
 func Wood() Material {
-	return Material{Color: [3]float32{0.62, 0.45, 0.28}, Color2: [3]float32{0.48, 0.33, 0.19},
-		Texture: TexWood, TexScale: 12, Specular: 0.1, Shininess: 16}
+	return Material{Color: [3]float32{0.66, 0.5, 0.33}, Color2: [3]float32{0.56, 0.41, 0.25},
+		Texture: TexWood, TexScale: 8, Specular: 0.1, Shininess: 16}
 }
 
 // Checker returns a checker material with squares of side 1/scale m.

@@ -95,7 +95,7 @@ func texColor(m []float32, u, v float32) (r, g, b float32) {
 		s := float32(math.Floor(float64(tx))) + float32(math.Floor(float64(ty)))
 		k = s - 2*float32(math.Floor(float64(s/2)))
 	case 2:
-		g := tx + 0.35*float32(math.Sin(float64(ty*1.7))) + 0.15*float32(math.Sin(float64(ty*5.3+tx*0.7)))
+		g := tx + 0.25*float32(math.Sin(float64(ty*0.9))) + 0.08*float32(math.Sin(float64(ty*4.1+tx*0.7)))
 		rr := 0.5 + 0.5*float32(math.Sin(float64(g*6.2831853)))
 		k = rr * rr
 	case 3:

@@ -35,7 +35,7 @@ flat in int vObj;
 layout(location = 0) out vec4 oColor;
 layout(location = 1) out float oDepth;
 layout(location = 2) out int oSeg;
-uniform vec4 uMat[3 * 1024];
+uniform vec4 uMat[3 * 512];
 uniform vec3 uEye;
 uniform int uNumLights;
 uniform vec4 uLight[4];
@@ -55,7 +55,7 @@ vec3 texColor(vec4 m0, vec4 m1, vec2 uv) {
 		float s = floor(t.x) + floor(t.y);
 		k = s - 2.0 * floor(s / 2.0);
 	} else if (kind == 2.0) {
-		float g = t.x + 0.35 * sin(t.y * 1.7) + 0.15 * sin(t.y * 5.3 + t.x * 0.7);
+		float g = t.x + 0.25 * sin(t.y * 0.9) + 0.08 * sin(t.y * 4.1 + t.x * 0.7);
 		float r = 0.5 + 0.5 * sin(g * 6.2831853);
 		k = r * r;
 	} else if (kind == 3.0) {

@@ -1,0 +1,416 @@
+//go:build cgo && !nogl
+
+package render
+
+import (
+	"fmt"
+	"strings"
+	"unsafe"
+
+	"github.com/go-gl/gl/v3.3-core/gl"
+)
+
+// glScene holds the GL objects that draw a Scene: one program, one VAO whose
+// VBO/EBO receive the whole batched scene each frame (a single draw call),
+// an offscreen FBO with colour (RGBA8), linear depth (R32F) and
+// segmentation (R32I) attachments, an optional multisampled FBO and an
+// optional shadow map. Every method runs on the GL thread.
+type glScene struct {
+	opts Options
+	mc   meshCache
+	b    batch
+
+	prog, shadowProg uint32
+	loc              map[string]int32
+	shadowLoc        int32
+	vao, vbo, ebo    uint32
+	vboCap, eboCap   int
+
+	fbo, rbColor, rbDepthOut, rbSeg, rbZ uint32
+	fw, fh                               int
+	msFBO, msColor, msZ                  uint32
+	msW, msH, samples                    int
+	shadowFBO, shadowTex                 uint32
+	shadowSize                           int
+	maxSize                              int32
+	flip                                 []byte
+}
+
+func compileShader(src string, kind uint32) (uint32, error) {
+	s := gl.CreateShader(kind)
+	cs, free := gl.Strs(src + "\x00")
+	gl.ShaderSource(s, 1, cs, nil)
+	free()
+	gl.CompileShader(s)
+	var ok int32
+	gl.GetShaderiv(s, gl.COMPILE_STATUS, &ok)
+	if ok == gl.FALSE {
+		var n int32
+		gl.GetShaderiv(s, gl.INFO_LOG_LENGTH, &n)
+		msg := strings.Repeat("\x00", int(n+1))
+		gl.GetShaderInfoLog(s, n, nil, gl.Str(msg))
+		gl.DeleteShader(s)
+		return 0, fmt.Errorf("render: shader compile: %s", strings.TrimRight(msg, "\x00"))
+	}
+	return s, nil
+}
+
+func linkProgram(vs, fs string) (uint32, error) {
+	v, err := compileShader(vs, gl.VERTEX_SHADER)
+	if err != nil {
+		return 0, err
+	}
+	f, err := compileShader(fs, gl.FRAGMENT_SHADER)
+	if err != nil {
+		gl.DeleteShader(v)
+		return 0, err
+	}
+	p := gl.CreateProgram()
+	gl.AttachShader(p, v)
+	gl.AttachShader(p, f)
+	gl.LinkProgram(p)
+	gl.DeleteShader(v)
+	gl.DeleteShader(f)
+	var ok int32
+	gl.GetProgramiv(p, gl.LINK_STATUS, &ok)
+	if ok == gl.FALSE {
+		var n int32
+		gl.GetProgramiv(p, gl.INFO_LOG_LENGTH, &n)
+		msg := strings.Repeat("\x00", int(n+1))
+		gl.GetProgramInfoLog(p, n, nil, gl.Str(msg))
+		gl.DeleteProgram(p)
+		return 0, fmt.Errorf("render: shader link: %s", strings.TrimRight(msg, "\x00"))
+	}
+	return p, nil
+}
+
+func newGLScene(opts Options) (*glScene, error) {
+	g := &glScene{opts: opts, mc: meshCache{}, loc: map[string]int32{}}
+	var err error
+	if g.prog, err = linkProgram(vertexShaderSrc, fragmentShaderSrc); err != nil {
+		return nil, err
+	}
+	if g.shadowProg, err = linkProgram(shadowVertexSrc, shadowFragmentSrc); err != nil {
+		gl.DeleteProgram(g.prog)
+		return nil, err
+	}
+	for _, n := range []string{"uViewProj", "uViewZ", "uMat", "uEye", "uNumLights", "uLight", "uLightCol",
+		"uAmbient", "uShadowIdx", "uLightVP", "uShadowMap", "uShadowSize"} {
+		g.loc[n] = gl.GetUniformLocation(g.prog, gl.Str(n+"\x00"))
+	}
+	g.shadowLoc = gl.GetUniformLocation(g.shadowProg, gl.Str("uLightVP\x00"))
+	gl.GetIntegerv(gl.MAX_RENDERBUFFER_SIZE, &g.maxSize)
+
+	gl.GenVertexArrays(1, &g.vao)
+	gl.BindVertexArray(g.vao)
+	gl.GenBuffers(1, &g.vbo)
+	gl.GenBuffers(1, &g.ebo)
+	gl.BindBuffer(gl.ARRAY_BUFFER, g.vbo)
+	gl.BindBuffer(gl.ELEMENT_ARRAY_BUFFER, g.ebo)
+	const st = vertexStride * 4
+	gl.EnableVertexAttribArray(0)
+	gl.VertexAttribPointerWithOffset(0, 3, gl.FLOAT, false, st, 0)
+	gl.EnableVertexAttribArray(1)
+	gl.VertexAttribPointerWithOffset(1, 3, gl.FLOAT, false, st, 12)
+	gl.EnableVertexAttribArray(2)
+	gl.VertexAttribPointerWithOffset(2, 2, gl.FLOAT, false, st, 24)
+	gl.EnableVertexAttribArray(3)
+	gl.VertexAttribPointerWithOffset(3, 1, gl.FLOAT, false, st, 32)
+
+	gl.Enable(gl.DEPTH_TEST)
+	gl.DepthFunc(gl.LESS)
+	gl.FrontFace(gl.CCW)
+	gl.CullFace(gl.BACK)
+	gl.PixelStorei(gl.PACK_ALIGNMENT, 1)
+
+	g.samples = max(1, opts.MSAA)
+	if g.samples > 1 {
+		var ms int32
+		gl.GetIntegerv(gl.MAX_SAMPLES, &ms)
+		g.samples = min(g.samples, int(ms))
+	}
+	if s := opts.shadowSize(); s > 0 {
+		g.shadowSize = s
+		gl.GenTextures(1, &g.shadowTex)
+		gl.BindTexture(gl.TEXTURE_2D, g.shadowTex)
+		gl.TexImage2D(gl.TEXTURE_2D, 0, gl.DEPTH_COMPONENT24, int32(s), int32(s), 0, gl.DEPTH_COMPONENT, gl.UNSIGNED_INT, nil)
+		gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST)
+		gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST)
+		gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_COMPARE_MODE, gl.NONE)
+		gl.GenFramebuffers(1, &g.shadowFBO)
+		gl.BindFramebuffer(gl.FRAMEBUFFER, g.shadowFBO)
+		gl.FramebufferTexture2D(gl.FRAMEBUFFER, gl.DEPTH_ATTACHMENT, gl.TEXTURE_2D, g.shadowTex, 0)
+		gl.DrawBuffer(gl.NONE)
+		gl.ReadBuffer(gl.NONE)
+		if st := gl.CheckFramebufferStatus(gl.FRAMEBUFFER); st != gl.FRAMEBUFFER_COMPLETE {
+			return nil, fmt.Errorf("render: shadow framebuffer incomplete: 0x%x", st)
+		}
+	}
+	gl.UseProgram(g.prog)
+	gl.Uniform1i(g.loc["uShadowMap"], 0)
+	if err := glCheck("setup"); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+func (g *glScene) info(backend, platform string) Info {
+	str := func(n uint32) string {
+		p := gl.GetString(n)
+		if p == nil {
+			return ""
+		}
+		return gl.GoStr(p)
+	}
+	in := Info{Backend: backend, Platform: platform, Vendor: str(gl.VENDOR), Renderer: str(gl.RENDERER),
+		Version: str(gl.VERSION), ShadowSize: g.shadowSize, MSAA: g.samples}
+	lr := strings.ToLower(in.Renderer)
+	for _, s := range []string{"llvmpipe", "softpipe", "swrast", "swiftshader", "software"} {
+		if strings.Contains(lr, s) {
+			in.Software = true
+		}
+	}
+	return in
+}
+
+func glCheck(what string) error {
+	e := gl.GetError()
+	switch e {
+	case gl.NO_ERROR:
+		return nil
+	case 0x0507: // GL_CONTEXT_LOST
+		return fmt.Errorf("%w (during %s)", ErrContextLost, what)
+	case gl.OUT_OF_MEMORY:
+		return fmt.Errorf("render: GL out of memory during %s", what)
+	}
+	return fmt.Errorf("render: GL error 0x%x during %s", e, what)
+}
+
+func renderbuffer(id *uint32, samples int, format uint32, w, h int) {
+	if *id == 0 {
+		gl.GenRenderbuffers(1, id)
+	}
+	gl.BindRenderbuffer(gl.RENDERBUFFER, *id)
+	if samples > 1 {
+		gl.RenderbufferStorageMultisample(gl.RENDERBUFFER, int32(samples), format, int32(w), int32(h))
+	} else {
+		gl.RenderbufferStorage(gl.RENDERBUFFER, format, int32(w), int32(h))
+	}
+}
+
+func (g *glScene) ensureTargets(w, h int) error {
+	if w > int(g.maxSize) || h > int(g.maxSize) {
+		return fmt.Errorf("render: image %dx%d exceeds GL_MAX_RENDERBUFFER_SIZE %d", w, h, g.maxSize)
+	}
+	if g.fw != w || g.fh != h {
+		if g.fbo == 0 {
+			gl.GenFramebuffers(1, &g.fbo)
+		}
+		gl.BindFramebuffer(gl.FRAMEBUFFER, g.fbo)
+		renderbuffer(&g.rbColor, 1, gl.RGBA8, w, h)
+		gl.FramebufferRenderbuffer(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.RENDERBUFFER, g.rbColor)
+		renderbuffer(&g.rbDepthOut, 1, gl.R32F, w, h)
+		gl.FramebufferRenderbuffer(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT1, gl.RENDERBUFFER, g.rbDepthOut)
+		renderbuffer(&g.rbSeg, 1, gl.R32I, w, h)
+		gl.FramebufferRenderbuffer(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT2, gl.RENDERBUFFER, g.rbSeg)
+		renderbuffer(&g.rbZ, 1, gl.DEPTH_COMPONENT24, w, h)
+		gl.FramebufferRenderbuffer(gl.FRAMEBUFFER, gl.DEPTH_ATTACHMENT, gl.RENDERBUFFER, g.rbZ)
+		if st := gl.CheckFramebufferStatus(gl.FRAMEBUFFER); st != gl.FRAMEBUFFER_COMPLETE {
+			g.fw, g.fh = 0, 0
+			return fmt.Errorf("render: framebuffer %dx%d incomplete: 0x%x", w, h, st)
+		}
+		g.fw, g.fh = w, h
+	}
+	if g.samples > 1 && (g.msW != w || g.msH != h) {
+		if g.msFBO == 0 {
+			gl.GenFramebuffers(1, &g.msFBO)
+		}
+		gl.BindFramebuffer(gl.FRAMEBUFFER, g.msFBO)
+		renderbuffer(&g.msColor, g.samples, gl.RGBA8, w, h)
+		gl.FramebufferRenderbuffer(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.RENDERBUFFER, g.msColor)
+		renderbuffer(&g.msZ, g.samples, gl.DEPTH_COMPONENT24, w, h)
+		gl.FramebufferRenderbuffer(gl.FRAMEBUFFER, gl.DEPTH_ATTACHMENT, gl.RENDERBUFFER, g.msZ)
+		if st := gl.CheckFramebufferStatus(gl.FRAMEBUFFER); st != gl.FRAMEBUFFER_COMPLETE {
+			g.msW, g.msH = 0, 0
+			return fmt.Errorf("render: multisample framebuffer incomplete: 0x%x", st)
+		}
+		g.msW, g.msH = w, h
+	}
+	return glCheck("framebuffer setup")
+}
+
+// upload sends the batch to the VBO/EBO, growing them when needed.
+func (g *glScene) upload() {
+	gl.BindVertexArray(g.vao)
+	gl.BindBuffer(gl.ARRAY_BUFFER, g.vbo)
+	nv := len(g.b.verts) * 4
+	if nv > g.vboCap {
+		g.vboCap = nv + nv/2
+		gl.BufferData(gl.ARRAY_BUFFER, g.vboCap, nil, gl.STREAM_DRAW)
+	}
+	if nv > 0 {
+		gl.BufferSubData(gl.ARRAY_BUFFER, 0, nv, unsafe.Pointer(&g.b.verts[0]))
+	}
+	ni := len(g.b.idx) * 4
+	if ni > g.eboCap {
+		g.eboCap = ni + ni/2
+		gl.BufferData(gl.ELEMENT_ARRAY_BUFFER, g.eboCap, nil, gl.STREAM_DRAW)
+	}
+	if ni > 0 {
+		gl.BufferSubData(gl.ELEMENT_ARRAY_BUFFER, 0, ni, unsafe.Pointer(&g.b.idx[0]))
+	}
+}
+
+// draw renders sc into the targets and reads back what dst asks for.
+func (g *glScene) draw(sc *Scene, cam Camera, dst Buffers) error {
+	w, h := cam.Width, cam.Height
+	if err := g.ensureTargets(w, h); err != nil {
+		return err
+	}
+	g.b.build(sc, g.mc)
+	fp := g.b.params(sc, cam, g.shadowSize > 0)
+	g.upload()
+	n := int32(len(g.b.idx))
+
+	if fp.shadowIdx >= 0 {
+		gl.BindFramebuffer(gl.FRAMEBUFFER, g.shadowFBO)
+		gl.Viewport(0, 0, int32(g.shadowSize), int32(g.shadowSize))
+		gl.Clear(gl.DEPTH_BUFFER_BIT)
+		gl.Disable(gl.CULL_FACE)
+		gl.UseProgram(g.shadowProg)
+		gl.UniformMatrix4fv(g.shadowLoc, 1, false, &fp.lightVP[0])
+		gl.DrawElements(gl.TRIANGLES, n, gl.UNSIGNED_INT, nil)
+	}
+
+	gl.UseProgram(g.prog)
+	g.setUniforms(&fp)
+	gl.Enable(gl.CULL_FACE)
+	gl.Viewport(0, 0, int32(w), int32(h))
+	bg := [4]float32{fp.background[0], fp.background[1], fp.background[2], 1}
+	zero := [4]float32{}
+	izero := [4]int32{}
+	none := uint32(gl.NONE)
+
+	if dst.RGB != nil && g.samples > 1 {
+		gl.BindFramebuffer(gl.FRAMEBUFFER, g.msFBO)
+		bufs := [1]uint32{gl.COLOR_ATTACHMENT0}
+		gl.DrawBuffers(1, &bufs[0])
+		gl.ClearBufferfv(gl.COLOR, 0, &bg[0])
+		gl.Clear(gl.DEPTH_BUFFER_BIT)
+		gl.DrawElements(gl.TRIANGLES, n, gl.UNSIGNED_INT, nil)
+		gl.BindFramebuffer(gl.READ_FRAMEBUFFER, g.msFBO)
+		gl.BindFramebuffer(gl.DRAW_FRAMEBUFFER, g.fbo)
+		gl.DrawBuffers(1, &bufs[0])
+		gl.BlitFramebuffer(0, 0, int32(w), int32(h), 0, 0, int32(w), int32(h), gl.COLOR_BUFFER_BIT, gl.NEAREST)
+	}
+	gl.BindFramebuffer(gl.FRAMEBUFFER, g.fbo)
+	bufs := [3]uint32{none, none, none}
+	draw := false
+	if dst.RGB != nil && g.samples <= 1 {
+		bufs[0], draw = gl.COLOR_ATTACHMENT0, true
+	}
+	if dst.Depth != nil {
+		bufs[1], draw = gl.COLOR_ATTACHMENT1, true
+	}
+	if dst.Seg != nil {
+		bufs[2], draw = gl.COLOR_ATTACHMENT2, true
+	}
+	if draw {
+		gl.DrawBuffers(3, &bufs[0])
+		if bufs[0] != none {
+			gl.ClearBufferfv(gl.COLOR, 0, &bg[0])
+		}
+		if bufs[1] != none {
+			gl.ClearBufferfv(gl.COLOR, 1, &zero[0])
+		}
+		if bufs[2] != none {
+			gl.ClearBufferiv(gl.COLOR, 2, &izero[0])
+		}
+		gl.Clear(gl.DEPTH_BUFFER_BIT)
+		gl.DrawElements(gl.TRIANGLES, n, gl.UNSIGNED_INT, nil)
+	}
+
+	gl.BindFramebuffer(gl.READ_FRAMEBUFFER, g.fbo)
+	if dst.RGB != nil {
+		gl.ReadBuffer(gl.COLOR_ATTACHMENT0)
+		g.readRows(dst.RGB.Pix, dst.RGB.Stride, w, h, 4, gl.RGBA, gl.UNSIGNED_BYTE)
+	}
+	if dst.Depth != nil {
+		gl.ReadBuffer(gl.COLOR_ATTACHMENT1)
+		g.readRows(unsafe.Slice((*byte)(unsafe.Pointer(&dst.Depth[0])), 4*w*h), 4*w, w, h, 4, gl.RED, gl.FLOAT)
+	}
+	if dst.Seg != nil {
+		gl.ReadBuffer(gl.COLOR_ATTACHMENT2)
+		g.readRows(unsafe.Slice((*byte)(unsafe.Pointer(&dst.Seg[0])), 4*w*h), 4*w, w, h, 4, gl.RED_INTEGER, gl.INT)
+	}
+	return glCheck("draw")
+}
+
+// readRows reads the bound read buffer into pix (top row first).
+func (g *glScene) readRows(pix []byte, stride, w, h, bpp int, format, typ uint32) {
+	row := w * bpp
+	if stride == row {
+		gl.ReadPixels(0, 0, int32(w), int32(h), format, typ, unsafe.Pointer(&pix[0]))
+		if cap(g.flip) < row {
+			g.flip = make([]byte, row)
+		}
+		tmp := g.flip[:row]
+		for y := 0; y < h/2; y++ {
+			a := pix[y*stride : y*stride+row]
+			b := pix[(h-1-y)*stride : (h-1-y)*stride+row]
+			copy(tmp, a)
+			copy(a, b)
+			copy(b, tmp)
+		}
+		return
+	}
+	if cap(g.flip) < row*h {
+		g.flip = make([]byte, row*h)
+	}
+	buf := g.flip[:row*h]
+	gl.ReadPixels(0, 0, int32(w), int32(h), format, typ, unsafe.Pointer(&buf[0]))
+	for y := 0; y < h; y++ {
+		copy(pix[y*stride:y*stride+row], buf[(h-1-y)*row:(h-y)*row])
+	}
+}
+
+func (g *glScene) setUniforms(fp *frameParams) {
+	gl.UniformMatrix4fv(g.loc["uViewProj"], 1, false, &fp.viewProj[0])
+	gl.Uniform4fv(g.loc["uViewZ"], 1, &fp.viewZ[0])
+	if len(g.b.mats) > 0 {
+		gl.Uniform4fv(g.loc["uMat"], int32(len(g.b.mats)/4), &g.b.mats[0])
+	}
+	gl.Uniform3fv(g.loc["uEye"], 1, &fp.eye[0])
+	gl.Uniform1i(g.loc["uNumLights"], int32(fp.nLights))
+	gl.Uniform4fv(g.loc["uLight"], MaxLights, &fp.light[0][0])
+	gl.Uniform3fv(g.loc["uLightCol"], MaxLights, &fp.lightCol[0][0])
+	gl.Uniform3fv(g.loc["uAmbient"], 1, &fp.ambient[0])
+	gl.Uniform1i(g.loc["uShadowIdx"], int32(fp.shadowIdx))
+	if fp.shadowIdx >= 0 {
+		gl.UniformMatrix4fv(g.loc["uLightVP"], 1, false, &fp.lightVP[0])
+		gl.Uniform1i(g.loc["uShadowSize"], int32(g.shadowSize))
+		gl.ActiveTexture(gl.TEXTURE0)
+		gl.BindTexture(gl.TEXTURE_2D, g.shadowTex)
+	}
+}
+
+func (g *glScene) destroy() {
+	gl.DeleteProgram(g.prog)
+	gl.DeleteProgram(g.shadowProg)
+	gl.DeleteVertexArrays(1, &g.vao)
+	gl.DeleteBuffers(1, &g.vbo)
+	gl.DeleteBuffers(1, &g.ebo)
+	for _, f := range []*uint32{&g.fbo, &g.msFBO, &g.shadowFBO} {
+		if *f != 0 {
+			gl.DeleteFramebuffers(1, f)
+		}
+	}
+	for _, rb := range []*uint32{&g.rbColor, &g.rbDepthOut, &g.rbSeg, &g.rbZ, &g.msColor, &g.msZ} {
+		if *rb != 0 {
+			gl.DeleteRenderbuffers(1, rb)
+		}
+	}
+	if g.shadowTex != 0 {
+		gl.DeleteTextures(1, &g.shadowTex)
+	}
+}
