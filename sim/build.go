@@ -364,7 +364,10 @@ func (b *Builder) Build() (*Model, error) {
 			if j.WeldDampingRatio == 0 {
 				j.WeldDampingRatio = 1
 			}
-			if !(j.WeldTimeConst > 0) || !(j.WeldDampingRatio > 0) {
+			if j.WeldTorqueScale == 0 {
+				j.WeldTorqueScale = 5
+			}
+			if !(j.WeldTimeConst > 0) || !(j.WeldDampingRatio > 0) || !(j.WeldTorqueScale > 0) {
 				bad("joint %d (%q): weld time constant and damping ratio must be > 0", i, j.Name)
 			}
 			j.Motor, j.Limited = false, false

@@ -127,7 +127,7 @@ func solveContacts(man []manifold, bodies []bodySim, soft softness, invH, maxPus
 				n2 *= sc
 			}
 			cp.f1, cp.f2 = n1, n2
-			p := mf.t1.Scale(n1 - o1).AddScaled(mf.t2, n2-o2)
+			p := mf.t1.Scale(n1-o1).AddScaled(mf.t2, n2-o2)
 			applyImpulse(a, b, cp.rA, cp.rB, p)
 		}
 		if mf.torsion > 0 && mf.tMass > 0 {

@@ -14,7 +14,7 @@ func planeSphere(pp Vec3, rp *Mat3, c Vec3, r, margin float64, buf *candBuf) Vec
 	p0, n := planeFrame(pp, rp)
 	sep := c.Sub(p0).Dot(n) - r
 	if sep <= margin {
-		buf.add(c.AddScaled(n, -(r + 0.5*sep)), sep)
+		buf.add(c.AddScaled(n, -(r+0.5*sep)), sep)
 	}
 	return n
 }
@@ -26,7 +26,7 @@ func planeCapsule(pp Vec3, rp *Mat3, c Vec3, rc *Mat3, r, hh, margin float64, bu
 		e := c.AddScaled(a, sgn*hh)
 		sep := e.Sub(p0).Dot(n) - r
 		if sep <= margin {
-			buf.add(e.AddScaled(n, -(r + 0.5*sep)), sep)
+			buf.add(e.AddScaled(n, -(r+0.5*sep)), sep)
 		}
 	}
 	return n

@@ -263,7 +263,7 @@ func boxCapsule(cb Vec3, rb *Mat3, h Vec3, cc Vec3, rc *Mat3, r, hh, margin floa
 		}
 		n := rb.Col(bestK).Scale(bestS)
 		sep := bestS*e.Get(bestK) - r - hv[bestK]
-		buf.add(cb.Add(rb.MulVec(e)).AddScaled(n, -(r + 0.5*sep)), sep)
+		buf.add(cb.Add(rb.MulVec(e)).AddScaled(n, -(r+0.5*sep)), sep)
 	}
 	return rb.Col(bestK).Scale(bestS)
 }
@@ -300,7 +300,7 @@ func capsuleFace(p0, p1, h Vec3, k int, sgn, r, margin float64, rb *Mat3, cb Vec
 		e := p0.AddScaled(d, tt)
 		sep := sgn*e.Get(k) - r - hv[k]
 		if sep <= margin {
-			buf.add(cb.Add(rb.MulVec(e)).AddScaled(n, -(r + 0.5*sep)), sep)
+			buf.add(cb.Add(rb.MulVec(e)).AddScaled(n, -(r+0.5*sep)), sep)
 			added = true
 		}
 		if t1-t0 < 1e-9 {

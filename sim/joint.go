@@ -10,8 +10,10 @@ func prepareJoints(m *Model, s *State, jointSoft softness, h float64) {
 			jd := &m.Joints[i]
 			hz := 1 / (2 * math.Pi * jd.WeldTimeConst * jd.WeldDampingRatio)
 			j.soft = makeSoft(hz, jd.WeldDampingRatio, h)
+			j.angSoft = makeSoft(math.Min(hz*jd.WeldTorqueScale, 0.25/h), jd.WeldDampingRatio, h)
 		} else {
 			j.soft = jointSoft
+			j.angSoft = jointSoft
 		}
 	}
 }
@@ -99,7 +101,7 @@ func pointK(mP, mC float64, iP, iC *Mat3, rP, rC Vec3) Mat3 {
 
 // addSkewInertia adds -[r]× I [r]× to k.
 func addSkewInertia(k *Mat3, in *Mat3, r Vec3) {
-		for col := 0; col < 3; col++ {
+	for col := 0; col < 3; col++ {
 		var e Vec3
 		switch col {
 		case 0:
@@ -176,9 +178,9 @@ func solveJoints(ws *workspace, h, invH float64, useBias bool) {
 		if j.kind != Weld {
 			solveAxis(j, p, c, h, invH, useBias)
 		}
-		soft := softness{0, 1, 0}
+		soft, angSoft := softness{0, 1, 0}, softness{0, 1, 0}
 		if useBias || j.kind == Weld {
-			soft = j.soft
+			soft, angSoft = j.soft, j.angSoft
 		}
 		switch j.kind {
 		case Weld, Revolute:
@@ -202,17 +204,17 @@ func solveJoints(ws *workspace, h, invH float64, useBias bool) {
 		switch j.kind {
 		case Weld, Prismatic:
 			cdot := c.w.Sub(p.w)
-			b := cdot.AddScaled(j.angErr, soft.biasRate)
-			imp := j.kAng.MulVec(b).Scale(-soft.massScale).AddScaled(j.angImp, -soft.impulseScale)
+			b := cdot.AddScaled(j.angErr, angSoft.biasRate)
+			imp := j.kAng.MulVec(b).Scale(-angSoft.massScale).AddScaled(j.angImp, -angSoft.impulseScale)
 			j.angImp = j.angImp.Add(imp)
 			applyAngular(p, c, imp)
 		case Revolute:
 			cdot := c.w.Sub(p.w)
-			b1 := cdot.Dot(j.t1) + soft.biasRate*j.angErr.Dot(j.t1)
-			b2 := cdot.Dot(j.t2) + soft.biasRate*j.angErr.Dot(j.t2)
+			b1 := cdot.Dot(j.t1) + angSoft.biasRate*j.angErr.Dot(j.t1)
+			b2 := cdot.Dot(j.t2) + angSoft.biasRate*j.angErr.Dot(j.t2)
 			a1, a2 := j.angImp.Dot(j.t1), j.angImp.Dot(j.t2)
-			l1 := -soft.massScale*(j.kAng[0]*b1+j.kAng[1]*b2) - soft.impulseScale*a1
-			l2 := -soft.massScale*(j.kAng[3]*b1+j.kAng[4]*b2) - soft.impulseScale*a2
+			l1 := -angSoft.massScale*(j.kAng[0]*b1+j.kAng[1]*b2) - angSoft.impulseScale*a1
+			l2 := -angSoft.massScale*(j.kAng[3]*b1+j.kAng[4]*b2) - angSoft.impulseScale*a2
 			imp := j.t1.Scale(l1).AddScaled(j.t2, l2)
 			j.angImp = j.angImp.Add(imp)
 			applyAngular(p, c, imp)
@@ -297,4 +299,10 @@ func solveAxis(j *jointSim, p, c *bodySim, h, invH float64, useBias bool) {
 			applyAxial(j, p, c, -imp)
 		}
 	}
+}
+
+// resetImpulses forgets the joint's warm-start impulses.
+func (j *jointSim) resetImpulses() {
+	j.linImp, j.angImp = Vec3{}, Vec3{}
+	j.springImp, j.motorImp, j.lowerImp, j.upperImp = 0, 0, 0, 0
 }

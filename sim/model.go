@@ -95,9 +95,11 @@ type Options struct {
 	ContactHertz float64
 	// ContactDampingRatio is the contact damping ratio (default 10, Box2D v3).
 	ContactDampingRatio float64
-	// JointHertz and JointDampingRatio soften the rigid rows of prismatic
-	// and revolute joints (default 120 Hz, 2; capped at a quarter of the
-	// substep rate).
+	// JointHertz and JointDampingRatio soften the locked rows and limits of
+	// prismatic and revolute joints (default 1000 Hz, 1, which the cap at a
+	// quarter of the substep rate turns into "as stiff as stays stable":
+	// MuJoCo's joints are exact, and soft finger joints let pads tilt and
+	// wedge a pushed cube).
 	JointHertz, JointDampingRatio float64
 	// MaxPushSpeed caps the speed (m/s) at which penetration is resolved
 	// (default 0.5).
@@ -125,8 +127,8 @@ func DefaultOptions() Options {
 		Iterations:           1,
 		ContactHertz:         60,
 		ContactDampingRatio:  10,
-		JointHertz:           120,
-		JointDampingRatio:    2,
+		JointHertz:           1000,
+		JointDampingRatio:    1,
 		MaxPushSpeed:         0.5,
 		ContactMargin:        0.002,
 		LinearSlop:           0.0002,
@@ -220,16 +222,21 @@ type JointDesc struct {
 	// Motor enables a PD position servo driven by State.Ctrl[CtrlIndex]:
 	// force = Kp·(ctrl − q) − Kd·q̇, limited to ±MaxForce (N or N·m;
 	// 0 = unlimited). CtrlIndex is assigned by Build in joint order.
-	Motor        bool
-	Kp, Kd       float64
-	MaxForce     float64
-	CtrlIndex    int
-	CtrlLow      float64 // ctrl values are clamped to [CtrlLow, CtrlHigh] when CtrlLow < CtrlHigh
-	CtrlHigh     float64
-	InitialCtrl  float64 // the value NewState puts in Ctrl[CtrlIndex]
+	Motor       bool
+	Kp, Kd      float64
+	MaxForce    float64
+	CtrlIndex   int
+	CtrlLow     float64 // ctrl values are clamped to [CtrlLow, CtrlHigh] when CtrlLow < CtrlHigh
+	CtrlHigh    float64
+	InitialCtrl float64 // the value NewState puts in Ctrl[CtrlIndex]
 	// WeldTimeConst (s, default 0.02) and WeldDampingRatio (default 1)
 	// soften a Weld like MuJoCo's solref.
 	WeldTimeConst, WeldDampingRatio float64
+	// WeldTorqueScale (default 5, MetaWorld's reset_mocap_welds value)
+	// stiffens the weld's rotational part: its time constant is
+	// WeldTimeConst / WeldTorqueScale, so a light hand keeps its orientation
+	// under the lever-arm torques of grasping and pushing.
+	WeldTorqueScale float64
 
 	// Filled by Build: the anchor and axis in each body's frame (relative to
 	// the body origin) and the initial relative rotation.

@@ -61,19 +61,19 @@ type bodySim struct {
 
 // contactPoint is one point of a manifold.
 type contactPoint struct {
-	p       Vec3    // world point at collide (m)
-	local   Vec3    // point in body A's frame, for warm-start matching
-	sep     float64 // separation at collide (m), negative = penetration
-	rA, rB  Vec3    // levers from the centres of mass at the step start
-	adjSep  float64 // sep - n·(rB - rA)
-	nMass   float64 // 1/(J M⁻¹ Jᵀ) along the normal (kg)
-	t1Mass  float64
-	t2Mass  float64
-	ni      float64 // accumulated normal impulse (N·s)
-	f1, f2  float64 // accumulated friction impulses along t1, t2 (N·s)
-	fw      Vec3    // friction impulse in world frame (warm-start carrier)
-	maxNi   float64
-	relVel  float64 // normal relative velocity at prepare (m/s)
+	p      Vec3    // world point at collide (m)
+	local  Vec3    // point in body A's frame, for warm-start matching
+	sep    float64 // separation at collide (m), negative = penetration
+	rA, rB Vec3    // levers from the centres of mass at the step start
+	adjSep float64 // sep - n·(rB - rA)
+	nMass  float64 // 1/(J M⁻¹ Jᵀ) along the normal (kg)
+	t1Mass float64
+	t2Mass float64
+	ni     float64 // accumulated normal impulse (N·s)
+	f1, f2 float64 // accumulated friction impulses along t1, t2 (N·s)
+	fw     Vec3    // friction impulse in world frame (warm-start carrier)
+	maxNi  float64
+	relVel float64 // normal relative velocity at prepare (m/s)
 }
 
 // manifold is the contact between two shapes, with a shared normal.
@@ -93,38 +93,39 @@ type manifold struct {
 
 // jointSim is the solver's per-joint working set.
 type jointSim struct {
-	kind       JointKind
-	p, c       int32
-	lp, lc     Vec3 // anchors relative to the centres of mass in body frames
-	axisP      Vec3 // axis in P's frame
-	axisC      Vec3 // axis in C's frame (revolute alignment)
-	relRot     Quat
-	hasSpring  bool
-	motor      bool
-	limited    bool
+	kind             JointKind
+	p, c             int32
+	lp, lc           Vec3 // anchors relative to the centres of mass in body frames
+	axisP            Vec3 // axis in P's frame
+	axisC            Vec3 // axis in C's frame (revolute alignment)
+	relRot           Quat
+	hasSpring        bool
+	motor            bool
+	limited          bool
 	stiff, damp, ref float64
 	kp, kd, maxF     float64
 	lower, upper     float64
 	ctrl             int32
-	soft             softness // rigid rows
+	soft             softness // rigid rows (linear rows of a weld)
+	angSoft          softness // angular rows of a weld
 	// per-substep geometry
-	rP, rC     Vec3 // world levers (m)
-	sP         Vec3 // rP + d for prismatic rows
-	d          Vec3 // anchor separation (m)
-	axis       Vec3 // world axis
-	t1, t2     Vec3 // world perpendiculars
-	q          float64
-	angErr     Vec3
-	kLin       Mat3 // inverse effective mass of point/perpendicular block
-	kAng       Mat3 // inverse effective mass of angular block
-	axMass     float64
-	springS    softness
-	motorS     softness
-	target     float64
+	rP, rC  Vec3 // world levers (m)
+	sP      Vec3 // rP + d for prismatic rows
+	d       Vec3 // anchor separation (m)
+	axis    Vec3 // world axis
+	t1, t2  Vec3 // world perpendiculars
+	q       float64
+	angErr  Vec3
+	kLin    Mat3 // inverse effective mass of point/perpendicular block
+	kAng    Mat3 // inverse effective mass of angular block
+	axMass  float64
+	springS softness
+	motorS  softness
+	target  float64
 	// accumulated impulses
-	linImp, angImp           Vec3
-	springImp, motorImp      float64
-	lowerImp, upperImp       float64
+	linImp, angImp      Vec3
+	springImp, motorImp float64
+	lowerImp, upperImp  float64
 }
 
 // workspace is preallocated by NewState; Step allocates nothing.

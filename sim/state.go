@@ -100,6 +100,9 @@ func (s *State) Reset(m *Model) {
 	s.oldMan = s.oldMan[:0]
 	s.contacts = s.contacts[:0]
 	s.pending = false
+	for i := range s.ws.joints {
+		s.ws.joints[i].resetImpulses()
+	}
 }
 
 // CopyFrom makes s an exact copy of src (same Model), reusing s's buffers:
@@ -119,6 +122,7 @@ func (s *State) CopyFrom(src *State) {
 	s.oldMan = s.oldMan[:0]
 	s.contacts = append(s.contacts[:0], src.contacts...)
 	s.pending = src.pending
+	copy(s.ws.joints, src.ws.joints)
 }
 
 // Clone returns a new State equal to s.
