@@ -57,7 +57,7 @@ func (c *EEDelta) Apply(m *sim.Model, s *sim.State, a []float64) {
 	s.SetMocap(c.Mocap, want, c.Rot)
 	g := (min(max(a[3], -1), 1) + 1) / 2
 	for i, k := range c.Fingers {
-		s.Ctrl[k] = c.FingerOpen[i] + g*(c.FingerClosed[i]-c.FingerOpen[i])
+		s.Ctrl[k] = (1-g)*c.FingerOpen[i] + g*c.FingerClosed[i]
 	}
 }
 
