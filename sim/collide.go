@@ -67,7 +67,18 @@ func collide(m *Model, s *State) {
 		case Plane:
 			continue
 		}
-		e = e.Add(Vec3{margin, margin, margin})
+		// speculative margin: the base margin plus how far the shape can
+		// move this step, so fast bodies get contacts before they touch
+		mg := margin
+		if d := &m.Bodies[sd.Body]; d.invMass > 0 {
+			lever := c.Sub(s.COM(m, sd.Body)).Norm() + m.shapeRadius[i]
+			mg += m.Opt.Timestep * (bs.Vel.Norm() + bs.AngVel.Norm()*lever)
+		} else if d.Mocap {
+			mg += s.mocapPos[sd.Body].Sub(bs.Pos).Norm() + 2*m.shapeRadius[i]*quatDist(s.mocapRot[sd.Body], bs.Rot)
+		}
+		mg = math.Min(mg, maxSpecMargin)
+		ws.shapeMargin[i] = mg
+		e = e.Add(Vec3{mg, mg, mg})
 		ws.aabbLo[i], ws.aabbHi[i] = c.Sub(e), c.Add(e)
 	}
 
@@ -178,7 +189,7 @@ func narrow(m *Model, s *State, a, b int32) {
 		ba, bb = bb, ba
 	}
 	ws := &s.ws
-	margin := m.Opt.ContactMargin
+	margin := ws.shapeMargin[a] + ws.shapeMargin[b] - m.Opt.ContactMargin
 	var buf candBuf
 	var n Vec3
 	pa, pb := ws.shapePos[a], ws.shapePos[b]
@@ -256,6 +267,12 @@ func narrow(m *Model, s *State, a, b int32) {
 		cp := &mf.pts[k]
 		cp.local = bA.Rot.InvRotate(cp.p.Sub(bA.Pos))
 	}
+}
+
+// quatDist returns an upper bound of the rotation angle (rad) between a and b.
+func quatDist(a, b Quat) float64 {
+	d := math.Abs(a.W*b.W + a.X*b.X + a.Y*b.Y + a.Z*b.Z)
+	return 2 * math.Acos(math.Min(1, d))
 }
 
 // reduce keeps at most maxManifoldPoints candidates: the deepest, the one

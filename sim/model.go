@@ -91,7 +91,7 @@ type Options struct {
 	// (default 1; the relax pass adds one unbiased iteration).
 	Iterations int
 	// ContactHertz is the contact stiffness (Hz) of the soft contact
-	// constraint; it is capped at a quarter of the substep rate (default 60).
+	// constraint; it is capped at a quarter of the substep rate (default 120).
 	ContactHertz float64
 	// ContactDampingRatio is the contact damping ratio (default 10, Box2D v3).
 	ContactDampingRatio float64
@@ -108,7 +108,7 @@ type Options struct {
 	// created before shapes touch (default 0.002).
 	ContactMargin float64
 	// LinearSlop is the penetration (m) allowed without position correction,
-	// which keeps resting contact quiet (default 0.0002).
+	// which keeps resting contact quiet (default 0.0001).
 	LinearSlop float64
 	// MaxSpeed (m/s) and MaxAngularSpeed (rad/s) cap body velocities; a cap
 	// that acts is counted in Warnings.SpeedCap (defaults 20 and 200).
@@ -125,13 +125,13 @@ func DefaultOptions() Options {
 		Timestep:             0.0025,
 		Substeps:             4,
 		Iterations:           1,
-		ContactHertz:         60,
+		ContactHertz:         120,
 		ContactDampingRatio:  10,
 		JointHertz:           1000,
 		JointDampingRatio:    1,
 		MaxPushSpeed:         0.5,
 		ContactMargin:        0.002,
-		LinearSlop:           0.0002,
+		LinearSlop:           0.0001,
 		MaxSpeed:             20,
 		MaxAngularSpeed:      200,
 		RestitutionThreshold: 0.05,

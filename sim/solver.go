@@ -13,6 +13,8 @@ const (
 	matchDist2 = 0.003 * 0.003
 	// deepPenetration (m) counts a contact in Warnings.Penetration.
 	deepPenetration = 0.01
+	// maxSpecMargin (m) caps the speculative contact margin of a shape.
+	maxSpecMargin = 0.05
 )
 
 // softness holds the coefficients of a soft constraint (Box2D v3 b2Softness).
@@ -130,17 +132,18 @@ type jointSim struct {
 
 // workspace is preallocated by NewState; Step allocates nothing.
 type workspace struct {
-	bodies   []bodySim
-	joints   []jointSim
-	prevPos  []Vec3
-	prevRot  []Quat
-	shapePos []Vec3
-	shapeRot []Mat3
-	shapeQ   []Quat
-	aabbLo   []Vec3
-	aabbHi   []Vec3
-	order    []int32 // sweep-and-prune order of non-plane colliding shapes
-	planes   []int32
+	bodies      []bodySim
+	joints      []jointSim
+	prevPos     []Vec3
+	prevRot     []Quat
+	shapePos    []Vec3
+	shapeRot    []Mat3
+	shapeQ      []Quat
+	shapeMargin []float64
+	aabbLo      []Vec3
+	aabbHi      []Vec3
+	order       []int32 // sweep-and-prune order of non-plane colliding shapes
+	planes      []int32
 }
 
 func (w *workspace) init(m *Model) {
@@ -152,6 +155,7 @@ func (w *workspace) init(m *Model) {
 	w.shapeRot = make([]Mat3, ns)
 	w.shapeQ = make([]Quat, ns)
 	w.aabbLo = make([]Vec3, ns)
+	w.shapeMargin = make([]float64, ns)
 	w.aabbHi = make([]Vec3, ns)
 	for i := range m.Shapes {
 		sd := &m.Shapes[i]
@@ -159,6 +163,7 @@ func (w *workspace) init(m *Model) {
 			continue
 		}
 		if sd.Kind == Plane {
+			w.shapeMargin[i] = m.Opt.ContactMargin
 			w.planes = append(w.planes, int32(i))
 		} else {
 			w.order = append(w.order, int32(i))

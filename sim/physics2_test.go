@@ -1,0 +1,166 @@
+package sim_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/vlmrb/vlmrb/sim"
+)
+
+// TestStack checks that a stack of five 5 cm boxes stands for 10 s with the
+// top box moving less than 2 mm (issue test 3).
+func TestStack(t *testing.T) {
+	t.Parallel()
+	b := sim.NewBuilder()
+	ground(b, 0.8)
+	const half = 0.025
+	var ids []sim.BodyID
+	for i := 0; i < 5; i++ {
+		id := b.AddBody(sim.BodyDesc{Mass: 0.1, Pos: sim.V3(0, 0, half+2*half*float64(i))})
+		b.AddShape(id, sim.ShapeDesc{Kind: sim.Box, Size: sim.V3(half, half, half), Friction: 0.8})
+		ids = append(ids, id)
+	}
+	m := mustBuild(t, b)
+	s := m.NewState()
+	top := ids[len(ids)-1]
+	start := s.Bodies[top].Pos
+	stepFor(m, s, 10)
+	if d := s.Bodies[top].Pos.Sub(start).Norm(); d > 2e-3 {
+		t.Errorf("top box moved %.4g m (to %v)", d, s.Bodies[top].Pos)
+	}
+	if s.Warnings.Total() != 0 {
+		t.Errorf("warnings %+v", s.Warnings)
+	}
+}
+
+// incline builds a box on a plane tilted by theta (rad) about y, both with
+// friction mu, and returns the model, state and box id.
+func incline(t *testing.T, theta, mu float64) (*sim.Model, *sim.State, sim.BodyID) {
+	b := sim.NewBuilder()
+	rot := sim.QuatFromAxisAngle(sim.V3(0, 1, 0), theta)
+	b.AddShape(sim.World, sim.ShapeDesc{Kind: sim.Plane, Rot: rot, Friction: mu})
+	const half = 0.025
+	id := b.AddBody(sim.BodyDesc{Mass: 0.2, Pos: rot.Rotate(sim.V3(0, 0, half)), Rot: rot})
+	b.AddShape(id, sim.ShapeDesc{Kind: sim.Box, Size: sim.V3(half, half, half), Friction: mu})
+	m := mustBuild(t, b)
+	return m, m.NewState(), id
+}
+
+// TestIncline checks static friction holds a box on a 20° incline with
+// μ = 0.5 and that with μ = 0.2 it slides with a = g(sinθ − μcosθ) ± 5%
+// (issue test 4).
+func TestIncline(t *testing.T) {
+	t.Parallel()
+	theta := 20 * math.Pi / 180
+	t.Run("holds", func(t *testing.T) {
+		m, s, id := incline(t, theta, 0.5)
+		start := s.Bodies[id].Pos
+		stepFor(m, s, 2)
+		if d := s.Bodies[id].Pos.Sub(start).Norm(); d > 1e-3 {
+			t.Errorf("box on 20° incline with μ=0.5 moved %.4g m", d)
+		}
+	})
+	t.Run("slides", func(t *testing.T) {
+		const mu = 0.2
+		m, s, id := incline(t, theta, mu)
+		// settle contact for 0.1 s, then measure the acceleration over 0.5 s
+		stepFor(m, s, 0.1)
+		down := sim.QuatFromAxisAngle(sim.V3(0, 1, 0), theta).Rotate(sim.V3(-1, 0, 0))
+		_ = down
+		x0, v0, t0 := s.Bodies[id].Pos, s.Bodies[id].Vel, s.Time
+		stepFor(m, s, 0.5)
+		dt := s.Time - t0
+		// fit a from displacement: d = v0 t + a t²/2 along the slope
+		dir := s.Bodies[id].Pos.Sub(x0).Normalize()
+		d := s.Bodies[id].Pos.Sub(x0).Norm()
+		a := 2 * (d - v0.Dot(dir)*dt) / (dt * dt)
+		want := g * (math.Sin(theta) - mu*math.Cos(theta))
+		if math.Abs(a-want)/want > 0.05 {
+			t.Errorf("slide acceleration %.4f m/s², want %.4f ± 5%%", a, want)
+		}
+	})
+}
+
+// TestSlideStop checks a box sliding on flat ground at v0 stops after
+// v0²/(2μg) ± 5% (issue test 5).
+func TestSlideStop(t *testing.T) {
+	t.Parallel()
+	const mu, v0 = 0.4, 1.0
+	b := sim.NewBuilder()
+	ground(b, mu)
+	const half = 0.025
+	id := b.AddBody(sim.BodyDesc{Mass: 0.3, Pos: sim.V3(0, 0, half), Vel: sim.V3(v0, 0, 0)})
+	b.AddShape(id, sim.ShapeDesc{Kind: sim.Box, Size: sim.V3(half, half, half), Friction: mu})
+	m := mustBuild(t, b)
+	s := m.NewState()
+	stepFor(m, s, 1)
+	got := s.Bodies[id].Pos.X
+	want := v0 * v0 / (2 * mu * g)
+	if math.Abs(got-want)/want > 0.05 {
+		t.Errorf("slid %.4f m, want %.4f ± 5%%", got, want)
+	}
+	if v := s.Bodies[id].Vel.Norm(); v > 1e-3 {
+		t.Errorf("still moving at %.4g m/s", v)
+	}
+}
+
+// TestRestitution checks the bounce height ratio is e² ± 5% (issue test 6).
+func TestRestitution(t *testing.T) {
+	t.Parallel()
+	for _, e := range []float64{0.5, 0.8} {
+		b := sim.NewBuilder()
+		b.AddShape(sim.World, sim.ShapeDesc{Kind: sim.Plane, Restitution: e})
+		const r, h0 = 0.02, 0.5
+		id := b.AddBody(sim.BodyDesc{Mass: 0.1, Pos: sim.V3(0, 0, r+h0)})
+		b.AddShape(id, sim.ShapeDesc{Kind: sim.Sphere, Size: sim.V3(r, 0, 0), Restitution: e})
+		m := mustBuild(t, b)
+		s := m.NewState()
+		// fall, bounce, and record the apex of the first bounce
+		bounced, apex := false, 0.0
+		for i := 0; i < 2000; i++ {
+			sim.Step(m, s)
+			vz := s.Bodies[id].Vel.Z
+			if !bounced && vz > 0 {
+				bounced = true
+			}
+			if bounced {
+				apex = math.Max(apex, s.Bodies[id].Pos.Z-r)
+				if vz < 0 {
+					break
+				}
+			}
+		}
+		ratio := apex / h0
+		if math.Abs(ratio-e*e)/(e*e) > 0.05 {
+			t.Errorf("e=%g: bounce ratio %.4f, want %.4f ± 5%%", e, ratio, e*e)
+		}
+	}
+}
+
+// TestMomentum checks linear momentum is conserved to 1e-9 (relative) when
+// two free boxes collide obliquely without gravity (issue test 11).
+func TestMomentum(t *testing.T) {
+	t.Parallel()
+	b := sim.NewBuilder()
+	b.Opt.Gravity = sim.Vec3{}
+	a := b.AddBody(sim.BodyDesc{Mass: 0.3, Pos: sim.V3(-0.1, 0.01, 0), Vel: sim.V3(1, 0.1, 0), AngVel: sim.V3(0, 0, 2)})
+	b.AddShape(a, sim.ShapeDesc{Kind: sim.Box, Size: sim.V3(0.03, 0.02, 0.025), Restitution: 0.3})
+	c := b.AddBody(sim.BodyDesc{Mass: 0.7, Pos: sim.V3(0.1, -0.01, 0.005), Vel: sim.V3(-0.5, 0, 0.05),
+		Rot: sim.QuatFromAxisAngle(sim.V3(1, 1, 0), 0.4)})
+	b.AddShape(c, sim.ShapeDesc{Kind: sim.Box, Size: sim.V3(0.04, 0.03, 0.02)})
+	m := mustBuild(t, b)
+	s := m.NewState()
+	p := func() sim.Vec3 { return s.Bodies[a].Vel.Scale(0.3).Add(s.Bodies[c].Vel.Scale(0.7)) }
+	p0 := p()
+	touched := false
+	for i := 0; i < 400; i++ {
+		sim.Step(m, s)
+		touched = touched || len(s.Contacts()) > 0
+	}
+	if !touched {
+		t.Fatal("the boxes never collided")
+	}
+	if d := p().Sub(p0).Norm() / p0.Norm(); d > 1e-9 {
+		t.Errorf("momentum changed by %.3g (relative): %v -> %v", d, p0, p())
+	}
+}
