@@ -64,6 +64,7 @@ type Buffer struct {
 	adds int64 // transitions ever added
 
 	samplers []attached
+	sink     []float32 // gatherRows touch-pass results
 }
 
 // attached is the side of a sampler the buffer drives. Its methods run with
@@ -232,6 +233,69 @@ func (b *Buffer) gather(dst *Batch, r, i int) {
 	dst.Truncated[r] = float32(b.trunc[i])
 	dst.Refs[r] = Ref{Slot: int32(i), Gen: b.gen[i]}
 }
+
+// gatherRows copies slots idx[r] into rows r of dst (everything but the
+// weights). A first pass touches every cache line the copies will read, with
+// independent loads, so the ~10 DRAM misses per row of a large buffer are in
+// flight together instead of one copy at a time.
+func (b *Buffer) gatherRows(dst *Batch, idx []int32) {
+	od, ad := b.cfg.ObsDim, b.cfg.ActDim
+	if len(b.obs) >= touchFloats {
+		sink := b.sink[:0]
+		for _, i := range idx {
+			o, a := int(i)*od, int(i)*ad
+			v := b.obs[o] + b.obs[o+od-1] + b.nextObs[o] + b.nextObs[o+od-1] + b.act[a] + b.act[a+ad-1] + b.rew[i]
+			for k := o + 16; k < o+od-1; k += 16 { // lines inside long rows
+				v += b.obs[k] + b.nextObs[k]
+			}
+			sink = append(sink, v+float32(b.term[i]+b.trunc[i])+float32(b.gen[i]))
+		}
+		b.sink = sink
+	}
+	for r, i := range idx {
+		b.gather(dst, r, int(i))
+	}
+}
+
+// touchRefs loads the generation (and, with leaves, the tree leaf) of
+// every in-range ref with independent loads before a per-ref loop whose
+// long body would otherwise take those cache misses one at a time.
+func (b *Buffer) touchRefs(refs []Ref, leaves []float64) {
+	if len(b.gen) < touchFloats/4 {
+		return
+	}
+	sink := b.sink[:0]
+	for _, r := range refs {
+		if r.Slot >= 0 && int(r.Slot) < len(b.gen) {
+			v := float32(b.gen[r.Slot])
+			if leaves != nil {
+				v += float32(leaves[r.Slot])
+			}
+			sink = append(sink, v)
+		}
+	}
+	b.sink = sink
+}
+
+// touchSlots is touchRefs for sampled slot indices.
+func (b *Buffer) touchSlots(idx []int32, leaves []float64) {
+	if len(b.gen) < touchFloats/4 {
+		return
+	}
+	sink := b.sink[:0]
+	for _, i := range idx {
+		v := float32(b.gen[i])
+		if leaves != nil {
+			v += float32(leaves[i])
+		}
+		sink = append(sink, v)
+	}
+	b.sink = sink
+}
+
+// touchFloats is the obs array size (float32s) from which gatherRows
+// touches rows first: below it the arrays are cache-resident.
+const touchFloats = 1 << 18
 
 // attach registers a sampler and initialises it for the slots already
 // stored, as if each had just been added.

@@ -230,6 +230,7 @@ func (s *VLMRB) UpdatePriorities(refs []Ref, values []float64) int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s.updScratch(len(refs))
+	b.touchRefs(refs, nil)
 	for j, ref := range refs {
 		if !b.validLocked(ref) {
 			s.stats.Stale++
@@ -264,9 +265,7 @@ func (s *VLMRB) Sample(dst *Batch, rng *rand.Rand) bool {
 	if !s.drawLocked(dst.Refs, dst.Weights, rng) {
 		return false
 	}
-	for r, i := range s.idx[:dst.Len()] {
-		b.gather(dst, r, int(i))
-	}
+	b.gatherRows(dst, s.idx[:dst.Len()])
 	return true
 }
 
@@ -309,6 +308,11 @@ func (s *VLMRB) drawLocked(refs []Ref, weights []float32, rng *rand.Rand) bool {
 		t.sampleStratified(idx[:k], rng)
 	}
 	drawUniform(idx[k:], n, rng)
+	if s.cfg.ISWeights {
+		b.touchSlots(idx, t.vals[0])
+	} else {
+		b.touchSlots(idx, nil)
+	}
 	for j, i := range idx {
 		refs[j] = Ref{Slot: i, Gen: b.gen[i]}
 	}
@@ -330,7 +334,7 @@ func (s *VLMRB) drawLocked(refs []Ref, weights []float32, rng *rand.Rand) bool {
 		if beta == 1 {
 			weights[j] = float32(minQ / q)
 		} else {
-			weights[j] = float32(math.Pow(q/minQ, -beta))
+			weights[j] = float32(powPos(q/minQ, -beta))
 		}
 	}
 	return true

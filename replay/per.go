@@ -96,9 +96,7 @@ func (s *PER) Sample(dst *Batch, rng *rand.Rand) bool {
 	if !s.drawLocked(dst.Refs, dst.Weights, rng) {
 		return false
 	}
-	for r, i := range s.idx[:dst.Len()] {
-		b.gather(dst, r, int(i))
-	}
+	b.gatherRows(dst, s.idx[:dst.Len()])
 	return true
 }
 
@@ -134,6 +132,7 @@ func (s *PER) drawLocked(refs []Ref, weights []float32, rng *rand.Rand) bool {
 		return true
 	}
 	t.sampleStratified(idx, rng)
+	b.touchSlots(idx, t.vals[0])
 	// w_j / max w = (P_j / P_min)^−β: the batch's smallest leaf has weight 1.
 	leaves := t.vals[0]
 	minLeaf := math.Inf(1)
@@ -154,7 +153,7 @@ func (s *PER) drawLocked(refs []Ref, weights []float32, rng *rand.Rand) bool {
 		}
 	default:
 		for j, i := range idx {
-			weights[j] = float32(math.Pow(leaves[i]/minLeaf, -beta))
+			weights[j] = float32(powPos(leaves[i]/minLeaf, -beta))
 		}
 	}
 	return true
@@ -170,6 +169,7 @@ func (s *PER) UpdatePriorities(refs []Ref, values []float64) int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s.updScratch(len(refs))
+	b.touchRefs(refs, nil)
 	alpha, eps := s.cfg.Alpha, s.cfg.Eps
 	for j, ref := range refs {
 		if !b.validLocked(ref) {

@@ -56,6 +56,7 @@ func linear(a0, a1 float64, t, steps int64) float64 {
 // weight is 1. It keeps no per-slot state.
 type Uniform struct {
 	buf *Buffer
+	idx []int32 // sampled slots, guarded by buf.mu
 }
 
 // NewUniform returns a uniform sampler over buf.
@@ -71,8 +72,13 @@ func (s *Uniform) Sample(dst *Batch, rng *rand.Rand) bool {
 	if n == 0 {
 		return false
 	}
-	for r := range dst.Len() {
-		b.gather(dst, r, rng.IntN(n))
+	if cap(s.idx) < dst.Len() {
+		s.idx = make([]int32, dst.Len())
+	}
+	idx := s.idx[:dst.Len()]
+	drawUniform(idx, n, rng)
+	b.gatherRows(dst, idx)
+	for r := range dst.Weights {
 		dst.Weights[r] = 1
 	}
 	return true
@@ -178,7 +184,17 @@ func powAlpha(x, alpha float64) float64 {
 	case 0:
 		return 1
 	}
-	return math.Pow(x, alpha)
+	return powPos(x, alpha)
+}
+
+// powPos returns x^a for x ≥ 0 as exp(a·ln x): Go's math.Exp and math.Log
+// have assembly kernels on amd64 and together cost a fraction of math.Pow.
+// The relative error is about |a·ln x|·2⁻⁵³, far below float32 weights.
+func powPos(x, a float64) float64 {
+	if x == 0 {
+		return math.Pow(0, a)
+	}
+	return math.Exp(a * math.Log(x))
 }
 
 func checkUnit(name string, v float64) error {

@@ -11,6 +11,9 @@ import (
 // of 20, and the descent touches 5 node groups instead of 20 scattered nodes.
 const fanout = 16
 
+// fanoutBits is log₂ fanout.
+const fanoutBits = 4
+
 // sumTree is a fanout-ary sum tree over non-negative float64 leaves, laid
 // out for descents that touch one contiguous group per level.
 //
@@ -148,6 +151,21 @@ func (t *sumTree) set(i int, v float64) {
 func (t *sumTree) setMany(idx []int32, v []float64) {
 	if len(idx) == 0 {
 		return
+	}
+	if cap(t.sink) < len(idx) {
+		t.sink = make([]float64, len(idx))
+	}
+	// touch pass: load every line the updates will read or write in the
+	// large levels, with independent loads, so the misses overlap.
+	for k := range t.vals {
+		if len(t.vals[k]) < touchLen {
+			break
+		}
+		vk, pk, sk := t.vals[k], t.pre[k], t.stamp[k]
+		for j, i := range idx {
+			g := int(i) >> (fanoutBits * k) &^ (fanout - 1) // first sibling of the level-k ancestor
+			t.sink[j] += vk[g] + vk[g+fanout/2] + pk[g] + pk[g+fanout/2] + float64(sk[g/fanout])
+		}
 	}
 	leaves := t.vals[0]
 	for j, i := range idx {
