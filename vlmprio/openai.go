@@ -343,6 +343,10 @@ func (s *OpenAIScorer) scoreMode(ctx context.Context, mode AnswerMode, prompt st
 			sc.Value, sc.Method = v, method
 			return sc, nil
 		}
+		if errors.Is(err, openai.ErrReasoningModelLimitationsLogprobs) || errors.Is(err, openai.ErrO1BetaLimitationsLogprobs) {
+			// go-openai refuses logprobs for reasoning models client-side
+			return sc, &ScoreError{Kind: KindNoScore, Err: fmt.Errorf("%w: model %s cannot return logprobs", errNoLogprobs, s.cfg.Model), Attempts: sc.Attempts}
+		}
 		kind, retry := classify(ctx, err)
 		wait := s.backoff(attempt)
 		if ra, ok := retryAfter(resp.Header()); ok && (kind == KindRateLimit || kind == KindServer) {
@@ -422,6 +426,11 @@ func (s *OpenAIScorer) request(mode AnswerMode, prompt string, urls []string) op
 		}
 		req.LogProbs = true
 		req.TopLogProbs = s.cfg.TopLogprobs
+	}
+	if reasoningModel(s.cfg.Model) {
+		// these reject max_tokens and spend completion tokens on reasoning
+		req.MaxCompletionTokens = max(req.MaxTokens, 1024)
+		req.MaxTokens = 0
 	}
 	return req
 }
@@ -657,7 +666,9 @@ func (d zeroTemperatureDoer) Do(req *http.Request) (*http.Response, error) {
 		}
 		var m map[string]json.RawMessage
 		if json.Unmarshal(body, &m) == nil {
-			if _, ok := m["temperature"]; !ok {
+			var model string
+			_ = json.Unmarshal(m["model"], &model)
+			if _, ok := m["temperature"]; !ok && !reasoningModel(model) {
 				m["temperature"] = json.RawMessage("0")
 				if b, err := json.Marshal(m); err == nil {
 					body = b
@@ -669,6 +680,17 @@ func (d zeroTemperatureDoer) Do(req *http.Request) (*http.Response, error) {
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	}
 	return d.hc.Do(req)
+}
+
+// reasoningModel reports model names (o1, o3, o4, gpt-5 families) that
+// accept only the default temperature.
+func reasoningModel(model string) bool {
+	for _, p := range []string{"o1", "o3", "o4", "gpt-5"} {
+		if strings.HasPrefix(model, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // breaker is a consecutive-failure circuit breaker with a half-open probe.

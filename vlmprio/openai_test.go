@@ -576,3 +576,24 @@ func TestOpenAICancel(t *testing.T) {
 		t.Fatalf("error %v (kind %s), want canceled", err, KindOf(err))
 	}
 }
+
+// TestOpenAIReasoningModelFallsBack: go-openai refuses logprobs for
+// reasoning models client-side; AnswerAuto then asks for a JSON answer, and
+// no temperature is forced on a model that accepts only the default.
+func TestOpenAIReasoningModelFallsBack(t *testing.T) {
+	checkNoLeak(t)
+	v := newVLMServer(t, func(w http.ResponseWriter, r *http.Request, body map[string]any, n int64) {
+		if _, ok := body["temperature"]; ok {
+			t.Errorf("temperature sent to a reasoning model: %v", body["temperature"])
+		}
+		writeJSON(w, 200, textReply(t, `{"answer":"no"}`))
+	})
+	s := v.scorer(t, OpenAIConfig{Model: "gpt-5-mini"})
+	sc, err := s.Score(context.Background(), testClip())
+	if err != nil || sc.Value != 0 || sc.Method != "json-enum" {
+		t.Fatalf("score %+v, err %v", sc, err)
+	}
+	if n := v.n.Load(); n != 1 {
+		t.Fatalf("%d requests, want 1 (the logprobs request never leaves the client)", n)
+	}
+}
