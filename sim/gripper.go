@@ -116,8 +116,11 @@ func AddGripper(b *Builder, c GripperConfig) Gripper {
 	g.LeftPad = b.AddShape(g.LeftFinger, pad)
 	pad.Name = p + "rpad"
 	g.RightPad = b.AddShape(g.RightFinger, pad)
+	// the wrist is stiff in rotation (a robot arm holds the hand's
+	// orientation far more firmly than its position): the weld's angular
+	// rows run as stiff as the solver allows
 	g.Weld = b.AddJoint(JointDesc{Name: p + "grip_weld", Kind: Weld, Parent: g.Mocap, Child: g.Hand,
-		Anchor: c.Pos, WeldTimeConst: c.WeldTimeConst})
+		Anchor: c.Pos, WeldTimeConst: c.WeldTimeConst, WeldTorqueScale: 1000})
 	nctrl := 0
 	for i := range b.joints {
 		if b.joints[i].Motor && b.joints[i].Kind != Weld {
