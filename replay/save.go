@@ -17,11 +17,12 @@ import (
 // File format (little-endian), version 1:
 //
 //	header   magic "VLMRBRB\x00", version u32, capacity/obsDim/actDim u64,
-//	         size/pos u64, adds i64, sampler kind u32
+//	         size/pos u64, adds i64, number of sampler sections u32
 //	slots    for slots [0, size): obs f32, next obs f32, action f32, reward
 //	         f32, terminated u8, truncated u8, env i32, episode i64, step i32,
 //	         generation u32 — each field as one contiguous array
-//	sampler  kind-specific state (see writeState methods)
+//	samplers per attached stateful sampler, in attach order: kind u32, then
+//	         its state (see the writeState methods)
 //	trailer  payload length u64, CRC-32C u32 of everything before the
 //	         trailer, end magic "VLMRBEND"
 //
@@ -39,14 +40,13 @@ var (
 
 // Sampler kinds in a saved file.
 const (
-	kindNone  uint32 = 0 // uniform or no sampler: nothing saved
 	kindPER   uint32 = 1
 	kindReLo  uint32 = 2
 	kindVLMRB uint32 = 3
 )
 
-// ErrCorrupt is wrapped by Load errors for files that are truncated, fail
-// their checksum or do not decode.
+// ErrCorrupt is wrapped by Load errors for data that is truncated, fails
+// its checksum or does not decode.
 var ErrCorrupt = errors.New("replay: corrupt or truncated buffer file")
 
 // stateful is implemented by samplers with per-slot state to save.
@@ -54,25 +54,77 @@ type stateful interface {
 	kind() uint32
 	writeState(e *encoder, size int)
 	readState(d *decoder, size int) error
+	resetLocked()
 }
 
-func samplerKind(s Sampler) (stateful, uint32) {
-	if st, ok := s.(stateful); ok {
-		return st, st.kind()
+// statefulLocked lists the attached samplers that have state, in attach
+// order.
+func (b *Buffer) statefulLocked() []stateful {
+	var out []stateful
+	for _, a := range b.samplers {
+		if st, ok := a.(stateful); ok {
+			out = append(out, st)
+		}
 	}
-	return nil, kindNone
+	return out
 }
 
-// Save writes the buffer and the state of s (priorities, scores, scored
-// flags, schedule step; s may be nil or a Uniform) to path atomically: it
-// writes a temporary file in the same directory, syncs it and renames it
-// over path. It holds the buffer's lock while writing, so writers and
-// samplers wait.
-func (b *Buffer) Save(path string, s Sampler) (err error) {
-	st, kind := samplerKind(s)
-	if st != nil && !b.isAttached(st) {
-		panic("replay: Save: sampler is not attached to this buffer")
+// Save writes the buffer and the state of every attached sampler
+// (priorities, scores, scored flags, running maxima, schedule steps) to w in
+// the versioned, checksummed format above. It holds the buffer's lock while
+// writing, so writers and samplers wait. Use SaveFile for an atomic file.
+func (b *Buffer) Save(w io.Writer) error {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	e := &encoder{w: bw, h: crc32.New(crcTable)}
+
+	b.mu.Lock()
+	size := b.size
+	sts := b.statefulLocked()
+	e.bytes(fileMagic[:])
+	e.u32(fileVersion)
+	e.u64(uint64(b.cfg.Capacity))
+	e.u64(uint64(b.cfg.ObsDim))
+	e.u64(uint64(b.cfg.ActDim))
+	e.u64(uint64(size))
+	e.u64(uint64(b.pos))
+	e.u64(uint64(b.adds))
+	e.u32(uint32(len(sts)))
+	od, ad := b.cfg.ObsDim, b.cfg.ActDim
+	e.f32s(b.obs[:size*od])
+	e.f32s(b.nextObs[:size*od])
+	e.f32s(b.act[:size*ad])
+	e.f32s(b.rew[:size])
+	e.bytes(b.term[:size])
+	e.bytes(b.trunc[:size])
+	e.i32s(b.env[:size])
+	e.i64s(b.ep[:size])
+	e.i32s(b.step[:size])
+	e.u32s(b.gen[:size])
+	for _, st := range sts {
+		e.u32(st.kind())
+		st.writeState(e, size)
 	}
+	b.mu.Unlock()
+
+	if e.err != nil {
+		return fmt.Errorf("replay: save: %w", e.err)
+	}
+	var tr [trailerLen]byte
+	binary.LittleEndian.PutUint64(tr[0:], uint64(e.n))
+	binary.LittleEndian.PutUint32(tr[8:], e.h.Sum32())
+	copy(tr[12:], endMagic[:])
+	if _, err := bw.Write(tr[:]); err != nil {
+		return fmt.Errorf("replay: save: %w", err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("replay: save: %w", err)
+	}
+	return nil
+}
+
+// SaveFile writes Save's output to path atomically: a temporary file in the
+// same directory is written, synced and renamed over path.
+func (b *Buffer) SaveFile(path string) (err error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
 	if err != nil {
@@ -85,48 +137,8 @@ func (b *Buffer) Save(path string, s Sampler) (err error) {
 			os.Remove(tmp)
 		}
 	}()
-	w := bufio.NewWriterSize(f, 1<<20)
-	e := &encoder{w: w, h: crc32.New(crcTable)}
-
-	b.mu.Lock()
-	size := b.size
-	e.bytes(fileMagic[:])
-	e.u32(fileVersion)
-	e.u64(uint64(b.cfg.Capacity))
-	e.u64(uint64(b.cfg.ObsDim))
-	e.u64(uint64(b.cfg.ActDim))
-	e.u64(uint64(size))
-	e.u64(uint64(b.pos))
-	e.u64(uint64(b.adds))
-	e.u32(kind)
-	od, ad := b.cfg.ObsDim, b.cfg.ActDim
-	e.f32s(b.obs[:size*od])
-	e.f32s(b.nextObs[:size*od])
-	e.f32s(b.act[:size*ad])
-	e.f32s(b.rew[:size])
-	e.bytes(b.term[:size])
-	e.bytes(b.trunc[:size])
-	e.i32s(b.env[:size])
-	e.i64s(b.ep[:size])
-	e.i32s(b.step[:size])
-	e.u32s(b.gen[:size])
-	if st != nil {
-		st.writeState(e, size)
-	}
-	b.mu.Unlock()
-
-	if e.err != nil {
-		return fmt.Errorf("replay: save %s: %w", path, e.err)
-	}
-	var tr [trailerLen]byte
-	binary.LittleEndian.PutUint64(tr[0:], uint64(e.n))
-	binary.LittleEndian.PutUint32(tr[8:], e.h.Sum32())
-	copy(tr[12:], endMagic[:])
-	if _, err := w.Write(tr[:]); err != nil {
-		return fmt.Errorf("replay: save %s: %w", path, err)
-	}
-	if err := w.Flush(); err != nil {
-		return fmt.Errorf("replay: save %s: %w", path, err)
+	if err := b.Save(f); err != nil {
+		return err
 	}
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("replay: save %s: %w", path, err)
@@ -144,69 +156,80 @@ func (b *Buffer) Save(path string, s Sampler) (err error) {
 	return nil
 }
 
-func (b *Buffer) isAttached(st stateful) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, a := range b.samplers {
-		if any(a) == any(st) {
-			return true
-		}
-	}
-	return false
-}
-
-// Load replaces the buffer's contents and the state of s with what Save
-// wrote to path. b must have the saved capacity and dimensions and s the
-// saved sampler kind (PER, ReLo, VLMRB; a Uniform or nil s loads only the
-// data). PER and ReLo must have the saved Alpha and Eps, since their leaves
-// are stored after the exponent; VLMRB stores raw scores and |δ| and
-// recomputes leaves with its current config. Other samplers attached to b
-// restart at their defaults for every slot.
-//
-// The whole file is checked (length, end marker, CRC-32C) before anything
-// is changed: a truncated or corrupt file returns an error wrapping
-// ErrCorrupt and leaves b as it was.
-func (b *Buffer) Load(path string, s Sampler) error {
-	st, kind := samplerKind(s)
-	if st != nil && !b.isAttached(st) {
-		panic("replay: Load: sampler is not attached to this buffer")
-	}
+// LoadFile is Load from the file at path.
+func (b *Buffer) LoadFile(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("replay: load: %w", err)
 	}
 	defer f.Close()
-	payload, err := verifyFile(f, path)
+	if err := b.Load(f); err != nil {
+		return fmt.Errorf("%w (file %s)", err, path)
+	}
+	return nil
+}
+
+// Load replaces the buffer's contents, and the state of its attached
+// samplers, with what Save wrote. The buffer must have the saved capacity
+// and dimensions. Its stateful samplers (PER, ReLo, VLMRB; Uniform has no
+// state) must be the saved kinds in the saved order; a buffer with none
+// loads only the data. PER and ReLo must have the saved Alpha and Eps,
+// since their leaves are stored after the exponent; VLMRB stores raw scores
+// and |δ| and recomputes leaves with its current config.
+//
+// Everything is checked (length, end marker, CRC-32C) before anything is
+// changed: truncated or corrupt data returns an error wrapping ErrCorrupt
+// and leaves b as it was. r is read twice when it is an io.ReadSeeker (an
+// *os.File); any other reader is first read into memory.
+func (b *Buffer) Load(r io.Reader) error {
+	rs, ok := r.(io.ReadSeeker)
+	if !ok {
+		data, err := io.ReadAll(r)
+		if err != nil {
+			return fmt.Errorf("replay: load: %w", err)
+		}
+		rs = bytes.NewReader(data)
+	}
+	base, err := rs.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return fmt.Errorf("replay: load: %w", err)
+	}
+	payload, err := verify(rs, base)
 	if err != nil {
 		return err
 	}
-	d := &decoder{r: bufio.NewReaderSize(io.NewSectionReader(f, 0, payload), 1<<20)}
+	if _, err := rs.Seek(base, io.SeekStart); err != nil {
+		return fmt.Errorf("replay: load: %w", err)
+	}
+	d := &decoder{r: bufio.NewReaderSize(io.LimitReader(rs, payload), 1<<20)}
 
 	var magic [8]byte
 	d.bytes(magic[:])
 	version := d.u32()
 	capacity, od, ad := d.u64(), d.u64(), d.u64()
 	size, pos, adds := d.u64(), d.u64(), d.u64()
-	fileKind := d.u32()
+	nst := d.u32()
 	if d.err != nil {
-		return fmt.Errorf("%w: %s: header: %v", ErrCorrupt, path, d.err)
+		return fmt.Errorf("%w: header: %v", ErrCorrupt, d.err)
 	}
 	switch {
 	case magic != fileMagic:
-		return fmt.Errorf("%w: %s is not a replay buffer file", ErrCorrupt, path)
+		return fmt.Errorf("%w: not a replay buffer file", ErrCorrupt)
 	case version != fileVersion:
-		return fmt.Errorf("replay: load %s: file version %d, this build reads version %d", path, version, fileVersion)
+		return fmt.Errorf("replay: load: file version %d, this build reads version %d", version, fileVersion)
 	case capacity != uint64(b.cfg.Capacity) || od != uint64(b.cfg.ObsDim) || ad != uint64(b.cfg.ActDim):
-		return fmt.Errorf("replay: load %s: file holds capacity %d obs %d act %d, buffer is %d/%d/%d: make the buffer with the saved Config",
-			path, capacity, od, ad, b.cfg.Capacity, b.cfg.ObsDim, b.cfg.ActDim)
+		return fmt.Errorf("replay: load: file holds capacity %d obs %d act %d, buffer is %d/%d/%d: make the buffer with the saved Config",
+			capacity, od, ad, b.cfg.Capacity, b.cfg.ObsDim, b.cfg.ActDim)
 	case size > capacity || pos >= max(capacity, 1) || (size < capacity && pos != size):
-		return fmt.Errorf("%w: %s: size %d pos %d for capacity %d", ErrCorrupt, path, size, pos, capacity)
-	case fileKind != kind && kind != kindNone:
-		return fmt.Errorf("replay: load %s: file holds %s sampler state, loading into %s", path, kindName(fileKind), kindName(kind))
+		return fmt.Errorf("%w: size %d pos %d for capacity %d", ErrCorrupt, size, pos, capacity)
 	}
 
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	sts := b.statefulLocked()
+	if len(sts) > 0 && int(nst) != len(sts) {
+		return fmt.Errorf("replay: load: file holds %d sampler states, buffer has %d stateful samplers attached", nst, len(sts))
+	}
 	n := int(size)
 	iod, iad := int(od), int(ad)
 	d.f32s(b.obs[:n*iod])
@@ -222,30 +245,40 @@ func (b *Buffer) Load(path string, s Sampler) error {
 	clear(b.gen[n:])
 	b.size, b.pos, b.adds = n, int(pos), int64(adds)
 	for _, a := range b.samplers { // everyone at defaults first
-		if r, ok := a.(interface{ resetLocked() }); ok {
-			r.resetLocked()
+		if st, ok := a.(stateful); ok {
+			st.resetLocked()
 		}
 		for i := range n {
 			a.onAdd(i)
 		}
 	}
-	if st != nil && d.err == nil {
-		if err := st.readState(d, n); err != nil {
-			b.emptyLocked()
-			return fmt.Errorf("replay: load %s: %w", path, err)
-		}
+	fail := func(err error) error {
+		b.emptyLocked()
+		return err
 	}
-	if d.err == nil {
-		if st == nil {
-			d.skipRest() // sampler state the caller did not ask for
-		} else if n, _ := d.r.Read(d.buf[:1]); n != 0 {
-			d.err = errors.New("bytes left after the sampler state")
+	if len(sts) > 0 {
+		for _, st := range sts {
+			k := d.u32()
+			if d.err != nil {
+				break
+			}
+			if k != st.kind() {
+				return fail(fmt.Errorf("replay: load: file holds %s sampler state, buffer has %s attached (buffer emptied)", kindName(k), kindName(st.kind())))
+			}
+			if err := st.readState(d, n); err != nil {
+				return fail(fmt.Errorf("replay: load: %w (buffer emptied)", err))
+			}
+		}
+		if d.err == nil {
+			if m, _ := d.r.Read(d.buf[:1]); m != 0 {
+				d.err = errors.New("bytes left after the sampler state")
+			}
 		}
 	}
 	if d.err != nil {
-		// the file changed between the check and the read
-		b.emptyLocked()
-		return fmt.Errorf("%w: %s: %v (buffer emptied)", ErrCorrupt, path, d.err)
+		// the data changed between the check and the read, or a valid
+		// checksum covers a malformed body
+		return fail(fmt.Errorf("%w: %v (buffer emptied)", ErrCorrupt, d.err))
 	}
 	return nil
 }
@@ -255,16 +288,14 @@ func (b *Buffer) emptyLocked() {
 	clear(b.gen)
 	b.size, b.pos = 0, 0
 	for _, a := range b.samplers {
-		if r, ok := a.(interface{ resetLocked() }); ok {
-			r.resetLocked()
+		if st, ok := a.(stateful); ok {
+			st.resetLocked()
 		}
 	}
 }
 
 func kindName(k uint32) string {
 	switch k {
-	case kindNone:
-		return "no"
 	case kindPER:
 		return "PER"
 	case kindReLo:
@@ -275,34 +306,40 @@ func kindName(k uint32) string {
 	return fmt.Sprintf("unknown (%d)", k)
 }
 
-// verifyFile checks the trailer and the checksum of an open file and
-// returns the payload length.
-func verifyFile(f *os.File, path string) (int64, error) {
-	fi, err := f.Stat()
+// verify checks the trailer and checksum of the data from base to the end
+// of rs and returns the payload length.
+func verify(rs io.ReadSeeker, base int64) (int64, error) {
+	end, err := rs.Seek(0, io.SeekEnd)
 	if err != nil {
-		return 0, fmt.Errorf("replay: load %s: %w", path, err)
+		return 0, fmt.Errorf("replay: load: %w", err)
 	}
-	sz := fi.Size()
+	sz := end - base
 	if sz < trailerLen+8 {
-		return 0, fmt.Errorf("%w: %s is %d bytes, too short to be a replay buffer file", ErrCorrupt, path, sz)
+		return 0, fmt.Errorf("%w: %d bytes, too short to be a replay buffer file", ErrCorrupt, sz)
 	}
 	var tr [trailerLen]byte
-	if _, err := f.ReadAt(tr[:], sz-trailerLen); err != nil {
-		return 0, fmt.Errorf("replay: load %s: %w", path, err)
+	if _, err := rs.Seek(end-trailerLen, io.SeekStart); err != nil {
+		return 0, fmt.Errorf("replay: load: %w", err)
+	}
+	if _, err := io.ReadFull(rs, tr[:]); err != nil {
+		return 0, fmt.Errorf("replay: load: %w", err)
 	}
 	if !bytes.Equal(tr[12:], endMagic[:]) {
-		return 0, fmt.Errorf("%w: %s has no end marker: truncated while writing, or not a replay buffer file", ErrCorrupt, path)
+		return 0, fmt.Errorf("%w: no end marker: truncated while writing, or not a replay buffer file", ErrCorrupt)
 	}
 	payload := sz - trailerLen
 	if n := int64(binary.LittleEndian.Uint64(tr[0:])); n != payload {
-		return 0, fmt.Errorf("%w: %s: payload is %d bytes, trailer says %d", ErrCorrupt, path, payload, n)
+		return 0, fmt.Errorf("%w: payload is %d bytes, trailer says %d", ErrCorrupt, payload, n)
+	}
+	if _, err := rs.Seek(base, io.SeekStart); err != nil {
+		return 0, fmt.Errorf("replay: load: %w", err)
 	}
 	h := crc32.New(crcTable)
-	if _, err := io.Copy(h, io.NewSectionReader(f, 0, payload)); err != nil {
-		return 0, fmt.Errorf("replay: load %s: %w", path, err)
+	if _, err := io.CopyN(h, rs, payload); err != nil {
+		return 0, fmt.Errorf("replay: load: %w", err)
 	}
 	if want := binary.LittleEndian.Uint32(tr[8:]); h.Sum32() != want {
-		return 0, fmt.Errorf("%w: %s: checksum mismatch (CRC-32C %08x, trailer %08x)", ErrCorrupt, path, h.Sum32(), want)
+		return 0, fmt.Errorf("%w: checksum mismatch (CRC-32C %08x, trailer %08x)", ErrCorrupt, h.Sum32(), want)
 	}
 	return payload, nil
 }
@@ -440,12 +477,6 @@ func (d *decoder) i32s(v []int32) {
 
 func (d *decoder) i64s(v []int64) {
 	d.chunked(len(v), 8, func(s []byte, i int) { v[i] = int64(binary.LittleEndian.Uint64(s)) })
-}
-
-func (d *decoder) skipRest() {
-	if d.err == nil {
-		_, d.err = io.Copy(io.Discard, d.r)
-	}
 }
 
 // stats encoding shared by the prioritized samplers.

@@ -1,7 +1,9 @@
 package replay
 
 import (
+	"bytes"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -72,11 +74,11 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 			t.Parallel()
 			b, s := saveFixture(t, kind)
 			path := filepath.Join(t.TempDir(), "replay.bin")
-			if err := b.Save(path, s); err != nil {
+			if err := b.SaveFile(path); err != nil {
 				t.Fatal(err)
 			}
 			b2, s2 := fresh(t, b, s)
-			if err := b2.Load(path, s2); err != nil {
+			if err := b2.LoadFile(path); err != nil {
 				t.Fatal(err)
 			}
 			if b.size != b2.size || b.pos != b2.pos || b.adds != b2.adds {
@@ -132,7 +134,7 @@ func TestLoadRejectsBadFiles(t *testing.T) {
 	b, s := saveFixture(t, "vlmrb")
 	dir := t.TempDir()
 	path := filepath.Join(dir, "replay.bin")
-	if err := b.Save(path, s); err != nil {
+	if err := b.SaveFile(path); err != nil {
 		t.Fatal(err)
 	}
 	good, err := os.ReadFile(path)
@@ -163,10 +165,10 @@ func TestLoadRejectsBadFiles(t *testing.T) {
 		{"appended", write("app.bin", append(append([]byte(nil), good...), 1, 2, 3)), "no end marker"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			b2, s2 := fresh(t, b, s)
+			b2, _ := fresh(t, b, s)
 			addN(b2, 0, 3) // existing contents must survive a rejected load
 			before := append([]uint32(nil), b2.gen...)
-			err := b2.Load(c.file, s2)
+			err := b2.LoadFile(c.file)
 			if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("err = %v, want ErrCorrupt mentioning %q", err, c.want)
 			}
@@ -177,29 +179,73 @@ func TestLoadRejectsBadFiles(t *testing.T) {
 	}
 	// well-formed files that do not fit the receiver
 	other, _ := NewBuffer(Config{Capacity: 41, ObsDim: 3, ActDim: 2})
-	if err := other.Load(path, nil); err == nil || !strings.Contains(err.Error(), "capacity") {
+	if err := other.LoadFile(path); err == nil || !strings.Contains(err.Error(), "capacity") {
 		t.Fatalf("capacity mismatch: err = %v", err)
 	}
-	b3, _ := fresh(t, b, s)
+	b3, _ := NewBuffer(b.Config())
 	p3, _ := NewPER(b3, DefaultPERConfig())
-	if err := b3.Load(path, p3); err == nil || !strings.Contains(err.Error(), "VLMRB sampler state") {
+	if err := b3.LoadFile(path); err == nil || !strings.Contains(err.Error(), "VLMRB sampler state") {
 		t.Fatalf("kind mismatch: err = %v", err)
 	}
-	if err := b3.Load(path, nil); err != nil { // data only, sampler state skipped
-		t.Fatalf("data-only load: %v", err)
+	_ = p3
+	b5, _ := NewBuffer(b.Config())
+	NewPER(b5, DefaultPERConfig())
+	NewPER(b5, DefaultPERConfig())
+	if err := b5.LoadFile(path); err == nil || !strings.Contains(err.Error(), "1 sampler states") {
+		t.Fatalf("count mismatch: err = %v", err)
+	}
+	b6, _ := NewBuffer(b.Config())
+	if err := b6.LoadFile(path); err != nil || b6.Len() != 40 { // data only
+		t.Fatalf("data-only load: %v (len %d)", err, b6.Len())
 	}
 	bp, sp := saveFixture(t, "per")
 	pp := filepath.Join(dir, "per.bin")
-	if err := bp.Save(pp, sp); err != nil {
+	if err := bp.SaveFile(pp); err != nil {
 		t.Fatal(err)
 	}
-	b4, _ := fresh(t, bp, sp)
-	p4, _ := NewPER(b4, PERConfig{Alpha: 0.7, Beta0: 0.4, Eps: 1e-6})
-	if err := b4.Load(pp, p4); err == nil || !strings.Contains(err.Error(), "Alpha") {
+	b4, _ := NewBuffer(bp.Config())
+	NewPER(b4, PERConfig{Alpha: 0.7, Beta0: 0.4, Eps: 1e-6})
+	if err := b4.LoadFile(pp); err == nil || !strings.Contains(err.Error(), "Alpha") {
 		t.Fatalf("alpha mismatch: err = %v", err)
 	}
-	if err := b4.Load(filepath.Join(dir, "missing.bin"), nil); err == nil || errors.Is(err, ErrCorrupt) {
+	_ = sp
+	if err := b4.LoadFile(filepath.Join(dir, "missing.bin")); err == nil || errors.Is(err, ErrCorrupt) {
 		t.Fatalf("missing file: err = %v", err)
+	}
+}
+
+// onlyReader hides Seek so Load takes its read-into-memory path.
+type onlyReader struct{ r io.Reader }
+
+func (o onlyReader) Read(p []byte) (int, error) { return o.r.Read(p) }
+
+// TestSaveLoadStreams round-trips through an io.Writer and a plain
+// io.Reader, and a reader positioned after other data.
+func TestSaveLoadStreams(t *testing.T) {
+	t.Parallel()
+	b, s := saveFixture(t, "vlmrb")
+	var buf bytes.Buffer
+	if err := b.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	b2, _ := fresh(t, b, s)
+	if err := b2.Load(onlyReader{bytes.NewReader(buf.Bytes())}); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(b.obs, b2.obs) || !reflect.DeepEqual(s.(*VLMRB).score, b2.samplers[0].(*VLMRB).score) {
+		t.Fatal("stream round trip differs")
+	}
+	prefixed := append([]byte("other checkpoint data"), buf.Bytes()...)
+	r := bytes.NewReader(prefixed)
+	r.Seek(int64(len("other checkpoint data")), io.SeekStart)
+	b3, _ := fresh(t, b, s)
+	if err := b3.Load(r); err != nil {
+		t.Fatalf("load at an offset: %v", err)
+	}
+	bad := append([]byte(nil), buf.Bytes()...)
+	bad[100] ^= 1
+	if err := b3.Load(onlyReader{bytes.NewReader(bad)}); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("corrupt stream: err = %v", err)
 	}
 }
 
@@ -213,18 +259,18 @@ func TestSaveIsAtomic(t *testing.T) {
 	if err := os.WriteFile(path, []byte("old contents"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Save(path, s); err != nil {
+	if err := b.SaveFile(path); err != nil {
 		t.Fatal(err)
 	}
 	ents, _ := os.ReadDir(dir)
 	if len(ents) != 1 {
 		t.Fatalf("directory holds %d entries after save, want 1", len(ents))
 	}
-	b2, s2 := fresh(t, b, s)
-	if err := b2.Load(path, s2); err != nil {
+	b2, _ := fresh(t, b, s)
+	if err := b2.LoadFile(path); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Save(filepath.Join(dir, "no", "such", "dir.bin"), s); err == nil {
+	if err := b.SaveFile(filepath.Join(dir, "no", "such", "dir.bin")); err == nil {
 		t.Fatal("save into a missing directory succeeded")
 	}
 }
