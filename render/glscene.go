@@ -20,8 +20,8 @@ type glScene struct {
 	mc   meshCache
 	b    batch
 
-	prog, shadowProg uint32
-	loc              map[string]int32
+	progRGB, progAux glProgram // colour only; colour + depth + segmentation
+	shadowProg       uint32
 	shadowLoc        int32
 	vao, vbo, ebo    uint32
 	vboCap, eboCap   int
@@ -84,19 +84,41 @@ func linkProgram(vs, fs string) (uint32, error) {
 	return p, nil
 }
 
+// glProgram is a linked scene program and its uniform locations.
+type glProgram struct {
+	id  uint32
+	loc map[string]int32
+}
+
+func newProgram(fragPrefix string) (glProgram, error) {
+	id, err := linkProgram(vertexShaderSrc, "#version 330 core\n"+fragPrefix+fragmentShaderSrc)
+	if err != nil {
+		return glProgram{}, err
+	}
+	p := glProgram{id: id, loc: map[string]int32{}}
+	for _, n := range []string{"uViewProj", "uViewZ", "uMat", "uEye", "uNumLights", "uLight", "uLightCol",
+		"uAmbient", "uShadowIdx", "uLightVP", "uShadowMap", "uShadowSize"} {
+		p.loc[n] = gl.GetUniformLocation(id, gl.Str(n+"\x00"))
+	}
+	gl.UseProgram(id)
+	gl.Uniform1i(p.loc["uShadowMap"], 0)
+	return p, nil
+}
+
 func newGLScene(opts Options) (*glScene, error) {
-	g := &glScene{opts: opts, mc: meshCache{}, loc: map[string]int32{}}
+	g := &glScene{opts: opts, mc: meshCache{}}
 	var err error
-	if g.prog, err = linkProgram(vertexShaderSrc, fragmentShaderSrc); err != nil {
+	if g.progRGB, err = newProgram(""); err != nil {
+		return nil, err
+	}
+	if g.progAux, err = newProgram("#define WITH_AUX\n"); err != nil {
+		gl.DeleteProgram(g.progRGB.id)
 		return nil, err
 	}
 	if g.shadowProg, err = linkProgram(shadowVertexSrc, shadowFragmentSrc); err != nil {
-		gl.DeleteProgram(g.prog)
+		gl.DeleteProgram(g.progRGB.id)
+		gl.DeleteProgram(g.progAux.id)
 		return nil, err
-	}
-	for _, n := range []string{"uViewProj", "uViewZ", "uMat", "uEye", "uNumLights", "uLight", "uLightCol",
-		"uAmbient", "uShadowIdx", "uLightVP", "uShadowMap", "uShadowSize"} {
-		g.loc[n] = gl.GetUniformLocation(g.prog, gl.Str(n+"\x00"))
 	}
 	g.shadowLoc = gl.GetUniformLocation(g.shadowProg, gl.Str("uLightVP\x00"))
 	gl.GetIntegerv(gl.MAX_RENDERBUFFER_SIZE, &g.maxSize)
@@ -146,8 +168,6 @@ func newGLScene(opts Options) (*glScene, error) {
 			return nil, fmt.Errorf("render: shadow framebuffer incomplete: 0x%x", st)
 		}
 	}
-	gl.UseProgram(g.prog)
-	gl.Uniform1i(g.loc["uShadowMap"], 0)
 	if err := glCheck("setup"); err != nil {
 		return nil, err
 	}
@@ -263,6 +283,17 @@ func (g *glScene) upload() {
 
 // draw renders sc into the targets and reads back what dst asks for.
 func (g *glScene) draw(sc *Scene, cam Camera, dst Buffers) error {
+	return g.drawTo(sc, cam, dst, false)
+}
+
+// drawScreen renders the colour image and blits it to the default
+// framebuffer (a window) whose size is the camera size.
+func (g *glScene) drawScreen(sc *Scene, cam Camera) error {
+	return g.drawTo(sc, cam, Buffers{}, true)
+}
+
+func (g *glScene) drawTo(sc *Scene, cam Camera, dst Buffers, screen bool) error {
+	wantRGB := dst.RGB != nil || screen
 	w, h := cam.Width, cam.Height
 	if err := g.ensureTargets(w, h); err != nil {
 		return err
@@ -282,8 +313,6 @@ func (g *glScene) draw(sc *Scene, cam Camera, dst Buffers) error {
 		gl.DrawElements(gl.TRIANGLES, n, gl.UNSIGNED_INT, nil)
 	}
 
-	gl.UseProgram(g.prog)
-	g.setUniforms(&fp)
 	gl.Enable(gl.CULL_FACE)
 	gl.Viewport(0, 0, int32(w), int32(h))
 	bg := [4]float32{fp.background[0], fp.background[1], fp.background[2], 1}
@@ -291,7 +320,8 @@ func (g *glScene) draw(sc *Scene, cam Camera, dst Buffers) error {
 	izero := [4]int32{}
 	none := uint32(gl.NONE)
 
-	if dst.RGB != nil && g.samples > 1 {
+	if wantRGB && g.samples > 1 {
+		g.use(&g.progRGB, &fp)
 		gl.BindFramebuffer(gl.FRAMEBUFFER, g.msFBO)
 		bufs := [1]uint32{gl.COLOR_ATTACHMENT0}
 		gl.DrawBuffers(1, &bufs[0])
@@ -306,7 +336,7 @@ func (g *glScene) draw(sc *Scene, cam Camera, dst Buffers) error {
 	gl.BindFramebuffer(gl.FRAMEBUFFER, g.fbo)
 	bufs := [3]uint32{none, none, none}
 	draw := false
-	if dst.RGB != nil && g.samples <= 1 {
+	if wantRGB && g.samples <= 1 {
 		bufs[0], draw = gl.COLOR_ATTACHMENT0, true
 	}
 	if dst.Depth != nil {
@@ -316,6 +346,11 @@ func (g *glScene) draw(sc *Scene, cam Camera, dst Buffers) error {
 		bufs[2], draw = gl.COLOR_ATTACHMENT2, true
 	}
 	if draw {
+		if bufs[1] == none && bufs[2] == none {
+			g.use(&g.progRGB, &fp)
+		} else {
+			g.use(&g.progAux, &fp)
+		}
 		gl.DrawBuffers(3, &bufs[0])
 		if bufs[0] != none {
 			gl.ClearBufferfv(gl.COLOR, 0, &bg[0])
@@ -331,6 +366,12 @@ func (g *glScene) draw(sc *Scene, cam Camera, dst Buffers) error {
 	}
 
 	gl.BindFramebuffer(gl.READ_FRAMEBUFFER, g.fbo)
+	if screen {
+		gl.ReadBuffer(gl.COLOR_ATTACHMENT0)
+		gl.BindFramebuffer(gl.DRAW_FRAMEBUFFER, 0)
+		gl.BlitFramebuffer(0, 0, int32(w), int32(h), 0, 0, int32(w), int32(h), gl.COLOR_BUFFER_BIT, gl.NEAREST)
+		return glCheck("draw to window")
+	}
 	if dst.RGB != nil {
 		gl.ReadBuffer(gl.COLOR_ATTACHMENT0)
 		g.readRows(dst.RGB.Pix, dst.RGB.Stride, w, h, 4, gl.RGBA, gl.UNSIGNED_BYTE)
@@ -374,28 +415,32 @@ func (g *glScene) readRows(pix []byte, stride, w, h, bpp int, format, typ uint32
 	}
 }
 
-func (g *glScene) setUniforms(fp *frameParams) {
-	gl.UniformMatrix4fv(g.loc["uViewProj"], 1, false, &fp.viewProj[0])
-	gl.Uniform4fv(g.loc["uViewZ"], 1, &fp.viewZ[0])
+// use binds p and sets this frame's uniforms on it.
+func (g *glScene) use(p *glProgram, fp *frameParams) {
+	gl.UseProgram(p.id)
+	loc := p.loc
+	gl.UniformMatrix4fv(loc["uViewProj"], 1, false, &fp.viewProj[0])
+	gl.Uniform4fv(loc["uViewZ"], 1, &fp.viewZ[0])
 	if len(g.b.mats) > 0 {
-		gl.Uniform4fv(g.loc["uMat"], int32(len(g.b.mats)/4), &g.b.mats[0])
+		gl.Uniform4fv(loc["uMat"], int32(len(g.b.mats)/4), &g.b.mats[0])
 	}
-	gl.Uniform3fv(g.loc["uEye"], 1, &fp.eye[0])
-	gl.Uniform1i(g.loc["uNumLights"], int32(fp.nLights))
-	gl.Uniform4fv(g.loc["uLight"], MaxLights, &fp.light[0][0])
-	gl.Uniform3fv(g.loc["uLightCol"], MaxLights, &fp.lightCol[0][0])
-	gl.Uniform3fv(g.loc["uAmbient"], 1, &fp.ambient[0])
-	gl.Uniform1i(g.loc["uShadowIdx"], int32(fp.shadowIdx))
+	gl.Uniform3fv(loc["uEye"], 1, &fp.eye[0])
+	gl.Uniform1i(loc["uNumLights"], int32(fp.nLights))
+	gl.Uniform4fv(loc["uLight"], MaxLights, &fp.light[0][0])
+	gl.Uniform3fv(loc["uLightCol"], MaxLights, &fp.lightCol[0][0])
+	gl.Uniform3fv(loc["uAmbient"], 1, &fp.ambient[0])
+	gl.Uniform1i(loc["uShadowIdx"], int32(fp.shadowIdx))
 	if fp.shadowIdx >= 0 {
-		gl.UniformMatrix4fv(g.loc["uLightVP"], 1, false, &fp.lightVP[0])
-		gl.Uniform1i(g.loc["uShadowSize"], int32(g.shadowSize))
+		gl.UniformMatrix4fv(loc["uLightVP"], 1, false, &fp.lightVP[0])
+		gl.Uniform1i(loc["uShadowSize"], int32(g.shadowSize))
 		gl.ActiveTexture(gl.TEXTURE0)
 		gl.BindTexture(gl.TEXTURE_2D, g.shadowTex)
 	}
 }
 
 func (g *glScene) destroy() {
-	gl.DeleteProgram(g.prog)
+	gl.DeleteProgram(g.progRGB.id)
+	gl.DeleteProgram(g.progAux.id)
 	gl.DeleteProgram(g.shadowProg)
 	gl.DeleteVertexArrays(1, &g.vao)
 	gl.DeleteBuffers(1, &g.vbo)

@@ -63,7 +63,9 @@ func (i Info) String() string {
 type Options struct {
 	// Shadows turns on a shadow map for the first light with Shadow set.
 	Shadows bool
-	// ShadowSize is the shadow map side in texels (0 means 512).
+	// ShadowSize is the shadow map side in texels (0 means 256). The light
+	// frustum is fitted to the non-plane objects, so 256 gives texels of a
+	// few mm on a tabletop.
 	ShadowSize int
 	// MSAA is the number of anti-aliasing samples per pixel (0 or 1: off;
 	// GL uses multisampling, soft uses 2x2 supersampling for any value > 1).
@@ -88,10 +90,14 @@ func (o Options) shadowSize() int {
 		return 0
 	}
 	if o.ShadowSize <= 0 {
-		return 512
+		return 256
 	}
 	return min(o.ShadowSize, 4096)
 }
+
+// ErrNoDisplay is returned by the glfw backend and RunViewer when there is
+// no X11 or Wayland display (run under xvfb-run for a virtual one).
+var ErrNoDisplay = errors.New("render: glfw: no display ($DISPLAY and $WAYLAND_DISPLAY are empty; use the egl backend headless, or xvfb-run)")
 
 // Errors returned by renderers.
 var (

@@ -26,15 +26,19 @@ void main() {
 }
 `
 
-const fragmentShaderSrc = `#version 330 core
+// fragmentShaderSrc is compiled twice: with WITH_AUX (colour, linear depth
+// and segmentation outputs) and without (colour only, cheaper per pixel).
+const fragmentShaderSrc = `
 in vec3 vP;
 in vec3 vN;
 in vec2 vUV;
 in float vDepth;
 flat in int vObj;
 layout(location = 0) out vec4 oColor;
+#ifdef WITH_AUX
 layout(location = 1) out float oDepth;
 layout(location = 2) out int oSeg;
+#endif
 uniform vec4 uMat[3 * 512];
 uniform vec3 uEye;
 uniform int uNumLights;
@@ -106,8 +110,10 @@ void main() {
 		col += f * uLightCol[i] * (d * base + s);
 	}
 	oColor = vec4(clamp(col, 0.0, 1.0), 1.0);
+#ifdef WITH_AUX
 	oDepth = vDepth;
 	oSeg = int(m2.z + 0.5);
+#endif
 }
 `
 

@@ -65,7 +65,7 @@ func (r *softRenderer) RenderBuffers(sc *Scene, cam Camera, dst Buffers) error {
 	fp := r.b.params(sc, cam, r.opts.Shadows)
 	ssize := r.opts.shadowSize()
 	if fp.shadowIdx >= 0 {
-		r.shadow.reset(ssize, ssize)
+		r.shadow.resetDepth(ssize, ssize)
 		r.rasterize(&r.shadow, &fp.lightVP, false)
 	}
 	w, h := cam.Width, cam.Height
@@ -101,6 +101,18 @@ type visBuf struct {
 	z      []float32
 	tri    []int32
 	b1, b2 []float32
+}
+
+// resetDepth prepares a depth-only buffer (shadow maps).
+func (v *visBuf) resetDepth(w, h int) {
+	n := w * h
+	if cap(v.z) < n {
+		v.z = make([]float32, n)
+	}
+	v.w, v.h, v.z, v.tri = w, h, v.z[:n], nil
+	for i := range v.z {
+		v.z[i] = 1
+	}
 }
 
 func (v *visBuf) reset(w, h int) {
@@ -245,6 +257,9 @@ func (v *visBuf) tri3(a, b, c *cvert, tri int32, cull bool) {
 				continue
 			}
 			v.z[i] = z
+			if v.tri == nil {
+				continue
+			}
 			v.tri[i] = tri
 			q0, q1, q2 := e0*IW[0], e1*IW[1], e2*IW[2]
 			s := 1 / (q0 + q1 + q2)

@@ -1,0 +1,100 @@
+package render
+
+import (
+	"fmt"
+	"image"
+	"sync"
+	"testing"
+	"time"
+)
+
+// BenchmarkRender measures frames/s including scene batching, drawing and
+// readback into an *image.RGBA, for the tabletop scene (DemoTabletop) from
+// the corner camera, with the cube moving every frame.
+//
+//	go test ./render -run '^$' -bench 'Render$' -benchtime 2s
+func BenchmarkRender(b *testing.B) {
+	for _, be := range []string{"egl", "soft"} {
+		for _, mode := range []struct {
+			name string
+			opts Options
+		}{{"lit", Options{}}, {"shadow", Options{Shadows: true}}, {"lit_msaa4", Options{MSAA: 4}}} {
+			for _, size := range []int{84, 128, 224} {
+				b.Run(fmt.Sprintf("%s/%s/%d", be, mode.name, size), func(b *testing.B) {
+					r, err := New(be, mode.opts)
+					if err != nil {
+						b.Skipf("%s: %v", be, err)
+					}
+					defer r.Close()
+					sc := DemoTabletop()
+					cube := sc.Find("cube")
+					cam := DemoCamera(size, size)
+					img := image.NewRGBA(image.Rect(0, 0, size, size))
+					for i := 0; i < 5; i++ { // warm up (shader JIT)
+						r.Render(sc, cam, img)
+					}
+					b.ResetTimer()
+					for i := 0; i < b.N; i++ {
+						sc.Objects[cube].Pos[0] = 0.001 * float64(i%100)
+						if err := r.Render(sc, cam, img); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "frames/s")
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkRenderParallel runs 4 renderers (4 EGL contexts, each on its
+// own OS thread) at once and reports aggregate frames/s.
+func BenchmarkRenderParallel(b *testing.B) {
+	for _, be := range []string{"egl", "soft"} {
+		for _, size := range []int{84, 128} {
+			b.Run(fmt.Sprintf("%s/4ctx/%d", be, size), func(b *testing.B) {
+				const n = 4
+				rs := make([]Renderer, n)
+				for i := range rs {
+					r, err := New(be, Options{})
+					if err != nil {
+						b.Skipf("%s: %v", be, err)
+					}
+					defer r.Close()
+					rs[i] = r
+				}
+				b.ResetTimer()
+				start := time.Now()
+				var wg sync.WaitGroup
+				for k := 0; k < n; k++ {
+					wg.Add(1)
+					go func(r Renderer) {
+						defer wg.Done()
+						sc := DemoTabletop()
+						cam := DemoCamera(size, size)
+						img := image.NewRGBA(image.Rect(0, 0, size, size))
+						for i := 0; i < (b.N+n-1)/n; i++ {
+							if err := r.Render(sc, cam, img); err != nil {
+								b.Error(err)
+								return
+							}
+						}
+					}(rs[k])
+				}
+				wg.Wait()
+				b.ReportMetric(float64((b.N+n-1)/n*n)/time.Since(start).Seconds(), "frames/s")
+			})
+		}
+	}
+}
+
+// BenchmarkFromSim measures rebuilding a Scene from a sim state.
+func BenchmarkFromSim(b *testing.B) {
+	m, s := tinySim(b)
+	sc := FromSim(m, s, nil)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		sc.UpdateFromSim(m, s, nil)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "scenes/s")
+}
