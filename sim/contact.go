@@ -49,11 +49,16 @@ func invEff(mA, mB float64, iA, iB *Mat3, rA, rB, d Vec3) float64 {
 }
 
 // applyImpulse applies impulse P at levers rA (negative) and rB (positive).
+// Static and mocap bodies (invMass 0, invI 0) are skipped.
 func applyImpulse(a, b *bodySim, rA, rB, p Vec3) {
-	a.v = a.v.AddScaled(p, -a.invMass)
-	a.w = a.w.Sub(a.invI.MulVec(rA.Cross(p)))
-	b.v = b.v.AddScaled(p, b.invMass)
-	b.w = b.w.Add(b.invI.MulVec(rB.Cross(p)))
+	if a.invMass > 0 {
+		a.v = a.v.AddScaled(p, -a.invMass)
+		a.w = a.w.Sub(a.invI.MulVec(rA.Cross(p)))
+	}
+	if b.invMass > 0 {
+		b.v = b.v.AddScaled(p, b.invMass)
+		b.w = b.w.Add(b.invI.MulVec(rB.Cross(p)))
+	}
 }
 
 // warmStartContacts applies last substep's accumulated impulses.
@@ -87,21 +92,26 @@ func solveContacts(man []manifold, bodies []bodySim, soft softness, invH, maxPus
 		for k := 0; k < int(mf.npts); k++ {
 			cp := &mf.pts[k]
 			// current separation from the bodies' motion since the step start
-			prA := a.dq.Rotate(cp.rA)
-			prB := b.dq.Rotate(cp.rB)
+			prA, prB := cp.rA, cp.rB
+			if a.moves {
+				prA = a.dq.Rotate(cp.rA)
+			}
+			if b.moves {
+				prB = b.dq.Rotate(cp.rB)
+			}
 			sep := dp.Add(prB.Sub(prA)).Dot(n) + cp.adjSep
 			bias, massScale, impulseScale := 0.0, 1.0, 0.0
 			if sep > 0 {
 				bias = sep * invH // speculative: allow closing the gap this substep
 			} else if useBias {
-				bias = math.Max(soft.biasRate*math.Min(sep+slop, 0), -maxPush)
+				bias = max(soft.biasRate*min(sep+slop, 0), -maxPush)
 				massScale, impulseScale = soft.massScale, soft.impulseScale
 			}
 			vA := a.v.Add(a.w.Cross(cp.rA))
 			vB := b.v.Add(b.w.Cross(cp.rB))
 			vn := vB.Sub(vA).Dot(n)
 			imp := -cp.nMass*massScale*(vn+bias) - impulseScale*cp.ni
-			newImp := math.Max(cp.ni+imp, 0)
+			newImp := max(cp.ni+imp, 0)
 			imp = newImp - cp.ni
 			cp.ni = newImp
 			if imp > cp.maxNi {
@@ -134,7 +144,7 @@ func solveContacts(man []manifold, bodies []bodySim, soft softness, invH, maxPus
 			wn := b.w.Sub(a.w).Dot(n)
 			old := mf.ti
 			lim := mf.torsion * total
-			nt := math.Max(-lim, math.Min(lim, old-mf.tMass*wn))
+			nt := max(-lim, min(lim, old-mf.tMass*wn))
 			mf.ti = nt
 			t := n.Scale(nt - old)
 			a.w = a.w.Sub(a.invI.MulVec(t))
@@ -161,7 +171,7 @@ func applyRestitution(man []manifold, bodies []bodySim, threshold float64) {
 			vB := b.v.Add(b.w.Cross(cp.rB))
 			vn := vB.Sub(vA).Dot(mf.n)
 			imp := -cp.nMass * (vn + mf.restitution*cp.relVel)
-			newImp := math.Max(cp.ni+imp, 0)
+			newImp := max(cp.ni+imp, 0)
 			imp = newImp - cp.ni
 			cp.ni = newImp
 			applyImpulse(a, b, cp.rA, cp.rB, mf.n.Scale(imp))

@@ -10,7 +10,7 @@ func prepareJoints(m *Model, s *State, jointSoft softness, h float64) {
 			jd := &m.Joints[i]
 			hz := 1 / (2 * math.Pi * jd.WeldTimeConst * jd.WeldDampingRatio)
 			j.soft = makeSoft(hz, jd.WeldDampingRatio, h)
-			j.angSoft = makeSoft(math.Min(hz*jd.WeldTorqueScale, 0.25/h), jd.WeldDampingRatio, h)
+			j.angSoft = makeSoft(min(hz*jd.WeldTorqueScale, 0.25/h), jd.WeldDampingRatio, h)
 		} else {
 			j.soft = jointSoft
 			j.angSoft = jointSoft
@@ -260,7 +260,7 @@ func solveAxis(j *jointSim, p, c *bodySim, h, invH float64, useBias bool) {
 		nv := old + imp
 		if j.maxF > 0 {
 			lim := j.maxF * h
-			nv = math.Max(-lim, math.Min(lim, nv))
+			nv = max(-lim, min(lim, nv))
 		}
 		j.motorImp = nv
 		applyAxial(j, p, c, nv-old)
@@ -277,7 +277,7 @@ func solveAxis(j *jointSim, p, c *bodySim, h, invH float64, useBias bool) {
 			}
 			cdot := axisVel(j, p, c)
 			imp := -j.axMass*ms*(cdot+bias) - is*j.lowerImp
-			nv := math.Max(j.lowerImp+imp, 0)
+			nv := max(j.lowerImp+imp, 0)
 			imp = nv - j.lowerImp
 			j.lowerImp = nv
 			applyAxial(j, p, c, imp)
@@ -293,7 +293,7 @@ func solveAxis(j *jointSim, p, c *bodySim, h, invH float64, useBias bool) {
 			}
 			cdot := -axisVel(j, p, c)
 			imp := -j.axMass*ms*(cdot+bias) - is*j.upperImp
-			nv := math.Max(j.upperImp+imp, 0)
+			nv := max(j.upperImp+imp, 0)
 			imp = nv - j.upperImp
 			j.upperImp = nv
 			applyAxial(j, p, c, -imp)

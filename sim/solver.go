@@ -58,6 +58,8 @@ type bodySim struct {
 	angDamp float64
 	gravity float64 // 1 or 0
 	free    bool    // no contact or joint this step: ballistic integration
+	moves   bool    // dynamic or mocap (static bodies never move)
+	diagI   bool    // invIBody is diagonal: cheap world inertia
 	capped  bool
 }
 
@@ -206,8 +208,8 @@ func solve(m *Model, s *State) {
 		ws.bodies[ws.joints[ji].p].free = false
 		ws.bodies[ws.joints[ji].c].free = false
 	}
-	contactSoft := makeSoft(math.Min(opt.ContactHertz, 0.25/h), opt.ContactDampingRatio, h)
-	jointSoft := makeSoft(math.Min(opt.JointHertz, 0.25/h), opt.JointDampingRatio, h)
+	contactSoft := makeSoft(min(opt.ContactHertz, 0.25/h), opt.ContactDampingRatio, h)
+	jointSoft := makeSoft(min(opt.JointHertz, 0.25/h), opt.JointDampingRatio, h)
 	prepareContacts(m, s)
 	prepareJoints(m, s, jointSoft, h)
 
@@ -242,6 +244,9 @@ func prepareBodies(m *Model, s *State, dt float64) {
 		b.c0, b.q0 = b.c, b.q
 		b.dq = Identity()
 		b.invMass = d.invMass
+		b.moves = d.invMass > 0 || d.Mocap
+		ib := &m.invInertiaBody[i]
+		b.diagI = ib[1] == 0 && ib[2] == 0 && ib[3] == 0 && ib[5] == 0 && ib[6] == 0 && ib[7] == 0
 		b.linDamp, b.angDamp = d.LinearDamping, d.AngularDamping
 		b.gravity = 1
 		if d.GravityOff || d.invMass == 0 {
@@ -251,8 +256,7 @@ func prepareBodies(m *Model, s *State, dt float64) {
 		b.free = true
 		if d.invMass > 0 {
 			b.v, b.w = bs.Vel, bs.AngVel
-			r := b.q.Mat3()
-			b.invI = rotateInertia(&r, &m.invInertiaBody[i])
+			b.invI = worldInvInertia(b.q, &m.invInertiaBody[i], b.diagI)
 		} else {
 			b.v, b.w = Vec3{}, Vec3{}
 			b.invI = Mat3{}
@@ -286,7 +290,7 @@ func prepareBodies(m *Model, s *State, dt float64) {
 		}
 		jd := &m.Joints[j]
 		if jd.CtrlLow < jd.CtrlHigh {
-			u = math.Max(jd.CtrlLow, math.Min(jd.CtrlHigh, u))
+			u = max(jd.CtrlLow, min(jd.CtrlHigh, u))
 		}
 		s.lastCtrl[c] = u
 		ws.joints[j].target = u
@@ -344,8 +348,7 @@ func integratePositions(m *Model, ws *workspace, g Vec3, h, maxV, maxW float64) 
 		b.q = q.Normalize()
 		b.dq = b.q.Mul(b.q0.Conj())
 		if b.invMass > 0 {
-			r := b.q.Mat3()
-			b.invI = rotateInertia(&r, &invIBody[i])
+			b.invI = worldInvInertia(b.q, &invIBody[i], b.diagI)
 		}
 	}
 }
@@ -396,4 +399,21 @@ func finishStep(m *Model, s *State, dt float64) {
 			}
 		}
 	}
+}
+
+// worldInvInertia returns R·I⁻¹·Rᵀ for the rotation q; diag says the body
+// inverse inertia is diagonal (18 multiplications instead of 54).
+func worldInvInertia(q Quat, ib *Mat3, diag bool) Mat3 {
+	r := q.Mat3()
+	if !diag {
+		return rotateInertia(&r, ib)
+	}
+	d0, d1, d2 := ib[0], ib[4], ib[8]
+	a00 := r[0]*r[0]*d0 + r[1]*r[1]*d1 + r[2]*r[2]*d2
+	a01 := r[0]*r[3]*d0 + r[1]*r[4]*d1 + r[2]*r[5]*d2
+	a02 := r[0]*r[6]*d0 + r[1]*r[7]*d1 + r[2]*r[8]*d2
+	a11 := r[3]*r[3]*d0 + r[4]*r[4]*d1 + r[5]*r[5]*d2
+	a12 := r[3]*r[6]*d0 + r[4]*r[7]*d1 + r[5]*r[8]*d2
+	a22 := r[6]*r[6]*d0 + r[7]*r[7]*d1 + r[8]*r[8]*d2
+	return Mat3{a00, a01, a02, a01, a11, a12, a02, a12, a22}
 }
