@@ -48,7 +48,7 @@ func startLive(ctx context.Context, name string, opts Options, connect connectFu
 		done:  make(chan struct{}),
 		ready: make(chan struct{}),
 	}
-	l.slot = newSlot(&l.c)
+	l.slot = newSlot(&l.c, opts.Buffer)
 	l.shp = shaper{opts: opts}
 	runCtx, cancel := context.WithCancel(context.Background())
 	l.cancel = cancel
@@ -107,7 +107,7 @@ func (l *live) run(ctx context.Context, connect connectFunc) {
 		msg := err.Error()
 		l.c.lastErr.Store(&msg)
 		l.logf("connection lost: %v", err)
-		if s.gotFrame {
+		if s.gotFrame.Load() {
 			backoff, failures = l.opts.BackoffMin, 0
 		}
 		failures++
@@ -188,7 +188,7 @@ type sink struct {
 	l        *live
 	stall    *time.Timer
 	stalled  atomic.Bool
-	gotFrame bool
+	gotFrame atomic.Bool
 	next     time.Time // MaxFPS schedule
 }
 
@@ -204,7 +204,7 @@ func (s *sink) connected() {
 // copying a frame so skipped frames cost nothing more.
 func (s *sink) keep(t time.Time) bool {
 	s.stall.Reset(s.l.opts.StallTimeout)
-	s.gotFrame = true
+	s.gotFrame.Store(true)
 	n := s.l.c.frames.Add(1)
 	o := &s.l.opts
 	if o.Decimate > 1 && (n-1)%uint64(o.Decimate) != 0 {

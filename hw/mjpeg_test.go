@@ -24,7 +24,7 @@ func TestMJPEGFromFFmpeg(t *testing.T) {
 	serveMJPEG(t, port, fmt.Sprintf("smptebars=size=320x240:rate=%d", fps), dur)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	src, err := Open(ctx, fmt.Sprintf("http://127.0.0.1:%d/cam.mjpg", port), Options{MaxReconnects: -1, BackoffMin: 20 * time.Millisecond})
+	src, err := Open(ctx, fmt.Sprintf("http://127.0.0.1:%d/cam.mjpg", port), Options{MaxReconnects: -1, BackoffMin: 20 * time.Millisecond, Buffer: 32})
 	if err != nil {
 		t.Fatal(err)
 	}

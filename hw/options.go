@@ -33,6 +33,13 @@ type Options struct {
 	// Decimate keeps one frame in every Decimate (0 and 1 keep all).
 	Decimate int
 
+	// Buffer is how many undecoded frames a live source holds for a slow
+	// consumer (default 1: only the newest, lowest latency). When it is
+	// full the oldest is dropped and counted in Stats.Dropped. Raise it
+	// when every frame matters more than latency (recording a rollout);
+	// memory stays bounded by (Buffer+2) × MaxFrameBytes.
+	Buffer int
+
 	// MaxFrameBytes bounds one encoded frame or multipart part (bytes).
 	// Larger parts are rejected with ErrFrameTooLarge. Default 8 MiB.
 	MaxFrameBytes int
@@ -73,6 +80,7 @@ const (
 	defaultBackoffMin    = 100 * time.Millisecond
 	defaultBackoffMax    = 5 * time.Second
 	defaultRecordingFPS  = 30
+	maxBuffer            = 256
 )
 
 func (o Options) withDefaults() Options {
@@ -87,6 +95,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.BackoffMax < o.BackoffMin {
 		o.BackoffMax = max(defaultBackoffMax, o.BackoffMin)
+	}
+	if o.Buffer < 1 {
+		o.Buffer = 1
+	}
+	if o.Buffer > maxBuffer {
+		o.Buffer = maxBuffer
 	}
 	if o.Decimate < 1 {
 		o.Decimate = 1

@@ -25,21 +25,22 @@ type payload struct {
 	t    time.Time // capture (arrival) time
 }
 
-// slot holds at most one pending payload: the newest. Producers overwrite a
-// pending payload they find (counted as a drop); the consumer takes it.
-// At most three payload buffers exist per slot: one being filled, one
-// pending, one being decoded.
+// slot holds at most depth pending payloads (by default one: the newest).
+// A producer that finds it full drops the oldest pending payload (counted);
+// the consumer takes the oldest. At most depth+2 payload buffers exist per
+// slot: one being filled, depth pending, one being decoded.
 type slot struct {
 	mu      sync.Mutex
-	pending *payload
+	depth   int
+	pending []*payload // oldest first
 	free    []*payload
 	err     error         // terminal error, delivered after the pending frame
 	notify  chan struct{} // capacity 1: "something changed"
 	c       *counters
 }
 
-func newSlot(c *counters) *slot {
-	return &slot{notify: make(chan struct{}, 1), c: c}
+func newSlot(c *counters, depth int) *slot {
+	return &slot{notify: make(chan struct{}, 1), c: c, depth: max(1, depth)}
 }
 
 // get returns an empty payload buffer for the producer to fill.
@@ -75,13 +76,16 @@ func (s *slot) put(p *payload) {
 		s.mu.Unlock()
 		return
 	}
-	if old := s.pending; old != nil {
+	if len(s.pending) >= s.depth {
+		old := s.pending[0]
+		copy(s.pending, s.pending[1:])
+		s.pending = s.pending[:len(s.pending)-1]
 		s.c.dropped.Add(1)
 		if len(s.free) < 2 {
 			s.free = append(s.free, old)
 		}
 	}
-	s.pending = p
+	s.pending = append(s.pending, p)
 	s.mu.Unlock()
 	s.signal()
 }
@@ -118,9 +122,11 @@ func (s *slot) signal() {
 func (s *slot) take(ctx context.Context) (*payload, error) {
 	for {
 		s.mu.Lock()
-		p, err := s.pending, s.err
-		if p != nil && err != frame.ErrClosed {
-			s.pending = nil
+		err := s.err
+		if len(s.pending) > 0 && err != frame.ErrClosed {
+			p := s.pending[0]
+			copy(s.pending, s.pending[1:])
+			s.pending = s.pending[:len(s.pending)-1]
 			s.mu.Unlock()
 			return p, nil
 		}
