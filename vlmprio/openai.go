@@ -626,7 +626,7 @@ func shortErr(err error) error {
 	case errors.As(err, &reqErr):
 		return fmt.Errorf("HTTP %d: %s", reqErr.HTTPStatusCode, bodySummary(reqErr.Body))
 	}
-	return errors.New(truncate(err.Error(), 300))
+	return err // transport errors are short and name only the URL
 }
 
 // bodySummary shortens an error body: the <title> of an HTML page (proxy
