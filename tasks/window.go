@@ -64,10 +64,10 @@ func (t *windowOpen) build(sc *scene) {
 	const w = 0.012
 	span := paneHalfX + windowTravel/2 + 2*w // half width of the frame opening and posts
 	cx := windowTravel / 2
-	part("window frame left", sim.V3(w, 0.02, paneHalfZ+2*w), sim.V3(-paneHalfX-w, 0, paneCenterZ))
-	part("window frame right", sim.V3(w, 0.02, paneHalfZ+2*w), sim.V3(paneHalfX+windowTravel+w, 0, paneCenterZ))
-	part("window frame top", sim.V3(span, 0.02, w), sim.V3(cx, 0, paneCenterZ+paneHalfZ+w))
-	part("window frame bottom", sim.V3(span, 0.02, w), sim.V3(cx, 0, paneCenterZ-paneHalfZ-w))
+	part("window frame left", sim.V3(w, 0.008, paneHalfZ+2*w), sim.V3(-paneHalfX-w, 0, paneCenterZ))
+	part("window frame right", sim.V3(w, 0.008, paneHalfZ+2*w), sim.V3(paneHalfX+windowTravel+w, 0, paneCenterZ))
+	part("window frame top", sim.V3(span, 0.008, w), sim.V3(cx, 0, paneCenterZ+paneHalfZ+w))
+	part("window frame bottom", sim.V3(span, 0.008, w), sim.V3(cx, 0, paneCenterZ-paneHalfZ-w))
 	sash := b.AddBody(sim.BodyDesc{Name: "window sash", Mass: 0.5, Pos: p0.Add(sashOffset), GravityOff: true})
 	b.AddShape(sash, sim.ShapeDesc{Name: "window pane", Kind: sim.Box, Size: sim.V3(paneHalfX, 0.005, paneHalfZ), Color: rgba(rgbGlass)})
 	b.AddShape(sash, sim.ShapeDesc{Name: "window handle", Kind: sim.Box, Size: sim.V3(0.01, 0.01, 0.04), Pos: windowHandleOffset, Color: rgba(rgbYellow)})
