@@ -155,15 +155,29 @@ func (g Gripper) Closure(m *Model, s *State) float64 {
 	return (s.JointPos(m, g.LeftJoint) + s.JointPos(m, g.RightJoint)) / (2 * g.Stroke)
 }
 
-// Reset places hand, mocap and fingers at pos with the fingers at closure
-// x (0 open .. 1 closed), at rest, and sets the finger targets to x.
+// Reset places hand, mocap and fingers at pos (gripper pointing down) with
+// the fingers at closure x (0 open .. 1 closed), at rest, and sets the
+// finger targets to x.
 func (g Gripper) Reset(m *Model, s *State, pos Vec3, x float64) {
+	g.ResetPose(m, s, pos, Identity(), x)
+}
+
+// ResetPose is Reset with a hand orientation rot (relative to the built
+// pose; e.g. a rotation about z turns the closing direction).
+func (g Gripper) ResetPose(m *Model, s *State, pos Vec3, rot Quat, x float64) {
 	x = max(0, min(1, x))
-	s.TeleportMocap(g.Mocap, pos, Identity())
-	s.SetBodyPose(g.Hand, pos, Identity())
-	lf, rf := &m.Joints[g.LeftJoint], &m.Joints[g.RightJoint]
+	rot = fixQuat(rot)
+	s.TeleportMocap(g.Mocap, pos, rot)
+	s.SetBodyPose(g.Hand, pos, rot)
+	hand := m.Bodies[g.Hand].Pos
 	q := x * g.Stroke
-	s.SetBodyPose(g.LeftFinger, pos.Add(lf.localAnchorP).Add(m.Bodies[g.LeftFinger].Pos.Sub(lf.Anchor)).AddScaled(lf.Axis.Normalize(), q), Identity())
-	s.SetBodyPose(g.RightFinger, pos.Add(rf.localAnchorP).Add(m.Bodies[g.RightFinger].Pos.Sub(rf.Anchor)).AddScaled(rf.Axis.Normalize(), q), Identity())
+	for _, f := range [2]struct {
+		body  BodyID
+		joint JointID
+	}{{g.LeftFinger, g.LeftJoint}, {g.RightFinger, g.RightJoint}} {
+		jd := &m.Joints[f.joint]
+		off := m.Bodies[f.body].Pos.Sub(hand).AddScaled(jd.Axis.Normalize(), q)
+		s.SetBodyPose(f.body, pos.Add(rot.Rotate(off)), rot)
+	}
 	g.Command(s, x)
 }
