@@ -1,7 +1,6 @@
 package tasks
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -228,14 +227,4 @@ func TestProgressStages(t *testing.T) {
 			_ = last
 		})
 	}
-}
-
-func ExampleMake() {
-	env, err := Make("reach", Options{Reward: Sparse})
-	if err != nil {
-		panic(err)
-	}
-	obs, _ := env.Reset(1)
-	fmt.Println(len(obs), env.Spec().ActDim, env.Spec().MaxEpisodeSteps, env.Family())
-	// Output: 39 4 500 reach
 }
