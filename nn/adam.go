@@ -36,11 +36,8 @@ func (a *Adam) Step(params, grads []float32) float64 {
 	if len(params) != len(a.M) || len(grads) != len(a.M) {
 		panic("nn: Adam.Step length mismatch")
 	}
-	var ss float64
-	for _, g := range grads {
-		ss += float64(g) * float64(g)
-	}
-	norm := math.Sqrt(ss)
+	k := kern()
+	norm := math.Sqrt(k.sumSq(grads))
 	if math.IsNaN(norm) || math.IsInf(norm, 0) {
 		return norm
 	}
@@ -53,19 +50,7 @@ func (a *Adam) Step(params, grads []float32) float64 {
 	bc2 := 1 - math.Pow(a.Beta2, float64(a.T))
 	step := float32(a.LR / bc1)
 	isq := float32(1 / math.Sqrt(bc2))
-	b1, b2 := float32(a.Beta1), float32(a.Beta2)
-	c1, c2 := 1-b1, 1-b2
-	eps := float32(a.Eps)
-	m := a.M
-	v := a.V[:len(m)]
-	p, gr := params[:len(m)], grads[:len(m)]
-	for i := range m {
-		g := gr[i] * scale
-		mi := b1*m[i] + c1*g
-		vi := b2*v[i] + c2*g*g
-		m[i], v[i] = mi, vi
-		p[i] -= step * mi / (sqrt32(vi)*isq + eps)
-	}
+	k.adam(params, grads, a.M, a.V, float32(a.Beta1), float32(a.Beta2), step, isq, float32(a.Eps), scale)
 	return norm
 }
 

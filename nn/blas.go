@@ -18,9 +18,66 @@ type sgemmer interface {
 	Sgemv(tA blas.Transpose, m, n int, alpha float32, a []float32, lda int, x []float32, incX int, beta float32, y []float32, incY int)
 }
 
+// kernels are the element-wise loops of a backend. The pure-Go versions
+// below serve gonum; the OpenBLAS backend supplies vectorised C ones.
+type kernels interface {
+	biasAct(y, b []float32, rows, cols int, relu bool) // y[r,:] += b; then ReLU if relu (b may be nil)
+	reluMask(g, x []float32)                           // g[i] = 0 where x[i] <= 0
+	sumSq(g []float32) float64                         // Σ g² in float64
+	adam(p, g, m, v []float32, b1, b2, step, isq, eps, scale float32)
+	polyak(t, s []float32, tau float32) // t = τ·s + (1−τ)·t
+}
+
+type goKernels struct{}
+
+func (goKernels) biasAct(y, b []float32, rows, cols int, relu bool) {
+	for r := 0; r < rows; r++ {
+		row := y[r*cols : (r+1)*cols]
+		if b != nil {
+			for j, bj := range b[:len(row)] {
+				row[j] += bj
+			}
+		}
+		if relu {
+			reluGo(row)
+		}
+	}
+}
+
+func (goKernels) reluMask(g, x []float32) { reluMaskGo(g, x) }
+
+func (goKernels) sumSq(g []float32) float64 {
+	var s float64
+	for _, v := range g {
+		s += float64(v) * float64(v)
+	}
+	return s
+}
+
+func (goKernels) adam(p, g, m, v []float32, b1, b2, step, isq, eps, scale float32) {
+	c1, c2 := 1-b1, 1-b2
+	v = v[:len(m)]
+	p, g = p[:len(m)], g[:len(m)]
+	for i := range m {
+		gi := g[i] * scale
+		mi := b1*m[i] + c1*gi
+		vi := b2*v[i] + c2*gi*gi
+		m[i], v[i] = mi, vi
+		p[i] -= step * mi / (sqrt32(vi)*isq + eps)
+	}
+}
+
+func (goKernels) polyak(t, s []float32, tau float32) {
+	s = s[:len(t)]
+	for i := range t {
+		t[i] = tau*s[i] + (1-tau)*t[i]
+	}
+}
+
 type backend struct {
 	name string
 	impl sgemmer
+	k    kernels
 	// setThreads sets the library's thread count; nil when the library
 	// follows GOMAXPROCS instead.
 	setThreads func(n int)
@@ -28,7 +85,7 @@ type backend struct {
 
 var (
 	backends = map[string]backend{
-		"gonum": {name: "gonum", impl: gonum.Implementation{}},
+		"gonum": {name: "gonum", impl: gonum.Implementation{}, k: goKernels{}},
 	}
 	current atomic.Pointer[backend]
 	threads atomic.Int64
@@ -111,3 +168,5 @@ func Threads() int {
 }
 
 func impl() sgemmer { return current.Load().impl }
+
+func kern() kernels { return current.Load().k }

@@ -177,26 +177,57 @@ func TestInitBounds(t *testing.T) {
 }
 
 func TestAdamMatchesFormula(t *testing.T) {
-	// Two steps by hand, in float64, with PyTorch's update rule.
-	a := NewAdam(2, 0.1)
-	p := []float32{1, -2}
-	g := [][]float32{{0.5, -3}, {-1, 2}}
-	pw := []float64{1, -2}
-	m, v := []float64{0, 0}, []float64{0, 0}
-	for step, gs := range g {
-		a.Step(p, gs)
-		t1 := float64(step + 1)
-		for i := range pw {
-			m[i] = 0.9*m[i] + 0.1*float64(gs[i])
-			v[i] = 0.999*v[i] + 0.001*float64(gs[i])*float64(gs[i])
-			pw[i] -= 0.1 / (1 - math.Pow(0.9, t1)) * m[i] / (math.Sqrt(v[i])/math.Sqrt(1-math.Pow(0.999, t1)) + 1e-8)
+	// Three steps by hand, in float64, with PyTorch's update rule, on 11
+	// parameters (a vector body of 8 and a scalar tail in the C kernel),
+	// one of them with zero gradients throughout (v stays 0).
+	eachBackend(t, func(t *testing.T) {
+		const n = 11
+		a := NewAdam(n, 0.1)
+		p := make([]float32, n)
+		pw := make([]float64, n)
+		m, v := make([]float64, n), make([]float64, n)
+		for i := range p {
+			p[i] = float32(i) - 5
+			pw[i] = float64(p[i])
 		}
-	}
-	for i := range p {
-		if math.Abs(float64(p[i])-pw[i]) > 1e-6 {
-			t.Errorf("p[%d] = %g, want %g", i, p[i], pw[i])
+		for step := 1; step <= 3; step++ {
+			g := make([]float32, n)
+			for i := range g {
+				if i != 4 {
+					g[i] = float32(math.Sin(float64(i*step))) * 3
+				}
+			}
+			a.Step(p, g)
+			for i := range pw {
+				m[i] = 0.9*m[i] + 0.1*float64(g[i])
+				v[i] = 0.999*v[i] + 0.001*float64(g[i])*float64(g[i])
+				pw[i] -= 0.1 / (1 - math.Pow(0.9, float64(step))) * m[i] / (math.Sqrt(v[i])/math.Sqrt(1-math.Pow(0.999, float64(step))) + 1e-8)
+			}
 		}
-	}
+		for i := range p {
+			if math.Abs(float64(p[i])-pw[i]) > 1e-5 {
+				t.Errorf("p[%d] = %g, want %g", i, p[i], pw[i])
+			}
+		}
+	})
+}
+
+func TestPolyak(t *testing.T) {
+	eachBackend(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(1, 1))
+		src := NewMLP([]int{3, 5, 2}, ReLU, rng)
+		dst := NewMLP([]int{3, 5, 2}, ReLU, rng)
+		want := make([]float64, len(dst.Params))
+		for i := range want {
+			want[i] = 0.25*float64(src.Params[i]) + 0.75*float64(dst.Params[i])
+		}
+		dst.Polyak(src, 0.25)
+		for i := range want {
+			if math.Abs(float64(dst.Params[i])-want[i]) > 1e-6 {
+				t.Fatalf("param %d = %g, want %g", i, dst.Params[i], want[i])
+			}
+		}
+	})
 }
 
 func TestAdamClipsGlobalNorm(t *testing.T) {
