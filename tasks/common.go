@@ -9,7 +9,7 @@ import (
 // MetaWorld's puck: a cylinder of radius 2 cm and half-height 2 cm.
 const (
 	puckRadius, puckHalfHeight = 0.02, 0.02
-	puckMass                   = 0.3 // kg; MetaWorld uses 0.75 (see doc.go on departures)
+	puckMass                   = 0.75 // kg, as MetaWorld
 	puckFriction               = 1.0
 	goalMarkerRadius           = 0.02
 )

@@ -23,8 +23,7 @@
 // Departures from MetaWorld (documented per task): a floating two-finger
 // hand (palm and two 1 cm-thick box fingers, 40 N PD squeeze) replaces the
 // Sawyer arm, which MetaWorld drags passively through the same mocap weld;
-// the puck weighs 0.3 kg instead of 0.75 kg; quaternions in the observation
-// are always (x, y, z, w); cabinets, doors and windows are positioned with
+// quaternions in the observation are always (x, y, z, w); cabinets, doors and windows are positioned with
 // kinematic (mocap) bodies so the Model never changes between episodes.
 //
 // An Env is used by one goroutine at a time; Model() may be shared, State()
