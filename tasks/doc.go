@@ -23,8 +23,12 @@
 // Departures from MetaWorld (documented per task): a floating two-finger
 // hand (palm and two 1 cm-thick box fingers, 40 N PD squeeze) replaces the
 // Sawyer arm, which MetaWorld drags passively through the same mocap weld;
-// quaternions in the observation are always (x, y, z, w); cabinets, doors and windows are positioned with
-// kinematic (mocap) bodies so the Model never changes between episodes.
+// quaternions in the observation are always (x, y, z, w); cabinets, doors,
+// windows and the button box are kinematic (mocap) bodies placed at Reset,
+// so the Model never changes between episodes; handles stand further off
+// their doors so the palm clears them. Experts read the observation plus,
+// where MetaWorld's policies infer it, privileged state (pad contacts, the
+// door's hinge angle).
 //
 // An Env is used by one goroutine at a time; Model() may be shared, State()
 // changes on every Step. Make builds a fresh Model per Env, so environments
