@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/vlmrb/vlmrb/control"
 )
 
 var registry = map[string]func() task{}
@@ -41,4 +43,23 @@ type unknownError struct {
 
 func (e *unknownError) Error() string {
 	return fmt.Sprintf("tasks: unknown %s %q; choose one of: %s", e.what, e.name, strings.Join(e.known, ", "))
+}
+
+// MakeVec builds a control.VecEnv of n environments of the named task and
+// also returns them (for rendering, experts and progress). The VecEnv owns
+// the environments: close it, not them.
+func MakeVec(name string, n int, opts Options) (*control.VecEnv, []*Env, error) {
+	envs := make([]*Env, n)
+	v, err := control.NewVecEnv(n, func(i int) (control.Env, error) {
+		e, err := Make(name, opts)
+		if err != nil {
+			return nil, err
+		}
+		envs[i] = e
+		return e, nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return v, envs, nil
 }
