@@ -35,9 +35,9 @@ func benchFill(tb testing.TB, capacity, obsDim, actDim int) *Buffer {
 	for i := range b.act {
 		b.act[i] = float32(rng.Float64()*2 - 1)
 	}
-	for i := range b.gen {
-		b.gen[i] = 1
-		b.rew[i] = float32(rng.Float64())
+	for i := range b.hot {
+		b.hot[i].gen = 1
+		b.hot[i].rew = float32(rng.Float64())
 	}
 	b.size, b.pos, b.adds = capacity, 0, int64(capacity)
 	return b

@@ -51,13 +51,10 @@ type Buffer struct {
 	obs     []float32 // Capacity×ObsDim
 	nextObs []float32 // Capacity×ObsDim
 	act     []float32 // Capacity×ActDim
-	rew     []float32 // Capacity
-	term    []uint8   // Capacity, 0/1
-	trunc   []uint8   // Capacity, 0/1
+	hot     []slotHot // Capacity: what every sample and write-back reads
 	env     []int32   // Capacity
 	ep      []int64   // Capacity
 	step    []int32   // Capacity
-	gen     []uint32  // Capacity; 0 = never written
 
 	pos  int   // next slot to write
 	size int   // valid slots: [0, size) until full, then all
@@ -65,6 +62,17 @@ type Buffer struct {
 
 	samplers []attached
 	sink     []float32 // gatherRows touch-pass results
+}
+
+// slotHot packs the per-slot scalars a sample reads (reward, flags,
+// generation) into 16 bytes, so a sampled row costs one cache line for them
+// instead of four.
+type slotHot struct {
+	rew   float32 // reward
+	gen   uint32  // generation; 0 = never written
+	term  uint8   // 1 when terminated
+	trunc uint8   // 1 when truncated
+	_     [6]byte
 }
 
 // attached is the side of a sampler the buffer drives. Its methods run with
@@ -88,22 +96,19 @@ func NewBuffer(cfg Config) (*Buffer, error) {
 		obs:     make([]float32, n*cfg.ObsDim),
 		nextObs: make([]float32, n*cfg.ObsDim),
 		act:     make([]float32, n*cfg.ActDim),
-		rew:     make([]float32, n),
-		term:    make([]uint8, n),
-		trunc:   make([]uint8, n),
+		hot:     make([]slotHot, n),
 		env:     make([]int32, n),
 		ep:      make([]int64, n),
 		step:    make([]int32, n),
-		gen:     make([]uint32, n),
 	}, nil
 }
 
 // BytesPerTransition is the buffer's storage per slot in bytes: obs and next
-// obs (4·ObsDim each), action (4·ActDim), reward 4, terminated 1, truncated 1,
-// env 4, episode 8, step 4, generation 4. Samplers add their own per-slot
-// state (see their BytesPerSlot).
+// obs (4·ObsDim each), action (4·ActDim), reward, generation and the two
+// flags packed in 16, env 4, episode 8, step 4. Samplers add their own
+// per-slot state (see their BytesPerSlot).
 func BytesPerTransition(obsDim, actDim int) int {
-	return 4*(2*obsDim+actDim) + 4 + 1 + 1 + 4 + 8 + 4 + 4
+	return 4*(2*obsDim+actDim) + 16 + 4 + 8 + 4
 }
 
 // Config returns the buffer's configuration.
@@ -138,16 +143,15 @@ func (b *Buffer) Add(t Transition) Ref {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	i := b.pos
-	b.gen[i]++
-	if b.gen[i] == 0 { // skip 0, the "never written" generation
-		b.gen[i] = 1
+	h := &b.hot[i]
+	h.gen++
+	if h.gen == 0 { // skip 0, the "never written" generation
+		h.gen = 1
 	}
 	cvt(b.obs[i*od:(i+1)*od], t.Obs)
 	cvt(b.nextObs[i*od:(i+1)*od], t.NextObs)
 	cvt(b.act[i*ad:(i+1)*ad], t.Action)
-	b.rew[i] = float32(t.Reward)
-	b.term[i] = b2u(t.Terminated)
-	b.trunc[i] = b2u(t.Truncated)
+	h.rew, h.term, h.trunc = float32(t.Reward), b2u(t.Terminated), b2u(t.Truncated)
 	b.env[i], b.ep[i], b.step[i] = t.Env, t.Episode, t.Step
 	b.pos++
 	if b.pos == b.cfg.Capacity {
@@ -160,7 +164,7 @@ func (b *Buffer) Add(t Transition) Ref {
 	for _, s := range b.samplers {
 		s.onAdd(i)
 	}
-	return Ref{Slot: int32(i), Gen: b.gen[i]}
+	return Ref{Slot: int32(i), Gen: h.gen}
 }
 
 func cvt(dst []float32, src []float64) {
@@ -185,7 +189,7 @@ func (b *Buffer) Valid(ref Ref) bool {
 }
 
 func (b *Buffer) validLocked(ref Ref) bool {
-	return ref.Slot >= 0 && int(ref.Slot) < b.cfg.Capacity && ref.Gen != 0 && b.gen[ref.Slot] == ref.Gen
+	return ref.Slot >= 0 && int(ref.Slot) < b.cfg.Capacity && ref.Gen != 0 && b.hot[ref.Slot].gen == ref.Gen
 }
 
 // Meta returns the env, episode and step stored with ref; ok is false when
@@ -228,10 +232,11 @@ func (b *Buffer) gather(dst *Batch, r, i int) {
 	copy(dst.Obs[r*od:(r+1)*od], b.obs[i*od:(i+1)*od])
 	copy(dst.NextObs[r*od:(r+1)*od], b.nextObs[i*od:(i+1)*od])
 	copy(dst.Actions[r*ad:(r+1)*ad], b.act[i*ad:(i+1)*ad])
-	dst.Rewards[r] = b.rew[i]
-	dst.Terminated[r] = float32(b.term[i])
-	dst.Truncated[r] = float32(b.trunc[i])
-	dst.Refs[r] = Ref{Slot: int32(i), Gen: b.gen[i]}
+	h := &b.hot[i]
+	dst.Rewards[r] = h.rew
+	dst.Terminated[r] = float32(h.term)
+	dst.Truncated[r] = float32(h.trunc)
+	dst.Refs[r] = Ref{Slot: int32(i), Gen: h.gen}
 }
 
 // gatherRows copies slots idx[r] into rows r of dst (everything but the
@@ -244,11 +249,11 @@ func (b *Buffer) gatherRows(dst *Batch, idx []int32) {
 		sink := b.sink[:0]
 		for _, i := range idx {
 			o, a := int(i)*od, int(i)*ad
-			v := b.obs[o] + b.obs[o+od-1] + b.nextObs[o] + b.nextObs[o+od-1] + b.act[a] + b.act[a+ad-1] + b.rew[i]
+			v := b.obs[o] + b.obs[o+od-1] + b.nextObs[o] + b.nextObs[o+od-1] + b.act[a] + b.act[a+ad-1] + b.hot[i].rew
 			for k := o + 16; k < o+od-1; k += 16 { // lines inside long rows
 				v += b.obs[k] + b.nextObs[k]
 			}
-			sink = append(sink, v+float32(b.term[i]+b.trunc[i])+float32(b.gen[i]))
+			sink = append(sink, v)
 		}
 		b.sink = sink
 	}
@@ -261,13 +266,13 @@ func (b *Buffer) gatherRows(dst *Batch, idx []int32) {
 // every in-range ref with independent loads before a per-ref loop whose
 // long body would otherwise take those cache misses one at a time.
 func (b *Buffer) touchRefs(refs []Ref, leaves []float64) {
-	if len(b.gen) < touchFloats/4 {
+	if len(b.hot) < touchFloats/4 {
 		return
 	}
 	sink := b.sink[:0]
 	for _, r := range refs {
-		if r.Slot >= 0 && int(r.Slot) < len(b.gen) {
-			v := float32(b.gen[r.Slot])
+		if r.Slot >= 0 && int(r.Slot) < len(b.hot) {
+			v := float32(b.hot[r.Slot].gen)
 			if leaves != nil {
 				v += float32(leaves[r.Slot])
 			}
@@ -279,12 +284,12 @@ func (b *Buffer) touchRefs(refs []Ref, leaves []float64) {
 
 // touchSlots is touchRefs for sampled slot indices.
 func (b *Buffer) touchSlots(idx []int32, leaves []float64) {
-	if len(b.gen) < touchFloats/4 {
+	if len(b.hot) < touchFloats/4 {
 		return
 	}
 	sink := b.sink[:0]
 	for _, i := range idx {
-		v := float32(b.gen[i])
+		v := float32(b.hot[i].gen)
 		if leaves != nil {
 			v += float32(leaves[i])
 		}

@@ -314,7 +314,7 @@ func (s *VLMRB) drawLocked(refs []Ref, weights []float32, rng *rand.Rand) bool {
 		b.touchSlots(idx, nil)
 	}
 	for j, i := range idx {
-		refs[j] = Ref{Slot: i, Gen: b.gen[i]}
+		refs[j] = Ref{Slot: i, Gen: b.hot[i].gen}
 	}
 	if !s.cfg.ISWeights || lambda == 0 || beta == 0 {
 		for j := range weights {

@@ -187,16 +187,6 @@ func powAlpha(x, alpha float64) float64 {
 	return powPos(x, alpha)
 }
 
-// powPos returns x^a for x ≥ 0 as exp(a·ln x): Go's math.Exp and math.Log
-// have assembly kernels on amd64 and together cost a fraction of math.Pow.
-// The relative error is about |a·ln x|·2⁻⁵³, far below float32 weights.
-func powPos(x, a float64) float64 {
-	if x == 0 {
-		return math.Pow(0, a)
-	}
-	return math.Exp(a * math.Log(x))
-}
-
 func checkUnit(name string, v float64) error {
 	if !(v >= 0 && v <= 1) {
 		return fmt.Errorf("replay: %s must be in [0, 1], got %v", name, v)

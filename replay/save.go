@@ -93,13 +93,14 @@ func (b *Buffer) Save(w io.Writer) error {
 	e.f32s(b.obs[:size*od])
 	e.f32s(b.nextObs[:size*od])
 	e.f32s(b.act[:size*ad])
-	e.f32s(b.rew[:size])
-	e.bytes(b.term[:size])
-	e.bytes(b.trunc[:size])
+	hot := b.hot[:size]
+	e.chunked(size, 4, func(d []byte, i int) { binary.LittleEndian.PutUint32(d, math.Float32bits(hot[i].rew)) })
+	e.chunked(size, 1, func(d []byte, i int) { d[0] = hot[i].term })
+	e.chunked(size, 1, func(d []byte, i int) { d[0] = hot[i].trunc })
 	e.i32s(b.env[:size])
 	e.i64s(b.ep[:size])
 	e.i32s(b.step[:size])
-	e.u32s(b.gen[:size])
+	e.chunked(size, 4, func(d []byte, i int) { binary.LittleEndian.PutUint32(d, hot[i].gen) })
 	for _, st := range sts {
 		e.u32(st.kind())
 		st.writeState(e, size)
@@ -133,8 +134,8 @@ func (b *Buffer) SaveFile(path string) (err error) {
 	tmp := f.Name()
 	defer func() {
 		if err != nil {
-			f.Close()
-			os.Remove(tmp)
+			_ = f.Close()
+			_ = os.Remove(tmp) // best effort: the error being returned matters more
 		}
 	}()
 	if err := b.Save(f); err != nil {
@@ -150,8 +151,8 @@ func (b *Buffer) SaveFile(path string) (err error) {
 		return fmt.Errorf("replay: save %s: %w", path, err)
 	}
 	if d, err := os.Open(dir); err == nil { // make the rename durable
-		d.Sync()
-		d.Close()
+		_ = d.Sync() // best effort: some filesystems cannot sync directories
+		_ = d.Close()
 	}
 	return nil
 }
@@ -235,14 +236,15 @@ func (b *Buffer) Load(r io.Reader) error {
 	d.f32s(b.obs[:n*iod])
 	d.f32s(b.nextObs[:n*iod])
 	d.f32s(b.act[:n*iad])
-	d.f32s(b.rew[:n])
-	d.bytes(b.term[:n])
-	d.bytes(b.trunc[:n])
+	hot := b.hot[:n]
+	d.chunked(n, 4, func(s []byte, i int) { hot[i].rew = math.Float32frombits(binary.LittleEndian.Uint32(s)) })
+	d.chunked(n, 1, func(s []byte, i int) { hot[i].term = s[0] })
+	d.chunked(n, 1, func(s []byte, i int) { hot[i].trunc = s[0] })
 	d.i32s(b.env[:n])
 	d.i64s(b.ep[:n])
 	d.i32s(b.step[:n])
-	d.u32s(b.gen[:n])
-	clear(b.gen[n:])
+	d.chunked(n, 4, func(s []byte, i int) { hot[i].gen = binary.LittleEndian.Uint32(s) })
+	clear(b.hot[n:])
 	b.size, b.pos, b.adds = n, int(pos), int64(adds)
 	for _, a := range b.samplers { // everyone at defaults first
 		if st, ok := a.(stateful); ok {
@@ -285,7 +287,7 @@ func (b *Buffer) Load(r io.Reader) error {
 
 // emptyLocked forgets every transition, after a load failed midway.
 func (b *Buffer) emptyLocked() {
-	clear(b.gen)
+	clear(b.hot)
 	b.size, b.pos = 0, 0
 	for _, a := range b.samplers {
 		if st, ok := a.(stateful); ok {
@@ -396,10 +398,6 @@ func (e *encoder) f64s(v []float64) {
 	e.chunked(len(v), 8, func(d []byte, i int) { binary.LittleEndian.PutUint64(d, math.Float64bits(v[i])) })
 }
 
-func (e *encoder) u32s(v []uint32) {
-	e.chunked(len(v), 4, func(d []byte, i int) { binary.LittleEndian.PutUint32(d, v[i]) })
-}
-
 func (e *encoder) i32s(v []int32) {
 	e.chunked(len(v), 4, func(d []byte, i int) { binary.LittleEndian.PutUint32(d, uint32(v[i])) })
 }
@@ -465,10 +463,6 @@ func (d *decoder) f32s(v []float32) {
 
 func (d *decoder) f64s(v []float64) {
 	d.chunked(len(v), 8, func(s []byte, i int) { v[i] = math.Float64frombits(binary.LittleEndian.Uint64(s)) })
-}
-
-func (d *decoder) u32s(v []uint32) {
-	d.chunked(len(v), 4, func(s []byte, i int) { v[i] = binary.LittleEndian.Uint32(s) })
 }
 
 func (d *decoder) i32s(v []int32) {

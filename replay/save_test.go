@@ -87,9 +87,8 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 			for _, f := range []struct {
 				name string
 				a, c any
-			}{{"obs", b.obs, b2.obs}, {"next", b.nextObs, b2.nextObs}, {"act", b.act, b2.act}, {"rew", b.rew, b2.rew},
-				{"term", b.term, b2.term}, {"trunc", b.trunc, b2.trunc}, {"env", b.env, b2.env}, {"ep", b.ep, b2.ep},
-				{"step", b.step, b2.step}, {"gen", b.gen, b2.gen}} {
+			}{{"obs", b.obs, b2.obs}, {"next", b.nextObs, b2.nextObs}, {"act", b.act, b2.act}, {"hot", b.hot, b2.hot},
+				{"env", b.env, b2.env}, {"ep", b.ep, b2.ep}, {"step", b.step, b2.step}} {
 				if !reflect.DeepEqual(f.a, f.c) {
 					t.Fatalf("%s differs after load", f.name)
 				}
@@ -167,12 +166,12 @@ func TestLoadRejectsBadFiles(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			b2, _ := fresh(t, b, s)
 			addN(b2, 0, 3) // existing contents must survive a rejected load
-			before := append([]uint32(nil), b2.gen...)
+			before := append([]slotHot(nil), b2.hot...)
 			err := b2.LoadFile(c.file)
 			if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("err = %v, want ErrCorrupt mentioning %q", err, c.want)
 			}
-			if b2.Len() != 3 || !reflect.DeepEqual(before, b2.gen) {
+			if b2.Len() != 3 || !reflect.DeepEqual(before, b2.hot) {
 				t.Fatal("rejected load changed the buffer")
 			}
 		})
@@ -189,8 +188,11 @@ func TestLoadRejectsBadFiles(t *testing.T) {
 	}
 	_ = p3
 	b5, _ := NewBuffer(b.Config())
-	NewPER(b5, DefaultPERConfig())
-	NewPER(b5, DefaultPERConfig())
+	for range 2 {
+		if _, err := NewPER(b5, DefaultPERConfig()); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := b5.LoadFile(path); err == nil || !strings.Contains(err.Error(), "1 sampler states") {
 		t.Fatalf("count mismatch: err = %v", err)
 	}
@@ -204,7 +206,9 @@ func TestLoadRejectsBadFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	b4, _ := NewBuffer(bp.Config())
-	NewPER(b4, PERConfig{Alpha: 0.7, Beta0: 0.4, Eps: 1e-6})
+	if _, err := NewPER(b4, PERConfig{Alpha: 0.7, Beta0: 0.4, Eps: 1e-6}); err != nil {
+		t.Fatal(err)
+	}
 	if err := b4.LoadFile(pp); err == nil || !strings.Contains(err.Error(), "Alpha") {
 		t.Fatalf("alpha mismatch: err = %v", err)
 	}
@@ -237,7 +241,9 @@ func TestSaveLoadStreams(t *testing.T) {
 	}
 	prefixed := append([]byte("other checkpoint data"), buf.Bytes()...)
 	r := bytes.NewReader(prefixed)
-	r.Seek(int64(len("other checkpoint data")), io.SeekStart)
+	if _, err := r.Seek(int64(len("other checkpoint data")), io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
 	b3, _ := fresh(t, b, s)
 	if err := b3.Load(r); err != nil {
 		t.Fatalf("load at an offset: %v", err)

@@ -1,0 +1,63 @@
+package replay
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestPowPos compares powPos with math.Pow over the ranges priorities and
+// weights take (x from 1e-300 to 1e300, exponents −1 … 1 and beyond), and
+// the special inputs it hands to math.Pow.
+func TestPowPos(t *testing.T) {
+	t.Parallel()
+	const tol = 1e-12
+	rng := rand.New(rand.NewPCG(1, 1))
+	for range 200_000 {
+		x := math.Exp(rng.NormFloat64() * 60)
+		a := rng.Float64()*4 - 2
+		if rng.IntN(4) == 0 {
+			a = []float64{0.6, 0.5, -0.4, -1, 1, 0.7}[rng.IntN(6)]
+		}
+		want := math.Pow(x, a)
+		if got := powPos(x, a); math.Abs(got-want) > tol*want {
+			t.Fatalf("powPos(%v, %v) = %v, want %v (rel %g)", x, a, got, want, math.Abs(got-want)/want)
+		}
+	}
+	for _, c := range [][2]float64{{0, 0.6}, {0, -0.5}, {5e-324, 0.5}, {math.Inf(1), 0.5}, {math.NaN(), 0.5}, {1e300, 3}, {1e-300, 3}, {1, 0.3}, {2, 0}} {
+		got, want := powPos(c[0], c[1]), math.Pow(c[0], c[1])
+		if !(got == want || math.IsNaN(got) && math.IsNaN(want) || math.Abs(got-want) <= tol*math.Abs(want)) {
+			t.Errorf("powPos(%v, %v) = %v, want %v", c[0], c[1], got, want)
+		}
+	}
+}
+
+func BenchmarkPow(b *testing.B) {
+	xs := make([]float64, 256)
+	rng := rand.New(rand.NewPCG(1, 1))
+	for i := range xs {
+		xs[i] = rng.Float64() + 1e-3
+	}
+	dst := make([]float64, len(xs))
+	b.Run("powPos", func(b *testing.B) {
+		for b.Loop() {
+			for i, x := range xs {
+				dst[i] = powPos(x, 0.6)
+			}
+		}
+	})
+	b.Run("math.Pow", func(b *testing.B) {
+		for b.Loop() {
+			for i, x := range xs {
+				dst[i] = math.Pow(x, 0.6)
+			}
+		}
+	})
+	b.Run("exp-log", func(b *testing.B) {
+		for b.Loop() {
+			for i, x := range xs {
+				dst[i] = math.Exp(0.6 * math.Log(x))
+			}
+		}
+	})
+}
