@@ -2,7 +2,6 @@ package tasks
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 
 	"github.com/vlmrb/vlmrb/control"
@@ -280,4 +279,3 @@ func uniform(rng *rand.Rand, lo, hi sim.Vec3) sim.Vec3 {
 
 func xy(v sim.Vec3) sim.Vec3 { return sim.V3(v.X, v.Y, 0) }
 
-var _ = math.Pi
