@@ -278,4 +278,3 @@ func uniform(rng *rand.Rand, lo, hi sim.Vec3) sim.Vec3 {
 }
 
 func xy(v sim.Vec3) sim.Vec3 { return sim.V3(v.X, v.Y, 0) }
-
