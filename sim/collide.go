@@ -147,6 +147,7 @@ func collide(m *Model, s *State) {
 			}
 		}
 	}
+	fillContacts(m, s, false)
 }
 
 func cmpManifold(a, b manifold) int {

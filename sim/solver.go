@@ -380,15 +380,25 @@ func finishStep(m *Model, s *State, dt float64) {
 		bs.Pos, bs.Rot = s.mocapPos[i], s.mocapRot[i]
 		bs.Vel, bs.AngVel = b.v, b.w
 	}
-	invH := float64(m.Opt.Substeps) / dt
+	fillContacts(m, s, true)
+}
+
+// fillContacts rebuilds the public contact list from the manifolds; forces
+// come from the accumulated impulses (after Step2) or from the warm-start
+// impulses of the previous step (after Step1). It also stores the friction
+// impulses for the next warm start and counts deep penetrations.
+func fillContacts(m *Model, s *State, solved bool) {
+	invH := float64(m.Opt.Substeps) / m.Opt.Timestep
 	s.contacts = s.contacts[:0]
 	for mi := range s.man {
 		mf := &s.man[mi]
 		for k := 0; k < int(mf.npts); k++ {
 			cp := &mf.pts[k]
-			cp.fw = mf.t1.Scale(cp.f1).AddScaled(mf.t2, cp.f2)
-			if cp.sep < -deepPenetration {
-				s.Warnings.Penetration++
+			if solved {
+				cp.fw = mf.t1.Scale(cp.f1).AddScaled(mf.t2, cp.f2)
+				if cp.sep < -deepPenetration {
+					s.Warnings.Penetration++
+				}
 			}
 			if cp.sep <= 0 || cp.ni > 0 {
 				s.contacts = append(s.contacts, Contact{

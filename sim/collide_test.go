@@ -1,0 +1,116 @@
+package sim_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/vlmrb/vlmrb/sim"
+)
+
+// TestContactPairs places a dynamic shape on a static one with a known
+// overlap and checks the manifold of Step1: point count, depth and a normal
+// that points from the static shape to the dynamic one along the expected axis.
+func TestContactPairs(t *testing.T) {
+	t.Parallel()
+	const d = 0.001 // overlap (m)
+	lying := sim.QuatFromAxisAngle(sim.V3(1, 0, 0), math.Pi/2)
+	turned := sim.QuatFromAxisAngle(sim.V3(0, 0, 1), math.Pi/4)
+	box := func(h float64) sim.ShapeDesc { return sim.ShapeDesc{Kind: sim.Box, Size: sim.V3(h, h, h)} }
+	tests := []struct {
+		name     string
+		static   sim.ShapeDesc
+		top      float64 // z of the static shape's top surface
+		dyn      sim.ShapeDesc
+		bottom   float64 // distance from the dynamic body origin to its lowest point
+		rot      sim.Quat
+		min, max int // expected point count
+	}{
+		{"sphere/plane", sim.ShapeDesc{Kind: sim.Plane}, 0, sim.ShapeDesc{Kind: sim.Sphere, Size: sim.V3(0.03, 0, 0)}, 0.03, sim.Quat{}, 1, 1},
+		{"box/plane", sim.ShapeDesc{Kind: sim.Plane}, 0, box(0.025), 0.025, sim.Quat{}, 4, 4},
+		{"capsule-lying/plane", sim.ShapeDesc{Kind: sim.Plane}, 0, sim.ShapeDesc{Kind: sim.Capsule, Size: sim.V3(0.01, 0.04, 0)}, 0.01, lying, 2, 2},
+		{"cylinder-standing/plane", sim.ShapeDesc{Kind: sim.Plane}, 0, sim.ShapeDesc{Kind: sim.Cylinder, Size: sim.V3(0.02, 0.02, 0)}, 0.02, sim.Quat{}, 4, 4},
+		{"cylinder-lying/plane", sim.ShapeDesc{Kind: sim.Plane}, 0, sim.ShapeDesc{Kind: sim.Cylinder, Size: sim.V3(0.02, 0.04, 0)}, 0.02, lying, 2, 2},
+		{"box/box", box(0.1), 0.1, box(0.025), 0.025, sim.Quat{}, 4, 4},
+		{"box-turned/box", box(0.1), 0.1, box(0.025), 0.025, turned, 4, 4},
+		{"sphere/box", box(0.1), 0.1, sim.ShapeDesc{Kind: sim.Sphere, Size: sim.V3(0.03, 0, 0)}, 0.03, sim.Quat{}, 1, 1},
+		{"capsule-lying/box", box(0.1), 0.1, sim.ShapeDesc{Kind: sim.Capsule, Size: sim.V3(0.01, 0.04, 0)}, 0.01, lying, 2, 2},
+		{"cylinder-standing/box", box(0.1), 0.1, sim.ShapeDesc{Kind: sim.Cylinder, Size: sim.V3(0.02, 0.02, 0)}, 0.02, sim.Quat{}, 4, 4},
+		{"sphere/sphere", sim.ShapeDesc{Kind: sim.Sphere, Size: sim.V3(0.05, 0, 0)}, 0.05, sim.ShapeDesc{Kind: sim.Sphere, Size: sim.V3(0.03, 0, 0)}, 0.03, sim.Quat{}, 1, 1},
+		{"capsule/capsule-parallel", sim.ShapeDesc{Kind: sim.Capsule, Size: sim.V3(0.02, 0.05, 0), Rot: lying}, 0.02,
+			sim.ShapeDesc{Kind: sim.Capsule, Size: sim.V3(0.01, 0.03, 0)}, 0.01, lying, 2, 2},
+		{"sphere/capsule", sim.ShapeDesc{Kind: sim.Capsule, Size: sim.V3(0.02, 0.05, 0), Rot: lying}, 0.02,
+			sim.ShapeDesc{Kind: sim.Sphere, Size: sim.V3(0.03, 0, 0)}, 0.03, sim.Quat{}, 1, 1},
+		{"sphere/cylinder-cap", sim.ShapeDesc{Kind: sim.Cylinder, Size: sim.V3(0.05, 0.02, 0)}, 0.02,
+			sim.ShapeDesc{Kind: sim.Sphere, Size: sim.V3(0.01, 0, 0)}, 0.01, sim.Quat{}, 1, 1},
+		{"sphere/cylinder-side", sim.ShapeDesc{Kind: sim.Cylinder, Size: sim.V3(0.02, 0.05, 0), Rot: lying}, 0.02,
+			sim.ShapeDesc{Kind: sim.Sphere, Size: sim.V3(0.01, 0, 0)}, 0.01, sim.Quat{}, 1, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := sim.NewBuilder()
+			st := tc.static
+			if st.Kind != sim.Plane {
+				st.Pos = sim.V3(0, 0, 0)
+			}
+			sa := b.AddShape(sim.World, st)
+			// off-centre on flat statics; centred on curved ones
+			off := sim.V3(0.003, -0.002, 0)
+			if st.Kind != sim.Plane && st.Kind != sim.Box {
+				off = sim.Vec3{}
+			}
+			id := b.AddBody(sim.BodyDesc{Mass: 0.1, Pos: off.Add(sim.V3(0, 0, tc.top+tc.bottom-d)), Rot: tc.rot})
+			sb := b.AddShape(id, tc.dyn)
+			m := mustBuild(t, b)
+			s := m.NewState()
+			sim.Step1(m, s)
+			cs := s.Contacts()
+			if len(cs) < tc.min || len(cs) > tc.max {
+				t.Fatalf("%d contact points, want %d..%d: %+v", len(cs), tc.min, tc.max, cs)
+			}
+			for _, c := range cs {
+				n := c.Normal
+				if c.ShapeA == sb && c.ShapeB == sa {
+					n = n.Neg()
+				} else if c.ShapeA != sa || c.ShapeB != sb {
+					t.Fatalf("contact between shapes %d and %d, want %d and %d", c.ShapeA, c.ShapeB, sa, sb)
+				}
+				if n.Sub(sim.V3(0, 0, 1)).Norm() > 1e-6 {
+					t.Errorf("normal (static→dynamic) %v, want +z", n)
+				}
+				if math.Abs(c.Depth-d) > 1e-6 {
+					t.Errorf("depth %.6g, want %g", c.Depth, d)
+				}
+			}
+		})
+	}
+}
+
+// TestBoxBoxEdge checks the edge-edge case: a box turned 45° about x and z
+// resting edge-down across another box's edge gives one contact with a
+// normal perpendicular to both edges.
+func TestBoxBoxEdge(t *testing.T) {
+	t.Parallel()
+	b := sim.NewBuilder()
+	lower := sim.QuatFromAxisAngle(sim.V3(0, 1, 0), math.Pi/4)
+	b.AddShape(sim.World, sim.ShapeDesc{Kind: sim.Box, Rot: lower, Size: sim.V3(0.05, 0.05, 0.05)})
+	upper := sim.QuatFromAxisAngle(sim.V3(1, 0, 0), math.Pi/4)
+	h := 0.05 * math.Sqrt2
+	id := b.AddBody(sim.BodyDesc{Mass: 0.1, Pos: sim.V3(0, 0, 2*h-0.001), Rot: upper})
+	b.AddShape(id, sim.ShapeDesc{Kind: sim.Box, Size: sim.V3(0.05, 0.05, 0.05)})
+	m := mustBuild(t, b)
+	s := m.NewState()
+	sim.Step1(m, s)
+	cs := s.Contacts()
+	if len(cs) != 1 {
+		t.Fatalf("%d points, want 1: %+v", len(cs), cs)
+	}
+	if n := cs[0].Normal; math.Abs(math.Abs(n.Z)-1) > 1e-6 {
+		t.Errorf("normal %v, want ±z", n)
+	}
+	if math.Abs(cs[0].Depth-0.001) > 1e-6 {
+		t.Errorf("depth %.6g, want 0.001", cs[0].Depth)
+	}
+	if p := cs[0].Pos; math.Hypot(p.X, p.Y) > 1e-6 || math.Abs(p.Z-h+0.0005) > 1e-6 {
+		t.Errorf("point %v, want (0, 0, %.4f)", p, h-0.0005)
+	}
+}
