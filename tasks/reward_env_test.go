@@ -1,0 +1,84 @@
+package tasks
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestReachRewardFormula checks reach's dense reward against MetaWorld's
+// formula 10·tolerance(‖tcp − goal‖, (0, 0.05), margin ‖hand_init − goal‖)
+// written out: 10 / (1 + 9·((d − 0.05)/margin)²) outside the goal radius.
+func TestReachRewardFormula(t *testing.T) {
+	t.Parallel()
+	e, err := Make("reach", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Reset(3)
+	margin := dist(e.Meta().HandInit, e.goal)
+	rng := rand.New(rand.NewPCG(3, 3))
+	a := make([]float64, ActDim)
+	for range 40 {
+		e.spec.SampleAction(a, rng.Float64)
+		_, r, _, _, _, err := e.Step(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := dist(e.TCP(), e.goal)
+		want := 10.0
+		if d > 0.05 {
+			x := (d - 0.05) / margin
+			want = 10 / (1 + 9*x*x)
+		}
+		if math.Abs(r-want) > 1e-12 {
+			t.Fatalf("reward %g at d = %g, formula gives %g", r, d, want)
+		}
+	}
+}
+
+// TestHiddenGoal checks Options.HideGoal zeroes the goal in the observation
+// and the experts still succeed (they fall back to the Env's goal).
+func TestHiddenGoal(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"reach", "pick-place"} {
+		e, err := Make(name, Options{HideGoal: true, TerminateOnSuccess: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		obs, _ := e.Reset(4)
+		if obs[36] != 0 || obs[37] != 0 || obs[38] != 0 {
+			t.Fatalf("%s: hidden goal visible: %v", name, obs[36:39])
+		}
+		if ok, _, _ := runEpisode(t, e, e.Expert(), 4); !ok {
+			t.Errorf("%s: expert failed with the goal hidden", name)
+		}
+	}
+}
+
+// TestDenseRewardFavoursExpert checks the shaping points the right way: the
+// expert's mean dense reward per step beats a random policy's on every task.
+func TestDenseRewardFavoursExpert(t *testing.T) {
+	t.Parallel()
+	for _, name := range Names() {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			e, err := Make(name, Options{MaxSteps: 150})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mean := func(r []float64) float64 {
+				s := 0.0
+				for _, x := range r {
+					s += x
+				}
+				return s / float64(len(r))
+			}
+			_, _, re := runEpisode(t, e, e.Expert(), 21)
+			_, _, rr := runEpisode(t, e, randomPolicy{rand.New(rand.NewPCG(21, 1))}, 21)
+			if mean(re) <= mean(rr) {
+				t.Errorf("expert mean reward %.3f <= random %.3f", mean(re), mean(rr))
+			}
+		})
+	}
+}
