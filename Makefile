@@ -39,5 +39,14 @@ lint: $(GOBIN)/golangci-lint
 bench:
 	$(GO) test -run '^$$' -bench . ./...
 
+# run: the README's main command. Trains the built-in default (train.DefaultConfig:
+# reach, VLM-RB replay, pixel scorer; sized for ≤ 10 minutes on 2 cores) into a fresh
+# run directory, then prints where the learning curves, eval GIFs and checkpoint are.
+# Override with e.g. `make run RUN_ARGS="--task push --steps 50000"` or RUN_OUT=dir.
+RUN_OUT ?= runs/default-$(shell date +%Y%m%d-%H%M%S)
+RUN_ARGS ?=
+run: deps
+	$(GO) run ./cmd/robot-train train --out $(RUN_OUT) $(RUN_ARGS)
+
 fmt:
 	gofmt -w $$(git ls-files '*.go')

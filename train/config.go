@@ -24,8 +24,9 @@ type Config struct {
 	Seed   uint64 `yaml:"seed"`   // seeds envs, agent, replay and scoring
 	Out    string `yaml:"out"`    // run directory
 
-	NumEnvs       int `yaml:"num_envs"`        // parallel training environments
-	MaxEpisodeLen int `yaml:"max_episode_len"` // control steps per episode (0 = task default)
+	NumEnvs       int    `yaml:"num_envs"`        // parallel training environments
+	MaxEpisodeLen int    `yaml:"max_episode_len"` // control steps per episode (0 = task default)
+	BLAS          string `yaml:"blas"`            // BLAS backend: auto (OpenBLAS when built with cgo) | gonum | openblas
 
 	SAC    SACConfig    `yaml:"sac"`
 	Buffer BufferConfig `yaml:"buffer"`
@@ -50,6 +51,7 @@ type SACConfig struct {
 	TargetFreq     int     `yaml:"target_freq"`      // critic updates per target update
 	AutoAlpha      bool    `yaml:"auto_alpha"`       // tune α toward −|A|
 	Alpha          float64 `yaml:"alpha"`            // fixed α, or the initial α when auto
+	Threads        int     `yaml:"threads"`          // 1, or 2 to run the twin critics in parallel
 }
 
 // BufferConfig holds replay storage and sampler parameters.
@@ -78,6 +80,7 @@ type VLMConfig struct {
 	Width   int     `yaml:"width"`     // frame width (px)
 	Height  int     `yaml:"height"`    // frame height (px)
 	Backend string  `yaml:"backend"`   // renderer: auto | egl | soft
+	Theme   string  `yaml:"theme"`     // scene appearance: standard | misleading | abstract
 	Workers int     `yaml:"workers"`   // scorer goroutines
 	Queue   int     `yaml:"queue"`     // pending clip capacity (drops beyond)
 	BaseURL string  `yaml:"base_url"`  // OpenAI-compatible server (openai scorer)
@@ -120,6 +123,7 @@ func DefaultConfig() Config {
 		Seed:    1,
 		Out:     "runs/default",
 		NumEnvs: 2,
+		BLAS:    "auto",
 		SAC: SACConfig{
 			Hidden:         []int{256, 256},
 			Gamma:          0.99,
@@ -133,6 +137,7 @@ func DefaultConfig() Config {
 			TargetFreq:     1,
 			AutoAlpha:      true,
 			Alpha:          0.2,
+			Threads:        1,
 		},
 		Buffer: BufferConfig{
 			Capacity:     1_000_000,
@@ -151,10 +156,11 @@ func DefaultConfig() Config {
 			ClipLen: 32,
 			Stride:  8,
 			Frames:  8,
-			Camera:  "corner",
-			Width:   84,
-			Height:  84,
+			Camera:  WorkspaceCamera,
+			Width:   96,
+			Height:  96,
 			Backend: "auto",
+			Theme:   "standard",
 			Workers: 1,
 			Queue:   64,
 			Timeout: 30,
@@ -296,6 +302,10 @@ func (c *Config) Validate() error {
 	}
 	pos("sac.policy_freq", int64(c.SAC.PolicyFreq))
 	pos("sac.target_freq", int64(c.SAC.TargetFreq))
+	if c.SAC.Threads != 1 && c.SAC.Threads != 2 {
+		add(badf("sac.threads must be 1 or 2 (got %d)", c.SAC.Threads))
+	}
+	add(oneOf("blas", c.BLAS, []string{"auto", "gonum", "openblas"}))
 	nonneg("sac.alpha", c.SAC.Alpha)
 	pos("buffer.capacity", int64(c.Buffer.Capacity))
 	if c.Buffer.Capacity < c.SAC.BatchSize {

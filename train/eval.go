@@ -21,6 +21,9 @@ type EvalOptions struct {
 	GIFEvery int
 	Camera   string
 	Backend  string // renderer backend for the GIF (auto|egl|soft)
+	// Cam, when set, is used for the GIF instead of opening a renderer
+	// (Camera, Backend and GIFSize are then ignored).
+	Cam *SimCamera
 	// Warnf receives non-fatal problems (a GIF that could not be rendered).
 	Warnf func(format string, a ...any)
 }
@@ -53,7 +56,7 @@ func Evaluate(ctx context.Context, env *tasks.Env, policy control.Policy, opts E
 		var rec *gifRecorder
 		if k == 0 && opts.GIF != "" {
 			var err error
-			if rec, err = newGIFRecorder(opts.Backend, opts.Camera, opts.GIFSize, env); err != nil {
+			if rec, err = newGIFRecorder(opts.Cam, opts.Backend, opts.Camera, opts.GIFSize, env); err != nil {
 				opts.Warnf("eval GIF %s not recorded: %v", opts.GIF, err)
 				rec = nil
 			}
@@ -115,15 +118,19 @@ func Evaluate(ctx context.Context, env *tasks.Env, policy control.Policy, opts E
 // gifRecorder collects frames of one episode.
 type gifRecorder struct {
 	cam    *SimCamera
+	owned  bool
 	frames []*image.RGBA
 }
 
-func newGIFRecorder(backend, camera string, size int, env *tasks.Env) (*gifRecorder, error) {
-	c, err := NewSimCamera(backend, camera, size, size, env)
+func newGIFRecorder(cam *SimCamera, backend, camera string, size int, env *tasks.Env) (*gifRecorder, error) {
+	if cam != nil {
+		return &gifRecorder{cam: cam}, nil
+	}
+	c, err := NewSimCamera(backend, camera, "", size, size, env)
 	if err != nil {
 		return nil, err
 	}
-	return &gifRecorder{cam: c}, nil
+	return &gifRecorder{cam: c, owned: true}, nil
 }
 
 func (g *gifRecorder) capture(env *tasks.Env) error {
@@ -137,4 +144,8 @@ func (g *gifRecorder) capture(env *tasks.Env) error {
 
 func (g *gifRecorder) save(path string) error { return saveGIF(path, g.frames, 8) }
 
-func (g *gifRecorder) close() { g.cam.Close() }
+func (g *gifRecorder) close() {
+	if g.owned {
+		g.cam.Close()
+	}
+}

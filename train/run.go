@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/vlmrb/vlmrb/control"
+	"github.com/vlmrb/vlmrb/nn"
 	"github.com/vlmrb/vlmrb/replay"
 	"github.com/vlmrb/vlmrb/sac"
 	"github.com/vlmrb/vlmrb/tasks"
@@ -46,6 +47,8 @@ type runner struct {
 	batch   *replay.Batch
 	prioBuf []float64
 	score   *scoring
+	evalCam *SimCamera // eval GIF camera, opened at the first evaluation
+	camErr  error      // why evalCam could not be opened (warned once)
 
 	pcg *rand.PCG
 	rng *rand.Rand
@@ -160,6 +163,9 @@ func (r *runner) setup(ctx context.Context) error {
 	r.spec = r.vec.Spec()
 
 	// agent
+	if err := nn.SetBackend(cfg.BLAS); err != nil {
+		return &ConfigError{Msg: err.Error()}
+	}
 	sc := sac.DefaultConfig()
 	sc.Gamma, sc.Tau, sc.BatchSize = cfg.SAC.Gamma, cfg.SAC.Tau, cfg.SAC.BatchSize
 	sc.LearningStarts = int(cfg.SAC.LearningStarts)
@@ -169,6 +175,7 @@ func (r *runner) setup(ctx context.Context) error {
 	sc.Hidden = cfg.SAC.Hidden
 	sc.ReLo = cfg.Replay == "relo"
 	sc.Seed = cfg.Seed
+	sc.Threads = cfg.SAC.Threads
 	if r.agent, err = sac.New(sc, r.spec.ObsDim, r.spec.ActDim); err != nil {
 		return &ConfigError{Msg: err.Error()}
 	}
@@ -515,13 +522,18 @@ func (r *runner) evalAndLog(ctx context.Context, final bool) error {
 		return nil
 	}
 	gif := ""
-	if r.cfg.Eval.GIF {
+	if r.cfg.Eval.GIF && r.evalCam == nil && r.camErr == nil {
+		r.evalCam, r.camErr = NewSimCamera(r.cfg.VLM.Backend, r.cfg.VLM.Camera, r.cfg.VLM.Theme, r.cfg.Eval.GIFSize, r.cfg.Eval.GIFSize, r.evalEnv)
+		if r.camErr != nil {
+			r.warnf("no evaluation GIFs: %v", r.camErr)
+		}
+	}
+	if r.evalCam != nil {
 		gif = filepath.Join(r.cfg.Out, "videos", fmt.Sprintf("eval-%09d.gif", r.step))
 	}
 	res, err := Evaluate(ctx, r.evalEnv, r.agentPolicy(), EvalOptions{
 		Episodes: r.cfg.Eval.Episodes, Seed: r.cfg.Seed ^ evalSeedSalt,
-		GIF: gif, GIFSize: r.cfg.Eval.GIFSize, Camera: r.cfg.VLM.Camera, Backend: r.cfg.VLM.Backend,
-		Warnf: r.warnf,
+		GIF: gif, Cam: r.evalCam, Warnf: r.warnf,
 	})
 	if err != nil {
 		return err
@@ -742,6 +754,9 @@ func (r *runner) close() {
 	}
 	if r.vec != nil {
 		r.vec.Close()
+	}
+	if r.evalCam != nil {
+		r.evalCam.Close()
 	}
 	if r.agent != nil {
 		r.agent.Close()

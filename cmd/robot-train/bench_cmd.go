@@ -93,7 +93,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 	// render: scorer-size frames of the same scene
 	for _, sz := range []int{84, 128} {
-		cam, err := train.NewSimCamera(*backend, "corner", sz, sz, env)
+		cam, err := train.NewSimCamera(*backend, "corner", "", sz, sz, env)
 		if err != nil {
 			rows = append(rows, benchRow{what: fmt.Sprintf("render %dx%d", sz, sz), unit: "frames/s", err: err})
 			continue

@@ -21,7 +21,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	episodes := fs.Int("episodes", 10, "episodes `N`")
 	seed := fs.Uint64("seed", 0, "seed `S` of the evaluation episodes")
 	video := fs.String("video", "", "record the first episode to `FILE.gif`")
-	camera := fs.String("camera", "corner", "camera for --video")
+	camera := fs.String("camera", train.WorkspaceCamera, "camera for --video")
 	size := fs.Int("video-size", 160, "GIF frame size (px, square)")
 	backend := fs.String("render-backend", "auto", "renderer for --video: auto|egl|soft")
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout")

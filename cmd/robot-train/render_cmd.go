@@ -16,7 +16,7 @@ import (
 func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("render", "--task NAME [--camera NAME] [--size WxH] [--policy expert|random] [--steps N] --out FILE.png|FILE.gif|FILE.mp4", stderr)
 	task := fs.String("task", "", "task `NAME`")
-	camera := fs.String("camera", "corner", "camera: corner, corner2, corner3, corner4, topview, behindGripper, gripperPOV")
+	camera := fs.String("camera", train.WorkspaceCamera, "camera: workspace, corner, corner2, corner3, corner4, topview, behindGripper, gripperPOV")
 	size := fs.String("size", "256x256", "image size `WxH`")
 	policy := fs.String("policy", "expert", "policy that moves the robot: expert|random")
 	steps := fs.Int("steps", 0, "control steps to run (PNG: the frame after N steps; GIF/MP4: N+1 frames; default 0 for PNG, one episode otherwise)")
@@ -24,6 +24,7 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	out := fs.String("out", "", "output `FILE` (.png, .gif or .mp4)")
 	backend := fs.String("render-backend", "auto", "renderer: auto|egl|soft")
 	every := fs.Int("every", 2, "GIF/MP4: keep every k-th control step")
+	theme := fs.String("theme", "standard", "appearance: standard|misleading|abstract")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -56,7 +57,7 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return usagef("%v", err)
 	}
-	cam, err := train.NewSimCamera(*backend, *camera, w, h, env)
+	cam, err := train.NewSimCamera(*backend, *camera, *theme, w, h, env)
 	if err != nil {
 		return err
 	}

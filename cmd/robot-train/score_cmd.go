@@ -139,7 +139,7 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		var cam *train.SimCamera
 		if *scorer != "oracle" {
-			if cam, err = train.NewSimCamera(*backend, *camera, w, h, env); err != nil {
+			if cam, err = train.NewSimCamera(*backend, *camera, "", w, h, env); err != nil {
 				return err
 			}
 			defer cam.Close()

@@ -21,7 +21,7 @@ import (
 var resumeSafe = map[string]bool{
 	"steps": true, "eval-every": true, "eval-episodes": true, "log-every": true,
 	"checkpoint-every": true, "vlm-base-url": true, "vlm-model": true, "quiet": true,
-	"resume": true, "render-backend": true,
+	"resume": true, "render-backend": true, "blas": true, "threads": true,
 }
 
 type intList []int
@@ -72,6 +72,8 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		logEv   = fs.Int64("log-every", def.Log.Every, "env steps between log rows")
 		ckEv    = fs.Int64("checkpoint-every", def.Ckpt.Every, "env steps between checkpoints (0 = only at exit)")
 		backend = fs.String("render-backend", def.VLM.Backend, "renderer for scorer frames and GIFs: auto|egl|soft")
+		blas    = fs.String("blas", def.BLAS, "BLAS backend: auto|gonum|openblas")
+		threads = fs.Int("threads", def.SAC.Threads, "SAC threads: 1, or 2 to run the twin critics in parallel")
 		baseURL = fs.String("vlm-base-url", "", "OpenAI-compatible server `URL` for --scorer openai (default $OPENAI_BASE_URL)")
 		model   = fs.String("vlm-model", "", "model `NAME` on that server")
 	)
@@ -92,7 +94,7 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		sort.Strings(bad)
 		if len(bad) > 0 {
-			return usagef("--resume continues an experiment as it was configured; %s cannot change on resume (allowed with --resume: --steps, --eval-every, --eval-episodes, --log-every, --checkpoint-every, --vlm-base-url, --vlm-model, --render-backend, --quiet); start a new run with --out instead", strings.Join(bad, ", "))
+			return usagef("--resume continues an experiment as it was configured; %s cannot change on resume (allowed with --resume: --steps, --eval-every, --eval-episodes, --log-every, --checkpoint-every, --vlm-base-url, --vlm-model, --render-backend, --blas, --threads, --quiet); start a new run with --out instead", strings.Join(bad, ", "))
 		}
 		path := filepath.Join(*resume, "config.yaml")
 		if err := train.LoadConfigFile(path, &cfg); err != nil {
@@ -147,6 +149,10 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			cfg.Log.Every = *logEv
 		case "checkpoint-every":
 			cfg.Ckpt.Every = *ckEv
+		case "blas":
+			cfg.BLAS = *blas
+		case "threads":
+			cfg.SAC.Threads = *threads
 		case "render-backend":
 			cfg.VLM.Backend = *backend
 		case "vlm-base-url":
