@@ -240,21 +240,24 @@ func applyAxial(j *jointSim, p, c *bodySim, imp float64) {
 }
 
 // solveAxis solves the spring-damper, PD motor and limit rows of a
-// prismatic or revolute joint.
+// prismatic or revolute joint. All four rows share one Jacobian, so the
+// joint velocity is computed once and updated by imp/axMass after each row.
 func solveAxis(j *jointSim, p, c *bodySim, h, invH float64, useBias bool) {
 	if j.axMass == 0 {
 		return
 	}
+	kax := 1 / j.axMass
+	cdot := axisVel(j, p, c)
+	var total float64
 	if j.hasSpring {
 		s := j.springS
-		cdot := axisVel(j, p, c)
 		imp := -j.axMass*s.massScale*(cdot+s.biasRate*(j.q-j.ref)) - s.impulseScale*j.springImp
 		j.springImp += imp
-		applyAxial(j, p, c, imp)
+		total += imp
+		cdot += imp * kax
 	}
 	if j.motor {
 		s := j.motorS
-		cdot := axisVel(j, p, c)
 		imp := -j.axMass*s.massScale*(cdot+s.biasRate*(j.q-j.target)) - s.impulseScale*j.motorImp
 		old := j.motorImp
 		nv := old + imp
@@ -263,41 +266,44 @@ func solveAxis(j *jointSim, p, c *bodySim, h, invH float64, useBias bool) {
 			nv = max(-lim, min(lim, nv))
 		}
 		j.motorImp = nv
-		applyAxial(j, p, c, nv-old)
+		total += nv - old
+		cdot += (nv - old) * kax
 	}
 	if j.limited {
 		// lower limit: C = q - lower >= 0
-		{
-			cpos := j.q - j.lower
+		cpos := j.q - j.lower
+		if cpos <= 0 || cdot < -cpos*invH || j.lowerImp != 0 {
 			bias, ms, is := 0.0, 1.0, 0.0
 			if cpos > 0 {
 				bias = cpos * invH
 			} else if useBias {
 				bias, ms, is = j.soft.biasRate*cpos, j.soft.massScale, j.soft.impulseScale
 			}
-			cdot := axisVel(j, p, c)
 			imp := -j.axMass*ms*(cdot+bias) - is*j.lowerImp
 			nv := max(j.lowerImp+imp, 0)
 			imp = nv - j.lowerImp
 			j.lowerImp = nv
-			applyAxial(j, p, c, imp)
+			total += imp
+			cdot += imp * kax
 		}
 		// upper limit: C = upper - q >= 0
-		{
-			cpos := j.upper - j.q
+		cpos = j.upper - j.q
+		if cpos <= 0 || -cdot < -cpos*invH || j.upperImp != 0 {
 			bias, ms, is := 0.0, 1.0, 0.0
 			if cpos > 0 {
 				bias = cpos * invH
 			} else if useBias {
 				bias, ms, is = j.soft.biasRate*cpos, j.soft.massScale, j.soft.impulseScale
 			}
-			cdot := -axisVel(j, p, c)
-			imp := -j.axMass*ms*(cdot+bias) - is*j.upperImp
+			imp := -j.axMass*ms*(-cdot+bias) - is*j.upperImp
 			nv := max(j.upperImp+imp, 0)
 			imp = nv - j.upperImp
 			j.upperImp = nv
-			applyAxial(j, p, c, -imp)
+			total -= imp
 		}
+	}
+	if total != 0 {
+		applyAxial(j, p, c, total)
 	}
 }
 
