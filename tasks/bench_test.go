@@ -10,7 +10,8 @@ import (
 
 // BenchmarkStep measures control steps per second of one Env per task
 // (5 simulator steps of 2.5 ms, observation and info included) under the
-// scripted expert, resetting at the end of each episode.
+// scripted expert, resetting at the end of each episode. steps/cpu-s uses
+// process CPU time, which other load on a shared machine inflates less.
 func BenchmarkStep(b *testing.B) {
 	for _, name := range Names() {
 		b.Run(name, func(b *testing.B) {
@@ -20,8 +21,10 @@ func BenchmarkStep(b *testing.B) {
 			}
 			pol := e.Expert()
 			obs, _ := e.Reset(1)
+			b.ReportAllocs()
 			a := make([]float64, ActDim)
 			seed := uint64(1)
+			cpu0 := cpuSeconds()
 			for b.Loop() {
 				pol.Act(obs, a)
 				var term, trunc bool
@@ -35,6 +38,9 @@ func BenchmarkStep(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+			if cpu := cpuSeconds() - cpu0; cpu > 0 {
+				b.ReportMetric(float64(b.N)/cpu, "steps/cpu-s")
+			}
 			b.ReportMetric(float64(len(e.Model().Bodies)), "bodies")
 		})
 	}
@@ -51,6 +57,7 @@ func BenchmarkVecEnv(b *testing.B) {
 			}
 			defer v.Close()
 			v.Reset(1)
+			cpu0 := cpuSeconds()
 			rng := rand.New(rand.NewPCG(1, 2))
 			acts := make([][]float64, n)
 			for i := range acts {
@@ -67,6 +74,9 @@ func BenchmarkVecEnv(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "steps/s")
+			if cpu := cpuSeconds() - cpu0; cpu > 0 {
+				b.ReportMetric(float64(b.N*n)/cpu, "steps/cpu-s")
+			}
 		})
 	}
 }
