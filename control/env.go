@@ -55,7 +55,9 @@ func (f PolicyFunc) Act(obs, dst []float64) { f(obs, dst) }
 // Values holds scalars under MetaWorld's keys where they apply: "success"
 // (1 when the task is solved at this step, else 0), "grasp_success",
 // "near_object", "grasp_reward", "in_place_reward", "obj_to_target",
-// "unscaled_reward", plus "progress" (privileged progress in [0,1]).
+// "unscaled_reward", plus "progress" (privileged progress in [0,1]),
+// "stage" (index of the highest task stage reached) and, when the simulator
+// failed numerically and the episode was cut short, "sim_unstable" = 1.
 // FinalObs and FinalValues are set only by VecEnv on the step where it
 // auto-reset the environment: they hold the last observation and info of
 // the episode that just ended (Gymnasium's info["final_observation"]).
