@@ -97,18 +97,21 @@ func TestExpertSucceeds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ok := 0
+			ok, last := 0, 0
 			var failed []int
 			for seed := range n {
-				s, _, _ := runEpisode(t, e, e.Expert(), uint64(1000+seed))
+				s, flags, _ := runEpisode(t, e, e.Expert(), uint64(1000+seed))
 				if s {
 					ok++
 				} else {
 					failed = append(failed, 1000+seed)
 				}
+				if flags[len(flags)-1] {
+					last++
+				}
 			}
 			rate := float64(ok) / float64(n)
-			t.Logf("%s: expert success %d/%d = %.2f", name, ok, n, rate)
+			t.Logf("%s: expert success %d/%d = %.2f (still successful at the last step: %d/%d)", name, ok, n, rate, last, n)
 			if rate < 0.95 {
 				t.Errorf("%s: expert success %.2f < 0.95 over %d seeds; failed seeds %v", name, rate, n, failed)
 			}
