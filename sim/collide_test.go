@@ -114,3 +114,55 @@ func TestBoxBoxEdge(t *testing.T) {
 		t.Errorf("point %v, want (0, 0, %.4f)", p, h-0.0005)
 	}
 }
+
+// TestCylinderBox checks the exact box-cylinder contact: a lying cylinder
+// on a box touches along a line (2 points), a box on a standing cylinder's
+// cap gets a face manifold, and the distance across the cylinder does not
+// depend on its yaw (a puck is round, not a square prism).
+func TestCylinderBox(t *testing.T) {
+	t.Parallel()
+	const d = 0.001
+	lying := sim.QuatFromAxisAngle(sim.V3(1, 0, 0), math.Pi/2)
+	run := func(staticBox bool, rot sim.Quat, z float64, dyn sim.ShapeDesc) []sim.Contact {
+		b := sim.NewBuilder()
+		if staticBox {
+			b.AddShape(sim.World, sim.ShapeDesc{Kind: sim.Box, Size: sim.V3(0.1, 0.1, 0.1)})
+		} else {
+			b.AddShape(sim.World, sim.ShapeDesc{Kind: sim.Cylinder, Size: sim.V3(0.05, 0.1, 0)})
+		}
+		id := b.AddBody(sim.BodyDesc{Mass: 0.1, Pos: sim.V3(0, 0, z), Rot: rot})
+		b.AddShape(id, dyn)
+		m := mustBuild(t, b)
+		s := m.NewState()
+		sim.Step1(m, s)
+		return s.Contacts()
+	}
+	cyl := sim.ShapeDesc{Kind: sim.Cylinder, Size: sim.V3(0.02, 0.04, 0)}
+	if cs := run(true, lying, 0.1+0.02-d, cyl); len(cs) != 2 || math.Abs(cs[0].Depth-d) > 1e-6 {
+		t.Errorf("lying cylinder on box: %d points %+v, want 2 at depth %g", len(cs), cs, d)
+	}
+	box := sim.ShapeDesc{Kind: sim.Box, Size: sim.V3(0.02, 0.02, 0.02)}
+	if cs := run(false, sim.Quat{}, 0.1+0.02-d, box); len(cs) != 4 || math.Abs(cs[0].Depth-d) > 1e-6 {
+		t.Errorf("box on cylinder cap: %d points %+v, want 4 at depth %g", len(cs), cs, d)
+	}
+	// a box side touching a standing cylinder's side: depth is yaw-invariant
+	for _, yaw := range []float64{0, math.Pi / 8, math.Pi / 4} {
+		b := sim.NewBuilder()
+		b.Opt.Gravity = sim.Vec3{}
+		b.AddShape(sim.World, sim.ShapeDesc{Kind: sim.Box, Size: sim.V3(0.05, 0.05, 0.05)})
+		id := b.AddBody(sim.BodyDesc{Mass: 0.1, Pos: sim.V3(0.05+0.02-d, 0, 0), Rot: sim.QuatFromAxisAngle(sim.V3(0, 0, 1), yaw)})
+		b.AddShape(id, sim.ShapeDesc{Kind: sim.Cylinder, Size: sim.V3(0.02, 0.02, 0)})
+		m := mustBuild(t, b)
+		s := m.NewState()
+		sim.Step1(m, s)
+		cs := s.Contacts()
+		if len(cs) < 1 {
+			t.Fatalf("yaw %.2f: no contact", yaw)
+		}
+		for _, c := range cs {
+			if math.Abs(c.Depth-d) > 1e-6 || math.Abs(math.Abs(c.Normal.X)-1) > 1e-6 {
+				t.Errorf("yaw %.2f: contact %+v, want depth %g along x", yaw, c, d)
+			}
+		}
+	}
+}

@@ -310,15 +310,177 @@ func capsuleFace(p0, p1, h Vec3, k int, sgn, r, margin float64, rb *Mat3, cb Vec
 	return added
 }
 
-// Cylinders against boxes, capsules and cylinders are approximated by the
-// square prism that circumscribes them (half extents r, r, hh in the
-// cylinder frame): face contacts (a puck standing on a box, pushed or
-// grasped by flat pads) get full multi-point manifolds; a cylinder rolling
-// on its side over a box behaves like a square prism. Cylinder-plane and
-// cylinder-sphere are exact.
+// Cylinders against capsules and cylinders are approximated by the square
+// prism that circumscribes them (half extents r, r, hh in the cylinder
+// frame): face contacts get full manifolds, and a cylinder rolling on its
+// side over another behaves like a square prism. Cylinder-plane,
+// cylinder-sphere and cylinder-box are exact up to the 8-gon sampling of the
+// cap rims.
 
+// boxCylinder: box A, cylinder B, by separating axes (box faces, cylinder
+// axis, box edges × cylinder axis, and the direction between the closest
+// points of the box and the cylinder's axis) with a clipped face or cap
+// manifold, or a single point for edge and side contacts.
 func boxCylinder(cb Vec3, rb *Mat3, h Vec3, cc Vec3, rc *Mat3, r, hh, margin float64, buf *candBuf) Vec3 {
-	return boxBox(cb, rb, h, cc, rc, Vec3{r, r, hh}, margin, buf)
+	a := rc.Col(2)
+	t := cc.Sub(cb)
+	u := [3]Vec3{rb.Col(0), rb.Col(1), rb.Col(2)}
+	hv := [3]float64{h.X, h.Y, h.Z}
+	sepAxis := func(l Vec3) float64 {
+		al := a.Dot(l)
+		boxR := hv[0]*math.Abs(u[0].Dot(l)) + hv[1]*math.Abs(u[1].Dot(l)) + hv[2]*math.Abs(u[2].Dot(l))
+		cylR := hh*math.Abs(al) + r*math.Sqrt(max(0, 1-al*al))
+		return math.Abs(t.Dot(l)) - boxR - cylR
+	}
+	const (
+		kindFace = iota
+		kindCap
+		kindPoint
+	)
+	kind, face, best := kindFace, 0, math.Inf(-1)
+	var n Vec3
+	for i := 0; i < 3; i++ {
+		sp := sepAxis(u[i])
+		if sp > margin {
+			return u[i]
+		}
+		if sp > best {
+			kind, face, best, n = kindFace, i, sp, u[i]
+		}
+	}
+	if sp := sepAxis(a); sp > margin {
+		return a
+	} else if sp > best+faceTol {
+		kind, best, n = kindCap, sp, a
+	}
+	for i := 0; i < 3; i++ {
+		l := u[i].Cross(a)
+		ln := l.Norm()
+		if ln < 1e-6 {
+			continue
+		}
+		l = l.Scale(1 / ln)
+		if sp := sepAxis(l); sp > margin {
+			return l
+		} else if sp > best+faceTol {
+			kind, best, n = kindPoint, sp, l
+		}
+	}
+	// closest points of the box and the axis segment (side contacts)
+	p0 := rb.MulTVec(cc.AddScaled(a, -hh).Sub(cb))
+	d := rb.MulTVec(a.Scale(2 * hh))
+	dist2 := func(tt float64) float64 {
+		q := p0.AddScaled(d, tt)
+		c := Vec3{clamp(q.X, h.X), clamp(q.Y, h.Y), clamp(q.Z, h.Z)}
+		return q.Sub(c).Norm2()
+	}
+	lo, hi := 0.0, 1.0
+	for it := 0; it < 40; it++ {
+		m1, m2 := lo+(hi-lo)/3, hi-(hi-lo)/3
+		if dist2(m1) <= dist2(m2) {
+			hi = m2
+		} else {
+			lo = m1
+		}
+	}
+	ql := p0.AddScaled(d, 0.5*(lo+hi))
+	boxQ := cb.Add(rb.MulVec(Vec3{clamp(ql.X, h.X), clamp(ql.Y, h.Y), clamp(ql.Z, h.Z)}))
+	segQ := cb.Add(rb.MulVec(ql))
+	if dp := segQ.Sub(boxQ); dp.Norm2() > 1e-18 {
+		l := dp.AddScaled(a, -a.Dot(dp))
+		if ln := l.Norm(); ln > 1e-9 {
+			l = l.Scale(1 / ln)
+			if sp := sepAxis(l); sp > margin {
+				return l
+			} else if sp > best+faceTol {
+				kind, best, n = kindPoint, sp, l
+			}
+		}
+	}
+	if n.Dot(t) < 0 {
+		n = n.Neg()
+	}
+	e1, e2 := rc.Col(0), rc.Col(1)
+	switch kind {
+	case kindFace:
+		var poly, tmp [16]Vec3
+		np := 0
+		ad := a.Dot(n)
+		if math.Abs(ad) > 0.7 {
+			// the cap facing the box, as an 8-gon
+			cap := cc.AddScaled(a, -math.Copysign(hh, ad))
+			for k := 0; k < 8; k++ {
+				sn, cs := math.Sincos(float64(k) * math.Pi / 4)
+				poly[np] = cap.AddScaled(e1, r*cs).AddScaled(e2, r*sn)
+				np++
+			}
+		} else {
+			// the side line nearest the box
+			w := n.AddScaled(a, -ad).Neg().Normalize()
+			poly[0] = cc.AddScaled(a, -hh).AddScaled(w, r)
+			poly[1] = cc.AddScaled(a, hh).AddScaled(w, r)
+			np = 2
+		}
+		k1, k2 := (face+1)%3, (face+2)%3
+		for _, side := range [4]struct {
+			axis int
+			sgn  float64
+		}{{k1, 1}, {k1, -1}, {k2, 1}, {k2, -1}} {
+			uu := u[side.axis].Scale(side.sgn)
+			np = clipPoly(poly[:np], tmp[:], uu, uu.Dot(cb)+hv[side.axis])
+			copy(poly[:], tmp[:np])
+			if np == 0 {
+				break
+			}
+		}
+		fc := cb.AddScaled(n, hv[face])
+		for _, v := range poly[:np] {
+			sp := v.Sub(fc).Dot(n)
+			if sp <= margin {
+				buf.add(v.AddScaled(n, -0.5*sp), sp)
+			}
+		}
+		if buf.n > 0 {
+			return n
+		}
+	case kindCap:
+		// the box face facing the cylinder, clipped to the cap (an 8-gon)
+		cap := cc.AddScaled(n, -hh)
+		j, bd := 0, 0.0
+		for i := 0; i < 3; i++ {
+			if dd := math.Abs(u[i].Dot(n)); dd > bd {
+				j, bd = i, dd
+			}
+		}
+		f := u[j]
+		if f.Dot(n) < 0 {
+			f = f.Neg()
+		}
+		fc := cb.AddScaled(f, hv[j])
+		j1, j2 := (j+1)%3, (j+2)%3
+		v1, v2 := u[j1].Scale(hv[j1]), u[j2].Scale(hv[j2])
+		var poly, tmp [16]Vec3
+		poly[0], poly[1], poly[2], poly[3] = fc.Add(v1).Add(v2), fc.Sub(v1).Add(v2), fc.Sub(v1).Sub(v2), fc.Add(v1).Sub(v2)
+		np := 4
+		for k := 0; k < 8 && np > 0; k++ {
+			sn, cs := math.Sincos(float64(k) * math.Pi / 4)
+			dir := e1.Scale(cs).AddScaled(e2, sn)
+			np = clipPoly(poly[:np], tmp[:], dir, dir.Dot(cap)+r)
+			copy(poly[:], tmp[:np])
+		}
+		for _, v := range poly[:np] {
+			sp := cap.Sub(v).Dot(n)
+			if sp <= margin {
+				buf.add(v.AddScaled(n, 0.5*sp), sp)
+			}
+		}
+		if buf.n > 0 {
+			return n
+		}
+	}
+	// edge or side contact: one point between the closest features
+	buf.add(boxQ.AddScaled(n, 0.5*best), best)
+	return n
 }
 
 func cylinderCylinder(ca Vec3, ra *Mat3, r1, h1 float64, cb Vec3, rb *Mat3, r2, h2, margin float64, buf *candBuf) Vec3 {

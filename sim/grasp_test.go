@@ -97,3 +97,46 @@ func TestPush(t *testing.T) {
 		t.Errorf("warnings %+v", s.Warnings)
 	}
 }
+
+// TestGraspPuck grasps MetaWorld's puck (a 0.75 kg cylinder, r 2 cm, half
+// height 2 cm) at two yaws: the grip width is the diameter either way and
+// the puck holds for 2 s without slipping.
+func TestGraspPuck(t *testing.T) {
+	t.Parallel()
+	for _, yaw := range []float64{0, math.Pi / 4} {
+		b := sim.NewBuilder()
+		b.AddShape(sim.World, sim.ShapeDesc{Kind: sim.Plane, Friction: 1})
+		g := sim.AddGripper(b, sim.DefaultGripper())
+		puck := b.AddBody(sim.BodyDesc{Name: "puck", Mass: 0.75, Pos: sim.V3(0, 0, 0.02),
+			Rot: sim.QuatFromAxisAngle(sim.V3(0, 0, 1), yaw)})
+		b.AddShape(puck, sim.ShapeDesc{Kind: sim.Cylinder, Size: sim.V3(0.02, 0.02, 0), Friction: 1, TorsionalFriction: 0.005})
+		m := mustBuild(t, b)
+		s := m.NewState()
+		g.Reset(m, s, sim.V3(0, 0, 0.2), 0)
+		mv := func(dst sim.Vec3, seconds float64) {
+			src, _ := s.Mocap(g.Mocap)
+			n := int(math.Round(seconds / m.Opt.Timestep))
+			for i := 1; i <= n; i++ {
+				s.SetMocap(g.Mocap, src.Add(dst.Sub(src).Scale(float64(i)/float64(n))), sim.Quat{})
+				sim.Step(m, s)
+			}
+		}
+		mv(sim.V3(0, 0, 0.078), 0.5)
+		g.Command(s, 1)
+		mv(sim.V3(0, 0, 0.078), 0.5)
+		// each pad's inner face (0.04 - q from the centre) rests on the puck's side
+		q := s.JointPos(m, g.LeftJoint)
+		if gap := 0.04 - q; math.Abs(gap-0.02) > 0.001 {
+			t.Errorf("yaw %.2f: pad face at %.4f m from the axis, want the radius 0.02", yaw, gap)
+		}
+		mv(sim.V3(0, 0, 0.25), 1)
+		h := s.Bodies[g.Hand]
+		rel0 := h.Rot.InvRotate(s.Bodies[puck].Pos.Sub(h.Pos))
+		mv(sim.V3(0, 0, 0.25), 2)
+		h = s.Bodies[g.Hand]
+		slip := h.Rot.InvRotate(s.Bodies[puck].Pos.Sub(h.Pos)).Sub(rel0).Norm()
+		if z := s.Bodies[puck].Pos.Z; z < 0.15 || slip > 5e-3 {
+			t.Errorf("yaw %.2f: puck at z %.4f, slip %.4g m", yaw, z, slip)
+		}
+	}
+}
