@@ -204,6 +204,14 @@ func (t *Tape) Rows() int { return t.n }
 // n×Out output, which lives in t. x is kept by reference for Backward and
 // must not change before it.
 func (m *MLP) Forward(t *Tape, x []float32, n int) []float32 {
+	return m.ForwardWith(nil, t, x, n)
+}
+
+// ForwardWith is Forward with the rows of every layer split between the
+// caller and p's helper goroutine when p is non-nil. OpenBLAS may pick a
+// different kernel for the smaller halves, so outputs can differ from
+// Forward's in the last bits; gonum's are identical.
+func (m *MLP) ForwardWith(p *Pool, t *Tape, x []float32, n int) []float32 {
 	if len(x) < n*m.In() {
 		panic("nn: Forward input shorter than n×In")
 	}
@@ -218,7 +226,15 @@ func (m *MLP) Forward(t *Tape, x []float32, n int) []float32 {
 		if li < last {
 			act = m.Act
 		}
-		affine(y, in, l, n, act)
+		if p != nil && n >= 32 {
+			h := n / 2
+			lo := gemmJob{ta: blas.NoTrans, tb: blas.NoTrans, m: h, n: l.Out, k: l.In, a: in, lda: l.In, b: l.W, ldb: l.Out, c: y, ldc: l.Out, post: true, bias: l.B, act: act}
+			hi := lo
+			hi.m, hi.a, hi.c = n-h, in[h*l.In:], y[h*l.Out:]
+			p.pair(&lo, &hi)
+		} else {
+			affine(y, in, l, n, act)
+		}
 		in = y
 	}
 	return in
@@ -237,9 +253,13 @@ func affine(y, x []float32, l *Dense, n int, act Activation) {
 	}
 	kern().biasAct(y, b, n, l.Out, act == ReLU)
 	if act == Tanh {
-		for j, v := range y[:n*l.Out] {
-			y[j] = float32(math.Tanh(float64(v)))
-		}
+		tanhInPlace(y[:n*l.Out])
+	}
+}
+
+func tanhInPlace(y []float32) {
+	for j, v := range y {
+		y[j] = float32(math.Tanh(float64(v)))
 	}
 }
 
@@ -273,6 +293,13 @@ func reluMaskGo(g, x []float32) {
 // n×(In−from) gradient with respect to input columns [from, In); the input
 // gradient is not computed otherwise.
 func (m *MLP) Backward(t *Tape, dy, dx []float32, from int, wgrad bool) {
+	m.BackwardWith(nil, t, dy, dx, from, wgrad)
+}
+
+// BackwardWith is Backward with each layer's weight-gradient GEMM run on
+// p's helper goroutine, beside the input-gradient GEMM on the caller's,
+// when p is non-nil. Results are the same as Backward's.
+func (m *MLP) BackwardWith(p *Pool, t *Tape, dy, dx []float32, from int, wgrad bool) {
 	n := t.n
 	if len(dy) < n*m.Out() {
 		panic("nn: Backward dy shorter than n×Out")
@@ -287,28 +314,46 @@ func (m *MLP) Backward(t *Tape, dy, dx []float32, from int, wgrad bool) {
 		if li > 0 {
 			x = t.act[li-1][:n*l.In]
 		}
+		// GW = Xᵀ·G (and GB = Gᵀ·1); input gradient G·Wᵀ, masked by act'(x)
+		gw := gemmJob{ta: blas.Trans, tb: blas.NoTrans, m: l.In, n: l.Out, k: n, a: x, lda: l.In, b: g, ldb: l.Out, c: l.GW, ldc: l.Out}
 		if wgrad {
-			// GW = Xᵀ·G, GB = column sums of G
-			impl().Sgemm(blas.Trans, blas.NoTrans, l.In, l.Out, n, 1, x, l.In, g, l.Out, 0, l.GW, l.Out)
 			impl().Sgemv(blas.Trans, n, l.Out, 1, g, l.Out, t.ones[:n], 1, 0, l.GB, 1)
 		}
+		var in gemmJob
+		haveIn := true
+		var gp []float32
 		if li == 0 {
-			if dx != nil {
+			if dx == nil {
+				haveIn = false
+			} else {
 				w := l.In - from
 				if len(dx) < n*w {
 					panic("nn: Backward dx shorter than n×(In−from)")
 				}
-				impl().Sgemm(blas.NoTrans, blas.Trans, n, w, l.Out, 1, g, l.Out, l.W[from*l.Out:], l.Out, 0, dx, w)
+				in = gemmJob{ta: blas.NoTrans, tb: blas.Trans, m: n, n: w, k: l.Out, a: g, lda: l.Out, b: l.W[from*l.Out:], ldb: l.Out, c: dx, ldc: w}
 			}
+		} else {
+			gp = t.grad[li-1][:n*l.In]
+			in = gemmJob{ta: blas.NoTrans, tb: blas.Trans, m: n, n: l.In, k: l.Out, a: g, lda: l.Out, b: l.W, ldb: l.Out, c: gp, ldc: l.In}
+			if m.Act == ReLU {
+				in.mask = x
+			}
+		}
+		switch {
+		case wgrad && haveIn && p != nil:
+			p.pair(&gw, &in)
+		default:
+			if wgrad {
+				gw.run()
+			}
+			if haveIn {
+				in.run()
+			}
+		}
+		if li == 0 {
 			break
 		}
-		// G_prev = (G·Wᵀ) ⊙ act'(x)
-		gp := t.grad[li-1][:n*l.In]
-		impl().Sgemm(blas.NoTrans, blas.Trans, n, l.In, l.Out, 1, g, l.Out, l.W, l.Out, 0, gp, l.In)
-		switch m.Act {
-		case ReLU:
-			kern().reluMask(gp, x)
-		case Tanh:
+		if m.Act == Tanh {
 			for i, v := range x {
 				gp[i] *= 1 - v*v
 			}

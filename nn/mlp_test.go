@@ -320,3 +320,45 @@ func TestForwardBackwardNoAllocs(t *testing.T) {
 		}
 	})
 }
+
+func TestPoolGivesSameResults(t *testing.T) {
+	eachBackend(t, func(t *testing.T) {
+		p := NewPool()
+		defer p.Close()
+		rng := rand.New(rand.NewPCG(10, 10))
+		for _, act := range []Activation{ReLU, Tanh} {
+			m := NewMLP([]int{39, 64, 64, 8}, act, rng)
+			const n = 96
+			x, dy := make([]float32, n*39), make([]float32, n*8)
+			for i := range x {
+				x[i] = float32(rng.NormFloat64())
+			}
+			for i := range dy {
+				dy[i] = float32(rng.NormFloat64())
+			}
+			t1, t2 := m.NewTape(n), m.NewTape(n)
+			y1 := append([]float32(nil), m.Forward(t1, x, n)...)
+			y2 := m.ForwardWith(p, t2, x, n)
+			for i := range y1 {
+				// the row halves may use another OpenBLAS kernel: allow float32 rounding
+				if math.Abs(float64(y1[i]-y2[i])) > 1e-5*(1+math.Abs(float64(y1[i]))) {
+					t.Fatalf("%v: forward row-split output %d differs: %g vs %g", act, i, y1[i], y2[i])
+				}
+			}
+			dx1, dx2 := make([]float32, n*4), make([]float32, n*4)
+			m.Backward(t1, dy, dx1, 35, true)
+			g1 := append([]float32(nil), m.Grads...)
+			m.BackwardWith(p, t2, dy, dx2, 35, true)
+			for i := range g1 {
+				if math.Float32bits(g1[i]) != math.Float32bits(m.Grads[i]) {
+					t.Fatalf("%v: gradient %d differs with a pool", act, i)
+				}
+			}
+			for i := range dx1 {
+				if dx1[i] != dx2[i] {
+					t.Fatalf("%v: input gradient %d differs with a pool", act, i)
+				}
+			}
+		}
+	})
+}

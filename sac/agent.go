@@ -39,7 +39,8 @@ type Agent struct {
 	ws    workspace
 	inf   inference
 	work  *worker
-	fault bool // set by a critic phase that met a non-finite gradient
+	pool  *nn.Pool // GEMM helper for the actor's serial work when Threads = 2; nil otherwise
+	fault bool     // set by a critic phase that met a non-finite gradient
 }
 
 // workspace is the per-batch scratch of Update, sized by grow.

@@ -5,6 +5,8 @@ import (
 	"math"
 	"sync"
 
+	"github.com/vlmrb/vlmrb/nn"
+
 	"github.com/vlmrb/vlmrb/replay"
 )
 
@@ -121,6 +123,7 @@ func (a *Agent) startWorker() {
 	}
 	w := &worker{jobs: make(chan int), done: make(chan struct{})}
 	a.work = w
+	a.pool = nn.NewPool()
 	go func() {
 		for p := range w.jobs {
 			a.phase(p, 1)
@@ -133,7 +136,10 @@ func (a *Agent) startWorker() {
 // not be used afterwards. It is a no-op for Threads = 1.
 func (a *Agent) Close() {
 	if a.work != nil {
-		a.work.once.Do(func() { close(a.work.jobs) })
+		a.work.once.Do(func() {
+			close(a.work.jobs)
+			a.pool.Close()
+		})
 	}
 }
 
@@ -302,7 +308,7 @@ func (a *Agent) actorGrad(m *Metrics, alpha float32) (float64, error) {
 			w.dyPi[i*2*A+A+j] = gls * half * (1 - t*t)
 		}
 	}
-	a.actor.Backward(w.piTape, w.dyPi, nil, 0, true)
+	a.actor.BackwardWith(a.pool, w.piTape, w.dyPi, nil, 0, true)
 	return lp / float64(n), nil
 }
 
