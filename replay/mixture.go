@@ -304,12 +304,14 @@ func (s *VLMRB) drawLocked(refs []Ref, weights []float32, rng *rand.Rand) bool {
 			}
 		}
 	}
+	mass := s.mass[:m]
 	if k > 0 {
-		t.sampleStratified(idx[:k], rng)
+		t.sampleStratified(idx[:k], mass[:k], rng)
 	}
 	drawUniform(idx[k:], n, rng)
 	if s.cfg.ISWeights {
-		b.touchSlots(idx, t.vals[0])
+		b.touchSlots(idx[:k], nil)
+		b.touchSlots(idx[k:], t.vals[0])
 	} else {
 		b.touchSlots(idx, nil)
 	}
@@ -324,13 +326,16 @@ func (s *VLMRB) drawLocked(refs []Ref, weights []float32, rng *rand.Rand) bool {
 	}
 	// w_j = (N·q(j))^−β / max w; the batch's smallest q has weight 1.
 	leaves := t.vals[0]
+	for j := k; j < m; j++ {
+		mass[j] = leaves[idx[j]]
+	}
 	a, c := lambda/t.total, (1-lambda)/float64(n)
 	minQ := math.Inf(1)
-	for _, i := range idx {
-		minQ = min(minQ, a*leaves[i]+c)
+	for _, l := range mass {
+		minQ = min(minQ, a*l+c)
 	}
-	for j, i := range idx {
-		q := a*leaves[i] + c
+	for j, l := range mass {
+		q := a*l + c
 		if beta == 1 {
 			weights[j] = float32(minQ / q)
 		} else {

@@ -131,16 +131,14 @@ func (s *PER) drawLocked(refs []Ref, weights []float32, rng *rand.Rand) bool {
 		}
 		return true
 	}
-	t.sampleStratified(idx, rng)
-	b.touchSlots(idx, t.vals[0])
+	mass := s.mass[:len(idx)]
+	t.sampleStratified(idx, mass, rng)
+	b.touchSlots(idx, nil)
 	// w_j / max w = (P_j / P_min)^−β: the batch's smallest leaf has weight 1.
-	leaves := t.vals[0]
 	minLeaf := math.Inf(1)
 	for j, i := range idx {
 		refs[j] = Ref{Slot: i, Gen: b.hot[i].gen}
-		if l := leaves[i]; l < minLeaf {
-			minLeaf = l
-		}
+		minLeaf = min(minLeaf, mass[j])
 	}
 	switch beta {
 	case 0:
@@ -148,12 +146,12 @@ func (s *PER) drawLocked(refs []Ref, weights []float32, rng *rand.Rand) bool {
 			weights[j] = 1
 		}
 	case 1:
-		for j, i := range idx {
-			weights[j] = float32(minLeaf / leaves[i])
+		for j, l := range mass {
+			weights[j] = float32(minLeaf / l)
 		}
 	default:
-		for j, i := range idx {
-			weights[j] = float32(powPos(leaves[i]/minLeaf, -beta))
+		for j, l := range mass {
+			weights[j] = float32(powPos(l/minLeaf, -beta))
 		}
 	}
 	return true

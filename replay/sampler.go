@@ -97,6 +97,7 @@ type prioBase struct {
 	stats Stats
 
 	idx  []int32   // sampled slots
+	mass []float64 // their leaf values (prioritized draws)
 	uidx []int32   // slots of applied updates
 	uval []float64 // their new leaves
 }
@@ -108,6 +109,7 @@ func newPrioBase(buf *Buffer) prioBase {
 func (p *prioBase) scratch(m int) []int32 {
 	if cap(p.idx) < m {
 		p.idx = make([]int32, m)
+		p.mass = make([]float64, m)
 	}
 	return p.idx[:m]
 }

@@ -167,12 +167,16 @@ func TestSumTreeStratifiedNeverZero(t *testing.T) {
 		}
 	}
 	tr.rebuild()
-	dst := make([]int32, 257)
+	dst, mass := make([]int32, 257), make([]float64, 257)
 	for range 2000 {
-		tr.sampleStratified(dst, rng)
-		for _, i := range dst {
+		tr.sampleStratified(dst, mass, rng)
+		for j, i := range dst {
 			if int(i) >= n || tr.vals[0][i] == 0 {
 				t.Fatalf("drew leaf %d with mass %v", i, tr.vals[0][i])
+			}
+			// leaf values from prefix differences: within 2e-9 relative
+			if l := tr.vals[0][i]; math.Abs(mass[j]-l) > 2e-9*l {
+				t.Fatalf("mass of leaf %d = %v, leaf is %v", i, mass[j], l)
 			}
 		}
 	}

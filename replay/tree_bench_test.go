@@ -23,7 +23,7 @@ func BenchmarkTreeDescent(b *testing.B) {
 	n := 0
 	clk := startCPU()
 	for b.Loop() {
-		t.sampleStratified(idx, rng)
+		t.sampleStratified(idx, nil, rng)
 		n++
 	}
 	reportBatches(b, n, clk)
@@ -53,7 +53,7 @@ func BenchmarkTreeDescentSmall(b *testing.B) {
 	n := 0
 	clk := startCPU()
 	for b.Loop() {
-		t.sampleStratified(idx, rng)
+		t.sampleStratified(idx, nil, rng)
 		n++
 	}
 	reportBatches(b, n, clk)
