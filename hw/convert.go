@@ -173,6 +173,12 @@ func checkJPEGSize(data []byte) error {
 	if cfg.Width > maxDim || cfg.Height > maxDim || cfg.Width*cfg.Height > maxPixels {
 		return fmt.Errorf("jpeg: size %dx%d too large", cfg.Width, cfg.Height)
 	}
+	// every 8×8 block costs at least a few bits even in a progressive
+	// file, so a header claiming far more pixels than the data could hold
+	// is corrupt; rejecting it keeps the decoder from allocating for it
+	if cfg.Width*cfg.Height/4096 > len(data) {
+		return fmt.Errorf("jpeg: header claims %dx%d but the frame has only %d bytes", cfg.Width, cfg.Height, len(data))
+	}
 	return nil
 }
 

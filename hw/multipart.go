@@ -196,7 +196,8 @@ func (pr *partReader) readScanned(dst []byte) ([]byte, error) {
 	atLineStart := true
 	for {
 		line, err := pr.br.ReadSlice('\n')
-		if err == nil && atLineStart {
+		// a delimiter may end the stream without a newline
+		if (err == nil || err == io.EOF) && atLineStart {
 			if d, closing := pr.isBoundary(line); d {
 				// the CRLF before the delimiter belongs to the delimiter
 				dst = bytes.TrimSuffix(dst, []byte("\n"))
