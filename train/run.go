@@ -582,11 +582,6 @@ func (r *runner) agentPolicy() control.Policy {
 	return control.PolicyFunc(func(obs, dst []float64) { r.agent.Act(dst, obs, true) })
 }
 
-// replaySaver and replayLoader are the replay buffer's persistence
-// (buffer, sampler priorities, scored flags).
-type replaySaver interface{ Save(w io.Writer) error }
-type replayLoader interface{ Load(r io.Reader) error }
-
 // runState is the loop's part of a checkpoint.
 type runState struct {
 	NextEpisode int64     `json:"next_episode"`
@@ -623,14 +618,12 @@ func (r *runner) checkpoint() error {
 			_, err = w.Write(b)
 			return err
 		}},
+		{Name: "replay.bin", Write: r.buf.Save},
 		{Name: "state.json", Write: func(w io.Writer) error {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", "  ")
 			return enc.Encode(st)
 		}},
-	}
-	if rs, ok := any(r.buf).(replaySaver); ok {
-		parts = append(parts, CheckpointPart{Name: "replay.bin", Write: rs.Save})
 	}
 	dir, err := SaveCheckpoint(r.cfg.Out, man, parts, r.cfg.Ckpt.Keep)
 	if err != nil {
@@ -659,15 +652,11 @@ func (r *runner) restore(dir string, man *Manifest) error {
 	}
 	r.agent.Close()
 	r.agent = agent
-	rl, ok := any(r.buf).(replayLoader)
-	if !ok {
-		return errors.New("resume: this build cannot restore replay buffers yet (replay save/load has not landed); start a new run")
-	}
 	f, err := open("replay.bin")
 	if err != nil {
 		return err
 	}
-	err = rl.Load(f)
+	err = r.buf.Load(f)
 	f.Close()
 	if err != nil {
 		return fmt.Errorf("resume replay buffer: %w", err)

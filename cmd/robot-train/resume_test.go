@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -13,15 +15,38 @@ import (
 	"github.com/vlmrb/vlmrb/train"
 )
 
-// buildBinary compiles robot-train into a temp dir (once per test).
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// buildBinary compiles robot-train once for all tests of this package.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "robot-train")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "robot-train-test-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "robot-train")
+		if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
 	}
-	return bin
+	return binPath
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
 }
 
 // waitCheckpoint polls until runDir has a complete checkpoint at ≥ minStep.
@@ -65,7 +90,7 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	m := waitCheckpoint(t, out, 600, cmd, &stderr)
+	m := waitCheckpoint(t, out, 400, cmd, &stderr)
 	time.Sleep(37 * time.Millisecond) // land somewhere inside the next interval
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -76,7 +101,7 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	if err != nil || last.Step < m.Step {
 		t.Fatalf("after SIGKILL: %s %+v %v", dir, last, err)
 	}
-	target := last.Step + 400
+	target := last.Step + 200
 	res := exec.Command(bin, "train", "--resume", out, "--steps", strconv.FormatInt(target, 10), "--quiet")
 	var rout, rerr bytes.Buffer
 	res.Stdout, res.Stderr = &rout, &rerr
