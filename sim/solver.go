@@ -367,6 +367,10 @@ func finishStep(m *Model, s *State, dt float64) {
 		if !b.c.IsFinite() || !b.v.IsFinite() || !b.w.IsFinite() || !finite(b.q.W+b.q.X+b.q.Y+b.q.Z) {
 			s.Warnings.NaN++
 			bs.Pos, bs.Rot = ws.prevPos[i], ws.prevRot[i]
+			if !bs.Pos.IsFinite() || !finite(bs.Rot.W+bs.Rot.X+bs.Rot.Y+bs.Rot.Z) {
+				// the pose was already bad (set by the caller): back to the model's
+				bs.Pos, bs.Rot = m.Bodies[i].Pos, m.Bodies[i].Rot
+			}
 			bs.Vel, bs.AngVel = Vec3{}, Vec3{}
 			continue
 		}

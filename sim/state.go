@@ -169,6 +169,11 @@ func (s *State) TeleportMocap(b BodyID, pos Vec3, rot Quat) {
 func (s *State) SetBodyPose(b BodyID, pos Vec3, rot Quat) {
 	s.Bodies[b] = BodyState{Pos: pos, Rot: fixQuat(rot)}
 	s.man = s.man[:0]
+	for i := range s.ws.joints {
+		if j := &s.ws.joints[i]; j.p == int32(b) || j.c == int32(b) {
+			j.resetImpulses()
+		}
+	}
 }
 
 // JointPos returns the coordinate of joint j: m for Prismatic, rad for
