@@ -231,3 +231,45 @@ func TestProgressStages(t *testing.T) {
 		})
 	}
 }
+
+// noisyPolicy adds Gaussian noise of standard deviation std to every action
+// element of p (the result is clipped by the Env).
+type noisyPolicy struct {
+	p   control.Policy
+	r   *rand.Rand
+	std float64
+}
+
+func (n noisyPolicy) Act(obs, dst []float64) {
+	n.p.Act(obs, dst)
+	for i := range dst {
+		dst[i] += n.std * n.r.NormFloat64()
+	}
+}
+
+// TestExpertToleratesNoise checks the experts recover from perturbed
+// actions (σ = 0.2 per element): they close the loop on the observation
+// rather than replay a fixed script, so noisy rollouts make diverse
+// demonstrations. At least 8 of 10 episodes must succeed.
+func TestExpertToleratesNoise(t *testing.T) {
+	t.Parallel()
+	for _, name := range Names() {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			e, err := Make(name, Options{MaxSteps: 300, TerminateOnSuccess: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ok := 0
+			for seed := range 10 {
+				p := noisyPolicy{e.Expert(), rand.New(rand.NewPCG(uint64(seed), 77)), 0.2}
+				if s, _, _ := runEpisode(t, e, p, uint64(3000+seed)); s {
+					ok++
+				}
+			}
+			if ok < 8 {
+				t.Errorf("%s: noisy expert succeeded in %d/10 episodes", name, ok)
+			}
+		})
+	}
+}
