@@ -1,26 +1,48 @@
 // Package sim is a small rigid-body engine for tabletop manipulation.
 //
 // A Model describes a scene and never changes during Step; a State holds
-// everything that does. Step(m, s) advances s by m.Opt.Timestep (s) without
-// allocating once the State has warmed up (the first steps size its contact
-// buffers). Bodies, shapes and joints are referred to by BodyID, ShapeID and
-// JointID, indices into the Model's slices, never pointers. Body 0 (World) is
-// the static world body and always exists.
+// everything that does. Build a Model with a Builder (plain Go values:
+// BodyDesc, ShapeDesc, JointDesc; Build reports bad descriptions as errors),
+// make a State with m.NewState(), and advance it with Step(m, s), which moves
+// s by m.Opt.Timestep (s; default 2.5 ms) without allocating once the State
+// has warmed up (the first steps size its contact buffers). Bodies, shapes and
+// joints are referred to by BodyID, ShapeID and JointID, indices into the
+// Model's slices. Body 0 (World) is the static world body and always exists.
+// Units are SI: m, kg, s, N, rad; quaternions are (w, x, y, z).
 //
-// Physics: bodies are simulated in maximal coordinates. Contacts (box, sphere,
-// capsule, cylinder, half-space plane, with multi-point manifolds), joints
-// (soft weld, prismatic, revolute, with limits, springs, damping and PD
-// motors) are solved together by a substepped soft-constraint solver in the
-// style of Box2D v3's "soft step" (TGS-soft): the step collides once, then each
-// substep integrates velocities, warm starts, solves with soft position
-// bias, integrates positions and relaxes without bias; restitution is applied
-// at the end of the step. Friction is Coulomb with the larger of the two
-// shapes' coefficients (as MuJoCo combines them), plus torsional friction.
+// Step = Step1 (collide: contacts of the current poses, matched with the
+// previous step's for warm starting) + Step2 (apply State.Ctrl and mocap
+// targets, solve, integrate), as in MuJoCo's mj_step1/mj_step2, so a
+// controller may read s.Contacts() and write s.Ctrl in between.
 //
-// Robustness: speeds and penetration recovery are capped, and NaN or blow-up
-// is counted in State.Warnings (the body is reset to rest) instead of
-// panicking. Step is deterministic: identical Model, State and controls give
-// bit-identical States on one GOARCH.
+// Physics: bodies are simulated in maximal coordinates. Contacts (box,
+// sphere, capsule, cylinder, half-space plane, with manifolds of up to four
+// points) and joints (soft weld, prismatic, revolute, with limits, springs,
+// damping and force-limited PD motors driven by State.Ctrl) are solved
+// together by a substepped soft-constraint solver in the style of Box2D v3's
+// "soft step" (TGS-soft): each Step collides once, then each of
+// Options.Substeps substeps integrates velocities, warm starts, solves with
+// soft position bias, integrates positions and relaxes without bias;
+// restitution is applied at the end of the step. Friction is Coulomb with the
+// larger of the two shapes' coefficients (as MuJoCo combines them), plus
+// torsional friction about the normal. Contacts are speculative: a shape's
+// margin grows with its speed, so fast bodies do not tunnel.
+//
+// Geometry: all pairs are exact except cylinder-capsule and
+// cylinder-cylinder, which treat the cylinder as the square prism around it,
+// and cylinder caps, which are sampled as 8-gons against boxes and planes.
+//
+// Mocap bodies (BodyDesc.Mocap) are kinematic: State.SetMocap sets a target
+// pose that the body reaches at the end of the next Step. AddGripper builds
+// the MetaWorld-like gripper of the benchmark scene: a free hand welded
+// (softly, 20 ms time constant) to a mocap body, with two fingers on
+// prismatic joints driven by PD position motors (see Gripper).
+//
+// Robustness: speeds (Options.MaxSpeed) and penetration recovery
+// (Options.MaxPushSpeed) are capped, and NaN, blow-ups, deep penetration and
+// bad controls are counted in State.Warnings instead of panicking. Step is
+// deterministic: identical Model, State and controls give bit-identical
+// States on one GOARCH (TestDeterminism pins the hash per GOARCH).
 //
 // A Model is safe to share between goroutines; a State is used by one
 // goroutine at a time. Rendering, control and rewards live in render,
