@@ -133,6 +133,8 @@ func (v *VecEnv) stepOne(i int) {
 	obs, r, term, trunc, info, err := v.envs[i].Step(v.actions[i])
 	v.errs[i] = err
 	if err != nil {
+		// the env did not advance: keep its observation, clear the rest
+		v.Rewards[i], v.Terminated[i], v.Truncated[i], v.Infos[i] = 0, false, false, Info{}
 		return
 	}
 	v.Rewards[i], v.Terminated[i], v.Truncated[i] = r, term, trunc
@@ -173,7 +175,8 @@ func (v *VecEnv) Reset(seed uint64) ([][]float64, []Info) {
 // ActDim values; they are copied before the workers start. If any
 // environment returns an error (for example ErrNonFiniteAction) the errors
 // are joined and returned; the environments that did not fail have still
-// stepped.
+// stepped, and a failed one keeps its observation with reward 0, both flags
+// false and an empty Info.
 func (v *VecEnv) Step(actions [][]float64) (obs [][]float64, rewards []float64, terminated, truncated []bool, infos []Info, err error) {
 	if len(actions) != len(v.envs) {
 		panic(fmt.Sprintf("control: VecEnv.Step got %d actions for %d envs", len(actions), len(v.envs)))
