@@ -20,11 +20,13 @@ type glScene struct {
 	mc   meshCache
 	b    batch
 
-	progRGB, progAux glProgram // colour only; colour + depth + segmentation
-	shadowProg       uint32
-	shadowLoc        int32
-	vao, vbo, ebo    uint32
-	vboCap, eboCap   int
+	// progs[aux][kind]: colour only (aux 0) or colour + depth +
+	// segmentation (aux 1), one per texture kind.
+	progs          [2][numTexKinds]glProgram
+	shadowProg     uint32
+	shadowLoc      int32
+	vao, vbo, ebo  uint32
+	vboCap, eboCap int
 
 	fbo, rbColor, rbDepthOut, rbSeg, rbZ uint32
 	fw, fh                               int
@@ -91,7 +93,7 @@ type glProgram struct {
 }
 
 func newProgram(fragPrefix string) (glProgram, error) {
-	id, err := linkProgram(vertexShaderSrc, "#version 330 core\n"+fragPrefix+fragmentShaderSrc)
+	id, err := linkProgram("#version 330 core\n"+fragPrefix+vertexShaderSrc, "#version 330 core\n"+fragPrefix+fragmentShaderSrc)
 	if err != nil {
 		return glProgram{}, err
 	}
@@ -108,16 +110,26 @@ func newProgram(fragPrefix string) (glProgram, error) {
 func newGLScene(opts Options) (*glScene, error) {
 	g := &glScene{opts: opts, mc: meshCache{}}
 	var err error
-	if g.progRGB, err = newProgram(""); err != nil {
-		return nil, err
-	}
-	if g.progAux, err = newProgram("#define WITH_AUX\n"); err != nil {
-		gl.DeleteProgram(g.progRGB.id)
-		return nil, err
+	for aux := 0; aux < 2; aux++ {
+		for k := 0; k < numTexKinds; k++ {
+			pre := fmt.Sprintf("#define TEX_KIND %d\n", k)
+			if opts.shadowSize() > 0 {
+				pre += "#define SHADOWS\n"
+			}
+			if opts.PixelLighting {
+				pre += "#define PIXEL_LIGHTING\n"
+			}
+			if aux == 1 {
+				pre += "#define WITH_AUX\n"
+			}
+			if g.progs[aux][k], err = newProgram(pre); err != nil {
+				g.deletePrograms()
+				return nil, err
+			}
+		}
 	}
 	if g.shadowProg, err = linkProgram(shadowVertexSrc, shadowFragmentSrc); err != nil {
-		gl.DeleteProgram(g.progRGB.id)
-		gl.DeleteProgram(g.progAux.id)
+		g.deletePrograms()
 		return nil, err
 	}
 	g.shadowLoc = gl.GetUniformLocation(g.shadowProg, gl.Str("uLightVP\x00"))
@@ -321,13 +333,12 @@ func (g *glScene) drawTo(sc *Scene, cam Camera, dst Buffers, screen bool) error 
 	none := uint32(gl.NONE)
 
 	if wantRGB && g.samples > 1 {
-		g.use(&g.progRGB, &fp)
 		gl.BindFramebuffer(gl.FRAMEBUFFER, g.msFBO)
 		bufs := [1]uint32{gl.COLOR_ATTACHMENT0}
 		gl.DrawBuffers(1, &bufs[0])
 		gl.ClearBufferfv(gl.COLOR, 0, &bg[0])
 		gl.Clear(gl.DEPTH_BUFFER_BIT)
-		gl.DrawElements(gl.TRIANGLES, n, gl.UNSIGNED_INT, nil)
+		g.drawKinds(0, &fp)
 		gl.BindFramebuffer(gl.READ_FRAMEBUFFER, g.msFBO)
 		gl.BindFramebuffer(gl.DRAW_FRAMEBUFFER, g.fbo)
 		gl.DrawBuffers(1, &bufs[0])
@@ -346,11 +357,6 @@ func (g *glScene) drawTo(sc *Scene, cam Camera, dst Buffers, screen bool) error 
 		bufs[2], draw = gl.COLOR_ATTACHMENT2, true
 	}
 	if draw {
-		if bufs[1] == none && bufs[2] == none {
-			g.use(&g.progRGB, &fp)
-		} else {
-			g.use(&g.progAux, &fp)
-		}
 		gl.DrawBuffers(3, &bufs[0])
 		if bufs[0] != none {
 			gl.ClearBufferfv(gl.COLOR, 0, &bg[0])
@@ -362,7 +368,11 @@ func (g *glScene) drawTo(sc *Scene, cam Camera, dst Buffers, screen bool) error 
 			gl.ClearBufferiv(gl.COLOR, 2, &izero[0])
 		}
 		gl.Clear(gl.DEPTH_BUFFER_BIT)
-		gl.DrawElements(gl.TRIANGLES, n, gl.UNSIGNED_INT, nil)
+		aux := 0
+		if bufs[1] != none || bufs[2] != none {
+			aux = 1
+		}
+		g.drawKinds(aux, &fp)
 	}
 
 	gl.BindFramebuffer(gl.READ_FRAMEBUFFER, g.fbo)
@@ -415,6 +425,28 @@ func (g *glScene) readRows(pix []byte, stride, w, h, bpp int, format, typ uint32
 	}
 }
 
+// drawKinds issues one draw per texture kind present in the batch.
+func (g *glScene) drawKinds(aux int, fp *frameParams) {
+	for k := 0; k < numTexKinds; k++ {
+		if g.b.kindCount[k] == 0 {
+			continue
+		}
+		g.use(&g.progs[aux][k], fp)
+		gl.DrawElementsWithOffset(gl.TRIANGLES, g.b.kindCount[k], gl.UNSIGNED_INT, uintptr(4*g.b.kindStart[k]))
+	}
+}
+
+func (g *glScene) deletePrograms() {
+	for aux := range g.progs {
+		for k := range g.progs[aux] {
+			if g.progs[aux][k].id != 0 {
+				gl.DeleteProgram(g.progs[aux][k].id)
+				g.progs[aux][k].id = 0
+			}
+		}
+	}
+}
+
 // use binds p and sets this frame's uniforms on it.
 func (g *glScene) use(p *glProgram, fp *frameParams) {
 	gl.UseProgram(p.id)
@@ -439,8 +471,7 @@ func (g *glScene) use(p *glProgram, fp *frameParams) {
 }
 
 func (g *glScene) destroy() {
-	gl.DeleteProgram(g.progRGB.id)
-	gl.DeleteProgram(g.progAux.id)
+	g.deletePrograms()
 	gl.DeleteProgram(g.shadowProg)
 	gl.DeleteVertexArrays(1, &g.vao)
 	gl.DeleteBuffers(1, &g.vbo)

@@ -17,9 +17,9 @@ type mesh struct {
 // Tessellation of round shapes: a trade between silhouettes a VLM reads as
 // round at 224 px and per-vertex cost on llvmpipe.
 const (
-	roundSlices = 20
-	roundStacks = 10 // even, so capsules split at the equator
-	planeInf    = 5  // half extent (m) used for planes of size 0 (MuJoCo: infinite)
+	roundSlices = 16
+	roundStacks = 8 // even, so capsules split at the equator
+	planeInf    = 5 // half extent (m) used for planes of size 0 (MuJoCo: infinite)
 )
 
 func (m *mesh) add(p, n [3]float64, u, v float64) uint32 {
@@ -183,7 +183,7 @@ func cylinderMesh(m *mesh, r, hl float64) {
 const vertexStride = 9
 
 // matStride is the number of float32s per object material record:
-// colour+texture, colour2+scale, specular, shininess, id, unused.
+// colour+texture, colour2+scale, specular, shininess, id, first vertex.
 const matStride = 12
 
 // batch is a scene flattened to world space: one vertex and index array for
@@ -192,17 +192,33 @@ type batch struct {
 	verts []float32
 	idx   []uint32
 	mats  []float32
+	// kindStart/kindCount give the index range of each texture kind's
+	// triangles in idx (indices are grouped by kind, one draw per kind).
+	kindStart, kindCount [numTexKinds]int32
+	objKind              []uint8
 	// casterLo/Hi bound every non-plane object (for the shadow map).
 	casterLo, casterHi [3]float32
 	hasCaster          bool
 }
 
+// numTexKinds is the number of Texture values the shaders know.
+const numTexKinds = 4
+
+func texKind(t Texture) uint8 {
+	if t >= numTexKinds {
+		return 0
+	}
+	return uint8(t)
+}
+
 func (b *batch) build(sc *Scene, mc meshCache) {
 	b.verts, b.idx, b.mats = b.verts[:0], b.idx[:0], b.mats[:0]
+	b.objKind = b.objKind[:0]
 	b.hasCaster = false
 	for oi := range sc.Objects {
 		o := &sc.Objects[oi]
 		me := mc.get(o.Kind, o.Size)
+		b.objKind = append(b.objKind, texKind(o.Mat.Texture))
 		rot := o.Rot
 		if rot.Len() == 0 {
 			rot = mgl64.QuatIdent()
@@ -236,9 +252,6 @@ func (b *batch) build(sc *Scene, mc meshCache) {
 				b.casterHi = [3]float32{max(b.casterHi[0], wx), max(b.casterHi[1], wy), max(b.casterHi[2], wz)}
 			}
 		}
-		for _, ix := range me.idx {
-			b.idx = append(b.idx, base+ix)
-		}
 		mt := &o.Mat
 		scale := mt.TexScale
 		if scale == 0 {
@@ -251,6 +264,23 @@ func (b *batch) build(sc *Scene, mc meshCache) {
 		b.mats = append(b.mats,
 			mt.Color[0], mt.Color[1], mt.Color[2], float32(mt.Texture),
 			mt.Color2[0], mt.Color2[1], mt.Color2[2], scale,
-			mt.Specular, shin, float32(o.ID), 0)
+			mt.Specular, shin, float32(o.ID), float32(base))
+	}
+	// Indices grouped by texture kind; mats[12*oi+11] holds each object's
+	// first vertex.
+	for k := uint8(0); k < numTexKinds; k++ {
+		b.kindStart[k] = int32(len(b.idx))
+		for oi := range sc.Objects {
+			if b.objKind[oi] != k {
+				continue
+			}
+			o := &sc.Objects[oi]
+			me := mc.get(o.Kind, o.Size)
+			base := uint32(b.mats[oi*matStride+11])
+			for _, ix := range me.idx {
+				b.idx = append(b.idx, base+ix)
+			}
+		}
+		b.kindCount[k] = int32(len(b.idx)) - b.kindStart[k]
 	}
 }

@@ -106,19 +106,24 @@ type goldenCase struct {
 	sc      func() *Scene
 	cam     Camera
 	shadows bool
+	pixel   bool // per-pixel lighting
 }
+
+func (gc goldenCase) opts() Options { return Options{Shadows: gc.shadows, PixelLighting: gc.pixel} }
 
 func goldenCases() []goldenCase {
 	prim := LookAt(mgl64.Vec3{0.45, -0.5, 0.45}, mgl64.Vec3{0, 0, 0.03}, mgl64.Vec3{0, 0, 1}, 45, 96, 96)
 	misleading := func() *Scene { sc := DemoTabletop(); sc.ApplyTheme(ThemeMisleading); return sc }
 	abstract := func() *Scene { sc := DemoTabletop(); sc.ApplyTheme(ThemeAbstract); return sc }
 	return []goldenCase{
-		{"tabletop_corner_128", DemoTabletop, DemoCamera(128, 128), false},
-		{"tabletop_shadow_128", DemoTabletop, DemoCamera(128, 128), true},
-		{"tabletop_wide_160x96", DemoTabletop, DemoCamera(160, 96), false},
-		{"primitives_96", primitivesScene, prim, true},
-		{"tabletop_misleading_96", misleading, DemoCamera(96, 96), false},
-		{"tabletop_abstract_96", abstract, DemoCamera(96, 96), false},
+		{"tabletop_corner_128", DemoTabletop, DemoCamera(128, 128), false, false},
+		{"tabletop_shadow_128", DemoTabletop, DemoCamera(128, 128), true, false},
+		{"tabletop_pixel_shadow_128", DemoTabletop, DemoCamera(128, 128), true, true},
+		{"tabletop_wide_160x96", DemoTabletop, DemoCamera(160, 96), false, false},
+		{"primitives_96", primitivesScene, prim, true, false},
+		{"primitives_pixel_96", primitivesScene, prim, false, true},
+		{"tabletop_misleading_96", misleading, DemoCamera(96, 96), false, false},
+		{"tabletop_abstract_96", abstract, DemoCamera(96, 96), false, false},
 	}
 }
 
@@ -148,7 +153,7 @@ func TestGolden(t *testing.T) {
 	for _, gc := range goldenCases() {
 		t.Run(gc.name, func(t *testing.T) {
 			path := filepath.Join("testdata", gc.name+".png")
-			soft := render(t, mustSoft(t, Options{Shadows: gc.shadows}), gc.sc(), gc.cam)
+			soft := render(t, mustSoft(t, gc.opts()), gc.sc(), gc.cam)
 			if *update {
 				if err := WritePNG(path, soft); err != nil {
 					t.Fatal(err)
@@ -158,7 +163,7 @@ func TestGolden(t *testing.T) {
 			if frac, worst := within(soft, want, 2); frac < 0.999 {
 				t.Errorf("soft vs golden: %.4f of pixels within 2/255 (worst %d)", frac, worst)
 			}
-			r, err := New("egl", Options{Shadows: gc.shadows})
+			r, err := New("egl", gc.opts())
 			if err != nil {
 				t.Skipf("no EGL renderer: %v", err)
 			}
@@ -200,7 +205,7 @@ func knownScene() (*Scene, Camera) {
 		Lights:     []Light{{Dir: mgl64.Vec3{0, 0, -1}, Color: [3]float32{1, 1, 1}}},
 		Background: [3]float32{0, 0, 1},
 		Objects: []Object{
-			{Name: "plane", Kind: Plane, Size: mgl64.Vec3{1, 1, 0}, Rot: id, ID: 1, Mat: Material{Color: [3]float32{0, 0.5, 0}}},
+			{Name: "plane", Kind: Plane, Size: mgl64.Vec3{1, 1, 0}, Rot: id, ID: 1, Mat: Material{Color: [3]float32{0, 0.4, 0}}},
 			{Name: "box", Kind: Box, Size: mgl64.Vec3{0.1, 0.1, 0.1}, Pos: mgl64.Vec3{0, 0, 0.1}, Rot: id, ID: 7, Mat: Material{Color: [3]float32{0.8, 0.2, 0.2}}},
 		},
 	}
@@ -238,8 +243,8 @@ func checkKnown(t *testing.T, r Renderer) {
 				if buf.Seg[i] != 1 || math.Abs(float64(buf.Depth[i])-2) > 1e-3 {
 					t.Fatalf("pixel (%d,%d) on the plane: seg %d depth %.4f, want 1 and 2 m", x, y, buf.Seg[i], buf.Depth[i])
 				}
-				if c != (color.RGBA{0, 128, 0, 255}) {
-					t.Fatalf("plane pixel (%d,%d) = %v, want {0 128 0 255}", x, y, c)
+				if c != (color.RGBA{0, 102, 0, 255}) {
+					t.Fatalf("plane pixel (%d,%d) = %v, want {0 102 0 255}", x, y, c)
 				}
 			}
 			if buf.Seg[i] == 7 {
@@ -261,8 +266,15 @@ func checkKnown(t *testing.T, r Renderer) {
 	}
 }
 
-func TestDepthSegSoft(t *testing.T) { checkKnown(t, mustSoft(t, Options{})) }
-func TestDepthSegEGL(t *testing.T)  { checkKnown(t, openEGL(t, Options{})) }
+func TestDepthSegSoft(t *testing.T) {
+	checkKnown(t, mustSoft(t, Options{}))
+	checkKnown(t, mustSoft(t, Options{PixelLighting: true}))
+}
+
+func TestDepthSegEGL(t *testing.T) {
+	checkKnown(t, openEGL(t, Options{}))
+	checkKnown(t, openEGL(t, Options{PixelLighting: true}))
+}
 
 // TestShadowFallsOnTable: with shadows on, the table right below an object
 // lit from straight above is darker than without shadows.
@@ -283,13 +295,13 @@ func TestShadow(t *testing.T) {
 			// The shadow centre is where the ray from the box centre along
 			// the light hits z=0: x = 0.5 m, 0.5/(3·tan 22.5°)·32 px right
 			// of the centre. With no ambient light it is black; the lit
-			// table is 0.5·cos 45° green.
+			// table is 0.4·cos 45° green.
 			px := 32 + int(0.5/(3*math.Tan(math.Pi/8))*32)
 			if c := img.RGBAAt(px, 32); c.G > 5 {
 				t.Errorf("shadow pixel (%d,32) = %v, want black", px, c)
 			}
-			if c := img.RGBAAt(15, 45); abs(int(c.G)-90) > 2 {
-				t.Errorf("lit table pixel = %v, want green 90", c)
+			if c := img.RGBAAt(15, 45); abs(int(c.G)-72) > 2 {
+				t.Errorf("lit table pixel = %v, want green 72", c)
 			}
 		})
 	}

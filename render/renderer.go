@@ -70,6 +70,11 @@ type Options struct {
 	// MSAA is the number of anti-aliasing samples per pixel (0 or 1: off;
 	// GL uses multisampling, soft uses 2x2 supersampling for any value > 1).
 	MSAA int
+	// PixelLighting evaluates Blinn-Phong per pixel instead of per vertex
+	// (textures and shadows are per pixel either way). Per-vertex lighting
+	// is exact for diffuse light on flat faces from directional lights and
+	// is about twice as fast on llvmpipe.
+	PixelLighting bool
 	// RequireGPU refuses software rasterizers: egl fails on llvmpipe or
 	// softpipe, and auto does not fall back to soft.
 	RequireGPU bool

@@ -164,3 +164,64 @@ func to8(x float32) uint8 {
 	}
 	return uint8(x*255 + 0.5)
 }
+
+// vtermStride is the number of per-vertex lighting values: A (ambient plus
+// unshadowed diffuse), S (unshadowed specular), Dsh and Ssh (diffuse and
+// specular of the shadowed light) and N·L of the shadowed light.
+const vtermStride = 13
+
+// vertexTerms mirrors the vertex shader's per-vertex lighting.
+func (fp *frameParams) vertexTerms(m []float32, p, n [3]float32, out []float32) {
+	nl := float32(math.Sqrt(float64(n[0]*n[0] + n[1]*n[1] + n[2]*n[2])))
+	if nl > 0 {
+		n = [3]float32{n[0] / nl, n[1] / nl, n[2] / nl}
+	}
+	vx, vy, vz := fp.eye[0]-p[0], fp.eye[1]-p[1], fp.eye[2]-p[2]
+	vl := float32(math.Sqrt(float64(vx*vx + vy*vy + vz*vz)))
+	if vl > 0 {
+		vx, vy, vz = vx/vl, vy/vl, vz/vl
+	}
+	out = out[:vtermStride]
+	clear(out)
+	out[0], out[1], out[2] = fp.ambient[0], fp.ambient[1], fp.ambient[2]
+	spec, shin := m[8], m[9]
+	for i := 0; i < fp.nLights; i++ {
+		lv := fp.light[i]
+		lx, ly, lz := lv[0], lv[1], lv[2]
+		if lv[3] != 0 {
+			lx, ly, lz = lx-p[0], ly-p[1], lz-p[2]
+			ll := float32(math.Sqrt(float64(lx*lx + ly*ly + lz*lz)))
+			if ll > 0 {
+				lx, ly, lz = lx/ll, ly/ll, lz/ll
+			}
+		}
+		d := n[0]*lx + n[1]*ly + n[2]*lz
+		if i == fp.shadowIdx {
+			out[12] = d
+		}
+		if d <= 0 {
+			continue
+		}
+		hx, hy, hz := lx+vx, ly+vy, lz+vz
+		hl := float32(math.Sqrt(float64(hx*hx + hy*hy + hz*hz)))
+		var s float32
+		if hl > 0 {
+			nh := (n[0]*hx + n[1]*hy + n[2]*hz) / hl
+			if nh > 0 {
+				s = spec * float32(math.Pow(float64(nh), float64(shin)))
+			}
+		}
+		c := fp.lightCol[i]
+		if i == fp.shadowIdx {
+			out[6], out[7], out[8] = c[0]*d, c[1]*d, c[2]*d
+			out[9], out[10], out[11] = c[0]*s, c[1]*s, c[2]*s
+		} else {
+			out[0] += c[0] * d
+			out[1] += c[1] * d
+			out[2] += c[2] * d
+			out[3] += c[0] * s
+			out[4] += c[1] * s
+			out[5] += c[2] * s
+		}
+	}
+}

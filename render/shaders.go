@@ -4,42 +4,117 @@ package render
 // texture code mirrors shade.go line for line so the soft backend draws the
 // same image.
 
-const vertexShaderSrc = `#version 330 core
+// vertexShaderSrc is compiled with PIXEL_LIGHTING (Blinn-Phong per pixel)
+// or without it (the default: Blinn-Phong per vertex, Gouraud-interpolated,
+// with textures and shadows still per pixel; llvmpipe's cost is per pixel).
+const vertexShaderSrc = `
 layout(location = 0) in vec3 aPos;
 layout(location = 1) in vec3 aNrm;
 layout(location = 2) in vec2 aUV;
 layout(location = 3) in float aObj;
 uniform mat4 uViewProj;
 uniform vec4 uViewZ;
+uniform vec4 uMat[3 * 512];
+uniform vec3 uEye;
+uniform int uNumLights;
+uniform vec4 uLight[4];
+uniform vec3 uLightCol[4];
+uniform vec3 uAmbient;
+uniform int uShadowIdx;
 out vec3 vP;
-out vec3 vN;
 out vec2 vUV;
 out float vDepth;
-flat out int vObj;
+flat out vec4 vM0;
+flat out vec4 vM1;
+flat out vec4 vM2;
+#ifdef PIXEL_LIGHTING
+out vec3 vN;
+#else
+out vec3 vA;
+out vec3 vS;
+out vec3 vDsh;
+out vec3 vSsh;
+out float vNdl;
+#endif
 void main() {
 	vP = aPos;
-	vN = aNrm;
 	vUV = aUV;
-	vObj = int(aObj + 0.5);
+	int o = int(aObj + 0.5);
+	vM0 = uMat[3 * o];
+	vM1 = uMat[3 * o + 1];
+	vM2 = uMat[3 * o + 2];
 	vDepth = -dot(uViewZ, vec4(aPos, 1.0));
 	gl_Position = uViewProj * vec4(aPos, 1.0);
+#ifdef PIXEL_LIGHTING
+	vN = aNrm;
+#else
+	vec3 n = aNrm;
+	float nl = length(n);
+	if (nl > 0.0) n /= nl;
+	vec3 v = uEye - aPos;
+	float vl = length(v);
+	if (vl > 0.0) v /= vl;
+	vA = uAmbient;
+	vS = vec3(0.0);
+	vDsh = vec3(0.0);
+	vSsh = vec3(0.0);
+	vNdl = 0.0;
+	for (int i = 0; i < 4; i++) {
+		if (i >= uNumLights) break;
+		vec3 l = uLight[i].xyz;
+		if (uLight[i].w != 0.0) {
+			l -= aPos;
+			float ll = length(l);
+			if (ll > 0.0) l /= ll;
+		}
+		float d = dot(n, l);
+		if (i == uShadowIdx) vNdl = d;
+		if (d > 0.0) {
+			vec3 h = l + v;
+			float hl = length(h);
+			float s = 0.0;
+			if (hl > 0.0) {
+				float nh = dot(n, h) / hl;
+				if (nh > 0.0) s = vM2.x * pow(nh, vM2.y);
+			}
+			if (i == uShadowIdx) {
+				vDsh = uLightCol[i] * d;
+				vSsh = uLightCol[i] * s;
+			} else {
+				vA += uLightCol[i] * d;
+				vS += uLightCol[i] * s;
+			}
+		}
+	}
+#endif
 }
 `
 
-// fragmentShaderSrc is compiled twice: with WITH_AUX (colour, linear depth
-// and segmentation outputs) and without (colour only, cheaper per pixel).
+// fragmentShaderSrc is compiled in variants: with WITH_AUX (colour, linear
+// depth and segmentation outputs) or without (colour only), and once per
+// TEX_KIND, so each pixel runs only its own texture's code (llvmpipe
+// evaluates both sides of data-dependent branches).
 const fragmentShaderSrc = `
 in vec3 vP;
-in vec3 vN;
 in vec2 vUV;
 in float vDepth;
-flat in int vObj;
+#ifdef PIXEL_LIGHTING
+in vec3 vN;
+#else
+in vec3 vA;
+in vec3 vS;
+in vec3 vDsh;
+in vec3 vSsh;
+in float vNdl;
+#endif
+flat in vec4 vM0;
+flat in vec4 vM1;
+flat in vec4 vM2;
 layout(location = 0) out vec4 oColor;
 #ifdef WITH_AUX
 layout(location = 1) out float oDepth;
 layout(location = 2) out int oSeg;
 #endif
-uniform vec4 uMat[3 * 512];
 uniform vec3 uEye;
 uniform int uNumLights;
 uniform vec4 uLight[4];
@@ -51,23 +126,23 @@ uniform sampler2D uShadowMap;
 uniform int uShadowSize;
 
 vec3 texColor(vec4 m0, vec4 m1, vec2 uv) {
-	float kind = m0.w;
-	if (kind == 0.0) return m0.rgb;
+#if TEX_KIND == 0
+	return m0.rgb;
+#else
 	vec2 t = uv * m1.w;
 	float k = 0.0;
-	if (kind == 1.0) {
-		float s = floor(t.x) + floor(t.y);
-		k = s - 2.0 * floor(s / 2.0);
-	} else if (kind == 2.0) {
-		float g = t.x + 0.25 * sin(t.y * 0.9) + 0.08 * sin(t.y * 4.1 + t.x * 0.7);
-		float r = 0.5 + 0.5 * sin(g * 6.2831853);
-		k = r * r;
-	} else if (kind == 3.0) {
-		k = fract(t.x + t.y) >= 0.5 ? 1.0 : 0.0;
-	} else {
-		return m0.rgb;
-	}
+#if TEX_KIND == 1
+	float s = floor(t.x) + floor(t.y);
+	k = s - 2.0 * floor(s / 2.0);
+#elif TEX_KIND == 2
+	float g = t.x + 0.25 * sin(t.y * 0.9) + 0.08 * sin(t.y * 4.1 + t.x * 0.7);
+	float r = 0.5 + 0.5 * sin(g * 6.2831853);
+	k = r * r;
+#else
+	k = fract(t.x + t.y) >= 0.5 ? 1.0 : 0.0;
+#endif
 	return m0.rgb + (m1.rgb - m0.rgb) * k;
+#endif
 }
 
 float shadowAt(vec3 p, float ndotl) {
@@ -79,18 +154,31 @@ float shadowAt(vec3 p, float ndotl) {
 }
 
 void main() {
-	vec4 m0 = uMat[3 * vObj];
-	vec4 m1 = uMat[3 * vObj + 1];
-	vec4 m2 = uMat[3 * vObj + 2];
+	vec4 m0 = vM0;
+	vec4 m1 = vM1;
+	vec4 m2 = vM2;
 	vec3 base = texColor(m0, m1, vUV);
+#ifndef PIXEL_LIGHTING
+	float sf = 1.0;
+#ifdef SHADOWS
+	if (uShadowIdx >= 0) sf = shadowAt(vP, vNdl);
+#endif
+	vec3 col = vA * base + vS + sf * (vDsh * base + vSsh);
+#else
 	vec3 n = vN;
 	float nl = length(n);
 	if (nl > 0.0) n /= nl;
 	vec3 v = uEye - vP;
 	float vl = length(v);
 	if (vl > 0.0) v /= vl;
+	float sf = 1.0;
+#ifdef SHADOWS
+	if (uShadowIdx >= 0) sf = shadowAt(vP, dot(n, uLight[uShadowIdx].xyz));
+#endif
 	vec3 col = uAmbient * base;
-	for (int i = 0; i < uNumLights; i++) {
+	// A constant trip count lets the compiler unroll the loop.
+	for (int i = 0; i < 4; i++) {
+		if (i >= uNumLights) break;
 		vec3 l = uLight[i].xyz;
 		if (uLight[i].w != 0.0) {
 			l -= vP;
@@ -98,17 +186,19 @@ void main() {
 			if (ll > 0.0) l /= ll;
 		}
 		float d = dot(n, l);
-		if (d <= 0.0) continue;
-		vec3 h = l + v;
-		float hl = length(h);
-		float s = 0.0;
-		if (hl > 0.0) {
-			float nh = dot(n, h) / hl;
-			if (nh > 0.0) s = m2.x * pow(nh, m2.y);
+		if (d > 0.0) {
+			vec3 h = l + v;
+			float hl = length(h);
+			float s = 0.0;
+			if (hl > 0.0) {
+				float nh = dot(n, h) / hl;
+				if (nh > 0.0) s = m2.x * pow(nh, m2.y);
+			}
+			float f = (i == uShadowIdx) ? sf : 1.0;
+			col += f * uLightCol[i] * (d * base + s);
 		}
-		float f = (i == uShadowIdx) ? shadowAt(vP, d) : 1.0;
-		col += f * uLightCol[i] * (d * base + s);
 	}
+#endif
 	oColor = vec4(clamp(col, 0.0, 1.0), 1.0);
 #ifdef WITH_AUX
 	oDepth = vDepth;

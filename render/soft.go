@@ -19,6 +19,7 @@ type softRenderer struct {
 	vis    visBuf
 	shadow visBuf
 	clip   []float64 // 4 per vertex
+	vterms []float32 // vtermStride per vertex (per-vertex lighting)
 	ss     []uint8   // supersampled colour
 }
 
@@ -68,6 +69,9 @@ func (r *softRenderer) RenderBuffers(sc *Scene, cam Camera, dst Buffers) error {
 		r.shadow.resetDepth(ssize, ssize)
 		r.rasterize(&r.shadow, &fp.lightVP, false)
 	}
+	if !r.opts.PixelLighting && dst.RGB != nil {
+		r.computeVertexTerms(&fp)
+	}
 	w, h := cam.Width, cam.Height
 	if dst.RGB != nil && r.opts.MSAA > 1 {
 		r.vis.reset(2*w, 2*h)
@@ -92,6 +96,21 @@ func (r *softRenderer) RenderBuffers(sc *Scene, cam Camera, dst Buffers) error {
 	}
 	r.shadeInto(&fp, pix, stride, w, h, dst.Depth, dst.Seg, ssize)
 	return nil
+}
+
+func (r *softRenderer) computeVertexTerms(fp *frameParams) {
+	verts, mats := r.b.verts, r.b.mats
+	nv := len(verts) / vertexStride
+	if cap(r.vterms) < nv*vtermStride {
+		r.vterms = make([]float32, nv*vtermStride)
+	}
+	r.vterms = r.vterms[:nv*vtermStride]
+	for i := 0; i < nv; i++ {
+		v := verts[i*vertexStride : i*vertexStride+vertexStride]
+		o := int(v[8])
+		fp.vertexTerms(mats[o*matStride:o*matStride+matStride], [3]float32{v[0], v[1], v[2]}, [3]float32{v[3], v[4], v[5]},
+			r.vterms[i*vtermStride:i*vtermStride+vtermStride])
+	}
 }
 
 // visBuf is the visibility buffer: nearest triangle and its perspective-
@@ -281,7 +300,8 @@ func (r *softRenderer) shadeInto(fp *frameParams, pix []uint8, stride, w, h int,
 		for x := 0; x < w; x++ {
 			i := y*w + x
 			o := out*w + x
-			t := r.vis.tri[i]
+			t0 := r.vis.tri[i]
+			t := t0
 			var po []uint8
 			if pix != nil {
 				po = pix[out*stride+4*x : out*stride+4*x+4 : out*stride+4*x+4]
@@ -320,26 +340,42 @@ func (r *softRenderer) shadeInto(fp *frameParams, pix []uint8, stride, w, h int,
 			}
 			u := b0*v0[6] + b1*v1[6] + b2*v2[6]
 			vv := b0*v0[7] + b1*v1[7] + b2*v2[7]
-			for k := range lit {
-				lit[k] = 1
+			var cr, cg, cb float32
+			if r.opts.PixelLighting {
+				for k := range lit {
+					lit[k] = 1
+				}
+				if fp.shadowIdx >= 0 {
+					l := fp.light[fp.shadowIdx]
+					var ndl float32
+					if nl := float32(math.Sqrt(float64(n[0]*n[0] + n[1]*n[1] + n[2]*n[2]))); nl > 0 {
+						ndl = (n[0]*l[0] + n[1]*l[1] + n[2]*l[2]) / nl
+					}
+					lit[fp.shadowIdx] = r.shadowAt(fp, p, ndl, ssize)
+				}
+				cr, cg, cb = fp.shade(m, p, n, u, vv, &lit)
+			} else {
+				var t [vtermStride]float32
+				i0, i1, i2 := int(idx[3*t0])*vtermStride, int(idx[3*t0+1])*vtermStride, int(idx[3*t0+2])*vtermStride
+				for k := range t {
+					t[k] = b0*r.vterms[i0+k] + b1*r.vterms[i1+k] + b2*r.vterms[i2+k]
+				}
+				br, bg, bb := texColor(m, u, vv)
+				sf := float32(1)
+				if fp.shadowIdx >= 0 {
+					sf = r.shadowAt(fp, p, t[12], ssize)
+				}
+				cr = t[0]*br + t[3] + sf*(t[6]*br+t[9])
+				cg = t[1]*bg + t[4] + sf*(t[7]*bg+t[10])
+				cb = t[2]*bb + t[5] + sf*(t[8]*bb+t[11])
 			}
-			if fp.shadowIdx >= 0 {
-				lit[fp.shadowIdx] = r.shadowAt(fp, p, n, ssize)
-			}
-			cr, cg, cb := fp.shade(m, p, n, u, vv, &lit)
 			po[0], po[1], po[2], po[3] = to8(cr), to8(cg), to8(cb), 255
 		}
 	}
 }
 
 // shadowAt mirrors shadowAt in the fragment shader.
-func (r *softRenderer) shadowAt(fp *frameParams, p, n [3]float32, ssize int) float32 {
-	l := fp.light[fp.shadowIdx]
-	nl := float32(math.Sqrt(float64(n[0]*n[0] + n[1]*n[1] + n[2]*n[2])))
-	if nl == 0 {
-		return 1
-	}
-	ndotl := (n[0]*l[0] + n[1]*l[1] + n[2]*l[2]) / nl
+func (r *softRenderer) shadowAt(fp *frameParams, p [3]float32, ndotl float32, ssize int) float32 {
 	m := &fp.lightVP
 	cx := m[0]*p[0] + m[4]*p[1] + m[8]*p[2] + m[12]
 	cy := m[1]*p[0] + m[5]*p[1] + m[9]*p[2] + m[13]
