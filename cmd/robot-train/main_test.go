@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -196,5 +197,127 @@ func TestTrainSmokeAndEvalCheckpoint(t *testing.T) {
 				t.Fatalf("reuse of run dir: exit %d %q", code, stderr)
 			}
 		})
+	}
+}
+
+func TestRenderOutputs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		file  string
+		magic string
+		args  []string
+	}{
+		{"a.png", "\x89PNG", nil},
+		{"a.gif", "GIF89a", []string{"--steps", "20", "--every", "5"}},
+		{"a.mp4", "ftyp", []string{"--steps", "10", "--policy", "random"}},
+	} {
+		if strings.HasSuffix(tc.file, ".mp4") {
+			if _, err := exec.LookPath("ffmpeg"); err != nil {
+				t.Log("ffmpeg not installed (make deps installs it): skipping MP4")
+				continue
+			}
+		}
+		out := filepath.Join(dir, tc.file)
+		args := append([]string{"render", "--task", "push", "--size", "64x48", "--out", out}, tc.args...)
+		code, stdout, stderr := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.file, code, stderr)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil || !bytes.Contains(b[:min(len(b), 16)], []byte(tc.magic)) {
+			t.Fatalf("%s: not a %q file (err %v)", tc.file, tc.magic, err)
+		}
+		if !strings.Contains(stdout, "wrote "+out) {
+			t.Fatalf("%s: stdout %q", tc.file, stdout)
+		}
+	}
+}
+
+func TestScoreSimPixelRanksExpertAboveRandom(t *testing.T) {
+	t.Parallel()
+	mean := func(policy string) float64 {
+		code, out, stderr := runCLI(t, "score", "--source", "sim:push", "--scorer", "pixel", "--clips", "12",
+			"--policy", policy, "--size", "96x96", "--json")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		s, n := 0.0, 0
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			var v scoreLine
+			if err := json.Unmarshal([]byte(l), &v); err != nil || v.Score == nil {
+				t.Fatalf("line %q: %v", l, err)
+			}
+			s += *v.Score
+			n++
+		}
+		return s / float64(n)
+	}
+	// pixel scores of expert pushing exceed random flailing (the scorer's contract)
+	if e, r := mean("expert"), mean("random"); e <= r {
+		t.Fatalf("expert mean pixel score %.3f ≤ random %.3f", e, r)
+	}
+}
+
+func TestBenchQuick(t *testing.T) {
+	t.Parallel()
+	code, out, stderr := runCLI(t, "bench", "--seconds", "0.05", "--replay-capacity", "4096", "--task", "reach")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"steps/s", "frames/s", "updates/s", "batches/s"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("bench table lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestViewNeedsDisplay(t *testing.T) {
+	if os.Getenv("DISPLAY") != "" {
+		t.Skip("a display is set")
+	}
+	code, _, stderr := runCLI(t, "view", "--task", "reach", "--max-frames", "2")
+	if code != exitFailure || !strings.Contains(stderr, "xvfb-run") {
+		t.Fatalf("exit %d: %q", code, stderr)
+	}
+}
+
+func TestViewUnderXvfb(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Xvfb")
+	}
+	xvfb, err := exec.LookPath("xvfb-run")
+	if err != nil {
+		t.Skip("xvfb-run not installed (make deps installs it)")
+	}
+	bin := buildBinary(t)
+	out, err := exec.Command(xvfb, "-a", bin, "view", "--task", "push", "--max-frames", "5").CombinedOutput()
+	if err != nil {
+		t.Fatalf("view under xvfb: %v\n%s", err, out)
+	}
+}
+
+func TestTrainVLMRBPixel(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "run")
+	code, stdout, stderr := runCLI(t, tiny(out, "--replay", "vlmrb", "--scorer", "pixel")...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	rows, err := train.ReadMetricsJSONL(filepath.Join(out, "metrics.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scored := 0.0
+	for _, r := range rows {
+		scored = max(scored, r.Values["vlm/clips_scored"])
+	}
+	// 200 steps over 2 envs of 50-step episodes: clips every 8 steps plus tails
+	if scored == 0 {
+		t.Fatalf("no clip was scored: %v", rows[len(rows)-1].Values)
+	}
+	gifs, _ := filepath.Glob(filepath.Join(out, "videos", "*.gif"))
+	if len(gifs) == 0 {
+		t.Fatal("no evaluation GIF")
 	}
 }

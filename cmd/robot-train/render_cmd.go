@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/vlmrb/vlmrb/control"
+	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/tasks"
 	"github.com/vlmrb/vlmrb/train"
 )
@@ -126,14 +128,89 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("view", "--task NAME [--policy expert|random | --checkpoint RUN_DIR]", stderr)
-	task := fs.String("task", "", "task `NAME`")
+	task := fs.String("task", "", "task `NAME` (default: the checkpoint's task)")
 	policy := fs.String("policy", "expert", "policy: expert|random")
 	ckpt := fs.String("checkpoint", "", "watch the newest checkpoint of `RUN_DIR`")
+	seed := fs.Uint64("seed", 0, "seed `S` of the first episode")
+	maxFrames := fs.Int("max-frames", 0, "close after N frames (0: run until the window is closed)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	_ = task
-	_ = policy
-	_ = ckpt
-	return fmt.Errorf("view: the interactive GLFW viewer is not available yet in this build (render.RunViewer has not landed); use robot-train render --out FILE.gif instead")
+	name := *task
+	var pol control.Policy
+	if *ckpt != "" {
+		agent, cfg, _, err := train.LoadAgent(*ckpt)
+		if err != nil {
+			return err
+		}
+		defer agent.Close()
+		if name == "" {
+			name = cfg.Task
+		}
+		pol = train.AgentPolicy(agent)
+	}
+	if name == "" {
+		return usagef("--task NAME is required (robot-train tasks lists them)")
+	}
+	if _, err := tasks.Lookup(name); err != nil {
+		return usagef("%v", err)
+	}
+	env, err := tasks.Make(name, tasks.Options{})
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	if pol == nil {
+		if pol, err = train.ScriptedPolicy(*policy, env, *seed); err != nil {
+			return usagef("%v", err)
+		}
+	}
+	var cams []render.Camera
+	for _, n := range []string{"corner", "topview", "behindGripper"} {
+		if c, err := render.NamedCamera(n, render.MetaWorldCenter, 800, 600); err == nil {
+			cams = append(cams, c)
+		}
+	}
+	ep := 0
+	reset := func() []float64 {
+		if rs, ok := pol.(control.Resetter); ok {
+			rs.Reset()
+		}
+		o, _ := env.Reset(control.EpisodeSeed(*seed, 0, ep))
+		ep++
+		return o
+	}
+	obs := reset()
+	act := make([]float64, env.Spec().ActDim)
+	var sc render.Scene
+	fmt.Fprintf(stdout, "viewing %s; mouse: drag to orbit, right-drag to pan, wheel to zoom; Space pauses, N steps, C switches camera, Esc closes\n", name)
+	err = render.RunViewer(render.ViewerConfig{
+		Title: "robot-train view " + name, Target: render.MetaWorldCenter, Distance: 1.2, Cameras: cams,
+		Resolve: func(c render.Camera) render.Camera {
+			c, _ = render.ResolveCamera(env.Model(), env.State(), c)
+			return c
+		},
+		MaxFrames: *maxFrames,
+	}, func() error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		pol.Act(obs, act)
+		next, _, term, trunc, _, err := env.Step(act)
+		if err != nil {
+			return err
+		}
+		obs = next
+		if term || trunc {
+			obs = reset()
+		}
+		return nil
+	}, func() *render.Scene {
+		sc.UpdateFromSim(env.Model(), env.State(), nil)
+		return &sc
+	})
+	if errors.Is(err, render.ErrNoDisplay) {
+		return fmt.Errorf("%w: view needs a display; set DISPLAY, run it under xvfb-run, or use robot-train render --out FILE.gif", err)
+	}
+	return err
 }
