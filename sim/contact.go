@@ -20,6 +20,12 @@ func prepareContacts(m *Model, s *State) {
 			cp.nMass = invEff(mA, mB, &a.invI, &b.invI, cp.rA, cp.rB, n)
 			cp.t1Mass = invEff(mA, mB, &a.invI, &b.invI, cp.rA, cp.rB, mf.t1)
 			cp.t2Mass = invEff(mA, mB, &a.invI, &b.invI, cp.rA, cp.rB, mf.t2)
+			cp.rnA, cp.rnB = cp.rA.Cross(n), cp.rB.Cross(n)
+			cp.r1A, cp.r1B = cp.rA.Cross(mf.t1), cp.rB.Cross(mf.t1)
+			cp.r2A, cp.r2B = cp.rA.Cross(mf.t2), cp.rB.Cross(mf.t2)
+			cp.inA, cp.inB = a.invI.MulVec(cp.rnA), b.invI.MulVec(cp.rnB)
+			cp.i1A, cp.i1B = a.invI.MulVec(cp.r1A), b.invI.MulVec(cp.r1B)
+			cp.i2A, cp.i2B = a.invI.MulVec(cp.r2A), b.invI.MulVec(cp.r2B)
 			// carry the warm-start friction impulse into the new tangent basis
 			cp.f1 = cp.fw.Dot(mf.t1)
 			cp.f2 = cp.fw.Dot(mf.t2)
@@ -28,7 +34,8 @@ func prepareContacts(m *Model, s *State) {
 			vB := b.v.Add(b.w.Cross(cp.rB))
 			cp.relVel = vB.Sub(vA).Dot(n)
 		}
-		k := n.Dot(a.invI.MulVec(n)) + n.Dot(b.invI.MulVec(n))
+		mf.tnA, mf.tnB = a.invI.MulVec(n), b.invI.MulVec(n)
+		k := n.Dot(mf.tnA) + n.Dot(mf.tnB)
 		mf.tMass = 0
 		if k > 0 {
 			mf.tMass = 1 / k
@@ -66,30 +73,38 @@ func warmStartContacts(man []manifold, bodies []bodySim) {
 	for mi := range man {
 		mf := &man[mi]
 		a, b := &bodies[mf.bodyA], &bodies[mf.bodyB]
+		var p, dwA, dwB Vec3
 		for k := 0; k < int(mf.npts); k++ {
 			cp := &mf.pts[k]
-			p := mf.n.Scale(cp.ni).AddScaled(mf.t1, cp.f1).AddScaled(mf.t2, cp.f2)
-			applyImpulse(a, b, cp.rA, cp.rB, p)
+			p = p.AddScaled(mf.n, cp.ni).AddScaled(mf.t1, cp.f1).AddScaled(mf.t2, cp.f2)
+			dwA = dwA.AddScaled(cp.inA, cp.ni).AddScaled(cp.i1A, cp.f1).AddScaled(cp.i2A, cp.f2)
+			dwB = dwB.AddScaled(cp.inB, cp.ni).AddScaled(cp.i1B, cp.f1).AddScaled(cp.i2B, cp.f2)
 		}
-		if mf.ti != 0 {
-			t := mf.n.Scale(mf.ti)
-			a.w = a.w.Sub(a.invI.MulVec(t))
-			b.w = b.w.Add(b.invI.MulVec(t))
-		}
+		dwA = dwA.AddScaled(mf.tnA, mf.ti)
+		dwB = dwB.AddScaled(mf.tnB, mf.ti)
+		a.v = a.v.AddScaled(p, -a.invMass)
+		a.w = a.w.Sub(dwA)
+		b.v = b.v.AddScaled(p, b.invMass)
+		b.w = b.w.Add(dwB)
 	}
 }
 
 // solveContacts runs one Gauss-Seidel pass over the contacts: soft
 // non-penetration with position bias when useBias (the solve stage), rigid
 // without (the relax stage), then Coulomb friction and torsional friction.
+// The Jacobians and their inverse-inertia images are precomputed per step;
+// each manifold works on local copies of its two bodies' velocities.
 func solveContacts(man []manifold, bodies []bodySim, soft softness, invH, maxPush, slop float64, useBias bool) {
 	for mi := range man {
 		mf := &man[mi]
 		a, b := &bodies[mf.bodyA], &bodies[mf.bodyB]
+		vA, wA, vB, wB := a.v, a.w, b.v, b.w
+		mA, mB := a.invMass, b.invMass
 		n := mf.n
 		dp := b.c.Sub(b.c0).Sub(a.c.Sub(a.c0))
 		var total float64
-		for k := 0; k < int(mf.npts); k++ {
+		np := int(mf.npts)
+		for k := 0; k < np; k++ {
 			cp := &mf.pts[k]
 			// current separation from the bodies' motion since the step start
 			prA, prB := cp.rA, cp.rB
@@ -107,9 +122,7 @@ func solveContacts(man []manifold, bodies []bodySim, soft softness, invH, maxPus
 				bias = max(soft.biasRate*min(sep+slop, 0), -maxPush)
 				massScale, impulseScale = soft.massScale, soft.impulseScale
 			}
-			vA := a.v.Add(a.w.Cross(cp.rA))
-			vB := b.v.Add(b.w.Cross(cp.rB))
-			vn := vB.Sub(vA).Dot(n)
+			vn := vB.Sub(vA).Dot(n) + cp.rnB.Dot(wB) - cp.rnA.Dot(wA)
 			imp := -cp.nMass*massScale*(vn+bias) - impulseScale*cp.ni
 			newImp := max(cp.ni+imp, 0)
 			imp = newImp - cp.ni
@@ -117,17 +130,19 @@ func solveContacts(man []manifold, bodies []bodySim, soft softness, invH, maxPus
 			if imp > cp.maxNi {
 				cp.maxNi = imp
 			}
-			applyImpulse(a, b, cp.rA, cp.rB, n.Scale(imp))
+			vA = vA.AddScaled(n, -mA*imp)
+			wA = wA.AddScaled(cp.inA, -imp)
+			vB = vB.AddScaled(n, mB*imp)
+			wB = wB.AddScaled(cp.inB, imp)
 			total += newImp
 		}
 		mu := mf.friction
-		for k := 0; k < int(mf.npts); k++ {
+		t1, t2 := mf.t1, mf.t2
+		for k := 0; k < np; k++ {
 			cp := &mf.pts[k]
-			vA := a.v.Add(a.w.Cross(cp.rA))
-			vB := b.v.Add(b.w.Cross(cp.rB))
 			dv := vB.Sub(vA)
-			l1 := -cp.t1Mass * dv.Dot(mf.t1)
-			l2 := -cp.t2Mass * dv.Dot(mf.t2)
+			l1 := -cp.t1Mass * (dv.Dot(t1) + cp.r1B.Dot(wB) - cp.r1A.Dot(wA))
+			l2 := -cp.t2Mass * (dv.Dot(t2) + cp.r2B.Dot(wB) - cp.r2A.Dot(wA))
 			o1, o2 := cp.f1, cp.f2
 			n1, n2 := o1+l1, o2+l2
 			lim := mu * cp.ni
@@ -137,19 +152,23 @@ func solveContacts(man []manifold, bodies []bodySim, soft softness, invH, maxPus
 				n2 *= sc
 			}
 			cp.f1, cp.f2 = n1, n2
-			p := mf.t1.Scale(n1-o1).AddScaled(mf.t2, n2-o2)
-			applyImpulse(a, b, cp.rA, cp.rB, p)
+			d1, d2 := n1-o1, n2-o2
+			p := t1.Scale(d1).AddScaled(t2, d2)
+			vA = vA.AddScaled(p, -mA)
+			wA = wA.Sub(cp.i1A.Scale(d1).AddScaled(cp.i2A, d2))
+			vB = vB.AddScaled(p, mB)
+			wB = wB.Add(cp.i1B.Scale(d1).AddScaled(cp.i2B, d2))
 		}
 		if mf.torsion > 0 && mf.tMass > 0 {
-			wn := b.w.Sub(a.w).Dot(n)
+			wn := wB.Sub(wA).Dot(n)
 			old := mf.ti
 			lim := mf.torsion * total
 			nt := max(-lim, min(lim, old-mf.tMass*wn))
 			mf.ti = nt
-			t := n.Scale(nt - old)
-			a.w = a.w.Sub(a.invI.MulVec(t))
-			b.w = b.w.Add(b.invI.MulVec(t))
+			wA = wA.AddScaled(mf.tnA, -(nt - old))
+			wB = wB.AddScaled(mf.tnB, nt-old)
 		}
+		a.v, a.w, b.v, b.w = vA, wA, vB, wB
 	}
 }
 

@@ -78,6 +78,10 @@ type contactPoint struct {
 	fw     Vec3    // friction impulse in world frame (warm-start carrier)
 	maxNi  float64
 	relVel float64 // normal relative velocity at prepare (m/s)
+	// Jacobian angular parts (r × d) and their images under the inverse
+	// inertias, fixed for the step (the inverse inertias are too)
+	rnA, rnB, r1A, r1B, r2A, r2B Vec3
+	inA, inB, i1A, i1B, i2A, i2B Vec3
 }
 
 // manifold is the contact between two shapes, with a shared normal.
@@ -93,6 +97,7 @@ type manifold struct {
 	restitution    float64
 	ti             float64 // accumulated torsional impulse (N·m·s)
 	tMass          float64
+	tnA, tnB       Vec3 // inverse inertias applied to n (torsion)
 }
 
 // jointSim is the solver's per-joint working set.
@@ -313,8 +318,10 @@ func integrateVelocities(m *Model, ws *workspace, g Vec3, h float64) {
 
 // integratePositions moves bodies (dynamic and mocap) over h, caps speeds
 // and refreshes world inverse inertias.
+//
+// The world inverse inertias stay those of the step start (like the contact
+// Jacobians): a body turns by at most MaxAngularSpeed·Timestep in a step.
 func integratePositions(m *Model, ws *workspace, g Vec3, h, maxV, maxW float64) {
-	invIBody := m.invInertiaBody
 	for i := 1; i < len(ws.bodies); i++ {
 		b := &ws.bodies[i]
 		if b.invMass == 0 && b.v == (Vec3{}) && b.w == (Vec3{}) {
@@ -347,9 +354,6 @@ func integratePositions(m *Model, ws *workspace, g Vec3, h, maxV, maxW float64) 
 		}
 		b.q = q.Normalize()
 		b.dq = b.q.Mul(b.q0.Conj())
-		if b.invMass > 0 {
-			b.invI = worldInvInertia(b.q, &invIBody[i], b.diagI)
-		}
 	}
 }
 
