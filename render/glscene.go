@@ -313,7 +313,6 @@ func (g *glScene) drawTo(sc *Scene, cam Camera, dst Buffers, screen bool) error 
 	g.b.build(sc, g.mc)
 	fp := g.b.params(sc, cam, g.shadowSize > 0)
 	g.upload()
-	n := int32(len(g.b.idx))
 
 	if fp.shadowIdx >= 0 {
 		gl.BindFramebuffer(gl.FRAMEBUFFER, g.shadowFBO)
@@ -322,7 +321,7 @@ func (g *glScene) drawTo(sc *Scene, cam Camera, dst Buffers, screen bool) error 
 		gl.Disable(gl.CULL_FACE)
 		gl.UseProgram(g.shadowProg)
 		gl.UniformMatrix4fv(g.shadowLoc, 1, false, &fp.lightVP[0])
-		gl.DrawElements(gl.TRIANGLES, n, gl.UNSIGNED_INT, nil)
+		gl.DrawElementsWithOffset(gl.TRIANGLES, g.b.casterCount, gl.UNSIGNED_INT, uintptr(4*g.b.casterStart))
 	}
 
 	gl.Enable(gl.CULL_FACE)

@@ -195,6 +195,9 @@ type batch struct {
 	// kindStart/kindCount give the index range of each texture kind's
 	// triangles in idx (indices are grouped by kind, one draw per kind).
 	kindStart, kindCount [numTexKinds]int32
+	// casterStart/casterCount: a second copy of the indices of every
+	// non-plane object, after the kind groups, for the shadow pass.
+	casterStart, casterCount int32
 	objKind              []uint8
 	// casterLo/Hi bound every non-plane object (for the shadow map).
 	casterLo, casterHi [3]float32
@@ -283,4 +286,23 @@ func (b *batch) build(sc *Scene, mc meshCache) {
 		}
 		b.kindCount[k] = int32(len(b.idx)) - b.kindStart[k]
 	}
+	b.casterStart = int32(len(b.idx))
+	for oi := range sc.Objects {
+		o := &sc.Objects[oi]
+		if o.Kind == Plane {
+			continue
+		}
+		me := mc.get(o.Kind, o.Size)
+		base := uint32(b.mats[oi*matStride+11])
+		for _, ix := range me.idx {
+			b.idx = append(b.idx, base+ix)
+		}
+	}
+	b.casterCount = int32(len(b.idx)) - b.casterStart
 }
+
+// mainIdx returns the indices of the colour pass (every object once).
+func (b *batch) mainIdx() []uint32 { return b.idx[:b.casterStart] }
+
+// casterIdx returns the indices of the shadow pass (non-plane objects).
+func (b *batch) casterIdx() []uint32 { return b.idx[b.casterStart:] }

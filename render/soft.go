@@ -67,7 +67,7 @@ func (r *softRenderer) RenderBuffers(sc *Scene, cam Camera, dst Buffers) error {
 	ssize := r.opts.shadowSize()
 	if fp.shadowIdx >= 0 {
 		r.shadow.resetDepth(ssize, ssize)
-		r.rasterize(&r.shadow, &fp.lightVP, false)
+		r.rasterize(&r.shadow, &fp.lightVP, false, r.b.casterIdx())
 	}
 	if !r.opts.PixelLighting && dst.RGB != nil {
 		r.computeVertexTerms(&fp)
@@ -75,7 +75,7 @@ func (r *softRenderer) RenderBuffers(sc *Scene, cam Camera, dst Buffers) error {
 	w, h := cam.Width, cam.Height
 	if dst.RGB != nil && r.opts.MSAA > 1 {
 		r.vis.reset(2*w, 2*h)
-		r.rasterize(&r.vis, &fp.viewProj, true)
+		r.rasterize(&r.vis, &fp.viewProj, true, r.b.mainIdx())
 		if cap(r.ss) < 16*w*h {
 			r.ss = make([]uint8, 16*w*h)
 		}
@@ -88,7 +88,7 @@ func (r *softRenderer) RenderBuffers(sc *Scene, cam Camera, dst Buffers) error {
 		dst.RGB = nil
 	}
 	r.vis.reset(w, h)
-	r.rasterize(&r.vis, &fp.viewProj, true)
+	r.rasterize(&r.vis, &fp.viewProj, true, r.b.mainIdx())
 	var pix []uint8
 	stride := 0
 	if dst.RGB != nil {
@@ -154,7 +154,7 @@ type cvert struct {
 	b [3]float64
 }
 
-func (r *softRenderer) rasterize(v *visBuf, vp *[16]float32, cull bool) {
+func (r *softRenderer) rasterize(v *visBuf, vp *[16]float32, cull bool, idx []uint32) {
 	verts := r.b.verts
 	nv := len(verts) / vertexStride
 	if cap(r.clip) < 4*nv {
@@ -172,7 +172,6 @@ func (r *softRenderer) rasterize(v *visBuf, vp *[16]float32, cull bool) {
 		cl[4*i+2] = m[2]*x + m[6]*y + m[10]*z + m[14]
 		cl[4*i+3] = m[3]*x + m[7]*y + m[11]*z + m[15]
 	}
-	idx := r.b.idx
 	var poly, tmp [9]cvert
 	for t := 0; t+2 < len(idx); t += 3 {
 		var in [3]cvert
