@@ -32,10 +32,20 @@ func collide(m *Model, s *State) {
 	s.oldMan, s.man = s.man, s.oldMan[:0]
 	margin := m.Opt.ContactMargin
 
-	// shape world poses and AABBs
+	// per-body speculative reach: how far a point at distance l from the
+	// centre of mass can move this step is dt·(|v| + |w|·l)
+	for i := range m.Bodies {
+		d := &m.Bodies[i]
+		bs := &s.Bodies[i]
+		if d.invMass > 0 {
+			ws.bodyCOM[i] = bs.Pos.Add(bs.Rot.Rotate(m.bodyCOM[i]))
+			ws.bodyReach[i] = [2]float64{m.Opt.Timestep * bs.Vel.Norm(), m.Opt.Timestep * bs.AngVel.Norm()}
+		}
+	}
+	// shape world poses and AABBs (static shapes once)
 	for i := range m.Shapes {
 		sd := &m.Shapes[i]
-		if sd.NoCollide {
+		if sd.NoCollide || (ws.staticReady && ws.shapeStatic[i]) {
 			continue
 		}
 		bs := &s.Bodies[sd.Body]
@@ -71,8 +81,8 @@ func collide(m *Model, s *State) {
 		// move this step, so fast bodies get contacts before they touch
 		mg := margin
 		if d := &m.Bodies[sd.Body]; d.invMass > 0 {
-			lever := c.Sub(s.COM(m, sd.Body)).Norm() + m.shapeRadius[i]
-			mg += m.Opt.Timestep * (bs.Vel.Norm() + bs.AngVel.Norm()*lever)
+			lever := c.Sub(ws.bodyCOM[sd.Body]).Norm() + m.shapeRadius[i]
+			mg += ws.bodyReach[sd.Body][0] + ws.bodyReach[sd.Body][1]*lever
 		} else if d.Mocap {
 			mg += s.mocapPos[sd.Body].Sub(bs.Pos).Norm() + 2*m.shapeRadius[i]*quatDist(s.mocapRot[sd.Body], bs.Rot)
 		}
@@ -81,6 +91,8 @@ func collide(m *Model, s *State) {
 		e = e.Add(Vec3{mg, mg, mg})
 		ws.aabbLo[i], ws.aabbHi[i] = c.Sub(e), c.Add(e)
 	}
+
+	ws.staticReady = true
 
 	// sweep and prune along x; insertion sort exploits temporal coherence
 	order := ws.order

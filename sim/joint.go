@@ -20,7 +20,7 @@ func prepareJoints(m *Model, s *State, jointSoft softness, h float64) {
 
 // updateJoints recomputes each joint's geometry, errors and effective masses
 // from the current poses (once per substep).
-func updateJoints(m *Model, s *State, h float64) {
+func updateJoints(m *Model, s *State, h float64, first bool) {
 	bodies := s.ws.bodies
 	for i := range s.ws.joints {
 		j := &s.ws.joints[i]
@@ -41,11 +41,14 @@ func updateJoints(m *Model, s *State, h float64) {
 				e = Quat{-e.W, -e.X, -e.Y, -e.Z}
 			}
 			j.angErr = Vec3{2 * e.X, 2 * e.Y, 2 * e.Z}
-			var k Mat3
-			for t := range k {
-				k[t] = p.invI[t] + c.invI[t]
+			// the inverse inertias are fixed for the step: kAng once
+			if first {
+				var k Mat3
+				for t := range k {
+					k[t] = p.invI[t] + c.invI[t]
+				}
+				j.kAng = inverse(&k)
 			}
-			j.kAng = inverse(&k)
 		}
 		if j.kind == Weld {
 			continue

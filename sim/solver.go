@@ -150,6 +150,12 @@ type workspace struct {
 	aabbLo      []Vec3
 	aabbHi      []Vec3
 	order       []int32 // sweep-and-prune order of non-plane colliding shapes
+	// shapeStatic marks shapes of static bodies, whose poses are computed
+	// once (staticReady) until a body is moved by hand
+	shapeStatic []bool
+	staticReady bool
+	bodyCOM     []Vec3
+	bodyReach   [][2]float64
 	planes      []int32
 }
 
@@ -163,12 +169,16 @@ func (w *workspace) init(m *Model) {
 	w.shapeQ = make([]Quat, ns)
 	w.aabbLo = make([]Vec3, ns)
 	w.shapeMargin = make([]float64, ns)
+	w.shapeStatic = make([]bool, ns)
+	w.bodyCOM = make([]Vec3, nb)
+	w.bodyReach = make([][2]float64, nb)
 	w.aabbHi = make([]Vec3, ns)
 	for i := range m.Shapes {
 		sd := &m.Shapes[i]
 		if sd.NoCollide {
 			continue
 		}
+		w.shapeStatic[i] = m.IsStatic(sd.Body)
 		if sd.Kind == Plane {
 			w.shapeMargin[i] = m.Opt.ContactMargin
 			w.planes = append(w.planes, int32(i))
@@ -220,7 +230,7 @@ func solve(m *Model, s *State) {
 
 	for sub := 0; sub < n; sub++ {
 		integrateVelocities(m, ws, opt.Gravity, h)
-		updateJoints(m, s, h)
+		updateJoints(m, s, h, sub == 0)
 		warmStartJoints(ws)
 		warmStartContacts(s.man, ws.bodies)
 		for it := 0; it < opt.Iterations; it++ {

@@ -100,6 +100,7 @@ func (s *State) Reset(m *Model) {
 	s.oldMan = s.oldMan[:0]
 	s.contacts = s.contacts[:0]
 	s.pending = false
+	s.ws.staticReady = false
 	for i := range s.ws.joints {
 		s.ws.joints[i].resetImpulses()
 	}
@@ -123,6 +124,7 @@ func (s *State) CopyFrom(src *State) {
 	s.contacts = append(s.contacts[:0], src.contacts...)
 	s.pending = src.pending
 	copy(s.ws.joints, src.ws.joints)
+	s.ws.staticReady = false
 }
 
 // Clone returns a new State equal to s.
@@ -169,6 +171,7 @@ func (s *State) TeleportMocap(b BodyID, pos Vec3, rot Quat) {
 func (s *State) SetBodyPose(b BodyID, pos Vec3, rot Quat) {
 	s.Bodies[b] = BodyState{Pos: pos, Rot: fixQuat(rot)}
 	s.man = s.man[:0]
+	s.ws.staticReady = false
 	for i := range s.ws.joints {
 		if j := &s.ws.joints[i]; j.p == int32(b) || j.c == int32(b) {
 			j.resetImpulses()
