@@ -198,7 +198,7 @@ type batch struct {
 	// casterStart/casterCount: a second copy of the indices of every
 	// non-plane object, after the kind groups, for the shadow pass.
 	casterStart, casterCount int32
-	objKind              []uint8
+	objKind                  []uint8
 	// casterLo/Hi bound every non-plane object (for the shadow map).
 	casterLo, casterHi [3]float32
 	hasCaster          bool
