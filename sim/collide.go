@@ -2,7 +2,6 @@ package sim
 
 import (
 	"math"
-	"slices"
 )
 
 // cand is a candidate contact point: world midpoint and separation (m).
@@ -30,6 +29,7 @@ func (b *candBuf) add(p Vec3, sep float64) {
 func collide(m *Model, s *State) {
 	ws := &s.ws
 	s.oldMan, s.man = s.man, s.oldMan[:0]
+	s.oldIdx, s.manIdx = s.manIdx, s.oldIdx[:0]
 	margin := m.Opt.ContactMargin
 
 	// per-body speculative reach: how far a point at distance l from the
@@ -131,16 +131,34 @@ func collide(m *Model, s *State) {
 		}
 	}
 
-	// sort by pair key and inherit impulses from matching old points
-	slices.SortFunc(s.man, cmpManifold)
-	old := s.oldMan
+	// index the manifolds by pair key (insertion sort: few, nearly sorted)
+	for i := range s.man {
+		k := keyIdx{s.man[i].key, int32(i)}
+		j := len(s.manIdx)
+		s.manIdx = append(s.manIdx, k)
+		for j > 0 && s.manIdx[j-1].key > k.key {
+			s.manIdx[j] = s.manIdx[j-1]
+			j--
+		}
+		s.manIdx[j] = k
+	}
+	// inherit impulses from matching old points (warm start)
+	old := s.oldIdx
 	for mi := range s.man {
 		mf := &s.man[mi]
-		k, ok := slices.BinarySearchFunc(old, mf.key, searchManifold)
-		if !ok {
+		lo, hi := 0, len(old)
+		for lo < hi {
+			mid := int(uint(lo+hi) >> 1)
+			if old[mid].key < mf.key {
+				lo = mid + 1
+			} else {
+				hi = mid
+			}
+		}
+		if lo == len(old) || old[lo].key != mf.key {
 			continue
 		}
-		om := &old[k]
+		om := &s.oldMan[old[lo].idx]
 		if om.shapeA != mf.shapeA {
 			continue
 		}
@@ -162,24 +180,10 @@ func collide(m *Model, s *State) {
 	fillContacts(m, s, false)
 }
 
-func cmpManifold(a, b manifold) int {
-	switch {
-	case a.key < b.key:
-		return -1
-	case a.key > b.key:
-		return 1
-	}
-	return 0
-}
-
-func searchManifold(a manifold, k uint64) int {
-	switch {
-	case a.key < k:
-		return -1
-	case a.key > k:
-		return 1
-	}
-	return 0
+// keyIdx indexes a manifold by its shape-pair key.
+type keyIdx struct {
+	key uint64
+	idx int32
 }
 
 // narrow filters a candidate pair and runs the narrow phase for it.

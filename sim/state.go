@@ -47,6 +47,8 @@ type State struct {
 
 	man      []manifold // contact manifolds of the current step, sorted by shape pair
 	oldMan   []manifold // previous step's manifolds (warm-start cache while colliding)
+	manIdx   []keyIdx   // man sorted by shape-pair key
+	oldIdx   []keyIdx
 	contacts []Contact
 	pending  bool // Step1 ran and Step2 has not
 	ws       workspace
@@ -97,6 +99,7 @@ func (s *State) Reset(m *Model) {
 		s.lastCtrl[c] = s.Ctrl[c]
 	}
 	s.man = s.man[:0]
+	s.manIdx = s.manIdx[:0]
 	s.oldMan = s.oldMan[:0]
 	s.contacts = s.contacts[:0]
 	s.pending = false
@@ -120,6 +123,7 @@ func (s *State) CopyFrom(src *State) {
 	copy(s.mocapPos, src.mocapPos)
 	copy(s.mocapRot, src.mocapRot)
 	s.man = append(s.man[:0], src.man...)
+	s.manIdx = append(s.manIdx[:0], src.manIdx...)
 	s.oldMan = s.oldMan[:0]
 	s.contacts = append(s.contacts[:0], src.contacts...)
 	s.pending = src.pending
@@ -171,6 +175,7 @@ func (s *State) TeleportMocap(b BodyID, pos Vec3, rot Quat) {
 func (s *State) SetBodyPose(b BodyID, pos Vec3, rot Quat) {
 	s.Bodies[b] = BodyState{Pos: pos, Rot: fixQuat(rot)}
 	s.man = s.man[:0]
+	s.manIdx = s.manIdx[:0]
 	s.ws.staticReady = false
 	for i := range s.ws.joints {
 		if j := &s.ws.joints[i]; j.p == int32(b) || j.c == int32(b) {
