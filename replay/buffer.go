@@ -91,16 +91,19 @@ func NewBuffer(cfg Config) (*Buffer, error) {
 		return nil, errors.New("replay: Capacity must fit in int32 (slots are int32)")
 	}
 	n := cfg.Capacity
-	return &Buffer{
+	var a arena
+	b := &Buffer{
 		cfg:     cfg,
-		obs:     make([]float32, n*cfg.ObsDim),
-		nextObs: make([]float32, n*cfg.ObsDim),
-		act:     make([]float32, n*cfg.ActDim),
-		hot:     make([]slotHot, n),
-		env:     make([]int32, n),
-		ep:      make([]int64, n),
-		step:    make([]int32, n),
-	}, nil
+		obs:     allocSlice[float32](&a, n*cfg.ObsDim),
+		nextObs: allocSlice[float32](&a, n*cfg.ObsDim),
+		act:     allocSlice[float32](&a, n*cfg.ActDim),
+		hot:     allocSlice[slotHot](&a, n),
+		env:     allocSlice[int32](&a, n),
+		ep:      allocSlice[int64](&a, n),
+		step:    allocSlice[int32](&a, n),
+	}
+	release(&a, b)
+	return b, nil
 }
 
 // BytesPerTransition is the buffer's storage per slot in bytes: obs and next

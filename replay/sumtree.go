@@ -62,16 +62,18 @@ func newSumTree(n int) *sumTree {
 		panic("replay: sum tree needs a positive size")
 	}
 	t := &sumTree{n: n}
+	var a arena
 	l := roundUp(n, fanout)
 	for {
-		t.vals = append(t.vals, make([]float64, l))
-		t.pre = append(t.pre, make([]float64, l))
-		t.stamp = append(t.stamp, make([]uint32, l/fanout))
+		t.vals = append(t.vals, allocSlice[float64](&a, l))
+		t.pre = append(t.pre, allocSlice[float64](&a, l))
+		t.stamp = append(t.stamp, allocSlice[uint32](&a, l/fanout))
 		if l <= fanout {
 			break
 		}
 		l = roundUp(l/fanout, fanout)
 	}
+	release(&a, t)
 	return t
 }
 
