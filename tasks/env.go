@@ -92,6 +92,9 @@ func Make(name string, opts Options) (*Env, error) {
 		FingerClosed: []float64{fingerClosedTarget, fingerClosedTarget},
 		FrameSkip:    FrameSkip,
 	}
+	if opts.Safety != nil {
+		e.ctrl.Safety = &control.Safety{Limits: *opts.Safety}
+	}
 	e.spec = control.BoxSpec(ObsDim, ActDim, -1, 1)
 	e.spec.MaxEpisodeSteps = opts.MaxSteps
 	e.spec.ControlDt = FrameSkip * m.Opt.Timestep
@@ -220,6 +223,10 @@ func (e *Env) Step(action []float64) ([]float64, float64, bool, bool, control.In
 	info := e.info(ev)
 	terminated := e.opts.TerminateOnSuccess && ev.success
 	truncated := !terminated && e.t >= e.opts.MaxSteps
+	if sf := e.ctrl.Safety; sf != nil {
+		c := sf.Counts
+		info.Values["safety_interventions"] = float64(c.Workspace + c.Speed + c.Force + c.NonFinite)
+	}
 	if w := e.s.Warnings.Total(); w > e.warnings && e.s.Warnings.NaN > 0 {
 		info.Values["sim_unstable"] = 1
 		truncated = !terminated

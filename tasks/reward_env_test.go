@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/vlmrb/vlmrb/control"
 )
 
 // TestReachRewardFormula checks reach's dense reward against MetaWorld's
@@ -80,5 +82,31 @@ func TestDenseRewardFavoursExpert(t *testing.T) {
 				t.Errorf("expert mean reward %.3f <= random %.3f", mean(re), mean(rr))
 			}
 		})
+	}
+}
+
+// TestSafetyOption checks Options.Safety caps the hand's target speed: with
+// a 0.2 m/s limit, full-speed actions (0.8 m/s) move the target only
+// 2.5 mm per 12.5 ms step and each step counts an intervention.
+func TestSafetyOption(t *testing.T) {
+	t.Parallel()
+	e, err := Make("reach", Options{Safety: &control.Limits{MaxSpeed: 0.2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Reset(1)
+	start := e.ctrl.Target()
+	var info control.Info
+	for range 4 {
+		_, _, _, _, info, err = e.Step([]float64{1, 0, 0, 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d := e.ctrl.Target().Sub(start).Norm(); math.Abs(d-4*0.2*0.0125) > 1e-9 {
+		t.Fatalf("target moved %g m in 4 steps, want %g", d, 4*0.2*0.0125)
+	}
+	if got := info.Get("safety_interventions"); got != 4 {
+		t.Fatalf("safety_interventions = %g, want 4", got)
 	}
 }

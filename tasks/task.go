@@ -52,6 +52,11 @@ type Options struct {
 	// successful step; by default episodes run to the time limit as in
 	// MetaWorld training.
 	TerminateOnSuccess bool
+	// Safety, when non-nil, filters every mocap target through a
+	// control.Safety with these limits (speed cap, workspace box) — the same
+	// filter a real robot driver would use. Interventions so far are
+	// reported in info "safety_interventions".
+	Safety *control.Limits
 }
 
 // Colors are the RGB colours (0–255, before lighting) the scene draws the
