@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"image"
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -35,13 +36,22 @@ func BenchmarkRender(b *testing.B) {
 					}
 					b.ResetTimer()
 					cpu0 := cpuSeconds()
+					best := time.Duration(math.MaxInt64)
+					t0 := time.Now()
 					for i := 0; i < b.N; i++ {
 						sc.Objects[cube].Pos[0] = 0.001 * float64(i%100)
 						if err := r.Render(sc, cam, img); err != nil {
 							b.Fatal(err)
 						}
+						if i%10 == 9 {
+							best = min(best, time.Since(t0)/10)
+							t0 = time.Now()
+						}
 					}
 					reportFPS(b, b.N, cpu0)
+					if best < time.Duration(math.MaxInt64) {
+						b.ReportMetric(1/best.Seconds(), "peak-frames/s")
+					}
 				})
 			}
 		}
@@ -49,8 +59,10 @@ func BenchmarkRender(b *testing.B) {
 }
 
 // reportFPS reports wall-clock frames/s and CPU time per frame (all
-// threads, so llvmpipe's too): on a loaded shared machine cpu-µs/frame is
-// the steadier number, and 1e6/cpu-µs is the rate one free core would give.
+// threads, so llvmpipe's too). On a loaded shared machine both suffer;
+// BenchmarkRender also reports peak-frames/s, the rate of the fastest batch
+// of 10 consecutive frames, which is what the code does when the scheduler
+// lets it run.
 func reportFPS(b *testing.B, frames int, cpu0 float64) {
 	b.ReportMetric(float64(frames)/b.Elapsed().Seconds(), "frames/s")
 	if c := cpuSeconds() - cpu0; c > 0 {
