@@ -177,6 +177,9 @@ func (e *Env) padY() (right, left float64) {
 
 // Reset starts an episode whose randomisation is determined by seed.
 func (e *Env) Reset(seed uint64) ([]float64, control.Info) {
+	if e.opts.FreezeLayout {
+		seed = e.opts.LayoutSeed
+	}
 	e.pcg.Seed(seed, 0x7a5c)
 	// a fresh State rather than CopyFrom: sim keeps solver warm-start data
 	// outside what CopyFrom copies, which made resets not bit-reproducible.

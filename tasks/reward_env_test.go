@@ -110,3 +110,21 @@ func TestSafetyOption(t *testing.T) {
 		t.Fatalf("safety_interventions = %g, want 4", got)
 	}
 }
+
+// TestFreezeLayout checks FreezeLayout gives every episode the layout of
+// LayoutSeed whatever the Reset seed, and that layouts differ otherwise.
+func TestFreezeLayout(t *testing.T) {
+	t.Parallel()
+	frozen, _ := Make("push", Options{FreezeLayout: true, LayoutSeed: 9})
+	free, _ := Make("push", Options{})
+	a, _ := frozen.Reset(1)
+	b, _ := frozen.Reset(2)
+	c, _ := free.Reset(9)
+	d, _ := free.Reset(10)
+	if firstDiff(a, b) >= 0 || firstDiff(a, c) >= 0 {
+		t.Fatalf("frozen layouts differ: %v %v %v", a[4:7], b[4:7], c[4:7])
+	}
+	if firstDiff(c, d) < 0 {
+		t.Fatal("seeds 9 and 10 gave the same layout")
+	}
+}

@@ -52,6 +52,13 @@ type Options struct {
 	// successful step; by default episodes run to the time limit as in
 	// MetaWorld training.
 	TerminateOnSuccess bool
+	// FreezeLayout makes every episode use the object and goal layout drawn
+	// from LayoutSeed, ignoring the Reset seed (MetaWorld's
+	// _freeze_rand_vec=True, as in its MT1/ML1 tasks). By default each
+	// Reset(seed) draws a new layout (_freeze_rand_vec=False, as RL-VLM-F,
+	// ERL-VLM and TD-MPC2 use).
+	FreezeLayout bool
+	LayoutSeed   uint64
 	// Safety, when non-nil, filters every mocap target through a
 	// control.Safety with these limits (speed cap, workspace box) — the same
 	// filter a real robot driver would use. Interventions so far are
