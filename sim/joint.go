@@ -280,7 +280,7 @@ func solveAxis(j *jointSim, p, c *bodySim, h, invH float64, useBias bool) {
 			if cpos > 0 {
 				bias = cpos * invH
 			} else if useBias {
-				bias, ms, is = j.soft.biasRate*cpos, j.soft.massScale, j.soft.impulseScale
+				bias, ms, is = j.soft.biasRate*min(cpos+j.slop, 0), j.soft.massScale, j.soft.impulseScale
 			}
 			imp := -j.axMass*ms*(cdot+bias) - is*j.lowerImp
 			nv := max(j.lowerImp+imp, 0)
@@ -296,7 +296,7 @@ func solveAxis(j *jointSim, p, c *bodySim, h, invH float64, useBias bool) {
 			if cpos > 0 {
 				bias = cpos * invH
 			} else if useBias {
-				bias, ms, is = j.soft.biasRate*cpos, j.soft.massScale, j.soft.impulseScale
+				bias, ms, is = j.soft.biasRate*min(cpos+j.slop, 0), j.soft.massScale, j.soft.impulseScale
 			}
 			imp := -j.axMass*ms*(-cdot+bias) - is*j.upperImp
 			nv := max(j.upperImp+imp, 0)

@@ -13,6 +13,10 @@ const (
 	matchDist2 = 0.003 * 0.003
 	// deepPenetration (m) counts a contact in Warnings.Penetration.
 	deepPenetration = 0.01
+	// angularSlop (rad) is the revolute-limit violation that is not pushed
+	// back (the angular twin of Options.LinearSlop): without it the stiff
+	// limit rebounds a door that hits it hard.
+	angularSlop = 0.002
 	// maxSpecMargin (m) caps the speculative contact margin of a shape.
 	maxSpecMargin = 0.05
 )
@@ -114,6 +118,7 @@ type jointSim struct {
 	stiff, damp, ref float64
 	kp, kd, maxF     float64
 	lower, upper     float64
+	slop             float64 // limit violation left to the relax stage (m or rad)
 	ctrl             int32
 	soft             softness // rigid rows (linear rows of a weld)
 	angSoft          softness // angular rows of a weld
@@ -202,6 +207,10 @@ func (w *workspace) init(m *Model) {
 			motor:     jd.Motor, kp: jd.Kp, kd: jd.Kd, maxF: jd.MaxForce, ctrl: int32(jd.CtrlIndex),
 		}
 		j.axisC = jd.relRot.InvRotate(jd.localAxisP)
+		j.slop = m.Opt.LinearSlop
+		if jd.Kind == Revolute {
+			j.slop = angularSlop
+		}
 	}
 }
 
@@ -228,9 +237,11 @@ func solve(m *Model, s *State) {
 	prepareContacts(m, s)
 	prepareJoints(m, s, jointSoft, h)
 
+	// joint geometry follows the positions: computed here and after every
+	// position update, so the relax stage sees the limits where they are
+	updateJoints(m, s, h, true)
 	for sub := 0; sub < n; sub++ {
 		integrateVelocities(m, ws, opt.Gravity, h)
-		updateJoints(m, s, h, sub == 0)
 		warmStartJoints(ws)
 		warmStartContacts(s.man, ws.bodies)
 		for it := 0; it < opt.Iterations; it++ {
@@ -238,6 +249,7 @@ func solve(m *Model, s *State) {
 			solveContacts(s.man, ws.bodies, contactSoft, invH, opt.MaxPushSpeed, opt.LinearSlop, true)
 		}
 		integratePositions(m, ws, opt.Gravity, h, opt.MaxSpeed, opt.MaxAngularSpeed)
+		updateJoints(m, s, h, false)
 		solveJoints(ws, h, invH, false)
 		solveContacts(s.man, ws.bodies, contactSoft, invH, opt.MaxPushSpeed, opt.LinearSlop, false)
 	}
