@@ -199,7 +199,7 @@ func (s *VLMRB) SetScore(ref Ref, score float64) bool {
 		s.scored[i] = 1
 		s.stats.Scored++
 	}
-	s.score[i] = float32(score)
+	s.score[i] = float32(min(score, maxPriority))
 	s.tree.set(i, s.leaf(i))
 	s.stats.Applied++
 	return true
@@ -242,7 +242,7 @@ func (s *VLMRB) UpdatePriorities(refs []Ref, values []float64) int {
 			continue
 		}
 		i := int(ref.Slot)
-		td := math.Abs(v) + s.cfg.TDEps
+		td := min(math.Abs(v)+s.cfg.TDEps, maxPriority)
 		s.td[i] = float32(td)
 		if td > s.maxTD {
 			s.maxTD = td

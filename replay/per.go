@@ -157,8 +157,9 @@ func (s *PER) drawLocked(refs []Ref, weights []float32, rng *rand.Rand) bool {
 	return true
 }
 
-// UpdatePriorities sets p = |v| + ε (PER) or max(v, 0) + ε (ReLo) for each
-// still-valid ref and returns how many were applied.
+// UpdatePriorities sets p = |v| + ε (PER) or max(v, 0) + ε (ReLo), capped at
+// 1e30, for each still-valid ref and returns how many were applied. NaN and
+// ±Inf values are dropped (counted in Stats.Rejected).
 func (s *PER) UpdatePriorities(refs []Ref, values []float64) int {
 	if len(refs) != len(values) {
 		panic("replay: UpdatePriorities needs len(values) == len(refs)")
@@ -184,7 +185,7 @@ func (s *PER) UpdatePriorities(refs []Ref, values []float64) int {
 		} else {
 			v = math.Abs(v)
 		}
-		p := v + eps
+		p := min(v+eps, maxPriority)
 		leaf := powAlpha(p, alpha)
 		if p > s.maxP {
 			s.maxP, s.maxLeaf = p, leaf

@@ -173,6 +173,11 @@ func (p *prioBase) Leaf(ref Ref) (float64, bool) {
 	return p.tree.get(int(ref.Slot)), true
 }
 
+// maxPriority caps priorities, |δ| and scores (before the exponent) so a
+// diverging critic cannot overflow a float32 factor or the tree's float64
+// total: 10⁷ leaves of 10³⁰ still sum far below the float64 range.
+const maxPriority = 1e30
+
 // finite reports whether v is neither NaN nor ±Inf.
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 

@@ -594,3 +594,35 @@ func TestConfigErrors(t *testing.T) {
 		t.Error("negative p̄ accepted")
 	}
 }
+
+// TestHugeValuesStayFinite checks a diverging critic's |δ| and absurd scores
+// are capped so the tree total stays finite and sampling works.
+func TestHugeValuesStayFinite(t *testing.T) {
+	t.Parallel()
+	b, refs := newTestBuffer(t, 8, 8)
+	p, _ := NewPER(b, PERConfig{Alpha: 1, Beta0: 0.4, Eps: 1e-6})
+	cfg := DefaultVLMRBConfig()
+	cfg.UseTD, cfg.Mapping, cfg.ISWeights = true, MapRaw, true
+	v, _ := NewVLMRB(b, cfg)
+	huge := []float64{1e300, -1e300, math.MaxFloat64, 1e40, 1, 2, 3, 4}
+	p.UpdatePriorities(refs, huge)
+	v.UpdatePriorities(refs, huge)
+	for _, r := range refs {
+		v.SetScore(r, 1e300)
+	}
+	for _, s := range []*prioBase{&p.prioBase, &v.prioBase} {
+		if tot := s.Total(); math.IsInf(tot, 0) || math.IsNaN(tot) {
+			t.Fatalf("total %v", tot)
+		}
+	}
+	dst := NewBatch(16, 3, 2)
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, s := range []Sampler{p, v} {
+		s.Sample(dst, rng)
+		for _, w := range dst.Weights {
+			if !(w > 0 && w <= 1) {
+				t.Fatalf("%T weight %v", s, w)
+			}
+		}
+	}
+}
