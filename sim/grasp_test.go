@@ -87,6 +87,7 @@ func TestPush(t *testing.T) {
 		}
 	}
 	c := s.Bodies[tt.cube].Pos
+	t.Logf("push: cube at %.4f after %.2f s", c, s.Time)
 	if c.X < 0.2 {
 		t.Errorf("cube only reached x=%.4f", c.X)
 	}

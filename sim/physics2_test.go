@@ -25,6 +25,7 @@ func TestStack(t *testing.T) {
 	top := ids[len(ids)-1]
 	start := s.Bodies[top].Pos
 	stepFor(m, s, 10)
+	t.Logf("top box moved %.3g m in 10 s", s.Bodies[top].Pos.Sub(start).Norm())
 	if d := s.Bodies[top].Pos.Sub(start).Norm(); d > 2e-3 {
 		t.Errorf("top box moved %.4g m (to %v)", d, s.Bodies[top].Pos)
 	}
@@ -56,6 +57,7 @@ func TestIncline(t *testing.T) {
 		m, s, id := incline(t, theta, 0.5)
 		start := s.Bodies[id].Pos
 		stepFor(m, s, 2)
+		t.Logf("μ=0.5 on 20°: moved %.3g m in 2 s", s.Bodies[id].Pos.Sub(start).Norm())
 		if d := s.Bodies[id].Pos.Sub(start).Norm(); d > 1e-3 {
 			t.Errorf("box on 20° incline with μ=0.5 moved %.4g m", d)
 		}
@@ -75,6 +77,7 @@ func TestIncline(t *testing.T) {
 		d := s.Bodies[id].Pos.Sub(x0).Norm()
 		a := 2 * (d - v0.Dot(dir)*dt) / (dt * dt)
 		want := g * (math.Sin(theta) - mu*math.Cos(theta))
+		t.Logf("slide acceleration %.4f m/s², analytic %.4f", a, want)
 		if math.Abs(a-want)/want > 0.05 {
 			t.Errorf("slide acceleration %.4f m/s², want %.4f ± 5%%", a, want)
 		}
@@ -96,6 +99,7 @@ func TestSlideStop(t *testing.T) {
 	stepFor(m, s, 1)
 	got := s.Bodies[id].Pos.X
 	want := v0 * v0 / (2 * mu * g)
+	t.Logf("slid %.4f m, analytic %.4f", got, want)
 	if math.Abs(got-want)/want > 0.05 {
 		t.Errorf("slid %.4f m, want %.4f ± 5%%", got, want)
 	}
@@ -131,6 +135,7 @@ func TestRestitution(t *testing.T) {
 			}
 		}
 		ratio := apex / h0
+		t.Logf("e=%g: bounce ratio %.4f, analytic %.4f", e, ratio, e*e)
 		if math.Abs(ratio-e*e)/(e*e) > 0.05 {
 			t.Errorf("e=%g: bounce ratio %.4f, want %.4f ± 5%%", e, ratio, e*e)
 		}
@@ -160,6 +165,7 @@ func TestMomentum(t *testing.T) {
 	if !touched {
 		t.Fatal("the boxes never collided")
 	}
+	t.Logf("relative momentum change %.3g", p().Sub(p0).Norm()/p0.Norm())
 	if d := p().Sub(p0).Norm() / p0.Norm(); d > 1e-9 {
 		t.Errorf("momentum changed by %.3g (relative): %v -> %v", d, p0, p())
 	}
