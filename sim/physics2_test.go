@@ -170,3 +170,28 @@ func TestMomentum(t *testing.T) {
 		t.Errorf("momentum changed by %.3g (relative): %v -> %v", d, p0, p())
 	}
 }
+
+// TestTorsionalFriction spins a ball about the contact normal: with
+// torsional friction μt the spin decays at α = μt·m·g / I (I = 2/5 m r²);
+// without it the single-point contact leaves the spin alone.
+func TestTorsionalFriction(t *testing.T) {
+	t.Parallel()
+	const r, w0, mut = 0.05, 10.0, 0.002
+	for _, tors := range []float64{0, mut} {
+		b := sim.NewBuilder()
+		b.AddShape(sim.World, sim.ShapeDesc{Kind: sim.Plane, TorsionalFriction: tors})
+		id := b.AddBody(sim.BodyDesc{Mass: 0.2, Pos: sim.V3(0, 0, r), AngVel: sim.V3(0, 0, w0)})
+		b.AddShape(id, sim.ShapeDesc{Kind: sim.Sphere, Size: sim.V3(r, 0, 0)})
+		m := mustBuild(t, b)
+		s := m.NewState()
+		stepFor(m, s, 0.05) // settle the contact
+		w1, t1 := s.Bodies[id].AngVel.Z, s.Time
+		stepFor(m, s, 0.1)
+		alpha := (w1 - s.Bodies[id].AngVel.Z) / (s.Time - t1)
+		want := tors * g / (0.4 * r * r)
+		t.Logf("μt=%g: spin deceleration %.3f rad/s², analytic %.3f", tors, alpha, want)
+		if math.Abs(alpha-want) > 0.05*want+1e-6 {
+			t.Errorf("μt=%g: spin deceleration %.4f rad/s², want %.4f ± 5%%", tors, alpha, want)
+		}
+	}
+}
