@@ -101,7 +101,7 @@ func runVec(t *testing.T, n, steps int, seed uint64) (trace []float64, episodes 
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer v.Close()
+	defer func() { _ = v.Close() }()
 	obs, _ := v.Reset(seed)
 	prev := make([][]float64, n)
 	copy(prev, obs)

@@ -76,7 +76,7 @@ func NewVecEnv(n int, make_ func(i int) (Env, error)) (*VecEnv, error) {
 		e, err := make_(i)
 		if err != nil {
 			for _, e := range v.envs {
-				e.Close()
+				_ = e.Close() // best effort: the constructor error is what matters
 			}
 			return nil, fmt.Errorf("control: making env %d: %w", i, err)
 		}
@@ -86,7 +86,7 @@ func NewVecEnv(n int, make_ func(i int) (Env, error)) (*VecEnv, error) {
 	for i, e := range v.envs[1:] {
 		s := e.Spec()
 		if s.ObsDim != v.spec.ObsDim || s.ActDim != v.spec.ActDim {
-			v.closeEnvs()
+			_ = v.closeEnvs()
 			return nil, fmt.Errorf("control: env %d has obs/act dims %d/%d, env 0 has %d/%d", i+1, s.ObsDim, s.ActDim, v.spec.ObsDim, v.spec.ActDim)
 		}
 	}

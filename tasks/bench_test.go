@@ -55,7 +55,7 @@ func BenchmarkVecEnv(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			defer v.Close()
+			defer func() { _ = v.Close() }()
 			v.Reset(1)
 			cpu0 := cpuSeconds()
 			rng := rand.New(rand.NewPCG(1, 2))

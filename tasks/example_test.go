@@ -36,7 +36,7 @@ func ExampleMake_vecEnv() {
 	if err != nil {
 		panic(err)
 	}
-	defer v.Close()
+	defer func() { _ = v.Close() }()
 	obs, _ := v.Reset(7)
 	acts := [][]float64{make([]float64, 4), make([]float64, 4)}
 	successes := 0
