@@ -125,3 +125,55 @@ func TestDoorLimits(t *testing.T) {
 		}
 	}
 }
+
+// slider builds a 0.1 kg body on a horizontal prismatic joint to the world
+// (no gravity along the axis) with the given joint description fields.
+func slider(t *testing.T, jd sim.JointDesc) (*sim.Model, *sim.State, sim.JointID) {
+	b := sim.NewBuilder()
+	id := b.AddBody(sim.BodyDesc{Mass: 0.1, Pos: sim.V3(0, 0, 0.5)})
+	b.AddShape(id, sim.ShapeDesc{Kind: sim.Box, Size: sim.V3(0.01, 0.01, 0.01)})
+	jd.Kind, jd.Parent, jd.Child, jd.Anchor, jd.Axis = sim.Prismatic, sim.World, id, sim.V3(0, 0, 0.5), sim.V3(1, 0, 0)
+	j := b.AddJoint(jd)
+	m := mustBuild(t, b)
+	return m, m.NewState(), j
+}
+
+// TestMotorAndSpring checks the PD motor reaches its target, its force limit
+// bounds the acceleration, and a spring oscillates with period 2π√(m/k).
+func TestMotorAndSpring(t *testing.T) {
+	t.Parallel()
+	// PD motor: target 3 cm, within 1 mm after 2 s
+	m, s, j := slider(t, sim.JointDesc{Motor: true, Kp: 200, Kd: 5, InitialCtrl: 0.03})
+	stepFor(m, s, 2)
+	if q := s.JointPos(m, j); math.Abs(q-0.03) > 1e-3 {
+		t.Errorf("PD motor at %.4f m after 2 s, target 0.03", q)
+	}
+	// force limit 0.1 N on 0.1 kg: at most a = 1 m/s², x = a t²/2
+	m, s, j = slider(t, sim.JointDesc{Motor: true, Kp: 1e4, Kd: 0, MaxForce: 0.1, InitialCtrl: 0.5})
+	stepFor(m, s, 0.2)
+	if q, lim := s.JointPos(m, j), 0.5*1*0.2*0.2; q > lim*1.02 || q < lim*0.95 {
+		t.Errorf("force-limited motor moved %.4f m in 0.2 s, want ≈ %.4f (a = F/m)", q, lim)
+	}
+	// spring k = 100 N/m from 2 cm: period 2π√(m/k)
+	m, s, j = slider(t, sim.JointDesc{Stiffness: 100})
+	s.SetBodyPose(sim.BodyID(1), sim.V3(0.02, 0, 0.5), sim.Identity())
+	var crossings []float64
+	prev := s.JointPos(m, j)
+	for s.Time < 1 {
+		sim.Step(m, s)
+		q := s.JointPos(m, j)
+		if prev > 0 && q <= 0 {
+			crossings = append(crossings, s.Time-m.Opt.Timestep*q/(q-prev))
+		}
+		prev = q
+	}
+	if len(crossings) < 3 {
+		t.Fatalf("spring crossed zero %d times in 1 s", len(crossings))
+	}
+	period := (crossings[len(crossings)-1] - crossings[0]) / float64(len(crossings)-1)
+	want := 2 * math.Pi * math.Sqrt(0.1/100)
+	t.Logf("spring period %.5f s, analytic %.5f", period, want)
+	if math.Abs(period-want)/want > 0.02 {
+		t.Errorf("spring period %.5f s, want %.5f ± 2%%", period, want)
+	}
+}
