@@ -118,9 +118,10 @@ func (sh *shaper) shape(img image.Image, dst *frame.Frame) error {
 		return nil
 	}
 	// ApproxBiLinear is fast but aliases when shrinking a lot; BiLinear
-	// widens its kernel with the scale factor (area-like filtering).
+	// widens its kernel with the scale factor (area-like filtering) at
+	// several times the cost.
 	var s xdraw.Scaler = xdraw.ApproxBiLinear
-	if src.Dx() > 2*w || src.Dy() > 2*h {
+	if src.Dx() > 3*w || src.Dy() > 3*h {
 		s = xdraw.BiLinear
 	}
 	s.Scale(dst.Image, out, img, src, xdraw.Src, nil)

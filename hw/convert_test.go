@@ -77,13 +77,14 @@ func TestShaperPlan(t *testing.T) {
 func TestShaperResizeKeepsLayout(t *testing.T) {
 	t.Parallel()
 	quad := []color.RGBA{{255, 0, 0, 255}, {0, 255, 0, 255}, {0, 0, 255, 255}, {255, 255, 0, 255}}
-	src := image.NewRGBA(image.Rect(0, 0, 640, 480))
-	for y := 0; y < 480; y++ {
-		for x := 0; x < 640; x++ {
-			src.SetRGBA(x, y, quad[(y/240)*2+x/320])
+	src := image.NewRGBA(image.Rect(0, 0, 160, 120))
+	for y := 0; y < 120; y++ {
+		for x := 0; x < 160; x++ {
+			src.SetRGBA(x, y, quad[(y/60)*2+x/80])
 		}
 	}
-	for _, size := range [][2]int{{320, 240}, {84, 63}, {1280, 960}, {640, 480}} {
+	// shrink ×2, shrink ×8 (the kernel path), enlarge, same size
+	for _, size := range [][2]int{{80, 60}, {20, 15}, {320, 240}, {160, 120}} {
 		sh := shaper{opts: Options{Width: size[0], Height: size[1]}}
 		var f frame.Frame
 		if err := sh.shape(src, &f); err != nil {

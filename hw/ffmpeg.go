@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -25,13 +26,14 @@ func lookFFmpeg(bin string) (string, error) {
 // ffmpegProc is an ffmpeg subprocess writing PPM images (image2pipe) on
 // stdout. Close kills and reaps it.
 type ffmpegProc struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser // nil unless requested
-	out    *bufio.Reader
-	stderr *tailBuffer
-	done   chan struct{} // closed after Wait returns
-	werr   error         // Wait's result, valid after done
-	once   sync.Once
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser // nil unless requested
+	out     *bufio.Reader
+	outFile *os.File
+	stderr  *tailBuffer
+	done    chan struct{} // closed after Wait returns
+	werr    error         // Wait's result, valid after done
+	once    sync.Once
 }
 
 // ppmOutputArgs makes ffmpeg write every decoded frame as binary PPM.
@@ -42,20 +44,39 @@ func startFFmpegProc(bin string, args []string, withStdin bool) (*ffmpegProc, er
 	cmd := exec.Command(bin, full...)
 	p := &ffmpegProc{cmd: cmd, stderr: &tailBuffer{max: 4096}, done: make(chan struct{})}
 	cmd.Stderr = p.stderr
-	var err error
-	if withStdin {
-		if p.stdin, err = cmd.StdinPipe(); err != nil {
-			return nil, err
-		}
-	}
-	stdout, err := cmd.StdoutPipe()
+	// Plain os.Pipes, not cmd.StdoutPipe: Wait closes the pipes it made,
+	// which would race with reading the frames ffmpeg wrote before exiting.
+	outR, outW, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stdout = outW
+	var inR *os.File
+	if withStdin {
+		var inW *os.File
+		if inR, inW, err = os.Pipe(); err != nil {
+			outR.Close()
+			outW.Close()
+			return nil, err
+		}
+		cmd.Stdin = inR
+		p.stdin = inW
+	}
+	err = cmd.Start()
+	// the child holds its own copies of these ends
+	outW.Close()
+	if inR != nil {
+		inR.Close()
+	}
+	if err != nil {
+		outR.Close()
+		if p.stdin != nil {
+			p.stdin.Close()
+		}
 		return nil, fmt.Errorf("start ffmpeg: %w", err)
 	}
-	p.out = bufio.NewReaderSize(stdout, 1<<16)
+	p.outFile = outR
+	p.out = bufio.NewReaderSize(outR, 1<<16)
 	go func() {
 		p.werr = cmd.Wait()
 		close(p.done)
@@ -71,6 +92,7 @@ func (p *ffmpegProc) close() {
 		}
 		_ = p.cmd.Process.Kill()
 		<-p.done
+		_ = p.outFile.Close()
 	})
 }
 

@@ -61,11 +61,11 @@ func TestPartReaderRoundTrip(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	const boundary = "b0undary"
-	for trial := 0; trial < 50; trial++ {
+	for trial := 0; trial < 20; trial++ {
 		var body bytes.Buffer
 		var parts [][]byte
 		for i := 0; i < 1+rng.IntN(8); i++ {
-			p := make([]byte, rng.IntN(100_000))
+			p := make([]byte, rng.IntN(20_000))
 			for j := range p {
 				p[j] = byte(rng.IntN(256))
 				if rng.IntN(50) == 0 {

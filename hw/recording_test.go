@@ -197,7 +197,6 @@ func TestOpenSpecs(t *testing.T) {
 	}
 }
 
-
 func TestNaturalCompare(t *testing.T) {
 	t.Parallel()
 	names := []string{"f10.png", "f2.png", "f1.png", "a.png", "f02.png", "f1b.png"}
