@@ -733,3 +733,11 @@ func TestSimCamera(t *testing.T) {
 		t.Errorf("Next after Close: %v", err)
 	}
 }
+
+func TestSin32(t *testing.T) {
+	for x := -2000.0; x < 2000; x += 0.0137 {
+		if d := math.Abs(float64(sin32(float32(x))) - math.Sin(float64(float32(x)))); d > 1e-5 {
+			t.Fatalf("sin32(%g) off by %g", x, d)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package render
 import (
 	"image"
 	"math"
+	"runtime"
 	"sync"
 )
 
@@ -20,7 +21,8 @@ type softRenderer struct {
 	shadow visBuf
 	clip   []float64 // 4 per vertex
 	vterms []float32 // vtermStride per vertex (per-vertex lighting)
-	ss     []uint8   // supersampled colour
+	tris   []stri
+	ss     []uint8 // supersampled colour
 }
 
 func newSoft(opts Options) (*softRenderer, error) {
@@ -172,6 +174,7 @@ func (r *softRenderer) rasterize(v *visBuf, vp *[16]float32, cull bool, idx []ui
 		cl[4*i+2] = m[2]*x + m[6]*y + m[10]*z + m[14]
 		cl[4*i+3] = m[3]*x + m[7]*y + m[11]*z + m[15]
 	}
+	r.tris = r.tris[:0]
 	var poly, tmp [9]cvert
 	for t := 0; t+2 < len(idx); t += 3 {
 		var in [3]cvert
@@ -195,9 +198,35 @@ func (r *softRenderer) rasterize(v *visBuf, vp *[16]float32, cull bool, idx []ui
 			}
 		}
 		for k := 1; k+1 < n; k++ {
-			v.tri3(&poly[0], &poly[k], &poly[k+1], int32(t/3), cull)
+			if st, ok := setupTri(v.w, v.h, &poly[0], &poly[k], &poly[k+1], int32(t/3), cull); ok {
+				r.tris = append(r.tris, st)
+			}
 		}
 	}
+	bands := r.bands(v.w, v.h)
+	if bands == 1 {
+		v.rasterBand(r.tris, 0, v.h)
+		return
+	}
+	var wg sync.WaitGroup
+	for k := 0; k < bands; k++ {
+		y0, y1 := k*v.h/bands, (k+1)*v.h/bands
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v.rasterBand(r.tris, y0, y1)
+		}()
+	}
+	wg.Wait()
+}
+
+// bands picks how many row bands to rasterize and shade in parallel.
+func (r *softRenderer) bands(w, h int) int {
+	n := min(runtime.GOMAXPROCS(0), 8, h/16)
+	if w*h < 64*64 || n < 1 {
+		return 1
+	}
+	return n
 }
 
 // clipPoly clips poly (n vertices) against s*z + w >= 0 in place.
@@ -227,63 +256,84 @@ func clipPoly(poly, tmp []cvert, n int, s float64) int {
 	return m
 }
 
-func (v *visBuf) tri3(a, b, c *cvert, tri int32, cull bool) {
-	W, H := float64(v.w), float64(v.h)
-	var X, Y, Z, IW [3]float64
+// stri is a triangle set up for rasterization: normalised edge functions
+// e_k(x, y) = A_k x + B_k y + C_k (the weight of vertex k), depth and 1/w
+// per vertex, source-triangle barycentrics and the pixel bounding box.
+type stri struct {
+	A, B, C, Z, IW [3]float64
+	bary           [3][3]float64
+	tri            int32
+	x0, x1, y0, y1 int
+}
+
+func setupTri(w, h int, a, b, c *cvert, tri int32, cull bool) (stri, bool) {
+	W, H := float64(w), float64(h)
+	var X, Y [3]float64
+	var st stri
 	for k, p := range [3]*cvert{a, b, c} {
 		iw := 1 / p.c[3]
 		X[k] = (p.c[0]*iw*0.5 + 0.5) * W
 		Y[k] = (p.c[1]*iw*0.5 + 0.5) * H
-		Z[k] = p.c[2]*iw*0.5 + 0.5
-		IW[k] = iw
+		st.Z[k] = p.c[2]*iw*0.5 + 0.5
+		st.IW[k] = iw
+		st.bary[k] = p.b
 	}
 	area := (X[1]-X[0])*(Y[2]-Y[0]) - (X[2]-X[0])*(Y[1]-Y[0])
 	if area == 0 || math.IsNaN(area) || (cull && area < 0) {
-		return
+		return st, false
 	}
 	inv := 1 / area
-	x0 := max(0, int(math.Ceil(min(X[0], X[1], X[2])-0.5)))
-	x1 := min(v.w-1, int(math.Floor(max(X[0], X[1], X[2])-0.5)))
-	y0 := max(0, int(math.Ceil(min(Y[0], Y[1], Y[2])-0.5)))
-	y1 := min(v.h-1, int(math.Floor(max(Y[0], Y[1], Y[2])-0.5)))
-	if x0 > x1 || y0 > y1 {
-		return
+	st.x0 = max(0, int(math.Ceil(min(X[0], X[1], X[2])-0.5)))
+	st.x1 = min(w-1, int(math.Floor(max(X[0], X[1], X[2])-0.5)))
+	st.y0 = max(0, int(math.Ceil(min(Y[0], Y[1], Y[2])-0.5)))
+	st.y1 = min(h-1, int(math.Floor(max(Y[0], Y[1], Y[2])-0.5)))
+	if st.x0 > st.x1 || st.y0 > st.y1 {
+		return st, false
 	}
-	// Normalised edge functions e_k(x, y) = A_k x + B_k y + C_k, the weight
-	// of vertex k.
-	var A, B, C [3]float64
 	for k := 0; k < 3; k++ {
 		i, j := (k+1)%3, (k+2)%3
-		A[k] = -(Y[j] - Y[i]) * inv
-		B[k] = (X[j] - X[i]) * inv
-		C[k] = ((X[j]-X[i])*(-Y[i]) + (Y[j]-Y[i])*X[i]) * inv
+		st.A[k] = -(Y[j] - Y[i]) * inv
+		st.B[k] = (X[j] - X[i]) * inv
+		st.C[k] = ((X[j]-X[i])*(-Y[i]) + (Y[j]-Y[i])*X[i]) * inv
 	}
-	for y := y0; y <= y1; y++ {
-		py := float64(y) + 0.5
-		row := y * v.w
-		for x := x0; x <= x1; x++ {
-			px := float64(x) + 0.5
-			e0 := A[0]*px + B[0]*py + C[0]
-			e1 := A[1]*px + B[1]*py + C[1]
-			e2 := A[2]*px + B[2]*py + C[2]
-			if e0 < 0 || e1 < 0 || e2 < 0 {
-				continue
+	st.tri = tri
+	return st, true
+}
+
+// rasterBand draws tris into rows [ya, yb) in submission order (so the
+// depth test resolves ties as GL does).
+func (v *visBuf) rasterBand(tris []stri, ya, yb int) {
+	for ti := range tris {
+		st := &tris[ti]
+		y0, y1 := max(st.y0, ya), min(st.y1, yb-1)
+		A, B, C, Z, IW := &st.A, &st.B, &st.C, &st.Z, &st.IW
+		for y := y0; y <= y1; y++ {
+			py := float64(y) + 0.5
+			row := y * v.w
+			for x := st.x0; x <= st.x1; x++ {
+				px := float64(x) + 0.5
+				e0 := A[0]*px + B[0]*py + C[0]
+				e1 := A[1]*px + B[1]*py + C[1]
+				e2 := A[2]*px + B[2]*py + C[2]
+				if e0 < 0 || e1 < 0 || e2 < 0 {
+					continue
+				}
+				z := float32(e0*Z[0] + e1*Z[1] + e2*Z[2])
+				i := row + x
+				if !(z < v.z[i]) || z < 0 {
+					continue
+				}
+				v.z[i] = z
+				if v.tri == nil {
+					continue
+				}
+				v.tri[i] = st.tri
+				q0, q1, q2 := e0*IW[0], e1*IW[1], e2*IW[2]
+				s := 1 / (q0 + q1 + q2)
+				q0, q1, q2 = q0*s, q1*s, q2*s
+				v.b1[i] = float32(q0*st.bary[0][1] + q1*st.bary[1][1] + q2*st.bary[2][1])
+				v.b2[i] = float32(q0*st.bary[0][2] + q1*st.bary[1][2] + q2*st.bary[2][2])
 			}
-			z := float32(e0*Z[0] + e1*Z[1] + e2*Z[2])
-			i := row + x
-			if !(z < v.z[i]) || z < 0 {
-				continue
-			}
-			v.z[i] = z
-			if v.tri == nil {
-				continue
-			}
-			v.tri[i] = tri
-			q0, q1, q2 := e0*IW[0], e1*IW[1], e2*IW[2]
-			s := 1 / (q0 + q1 + q2)
-			q0, q1, q2 = q0*s, q1*s, q2*s
-			v.b1[i] = float32(q0*a.b[1] + q1*b.b[1] + q2*c.b[1])
-			v.b2[i] = float32(q0*a.b[2] + q1*b.b[2] + q2*c.b[2])
 		}
 	}
 }
@@ -291,10 +341,29 @@ func (v *visBuf) tri3(a, b, c *cvert, tri int32, cull bool) {
 // shadeInto shades every pixel of r.vis into pix (top row first) and fills
 // depth and seg when non-nil.
 func (r *softRenderer) shadeInto(fp *frameParams, pix []uint8, stride, w, h int, depth []float32, seg []int32, ssize int) {
+	bands := r.bands(w, h)
+	if bands == 1 {
+		r.shadeRows(fp, pix, stride, w, h, depth, seg, ssize, 0, h)
+		return
+	}
+	var wg sync.WaitGroup
+	for k := 0; k < bands; k++ {
+		y0, y1 := k*h/bands, (k+1)*h/bands
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.shadeRows(fp, pix, stride, w, h, depth, seg, ssize, y0, y1)
+		}()
+	}
+	wg.Wait()
+}
+
+// shadeRows shades visibility rows [ya, yb) (GL order, bottom first).
+func (r *softRenderer) shadeRows(fp *frameParams, pix []uint8, stride, w, h int, depth []float32, seg []int32, ssize, ya, yb int) {
 	verts, idx, mats := r.b.verts, r.b.idx, r.b.mats
 	bg := [3]uint8{to8(fp.background[0]), to8(fp.background[1]), to8(fp.background[2])}
 	var lit [MaxLights]float32
-	for y := 0; y < h; y++ {
+	for y := ya; y < yb; y++ {
 		out := h - 1 - y
 		for x := 0; x < w; x++ {
 			i := y*w + x
