@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/vlmrb/vlmrb/control"
@@ -271,5 +272,36 @@ func TestExpertToleratesNoise(t *testing.T) {
 				t.Errorf("%s: noisy expert succeeded in %d/10 episodes", name, ok)
 			}
 		})
+	}
+}
+
+// TestColorsMatchScene checks the colours a task exposes for the pixel
+// scorer are the colours its scene actually draws: some shape carries each
+// of Object, Goal and Gripper, and the object's colour word appears in the
+// description.
+func TestColorsMatchScene(t *testing.T) {
+	t.Parallel()
+	words := map[[3]uint8]string{rgbRed: "red", rgbGreen: "green", rgbYellow: "yellow", rgbBlack: "black", rgbGripper: "gripper", rgbWhite: "button"}
+	for _, name := range Names() {
+		e, err := Make(name, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := e.Colors()
+		for role, want := range map[string][3]uint8{"object": c.Object, "goal": c.Goal, "gripper": c.Gripper} {
+			found := false
+			for _, sh := range e.Model().Shapes {
+				if sh.Color == rgba(want) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				t.Errorf("%s: no shape is drawn in the %s colour %v", name, role, want)
+			}
+		}
+		if w, ok := words[c.Object]; !ok || !strings.Contains(e.Description(), w) {
+			t.Errorf("%s: description %q does not name the object colour %v", name, e.Description(), c.Object)
+		}
 	}
 }
