@@ -127,6 +127,12 @@ func (r *runner) setup(ctx context.Context) error {
 		if err != nil {
 			return &ConfigError{Msg: fmt.Sprintf("cannot resume: %v; start the run again without --resume (or pick the right RUN_DIR)", err)}
 		}
+		// the buffer is restored into storage of the size it was saved with
+		saved := DefaultConfig()
+		if err := LoadConfigFile(filepath.Join(cfg.Out, "config.yaml"), &saved); err != nil {
+			return &ConfigError{Msg: fmt.Sprintf("cannot resume: %v", err)}
+		}
+		cfg.Buffer.Capacity = saved.Buffer.Capacity
 	} else {
 		if _, err := os.Stat(filepath.Join(cfg.Out, "config.yaml")); err == nil {
 			return &ConfigError{Msg: fmt.Sprintf("run directory %s already holds a run; continue it with --resume %s, or choose another --out", cfg.Out, cfg.Out)}

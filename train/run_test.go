@@ -1,0 +1,83 @@
+package train
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+)
+
+// tinyConfig is a budget that runs in about a second, even under -race.
+func tinyConfig(out, replay string) Config {
+	c := DefaultConfig()
+	c.Task, c.Replay, c.Scorer, c.Out = "reach", replay, "oracle", out
+	c.Steps, c.NumEnvs, c.MaxEpisodeLen = 200, 2, 50
+	c.SAC.LearningStarts, c.SAC.BatchSize, c.SAC.Hidden = 100, 16, []int{8, 8}
+	c.Eval = EvalConfig{Every: 0, Episodes: 1, GIF: false}
+	c.Log.Every, c.Ckpt.Every = 100, 100
+	return c
+}
+
+func TestRunThenResumeContinues(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "run")
+	c := tinyConfig(out, "vlmrb")
+	res, err := Run(context.Background(), c, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Step != 200 || res.Updates == 0 || res.FinalEval == nil || res.Checkpoint == "" {
+		t.Fatalf("result %+v", res)
+	}
+	// the run directory is not reused by accident
+	if _, err := Run(context.Background(), c, Options{}); !errors.As(err, new(*ConfigError)) {
+		t.Fatalf("second run into %s: %v", out, err)
+	}
+	c.Steps = 300
+	res2, err := Run(context.Background(), c, Options{Resume: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res2.Resumed || res2.ResumedFrom != 200 || res2.Step != 300 || res2.Updates <= res.Updates {
+		t.Fatalf("resumed result %+v after %+v", res2, res)
+	}
+	rows, err := ReadMetricsJSONL(filepath.Join(out, "metrics.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := int64(0)
+	for _, r := range rows {
+		if r.Step < last {
+			t.Fatalf("metrics go back from %d to %d", last, r.Step)
+		}
+		last = r.Step
+	}
+	if last != 300 {
+		t.Fatalf("last row at %d", last)
+	}
+}
+
+func TestRunCancelledCheckpoints(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "run")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := Run(ctx, tinyConfig(out, "per"), Options{})
+	if !errors.Is(err, context.Canceled) || res == nil || !res.Interrupted {
+		t.Fatalf("err %v res %+v", err, res)
+	}
+	if _, m, err := LatestCheckpoint(out); err != nil || m.Step != 0 {
+		t.Fatalf("checkpoint after cancel: %+v %v", m, err)
+	}
+}
+
+func TestRunUnknownTaskIsConfigError(t *testing.T) {
+	t.Parallel()
+	c := tinyConfig(filepath.Join(t.TempDir(), "run"), "uniform")
+	c.Task = "juggle"
+	_, err := Run(context.Background(), c, Options{})
+	var ce *ConfigError
+	if !errors.As(err, &ce) {
+		t.Fatalf("err %v, want *ConfigError", err)
+	}
+}
