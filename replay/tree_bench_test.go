@@ -58,3 +58,4 @@ func BenchmarkTreeDescentSmall(b *testing.B) {
 	}
 	reportBatches(b, n, clk)
 }
+
