@@ -736,7 +736,7 @@ func TestSimCamera(t *testing.T) {
 
 func TestSin32(t *testing.T) {
 	for x := -2000.0; x < 2000; x += 0.0137 {
-		if d := math.Abs(float64(sin32(float32(x))) - math.Sin(float64(float32(x)))); d > 1e-5 {
+		if d := math.Abs(float64(sin32(float32(x))) - math.Sin(float64(float32(x)))); d > 2e-6 {
 			t.Fatalf("sin32(%g) off by %g", x, d)
 		}
 	}
