@@ -10,9 +10,13 @@ import (
 // simulated clips carry (Clip.Progress, in [0,1] per frame). It is an upper
 // bound for ablations, not something a real robot has.
 //
-// Score = MaxWeight·max_k P_k + GainWeight·clamp((P_last − P_first)/GainScale, 0, 1),
-// normalised by MaxWeight+GainWeight: a clip scores high when it reaches a
-// late stage of the task or makes clear progress within the clip.
+// With P = max_k P_k and G = clamp((P_last − P_first)/GainScale, 0, 1),
+//
+//	Score = max(P, (MaxWeight·P + GainWeight·G)/(MaxWeight + GainWeight)):
+//
+// a clip scores high when it shows a late stage of the task anywhere in it
+// (holding a success counts fully, like VLM-RB's "goal satisfaction
+// anywhere in the clip") or makes clear progress within it.
 type OracleScorer struct {
 	MaxWeight  float64 // weight of the highest progress reached (default 0.5)
 	GainWeight float64 // weight of the progress made within the clip (default 0.5)
@@ -47,7 +51,7 @@ func (o OracleScorer) Score(ctx context.Context, c *Clip) (Score, error) {
 		hi = max(hi, v)
 	}
 	gain := clamp01((p[n-1] - p[0]) / gs)
-	v := (max(wm, 0)*clamp01(hi) + max(wg, 0)*gain) / (max(wm, 0) + max(wg, 0))
+	v := max(clamp01(hi), (max(wm, 0)*clamp01(hi)+max(wg, 0)*gain)/(max(wm, 0)+max(wg, 0)))
 	return Score{Value: v, Method: "oracle"}, nil
 }
 

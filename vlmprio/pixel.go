@@ -5,14 +5,22 @@ import (
 	"errors"
 	"image"
 	"math"
+	"sync"
 )
 
-// ColorKey selects the pixels of one scene element by colour: a pixel
-// matches when its Euclidean RGB distance to (R,G,B) is at most Tol
-// (0–441). Tol 0 means the element is not used.
+// ColorKey selects the pixels of one scene element by colour. Lighting
+// scales a surface's colour, so a pixel is first rescaled to the key's
+// brightness (R+G+B), provided the two brightnesses differ by at most a
+// factor Lighting; it matches when the rescaled pixel is within Euclidean
+// RGB distance Tol (0–441) of (R,G,B). Tol 0 means the element is not
+// used. Very dark keys (R+G+B < 60) are matched without rescaling.
 type ColorKey struct {
 	R, G, B uint8
 	Tol     float64
+	// Lighting is the largest brightness ratio between pixel and key that
+	// still matches (default 2: shadowed to twice as dark, lit to twice as
+	// bright; 1 disables rescaling).
+	Lighting float64
 }
 
 // Enabled reports whether the key is in use.
@@ -50,7 +58,7 @@ type PixelSpec struct {
 type PixelScorer struct {
 	Spec PixelSpec
 	// MaxSide subsamples each frame so its long side has at most this many
-	// pixels (default 96).
+	// pixels (default 128).
 	MaxSide int
 	// Frames is how many frames of the clip are examined, evenly spread
 	// with the first and last kept (default 16; 0 or more than the clip
@@ -58,10 +66,79 @@ type PixelScorer struct {
 	Frames int
 	// Weights of approach, contact, lift and goal (default 1 each).
 	Weights [4]float64
+	// MovingGoal turns off the static-goal assumption. By default the goal
+	// marker is taken to be fixed in the image for an episode (a fixed
+	// camera, MetaWorld-style goals): each frame uses the mean of its
+	// visible positions in the clip, and when the gripper or object hides
+	// it for a whole clip — typically because it sits on the goal — the
+	// position last seen in an earlier clip of the same env and episode.
+	MovingGoal bool
+
+	memMu  sync.Mutex
+	goals  map[episodeKey][2]float64 // last seen goal centroid per episode
+	goalsQ []episodeKey              // FIFO for bounding goals
 }
+
+type episodeKey struct {
+	env int
+	ep  int64
+}
+
+// goalMemory bounds the episodes whose goal position is remembered.
+const goalMemory = 4096
 
 // NewPixelScorer returns a pixel scorer with default settings.
 func NewPixelScorer(spec PixelSpec) *PixelScorer { return &PixelScorer{Spec: spec} }
+
+// staticGoal replaces the goal blobs with the clip's mean visible goal
+// position (remembering it for the episode) or, when the goal is hidden in
+// the whole clip, the remembered position.
+func (p *PixelScorer) staticGoal(c *Clip, blobs [][3]blob, minPix int) {
+	const goal = 1
+	var sx, sy float64
+	var n int
+	var ref blob
+	for k := range blobs {
+		if b := blobs[k][goal]; b.n >= minPix {
+			sx, sy = sx+b.cx, sy+b.cy
+			n++
+			ref = b
+		}
+	}
+	key := episodeKey{c.Env, c.Episode}
+	p.memMu.Lock()
+	defer p.memMu.Unlock()
+	var pos [2]float64
+	if n > 0 {
+		pos = [2]float64{sx / float64(n), sy / float64(n)}
+		if p.goals == nil {
+			p.goals = make(map[episodeKey][2]float64)
+		}
+		if _, ok := p.goals[key]; !ok {
+			if len(p.goalsQ) >= goalMemory {
+				delete(p.goals, p.goalsQ[0])
+				p.goalsQ = p.goalsQ[1:]
+			}
+			p.goalsQ = append(p.goalsQ, key)
+		}
+		p.goals[key] = pos
+	} else {
+		var ok bool
+		if pos, ok = p.goals[key]; !ok {
+			return
+		}
+		ref = blob{n: minPix}
+	}
+	// a static marker: same position in every frame, box shifted with it
+	for k := range blobs {
+		b := ref
+		b.x0, b.x1 = b.x0-b.cx+pos[0], b.x1-b.cx+pos[0]
+		b.y0, b.y1 = b.y0-b.cy+pos[1], b.y1-b.cy+pos[1]
+		b.cx, b.cy = pos[0], pos[1]
+		b.n = max(b.n, minPix)
+		blobs[k][goal] = b
+	}
+}
 
 // Tuning constants, in units of the image diagonal.
 const (
@@ -70,6 +147,11 @@ const (
 	pixContactMargin = 0.02 // bounding boxes within this margin touch
 	pixLiftScale     = 0.06 // rising this much is full lift credit
 	pixGoalScale     = 0.15 // moving this much closer to the goal is full credit
+	// pixProgressShare is the share of the approach and goal features that
+	// rewards change within the clip; the rest rewards ending up near. A
+	// random policy that starts near the object earns "near" without doing
+	// anything, so change weighs more.
+	pixProgressShare = 0.5
 )
 
 // blob is one element's mask statistics in one frame.
@@ -79,17 +161,56 @@ type blob struct {
 	x0, y0, x1, y1 float64 // bounding box (fraction of diagonal)
 }
 
-// Score implements Scorer.
+// Feature indices of PixelFeatures.
+const (
+	FeatApproach = iota
+	FeatContact
+	FeatLift
+	FeatGoal
+)
+
+// PixelFeatures are the pixel scorer's per-clip features in [0,1]
+// (approach, contact, lift, goal) and which of them could be measured.
+type PixelFeatures struct {
+	Value [4]float64
+	Valid [4]bool
+}
+
+// Score implements Scorer: the weighted mean of the valid features.
 func (p *PixelScorer) Score(ctx context.Context, c *Clip) (Score, error) {
 	if err := ctx.Err(); err != nil {
 		return Score{}, &ScoreError{Kind: KindCanceled, Err: err}
 	}
+	f, err := p.Features(c)
+	if err != nil {
+		return Score{}, err
+	}
+	w := p.Weights
+	if w == [4]float64{} {
+		w = [4]float64{1, 1, 1, 1}
+	}
+	var sum, wsum float64
+	for i := range f.Value {
+		if f.Valid[i] && w[i] > 0 {
+			sum += w[i] * f.Value[i]
+			wsum += w[i]
+		}
+	}
+	if wsum == 0 {
+		return Score{}, &ScoreError{Kind: KindInput, Err: errors.New("pixel scorer: no element of the PixelSpec is visible in the clip")}
+	}
+	return Score{Value: clamp01(sum / wsum), Method: "pixel"}, nil
+}
+
+// Features measures the clip's features; Score combines them.
+func (p *PixelScorer) Features(c *Clip) (PixelFeatures, error) {
+	var f PixelFeatures
 	if c == nil || len(c.Frames) == 0 {
-		return Score{}, &ScoreError{Kind: KindInput, Err: ErrEmptyClip}
+		return f, &ScoreError{Kind: KindInput, Err: ErrEmptyClip}
 	}
 	sp := p.Spec
 	if !sp.Object.Enabled() && !sp.Goal.Enabled() && !sp.Gripper.Enabled() {
-		return Score{}, &ScoreError{Kind: KindInput, Err: errors.New("pixel scorer: PixelSpec has no colours (set Tol > 0 on object, goal or gripper)")}
+		return f, &ScoreError{Kind: KindInput, Err: errors.New("pixel scorer: PixelSpec has no colours (set Tol > 0 on object, goal or gripper)")}
 	}
 	n := len(c.Frames) - c.Padded
 	if n <= 0 {
@@ -105,7 +226,7 @@ func (p *PixelScorer) Score(ctx context.Context, c *Clip) (Score, error) {
 	for _, i := range idx {
 		img := c.Frames[i].Image
 		if img == nil {
-			return Score{}, &ScoreError{Kind: KindInput, Err: errors.New("pixel scorer: clip frame has no image")}
+			return f, &ScoreError{Kind: KindInput, Err: errors.New("pixel scorer: clip frame has no image")}
 		}
 		blobs = append(blobs, p.segment(img, &keys))
 	}
@@ -113,17 +234,14 @@ func (p *PixelScorer) Score(ctx context.Context, c *Clip) (Score, error) {
 	if minPix <= 0 {
 		minPix = 3
 	}
+	if sp.Goal.Enabled() && !p.MovingGoal {
+		p.staticGoal(c, blobs, minPix)
+	}
 	vis := func(k, e int) bool { return blobs[k][e].n >= minPix }
 	const obj, goal, grip = 0, 1, 2
-	w := p.Weights
-	if w == [4]float64{} {
-		w = [4]float64{1, 1, 1, 1}
-	}
-	var sum, wsum float64
 	add := func(i int, v float64, ok bool) {
-		if ok && w[i] > 0 {
-			sum += w[i] * v
-			wsum += w[i]
+		if ok {
+			f.Value[i], f.Valid[i] = v, true
 		}
 	}
 	// mover is what must reach the goal: the object, or the gripper in reach tasks
@@ -139,7 +257,7 @@ func (p *PixelScorer) Score(ctx context.Context, c *Clip) (Score, error) {
 	if sp.Gripper.Enabled() && keys[target].Enabled() {
 		d := series(blobs, vis, grip, target, centroidDist)
 		if first, _, lo, ok := d.stats(); ok {
-			add(0, 0.5*clamp01((first-lo)/pixApproachScale)+0.5*clamp01(1-lo/pixNearDist), true)
+			add(0, pixProgressShare*clamp01((first-lo)/pixApproachScale)+(1-pixProgressShare)*clamp01(1-lo/pixNearDist), true)
 		}
 	}
 	if sp.Gripper.Enabled() && sp.Object.Enabled() {
@@ -176,13 +294,10 @@ func (p *PixelScorer) Score(ctx context.Context, c *Clip) (Score, error) {
 	if sp.Goal.Enabled() && keys[mover].Enabled() {
 		d := series(blobs, vis, mover, goal, centroidDist)
 		if first, last, lo, ok := d.stats(); ok {
-			add(3, 0.5*clamp01((first-last)/pixGoalScale)+0.5*clamp01(1-lo/pixNearDist), true)
+			add(3, pixProgressShare*clamp01((first-last)/pixGoalScale)+(1-pixProgressShare)*clamp01(1-lo/pixNearDist), true)
 		}
 	}
-	if wsum == 0 {
-		return Score{}, &ScoreError{Kind: KindInput, Err: errors.New("pixel scorer: no element of the PixelSpec is visible in the clip")}
-	}
-	return Score{Value: clamp01(sum / wsum), Method: "pixel"}, nil
+	return f, nil
 }
 
 // distSeries holds a per-frame distance, NaN where an element is hidden.
@@ -227,13 +342,13 @@ func (p *PixelScorer) segment(img *image.RGBA, keys *[3]ColorKey) [3]blob {
 	w, h := r.Dx(), r.Dy()
 	maxSide := p.MaxSide
 	if maxSide <= 0 {
-		maxSide = 96
+		maxSide = 128
 	}
 	step := max((max(w, h)+maxSide-1)/maxSide, 1)
 	diag := math.Hypot(float64(w), float64(h))
-	var tol2 [3]float64
+	var m [3]matcher
 	for e := range keys {
-		tol2[e] = keys[e].Tol * keys[e].Tol
+		m[e] = newMatcher(keys[e])
 	}
 	var out [3]blob
 	var sx, sy [3]float64
@@ -245,20 +360,16 @@ func (p *PixelScorer) segment(img *image.RGBA, keys *[3]ColorKey) [3]blob {
 		row := img.Pix[y*img.Stride:]
 		for x := 0; x < w; x += step {
 			px := row[4*x : 4*x+3 : 4*x+3]
-			for e := range keys {
-				if tol2[e] == 0 {
+			r, g, b := float64(px[0]), float64(px[1]), float64(px[2])
+			for e := range m {
+				if !m[e].match(r, g, b) {
 					continue
 				}
-				dr := float64(px[0]) - float64(keys[e].R)
-				dg := float64(px[1]) - float64(keys[e].G)
-				db := float64(px[2]) - float64(keys[e].B)
-				if dr*dr+dg*dg+db*db <= tol2[e] {
-					out[e].n++
-					sx[e] += float64(x)
-					sy[e] += float64(y)
-					x0[e], x1[e] = min(x0[e], x), max(x1[e], x)
-					y0[e], y1[e] = min(y0[e], y), max(y1[e], y)
-				}
+				out[e].n++
+				sx[e] += float64(x)
+				sy[e] += float64(y)
+				x0[e], x1[e] = min(x0[e], x), max(x1[e], x)
+				y0[e], y1[e] = min(y0[e], y), max(y1[e], y)
 			}
 		}
 	}
@@ -272,4 +383,50 @@ func (p *PixelScorer) segment(img *image.RGBA, keys *[3]ColorKey) [3]blob {
 		out[e].x1, out[e].y1 = float64(x1[e]+step)/diag, float64(y1[e]+step)/diag
 	}
 	return out
+}
+
+// matcher is a ColorKey prepared for the pixel loop.
+type matcher struct {
+	on      bool
+	r, g, b float64
+	sum     float64 // key brightness R+G+B
+	lo, hi  float64 // accepted pixel brightness range
+	tol2    float64
+	rescale bool
+}
+
+// darkKey is the key brightness (R+G+B) below which rescaling is off.
+const darkKey = 60
+
+func newMatcher(k ColorKey) matcher {
+	if !k.Enabled() {
+		return matcher{}
+	}
+	m := matcher{on: true, r: float64(k.R), g: float64(k.G), b: float64(k.B), tol2: k.Tol * k.Tol}
+	m.sum = m.r + m.g + m.b
+	l := k.Lighting
+	if l <= 0 {
+		l = 2
+	}
+	if l > 1 && m.sum >= darkKey {
+		m.rescale = true
+		m.lo, m.hi = m.sum/l, m.sum*l
+	}
+	return m
+}
+
+func (m *matcher) match(r, g, b float64) bool {
+	if !m.on {
+		return false
+	}
+	if m.rescale {
+		s := r + g + b
+		if s < m.lo || s > m.hi {
+			return false
+		}
+		f := m.sum / s
+		r, g, b = r*f, g*f, b*f
+	}
+	dr, dg, db := r-m.r, g-m.g, b-m.b
+	return dr*dr+dg*dg+db*db <= m.tol2
 }

@@ -115,8 +115,13 @@ func TestOracleScoreFormula(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 0.5·max(0.3) + 0.5·clamp((0.3−0.2)/0.1) = 0.15 + 0.5
+	// max(0.3, 0.5·0.3 + 0.5·clamp((0.3−0.2)/0.1)) = max(0.3, 0.65)
 	if want := 0.65; sc.Value < want-1e-12 || sc.Value > want+1e-12 {
 		t.Fatalf("oracle %v, want %v", sc.Value, want)
+	}
+	// holding a success scores fully although nothing changes
+	sc, err = OracleScorer{}.Score(context.Background(), &Clip{Progress: []float64{1, 1, 1}})
+	if err != nil || sc.Value != 1 {
+		t.Fatalf("idle at success: %v, %v; want 1", sc.Value, err)
 	}
 }

@@ -67,7 +67,7 @@ func taskClips(t *testing.T, name string, expert bool, steps int, seed uint64) [
 func TestOracleRanksTaskExpertAboveRandom(t *testing.T) {
 	t.Parallel()
 	seeds := 3
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		seeds = 1
 	}
 	for _, name := range []string{"reach", "push", "pick-place"} {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package vlmprio_test
+
+const raceEnabled = false
