@@ -58,4 +58,3 @@ func BenchmarkTreeDescentSmall(b *testing.B) {
 	}
 	reportBatches(b, n, clk)
 }
-
