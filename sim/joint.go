@@ -68,12 +68,17 @@ func updateJoints(m *Model, s *State, h float64, first bool) {
 			kax = j.axis.Dot(p.invI.MulVec(j.axis)) + j.axis.Dot(c.invI.MulVec(j.axis))
 		} else {
 			j.sP = j.rP.Add(j.d)
-			k11 := rowK(mP, mC, &p.invI, &c.invI, j.sP, j.rC, j.t1, j.t1)
-			k12 := rowK(mP, mC, &p.invI, &c.invI, j.sP, j.rC, j.t1, j.t2)
-			k22 := rowK(mP, mC, &p.invI, &c.invI, j.sP, j.rC, j.t2, j.t2)
+			// angular Jacobians of the rows t1, t2, axis and their images
+			for r, u := range [3]Vec3{j.t1, j.t2, j.axis} {
+				j.pS[r], j.pC[r] = j.sP.Cross(u), j.rC.Cross(u)
+				j.iS[r], j.iC[r] = p.invI.MulVec(j.pS[r]), c.invI.MulVec(j.pC[r])
+			}
+			k11 := mP + mC + j.pS[0].Dot(j.iS[0]) + j.pC[0].Dot(j.iC[0])
+			k12 := j.pS[0].Dot(j.iS[1]) + j.pC[0].Dot(j.iC[1])
+			k22 := mP + mC + j.pS[1].Dot(j.iS[1]) + j.pC[1].Dot(j.iC[1])
 			j.kLin = inverse2(k11, k12, k12, k22)
 			j.q = j.d.Dot(j.axis)
-			kax = rowK(mP, mC, &p.invI, &c.invI, j.sP, j.rC, j.axis, j.axis)
+			kax = mP + mC + j.pS[2].Dot(j.iS[2]) + j.pC[2].Dot(j.iC[2])
 		}
 		j.axMass = 0
 		if kax > 0 {
@@ -122,13 +127,6 @@ func addSkewInertia(k *Mat3, in *Mat3, r Vec3) {
 	}
 }
 
-// rowK returns u·(M⁻¹-weighted) v for linear rows u, v with levers sP, rC.
-func rowK(mP, mC float64, iP, iC *Mat3, sP, rC, u, v Vec3) float64 {
-	su, sv := sP.Cross(u), sP.Cross(v)
-	cu, cv := rC.Cross(u), rC.Cross(v)
-	return (mP+mC)*u.Dot(v) + su.Dot(iP.MulVec(sv)) + cu.Dot(iC.MulVec(cv))
-}
-
 // inverse2 returns the inverse of [[a b][c d]] in the top-left of a Mat3.
 func inverse2(a, b, c, d float64) Mat3 {
 	det := a*d - b*c
@@ -158,7 +156,7 @@ func warmStartJoints(ws *workspace) {
 			applyImpulse(p, c, j.rP, j.rC, j.linImp)
 			applyAngular(p, c, j.angImp.Add(j.axis.Scale(j.totalAxial())))
 		case Prismatic:
-			applyImpulse(p, c, j.sP, j.rC, j.linImp.Add(j.axis.Scale(j.totalAxial())))
+			prismaticImpulse(j, p, c, j.linImp.Dot(j.t1), j.linImp.Dot(j.t2), j.totalAxial())
 			applyAngular(p, c, j.angImp)
 		}
 	}
@@ -194,15 +192,14 @@ func solveJoints(ws *workspace, h, invH float64, useBias bool) {
 			j.linImp = j.linImp.Add(imp)
 			applyImpulse(p, c, j.rP, j.rC, imp)
 		case Prismatic:
-			cdot := c.v.Add(c.w.Cross(j.rC)).Sub(p.v.Add(p.w.Cross(j.sP)))
-			b1 := cdot.Dot(j.t1) + soft.biasRate*j.d.Dot(j.t1)
-			b2 := cdot.Dot(j.t2) + soft.biasRate*j.d.Dot(j.t2)
+			dv := c.v.Sub(p.v)
+			b1 := dv.Dot(j.t1) + j.pC[0].Dot(c.w) - j.pS[0].Dot(p.w) + soft.biasRate*j.d.Dot(j.t1)
+			b2 := dv.Dot(j.t2) + j.pC[1].Dot(c.w) - j.pS[1].Dot(p.w) + soft.biasRate*j.d.Dot(j.t2)
 			a1, a2 := j.linImp.Dot(j.t1), j.linImp.Dot(j.t2)
 			l1 := -soft.massScale*(j.kLin[0]*b1+j.kLin[1]*b2) - soft.impulseScale*a1
 			l2 := -soft.massScale*(j.kLin[3]*b1+j.kLin[4]*b2) - soft.impulseScale*a2
-			imp := j.t1.Scale(l1).AddScaled(j.t2, l2)
-			j.linImp = j.linImp.Add(imp)
-			applyImpulse(p, c, j.sP, j.rC, imp)
+			j.linImp = j.linImp.Add(j.t1.Scale(l1).AddScaled(j.t2, l2))
+			prismaticImpulse(j, p, c, l1, l2, 0)
 		}
 		switch j.kind {
 		case Weld, Prismatic:
@@ -230,7 +227,21 @@ func axisVel(j *jointSim, p, c *bodySim) float64 {
 	if j.kind == Revolute {
 		return c.w.Sub(p.w).Dot(j.axis)
 	}
-	return c.v.Add(c.w.Cross(j.rC)).Sub(p.v.Add(p.w.Cross(j.sP))).Dot(j.axis)
+	return c.v.Sub(p.v).Dot(j.axis) + j.pC[2].Dot(c.w) - j.pS[2].Dot(p.w)
+}
+
+// prismaticImpulse applies impulses l1, l2 (perpendicular rows) and la
+// (axis) of a prismatic joint with the precomputed Jacobians.
+func prismaticImpulse(j *jointSim, p, c *bodySim, l1, l2, la float64) {
+	lin := j.t1.Scale(l1).AddScaled(j.t2, l2).AddScaled(j.axis, la)
+	if p.invMass > 0 {
+		p.v = p.v.AddScaled(lin, -p.invMass)
+		p.w = p.w.Sub(j.iS[0].Scale(l1).AddScaled(j.iS[1], l2).AddScaled(j.iS[2], la))
+	}
+	if c.invMass > 0 {
+		c.v = c.v.AddScaled(lin, c.invMass)
+		c.w = c.w.Add(j.iC[0].Scale(l1).AddScaled(j.iC[1], l2).AddScaled(j.iC[2], la))
+	}
 }
 
 // applyAxial applies impulse (N·s or N·m·s) along the joint axis.
@@ -239,7 +250,7 @@ func applyAxial(j *jointSim, p, c *bodySim, imp float64) {
 		applyAngular(p, c, j.axis.Scale(imp))
 		return
 	}
-	applyImpulse(p, c, j.sP, j.rC, j.axis.Scale(imp))
+	prismaticImpulse(j, p, c, 0, 0, imp)
 }
 
 // solveAxis solves the spring-damper, PD motor and limit rows of a

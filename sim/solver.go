@@ -119,9 +119,11 @@ type jointSim struct {
 	kp, kd, maxF     float64
 	lower, upper     float64
 	slop             float64 // limit violation left to the relax stage (m or rad)
-	ctrl             int32
-	soft             softness // rigid rows (linear rows of a weld)
-	angSoft          softness // angular rows of a weld
+	// prismatic rows t1, t2, axis: sP×u, rC×u and their inverse-inertia images
+	pS, pC, iS, iC [3]Vec3
+	ctrl           int32
+	soft           softness // rigid rows (linear rows of a weld)
+	angSoft        softness // angular rows of a weld
 	// per-substep geometry
 	rP, rC  Vec3 // world levers (m)
 	sP      Vec3 // rP + d for prismatic rows
