@@ -72,7 +72,7 @@ func measure(b *testing.B, src frame.Source, children bool) {
 		n++
 	}
 	el := time.Since(start)
-	src.Close()
+	_ = src.Close()
 	cpu := cpuTime(false) - cpu0
 	if children {
 		cpu += cpuTime(true) - child0
@@ -88,7 +88,7 @@ func pacedMJPEG(jpg []byte, rate int) http.Handler {
 		tick := time.NewTicker(time.Second / time.Duration(rate))
 		defer tick.Stop()
 		for {
-			fmt.Fprintf(w, "--ffmpeg\r\nContent-type: image/jpeg\r\nContent-length: %d\r\n\r\n", len(jpg))
+			_, _ = fmt.Fprintf(w, "--ffmpeg\r\nContent-type: image/jpeg\r\nContent-length: %d\r\n\r\n", len(jpg))
 			if _, err := w.Write(jpg); err != nil {
 				return
 			}
@@ -205,8 +205,8 @@ func benchH264(b *testing.B) [][][]byte {
 	raw := ffmpegOut(b, "-f", "lavfi", "-i", fmt.Sprintf("testsrc2=size=%dx%d:rate=30", benchW, benchH),
 		"-frames:v", "60", "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-pix_fmt", "yuv420p",
 		"-g", "30", "-x264-params", "aud=1:repeat-headers=1", "-f", "h264", "pipe:1")
-	nalus, err := h264.AnnexBUnmarshal(raw)
-	if err != nil {
+	var nalus h264.AnnexB
+	if err := nalus.Unmarshal(raw); err != nil {
 		b.Fatal(err)
 	}
 	var aus [][][]byte

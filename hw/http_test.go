@@ -42,15 +42,15 @@ func (m *mjpgStreamer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "multipart/x-mixed-replace;boundary=boundarydonotcross")
 	fl := w.(http.Flusher)
 	for _, f := range m.frames {
-		fmt.Fprintf(w, "--boundarydonotcross\r\nContent-Type: image/jpeg\r\n")
+		_, _ = fmt.Fprintf(w, "--boundarydonotcross\r\nContent-Type: image/jpeg\r\n")
 		if !m.noLength {
-			fmt.Fprintf(w, "Content-Length: %d\r\n", len(f))
+			_, _ = fmt.Fprintf(w, "Content-Length: %d\r\n", len(f))
 		}
-		fmt.Fprintf(w, "X-Timestamp: 0.0\r\n\r\n")
+		_, _ = fmt.Fprintf(w, "X-Timestamp: 0.0\r\n\r\n")
 		if _, err := w.Write(f); err != nil {
 			return
 		}
-		fmt.Fprintf(w, "\r\n")
+		_, _ = fmt.Fprintf(w, "\r\n")
 		fl.Flush()
 	}
 	if m.hold {
@@ -109,7 +109,7 @@ func TestMJPEGBasicAuthAndRedaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer src.Close()
+	defer func() { _ = src.Close() }()
 	var f frame.Frame
 	for i := 0; i < 3; i++ {
 		if err := src.Next(ctx, &f); err != nil {
@@ -147,7 +147,7 @@ func TestMJPEGOversizePartRejected(t *testing.T) {
 		if err := src.Next(ctx, &f); !errors.Is(err, ErrFrameTooLarge) {
 			t.Errorf("noLength=%v: Next = %v, want ErrFrameTooLarge", noLength, err)
 		}
-		src.Close()
+		_ = src.Close()
 		cancel()
 		srv.Close()
 	}
@@ -164,7 +164,7 @@ func TestMJPEGStallReconnects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer src.Close()
+	defer func() { _ = src.Close() }()
 	var f frame.Frame
 	// each connection yields one frame and then stalls: three frames need
 	// two stall-triggered reconnects
@@ -192,7 +192,7 @@ func TestMJPEGSlowConsumerGetsNewest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer src.Close()
+	defer func() { _ = src.Close() }()
 	for src.(StatsReporter).Stats().Frames < n {
 		if ctx.Err() != nil {
 			t.Fatalf("only %d frames arrived", src.(StatsReporter).Stats().Frames)
@@ -221,7 +221,7 @@ func TestMJPEGDecimate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer src.Close()
+	defer func() { _ = src.Close() }()
 	var f frame.Frame
 	for i := 0; i < 10; i++ {
 		if err := src.Next(ctx, &f); err != nil {
@@ -241,7 +241,7 @@ func TestMJPEGRejectsNonStream(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprint(w, "<html>login</html>")
+		_, _ = fmt.Fprint(w, "<html>login</html>")
 	}))
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -274,7 +274,7 @@ func TestMJPEGGarbage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer src.Close()
+	defer func() { _ = src.Close() }()
 	var f frame.Frame
 	errs := 0
 	for i := 0; i < 100; i++ {
@@ -309,7 +309,7 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 		if err := src.Next(ctx, &f); err != nil {
 			t.Fatal(err)
 		}
-		src.Close()
+		_ = src.Close()
 		cancel()
 	}
 	httpTransport.CloseIdleConnections()

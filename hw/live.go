@@ -58,11 +58,11 @@ func startLive(ctx context.Context, name string, opts Options, connect connectFu
 	case <-l.ready:
 		return l, nil
 	case <-l.done:
-		l.Close()
+		_ = l.Close()
 		return nil, l.termErr
 	case <-ctx.Done():
 		last := l.c.snapshot().LastError
-		l.Close()
+		_ = l.Close()
 		if last != "" {
 			return nil, fmt.Errorf("hw: %s: not connected (%w); last error: %s", name, ctx.Err(), last)
 		}

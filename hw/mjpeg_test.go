@@ -30,7 +30,7 @@ func TestMJPEGFromFFmpeg(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer src.Close()
+	defer func() { _ = src.Close() }()
 	var f frame.Frame
 	got := 0
 	var last time.Time
@@ -81,7 +81,7 @@ func TestMJPEGReconnect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer src.Close()
+	defer func() { _ = src.Close() }()
 	go func() {
 		<-first
 		serveMJPEG(t, port, "testsrc=size=160x120:rate=20", time.Second)

@@ -69,7 +69,7 @@ func TestRecorderPairsStepsWithNewestFrame(t *testing.T) {
 	t.Parallel()
 	src := newChanSource()
 	rec := NewRecorder(src, RecorderOptions{MaxAge: time.Minute})
-	defer rec.Close()
+	defer func() { _ = rec.Close() }()
 	var f frame.Frame
 	if _, err := rec.Mark(0, &f); !errors.Is(err, ErrNoFrame) {
 		t.Fatalf("Mark before any frame = %v, want ErrNoFrame", err)
@@ -121,7 +121,7 @@ func TestRecorderHistoryRing(t *testing.T) {
 	t.Parallel()
 	src := newChanSource()
 	rec := NewRecorder(src, RecorderOptions{History: 4})
-	defer rec.Close()
+	defer func() { _ = rec.Close() }()
 	src.ch <- solidFrame(1, time.Now())
 	waitFrames(t, rec, 1)
 	var f frame.Frame
@@ -152,7 +152,7 @@ func TestRecorderOverRecording(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := NewRecorder(src, RecorderOptions{})
-	defer rec.Close()
+	defer func() { _ = rec.Close() }()
 	deadline := time.Now().Add(5 * time.Second)
 	for rec.Stats().Err == nil && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)

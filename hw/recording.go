@@ -284,7 +284,7 @@ func OpenVideo(ctx context.Context, path string, opts Options) (*VideoSource, er
 	// fail at Open, not at the first Next, on files ffmpeg cannot decode
 	if _, err := v.proc.out.Peek(2); err != nil {
 		e := v.proc.exitError()
-		v.Close()
+		_ = v.Close()
 		if e == nil {
 			e = errors.New("no video frames")
 		}

@@ -50,7 +50,7 @@ func TestDirSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer src.Close()
+	defer func() { _ = src.Close() }()
 	var f frame.Frame
 	var t0 time.Time
 	for i := 0; i < 12; i++ {
@@ -70,7 +70,7 @@ func TestDirSource(t *testing.T) {
 	if err := src.Next(ctx, &f); !errors.Is(err, frame.ErrEndOfStream) {
 		t.Fatalf("after the last image: %v, want ErrEndOfStream", err)
 	}
-	src.Close()
+	_ = src.Close()
 	if err := src.Next(ctx, &f); !errors.Is(err, frame.ErrClosed) {
 		t.Fatalf("after Close: %v, want ErrClosed", err)
 	}
@@ -84,7 +84,7 @@ func TestDirSourceLoopDecimateResize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer src.Close()
+	defer func() { _ = src.Close() }()
 	var f frame.Frame
 	var reds []uint8
 	for i := 0; i < 6; i++ {
@@ -118,7 +118,7 @@ func TestVideoSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer src.Close()
+	defer func() { _ = src.Close() }()
 	var f frame.Frame
 	n := 0
 	var t0 time.Time

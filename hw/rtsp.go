@@ -275,7 +275,7 @@ func (d *h264Decoder) push(au [][]byte) {
 			au = append([][]byte{sps, pps}, au...)
 		}
 	}
-	b, err := h264.AnnexBMarshal(au)
+	b, err := h264.AnnexB(au).Marshal()
 	if err != nil {
 		return
 	}

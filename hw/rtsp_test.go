@@ -180,7 +180,7 @@ func TestRTSPFromFFmpeg(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer src.Close()
+			defer func() { _ = src.Close() }()
 			var f frame.Frame
 			got := 0
 			for {

@@ -170,7 +170,7 @@ func (v *v4l2Conn) connect(ctx context.Context, s *sink) error {
 	if err != nil {
 		return v.fail("open", err)
 	}
-	defer unix.Close(fd)
+	defer func() { _ = unix.Close(fd) }()
 
 	var capb v4l2Capability
 	if err := ioctl(fd, vidiocQueryCap, unsafe.Pointer(&capb)); err != nil {

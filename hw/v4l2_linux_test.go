@@ -109,6 +109,6 @@ func TestV4L2Device(t *testing.T) {
 			}
 		}
 		t.Logf("%s %s: %+v", devs[0], pf, src.(StatsReporter).Stats())
-		src.Close()
+		_ = src.Close()
 	}
 }
