@@ -166,3 +166,40 @@ func TestCylinderBox(t *testing.T) {
 		}
 	}
 }
+
+// TestCylinderCylinder checks parallel cylinders: side by side they touch
+// along a line (2 points) whatever their yaw; stacked, over their caps.
+func TestCylinderCylinder(t *testing.T) {
+	t.Parallel()
+	const d = 0.001
+	for _, tc := range []struct {
+		name   string
+		pos    sim.Vec3
+		yaw    float64
+		n      sim.Vec3
+		points int
+	}{
+		{"side", sim.V3(0.04-d, 0, 0), 0, sim.V3(1, 0, 0), 2},
+		{"side-yawed", sim.V3(0.04-d, 0, 0), math.Pi / 4, sim.V3(1, 0, 0), 2},
+		{"stacked", sim.V3(0.005, 0, 0.04-d), 0, sim.V3(0, 0, 1), 4},
+	} {
+		b := sim.NewBuilder()
+		b.Opt.Gravity = sim.Vec3{}
+		b.AddShape(sim.World, sim.ShapeDesc{Kind: sim.Cylinder, Size: sim.V3(0.02, 0.02, 0)})
+		id := b.AddBody(sim.BodyDesc{Mass: 0.1, Pos: tc.pos, Rot: sim.QuatFromAxisAngle(sim.V3(0, 0, 1), tc.yaw)})
+		b.AddShape(id, sim.ShapeDesc{Kind: sim.Cylinder, Size: sim.V3(0.02, 0.02, 0)})
+		m := mustBuild(t, b)
+		s := m.NewState()
+		sim.Step1(m, s)
+		cs := s.Contacts()
+		if len(cs) != tc.points {
+			t.Errorf("%s: %d points, want %d: %+v", tc.name, len(cs), tc.points, cs)
+			continue
+		}
+		for _, c := range cs {
+			if math.Abs(c.Depth-d) > 1e-6 || c.Normal.Sub(tc.n).Norm() > 1e-6 {
+				t.Errorf("%s: contact %+v, want depth %g normal %v", tc.name, c, d, tc.n)
+			}
+		}
+	}
+}

@@ -28,9 +28,9 @@
 // torsional friction about the normal. Contacts are speculative: a shape's
 // margin grows with its speed, so fast bodies do not tunnel.
 //
-// Geometry: all pairs are exact except cylinder-capsule and
-// cylinder-cylinder, which treat the cylinder as the square prism around it,
-// and cylinder caps, which are sampled as 8-gons against boxes and planes.
+// Geometry: all pairs are exact except cylinder-capsule and cylinder-cylinder
+// with non-parallel axes, which treat the cylinder as the square prism around
+// it; cylinder cap rims are sampled as 8-gons (4 points on a plane).
 //
 // Mocap bodies (BodyDesc.Mocap) are kinematic: State.SetMocap sets a target
 // pose that the body reaches at the end of the next Step. AddGripper builds

@@ -310,12 +310,12 @@ func capsuleFace(p0, p1, h Vec3, k int, sgn, r, margin float64, rb *Mat3, cb Vec
 	return added
 }
 
-// Cylinders against capsules and cylinders are approximated by the square
-// prism that circumscribes them (half extents r, r, hh in the cylinder
-// frame): face contacts get full manifolds, and a cylinder rolling on its
-// side over another behaves like a square prism. Cylinder-plane,
-// cylinder-sphere and cylinder-box are exact up to the 8-gon sampling of the
-// cap rims.
+// Cylinders against capsules, and against cylinders whose axes are not
+// parallel, are approximated by the square prism that circumscribes them
+// (half extents r, r, hh in the cylinder frame): face contacts get full
+// manifolds, and a cylinder rolling on its side over another behaves like a
+// square prism. Cylinder-plane, cylinder-sphere, cylinder-box and parallel
+// cylinder-cylinder are exact up to the 8-gon sampling of the cap rims.
 
 // boxCylinder: box A, cylinder B, by separating axes (box faces, cylinder
 // axis, box edges × cylinder axis, and the direction between the closest
@@ -483,8 +483,68 @@ func boxCylinder(cb Vec3, rb *Mat3, h Vec3, cc Vec3, rc *Mat3, r, hh, margin flo
 	return n
 }
 
+// cylinderCylinder is exact for (nearly) parallel axes, the common case of
+// upright pucks side by side (a two-point line contact) or stacked (the
+// overlap of the caps, as 8-gons); other poses use the square prisms.
 func cylinderCylinder(ca Vec3, ra *Mat3, r1, h1 float64, cb Vec3, rb *Mat3, r2, h2, margin float64, buf *candBuf) Vec3 {
-	return boxBox(ca, ra, Vec3{r1, r1, h1}, cb, rb, Vec3{r2, r2, h2}, margin, buf)
+	a, bz := ra.Col(2), rb.Col(2)
+	ab := a.Dot(bz)
+	if math.Abs(ab) < 0.999 {
+		return boxBox(ca, ra, Vec3{r1, r1, h1}, cb, rb, Vec3{r2, r2, h2}, margin, buf)
+	}
+	t := cb.Sub(ca)
+	ta := t.Dot(a)
+	lat := t.AddScaled(a, -ta)
+	dl := lat.Norm()
+	sepAx := math.Abs(ta) - h1 - h2
+	sepLat := dl - r1 - r2
+	if sepAx > margin || sepLat > margin {
+		return a
+	}
+	if sepAx >= sepLat || dl < 1e-9 {
+		// stacked: the overlap of the facing caps
+		n := a
+		if ta < 0 {
+			n = a.Neg()
+		}
+		capA := ca.AddScaled(n, h1)
+		capB := cb.AddScaled(n, -h2)
+		e1, e2 := ra.Col(0), ra.Col(1)
+		var poly, tmp [16]Vec3
+		for k := 0; k < 8; k++ {
+			sn, cs := math.Sincos(float64(k) * math.Pi / 4)
+			poly[k] = capB.AddScaled(e1, r2*cs).AddScaled(e2, r2*sn)
+		}
+		np := 8
+		for k := 0; k < 8 && np > 0; k++ {
+			sn, cs := math.Sincos(float64(k)*math.Pi/4 + math.Pi/8)
+			dir := e1.Scale(cs).AddScaled(e2, sn)
+			np = clipPoly(poly[:np], tmp[:], dir, dir.Dot(capA)+r1)
+			copy(poly[:], tmp[:np])
+		}
+		for _, v := range poly[:np] {
+			sp := v.Sub(capA).Dot(n)
+			if sp <= margin {
+				buf.add(v.AddScaled(n, -0.5*sp), sp)
+			}
+		}
+		return n
+	}
+	// side by side: a line along the axes over their common length
+	n := lat.Scale(1 / dl)
+	lo := max(-h1, ta-h2)
+	hi := min(h1, ta+h2)
+	if lo > hi {
+		return n
+	}
+	for _, z := range [2]float64{lo, hi} {
+		p := ca.AddScaled(a, z).AddScaled(n, r1+0.5*sepLat)
+		buf.add(p, sepLat)
+		if hi-lo < 1e-9 {
+			break
+		}
+	}
+	return n
 }
 
 func cylinderCapsule(cc Vec3, rc *Mat3, r, hh float64, cp Vec3, rp *Mat3, rr, hp, margin float64, buf *candBuf) Vec3 {
