@@ -219,3 +219,43 @@ func TestRTSPNoServer(t *testing.T) {
 		t.Fatalf("error leaks the password: %v", err)
 	}
 }
+
+// TestRTSPReconnect: the publisher stops (the server closes the stream
+// and drops the reader) and a new one starts; the client reconnects,
+// retrying DESCRIBE through the 404s in between, and keeps delivering.
+func TestRTSPReconnect(t *testing.T) {
+	t.Parallel()
+	needFFmpeg(t)
+	srv, url := newRTSPServer(t)
+	first := publishRTSP(t, url, "testsrc=size=160x120:rate=15", "mjpeg", 2*time.Second)
+	select {
+	case <-srv.published:
+	case <-first:
+		t.Fatal("ffmpeg exited before publishing")
+	case <-time.After(15 * time.Second):
+		t.Fatal("ffmpeg did not publish within 15 s")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	src, err := Open(ctx, url, Options{BackoffMin: 20 * time.Millisecond, BackoffMax: 200 * time.Millisecond, Buffer: maxBuffer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = src.Close() }()
+	go func() {
+		<-first
+		publishRTSP(t, url, "testsrc=size=160x120:rate=15", "mjpeg", 2*time.Second)
+	}()
+	var f frame.Frame
+	// the first publisher sends 30 frames (2 s at 15 fps): more than 33
+	// received means the second stream is being read
+	for {
+		if err := src.Next(ctx, &f); err != nil {
+			t.Fatalf("Next: %v (stats %+v)", err, src.(StatsReporter).Stats())
+		}
+		if st := src.(StatsReporter).Stats(); st.Reconnects > 0 && st.Frames > 33 {
+			break
+		}
+	}
+	t.Logf("stats %+v", src.(StatsReporter).Stats())
+}
