@@ -12,6 +12,12 @@
 // ("gonum", "openblas" or "auto") selects one at run time; SetThreads sets
 // how many threads OpenBLAS may use (gonum's GEMM follows GOMAXPROCS).
 //
+// A Pool (one helper goroutine) lets BackwardWith overlap each layer's
+// weight-gradient and input-gradient GEMMs on two cores with results equal
+// to Backward's. With OpenBLAS, the element-wise work (bias and ReLU,
+// ReLU masks, Adam, Polyak) runs in small vectorised C kernels; with gonum
+// it is plain Go.
+//
 // What it does not own: losses, optimiser schedules and the RL algorithm
 // (package sac). An MLP with its Tape does not allocate in Forward or
 // Backward once the Tape is large enough (OpenBLAS backend; gonum's parallel

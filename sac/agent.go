@@ -292,3 +292,13 @@ func concat(dst, x, u []float32, n, O, A int) {
 		copy(dst[i*(O+A)+O:], u[i*A:(i+1)*A])
 	}
 }
+
+// Policy adapts an Agent to control.Policy's Act(obs, dst) order without
+// importing package control.
+type Policy struct {
+	Agent         *Agent
+	Deterministic bool // tanh(mean) instead of a sample
+}
+
+// Act writes the agent's action for obs to dst.
+func (p Policy) Act(obs, dst []float64) { p.Agent.Act(dst, obs, p.Deterministic) }

@@ -117,10 +117,14 @@ func BenchmarkAct(b *testing.B) {
 				a.ActBatch(dst, obs, n, false)
 				b.ReportAllocs()
 				b.ResetTimer()
+				cpu0 := processCPU()
 				for b.Loop() {
 					a.ActBatch(dst, obs, n, false)
 				}
 				sec := b.Elapsed().Seconds()
+				if cpu := (processCPU() - cpu0).Seconds(); cpu > 0 {
+					b.ReportMetric(float64(b.N)/cpu, "calls/cpu-s")
+				}
 				b.ReportMetric(float64(b.N)/sec, "calls/s")
 				b.ReportMetric(float64(b.N*n)/sec, "obs/s")
 				b.ReportMetric(a.actor.FLOPs(n)*float64(b.N)/sec/1e9, "GFLOP/s")
