@@ -177,3 +177,38 @@ func TestMotorAndSpring(t *testing.T) {
 		t.Errorf("spring period %.5f s, want %.5f ± 2%%", period, want)
 	}
 }
+
+// TestWeldTracking checks the hand follows its mocap target through the soft
+// weld: a step in position settles like a critically damped spring with the
+// weld's 20 ms time constant, and a rotation of the target is followed.
+func TestWeldTracking(t *testing.T) {
+	t.Parallel()
+	b := sim.NewBuilder()
+	cfg := sim.DefaultGripper()
+	g := sim.AddGripper(b, cfg)
+	m := mustBuild(t, b)
+	s := m.NewState()
+	// no gravity sag in this test: hold the fingers' and hand's weight off
+	m.Opt.Gravity = sim.Vec3{}
+	target := sim.V3(0.05, 0.02, 0.2)
+	rot := sim.QuatFromAxisAngle(sim.V3(0, 0, 1), 0.5)
+	s.SetMocap(g.Mocap, target, rot)
+	sim.Step(m, s)
+	// a critically damped spring with ω = 1/τ = 50 rad/s has covered
+	// 1-(1+ωt)e^{-ωt} > 99.99% of a 5.4 cm step after 0.3 s (ωt = 15)
+	stepFor(m, s, 0.3)
+	h := s.Bodies[g.Hand]
+	if d := h.Pos.Sub(target).Norm(); d > 1e-3 {
+		t.Errorf("hand at %v, target %v (off by %.4g m)", h.Pos, target, d)
+	}
+	q := h.Rot.Mul(rot.Conj())
+	if ang := 2 * math.Asin(math.Min(1, math.Sqrt(q.X*q.X+q.Y*q.Y+q.Z*q.Z))); ang > 0.01 {
+		t.Errorf("hand orientation off the target by %.4f rad", ang)
+	}
+	// the pads turned with the hand: their offset is the rotated build offset
+	lp, _ := s.ShapePose(m, g.LeftPad)
+	want := target.Add(rot.Rotate(sim.V3(0, cfg.FingerY, -cfg.FingerZ)))
+	if d := lp.Sub(want).Norm(); d > 1e-3 {
+		t.Errorf("left pad at %v, want %v", lp, want)
+	}
+}
