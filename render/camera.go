@@ -145,10 +145,10 @@ func rotFromAxes(x, y, z mgl64.Vec3) mgl64.Quat {
 var MetaWorldCenter = mgl64.Vec3{0, 0.6, 0}
 
 // CameraNames lists the names NamedCamera knows.
-var CameraNames = []string{"corner", "corner2", "corner3", "corner4", "topview", "behindGripper", "gripperPOV"}
+var CameraNames = []string{"corner", "corner2", "corner3", "corner4", "topview", "close", "behindGripper", "gripperPOV"}
 
 // NamedCamera returns a MetaWorld-like camera. Fixed cameras (corner,
-// corner2, corner3, corner4, topview) are placed relative to center, the
+// corner2, corner3, corner4, topview, close) are placed relative to center, the
 // table centre in world coordinates (use MetaWorldCenter for MetaWorld's own
 // frame). behindGripper and gripperPOV are body-attached: their Pos/Rot are in
 // the gripper body frame (z up, fingers along −z) and Body is "hand"; set
@@ -171,6 +171,12 @@ func NamedCamera(name string, center mgl64.Vec3, w, h int) (Camera, error) {
 	case "corner4":
 		c = LookAt(mgl64.Vec3{0.75, 0.075, 0.7}.Add(d), center, mgl64.Vec3{0, 0, 1}, 60, w, h)
 		c.Name = name
+	case "close":
+		// Not in MetaWorld: a corner view from 0.6 m, so a 5 cm object
+		// spans about 10 px at 128x128 (MetaWorld's cameras, made for 480
+		// px frames, leave it 3–5 px).
+		c = LookAt(center.Add(mgl64.Vec3{-0.4, -0.45, 0.32}), center.Add(mgl64.Vec3{0, 0.05, 0.04}), mgl64.Vec3{0, 0, 1}, 45, w, h)
+		c.Name = name
 	case "topview":
 		c.Pos = mgl64.Vec3{0, 0.5, 1.5}.Add(d)
 		c.Rot = mgl64.QuatIdent()
@@ -179,7 +185,7 @@ func NamedCamera(name string, center mgl64.Vec3, w, h int) (Camera, error) {
 		c = LookAt(mgl64.Vec3{0, -0.35, 0.3}, mgl64.Vec3{0, 0.1, -0.12}, mgl64.Vec3{0, 0, 1}, 60, w, h)
 		c.Name, c.Body = name, "hand"
 	case "gripperPOV":
-		c = LookAt(mgl64.Vec3{0, -0.06, 0.0}, mgl64.Vec3{0, 0.05, -0.2}, mgl64.Vec3{0, 1, 0}, 90, w, h)
+		c = LookAt(mgl64.Vec3{0, -0.1, -0.03}, mgl64.Vec3{0, 0.02, -0.25}, mgl64.Vec3{0, 1, 0}, 90, w, h)
 		c.Name, c.Body = name, "hand"
 	default:
 		return Camera{}, fmt.Errorf("render: unknown camera %q (known: %v)", name, CameraNames)
