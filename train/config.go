@@ -111,19 +111,25 @@ type CkptConfig struct {
 	Keep  int   `yaml:"keep"`  // complete checkpoints kept on disk (≥ 1)
 }
 
-// DefaultConfig returns the built-in default run: reach with VLM-RB and the
-// pixel scorer, sized to finish in a few minutes on 2 cores.
+// DefaultConfig returns the built-in default run (what `make run` trains):
+// reach with dense reward, 2 envs, 200-step episodes (MetaWorld uses 500;
+// shorter episodes give more goal positions per step of budget), VLM-RB
+// replay with the offline pixel scorer on 96×96 workspace-camera frames,
+// CleanRL's SAC (256×256, batch 256), 30,000 env steps. Measured at about
+// 6 CPU-minutes (≈ 10 ms per update), so it finishes within 10 minutes on
+// 2 idle cores.
 func DefaultConfig() Config {
 	return Config{
-		Task:    "reach",
-		Reward:  "dense",
-		Replay:  "vlmrb",
-		Scorer:  "pixel",
-		Steps:   20000,
-		Seed:    1,
-		Out:     "runs/default",
-		NumEnvs: 2,
-		BLAS:    "auto",
+		Task:          "reach",
+		Reward:        "dense",
+		Replay:        "vlmrb",
+		Scorer:        "pixel",
+		Steps:         30000,
+		Seed:          1,
+		Out:           "runs/default",
+		NumEnvs:       2,
+		MaxEpisodeLen: 200,
+		BLAS:          "auto",
 		SAC: SACConfig{
 			Hidden:         []int{256, 256},
 			Gamma:          0.99,

@@ -505,16 +505,17 @@ func (r *runner) logRow() error {
 	if r.score != nil {
 		r.score.metrics(r, v)
 	}
-	if r.lastEval != nil {
-		v["eval/success_rate"] = r.lastEval.SuccessRate
-		v["eval/mean_return"] = r.lastEval.MeanReturn
-	}
 	if err := r.mlog.Write(Row{Step: r.step, Values: v}); err != nil {
 		return err
 	}
 	if r.out != nil {
 		if r.prog != nil {
 			r.prog.Clear()
+		}
+		// the table shows the latest evaluation; the files keep it in its own rows
+		if r.lastEval != nil {
+			v["eval/success_rate"] = r.lastEval.SuccessRate
+			v["eval/mean_return"] = r.lastEval.MeanReturn
 		}
 		fmt.Fprint(r.out, FormatTable(r.step, v))
 	}
