@@ -4,6 +4,7 @@ package replay
 
 import (
 	"runtime"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 )
@@ -15,6 +16,13 @@ import (
 const hugeMin = 4 << 20
 
 const hugePage = 2 << 20
+
+// mappedBytes counts live mappings. They are not Go heap, so they do not
+// pace the garbage collector; allocSlice runs a collection (which queues the
+// cleanups of unreachable buffers) once more than gcMapped bytes are mapped.
+var mappedBytes atomic.Int64
+
+const gcMapped = 1 << 30
 
 // Safety of the cleanup: every access to a buffer's or tree's mapped arrays
 // happens while the Buffer is reachable — under b.mu with a deferred unlock
@@ -37,6 +45,9 @@ func allocSlice[T any](a *arena, n int) []T {
 	if size < hugeMin {
 		return make([]T, n)
 	}
+	if mappedBytes.Load() > gcMapped {
+		runtime.GC()
+	}
 	mem, err := syscall.Mmap(-1, 0, size+hugePage, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
 		return make([]T, n)
@@ -45,6 +56,7 @@ func allocSlice[T any](a *arena, n int) []T {
 	body := mem[off : off+size]
 	_ = syscall.Madvise(body, 14) // MADV_HUGEPAGE; a refusal just means 4 KiB pages
 	a.maps = append(a.maps, mem)
+	mappedBytes.Add(int64(len(mem)))
 	return unsafe.Slice((*T)(unsafe.Pointer(&body[0])), n)
 }
 
@@ -58,6 +70,7 @@ func release[T any](a *arena, owner *T) {
 	a.maps = nil
 	runtime.AddCleanup(owner, func(m [][]byte) {
 		for _, b := range m {
+			mappedBytes.Add(-int64(len(b)))
 			_ = syscall.Munmap(b)
 		}
 	}, maps)

@@ -255,23 +255,23 @@ func BenchmarkSampleContended(b *testing.B) {
 	}
 }
 
-// BenchmarkInsert measures Add with PER and VLMRB attached (obs 39, act 4).
+// BenchmarkInsert measures Add into a full buffer (the steady state of a
+// long run: every Add overwrites the oldest slot) with PER or VLMRB attached
+// (obs 39, act 4).
 func BenchmarkInsert(b *testing.B) {
 	for _, kind := range []string{"buffer", "per", "vlmrb"} {
+		buf := benchFill(b, benchCap, benchObs, benchAct) // touched memory, ring full
+		var err error
+		switch kind {
+		case "per":
+			_, err = NewPER(buf, DefaultPERConfig())
+		case "vlmrb":
+			_, err = NewVLMRB(buf, DefaultVLMRBConfig())
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
 		b.Run(kind, func(b *testing.B) {
-			buf, err := NewBuffer(Config{Capacity: benchCap, ObsDim: benchObs, ActDim: benchAct})
-			if err != nil {
-				b.Fatal(err)
-			}
-			switch kind {
-			case "per":
-				_, err = NewPER(buf, DefaultPERConfig())
-			case "vlmrb":
-				_, err = NewVLMRB(buf, DefaultVLMRBConfig())
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
 			t := Transition{Obs: make([]float64, benchObs), NextObs: make([]float64, benchObs),
 				Action: make([]float64, benchAct)}
 			n := 0
@@ -294,13 +294,13 @@ func BenchmarkInsert(b *testing.B) {
 // the tree depth, log₁₆ N, plus cache effects.
 func BenchmarkScaling(b *testing.B) {
 	for _, n := range []int{10_000, 100_000, 1_000_000, 10_000_000} {
+		buf := benchFill(b, n, 1, 1)
+		s, err := NewPER(buf, PERConfig{Alpha: 0.6, Beta0: 0.4, BetaSteps: 1 << 40, Eps: 1e-6})
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchPriorities(&s.prioBase, 0.6)
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
-			buf := benchFill(b, n, 1, 1)
-			s, err := NewPER(buf, PERConfig{Alpha: 0.6, Beta0: 0.4, BetaSteps: 1 << 40, Eps: 1e-6})
-			if err != nil {
-				b.Fatal(err)
-			}
-			benchPriorities(&s.prioBase, 0.6)
 			refs, w := make([]Ref, benchBatch), make([]float32, benchBatch)
 			rng := rand.New(rand.NewPCG(7, 8))
 			k := 0
