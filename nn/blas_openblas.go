@@ -98,9 +98,9 @@ import (
 // because the float32 slices contain no Go pointers.
 type openBLAS struct{}
 
-// registered is evaluated during package variable initialisation, before
+// registerOpenBLAS runs during package variable initialisation, before
 // blas.go's init reads VLMRB_BLAS.
-var registered = registerOpenBLAS()
+var _ = registerOpenBLAS()
 
 func registerOpenBLAS() bool {
 	backends["openblas"] = backend{
