@@ -141,6 +141,8 @@ func (b *Builder) Build() (*Model, error) {
 	setDef(&opt.ContactDampingRatio, def.ContactDampingRatio)
 	setDef(&opt.JointHertz, def.JointHertz)
 	setDef(&opt.JointDampingRatio, def.JointDampingRatio)
+	setDef(&opt.LimitHertz, def.LimitHertz)
+	setDef(&opt.LimitDampingRatio, def.LimitDampingRatio)
 	setDef(&opt.MaxPushSpeed, def.MaxPushSpeed)
 	setDef(&opt.ContactMargin, def.ContactMargin)
 	setDef(&opt.LinearSlop, def.LinearSlop)

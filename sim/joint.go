@@ -3,9 +3,10 @@ package sim
 import "math"
 
 // prepareJoints sets each joint's softness for this step.
-func prepareJoints(m *Model, s *State, jointSoft softness, h float64) {
+func prepareJoints(m *Model, s *State, jointSoft, limitSoft softness, h float64) {
 	for i := range s.ws.joints {
 		j := &s.ws.joints[i]
+		j.limSoft = limitSoft
 		if j.kind == Weld {
 			jd := &m.Joints[i]
 			hz := 1 / (2 * math.Pi * jd.WeldTimeConst * jd.WeldDampingRatio)
@@ -291,7 +292,7 @@ func solveAxis(j *jointSim, p, c *bodySim, h, invH float64, useBias bool) {
 			if cpos > 0 {
 				bias = cpos * invH
 			} else if useBias {
-				bias, ms, is = j.soft.biasRate*min(cpos+j.slop, 0), j.soft.massScale, j.soft.impulseScale
+				bias, ms, is = j.limSoft.biasRate*min(cpos+j.slop, 0), j.limSoft.massScale, j.limSoft.impulseScale
 			}
 			imp := -j.axMass*ms*(cdot+bias) - is*j.lowerImp
 			nv := max(j.lowerImp+imp, 0)
@@ -307,7 +308,7 @@ func solveAxis(j *jointSim, p, c *bodySim, h, invH float64, useBias bool) {
 			if cpos > 0 {
 				bias = cpos * invH
 			} else if useBias {
-				bias, ms, is = j.soft.biasRate*min(cpos+j.slop, 0), j.soft.massScale, j.soft.impulseScale
+				bias, ms, is = j.limSoft.biasRate*min(cpos+j.slop, 0), j.limSoft.massScale, j.limSoft.impulseScale
 			}
 			imp := -j.axMass*ms*(-cdot+bias) - is*j.upperImp
 			nv := max(j.upperImp+imp, 0)

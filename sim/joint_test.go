@@ -93,11 +93,14 @@ func TestDoorLimits(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
 		w0, target float64
-		want       float64 // final angle, NaN = anywhere inside
+		want       float64 // final angle (rad)
+		wantTol    float64 // rad
 	}{
-		{"motor-open", 0, 3, math.Pi / 2},
-		{"motor-close", 0, -1, 0},
-		{"spun-open", 8, 0, math.NaN()},
+		{"motor-open", 0, 3, math.Pi / 2, tol},
+		{"motor-close", 0, -1, 0, tol},
+		// slammed open at 8 rad/s (1.2 m/s at the edge): it may rebound a
+		// little off the limit (the soft limit keeps that under 0.06 rad)
+		{"spun-open", 8, 0, math.Pi / 2, 0.06},
 	} {
 		m, s, door, j := build(tc.w0, tc.target)
 		if tc.name == "motor-close" {
@@ -116,7 +119,7 @@ func TestDoorLimits(t *testing.T) {
 		if lo < -tol || hi > math.Pi/2+tol {
 			t.Errorf("%s: door left its limits: range [%.4f, %.4f]", tc.name, lo, hi)
 		}
-		if !math.IsNaN(tc.want) && math.Abs(q-tc.want) > tol {
+		if math.Abs(q-tc.want) > tc.wantTol {
 			t.Errorf("%s: door ended at %.4f rad, want the limit %.4f", tc.name, q, tc.want)
 		}
 		// the hinge point stays put

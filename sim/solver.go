@@ -124,6 +124,7 @@ type jointSim struct {
 	ctrl           int32
 	soft           softness // rigid rows (linear rows of a weld)
 	angSoft        softness // angular rows of a weld
+	limSoft        softness // limit rows
 	// per-substep geometry
 	rP, rC  Vec3 // world levers (m)
 	sP      Vec3 // rP + d for prismatic rows
@@ -237,7 +238,8 @@ func solve(m *Model, s *State) {
 	contactSoft := makeSoft(min(opt.ContactHertz, 0.25/h), opt.ContactDampingRatio, h)
 	jointSoft := makeSoft(min(opt.JointHertz, 0.25/h), opt.JointDampingRatio, h)
 	prepareContacts(m, s)
-	prepareJoints(m, s, jointSoft, h)
+	limitSoft := makeSoft(min(opt.LimitHertz, 0.25/h), opt.LimitDampingRatio, h)
+	prepareJoints(m, s, jointSoft, limitSoft, h)
 
 	// joint geometry follows the positions: computed here and after every
 	// position update, so the relax stage sees the limits where they are
