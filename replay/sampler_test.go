@@ -626,3 +626,68 @@ func TestHugeValuesStayFinite(t *testing.T) {
 		}
 	}
 }
+
+// TestLargeBufferPaths exercises the cache-miss touch passes, which only
+// run on buffers and trees larger than the caches (the other tests' buffers
+// are small): sampled rows must still match their refs, weights stay in
+// (0, 1], and stale refs are still dropped.
+func TestLargeBufferPaths(t *testing.T) {
+	t.Parallel()
+	const capacity, od, ad = 70_000, 39, 4
+	b, err := NewBuffer(Config{Capacity: capacity, ObsDim: od, ActDim: ad})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := NewPER(b, DefaultPERConfig())
+	cfg := DefaultVLMRBConfig()
+	cfg.UseTD, cfg.ISWeights = true, true
+	v, _ := NewVLMRB(b, cfg)
+	obs, next, act := make([]float64, od), make([]float64, od), make([]float64, ad)
+	var first Ref
+	for k := range capacity + 100 { // wraps: the first 100 slots are rewritten
+		obs[0], obs[od-1], next[0], act[ad-1] = float64(k), -float64(k), float64(k+1), float64(k%7)
+		r := b.Add(Transition{Obs: obs, NextObs: next, Action: act, Reward: float64(k)})
+		if k == 0 {
+			first = r
+		}
+	}
+	if len(b.obs) < touchFloats || len(p.tree.vals[0]) < touchLen {
+		t.Fatal("buffer too small to reach the touch passes")
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	dst := NewBatch(256, od, ad)
+	vals := make([]float64, 256)
+	for _, s := range []Sampler{NewUniform(b), p, v} {
+		for range 20 {
+			if !s.Sample(dst, rng) {
+				t.Fatal("empty")
+			}
+			for r, ref := range dst.Refs {
+				k := dst.Obs[r*od]
+				if dst.Obs[r*od+od-1] != -k || dst.NextObs[r*od] != k+1 || dst.Rewards[r] != k ||
+					dst.Actions[r*ad+ad-1] != float32(int(k)%7) || int(k)%capacity != int(ref.Slot) {
+					t.Fatalf("%T row %d (slot %d) holds transition %v inconsistently", s, r, ref.Slot, k)
+				}
+				if w := dst.Weights[r]; !(w > 0 && w <= 1) {
+					t.Fatalf("%T weight %v", s, w)
+				}
+			}
+			for j := range vals {
+				vals[j] = rng.NormFloat64()
+			}
+			refs := append([]Ref(nil), dst.Refs...)
+			refs[0] = first       // stale
+			want := len(refs) - 1 // no Adds since sampling: only refs[0] is stale
+			if _, ok := s.(*Uniform); ok {
+				want = 0
+			}
+			if n := s.UpdatePriorities(refs, vals); n != want {
+				t.Fatalf("%T applied %d updates, want %d", s, n, want)
+			}
+		}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	checkTree(t, p.tree)
+	checkTree(t, v.tree)
+}
