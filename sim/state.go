@@ -29,8 +29,8 @@ type Contact struct {
 	Pos            Vec3    // world point midway between the surfaces (m)
 	Normal         Vec3    // unit normal pointing from ShapeA to ShapeB
 	Depth          float64 // penetration depth (m); negative for a speculative gap
-	NormalForce    float64 // normal force (N) averaged over the last step
-	FrictionForce  Vec3    // friction force on ShapeB (N), world frame
+	NormalForce    float64 // normal force (N) on ShapeB along Normal, over the last substep
+	FrictionForce  Vec3    // friction force on ShapeB (N), world frame, over the last substep
 }
 
 // State is everything Step changes. m.NewState() sizes it; CopyFrom
