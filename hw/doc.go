@@ -19,12 +19,18 @@
 //
 // Live sources run one producer goroutine that reads the device or stream,
 // reconnects with exponential backoff after a disconnect or a stall, and
-// keeps only the newest undecoded frame in a one-frame slot: when the
-// consumer is slower than the camera, older frames are dropped and counted
-// (Stats.Dropped) instead of queued. Decoding, cropping and resizing happen
-// in Next, on the consumer's goroutine, so dropped frames cost no decode.
-// Memory is bounded by Options.MaxFrameBytes per buffer and three buffers
-// per source. Malformed streams produce errors, never panics.
+// keeps only the newest undecoded frame (Options.Buffer frames, default 1):
+// when the consumer is slower than the camera, older frames are dropped and
+// counted (Stats.Dropped) instead of queued without limit. Decoding,
+// cropping and resizing happen in Next, on the consumer's goroutine, so
+// dropped frames cost no decode. Memory is bounded by Options.MaxFrameBytes
+// per buffer and Buffer+2 buffers per source. Malformed streams produce
+// errors, never panics. Every source returned also reports Stats (frames,
+// deliveries, drops, decimations, decode errors, reconnects).
+//
+// Timestamps: live frames carry their arrival time (V4L2: the driver's
+// capture time; H.264: the time the decoded frame left ffmpeg);
+// recordings are stamped Open time + i/fps.
 //
 // A Recorder pulls frames from any Source in the background and pairs each
 // control step (Recorder.Mark) with the newest frame, so clips can be built
