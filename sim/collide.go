@@ -52,7 +52,7 @@ func collide(m *Model, s *State) {
 		q := bs.Rot.Mul(sd.Rot)
 		c := bs.Pos.Add(bs.Rot.Rotate(sd.Pos))
 		r := q.Mat3()
-		ws.shapePos[i], ws.shapeQ[i], ws.shapeRot[i] = c, q, r
+		ws.shapePos[i], ws.shapeRot[i] = c, r
 		var e Vec3
 		switch sd.Kind {
 		case Box:

@@ -153,7 +153,6 @@ type workspace struct {
 	prevRot     []Quat
 	shapePos    []Vec3
 	shapeRot    []Mat3
-	shapeQ      []Quat
 	shapeMargin []float64
 	aabbLo      []Vec3
 	aabbHi      []Vec3
@@ -174,7 +173,6 @@ func (w *workspace) init(m *Model) {
 	w.prevRot = make([]Quat, nb)
 	w.shapePos = make([]Vec3, ns)
 	w.shapeRot = make([]Mat3, ns)
-	w.shapeQ = make([]Quat, ns)
 	w.aabbLo = make([]Vec3, ns)
 	w.shapeMargin = make([]float64, ns)
 	w.shapeStatic = make([]bool, ns)
