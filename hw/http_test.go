@@ -323,3 +323,36 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 		t.Fatalf("%d goroutines after Close, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
 	}
 }
+
+func TestRedaction(t *testing.T) {
+	t.Parallel()
+	secrets := []string{"p4ssw0rd", "hunter22", "admin"}
+	for _, spec := range []string{
+		"http://admin:p4ssw0rd@cam.local/video.cgi?user=admin&pwd=hunter22&res=hi",
+		"rtsp://admin:p4ssw0rd@10.0.0.2:554/stream1?token=hunter22",
+		"http://admin:p4ssw0rd@[bad",
+	} {
+		r := redactSpec(spec)
+		for _, s := range secrets {
+			if strings.Contains(r, s) {
+				t.Errorf("redactSpec(%q) = %q still contains %q", spec, r, s)
+			}
+		}
+	}
+	if r := redactSpec("http://cam/v?res=hi"); r != "http://cam/v?res=hi" {
+		t.Errorf("redaction changed a URL without credentials: %q", r)
+	}
+	// errors from a refused connection name the URL without credentials
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	var logs logSink
+	_, err := Open(ctx, fmt.Sprintf("http://admin:p4ssw0rd@127.0.0.1:%d/v.cgi?pwd=hunter22", freePort(t)), Options{Logf: logs.logf})
+	if err == nil {
+		t.Fatal("Open of a closed port succeeded")
+	}
+	for _, s := range secrets[:2] {
+		if strings.Contains(err.Error()+logs.String(), s) {
+			t.Fatalf("secret %q leaked: %v\n%s", s, err, logs.String())
+		}
+	}
+}

@@ -47,7 +47,7 @@ func OpenMJPEG(ctx context.Context, rawURL string, opts Options) (*MJPEGSource, 
 	if name == "" {
 		name = redactURL(u)
 	}
-	m := &mjpegConn{name: redactURL(u), max: opts.MaxFrameBytes}
+	m := &mjpegConn{name: redactURL(u), max: opts.MaxFrameBytes, secrets: urlSecrets(u)}
 	if u.User != nil {
 		m.user = u.User.Username()
 		m.pass, _ = u.User.Password()
@@ -57,7 +57,7 @@ func OpenMJPEG(ctx context.Context, rawURL string, opts Options) (*MJPEGSource, 
 	m.url = clean.String()
 	l, err := startLive(ctx, name, opts, m.connect)
 	if err != nil {
-		return nil, scrub(err, m.secrets()...)
+		return nil, scrub(err, m.secrets...)
 	}
 	return &MJPEGSource{live: l}, nil
 }
@@ -70,21 +70,14 @@ type mjpegConn struct {
 	url        string // without userinfo
 	user, pass string
 	max        int
-}
-
-func (m *mjpegConn) secrets() []string {
-	var s []string
-	if m.pass != "" {
-		s = append(s, m.pass, url.QueryEscape(m.pass), url.PathEscape(m.pass))
-	}
-	return s
+	secrets    []string // never printed: password, credential query values
 }
 
 // connect runs one HTTP streaming connection.
 func (m *mjpegConn) connect(ctx context.Context, s *sink) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.url, nil)
 	if err != nil {
-		return permanent(fmt.Errorf("hw: %s: %w", m.name, scrub(err, m.secrets()...)))
+		return permanent(fmt.Errorf("hw: %s: %w", m.name, scrub(err, m.secrets...)))
 	}
 	if m.user != "" || m.pass != "" {
 		req.SetBasicAuth(m.user, m.pass)
@@ -92,7 +85,7 @@ func (m *mjpegConn) connect(ctx context.Context, s *sink) error {
 	req.Header.Set("Accept", "multipart/x-mixed-replace, image/jpeg")
 	resp, err := httpTransport.RoundTrip(req)
 	if err != nil {
-		return fmt.Errorf("hw: %s: %w", m.name, scrub(unwrapURLError(err), m.secrets()...))
+		return fmt.Errorf("hw: %s: %w", m.name, scrub(unwrapURLError(err), m.secrets...))
 	}
 	defer resp.Body.Close()
 	switch {

@@ -204,8 +204,10 @@ func isPermanent(err error) bool {
 	return errors.As(err, &p)
 }
 
-// redactURL returns u as a string with any userinfo replaced by "REDACTED".
-// It is the only form in which this package prints a URL.
+// redactURL returns u as a string with any userinfo, and the values of
+// query parameters that look like credentials (many IP cameras take
+// ?user=…&pwd=…), replaced by "REDACTED". It is the only form in which
+// this package prints a URL.
 func redactURL(u *url.URL) string {
 	if u == nil {
 		return ""
@@ -214,7 +216,51 @@ func redactURL(u *url.URL) string {
 	if c.User != nil {
 		c.User = url.User("REDACTED")
 	}
+	if c.RawQuery != "" {
+		q := c.Query()
+		for k := range q {
+			if sensitiveParam(k) {
+				q[k] = []string{"REDACTED"}
+			}
+		}
+		c.RawQuery = q.Encode()
+	}
 	return c.String()
+}
+
+// sensitiveParam reports query keys whose values are credentials.
+func sensitiveParam(k string) bool {
+	k = strings.ToLower(k)
+	for _, s := range []string{"pass", "pwd", "token", "key", "secret", "auth", "sig", "user", "login"} {
+		if strings.Contains(k, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// urlSecrets lists the strings of u that must never be printed: the
+// password and sensitive query values, raw and escaped.
+func urlSecrets(u *url.URL) []string {
+	var out []string
+	add := func(v string) {
+		if len(v) >= 3 { // shorter values would redact ordinary text
+			out = append(out, v, url.QueryEscape(v), url.PathEscape(v))
+		}
+	}
+	if u.User != nil {
+		if p, ok := u.User.Password(); ok {
+			add(p)
+		}
+	}
+	for k, vs := range u.Query() {
+		if sensitiveParam(k) {
+			for _, v := range vs {
+				add(v)
+			}
+		}
+	}
+	return out
 }
 
 // redactSpec removes credentials from a spec string that may be a URL.

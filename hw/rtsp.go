@@ -43,12 +43,7 @@ func OpenRTSP(ctx context.Context, rawURL string, opts Options) (*RTSPSource, er
 	if err != nil {
 		return nil, fmt.Errorf("hw: bad RTSP URL %s", redactURL(u))
 	}
-	r := &rtspConn{name: redactURL(u), u: bu, opts: opts}
-	if u.User != nil {
-		if p, ok := u.User.Password(); ok && p != "" {
-			r.secrets = []string{p, url.QueryEscape(p), url.PathEscape(p)}
-		}
-	}
+	r := &rtspConn{name: redactURL(u), u: bu, opts: opts, secrets: urlSecrets(u)}
 	switch strings.ToLower(opts.RTSPTransport) {
 	case "", "tcp":
 		r.transport = gortsplib.TransportTCP
