@@ -26,13 +26,13 @@ func BenchmarkRender(b *testing.B) {
 					if err != nil {
 						b.Skipf("%s: %v", be, err)
 					}
-					defer r.Close()
+					defer func() { _ = r.Close() }()
 					sc := DemoTabletop()
 					cube := sc.Find("cube")
 					cam := DemoCamera(size, size)
 					img := image.NewRGBA(image.Rect(0, 0, size, size))
 					for i := 0; i < 5; i++ { // warm up (shader JIT)
-						r.Render(sc, cam, img)
+						_ = r.Render(sc, cam, img)
 					}
 					b.ResetTimer()
 					cpu0 := cpuSeconds()
@@ -83,7 +83,7 @@ func BenchmarkRenderParallel(b *testing.B) {
 					if err != nil {
 						b.Skipf("%s: %v", be, err)
 					}
-					defer r.Close()
+					defer func() { _ = r.Close() }()
 					rs[i] = r
 				}
 				b.ResetTimer()

@@ -32,7 +32,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	defer r.Close()
+	defer func() { _ = r.Close() }()
 	cam, _ := render.NamedCamera("corner", mgl64.Vec3{0, 0, 0}, 128, 128)
 
 	sc := render.FromSim(m, s, &render.Style{Theme: render.ThemeStandard})
@@ -57,7 +57,7 @@ func Example() {
 		clip = append(clip, f.Clone().Image)
 	}
 	dir, _ := os.MkdirTemp("", "render-example")
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	if err := render.WriteGIF(filepath.Join(dir, "clip.gif"), clip, 10); err != nil {
 		panic(err)
 	}

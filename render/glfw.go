@@ -60,7 +60,7 @@ func glfwRelease() {
 	defer glfwMu.Unlock()
 	glfwUsers--
 	if glfwUsers == 0 && glfwTh != nil {
-		glfwTh.stop(func() error { glfw.Terminate(); return nil })
+		_ = glfwTh.stop(func() error { glfw.Terminate(); return nil })
 		glfwTh = nil
 	}
 }

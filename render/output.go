@@ -29,7 +29,7 @@ func writeAtomic(path string, write func(io.Writer) error) error {
 		return fmt.Errorf("render: %w", err)
 	}
 	tmp := f.Name()
-	defer os.Remove(tmp) // no-op after a successful rename
+	defer func() { _ = os.Remove(tmp) }() // no-op after a successful rename
 	if err := write(f); err != nil {
 		f.Close()
 		return fmt.Errorf("render: writing %s: %w", path, err)
@@ -110,7 +110,7 @@ func WriteMP4(path string, frames []*image.RGBA, fps int) error {
 	}
 	tmpName := tmp.Name()
 	tmp.Close()
-	defer os.Remove(tmpName)
+	defer func() { _ = os.Remove(tmpName) }()
 	cmd := exec.Command(bin, "-hide_banner", "-loglevel", "error", "-y",
 		"-f", "rawvideo", "-pix_fmt", "rgba", "-s", strconv.Itoa(w)+"x"+strconv.Itoa(h), "-r", strconv.Itoa(fps), "-i", "-",
 		"-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-movflags", "+faststart", tmpName)

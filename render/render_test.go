@@ -30,7 +30,7 @@ func openEGL(t testing.TB, opts Options) Renderer {
 	if err != nil {
 		t.Skipf("no EGL renderer: %v", err)
 	}
-	t.Cleanup(func() { r.Close() })
+	t.Cleanup(func() { _ = r.Close() })
 	return r
 }
 
@@ -40,7 +40,7 @@ func mustSoft(t testing.TB, opts Options) Renderer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { r.Close() })
+	t.Cleanup(func() { _ = r.Close() })
 	return r
 }
 
@@ -167,12 +167,12 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Skipf("no EGL renderer: %v", err)
 			}
-			defer r.Close()
+			defer func() { _ = r.Close() }()
 			got := render(t, r, gc.sc(), gc.cam)
 			frac, worst := within(got, want, 8)
 			t.Logf("egl vs golden: %.4f of pixels within 8/255 (worst %d)", frac, worst)
 			if frac < 0.99 {
-				WritePNG(filepath.Join(t.TempDir(), "egl.png"), got)
+				_ = WritePNG(filepath.Join(t.TempDir(), "egl.png"), got)
 				t.Errorf("egl vs golden: %.4f of pixels within 8/255 (want >= 0.99, worst %d)", frac, worst)
 			}
 		})
@@ -290,7 +290,7 @@ func TestShadow(t *testing.T) {
 			if err != nil {
 				t.Skipf("%s: %v", be, err)
 			}
-			defer r.Close()
+			defer func() { _ = r.Close() }()
 			img := render(t, r, sc, cam)
 			// The shadow centre is where the ray from the box centre along
 			// the light hits z=0: x = 0.5 m, 0.5/(3·tan 22.5°)·32 px right
@@ -310,7 +310,7 @@ func TestShadow(t *testing.T) {
 func TestBadInput(t *testing.T) {
 	rs := []Renderer{mustSoft(t, Options{})}
 	if r, err := New("egl", Options{}); err == nil {
-		defer r.Close()
+		defer func() { _ = r.Close() }()
 		rs = append(rs, r)
 	}
 	sc := DemoTabletop()
@@ -345,7 +345,9 @@ func TestBadInput(t *testing.T) {
 				t.Fatalf("%s: sub-image row %d differs from a direct render", r.Info().Backend, y)
 			}
 		}
-		r.Close()
+		if err := r.Close(); err != nil {
+			t.Errorf("%s: Close: %v", r.Info().Backend, err)
+		}
 		if err := r.Render(sc, DemoCamera(8, 8), image.NewRGBA(image.Rect(0, 0, 8, 8))); !errors.Is(err, ErrClosed) {
 			t.Errorf("%s: render after Close: %v, want ErrClosed", r.Info().Backend, err)
 		}
@@ -393,7 +395,7 @@ func TestNoEGL(t *testing.T) {
 func TestRequireGPU(t *testing.T) {
 	r, err := New("egl", Options{RequireGPU: true})
 	if err == nil {
-		defer r.Close()
+		defer func() { _ = r.Close() }()
 		if r.Info().Software {
 			t.Fatalf("RequireGPU accepted %v", r.Info())
 		}
@@ -727,8 +729,12 @@ func TestSimCamera(t *testing.T) {
 	if err := src.Next(ctx, &f); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled Next: %v", err)
 	}
-	src.Close()
-	src.Close()
+	if err := src.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := src.Close(); err != nil {
+		t.Fatal("second Close:", err)
+	}
 	if err := src.Next(context.Background(), &f); !errors.Is(err, frame.ErrClosed) {
 		t.Errorf("Next after Close: %v", err)
 	}

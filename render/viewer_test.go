@@ -6,6 +6,7 @@ import (
 	"image"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -60,11 +61,13 @@ func viewerChild(t *testing.T) {
 	}
 	want := render(t, mustSoft(t, Options{}), sc, Orbit(cfg.Target, -40, 35, 1.0, 45, 320, 240))
 	if frac, worst := within(shot, want, 8); frac < 0.99 {
-		WritePNG("/tmp/viewer_shot.png", shot)
+		_ = WritePNG(filepath.Join(t.TempDir(), "viewer_shot.png"), shot)
 		t.Fatalf("window vs soft: %.4f within 8/255 (worst %d)", frac, worst)
 	}
 	if os.Getenv("VLMRB_VIEWER_SHOT") != "" {
-		WritePNG(os.Getenv("VLMRB_VIEWER_SHOT"), shot)
+		if err := WritePNG(os.Getenv("VLMRB_VIEWER_SHOT"), shot); err != nil {
+			t.Error(err)
+		}
 	}
 	stop := errors.New("stop")
 	if err := RunViewer(ViewerConfig{Hidden: true, MaxFrames: 5}, func() error { return stop }, func() *Scene { return sc }); !errors.Is(err, stop) {
@@ -74,7 +77,7 @@ func viewerChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
+	defer func() { _ = r.Close() }()
 	t.Log(r.Info())
 	cam := DemoCamera(96, 96)
 	a := image.NewRGBA(image.Rect(0, 0, 96, 96))
