@@ -103,59 +103,62 @@ func renderedClips(t *testing.T, r render.Renderer, name string, expert bool, st
 // policy's clips in ≥ 90% of pairs.
 func TestPixelRanksRenderedExpertAboveRandom(t *testing.T) {
 	t.Parallel()
-	r, err := render.New("soft", render.Options{})
-	if err != nil {
-		t.Skipf("soft renderer unavailable: %v", err)
-	}
-	defer r.Close()
 	const w, h = 128, 96
 	seeds, steps := 2, 160
 	if testing.Short() || raceEnabled {
 		seeds, steps = 1, 96
 	}
 	for _, name := range []string{"reach", "push", "pick-place"} {
-		meta, err := tasks.Lookup(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := vlmprio.NewPixelScorer(pixelSpecFor(meta))
-		var e, rnd []float64
-		for k := range seeds {
-			for _, expert := range []bool{true, false} {
-				seed := uint64(k + 1)
-				if !expert {
-					seed += 100
-				}
-				clips := renderedClips(t, r, name, expert, steps, w, h, seed)
-				if dir := os.Getenv("VLMPRIO_DUMP"); dir != "" && k == 0 {
-					dumpSheet(t, dir+"/"+name+map[bool]string{true: "-expert.png", false: "-random.png"}[expert], clips)
-				}
-				for _, c := range clips {
-					sc, err := s.Score(context.Background(), c)
-					if err != nil {
-						t.Fatalf("%s: %v", name, err)
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r, err := render.New("soft", render.Options{})
+			if err != nil {
+				t.Skipf("soft renderer unavailable: %v", err)
+			}
+			defer r.Close()
+			meta, err := tasks.Lookup(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := vlmprio.NewPixelScorer(pixelSpecFor(meta))
+			var e, rnd []float64
+			for k := range seeds {
+				for _, expert := range []bool{true, false} {
+					seed := uint64(k + 1)
+					if !expert {
+						seed += 100
 					}
-					if expert {
-						e = append(e, sc.Value)
-					} else {
-						rnd = append(rnd, sc.Value)
+					clips := renderedClips(t, r, name, expert, steps, w, h, seed)
+					if dir := os.Getenv("VLMPRIO_DUMP"); dir != "" && k == 0 {
+						dumpSheet(t, dir+"/"+name+map[bool]string{true: "-expert.png", false: "-random.png"}[expert], clips)
+					}
+					for _, c := range clips {
+						sc, err := s.Score(context.Background(), c)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if expert {
+							e = append(e, sc.Value)
+						} else {
+							rnd = append(rnd, sc.Value)
+						}
 					}
 				}
 			}
-		}
-		wins := 0
-		for _, a := range e {
-			for _, b := range rnd {
-				if a > b {
-					wins++
+			wins := 0
+			for _, a := range e {
+				for _, b := range rnd {
+					if a > b {
+						wins++
+					}
 				}
 			}
-		}
-		frac := float64(wins) / float64(len(e)*len(rnd))
-		t.Logf("%s: pixel ranks rendered expert above random in %.3f of %d pairs (expert %v, random %v)", name, frac, len(e)*len(rnd), e, rnd)
-		if frac < 0.9 {
-			t.Errorf("%s: %.3f of pairs, want ≥ 0.90", name, frac)
-		}
+			frac := float64(wins) / float64(len(e)*len(rnd))
+			t.Logf("%s: pixel ranks rendered expert above random in %.3f of %d pairs", name, frac, len(e)*len(rnd))
+			if frac < 0.9 {
+				t.Errorf("%s: %.3f of pairs, want ≥ 0.90 (expert %.3f, random %.3f)", name, frac, e, rnd)
+			}
+		})
 	}
 }
 

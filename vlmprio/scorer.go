@@ -34,7 +34,9 @@ type Scorer interface {
 
 // ScoreSink receives scores for replay slots. replay's VLM-RB sampler
 // implements it: SetScore is safe from any goroutine and returns false (and
-// drops the write) when ref's generation no longer matches its slot.
+// drops the write) when ref's generation no longer matches its slot. The
+// Prioritizer calls it with its own lock held (so overlapping clips combine
+// in order); SetScore must not call back into the Prioritizer.
 type ScoreSink interface {
 	SetScore(ref replay.Ref, score float64) bool
 }
