@@ -40,6 +40,12 @@ func TestViewer(t *testing.T) {
 }
 
 func viewerChild(t *testing.T) {
+	// EGL and GLX contexts in one process share the GL function pointers
+	// (glvnd dispatch): open an EGL renderer first when there is one.
+	if e, err := New("egl", Options{}); err == nil {
+		_ = render(t, e, DemoTabletop(), DemoCamera(32, 32))
+		defer func() { _ = e.Close() }()
+	}
 	steps, frames := 0, 0
 	sc := DemoTabletop()
 	cube := sc.Find("cube")
