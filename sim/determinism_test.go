@@ -211,3 +211,48 @@ func FuzzRandomScene(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, seed uint64) { checkFinite(t, seed) })
 }
+
+// TestSharedModelConcurrent steps four States of one Model in parallel
+// goroutines (as a VecEnv does) and checks each matches a serial run: Step
+// never writes to the Model.
+func TestSharedModelConcurrent(t *testing.T) {
+	t.Parallel()
+	tt, err := newTabletop(0.1, 0.002)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(s *sim.State, sc scenario) {
+		tt.reset(s, sc)
+		for i := 0; i < 600; i++ {
+			if i%frameSkip == 0 {
+				tt.control(s, sc, i/frameSkip)
+			}
+			sim.Step(tt.m, s)
+		}
+	}
+	scs := []scenario{idle, push, lift, push}
+	want := make([]uint64, len(scs))
+	for i, sc := range scs {
+		s := tt.m.NewState()
+		run(s, sc)
+		want[i] = hashState(s)
+	}
+	got := make([]uint64, len(scs))
+	done := make(chan struct{})
+	for i, sc := range scs {
+		go func() {
+			s := tt.m.NewState()
+			run(s, sc)
+			got[i] = hashState(s)
+			done <- struct{}{}
+		}()
+	}
+	for range scs {
+		<-done
+	}
+	for i := range scs {
+		if got[i] != want[i] {
+			t.Errorf("state %d: concurrent hash %#x, serial %#x", i, got[i], want[i])
+		}
+	}
+}
