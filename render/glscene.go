@@ -110,23 +110,11 @@ func newProgram(fragPrefix string) (glProgram, error) {
 func newGLScene(opts Options) (*glScene, error) {
 	g := &glScene{opts: opts, mc: meshCache{}}
 	var err error
-	for aux := 0; aux < 2; aux++ {
-		for k := 0; k < numTexKinds; k++ {
-			pre := fmt.Sprintf("#define TEX_KIND %d\n", k)
-			if opts.shadowSize() > 0 {
-				pre += "#define SHADOWS\n"
-			}
-			if opts.PixelLighting {
-				pre += "#define PIXEL_LIGHTING\n"
-			}
-			if aux == 1 {
-				pre += "#define WITH_AUX\n"
-			}
-			if g.progs[aux][k], err = newProgram(pre); err != nil {
-				g.deletePrograms()
-				return nil, err
-			}
-		}
+	// Scene programs are compiled on first use (most scenes need one or
+	// two of the eight variants); compile the plain colour one now so a
+	// broken driver fails here.
+	if err = g.program(0, 0); err != nil {
+		return nil, err
 	}
 	if g.shadowProg, err = linkProgram(shadowVertexSrc, shadowFragmentSrc); err != nil {
 		g.deletePrograms()
@@ -337,7 +325,9 @@ func (g *glScene) drawTo(sc *Scene, cam Camera, dst Buffers, screen bool) error 
 		gl.DrawBuffers(1, &bufs[0])
 		gl.ClearBufferfv(gl.COLOR, 0, &bg[0])
 		gl.Clear(gl.DEPTH_BUFFER_BIT)
-		g.drawKinds(0, &fp)
+		if err := g.drawKinds(0, &fp); err != nil {
+			return err
+		}
 		gl.BindFramebuffer(gl.READ_FRAMEBUFFER, g.msFBO)
 		gl.BindFramebuffer(gl.DRAW_FRAMEBUFFER, g.fbo)
 		gl.DrawBuffers(1, &bufs[0])
@@ -371,7 +361,9 @@ func (g *glScene) drawTo(sc *Scene, cam Camera, dst Buffers, screen bool) error 
 		if bufs[1] != none || bufs[2] != none {
 			aux = 1
 		}
-		g.drawKinds(aux, &fp)
+		if err := g.drawKinds(aux, &fp); err != nil {
+			return err
+		}
 	}
 
 	gl.BindFramebuffer(gl.READ_FRAMEBUFFER, g.fbo)
@@ -424,15 +416,42 @@ func (g *glScene) readRows(pix []byte, stride, w, h, bpp int, format, typ uint32
 	}
 }
 
+// program compiles variant (aux, kind) if it is not compiled yet.
+func (g *glScene) program(aux, k int) error {
+	if g.progs[aux][k].id != 0 {
+		return nil
+	}
+	pre := fmt.Sprintf("#define TEX_KIND %d\n", k)
+	if g.opts.shadowSize() > 0 {
+		pre += "#define SHADOWS\n"
+	}
+	if g.opts.PixelLighting {
+		pre += "#define PIXEL_LIGHTING\n"
+	}
+	if aux == 1 {
+		pre += "#define WITH_AUX\n"
+	}
+	p, err := newProgram(pre)
+	if err != nil {
+		return err
+	}
+	g.progs[aux][k] = p
+	return nil
+}
+
 // drawKinds issues one draw per texture kind present in the batch.
-func (g *glScene) drawKinds(aux int, fp *frameParams) {
+func (g *glScene) drawKinds(aux int, fp *frameParams) error {
 	for k := 0; k < numTexKinds; k++ {
 		if g.b.kindCount[k] == 0 {
 			continue
 		}
+		if err := g.program(aux, k); err != nil {
+			return err
+		}
 		g.use(&g.progs[aux][k], fp)
 		gl.DrawElementsWithOffset(gl.TRIANGLES, g.b.kindCount[k], gl.UNSIGNED_INT, uintptr(4*g.b.kindStart[k]))
 	}
+	return nil
 }
 
 func (g *glScene) deletePrograms() {
