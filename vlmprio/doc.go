@@ -21,6 +21,20 @@
 // are written back through a ScoreSink (replay's VLM-RB sampler), which drops
 // writes whose slot generation no longer matches.
 //
+// Wiring (see Example):
+//
+//	clipper := vlmprio.NewClipper(vlmprio.ClipperConfig{Task: desc, Family: family})
+//	prio := vlmprio.NewPrioritizer(scorer, vlmrbSampler, vlmprio.PrioritizerConfig{})
+//	prio.Start(ctx); defer prio.Close()
+//	// every env step, after buf.Add returned ref:
+//	for _, c := range clipper.Push(env, vlmprio.Step{Episode: ep, Frame: f, Ref: ref, Done: done}) {
+//		prio.Submit(c)
+//	}
+//
+// The Prioritizer writes raw scores in [0,1] by default; replay's VLM-RB
+// sampler maps them to priorities (threshold at 0.5 by default), so leave
+// PrioritizerConfig.Priority nil unless the sink expects priorities.
+//
 // vlmprio imports frame and replay only; it never imports sac, tasks or
 // render. Nothing here logs an API key or writes one to disk.
 package vlmprio
