@@ -177,6 +177,7 @@ func (b *Builder) Build() (*Model, error) {
 	nb := len(m.Bodies)
 	m.bodyCOM = make([]Vec3, nb)
 	m.invInertiaBody = make([]Mat3, nb)
+	m.inertiaBody = make([]Mat3, nb)
 	m.shapeRadius = make([]float64, len(m.Shapes))
 
 	for i := range m.Bodies {
@@ -283,6 +284,7 @@ func (b *Builder) Build() (*Model, error) {
 				continue
 			}
 			m.invInertiaBody[i] = Mat3{1 / d.Inertia.X, 0, 0, 0, 1 / d.Inertia.Y, 0, 0, 0, 1 / d.Inertia.Z}
+			m.inertiaBody[i] = Mat3{d.Inertia.X, 0, 0, 0, d.Inertia.Y, 0, 0, 0, d.Inertia.Z}
 			continue
 		}
 		var vol float64
@@ -322,6 +324,7 @@ func (b *Builder) Build() (*Model, error) {
 			}
 		}
 		m.invInertiaBody[i] = inverse(&in)
+		m.inertiaBody[i] = in
 		if m.invInertiaBody[i] == (Mat3{}) {
 			bad("body %d (%q): singular inertia", i, d.Name)
 		}

@@ -27,10 +27,10 @@
 // larger of the two shapes' coefficients (as MuJoCo combines them), plus
 // torsional friction about the normal. Contacts are speculative: a shape's
 // margin grows with its speed, so fast bodies do not tunnel. Free flight is
-// integrated exactly for gravity; there is no gyroscopic torque (a spinning
-// asymmetric body keeps its angular velocity rather than its angular
-// momentum, as in PhysX's default), and world inverse inertias and contact
-// Jacobians are held for the duration of a step.
+// integrated exactly for gravity; the gyroscopic torque is off unless
+// Options.Gyroscopic is set (a spinning asymmetric body then conserves its
+// angular momentum), and world inverse inertias and contact Jacobians are
+// held for the duration of a step.
 //
 // Geometry: all pairs are exact except cylinder-capsule and cylinder-cylinder
 // with non-parallel axes, which treat the cylinder as the square prism around

@@ -121,6 +121,11 @@ type Options struct {
 	// RestitutionThreshold is the approach speed (m/s) below which
 	// restitution is ignored (default 0.05).
 	RestitutionThreshold float64
+	// Gyroscopic adds the gyroscopic torque −ω×Iω (implicit, one Newton
+	// step per substep), so a spinning asymmetric body conserves angular
+	// momentum (the tennis-racket flip). Off by default: tabletop scenes
+	// rarely need it and it costs a 3×3 solve per body per substep.
+	Gyroscopic bool
 }
 
 // DefaultOptions returns the defaults described on Options.
@@ -270,6 +275,8 @@ type Model struct {
 	bodyCOM []Vec3
 	// invInertiaBody is the inverse inertia about the COM in the body frame.
 	invInertiaBody []Mat3
+	// inertiaBody is the inertia about the COM in the body frame (kg·m²).
+	inertiaBody []Mat3
 	// dynamic lists the non-static, non-mocap bodies; mocap lists mocap bodies.
 	dynamic, mocap []int32
 	// shapeRadius is a bounding radius of each shape about its centre (m).
