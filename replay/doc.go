@@ -23,9 +23,14 @@
 // scorer goroutines may write scores while the learner samples and no sample
 // sees a half-updated tree.
 //
-// Persistence: Buffer.Save writes the data and one sampler's state
-// atomically (temp file, fsync, rename) in a versioned, CRC-32C-checked
-// format; Buffer.Load verifies the whole file before changing anything.
+// Persistence: Buffer.Save(w) writes the data and the state of every attached
+// sampler (priorities, scores, scored flags, schedule steps) in a versioned,
+// CRC-32C-checked format; SaveFile does it atomically (temp file, fsync,
+// rename). Load and LoadFile verify everything before changing anything.
+//
+// Memory: BytesPerTransition(39, 4) = 360 bytes per slot, plus each prioritized
+// sampler's BytesPerSlot (≈ 8.5 for PER, ≈ 18 for VLMRB with the TD factor).
+// On Linux, arrays of 4 MiB and more are mapped with transparent huge pages.
 //
 // This package does not score clips (vlmprio does) or compute TD errors
 // (sac does); it only stores what they produce.
