@@ -29,7 +29,7 @@
 // rename). Load and LoadFile verify everything before changing anything.
 //
 // Memory: BytesPerTransition(39, 4) = 360 bytes per slot, plus each prioritized
-// sampler's BytesPerSlot (≈ 8.5 for PER, ≈ 18 for VLMRB with the TD factor).
+// sampler's BytesPerSlot (≈ 17 for PER and ReLo, ≈ 26 for VLMRB with the TD factor).
 // On Linux, arrays of 4 MiB and more are mapped with transparent huge pages.
 //
 // This package does not score clips (vlmprio does) or compute TD errors

@@ -117,10 +117,10 @@ func NewVLMRB(buf *Buffer, cfg VLMRBConfig) (*VLMRB, error) {
 // Config returns the sampler's configuration.
 func (s *VLMRB) Config() VLMRBConfig { return s.cfg }
 
-// BytesPerSlot is the sampler's own per-slot state: tree leaf and its share
-// of internal nodes, raw score, scored flag, and |δ| with UseTD.
+// BytesPerSlot is the sampler's own memory per slot: the sum tree (≈ 17.3
+// bytes), raw score 4, scored flag 1, and |δ| 4 with UseTD.
 func (s *VLMRB) BytesPerSlot() float64 {
-	b := 8*16.0/15 + 4 + 1
+	b := s.tree.bytesPerLeaf() + 4 + 1
 	if s.cfg.UseTD {
 		b += 4
 	}

@@ -72,9 +72,9 @@ func newPER(buf *Buffer, cfg PERConfig, relo bool) (*PER, error) {
 // Config returns the sampler's configuration.
 func (s *PER) Config() PERConfig { return s.cfg }
 
-// BytesPerSlot is the sampler's own per-slot state (one float64 tree leaf,
-// plus about 1/15 of that for internal nodes).
-func (s *PER) BytesPerSlot() float64 { return 8 * 16.0 / 15 }
+// BytesPerSlot is the sampler's own memory per slot: the sum tree's values,
+// prefix sums and update stamps over all levels (≈ 17.3 bytes).
+func (s *PER) BytesPerSlot() float64 { return s.tree.bytesPerLeaf() }
 
 // Beta returns β for the next Sample call.
 func (s *PER) Beta() float64 {

@@ -691,3 +691,23 @@ func TestLargeBufferPaths(t *testing.T) {
 	checkTree(t, p.tree)
 	checkTree(t, v.tree)
 }
+
+// TestBytesPerSlot checks the samplers' reported memory against the tree
+// layout: two float64 arrays (values, prefix sums) per level, each level
+// 1/16 of the one below, plus 4-byte stamps per group.
+func TestBytesPerSlot(t *testing.T) {
+	t.Parallel()
+	b, _ := newTestBuffer(t, 1<<16, 0) // 65536 = 16⁴: levels 65536, 4096, 256, 16
+	p, _ := NewPER(b, DefaultPERConfig())
+	cfg := DefaultVLMRBConfig()
+	cfg.UseTD = true
+	v, _ := NewVLMRB(b, cfg)
+	leaves := 65536.0 + 4096 + 256 + 16
+	want := (16*leaves + 4*leaves/16) / 65536
+	if got := p.BytesPerSlot(); math.Abs(got-want) > 1e-12 {
+		t.Fatalf("PER BytesPerSlot %v, want %v", got, want)
+	}
+	if got := v.BytesPerSlot(); math.Abs(got-(want+9)) > 1e-12 {
+		t.Fatalf("VLMRB BytesPerSlot %v, want %v", got, want+9)
+	}
+}

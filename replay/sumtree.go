@@ -79,6 +79,16 @@ func newSumTree(n int) *sumTree {
 
 func roundUp(x, m int) int { return (x + m - 1) / m * m }
 
+// bytesPerLeaf is the tree's memory per leaf in use: values, prefix sums and
+// update stamps over all levels (≈ 17.3 bytes).
+func (t *sumTree) bytesPerLeaf() float64 {
+	n := 0
+	for k := range t.vals {
+		n += 8*len(t.vals[k]) + 8*len(t.pre[k]) + 4*len(t.stamp[k])
+	}
+	return float64(n) / float64(t.n)
+}
+
 // depth is the number of levels below the top group.
 func (t *sumTree) depth() int { return len(t.vals) - 1 }
 
