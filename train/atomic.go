@@ -22,7 +22,7 @@ func WriteFileAtomic(path string, perm os.FileMode, write func(w io.Writer) erro
 	defer func() {
 		if err != nil {
 			f.Close()
-			os.Remove(tmp)
+			_ = os.Remove(tmp)
 		}
 	}()
 	bw := bufio.NewWriterSize(f, 1<<20)

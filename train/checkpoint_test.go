@@ -41,15 +41,15 @@ func TestCheckpointLatestSkipsIncompleteAndCorrupt(t *testing.T) {
 	}
 	// an incomplete newer one (killed before the manifest)
 	inc := filepath.Join(CheckpointRoot(run), ckptDirName(400))
-	os.MkdirAll(inc, 0o755)
-	os.WriteFile(filepath.Join(inc, "agent.bin"), []byte("half"), 0o644)
+	_ = os.MkdirAll(inc, 0o755)
+	_ = os.WriteFile(filepath.Join(inc, "agent.bin"), []byte("half"), 0o644)
 	_, m, err = LatestCheckpoint(run)
 	if err != nil || m.Step != 200 {
 		t.Fatalf("fallback = %+v %v, want step 200", m, err)
 	}
 	// a flipped byte with the same size is caught by the checksum
 	d200 := filepath.Join(CheckpointRoot(run), ckptDirName(200))
-	os.WriteFile(filepath.Join(d200, "agent.bin"), []byte("agenT"), 0o644)
+	_ = os.WriteFile(filepath.Join(d200, "agent.bin"), []byte("agenT"), 0o644)
 	if _, err := VerifyCheckpoint(d200); err == nil {
 		t.Fatal("checksum mismatch not detected")
 	}
@@ -65,7 +65,7 @@ func TestWriteFileAtomicKeepsOldOnError(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := WriteFileAtomic(path, 0o644, func(w io.Writer) error {
-		io.WriteString(w, "new-partial")
+		_, _ = io.WriteString(w, "new-partial")
 		return errors.New("boom")
 	})
 	if err == nil {

@@ -323,7 +323,7 @@ func FormatTable(step int64, values map[string]float64) string {
 	sep := strings.Repeat("-", kw+vw+7) + "\n"
 	b.WriteString(sep)
 	for _, l := range lines {
-		fmt.Fprintf(&b, "| %-*s | %-*s |\n", kw, l.k, vw, l.v)
+		_, _ = fmt.Fprintf(&b, "| %-*s | %-*s |\n", kw, l.k, vw, l.v)
 	}
 	b.WriteString(sep)
 	return b.String()

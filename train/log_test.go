@@ -63,7 +63,7 @@ func TestMetricsLogGrowsColumnsAndResumes(t *testing.T) {
 
 	// a torn last line (SIGKILL mid-write) is ignored; resume keeps rows ≤ 200
 	f, _ := os.OpenFile(filepath.Join(dir, "metrics.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
-	f.WriteString(`{"step":400,"rollout/ep_re`)
+	_, _ = f.WriteString(`{"step":400,"rollout/ep_re`)
 	f.Close()
 	l, err = OpenMetricsLog(dir, 200, false)
 	if err != nil {

@@ -58,7 +58,7 @@ func (p *Progress) Update(step int64) {
 		return
 	}
 	p.lastDraw = now
-	fmt.Fprint(p.w, "\r"+p.line(step)+"\x1b[K")
+	_, _ = fmt.Fprint(p.w, "\r"+p.line(step)+"\x1b[K")
 	p.drawn = true
 }
 
@@ -79,7 +79,7 @@ func (p *Progress) line(step int64) string {
 // Clear erases the bar so other output starts on a clean line.
 func (p *Progress) Clear() {
 	if p.tty && p.drawn {
-		fmt.Fprint(p.w, "\r\x1b[K")
+		_, _ = fmt.Fprint(p.w, "\r\x1b[K")
 		p.drawn = false
 	}
 }

@@ -58,25 +58,25 @@ func (r *Result) Summary() string {
 	if r.Interrupted {
 		state = "stopped early"
 	}
-	fmt.Fprintf(&b, "\nrun %s: %s at env step %d (%d updates, %d episodes) in %s\n",
+	_, _ = fmt.Fprintf(&b, "\nrun %s: %s at env step %d (%d updates, %d episodes) in %s\n",
 		r.RunDir, state, r.Step, r.Updates, r.Episodes, r.Elapsed.Round(time.Second))
 	if r.Resumed {
-		fmt.Fprintf(&b, "  resumed from the checkpoint at step %d\n", r.ResumedFrom)
+		_, _ = fmt.Fprintf(&b, "  resumed from the checkpoint at step %d\n", r.ResumedFrom)
 	}
-	fmt.Fprintf(&b, "  throughput: %.0f env steps/s, %.1f updates/s\n", r.EnvSPS, r.UpdatesPS)
+	_, _ = fmt.Fprintf(&b, "  throughput: %.0f env steps/s, %.1f updates/s\n", r.EnvSPS, r.UpdatesPS)
 	if e := r.FinalEval; e != nil {
-		fmt.Fprintf(&b, "  final eval: success rate %.2f, mean return %.1f ± %.1f over %d episodes\n",
+		_, _ = fmt.Fprintf(&b, "  final eval: success rate %.2f, mean return %.1f ± %.1f over %d episodes\n",
 			e.SuccessRate, e.MeanReturn, e.StdReturn, e.Episodes)
 	}
-	fmt.Fprintf(&b, "  metrics:     %s/metrics.csv, %s/metrics.jsonl, TensorBoard: tensorboard --logdir %s/tb\n", r.RunDir, r.RunDir, r.RunDir)
+	_, _ = fmt.Fprintf(&b, "  metrics:     %s/metrics.csv, %s/metrics.jsonl, TensorBoard: tensorboard --logdir %s/tb\n", r.RunDir, r.RunDir, r.RunDir)
 	if len(r.Curves) > 0 {
-		fmt.Fprintf(&b, "  curves:      %s\n", strings.Join(r.Curves, ", "))
+		_, _ = fmt.Fprintf(&b, "  curves:      %s\n", strings.Join(r.Curves, ", "))
 	}
 	if len(r.GIFs) > 0 {
-		fmt.Fprintf(&b, "  eval GIFs:   %s\n", strings.Join(r.GIFs, ", "))
+		_, _ = fmt.Fprintf(&b, "  eval GIFs:   %s\n", strings.Join(r.GIFs, ", "))
 	}
 	if r.Checkpoint != "" {
-		fmt.Fprintf(&b, "  checkpoint:  %s (continue: robot-train train --resume %s --steps N)\n", r.Checkpoint, r.RunDir)
+		_, _ = fmt.Fprintf(&b, "  checkpoint:  %s (continue: robot-train train --resume %s --steps N)\n", r.Checkpoint, r.RunDir)
 	}
 	return b.String()
 }

@@ -103,7 +103,7 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 }
 
 func (r *runner) warnf(format string, a ...any) {
-	fmt.Fprintf(r.errw, "warning: "+format+"\n", a...)
+	_, _ = fmt.Fprintf(r.errw, "warning: "+format+"\n", a...)
 }
 
 // setup prepares the run directory, environments, agent, replay and scoring,
@@ -241,13 +241,13 @@ func (r *runner) setup(ctx context.Context) error {
 	r.sessionStart = time.Now()
 	if r.out != nil {
 		r.prog = NewProgress(r.opts.Stdout, r.step, cfg.Steps)
-		fmt.Fprintf(r.out, "training %s (%s reward) with %s replay", cfg.Task, cfg.Reward, cfg.Replay)
+		_, _ = fmt.Fprintf(r.out, "training %s (%s reward) with %s replay", cfg.Task, cfg.Reward, cfg.Replay)
 		if r.score != nil {
-			fmt.Fprintf(r.out, ", %s scorer (%s)", cfg.Scorer, r.score.describe())
+			_, _ = fmt.Fprintf(r.out, ", %s scorer (%s)", cfg.Scorer, r.score.describe())
 		}
-		fmt.Fprintf(r.out, " for %d env steps on %d envs, seed %d → %s\n", cfg.Steps, n, cfg.Seed, cfg.Out)
+		_, _ = fmt.Fprintf(r.out, " for %d env steps on %d envs, seed %d → %s\n", cfg.Steps, n, cfg.Seed, cfg.Out)
 		if man != nil {
-			fmt.Fprintf(r.out, "resumed from %s (step %d, %d updates)\n", ckptDir, man.Step, man.Updates)
+			_, _ = fmt.Fprintf(r.out, "resumed from %s (step %d, %d updates)\n", ckptDir, man.Step, man.Updates)
 		}
 	}
 	return nil
@@ -517,7 +517,7 @@ func (r *runner) logRow() error {
 			v["eval/success_rate"] = r.lastEval.SuccessRate
 			v["eval/mean_return"] = r.lastEval.MeanReturn
 		}
-		fmt.Fprint(r.out, FormatTable(r.step, v))
+		_, _ = fmt.Fprint(r.out, FormatTable(r.step, v))
 	}
 	return nil
 }
@@ -568,7 +568,7 @@ func (r *runner) evalAndLog(ctx context.Context, final bool) error {
 		if r.prog != nil {
 			r.prog.Clear()
 		}
-		fmt.Fprintf(r.out, "eval @ %d: success rate %.2f, mean return %.1f ± %.1f (%d episodes)\n",
+		_, _ = fmt.Fprintf(r.out, "eval @ %d: success rate %.2f, mean return %.1f ± %.1f (%d episodes)\n",
 			r.step, res.SuccessRate, res.MeanReturn, res.StdReturn, res.Episodes)
 	}
 	return r.plot()
@@ -727,7 +727,7 @@ func (r *runner) finish(ctx context.Context, loopErr error) error {
 	if err := r.checkpoint(); err != nil {
 		return errors.Join(loopErr, err)
 	}
-	r.plot()
+	_ = r.plot()
 	r.fillResult()
 	return loopErr
 }
@@ -749,7 +749,7 @@ func (r *runner) close() {
 		}
 	}
 	if r.vec != nil {
-		r.vec.Close()
+		_ = r.vec.Close()
 	}
 	if r.evalCam != nil {
 		r.evalCam.Close()

@@ -76,4 +76,4 @@ func (c *SimCamera) Render(env *tasks.Env, dst *image.RGBA) error {
 func (c *SimCamera) Describe() string { return c.r.Info().String() }
 
 // Close releases the renderer.
-func (c *SimCamera) Close() { c.r.Close() }
+func (c *SimCamera) Close() { _ = c.r.Close() }

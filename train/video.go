@@ -58,11 +58,11 @@ func SaveMP4(ctx context.Context, path string, frames []*image.RGBA, fps int) er
 	}
 	in.Close()
 	if err := cmd.Wait(); err != nil {
-		os.Remove(tmp)
+		_ = os.Remove(tmp)
 		return fmt.Errorf("ffmpeg: %v: %s", err, bytes.TrimSpace(stderr.Bytes()))
 	}
 	if werr != nil {
-		os.Remove(tmp)
+		_ = os.Remove(tmp)
 		return werr
 	}
 	if err := os.Rename(tmp, path); err != nil {

@@ -68,7 +68,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	defer env.Close()
+	defer func() { _ = env.Close() }()
 	rng := rand.New(rand.NewPCG(1, 2))
 	act := make([]float64, env.Spec().ActDim)
 	env.Reset(1)
@@ -172,19 +172,19 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			}
 			return nil
 		})
-		vec.Close()
+		_ = vec.Close()
 	}
 	rows = append(rows, benchRow{what: "VecEnv 2 envs, random actions", unit: "steps/s", rate: rate, err: err})
 
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "MEASUREMENT\tRATE\tUNIT\tNOTE")
+	_, _ = fmt.Fprintln(tw, "MEASUREMENT\tRATE\tUNIT\tNOTE")
 	for _, r := range rows {
 		if r.err != nil {
-			fmt.Fprintf(tw, "%s\t-\t%s\tunavailable: %v\n", r.what, r.unit, r.err)
+			_, _ = fmt.Fprintf(tw, "%s\t-\t%s\tunavailable: %v\n", r.what, r.unit, r.err)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%.0f\t%s\t%s\n", r.what, r.rate, r.unit, r.note)
+		_, _ = fmt.Fprintf(tw, "%s\t%.0f\t%s\t%s\n", r.what, r.rate, r.unit, r.note)
 	}
-	fmt.Fprintf(tw, "(%.1f s per measurement; numbers depend on machine load)\n", *secs)
+	_, _ = fmt.Fprintf(tw, "(%.1f s per measurement; numbers depend on machine load)\n", *secs)
 	return tw.Flush()
 }

@@ -48,15 +48,15 @@ func commands() []command {
 }
 
 func printUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: robot-train COMMAND [flags]")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "commands:")
+	_, _ = fmt.Fprintln(w, "usage: robot-train COMMAND [flags]")
+	_, _ = fmt.Fprintln(w)
+	_, _ = fmt.Fprintln(w, "commands:")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.synopsis)
+		_, _ = fmt.Fprintf(w, "  %-8s %s\n", c.name, c.synopsis)
 	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run `robot-train COMMAND -h` for the flags of a command.")
-	fmt.Fprintln(w, "Exit codes: 0 ok, 1 runtime failure, 2 usage error, 130 interrupted.")
+	_, _ = fmt.Fprintln(w)
+	_, _ = fmt.Fprintln(w, "Run `robot-train COMMAND -h` for the flags of a command.")
+	_, _ = fmt.Fprintln(w, "Exit codes: 0 ok, 1 runtime failure, 2 usage error, 130 interrupted.")
 }
 
 // run is the whole CLI; main only wires the process to it, tests call it.
@@ -77,7 +77,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err := c.run(ctx, args[1:], stdout, stderr)
 		return report(stderr, name, err)
 	}
-	fmt.Fprintf(stderr, "robot-train: unknown command %q\n\n", name)
+	_, _ = fmt.Fprintf(stderr, "robot-train: unknown command %q\n\n", name)
 	printUsage(stderr)
 	return exitUsage
 }
@@ -94,13 +94,13 @@ func report(stderr io.Writer, name string, err error) int {
 	case errors.Is(err, errFlagParse):
 		return exitUsage // the flag package already printed the problem and the flags
 	case errors.As(err, &ue), errors.As(err, &ce):
-		fmt.Fprintf(stderr, "robot-train %s: %v\nRun `robot-train %s -h` for usage.\n", name, err, name)
+		_, _ = fmt.Fprintf(stderr, "robot-train %s: %v\nRun `robot-train %s -h` for usage.\n", name, err, name)
 		return exitUsage
 	case errors.Is(err, errInterrupted), errors.Is(err, context.Canceled):
-		fmt.Fprintf(stderr, "robot-train %s: %v\n", name, err)
+		_, _ = fmt.Fprintf(stderr, "robot-train %s: %v\n", name, err)
 		return exitInterrupted
 	default:
-		fmt.Fprintf(stderr, "robot-train %s: %v\n", name, err)
+		_, _ = fmt.Fprintf(stderr, "robot-train %s: %v\n", name, err)
 		return exitFailure
 	}
 }
@@ -112,7 +112,7 @@ func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: robot-train %s %s\n\nflags:\n", name, usage)
+		_, _ = fmt.Fprintf(stderr, "usage: robot-train %s %s\n\nflags:\n", name, usage)
 		fs.PrintDefaults()
 	}
 	return fs

@@ -52,7 +52,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if name == "" {
 			name = cfg.Task
 		} else if name != cfg.Task {
-			fmt.Fprintf(stderr, "note: evaluating a %s policy on task %s\n", cfg.Task, name)
+			_, _ = fmt.Fprintf(stderr, "note: evaluating a %s policy on task %s\n", cfg.Task, name)
 		}
 		if rew == "" {
 			rew = cfg.Reward
@@ -80,7 +80,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	defer env.Close()
+	defer func() { _ = env.Close() }()
 	if closeFn != nil {
 		defer closeFn()
 	}
@@ -92,7 +92,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	res, err := train.Evaluate(ctx, env, pol, train.EvalOptions{
 		Episodes: *episodes, Seed: *seed, GIF: *video, GIFSize: *size, Camera: *camera, Backend: *backend,
-		Warnf: func(f string, a ...any) { fmt.Fprintf(stderr, "warning: "+f+"\n", a...) },
+		Warnf: func(f string, a ...any) { _, _ = fmt.Fprintf(stderr, "warning: "+f+"\n", a...) },
 	})
 	if err != nil {
 		return err
@@ -107,10 +107,10 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}{name, what, *seed, res, *video}
 		return json.NewEncoder(stdout).Encode(out)
 	}
-	fmt.Fprintf(stdout, "%s on %s: success rate %.2f, mean return %.1f ± %.1f, mean length %.0f over %d episodes\n",
+	_, _ = fmt.Fprintf(stdout, "%s on %s: success rate %.2f, mean return %.1f ± %.1f, mean length %.0f over %d episodes\n",
 		what, name, res.SuccessRate, res.MeanReturn, res.StdReturn, res.MeanLength, res.Episodes)
 	if *video != "" {
-		fmt.Fprintf(stdout, "video: %s\n", *video)
+		_, _ = fmt.Fprintf(stdout, "video: %s\n", *video)
 	}
 	return nil
 }

@@ -33,7 +33,7 @@ func TestUsageErrors(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	badYAML := filepath.Join(dir, "bad.yaml")
-	os.WriteFile(badYAML, []byte("task: reach\nsac:\n  batchsize: 64\n"), 0o644)
+	_ = os.WriteFile(badYAML, []byte("task: reach\nsac:\n  batchsize: 64\n"), 0o644)
 	for _, tc := range []struct {
 		name string
 		args []string

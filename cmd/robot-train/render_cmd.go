@@ -54,7 +54,7 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	defer env.Close()
+	defer func() { _ = env.Close() }()
 	pol, err := train.ScriptedPolicy(*policy, env, *seed)
 	if err != nil {
 		return usagef("%v", err)
@@ -122,7 +122,7 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s (%d frame(s), %s camera, %dx%d, %s; %s)\n", *out, len(frames), *camera, w, h, cam.Describe(), map[bool]string{true: "task succeeded", false: "no success"}[success])
+	_, _ = fmt.Fprintf(stdout, "wrote %s (%d frame(s), %s camera, %dx%d, %s; %s)\n", *out, len(frames), *camera, w, h, cam.Describe(), map[bool]string{true: "task succeeded", false: "no success"}[success])
 	return nil
 }
 
@@ -159,7 +159,7 @@ func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	defer env.Close()
+	defer func() { _ = env.Close() }()
 	if pol == nil {
 		if pol, err = train.ScriptedPolicy(*policy, env, *seed); err != nil {
 			return usagef("%v", err)
@@ -183,7 +183,7 @@ func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	obs := reset()
 	act := make([]float64, env.Spec().ActDim)
 	var sc render.Scene
-	fmt.Fprintf(stdout, "viewing %s; mouse: drag to orbit, right-drag to pan, wheel to zoom; Space pauses, N steps, C switches camera, Esc closes\n", name)
+	_, _ = fmt.Fprintf(stdout, "viewing %s; mouse: drag to orbit, right-drag to pan, wheel to zoom; Space pauses, N steps, C switches camera, Esc closes\n", name)
 	err = render.RunViewer(render.ViewerConfig{
 		Title: "robot-train view " + name, Target: render.MetaWorldCenter, Distance: 1.2, Cameras: cams,
 		Resolve: func(c render.Camera) render.Camera {

@@ -44,7 +44,7 @@ func buildBinary(t *testing.T) string {
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if binPath != "" {
-		os.RemoveAll(filepath.Dir(binPath))
+		_ = os.RemoveAll(filepath.Dir(binPath))
 	}
 	os.Exit(code)
 }
@@ -62,7 +62,7 @@ func waitCheckpoint(t *testing.T, runDir string, minStep int64, cmd *exec.Cmd, s
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	cmd.Process.Kill()
+	_ = cmd.Process.Kill()
 	t.Fatalf("no checkpoint at step ≥ %d within 90 s; stderr: %s", minStep, stderr)
 	return nil
 }
@@ -95,7 +95,7 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	cmd.Wait()
+	_ = cmd.Wait()
 
 	dir, last, err := train.LatestCheckpoint(out)
 	if err != nil || last.Step < m.Step {
@@ -154,7 +154,7 @@ func TestInterruptCheckpoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := waitCheckpoint(t, out, 200, cmd, &stderr)
-	cmd.Process.Signal(os.Interrupt)
+	_ = cmd.Process.Signal(os.Interrupt)
 	err := cmd.Wait()
 	ee, ok := err.(*exec.ExitError)
 	if !ok || ee.ExitCode() != exitInterrupted {

@@ -106,13 +106,13 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			line.Score, line.Method = &v, s.Method
 		}
 		if *asJSON {
-			json.NewEncoder(stdout).Encode(line)
+			_ = json.NewEncoder(stdout).Encode(line)
 			return
 		}
 		if err != nil {
-			fmt.Fprintf(stdout, "clip %d (episode %d, steps %d–%d): error: %v\n", i, c.Episode, c.Start, c.End, err)
+			_, _ = fmt.Fprintf(stdout, "clip %d (episode %d, steps %d–%d): error: %v\n", i, c.Episode, c.Start, c.End, err)
 		} else {
-			fmt.Fprintf(stdout, "clip %d (episode %d, steps %d–%d): score %.3f (%s, %.1f ms)\n", i, c.Episode, c.Start, c.End, *line.Score, s.Method, line.LatencyMS)
+			_, _ = fmt.Fprintf(stdout, "clip %d (episode %d, steps %d–%d): score %.3f (%s, %.1f ms)\n", i, c.Episode, c.Start, c.End, *line.Score, s.Method, line.LatencyMS)
 		}
 	}
 	n := 0
@@ -132,7 +132,7 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
-		defer env.Close()
+		defer func() { _ = env.Close() }()
 		pol, err := train.ScriptedPolicy(*policy, env, *seed)
 		if err != nil {
 			return usagef("%v", err)
@@ -188,7 +188,7 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("open %s: %w", *source, err)
 	}
-	defer src.Close()
+	defer func() { _ = src.Close() }()
 	var f frame.Frame
 	slot := int32(0)
 	for n < *clips {

@@ -19,13 +19,13 @@ func cmdTasks(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TASK\tFAMILY\tSTAGES\tDESCRIPTION")
+	_, _ = fmt.Fprintln(tw, "TASK\tFAMILY\tSTAGES\tDESCRIPTION")
 	for _, n := range tasks.Names() {
 		m, err := tasks.Lookup(n)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", n, m.Family, len(m.Stages), m.Description)
+		_, _ = fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", n, m.Family, len(m.Stages), m.Description)
 	}
 	return tw.Flush()
 }
@@ -52,20 +52,20 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if v == "" || v == "(devel)" {
 		v = "devel"
 	}
-	fmt.Fprintf(stdout, "robot-train %s", v)
+	_, _ = fmt.Fprintf(stdout, "robot-train %s", v)
 	if rev != "" {
-		fmt.Fprintf(stdout, " (%s)", rev)
+		_, _ = fmt.Fprintf(stdout, " (%s)", rev)
 	}
-	fmt.Fprintf(stdout, "\ngo: %s %s/%s, %d CPUs\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
-	fmt.Fprintf(stdout, "BLAS backend: %s (available: %v)\n", nn.Backend(), nn.Backends())
-	fmt.Fprintf(stdout, "render backends: %v\n", render.Backends())
+	_, _ = fmt.Fprintf(stdout, "\ngo: %s %s/%s, %d CPUs\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+	_, _ = fmt.Fprintf(stdout, "BLAS backend: %s (available: %v)\n", nn.Backend(), nn.Backends())
+	_, _ = fmt.Fprintf(stdout, "render backends: %v\n", render.Backends())
 	r, err := render.New("auto", render.Options{Logf: func(string, ...any) {}})
 	if err != nil {
-		fmt.Fprintf(stdout, "renderer: unavailable: %v\n", err)
+		_, _ = fmt.Fprintf(stdout, "renderer: unavailable: %v\n", err)
 	} else {
-		fmt.Fprintf(stdout, "renderer: %s\n", r.Info())
-		r.Close()
+		_, _ = fmt.Fprintf(stdout, "renderer: %s\n", r.Info())
+		_ = r.Close()
 	}
-	fmt.Fprintf(stdout, "tasks: %d registered\n", len(tasks.Names()))
+	_, _ = fmt.Fprintf(stdout, "tasks: %d registered\n", len(tasks.Names()))
 	return nil
 }

@@ -174,7 +174,7 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	opts := train.Options{Resume: *resume != "", Stdout: stdout, Stderr: stderr, Quiet: *quiet}
 	res, err := train.Run(ctx, cfg, opts)
 	if res != nil {
-		fmt.Fprint(stdout, res.Summary())
+		_, _ = fmt.Fprint(stdout, res.Summary())
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
