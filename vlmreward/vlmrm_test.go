@@ -1,0 +1,317 @@
+package vlmreward
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"image"
+	"image/png"
+	"io"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/vlmrb/vlmrb/replay"
+)
+
+func randVec(rng *rand.Rand, n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = rng.NormFloat64()
+	}
+	return v
+}
+
+func dot(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
+
+// α = 0 with one goal prompt is exactly the cosine similarity.
+func TestVLMRMAlphaZeroIsCosine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for trial := 0; trial < 50; trial++ {
+		g, b, x := randVec(rng, 16), randVec(rng, 16), randVec(rng, 16)
+		v, err := NewVLMRM([][]float64{g}, [][]float64{b}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := v.Reward(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cos := dot(g, x) / (norm(g) * norm(x))
+		if math.Abs(r-cos) > 1e-12 {
+			t.Fatalf("α=0 reward %.15f, cosine %.15f", r, cos)
+		}
+	}
+}
+
+// α = 1 depends only on the component of x along d = g − b: adding any
+// vector orthogonal to d before normalisation changes x's norm, so the test
+// perturbs the normalised x within the unit sphere's orthogonal directions
+// by comparing two unit vectors with the same projection on d.
+func TestVLMRMAlphaOneIgnoresOrthogonal(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	for trial := 0; trial < 50; trial++ {
+		g, b := randVec(rng, 16), randVec(rng, 16)
+		v, err := NewVLMRM([][]float64{g}, [][]float64{b}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := randVec(rng, 16)
+		nx := norm(x)
+		for i := range x {
+			x[i] /= nx
+		}
+		// rotate x inside the plane of two directions orthogonal to d
+		u1, u2 := randVec(rng, 16), randVec(rng, 16)
+		orth := func(u []float64, against ...[]float64) {
+			for _, a := range against {
+				c := dot(u, a) / dot(a, a)
+				for i := range u {
+					u[i] -= c * a[i]
+				}
+			}
+			n := norm(u)
+			for i := range u {
+				u[i] /= n
+			}
+		}
+		orth(u1, v.d)
+		orth(u2, v.d, u1)
+		a1, a2 := dot(x, u1), dot(x, u2)
+		th := rng.Float64() * 2 * math.Pi
+		b1 := math.Cos(th)*a1 - math.Sin(th)*a2
+		b2 := math.Sin(th)*a1 + math.Cos(th)*a2
+		y := make([]float64, 16)
+		for i := range y {
+			y[i] = x[i] + (b1-a1)*u1[i] + (b2-a2)*u2[i]
+		}
+		if math.Abs(norm(y)-1) > 1e-12 || math.Abs(dot(y, v.d)-dot(x, v.d)) > 1e-12 {
+			t.Fatal("test construction broken")
+		}
+		rx, _ := v.Reward(x)
+		ry, _ := v.Reward(y)
+		if math.Abs(rx-ry) > 1e-12 {
+			t.Fatalf("α=1: reward changed %.15f → %.15f under an orthogonal change", rx, ry)
+		}
+		// and it equals 1 − ½((x−g)·d)²/‖d‖²
+		dd := dot(v.d, v.d)
+		xg := make([]float64, 16)
+		for i := range xg {
+			xg[i] = x[i] - v.G[i]
+		}
+		want := 1 - 0.5*dot(xg, v.d)*dot(xg, v.d)/dd
+		if math.Abs(rx-want) > 1e-12 {
+			t.Fatalf("α=1 reward %.15f, want %.15f", rx, want)
+		}
+	}
+}
+
+func TestVLMRMAveragesNormalisedPrompts(t *testing.T) {
+	v, err := NewVLMRM([][]float64{{3, 0}, {0, 5}}, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.G[0] != 0.5 || v.G[1] != 0.5 {
+		t.Fatalf("g = %v, want (0.5, 0.5) (normalised, averaged, not re-normalised)", v.G)
+	}
+	if _, err := NewVLMRM([][]float64{{1, 0}}, [][]float64{{2, 0}}, 0.5); err == nil {
+		t.Fatal("goal == baseline direction accepted with α > 0")
+	}
+}
+
+// embedServer speaks /v1/embeddings: text "input" arrays get a 3-D
+// bag-of-words embedding (red, green, blue word counts + 0.1); a "messages"
+// body with one data-URL image gets the image's mean RGB.
+func embedServer(t *testing.T, fail *atomic.Int32) (*httptest.Server, *atomic.Int64) {
+	var images atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/embeddings" || r.Method != http.MethodPost {
+			http.Error(w, "not found", 404)
+			return
+		}
+		if fail != nil && fail.Add(-1) >= 0 {
+			http.Error(w, `{"error":{"message":"overloaded"}}`, 503)
+			return
+		}
+		var req struct {
+			Model    string          `json:"model"`
+			Input    []string        `json:"input"`
+			Messages []message       `json:"messages"`
+			Format   string          `json:"encoding_format"`
+			Extra    json.RawMessage `json:"extra"`
+		}
+		body, _ := io.ReadAll(r.Body)
+		if err := json.Unmarshal(body, &req); err != nil || req.Model != "clip" || req.Format != "float" {
+			http.Error(w, "bad request: "+string(body), 400)
+			return
+		}
+		var embs [][]float64
+		if req.Messages != nil {
+			if len(req.Messages) != 1 || len(req.Messages[0].Content) != 1 || req.Messages[0].Content[0].Type != "image_url" {
+				http.Error(w, "want one image_url part", 400)
+				return
+			}
+			url := req.Messages[0].Content[0].ImageURL.URL
+			const pre = "data:image/png;base64,"
+			raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(url, pre))
+			if !strings.HasPrefix(url, pre) || err != nil {
+				http.Error(w, "bad data URL", 400)
+				return
+			}
+			img, err := png.Decode(bytes.NewReader(raw))
+			if err != nil {
+				http.Error(w, "bad png", 400)
+				return
+			}
+			var s [3]float64
+			bb := img.Bounds()
+			for y := bb.Min.Y; y < bb.Max.Y; y++ {
+				for x := bb.Min.X; x < bb.Max.X; x++ {
+					r, g, b, _ := img.At(x, y).RGBA()
+					s[0] += float64(r)
+					s[1] += float64(g)
+					s[2] += float64(b)
+				}
+			}
+			embs = append(embs, s[:])
+			images.Add(1)
+		} else {
+			for _, txt := range req.Input {
+				e := []float64{0.1, 0.1, 0.1}
+				for _, wd := range strings.Fields(txt) {
+					switch wd {
+					case "red":
+						e[0]++
+					case "green":
+						e[1]++
+					case "blue":
+						e[2]++
+					}
+				}
+				embs = append(embs, e)
+			}
+		}
+		type item struct {
+			Object    string    `json:"object"`
+			Index     int       `json:"index"`
+			Embedding []float64 `json:"embedding"`
+		}
+		resp := struct {
+			Object string `json:"object"`
+			Data   []item `json:"data"`
+			Model  string `json:"model"`
+		}{Object: "list", Model: req.Model}
+		for i := len(embs) - 1; i >= 0; i-- { // out of order on purpose: index decides
+			resp.Data = append(resp.Data, item{"embedding", i, embs[i]})
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(resp)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &images
+}
+
+func solid(r, g, b uint8) *image.RGBA {
+	img := newRGBA(8, 6)
+	for i := 0; i < len(img.Pix); i += 4 {
+		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = r, g, b, 255
+	}
+	return img
+}
+
+// End to end over HTTP: prompts → g, b; rollout frames → embeddings →
+// rewards written into a real replay buffer's slots across a wrap-around;
+// a stale slot is dropped; sampled batches train only on set rewards.
+func TestVLMRMOverHTTPIntoReplay(t *testing.T) {
+	var fail atomic.Int32
+	fail.Store(1) // the first request gets a 503 and is retried
+	srv, images := embedServer(t, &fail)
+	e, err := NewHTTPEmbedder(srv.URL+"/v1", "clip", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Backoff = 1
+	ctx := context.Background()
+	v, err := NewVLMRMFromPrompts(ctx, e, []string{"a red cube", "red red"}, []string{"a cube"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Calls() != 3 { // 503, goal, baseline
+		t.Fatalf("%d calls, want 3", e.Calls())
+	}
+
+	buf, err := replay.NewBuffer(replay.Config{Capacity: 8, ObsDim: 1, ActDim: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := NewRewardTable(buf.Cap())
+	var pend Pending
+	colours := [][3]uint8{}
+	refs := []replay.Ref{}
+	for i := 0; i < 11; i++ { // wraps: slots 0–2 written twice
+		ref := buf.Add(replay.Transition{Obs: []float64{float64(i)}, Action: []float64{0}, NextObs: []float64{0}})
+		table.Clear(ref)
+		c := [3]uint8{uint8(25 * i), 40, uint8(250 - 20*i)}
+		colours = append(colours, c)
+		refs = append(refs, ref)
+		if i >= 1 { // transition 0 is never queued; it is overwritten anyway
+			pend.Add(ref, solid(c[0], c[1], c[2]))
+		}
+	}
+	n, err := pend.Flush(ctx, e, v, table, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if images.Load() != 10 || n != 8 { // transitions 1 and 2 are stale (slots 1, 2 rewritten by 9, 10)
+		t.Fatalf("%d images embedded, %d rewards written; want 10 and 8", images.Load(), n)
+	}
+	for i := 3; i < 11; i++ {
+		got, ok := table.Get(refs[i])
+		c := colours[i]
+		want, _ := v.Reward([]float64{float64(c[0]) * 257, float64(c[1]) * 257, float64(c[2]) * 257})
+		if !ok || math.Abs(float64(got)-want) > 1e-6 {
+			t.Fatalf("transition %d: reward %v (set %v), want %v", i, got, ok, want)
+		}
+	}
+	// redder frames score higher for the "red" goal
+	r3, _ := table.Get(refs[3])
+	r10, _ := table.Get(refs[10])
+	if !(r10 > r3) {
+		t.Fatalf("red frame %v not above blue frame %v", r10, r3)
+	}
+	// slot 0 holds transition 8 (queued and set); add one more unset
+	// transition (slot 3) and check Apply on sampled batches.
+	ref := buf.Add(replay.Transition{Obs: []float64{11}, Action: []float64{0}, NextObs: []float64{0}})
+	table.Clear(ref)
+	u := replay.NewUniform(buf)
+	b := replay.NewBatch(64, 1, 1)
+	if !u.Sample(b, rand.New(rand.NewPCG(1, 2))) {
+		t.Fatal("empty buffer")
+	}
+	unset := table.Apply(b)
+	nUnset := 0
+	for i, r := range b.Refs {
+		if r == ref {
+			nUnset++
+			if b.Weights[i] != 0 {
+				t.Fatal("unset reward kept a nonzero weight")
+			}
+		} else if b.Weights[i] != 1 {
+			t.Fatalf("row %d (slot %d) weight %v", i, r.Slot, b.Weights[i])
+		}
+	}
+	if unset != nUnset || nUnset == 0 {
+		t.Fatalf("Apply reported %d unset rows, batch has %d rows of the unset slot", unset, nUnset)
+	}
+}
