@@ -626,6 +626,14 @@ func (r *runner) checkpoint() error {
 			return err
 		}},
 		{Name: "replay.bin", Write: r.buf.Save},
+		{Name: "config.yaml", Write: func(w io.Writer) error {
+			b, err := r.cfg.encode()
+			if err != nil {
+				return err
+			}
+			_, err = w.Write(b)
+			return err
+		}},
 		{Name: "state.json", Write: func(w io.Writer) error {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", "  ")
