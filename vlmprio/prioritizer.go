@@ -119,6 +119,8 @@ type Prioritizer struct {
 	lat    []time.Duration // ring of recent latencies
 	latN   int
 	comb   map[replay.Ref]combEntry
+	vals   []float64 // BatchScoreSink scratch (guarded by mu)
+	oks    []bool
 	combQ  []replay.Ref // FIFO of refs in comb
 	combQi int
 }
@@ -255,6 +257,25 @@ func (p *Prioritizer) process(ctx context.Context, c *Clip) {
 	p.latN++
 	// combine and write under one lock: otherwise a worker holding an
 	// older combined value could overwrite a newer, higher one
+	if bs, ok := p.sink.(BatchScoreSink); ok {
+		n := len(c.Refs)
+		if cap(p.vals) < n {
+			p.vals, p.oks = make([]float64, n), make([]bool, n)
+		}
+		vals, oks := p.vals[:n], p.oks[:n]
+		for i, r := range c.Refs {
+			vals[i] = p.combine(r, v)
+		}
+		bs.SetScores(c.Refs, vals, oks)
+		for _, ok := range oks {
+			if ok {
+				p.written.Add(1)
+			} else {
+				p.stale.Add(1)
+			}
+		}
+		return
+	}
 	for _, r := range c.Refs {
 		if p.sink.SetScore(r, p.combine(r, v)) {
 			p.written.Add(1)

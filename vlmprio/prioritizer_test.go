@@ -316,3 +316,55 @@ func TestPrioritizerConcurrentSubmit(t *testing.T) {
 		t.Fatalf("errors %+v failed %d", m.Errors, m.Failed)
 	}
 }
+
+// batchSink is a recordSink that also takes whole clips at once.
+type batchSink struct {
+	*recordSink
+	batches int
+}
+
+func (b *batchSink) SetScores(refs []replay.Ref, scores []float64, ok []bool) {
+	b.mu.Lock()
+	b.batches++
+	b.mu.Unlock()
+	for i, r := range refs {
+		ok[i] = b.SetScore(r, scores[i])
+	}
+}
+
+// TestPrioritizerBatchSink: a BatchScoreSink gets one call per clip, with
+// the same per-ref results (stale refs rejected) as single writes.
+func TestPrioritizerBatchSink(t *testing.T) {
+	checkNoLeak(t)
+	sink := &batchSink{recordSink: newRecordSink()}
+	sc := funcScorer(func(ctx context.Context, c *Clip) (Score, error) { return Score{Value: 0.75}, nil })
+	p := NewPrioritizer(sc, sink, PrioritizerConfig{Workers: 2})
+	p.Start(context.Background())
+	defer p.Close()
+	var refs []replay.Ref
+	for i := range 3 {
+		var clip []replay.Ref
+		for k := range 4 {
+			clip = append(clip, sink.add(int32(4*i+k)))
+		}
+		refs = append(refs, clip...)
+		if i == 1 {
+			sink.add(int32(4*i + 2)) // overwrite one slot before its clip is scored
+		}
+		p.Submit(&Clip{Refs: clip})
+	}
+	waitFor(t, "batches", func() bool { m := p.Metrics(); return m.Written+m.Stale == 12 })
+	m := p.Metrics()
+	sink.mu.Lock()
+	batches := sink.batches
+	sink.mu.Unlock()
+	if batches != 3 || m.Written != 11 || m.Stale != 1 {
+		t.Fatalf("batches %d, metrics %+v", batches, m)
+	}
+	for i, r := range refs {
+		v, ok := sink.score(r)
+		if want := i != 6; ok != want || (ok && v != 0.75) {
+			t.Fatalf("ref %d: %v %v", i, v, ok)
+		}
+	}
+}

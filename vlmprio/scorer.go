@@ -41,6 +41,16 @@ type ScoreSink interface {
 	SetScore(ref replay.Ref, score float64) bool
 }
 
+// BatchScoreSink is optionally implemented by a ScoreSink that can apply
+// several scores under one lock acquisition. The Prioritizer then writes a
+// clip's refs with one call, which cuts lock contention with a learner that
+// samples from the same buffer. ok[i] reports whether refs[i] was applied
+// (false: stale generation); len(ok) == len(refs) == len(scores).
+type BatchScoreSink interface {
+	ScoreSink
+	SetScores(refs []replay.Ref, scores []float64, ok []bool)
+}
+
 // ErrorKind classifies scoring failures for metrics and retry decisions.
 type ErrorKind string
 
