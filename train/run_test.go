@@ -81,3 +81,29 @@ func TestRunUnknownTaskIsConfigError(t *testing.T) {
 		t.Fatalf("err %v, want *ConfigError", err)
 	}
 }
+
+// TestRunDeterministic: without asynchronous scoring a run is a function of
+// its config and seed — the same agent bytes come out twice.
+func TestRunDeterministic(t *testing.T) {
+	t.Parallel()
+	var sums [2]string
+	for i := range sums {
+		out := filepath.Join(t.TempDir(), "run")
+		res, err := Run(context.Background(), tinyConfig(out, "per"), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := VerifyCheckpoint(res.Checkpoint)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range m.Files {
+			if f.Name == "agent.bin" {
+				sums[i] = f.SHA256
+			}
+		}
+	}
+	if sums[0] == "" || sums[0] != sums[1] {
+		t.Fatalf("agent checkpoints differ between identical runs: %v", sums)
+	}
+}
