@@ -148,9 +148,9 @@ const (
 	pixLiftScale     = 0.06 // rising this much is full lift credit
 	pixGoalScale     = 0.15 // moving this much closer to the goal is full credit
 	// pixProgressShare is the share of the approach and goal features that
-	// rewards change within the clip; the rest rewards ending up near. A
-	// random policy that starts near the object earns "near" without doing
-	// anything, so change weighs more.
+	// rewards change within the clip; the rest rewards being near. Equal
+	// shares: 0.75 ranked rendered reach/push experts below random more
+	// often (an expert holding at the goal changes nothing).
 	pixProgressShare = 0.5
 )
 
