@@ -75,22 +75,21 @@ func (c *countingHash) Write(p []byte) (int, error) {
 func SaveCheckpoint(runDir string, m *Manifest, parts []CheckpointPart, keep int) (string, error) {
 	root := CheckpointRoot(runDir)
 	dir := filepath.Join(root, ckptDirName(m.Step))
-	// a leftover directory for this step (from a killed run) is replaced
-	if err := os.RemoveAll(dir); err != nil {
-		return "", fmt.Errorf("checkpoint: clear %s: %w", dir, err)
+	// write into a hidden directory and rename it into place when complete,
+	// so an existing checkpoint of the same step stays whole until then
+	tmp := filepath.Join(root, ".tmp-"+ckptDirName(m.Step))
+	if err := os.RemoveAll(tmp); err != nil {
+		return "", fmt.Errorf("checkpoint: clear %s: %w", tmp, err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return "", fmt.Errorf("checkpoint: %w", err)
-	}
-	if err := syncDir(root); err != nil {
-		return "", err
 	}
 	m.Version = ManifestVersion
 	m.Created = time.Now().UTC()
 	m.Files = m.Files[:0]
 	for _, p := range parts {
 		var ch *countingHash
-		err := WriteFileAtomic(filepath.Join(dir, p.Name), 0o644, func(w io.Writer) error {
+		err := WriteFileAtomic(filepath.Join(tmp, p.Name), 0o644, func(w io.Writer) error {
 			ch = &countingHash{w: w, h: sha256.New()}
 			return p.Write(ch)
 		})
@@ -103,7 +102,16 @@ func SaveCheckpoint(runDir string, m *Manifest, parts []CheckpointPart, keep int
 	if err != nil {
 		return "", fmt.Errorf("checkpoint manifest: %w", err)
 	}
-	if err := WriteBytesAtomic(filepath.Join(dir, "manifest.json"), append(b, '\n')); err != nil {
+	if err := WriteBytesAtomic(filepath.Join(tmp, "manifest.json"), append(b, '\n')); err != nil {
+		return "", err
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return "", fmt.Errorf("checkpoint: replace %s: %w", dir, err)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return "", fmt.Errorf("checkpoint: %w", err)
+	}
+	if err := syncDir(root); err != nil {
 		return "", err
 	}
 	return dir, pruneCheckpoints(root, m.Step, keep)
@@ -133,6 +141,16 @@ func pruneCheckpoints(root string, current int64, keep int) error {
 	steps, err := listCheckpoints(root)
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
+	}
+	// hidden directories of saves that were killed before their rename
+	if ents, err := os.ReadDir(root); err == nil {
+		for _, e := range ents {
+			if e.IsDir() && strings.HasPrefix(e.Name(), ".tmp-") {
+				if err := os.RemoveAll(filepath.Join(root, e.Name())); err != nil {
+					return fmt.Errorf("checkpoint: remove %s: %w", e.Name(), err)
+				}
+			}
+		}
 	}
 	kept := 0
 	for _, s := range steps {

@@ -80,3 +80,32 @@ func TestWriteFileAtomicKeepsOldOnError(t *testing.T) {
 		t.Fatalf("temporary file left behind: %v", ents)
 	}
 }
+
+func TestCheckpointSameStepReplacedWhole(t *testing.T) {
+	t.Parallel()
+	run := t.TempDir()
+	for _, content := range []string{"first", "second"} {
+		if _, err := SaveCheckpoint(run, &Manifest{Step: 100}, []CheckpointPart{part("agent.bin", content)}, 2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir, m, err := LatestCheckpoint(run)
+	if err != nil || m.Step != 100 {
+		t.Fatalf("%+v %v", m, err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "agent.bin"))
+	if string(b) != "second" {
+		t.Fatalf("agent.bin = %q", b)
+	}
+	// a save killed before its rename leaves a hidden directory that is ignored and cleaned up
+	_ = os.MkdirAll(filepath.Join(CheckpointRoot(run), ".tmp-"+ckptDirName(200)), 0o755)
+	if _, m, _ := LatestCheckpoint(run); m.Step != 100 {
+		t.Fatalf("hidden partial save was picked: %+v", m)
+	}
+	if _, err := SaveCheckpoint(run, &Manifest{Step: 300}, []CheckpointPart{part("agent.bin", "x")}, 2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(CheckpointRoot(run), ".tmp-"+ckptDirName(200))); !os.IsNotExist(err) {
+		t.Fatalf("stale hidden save not removed: %v", err)
+	}
+}
