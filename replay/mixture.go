@@ -183,9 +183,30 @@ func (s *VLMRB) onAdd(slot int) {
 // was taken or the score is NaN, infinite or negative. A later score for the
 // same ref replaces the earlier one.
 func (s *VLMRB) SetScore(ref Ref, score float64) bool {
+	s.buf.mu.Lock()
+	defer s.buf.mu.Unlock()
+	return s.setScoreLocked(ref, score)
+}
+
+// SetScores stores scores[i] for refs[i] under one lock acquisition (a
+// clip's worth of refs, written by a scorer worker), so a learner sampling
+// from the same buffer waits once per clip rather than once per ref. ok[i]
+// reports what SetScore would have returned for refs[i]. It panics unless
+// len(refs) == len(scores) == len(ok).
+func (s *VLMRB) SetScores(refs []Ref, scores []float64, ok []bool) {
+	if len(refs) != len(scores) || len(refs) != len(ok) {
+		panic("replay: SetScores needs len(refs) == len(scores) == len(ok)")
+	}
+	s.buf.mu.Lock()
+	defer s.buf.mu.Unlock()
+	for i, ref := range refs {
+		ok[i] = s.setScoreLocked(ref, scores[i])
+	}
+}
+
+// setScoreLocked is SetScore with the buffer lock held.
+func (s *VLMRB) setScoreLocked(ref Ref, score float64) bool {
 	b := s.buf
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	if !b.validLocked(ref) {
 		s.stats.Stale++
 		return false

@@ -711,3 +711,37 @@ func TestBytesPerSlot(t *testing.T) {
 		t.Fatalf("VLMRB BytesPerSlot %v, want %v", got, want+9)
 	}
 }
+
+// TestSetScoresMatchesSetScore writes the same scores one at a time into one
+// sampler and as a batch into another: leaves, ok flags and stats must agree,
+// and stale or invalid entries in the batch are dropped individually.
+func TestSetScoresMatchesSetScore(t *testing.T) {
+	t.Parallel()
+	b1, refs1 := newTestBuffer(t, 8, 8)
+	b2, refs2 := newTestBuffer(t, 8, 8)
+	one, _ := NewVLMRB(b1, DefaultVLMRBConfig())
+	batch, _ := NewVLMRB(b2, DefaultVLMRBConfig())
+	addN(b1, 8, 2) // slots 0 and 1 are overwritten: refs[0], refs[1] go stale
+	addN(b2, 8, 2)
+	scores := []float64{0.9, 0.1, 0.7, math.NaN(), 0.2, 0.8, -1, 0.6}
+	ok := make([]bool, len(scores))
+	batch.SetScores(refs2, scores, ok)
+	for i, r := range refs1 {
+		if want := one.SetScore(r, scores[i]); ok[i] != want {
+			t.Fatalf("ref %d: SetScores ok=%v, SetScore %v", i, ok[i], want)
+		}
+	}
+	for i := range refs1 {
+		l1, _ := one.Leaf(Ref{Slot: refs1[i].Slot, Gen: refs1[i].Gen})
+		l2, _ := batch.Leaf(Ref{Slot: refs2[i].Slot, Gen: refs2[i].Gen})
+		if l1 != l2 {
+			t.Fatalf("slot %d leaf %v (single) vs %v (batch)", i, l1, l2)
+		}
+	}
+	if s1, s2 := one.Stats(), batch.Stats(); s1 != s2 {
+		t.Fatalf("stats differ: single %+v, batch %+v", s1, s2)
+	}
+	if st := batch.Stats(); st.Stale != 2 || st.Rejected != 2 || st.Applied != 4 {
+		t.Fatalf("stats %+v, want 2 stale, 2 rejected, 4 applied", st)
+	}
+}
