@@ -1,15 +1,3 @@
-// Command robot-train trains, evaluates, watches and scores robot
-// manipulation policies with VLM-guided experience replay.
-//
-//	robot-train train   --task NAME --replay uniform|per|relo|vlmrb --scorer pixel|oracle|openai --steps N --seed S --out RUN_DIR
-//	robot-train eval    (--checkpoint RUN_DIR | --policy expert|random) --task NAME --episodes N [--video FILE.gif] [--json]
-//	robot-train render  --task NAME [--camera NAME] [--size WxH] [--policy expert|random] [--steps N] --out FILE.png|gif|mp4
-//	robot-train score   --source sim:TASK|dir:PATH|URL --scorer pixel|oracle|openai [--clips N] [--json]
-//	robot-train view    --task NAME [--policy expert|random | --checkpoint RUN_DIR]
-//	robot-train tasks | bench | version
-//
-// Exit codes: 0 success, 1 runtime failure, 2 usage error (bad flag,
-// config or name), 130 interrupted (Ctrl-C; training checkpoints first).
 package main
 
 import (
