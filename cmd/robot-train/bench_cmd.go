@@ -51,6 +51,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	secs := fs.Float64("seconds", 2, "seconds per measurement")
 	backend := fs.String("render-backend", "auto", "renderer: auto|egl|soft")
 	capacity := fs.Int("replay-capacity", 1<<18, "replay buffer size for the sampling measurements")
+	blas := fs.String("blas", "auto", "BLAS backend for the SAC measurements: auto|gonum|openblas")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -59,6 +60,9 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if _, err := tasks.Lookup(*task); err != nil {
 		return usagef("%v", err)
+	}
+	if err := nn.SetBackend(*blas); err != nil {
+		return usagef("--blas: %v", err)
 	}
 	d := time.Duration(*secs * float64(time.Second))
 	var rows []benchRow
