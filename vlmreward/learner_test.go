@@ -1,0 +1,124 @@
+package vlmreward
+
+import (
+	"context"
+	"image"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl64"
+
+	"github.com/vlmrb/vlmrb/render"
+	"github.com/vlmrb/vlmrb/replay"
+	"github.com/vlmrb/vlmrb/tasks"
+)
+
+// The Learner loop on a real replay buffer and rendered drawer-open
+// episodes: no rewards before the first session (all weights zeroed), a
+// session at the scheduled step rates queries, fits the model and
+// relabels every slot — wrapped ones included — with the model's reward.
+func TestLearnerRelabelsWholeBuffer(t *testing.T) {
+	r, err := render.New("soft", render.Options{})
+	if err != nil {
+		t.Skipf("soft renderer: %v", err)
+	}
+	defer r.Close()
+	orc, _ := NewOracleRater(3, 0.2, 1)
+	cfg := DefaultLearnerConfig(3, "open the drawer")
+	cfg.Model.CNN = learnCNN()
+	cfg.Model.Batch = 128
+	cfg.Model.MaxEpochs = 2
+	cfg.PerEpisode = 40
+	cfg.Schedule = Schedule{First: 200, Every: 100, PerSession: 60, Budget: 150}
+	const capacity = 250
+	l, err := NewLearner(cfg, orc, capacity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf, _ := replay.NewBuffer(replay.Config{Capacity: capacity, ObsDim: tasks.ObsDim, ActDim: tasks.ActDim})
+	u := replay.NewUniform(buf)
+	rng := rand.New(rand.NewPCG(3, 3))
+	b := replay.NewBatch(64, tasks.ObsDim, tasks.ActDim)
+
+	cam := render.LookAt(mgl64.Vec3{0.55, 0.45, 0.45}, mgl64.Vec3{0, 0.75, 0.05}, mgl64.Vec3{0, 0, 1}, 50, 48, 48)
+	var sc render.Scene
+	img := image.NewRGBA(image.Rect(0, 0, 48, 48))
+	act := make([]float64, tasks.ActDim)
+	step := int64(0)
+	var refs []replay.Ref
+	sessions := 0
+	for ep := 0; step < 420; ep++ {
+		env, err := tasks.Make("drawer-open", tasks.Options{MaxSteps: 70})
+		if err != nil {
+			t.Fatal(err)
+		}
+		obs, _ := env.Reset(uint64(ep))
+		pol := env.Expert()
+		for {
+			pol.Act(obs, act)
+			next, rew, term, trunc, info, err := env.Step(act)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref := buf.Add(replay.Transition{Obs: obs, Action: act, Reward: rew, NextObs: next, Terminated: term, Truncated: trunc, Episode: int64(ep)})
+			refs = append(refs, ref)
+			sc.UpdateFromSim(env.Model(), env.State(), nil)
+			c, _ := render.ResolveCamera(env.Model(), env.State(), cam)
+			if err := r.Render(&sc, c, img); err != nil {
+				t.Fatal(err)
+			}
+			l.Observe(ref, 0, int64(ep), img, info.Get("progress"))
+			step++
+			if !l.Trained() {
+				u.Sample(b, rng)
+				if unset := l.Apply(b); unset != b.Len() {
+					t.Fatalf("step %d: %d of %d rows unset before the first fit", step, unset, b.Len())
+				}
+			}
+			ran, err := l.Update(context.Background(), step)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ran {
+				sessions++
+				if l.Stats.Relabelled != buf.Len() {
+					t.Fatalf("relabelled %d slots, buffer holds %d", l.Stats.Relabelled, buf.Len())
+				}
+			}
+			obs = next
+			if term || trunc {
+				break
+			}
+		}
+		env.Close()
+	}
+	// sessions at 200, 300, 400 (60, 60, 30 queries: budget 150)
+	if sessions != 3 || l.Stats.Queries != 150 || l.Stats.Rated != 150 || l.Stats.Updates != 3 {
+		t.Fatalf("sessions %d, stats %+v", sessions, l.Stats)
+	}
+	// every live slot (the buffer wrapped) carries exactly the current model's reward
+	live := refs[len(refs)-capacity:]
+	imgs := make([]uint8, 0, len(live)*l.Model.InputLen())
+	for _, ref := range live {
+		imgs = append(imgs, l.Relabel.imgs[int(ref.Slot)*l.Relabel.dim:int(ref.Slot+1)*l.Relabel.dim]...)
+	}
+	want := make([]float32, len(live))
+	// rewards written after the last session (steps 401–420) were set at
+	// insertion with the same model, so all must match a fresh prediction
+	l.Model.Predict(want, imgs, len(live))
+	for i, ref := range live {
+		got, ok := l.Relabel.Table.Get(ref)
+		if !ok || got != want[i] {
+			t.Fatalf("slot %d: reward %v (set %v), model says %v", ref.Slot, got, ok, want[i])
+		}
+	}
+	for _, ref := range refs[:len(refs)-capacity] {
+		if _, ok := l.Relabel.Table.Get(ref); ok {
+			t.Fatalf("overwritten transition (slot %d gen %d) still has a reward", ref.Slot, ref.Gen)
+		}
+	}
+	u.Sample(b, rng)
+	if unset := l.Apply(b); unset != 0 {
+		t.Fatalf("%d unset rows after training", unset)
+	}
+}
