@@ -191,4 +191,3 @@ func (l *Learner) Trained() bool { return l.trained }
 // Apply writes r̂ into a sampled batch (see RewardTable.Apply) and returns
 // the number of rows without a reward (weights zeroed).
 func (l *Learner) Apply(b *replay.Batch) int { return l.Relabel.Table.Apply(b) }
-
