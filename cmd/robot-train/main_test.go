@@ -4,11 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"image"
+	"image/color"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vlmrb/vlmrb/train"
 )
@@ -320,4 +325,80 @@ func TestTrainVLMRBPixel(t *testing.T) {
 	if len(gifs) == 0 {
 		t.Fatal("no evaluation GIF")
 	}
+}
+
+// checkScoreLines checks n JSON lines with the contract's keys.
+func checkScoreLines(t *testing.T, out string, n int) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != n {
+		t.Fatalf("%d lines, want %d: %q", len(lines), n, out)
+	}
+	for i, l := range lines {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatalf("line %d: %v", i, err)
+		}
+		for _, k := range []string{"clip", "score", "latency_ms", "error"} {
+			if _, ok := v[k]; !ok {
+				t.Fatalf("line %d lacks %q: %s", i, k, l)
+			}
+		}
+	}
+}
+
+func TestScoreDirSource(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	// frames of a recorded folder: a red puck moving right on a grey table
+	for i := range 12 {
+		img := image.NewRGBA(image.Rect(0, 0, 64, 48))
+		for p := 0; p < len(img.Pix); p += 4 {
+			img.Pix[p], img.Pix[p+1], img.Pix[p+2], img.Pix[p+3] = 120, 120, 120, 255
+		}
+		for y := 20; y < 28; y++ {
+			for x := 4 + 4*i; x < 12+4*i; x++ {
+				img.SetRGBA(x, y, color.RGBA{220, 30, 30, 255})
+			}
+		}
+		if err := train.SavePNG(filepath.Join(dir, fmt.Sprintf("f%03d.png", i)), img); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, stderr := runCLI(t, "score", "--source", "dir:"+dir, "--task", "push", "--scorer", "pixel",
+		"--clips", "2", "--clip-len", "8", "--stride", "4", "--size", "64x48", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	checkScoreLines(t, out, 2)
+}
+
+func TestScoreMJPEGStream(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts ffmpeg")
+	}
+	ff, err := exec.LookPath("ffmpeg")
+	if err != nil {
+		t.Skip("ffmpeg not installed (make deps installs it)")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	url := "http://" + addr + "/"
+	srv := exec.Command(ff, "-loglevel", "error", "-re", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=25",
+		"-t", "30", "-f", "mpjpeg", "-listen", "1", url)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
+	time.Sleep(500 * time.Millisecond)
+	code, out, stderr := runCLI(t, "score", "--source", url, "--scorer", "pixel", "--clips", "2",
+		"--clip-len", "8", "--stride", "4", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	checkScoreLines(t, out, 2)
 }
