@@ -386,7 +386,7 @@ func TestScoreMJPEGStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := l.Addr().String()
-	l.Close()
+	_ = l.Close()
 	url := "http://" + addr + "/"
 	srv := exec.Command(ff, "-loglevel", "error", "-re", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=25",
 		"-t", "30", "-f", "mpjpeg", "-listen", "1", url)
