@@ -160,15 +160,16 @@ func makeLearnCase(t testing.TB, task string, classes, trainEps, steps int) *lea
 	return lc
 }
 
-// fitAndRank trains a model with the given loss and returns the Spearman
-// correlation of its reward with progress on each evaluation episode.
-func fitAndRank(t testing.TB, lc *learnCase, classes int, loss LossKind, sessions int) ([]float64, TrainStats) {
+// fitAndRank trains a model with the given loss and model seed and
+// returns the Spearman correlation of its reward with progress on each
+// evaluation episode.
+func fitAndRank(t testing.TB, lc *learnCase, classes int, loss LossKind, seed uint64, sessions int) ([]float64, TrainStats) {
 	cfg := DefaultModelConfig(classes)
 	cfg.CNN = learnCNN()
 	cfg.Loss = loss
 	cfg.Batch = 256
 	cfg.LR = 1e-3
-	cfg.Seed = 7
+	cfg.Seed = seed
 	m, err := NewModel(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -193,26 +194,49 @@ func fitAndRank(t testing.TB, lc *learnCase, classes int, loss LossKind, session
 	return rho, st
 }
 
+func mean(v []float64) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}
+
 // With oracle ratings and 20% label noise on rendered drawer-open frames,
 // the learned reward (class-weighted MAE, stratified batches, ensemble of
-// 3) orders held-out expert frames by progress (Spearman ≥ 0.8), and does
-// so better than cross-entropy trained on the same noisy labels.
+// 3, 3 fits of ≤ 10 epochs) orders held-out expert frames by progress:
+// mean Spearman over two held-out episodes ≥ 0.8 for every model seed.
+// Averaged over model seeds 1–4, MAE beats cross-entropy trained on the
+// same noisy labels (not for every single seed: per-seed differences are
+// within seed-to-seed spread). -short runs seed 1 and skips the comparison.
 func TestLearnedRewardOrdersExpertFrames(t *testing.T) {
 	const classes = 3
 	lc := makeLearnCase(t, "drawer-open", classes, 12, 90)
-	counts := lc.train.Counts()
-	t.Logf("%d rated frames, class counts %v, %d labels flipped by noise", lc.train.Len(), counts, lc.flips)
-	rhoMAE, stMAE := fitAndRank(t, lc, classes, LossMAE, 3)
-	rhoCE, stCE := fitAndRank(t, lc, classes, LossCE, 3)
-	t.Logf("MAE: Spearman %v (last session: %d epochs, acc %.3f, loss %.3f)", rhoMAE, stMAE.Epochs, stMAE.Accuracy, stMAE.Loss)
-	t.Logf("CE:  Spearman %v (last session: %d epochs, acc %.3f, loss %.3f)", rhoCE, stCE.Epochs, stCE.Accuracy, stCE.Loss)
-	meanMAE, meanCE := (rhoMAE[0]+rhoMAE[1])/2, (rhoCE[0]+rhoCE[1])/2
-	for _, r := range rhoMAE {
-		if r < 0.8 {
-			t.Errorf("MAE reward Spearman %.3f < 0.8", r)
-		}
+	t.Logf("%d rated frames, class counts %v, %d labels flipped by noise", lc.train.Len(), lc.train.Counts(), lc.flips)
+	seeds := []uint64{1, 2, 3, 4}
+	if testing.Short() {
+		seeds = seeds[:1]
 	}
-	if meanMAE <= meanCE {
-		t.Errorf("MAE mean Spearman %.3f does not beat CE %.3f under 20%% label noise", meanMAE, meanCE)
+	var sumMAE, sumCE float64
+	for _, seed := range seeds {
+		rho, st := fitAndRank(t, lc, classes, LossMAE, seed, 3)
+		t.Logf("seed %d MAE: Spearman %.3f (last fit: %d epochs, acc %.3f)", seed, rho, st.Epochs, st.Accuracy)
+		if m := mean(rho); m < 0.8 {
+			t.Errorf("seed %d: MAE reward mean Spearman %.3f < 0.8", seed, m)
+		}
+		sumMAE += mean(rho)
+		if testing.Short() {
+			continue
+		}
+		rho, st = fitAndRank(t, lc, classes, LossCE, seed, 3)
+		t.Logf("seed %d CE:  Spearman %.3f (last fit: %d epochs, acc %.3f)", seed, rho, st.Epochs, st.Accuracy)
+		sumCE += mean(rho)
+	}
+	if !testing.Short() {
+		n := float64(len(seeds))
+		t.Logf("mean Spearman over seeds: MAE %.3f, CE %.3f", sumMAE/n, sumCE/n)
+		if sumMAE <= sumCE {
+			t.Errorf("MAE mean Spearman %.3f does not beat CE %.3f under 20%% label noise", sumMAE/n, sumCE/n)
+		}
 	}
 }
