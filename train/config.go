@@ -61,7 +61,7 @@ type BufferConfig struct {
 	PERBeta0     float64 `yaml:"per_beta0"`     // initial importance exponent, annealed to 1
 	PEREps       float64 `yaml:"per_eps"`       // priority floor
 	LambdaMax    float64 `yaml:"lambda_max"`    // VLM-RB mixture weight after warm-up
-	LambdaWarmup int64   `yaml:"lambda_warmup"` // env steps over which λ rises from 0 to lambda_max
+	LambdaWarmup int64   `yaml:"lambda_warmup"` // env steps after learning starts over which λ rises from 0 to lambda_max
 	DefaultPrio  float64 `yaml:"default_prio"`  // p̄ for unscored transitions
 	ScoreMap     string  `yaml:"score_map"`     // threshold (the paper's rule) | raw
 	Threshold    float64 `yaml:"threshold"`     // score cut for score_map threshold

@@ -60,7 +60,8 @@ type runner struct {
 	elapsedBefore           float64
 
 	obs     [][]float64
-	actions [][]float64
+	actions [][]float64 // agent actions in [−1, 1] (stored in replay)
+	scaled  [][]float64 // the same mapped to the env's bounds
 	actF32  []float32
 	obsF32  []float32
 	epID    []int64
@@ -397,17 +398,25 @@ func crossed(step, inc, every int64) bool {
 	return every > 0 && step/every != (step-inc)/every
 }
 
-// scaleActions maps the agent's [−1, 1] actions to the env's bounds.
+// scaleActions maps the agent's [−1, 1] actions to the env's bounds,
+// leaving r.actions (what replay stores) in the agent's space.
 func (r *runner) scaleActions() [][]float64 {
 	lo, hi := r.spec.ActLow, r.spec.ActHigh
-	for _, a := range r.actions {
-		for j := range a {
-			if lo != nil && hi != nil && !(lo[j] == -1 && hi[j] == 1) {
-				a[j] = lo[j] + (a[j]+1)/2*(hi[j]-lo[j])
-			}
+	if r.scaled == nil {
+		r.scaled = make([][]float64, len(r.actions))
+		for i := range r.scaled {
+			r.scaled[i] = make([]float64, len(r.actions[i]))
 		}
 	}
-	return r.actions
+	for i, a := range r.actions {
+		for j, v := range a {
+			if lo != nil && hi != nil {
+				v = lo[j] + (v+1)/2*(hi[j]-lo[j])
+			}
+			r.scaled[i][j] = v
+		}
+	}
+	return r.scaled
 }
 
 func (r *runner) endEpisode(i int) {
