@@ -74,6 +74,7 @@ func PlotCurves(dir string, title string, rows []Row) ([]string, error) {
 			continue
 		}
 		p.Legend.Top = true
+		p.Legend.YOffs = -vg.Points(6) // keep clear of the title
 		wt, err := p.WriterTo(6*vg.Inch, 4*vg.Inch, "png")
 		if err != nil {
 			return written, fmt.Errorf("render %s: %w", c.file, err)
