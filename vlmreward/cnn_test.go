@@ -3,6 +3,7 @@ package vlmreward
 import (
 	"math"
 	"math/rand/v2"
+	"os"
 	"testing"
 )
 
@@ -78,5 +79,46 @@ func TestDownscale(t *testing.T) {
 	got := Downscale(nil, img, 1)
 	if got[0] != 15 || got[1] != 100 || got[2] != 100 {
 		t.Fatalf("downscaled %v, want [15 100 100]", got)
+	}
+}
+
+func TestModelSaveLoad(t *testing.T) {
+	cfg := DefaultModelConfig(2)
+	cfg.CNN = CNNConfig{Size: 12, Channels: []int{4, 4}, Kernels: []int{3, 3}, Strides: []int{2, 2}}
+	m, err := NewModel(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := NewDataset(40, m.InputLen(), 2)
+	rng := rand.New(rand.NewPCG(1, 1))
+	img := make([]uint8, m.InputLen())
+	for i := 0; i < 40; i++ {
+		for j := range img {
+			img[j] = uint8(rng.IntN(256))
+		}
+		d.Add(img, i%2)
+	}
+	if _, err := m.Train(d); err != nil {
+		t.Fatal(err)
+	}
+	path := t.TempDir() + "/m.bin"
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	l, err := LoadModel(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := make([]float32, 1), make([]float32, 1)
+	m.Predict(a, img, 1)
+	l.Predict(b, img, 1)
+	if a[0] != b[0] || l.Updates != m.Updates || l.opt[0].T != m.opt[0].T {
+		t.Fatalf("loaded model differs: %v vs %v, updates %d vs %d", a, b, l.Updates, m.Updates)
+	}
+	data, _ := os.ReadFile(path)
+	data[len(data)/2] ^= 1
+	_ = os.WriteFile(path, data, 0o644)
+	if _, err := LoadModel(path); err == nil {
+		t.Fatal("corrupt file loaded")
 	}
 }
