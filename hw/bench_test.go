@@ -1,14 +1,15 @@
 package hw
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,8 +24,17 @@ import (
 
 // Benchmarks measure frames/s delivered by Next at 640×480 and the CPU
 // time per frame (this process, plus ffmpeg children where a source runs
-// one). Producers are paced well above the decode rate, so the numbers are
-// decode-bound; the latest-frame slot drops the surplus.
+// one). In-process producers are paced by credits: the consumer grants one
+// frame per frame it took (with benchCredits in flight so transport and
+// decode overlap), so no frame is produced only to be dropped and both
+// numbers describe the whole pipeline per delivered frame, decode-bound.
+// The CPU figure includes the in-process producer (HTTP server or RTSP
+// publisher and server), which is small next to decoding.
+
+// benchCredits is how many frames a producer may have in flight.
+const benchCredits = 2
+
+var benchTimer = 100 * time.Millisecond
 
 const benchW, benchH = 640, 480
 
@@ -52,13 +62,22 @@ func benchJPEG(b *testing.B) []byte {
 // measure runs Next in b.Loop and reports frames/s and cpu-ms/frame.
 // closeFirst closes the source before reading children's CPU (ffmpeg
 // children are only accounted once reaped).
-func measure(b *testing.B, src frame.Source, children bool) {
+func measure(b *testing.B, src frame.Source, children bool, credits chan struct{}) {
 	b.Helper()
+	grant := func() {
+		if credits != nil {
+			select {
+			case credits <- struct{}{}:
+			default:
+			}
+		}
+	}
 	ctx := context.Background()
 	var f frame.Frame
 	if err := src.Next(ctx, &f); err != nil { // warm-up, allocates dst
 		b.Fatal(err)
 	}
+	grant()
 	if f.Image.Rect.Dx() != benchW || f.Image.Rect.Dy() != benchH {
 		b.Fatalf("frame %v, want %dx%d", f.Image.Rect, benchW, benchH)
 	}
@@ -79,44 +98,88 @@ func measure(b *testing.B, src frame.Source, children bool) {
 	}
 	b.ReportMetric(float64(n)/el.Seconds(), "frames/s")
 	b.ReportMetric(cpu.Seconds()*1000/float64(n), "cpu-ms/frame")
+	if sr, ok := src.(StatsReporter); ok {
+		b.Logf("stats %+v", sr.Stats())
+	}
 }
 
-// pacedMJPEG serves the same JPEG at rate frames/s until the client leaves.
-func pacedMJPEG(jpg []byte, rate int) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "multipart/x-mixed-replace;boundary=ffmpeg")
-		tick := time.NewTicker(time.Second / time.Duration(rate))
-		defer tick.Stop()
-		for {
-			_, _ = fmt.Fprintf(w, "--ffmpeg\r\nContent-type: image/jpeg\r\nContent-length: %d\r\n\r\n", len(jpg))
-			if _, err := w.Write(jpg); err != nil {
-				return
-			}
-			w.(http.Flusher).Flush()
-			select {
-			case <-r.Context().Done():
-				return
-			case <-tick.C:
-			}
-		}
-	})
+// newCredits returns a credit channel holding benchCredits credits.
+func newCredits() chan struct{} {
+	c := make(chan struct{}, 2*benchCredits)
+	for i := 0; i < benchCredits; i++ {
+		c <- struct{}{}
+	}
+	return c
 }
 
-func BenchmarkMJPEGHTTP(b *testing.B) {
-	srv := httptest.NewServer(pacedMJPEG(benchJPEG(b), 1000))
-	defer srv.Close()
-	src, err := Open(context.Background(), srv.URL, Options{})
+// rawMJPEGServer speaks HTTP/1.0 on a raw TCP listener, as mjpg-streamer
+// does (no chunked encoding), and writes the same JPEG once per credit
+// (or every 100 ms, so a credit lost with a connection cannot stall it).
+func rawMJPEGServer(b *testing.B, jpg []byte, credits chan struct{}) (url string, stop func()) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
-	measure(b, src, false)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer c.Close()
+				_, _ = bufio.NewReader(c).ReadString('\n') // request line; the rest is ignored
+				_, _ = fmt.Fprintf(c, "HTTP/1.0 200 OK\r\nContent-Type: multipart/x-mixed-replace;boundary=boundarydonotcross\r\n\r\n")
+				for {
+					t := time.NewTimer(benchTimer)
+					select {
+					case <-done:
+						t.Stop()
+						return
+					case <-credits:
+					case <-t.C:
+					}
+					t.Stop()
+					_, _ = fmt.Fprintf(c, "--boundarydonotcross\r\nContent-Type: image/jpeg\r\nContent-Length: %d\r\n\r\n", len(jpg))
+					if _, err := c.Write(append(jpg, "\r\n"...)); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return "http://" + ln.Addr().String() + "/?action=stream", func() {
+		close(done)
+		ln.Close()
+		wg.Wait()
+	}
 }
 
-// publishGo publishes packets from next() over RTSP at rate frames/s from
-// this process (gortsplib client in record mode).
-func publishGo(b *testing.B, url string, desc *description.Session, rate int, next func() ([]*rtp.Packet, error)) (stop func()) {
+func BenchmarkMJPEGHTTP(b *testing.B) {
+	credits := newCredits()
+	url, stop := rawMJPEGServer(b, benchJPEG(b), credits)
+	defer stop()
+	src, err := Open(context.Background(), url, Options{Buffer: 2 * benchCredits})
+	if err != nil {
+		b.Fatal(err)
+	}
+	measure(b, src, false, credits)
+}
+
+// publishGo publishes frames from next() over RTSP from this process
+// (gortsplib client in record mode), one per credit (at least 20/s);
+// RTP timestamps
+// advance at 30 fps.
+func publishGo(b *testing.B, url string, desc *description.Session, credits chan struct{}, next func() ([]*rtp.Packet, error)) (stop func()) {
 	b.Helper()
-	c := &gortsplib.Client{}
+	tcp := gortsplib.TransportTCP
+	c := &gortsplib.Client{Transport: &tcp}
 	if err := c.StartRecording(url, desc); err != nil {
 		b.Fatal(err)
 	}
@@ -124,10 +187,19 @@ func publishGo(b *testing.B, url string, desc *description.Session, rate int, ne
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
-		tick := time.NewTicker(time.Second / time.Duration(rate))
-		defer tick.Stop()
 		var ts uint32
 		for {
+			// a credit, or 50 ms: frames sent before the reader joined
+			// consume credits nobody will return
+			t := time.NewTimer(50 * time.Millisecond)
+			select {
+			case <-done:
+				t.Stop()
+				return
+			case <-credits:
+			case <-t.C:
+			}
+			t.Stop()
 			pkts, err := next()
 			if err != nil {
 				return
@@ -138,12 +210,7 @@ func publishGo(b *testing.B, url string, desc *description.Session, rate int, ne
 					return
 				}
 			}
-			ts += 90000 / uint32(rate)
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-			}
+			ts += 90000 / 30
 		}
 	}()
 	return func() {
@@ -163,14 +230,15 @@ func BenchmarkRTSP(b *testing.B) {
 			b.Fatal(err)
 		}
 		desc := &description.Session{Medias: []*description.Media{{Type: description.MediaTypeVideo, Formats: []format.Format{forma}}}}
-		stop := publishGo(b, url, desc, 500, func() ([]*rtp.Packet, error) { return enc.Encode(jpg) })
+		credits := newCredits()
+		stop := publishGo(b, url, desc, credits, func() ([]*rtp.Packet, error) { return enc.Encode(jpg) })
 		defer stop()
 		<-srv.published
-		src, err := Open(context.Background(), url, Options{})
+		src, err := Open(context.Background(), url, Options{Buffer: 2 * benchCredits})
 		if err != nil {
 			b.Fatal(err)
 		}
-		measure(b, src, false)
+		measure(b, src, false, credits)
 	})
 	b.Run("h264", func(b *testing.B) {
 		srv, url := newRTSPServer(b)
@@ -183,18 +251,19 @@ func BenchmarkRTSP(b *testing.B) {
 		}
 		desc := &description.Session{Medias: []*description.Media{{Type: description.MediaTypeVideo, Formats: []format.Format{forma}}}}
 		i := 0
-		stop := publishGo(b, url, desc, 300, func() ([]*rtp.Packet, error) {
+		credits := newCredits()
+		stop := publishGo(b, url, desc, credits, func() ([]*rtp.Packet, error) {
 			au := aus[i%len(aus)]
 			i++
 			return enc.Encode(au)
 		})
 		defer stop()
 		<-srv.published
-		src, err := Open(context.Background(), url, Options{})
+		src, err := Open(context.Background(), url, Options{Buffer: 2 * benchCredits})
 		if err != nil {
 			b.Fatal(err)
 		}
-		measure(b, src, true)
+		measure(b, src, true, credits)
 	})
 }
 
@@ -237,7 +306,7 @@ func BenchmarkVideoFile(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	measure(b, src, true)
+	measure(b, src, true, nil)
 }
 
 func BenchmarkDir(b *testing.B) {
@@ -252,7 +321,7 @@ func BenchmarkDir(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	measure(b, src, false)
+	measure(b, src, false, nil)
 }
 
 // BenchmarkDecode measures the consumer-side decode of the payloads a
