@@ -34,6 +34,22 @@
 // after each reward-model update. Slots are matched by generation, so
 // wrap-around and overwritten slots are handled.
 //
-// vlmreward imports frame-free plain images, replay and nn; it never imports
-// sac, tasks or render (tests do, to render real task frames).
+// Typical use in a training loop (ERL-VLM; see sac_experiment_test.go for a
+// complete loop):
+//
+//	rater, _ := vlmreward.NewOracleRater(3, 0.2, seed)  // or NewOpenAIRater
+//	l, _ := vlmreward.NewLearner(vlmreward.DefaultLearnerConfig(3, env.Description()), rater, buf.Cap())
+//	// every env step, after buf.Add and rendering the frame of s_{t+1}:
+//	l.Observe(ref, envIdx, episode, img, info.Get("progress"))
+//	l.Update(ctx, step)               // rates, fits and relabels when the schedule says so
+//	// every SAC update, once l.Trained():
+//	sampler.Sample(batch, rng); l.Apply(batch); agent.Update(batch)
+//
+// VLM-RM: v, _ := NewVLMRMFromPrompts(ctx, emb, goals, baselines, α); per
+// step table.Clear(ref) and pending.Add(ref, frame); after each rollout
+// chunk pending.Flush(ctx, emb, v, table, batch); table.Apply(batch) before
+// every SAC update.
+//
+// vlmreward imports replay and nn only (tests also use render, tasks and
+// sac to render real task frames and train an agent).
 package vlmreward
