@@ -208,6 +208,8 @@ type OpenAIScorer struct {
 
 	rngMu sync.Mutex
 	rng   *rand.Rand
+
+	now func() time.Time // the breaker's clock; time.Now outside tests
 }
 
 // NewOpenAIScorer returns a scorer for cfg. It fails when no model is named.
@@ -231,6 +233,7 @@ func NewOpenAIScorer(cfg OpenAIConfig) (*OpenAIScorer, error) {
 		client: openai.NewClientWithConfig(oc),
 		sem:    make(chan struct{}, cfg.MaxConcurrent),
 		rng:    rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x9e3779b97f4a7c15)),
+		now:    time.Now,
 	}
 	if cfg.BreakerThreshold > 0 {
 		s.brk = &breaker{threshold: cfg.BreakerThreshold, cooldown: cfg.BreakerCooldown}
@@ -277,7 +280,7 @@ func (s *OpenAIScorer) Score(ctx context.Context, c *Clip) (Score, error) {
 			return sc, nil
 		}
 	}
-	if s.brk != nil && !s.brk.allow(time.Now()) {
+	if s.brk != nil && !s.brk.allow(s.now()) {
 		return Score{}, &ScoreError{Kind: KindCircuitOpen, Err: errors.New("circuit breaker open after repeated failures; scoring paused")}
 	}
 	sc, err := s.scoreMode(ctx, mode, prompt, urls)
@@ -292,7 +295,7 @@ func (s *OpenAIScorer) Score(ctx context.Context, c *Clip) (Score, error) {
 		sc = sc2
 	}
 	if s.brk != nil {
-		s.brk.done(time.Now(), err)
+		s.brk.done(s.now(), err)
 	}
 	if err != nil {
 		return sc, err

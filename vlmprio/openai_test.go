@@ -476,6 +476,11 @@ func TestOpenAICircuitBreakerAndCache(t *testing.T) {
 		writeJSON(w, 200, logprobsReply(t, "Yes", []tok{{"Yes", lp(0.75)}, {"No", lp(0.25)}}))
 	})
 	s := v.scorer(t, OpenAIConfig{MaxRetries: -1, BreakerThreshold: 2, BreakerCooldown: 500 * time.Millisecond, CacheSize: 16})
+	// a fake breaker clock, so a slow machine cannot let the cooldown lapse
+	// between the calls below
+	var clock atomic.Int64
+	clock.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
+	s.now = func() time.Time { return time.Unix(0, clock.Load()) }
 	ctx := context.Background()
 	for i := range 2 {
 		if _, err := s.Score(ctx, testClip()); KindOf(err) != KindServer {
@@ -489,7 +494,7 @@ func TestOpenAICircuitBreakerAndCache(t *testing.T) {
 		t.Fatalf("open breaker still sent requests: %d", n)
 	}
 	fail.Store(false)
-	time.Sleep(600 * time.Millisecond) // past the cooldown: one probe is allowed
+	clock.Add(int64(600 * time.Millisecond)) // past the cooldown: one probe is allowed
 	sc, err := s.Score(ctx, testClip())
 	if err != nil || math.Abs(sc.Value-0.75) > 1e-9 {
 		t.Fatalf("probe: %+v, %v", sc, err)
