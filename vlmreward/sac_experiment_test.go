@@ -2,7 +2,6 @@ package vlmreward
 
 import (
 	"context"
-	"fmt"
 	"image"
 	"math/rand/v2"
 	"os"
@@ -27,16 +26,16 @@ func TestSACExperiment(t *testing.T) {
 	if spec == "" {
 		t.Skip("set VLMREWARD_SAC=task:steps:seed")
 	}
-	var task string
-	var steps int64
-	var seed uint64
-	if _, err := fmt.Sscanf(spec, "%s", &task); err != nil {
-		t.Fatal(err)
-	}
 	parts := splitColon(spec)
-	task = parts[0]
-	steps, _ = strconv.ParseInt(parts[1], 10, 64)
-	seed, _ = strconv.ParseUint(parts[2], 10, 64)
+	if len(parts) != 3 {
+		t.Fatalf("VLMREWARD_SAC=%q: want task:steps:seed", spec)
+	}
+	task := parts[0]
+	steps, err1 := strconv.ParseInt(parts[1], 10, 64)
+	seed, err2 := strconv.ParseUint(parts[2], 10, 64)
+	if err1 != nil || err2 != nil || steps <= 0 {
+		t.Fatalf("VLMREWARD_SAC=%q: want task:steps:seed", spec)
+	}
 	for _, mode := range []string{"erlvlm", "sparse"} {
 		sr, ret := runSAC(t, task, mode, steps, seed)
 		t.Logf("RESULT task=%s reward=%s steps=%d seed=%d success_rate=%.2f eval_dense_return=%.1f", task, mode, steps, seed, sr, ret)
@@ -70,7 +69,9 @@ func runSAC(t *testing.T, task, mode string, steps int64, seed uint64) (float64,
 	defer r.Close()
 	cfg := sac.DefaultConfig()
 	cfg.Seed = seed
-	cfg.LearningStarts = 2000
+	cfg.LearningStarts = 1000
+	cfg.Hidden = []int{128, 128} // smaller than CleanRL's 256×256 so the experiment fits a shared 2-core machine
+	cfg.BatchSize = 128
 	agent, err := sac.New(cfg, tasks.ObsDim, tasks.ActDim)
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +90,7 @@ func runSAC(t *testing.T, task, mode string, steps int64, seed uint64) (float64,
 		lc.Model.Batch = 256
 		lc.Model.LR = 1e-3
 		lc.Model.Seed = seed
-		lc.Schedule = Schedule{First: 2000, Every: 2000, PerSession: 200, Budget: 3000}
+		lc.Schedule = Schedule{First: 1000, Every: 1500, PerSession: 200, Budget: 2000}
 		lc.PerEpisode = 20
 		if l, err = NewLearner(lc, orc, buf.Cap()); err != nil {
 			t.Fatal(err)
@@ -138,7 +139,7 @@ func runSAC(t *testing.T, task, mode string, steps int64, seed uint64) (float64,
 				t.Fatal(err)
 			}
 		}
-		if step%5000 == 0 {
+		if step%1000 == 0 {
 			t.Logf("%s step %d (%.0f s)", mode, step, time.Since(t0).Seconds())
 		}
 	}
