@@ -5,10 +5,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"hash/crc32"
 	"math"
 	"os"
-	"path/filepath"
 )
 
 // File format of Save (all integers little-endian):
@@ -269,7 +269,7 @@ func Unseal(magic string, data []byte) (uint32, []byte, error) {
 // Save writes m to path atomically (temporary file, fsync, rename).
 func Save(path string, m *MLP) error {
 	p, _ := m.MarshalBinary()
-	return WriteFileAtomic(path, Seal(fileMagic, fileVersion, p))
+	return atomicfile.WriteBytes(path, Seal(fileMagic, fileVersion, p))
 }
 
 // Load reads a network written by Save.
@@ -290,40 +290,4 @@ func Load(path string) (*MLP, error) {
 		return nil, fmt.Errorf("nn: load %s: %w", path, err)
 	}
 	return m, nil
-}
-
-// WriteFileAtomic writes data to a temporary file beside path, fsyncs it,
-// renames it over path and fsyncs the directory, so a crash leaves either
-// the old file or the new one, never a torn one.
-func WriteFileAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			_ = os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		_ = f.Close()
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		_ = f.Close()
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return err
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
-	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"image"
 	"image/color"
 	"image/color/palette"
@@ -23,29 +24,7 @@ var ErrNoFFmpeg = errors.New("render: ffmpeg not found in PATH (install ffmpeg t
 // writeAtomic writes through a temporary file in the same directory, syncs
 // it and renames it over path.
 func writeAtomic(path string, write func(io.Writer) error) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("render: %w", err)
-	}
-	tmp := f.Name()
-	defer func() { _ = os.Remove(tmp) }() // no-op after a successful rename
-	if err := write(f); err != nil {
-		f.Close()
-		return fmt.Errorf("render: writing %s: %w", path, err)
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return fmt.Errorf("render: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("render: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("render: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := atomicfile.Write(path, 0o644, write); err != nil {
 		return fmt.Errorf("render: %w", err)
 	}
 	return nil

@@ -6,12 +6,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"hash"
 	"hash/crc32"
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 )
 
 // File format (little-endian), version 1:
@@ -125,34 +125,9 @@ func (b *Buffer) Save(w io.Writer) error {
 
 // SaveFile writes Save's output to path atomically: a temporary file in the
 // same directory is written, synced and renamed over path.
-func (b *Buffer) SaveFile(path string) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
-	if err != nil {
+func (b *Buffer) SaveFile(path string) error {
+	if err := atomicfile.Write(path, 0o644, b.Save); err != nil {
 		return fmt.Errorf("replay: save: %w", err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			_ = f.Close()
-			_ = os.Remove(tmp) // best effort: the error being returned matters more
-		}
-	}()
-	if err := b.Save(f); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("replay: save %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("replay: save %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("replay: save %s: %w", path, err)
-	}
-	if d, err := os.Open(dir); err == nil { // make the rename durable
-		_ = d.Sync() // best effort: some filesystems cannot sync directories
-		_ = d.Close()
 	}
 	return nil
 }

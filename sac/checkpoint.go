@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"math"
 	"os"
 
@@ -134,7 +135,7 @@ func (a *Agent) Save(path string) error {
 	if err != nil {
 		return fmt.Errorf("sac: save %s: %w", path, err)
 	}
-	if err := nn.WriteFileAtomic(path, b); err != nil {
+	if err := atomicfile.WriteBytes(path, b); err != nil {
 		return fmt.Errorf("sac: save %s: %w", path, err)
 	}
 	return nil

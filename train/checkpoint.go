@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"hash"
 	"io"
 	"os"
@@ -89,7 +90,7 @@ func SaveCheckpoint(runDir string, m *Manifest, parts []CheckpointPart, keep int
 	m.Files = m.Files[:0]
 	for _, p := range parts {
 		var ch *countingHash
-		err := WriteFileAtomic(filepath.Join(tmp, p.Name), 0o644, func(w io.Writer) error {
+		err := atomicfile.Write(filepath.Join(tmp, p.Name), 0o644, func(w io.Writer) error {
 			ch = &countingHash{w: w, h: sha256.New()}
 			return p.Write(ch)
 		})
@@ -102,7 +103,7 @@ func SaveCheckpoint(runDir string, m *Manifest, parts []CheckpointPart, keep int
 	if err != nil {
 		return "", fmt.Errorf("checkpoint manifest: %w", err)
 	}
-	if err := WriteBytesAtomic(filepath.Join(tmp, "manifest.json"), append(b, '\n')); err != nil {
+	if err := atomicfile.WriteBytes(filepath.Join(tmp, "manifest.json"), append(b, '\n')); err != nil {
 		return "", err
 	}
 	if err := os.RemoveAll(dir); err != nil {
@@ -111,7 +112,7 @@ func SaveCheckpoint(runDir string, m *Manifest, parts []CheckpointPart, keep int
 	if err := os.Rename(tmp, dir); err != nil {
 		return "", fmt.Errorf("checkpoint: %w", err)
 	}
-	if err := syncDir(root); err != nil {
+	if err := atomicfile.SyncDir(root); err != nil {
 		return "", err
 	}
 	return dir, pruneCheckpoints(root, m.Step, keep)

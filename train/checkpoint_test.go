@@ -2,6 +2,7 @@ package train
 
 import (
 	"errors"
+	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"io"
 	"os"
 	"path/filepath"
@@ -61,10 +62,10 @@ func TestCheckpointLatestSkipsIncompleteAndCorrupt(t *testing.T) {
 func TestWriteFileAtomicKeepsOldOnError(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "f")
-	if err := WriteBytesAtomic(path, []byte("old")); err != nil {
+	if err := atomicfile.WriteBytes(path, []byte("old")); err != nil {
 		t.Fatal(err)
 	}
-	err := WriteFileAtomic(path, 0o644, func(w io.Writer) error {
+	err := atomicfile.Write(path, 0o644, func(w io.Writer) error {
 		_, _ = io.WriteString(w, "new-partial")
 		return errors.New("boom")
 	})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"io"
 	"os"
 	"strings"
@@ -233,7 +234,7 @@ func SaveConfig(path string, c *Config) error {
 	if err != nil {
 		return fmt.Errorf("encode config: %w", err)
 	}
-	return WriteBytesAtomic(path, b)
+	return atomicfile.WriteBytes(path, b)
 }
 
 // ConfigError is a configuration the user must fix (the CLI exits 2).

@@ -2,6 +2,7 @@ package train
 
 import (
 	"errors"
+	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"image"
 	"image/color/palette"
 	"image/draw"
@@ -22,5 +23,5 @@ func saveGIF(path string, frames []*image.RGBA, delay int) error {
 		g.Image = append(g.Image, p)
 		g.Delay = append(g.Delay, delay)
 	}
-	return WriteFileAtomic(path, 0o644, func(w io.Writer) error { return gif.EncodeAll(w, g) })
+	return atomicfile.Write(path, 0o644, func(w io.Writer) error { return gif.EncodeAll(w, g) })
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"io"
 	"math"
 	"os"
@@ -54,7 +55,7 @@ func OpenMetricsLog(dir string, keepUpTo int64, tensorboard bool) (*MetricsLog, 
 		}
 	}
 	// rewrite both files from the kept rows (atomic), then append
-	if err := WriteFileAtomic(filepath.Join(dir, "metrics.jsonl"), 0o644, func(w io.Writer) error {
+	if err := atomicfile.Write(filepath.Join(dir, "metrics.jsonl"), 0o644, func(w io.Writer) error {
 		for _, r := range l.rows {
 			if err := writeJSONRow(w, r); err != nil {
 				return err
@@ -186,7 +187,7 @@ func (l *MetricsLog) rewriteCSV() error {
 		l.csv = nil
 	}
 	path := filepath.Join(l.dir, "metrics.csv")
-	err := WriteFileAtomic(path, 0o644, func(w io.Writer) error {
+	err := atomicfile.Write(path, 0o644, func(w io.Writer) error {
 		cw := csv.NewWriter(w)
 		if err := cw.Write(append([]string{"step"}, l.keys...)); err != nil {
 			return err

@@ -2,6 +2,7 @@ package train
 
 import (
 	"fmt"
+	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"image/color"
 	"io"
 	"math"
@@ -80,7 +81,7 @@ func PlotCurves(dir string, title string, rows []Row) ([]string, error) {
 			return written, fmt.Errorf("render %s: %w", c.file, err)
 		}
 		path := filepath.Join(dir, c.file)
-		if err := WriteFileAtomic(path, 0o644, func(w io.Writer) error {
+		if err := atomicfile.Write(path, 0o644, func(w io.Writer) error {
 			_, err := wt.WriteTo(w)
 			return err
 		}); err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"image"
 	"image/png"
 	"io"
@@ -15,7 +16,7 @@ import (
 
 // SavePNG writes img to path atomically.
 func SavePNG(path string, img image.Image) error {
-	return WriteFileAtomic(path, 0o644, func(w io.Writer) error { return png.Encode(w, img) })
+	return atomicfile.Write(path, 0o644, func(w io.Writer) error { return png.Encode(w, img) })
 }
 
 // SaveGIF writes frames as an animated GIF (delay in 1/100 s per frame).
@@ -68,5 +69,5 @@ func SaveMP4(ctx context.Context, path string, frames []*image.RGBA, fps int) er
 	if err := os.Rename(tmp, path); err != nil {
 		return err
 	}
-	return syncDir(filepath.Dir(path))
+	return atomicfile.SyncDir(filepath.Dir(path))
 }

@@ -346,7 +346,7 @@ func (s *OpenAIScorer) scoreMode(ctx context.Context, mode AnswerMode, prompt st
 			sc.Value, sc.Method = v, method
 			return sc, nil
 		}
-		if errors.Is(err, openai.ErrReasoningModelLimitationsLogprobs) || errors.Is(err, openai.ErrO1BetaLimitationsLogprobs) {
+		if errors.Is(err, openai.ErrReasoningModelLimitationsLogprobs) || errors.Is(err, openai.ErrO1BetaLimitationsLogprobs) { //nolint:staticcheck // older go-openai paths still return the O1 error
 			// go-openai refuses logprobs for reasoning models client-side
 			return sc, &ScoreError{Kind: KindNoScore, Err: fmt.Errorf("%w: model %s cannot return logprobs", errNoLogprobs, s.cfg.Model), Attempts: sc.Attempts}
 		}
@@ -410,9 +410,10 @@ func (s *OpenAIScorer) request(mode AnswerMode, prompt string, urls []string) op
 		Model:    s.cfg.Model,
 		Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, MultiContent: parts}},
 	}
+	var maxTokens int
 	switch mode {
 	case AnswerJSONEnum, AnswerJSONInt:
-		req.MaxTokens = max(s.cfg.MaxTokens, 32)
+		maxTokens = max(s.cfg.MaxTokens, 32)
 		req.ResponseFormat = &openai.ChatCompletionResponseFormat{
 			Type:       openai.ChatCompletionResponseFormatTypeJSONSchema,
 			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: "answer", Schema: answerSchema(mode), Strict: true},
@@ -423,17 +424,20 @@ func (s *OpenAIScorer) request(mode AnswerMode, prompt string, urls []string) op
 			req.Messages[0].MultiContent[0].Text += ` Reply as JSON {"score": N}, N an integer from 0 (clearly no) to 10 (clearly yes).`
 		}
 	default:
-		req.MaxTokens = s.cfg.MaxTokens
-		if req.MaxTokens <= 0 {
-			req.MaxTokens = 8
+		maxTokens = s.cfg.MaxTokens
+		if maxTokens <= 0 {
+			maxTokens = 8
 		}
 		req.LogProbs = true
 		req.TopLogProbs = s.cfg.TopLogprobs
 	}
 	if reasoningModel(s.cfg.Model) {
 		// these reject max_tokens and spend completion tokens on reasoning
-		req.MaxCompletionTokens = max(req.MaxTokens, 1024)
-		req.MaxTokens = 0
+		req.MaxCompletionTokens = max(maxTokens, 1024)
+	} else {
+		// max_tokens, not max_completion_tokens: vLLM, SGLang, Ollama and
+		// llama.cpp servers read this one
+		req.MaxTokens = maxTokens //nolint:staticcheck // deprecated by OpenAI for reasoning models only
 	}
 	return req
 }

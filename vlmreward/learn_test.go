@@ -1,6 +1,7 @@
 package vlmreward
 
 import (
+	"context"
 	"image"
 	"math"
 	"math/rand/v2"
@@ -136,7 +137,7 @@ func makeLearnCase(t testing.TB, task string, classes, trainEps, steps int) *lea
 	for ep := 0; ep < trainEps; ep++ {
 		imgs, prog := episodeFrames(t, r, task, uint64(100+ep), steps, 64, learnSize, 0.3*float64(ep%3))
 		for i, p := range prog {
-			c, err := orc.Rate(nil, &Query{Progress: p})
+			c, err := orc.Rate(context.TODO(), &Query{Progress: p})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,6 +1,7 @@
 package vlmreward
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -226,7 +227,7 @@ func TestOracleNoise(t *testing.T) {
 	flips := 0
 	for i := 0; i < N; i++ {
 		p := float64(i%100) / 99
-		c, err := o.Rate(nil, &Query{Progress: p})
+		c, err := o.Rate(context.TODO(), &Query{Progress: p})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -238,7 +239,7 @@ func TestOracleNoise(t *testing.T) {
 	if math.Abs(float64(flips)-0.2*N) > 4*math.Sqrt(N*0.2*0.8) || int64(flips) != o.Flips() {
 		t.Fatalf("%d flips (counter %d), want ≈ %d", flips, o.Flips(), int(0.2*N))
 	}
-	if _, err := o.Rate(nil, &Query{Progress: math.NaN()}); err == nil {
+	if _, err := o.Rate(context.TODO(), &Query{Progress: math.NaN()}); err == nil {
 		t.Fatal("NaN progress rated")
 	}
 	if ProgressClass(0, 3) != 0 || ProgressClass(0.5, 3) != 1 || ProgressClass(1, 3) != 2 || ProgressClass(0.34, 2) != 0 {

@@ -3,6 +3,7 @@ package vlmreward
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"os"
 
 	"github.com/vlmrb/vlmrb/nn"
@@ -25,7 +26,7 @@ func (m *Model) Save(path string) error {
 		p = nn.AppendBytes(p, fmt.Appendf(nil, "%d", m.opt[k].T))
 	}
 	p = nn.AppendBytes(p, fmt.Appendf(nil, "%d", m.Updates))
-	return nn.WriteFileAtomic(path, nn.Seal(modelMagic, 1, p))
+	return atomicfile.WriteBytes(path, nn.Seal(modelMagic, 1, p))
 }
 
 // LoadModel reads a model written by Save. The RNG restarts from the
@@ -55,9 +56,13 @@ func LoadModel(path string) (*Model, error) {
 		r.Float32s(c.Params)
 		r.Float32s(m.opt[k].M)
 		r.Float32s(m.opt[k].V)
-		fmt.Sscan(string(r.Bytes()), &m.opt[k].T)
+		if _, err := fmt.Sscan(string(r.Bytes()), &m.opt[k].T); err != nil {
+			return nil, fmt.Errorf("vlmreward: %s: member %d optimiser step: %w (the file is damaged; retrain or restore a backup)", path, k, err)
+		}
 	}
-	fmt.Sscan(string(r.Bytes()), &m.Updates)
+	if _, err := fmt.Sscan(string(r.Bytes()), &m.Updates); err != nil {
+		return nil, fmt.Errorf("vlmreward: %s: update count: %w (the file is damaged; retrain or restore a backup)", path, err)
+	}
 	if err := r.Done(); err != nil {
 		return nil, fmt.Errorf("vlmreward: %s: %w", path, err)
 	}

@@ -141,7 +141,7 @@ func embedServer(t *testing.T, fail *atomic.Int32) (*httptest.Server, *atomic.In
 			return
 		}
 		if fail != nil && fail.Add(-1) >= 0 {
-			http.Error(w, `{"error":{"message":"overloaded"}}`, 503)
+			http.Error(w, `{"error":{"message":"overloaded"}}`, http.StatusServiceUnavailable)
 			return
 		}
 		var req struct {

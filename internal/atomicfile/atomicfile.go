@@ -1,4 +1,4 @@
-package train
+package atomicfile
 
 import (
 	"bufio"
@@ -8,11 +8,11 @@ import (
 	"path/filepath"
 )
 
-// WriteFileAtomic writes the output of write to path so that path holds
-// either its old content or the complete new content, even if the process
-// is killed or the machine loses power: it writes a temporary file in the
-// same directory, fsyncs it, renames it over path and fsyncs the directory.
-func WriteFileAtomic(path string, perm os.FileMode, write func(w io.Writer) error) (err error) {
+// Write writes the output of write to path: it writes a temporary file in
+// the same directory (buffered), sets perm, fsyncs it, renames it over path
+// and fsyncs the directory. On any error the temporary file is removed and
+// path is left as it was.
+func Write(path string, perm os.FileMode, write func(w io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -21,7 +21,7 @@ func WriteFileAtomic(path string, perm os.FileMode, write func(w io.Writer) erro
 	tmp := f.Name()
 	defer func() {
 		if err != nil {
-			f.Close()
+			_ = f.Close()
 			_ = os.Remove(tmp)
 		}
 	}()
@@ -44,19 +44,19 @@ func WriteFileAtomic(path string, perm os.FileMode, write func(w io.Writer) erro
 	if err = os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("rename into %s: %w", path, err)
 	}
-	return syncDir(dir)
+	return SyncDir(dir)
 }
 
-// WriteBytesAtomic is WriteFileAtomic for a byte slice.
-func WriteBytesAtomic(path string, data []byte) error {
-	return WriteFileAtomic(path, 0o644, func(w io.Writer) error {
+// WriteBytes is Write for a byte slice, with mode 0644.
+func WriteBytes(path string, data []byte) error {
+	return Write(path, 0o644, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})
 }
 
-// syncDir fsyncs a directory so that a rename or create inside it is durable.
-func syncDir(dir string) error {
+// SyncDir fsyncs a directory so that a rename or create inside it is durable.
+func SyncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return fmt.Errorf("open directory %s for fsync: %w", dir, err)
