@@ -5,10 +5,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"hash/crc32"
 	"math"
 	"os"
+
+	"github.com/vlmrb/vlmrb/internal/atomicfile"
 )
 
 // File format of Save (all integers little-endian):

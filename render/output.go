@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"image"
 	"image/color"
 	"image/color/palette"
@@ -16,6 +15,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+
+	"github.com/vlmrb/vlmrb/internal/atomicfile"
 )
 
 // ErrNoFFmpeg is returned by WriteMP4 when no ffmpeg executable is found.

@@ -6,12 +6,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"hash"
 	"hash/crc32"
 	"io"
 	"math"
 	"os"
+
+	"github.com/vlmrb/vlmrb/internal/atomicfile"
 )
 
 // File format (little-endian), version 1:

@@ -4,10 +4,10 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"math"
 	"os"
 
+	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"github.com/vlmrb/vlmrb/nn"
 )
 

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"hash"
 	"io"
 	"os"
@@ -15,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/vlmrb/vlmrb/internal/atomicfile"
 )
 
 // ManifestVersion is the checkpoint manifest format version.

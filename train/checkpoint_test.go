@@ -2,11 +2,12 @@ package train
 
 import (
 	"errors"
-	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/vlmrb/vlmrb/internal/atomicfile"
 )
 
 func part(name, content string) CheckpointPart {

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"gopkg.in/yaml.v3"
 )
 

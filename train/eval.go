@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/vlmrb/vlmrb/control"
+	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/tasks"
 )
 
@@ -142,7 +143,7 @@ func (g *gifRecorder) capture(env *tasks.Env) error {
 	return nil
 }
 
-func (g *gifRecorder) save(path string) error { return saveGIF(path, g.frames, 8) }
+func (g *gifRecorder) save(path string) error { return render.WriteGIF(path, g.frames, 8) }
 
 func (g *gifRecorder) close() {
 	if g.owned {

@@ -6,7 +6,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"io"
 	"math"
 	"os"
@@ -14,6 +13,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/vlmrb/vlmrb/internal/atomicfile"
 )
 
 // Row is one log record: the env step it was taken at and metric values by

@@ -2,12 +2,12 @@ package train
 
 import (
 	"fmt"
-	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"image/color"
 	"io"
 	"math"
 	"path/filepath"
 
+	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"

@@ -3,9 +3,9 @@ package vlmreward
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"os"
 
+	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"github.com/vlmrb/vlmrb/nn"
 )
 

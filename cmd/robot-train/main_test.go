@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/train"
 )
 
@@ -361,7 +362,7 @@ func TestScoreDirSource(t *testing.T) {
 				img.SetRGBA(x, y, color.RGBA{220, 30, 30, 255})
 			}
 		}
-		if err := train.SavePNG(filepath.Join(dir, fmt.Sprintf("f%03d.png", i)), img); err != nil {
+		if err := render.WritePNG(filepath.Join(dir, fmt.Sprintf("f%03d.png", i)), img); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -113,11 +113,11 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err := grab(); err != nil {
 			return err
 		}
-		err = train.SavePNG(*out, frames[0])
+		err = render.WritePNG(*out, frames[0])
 	case ".gif":
-		err = train.SaveGIF(*out, frames, 4)
+		err = render.WriteGIF(*out, frames, 4)
 	case ".mp4":
-		err = train.SaveMP4(ctx, *out, frames, 25)
+		err = render.WriteMP4(*out, frames, 25)
 	}
 	if err != nil {
 		return err
