@@ -7,13 +7,11 @@ import (
 	"context"
 	"image"
 	"image/png"
-	"math/rand/v2"
 	"os"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
 
-	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/frame"
 	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/replay"
@@ -57,20 +55,7 @@ func renderedClips(t *testing.T, r render.Renderer, name string, expert bool, st
 	}
 	defer env.Close()
 	obs, _ := env.Reset(seed)
-	var pol control.Policy
-	if expert {
-		pol = env.Expert()
-		if rs, ok := pol.(control.Resetter); ok {
-			rs.Reset()
-		}
-	} else {
-		rng := rand.New(rand.NewPCG(seed, 99))
-		pol = control.PolicyFunc(func(_, dst []float64) {
-			for i := range dst {
-				dst[i] = 2*rng.Float64() - 1
-			}
-		})
-	}
+	pol := episodePolicy(env, expert, seed)
 	cam := sideCamera(w, h)
 	var sc render.Scene
 	img := image.NewRGBA(image.Rect(0, 0, w, h))

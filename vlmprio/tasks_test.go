@@ -14,6 +14,24 @@ import (
 	"github.com/vlmrb/vlmrb/vlmprio"
 )
 
+// episodePolicy returns env's scripted expert (reset for a new episode) or,
+// when expert is false, a uniform-random policy seeded by seed.
+func episodePolicy(env *tasks.Env, expert bool, seed uint64) control.Policy {
+	if !expert {
+		rng := rand.New(rand.NewPCG(seed, 99))
+		return control.PolicyFunc(func(_, dst []float64) {
+			for i := range dst {
+				dst[i] = 2*rng.Float64() - 1
+			}
+		})
+	}
+	pol := env.Expert()
+	if r, ok := pol.(control.Resetter); ok {
+		r.Reset()
+	}
+	return pol
+}
+
 // taskClips runs one episode of the named task with the scripted expert or
 // a uniform-random policy through a Clipper and returns the clips, carrying
 // the task's privileged progress. Frames carry no image: the oracle does
@@ -26,20 +44,7 @@ func taskClips(t *testing.T, name string, expert bool, steps int, seed uint64) [
 	}
 	defer env.Close()
 	obs, _ := env.Reset(seed)
-	var pol control.Policy
-	if expert {
-		pol = env.Expert()
-		if r, ok := pol.(control.Resetter); ok {
-			r.Reset()
-		}
-	} else {
-		rng := rand.New(rand.NewPCG(seed, 99))
-		pol = control.PolicyFunc(func(_, dst []float64) {
-			for i := range dst {
-				dst[i] = 2*rng.Float64() - 1
-			}
-		})
-	}
+	pol := episodePolicy(env, expert, seed)
 	cl := vlmprio.NewClipper(vlmprio.ClipperConfig{Length: 32, Stride: 8, Tail: vlmprio.TailSkip,
 		Task: env.Description(), Family: env.Family()})
 	act := make([]float64, tasks.ActDim)
