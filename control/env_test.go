@@ -246,3 +246,44 @@ func TestSafety(t *testing.T) {
 		t.Error("CheckForce(NaN) accepted")
 	}
 }
+
+// OnEpisodeEnd sees each environment in its final state, before the
+// auto-reset, once per ended episode.
+func TestVecEnvOnEpisodeEnd(t *testing.T) {
+	t.Parallel()
+	const n = 3
+	envs := make([]*lineEnv, n)
+	v, err := NewVecEnv(n, func(i int) (Env, error) { envs[i] = newLineEnv(4); return envs[i], nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = v.Close() }()
+	seen := make([][]float64, n) // x at the hook, per env
+	v.OnEpisodeEnd = func(i int) { seen[i] = append(seen[i], envs[i].x) }
+	v.Reset(3)
+	acts := [][]float64{{0.5}, {-0.5}, {1}}
+	ends := make([]int, n)
+	for range 20 {
+		_, _, term, trunc, infos, err := v.Step(acts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			if !term[i] && !trunc[i] {
+				continue
+			}
+			ends[i]++
+			if len(seen[i]) != ends[i] {
+				t.Fatalf("env %d: %d hook calls for %d ended episodes", i, len(seen[i]), ends[i])
+			}
+			if got, want := seen[i][ends[i]-1], infos[i].FinalObs[0]; got != want {
+				t.Fatalf("env %d: hook saw x=%g, final observation has %g", i, got, want)
+			}
+		}
+	}
+	for i := range n {
+		if ends[i] == 0 || len(seen[i]) != ends[i] {
+			t.Fatalf("env %d: %d episodes ended, %d hook calls", i, ends[i], len(seen[i]))
+		}
+	}
+}

@@ -38,6 +38,13 @@ type VecEnv struct {
 	Truncated  []bool
 	Infos      []Info
 
+	// OnEpisodeEnd, when set, is called with i on environment i's worker
+	// goroutine after a Step ends one of its episodes and before the
+	// auto-reset, so the final state can be inspected (for example copied
+	// for rendering s_{t+1}). It may touch environment i only and must not
+	// call the VecEnv. Set it before the first Step.
+	OnEpisodeEnd func(i int)
+
 	actions [][]float64
 	errs    []error
 
@@ -140,6 +147,9 @@ func (v *VecEnv) stepOne(i int) {
 	v.Rewards[i], v.Terminated[i], v.Truncated[i] = r, term, trunc
 	if term || trunc {
 		finalObs, finalValues := obs, info.Values
+		if v.OnEpisodeEnd != nil {
+			v.OnEpisodeEnd(i)
+		}
 		obs, info = v.envs[i].Reset(EpisodeSeed(v.seed, i, int(v.eps[i])))
 		v.eps[i]++
 		info.FinalObs, info.FinalValues = finalObs, finalValues

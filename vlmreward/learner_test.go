@@ -121,4 +121,51 @@ func TestLearnerRelabelsWholeBuffer(t *testing.T) {
 	if unset := l.Apply(b); unset != 0 {
 		t.Fatalf("%d unset rows after training", unset)
 	}
+
+	// a checkpoint round trip restores model, dataset, frames and rewards
+	data, err := l.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l2, err := NewLearner(cfg, orc, capacity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l2.UnmarshalBinary(data); err != nil {
+		t.Fatal(err)
+	}
+	if !l2.Trained() || l2.Stats != l.Stats || l2.Data.Len() != l.Data.Len() || l2.Data.Total() != l.Data.Total() {
+		t.Fatalf("restored learner: trained %v, stats %+v, dataset %d/%d; want %+v, %d/%d",
+			l2.Trained(), l2.Stats, l2.Data.Len(), l2.Data.Total(), l.Stats, l.Data.Len(), l.Data.Total())
+	}
+	for i := range l.Data.Len() {
+		if l2.Data.Label(i) != l.Data.Label(i) || string(l2.Data.Image(i)) != string(l.Data.Image(i)) {
+			t.Fatalf("rating %d differs after restore", i)
+		}
+	}
+	got := make([]float32, len(live))
+	l2.Model.Predict(got, imgs, len(live))
+	for i, ref := range live {
+		r2, ok := l2.Relabel.Table.Get(ref)
+		if !ok || r2 != want[i] || got[i] != want[i] {
+			t.Fatalf("slot %d after restore: table %v (set %v), model %v; want %v", ref.Slot, r2, ok, got[i], want[i])
+		}
+	}
+	if n := l2.Relabel.Relabel(l2.Model); n != capacity {
+		t.Fatalf("restored relabeler holds %d frames, want %d", n, capacity)
+	}
+	// damaged checkpoints are rejected and leave the learner untouched
+	bad := append([]byte(nil), data...)
+	bad[len(bad)/2] ^= 0xff
+	l3, _ := NewLearner(cfg, orc, capacity)
+	if err := l3.UnmarshalBinary(bad); err == nil {
+		t.Fatal("a corrupted learner checkpoint was accepted")
+	}
+	if err := l3.UnmarshalBinary(data[:len(data)-10]); err == nil || l3.Trained() {
+		t.Fatalf("a truncated learner checkpoint: err %v, trained %v", err, l3.Trained())
+	}
+	l4, _ := NewLearner(cfg, orc, capacity+1)
+	if err := l4.UnmarshalBinary(data); err == nil {
+		t.Fatal("a checkpoint for another replay capacity was accepted")
+	}
 }

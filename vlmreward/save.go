@@ -1,22 +1,28 @@
 package vlmreward
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 	"os"
 
 	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"github.com/vlmrb/vlmrb/nn"
 )
 
-const modelMagic = "VRWDMDL1"
+const (
+	modelMagic   = "VRWDMDL1"
+	learnerMagic = "VRWDLRN1"
+)
 
-// Save writes the model (config, every member's parameters and Adam
-// moments) to path atomically in nn's checksummed container.
-func (m *Model) Save(path string) error {
+// MarshalBinary encodes the model (config, every member's parameters and
+// Adam moments) in nn's checksummed container.
+func (m *Model) MarshalBinary() ([]byte, error) {
 	cfg, err := json.Marshal(m.Cfg)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	p := nn.AppendBytes(nil, cfg)
 	for k, c := range m.Members {
@@ -26,7 +32,16 @@ func (m *Model) Save(path string) error {
 		p = nn.AppendBytes(p, fmt.Appendf(nil, "%d", m.opt[k].T))
 	}
 	p = nn.AppendBytes(p, fmt.Appendf(nil, "%d", m.Updates))
-	return atomicfile.WriteBytes(path, nn.Seal(modelMagic, 1, p))
+	return nn.Seal(modelMagic, 1, p), nil
+}
+
+// Save writes the model to path atomically (see MarshalBinary).
+func (m *Model) Save(path string) error {
+	b, err := m.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteBytes(path, b)
 }
 
 // LoadModel reads a model written by Save. The RNG restarts from the
@@ -36,17 +51,26 @@ func LoadModel(path string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	ver, payload, err := nn.Unseal(modelMagic, data)
+	m, err := UnmarshalModel(data)
 	if err != nil {
 		return nil, fmt.Errorf("vlmreward: %s: %w", path, err)
 	}
+	return m, nil
+}
+
+// UnmarshalModel decodes a model encoded by MarshalBinary.
+func UnmarshalModel(data []byte) (*Model, error) {
+	ver, payload, err := nn.Unseal(modelMagic, data)
+	if err != nil {
+		return nil, err
+	}
 	if ver != 1 {
-		return nil, fmt.Errorf("vlmreward: %s: unsupported version %d", path, ver)
+		return nil, fmt.Errorf("unsupported reward-model version %d", ver)
 	}
 	r := nn.NewReader(payload)
 	var cfg ModelConfig
 	if err := json.Unmarshal(r.Bytes(), &cfg); err != nil {
-		return nil, fmt.Errorf("vlmreward: %s: config: %w", path, err)
+		return nil, fmt.Errorf("config: %w", err)
 	}
 	m, err := NewModel(cfg)
 	if err != nil {
@@ -57,14 +81,157 @@ func LoadModel(path string) (*Model, error) {
 		r.Float32s(m.opt[k].M)
 		r.Float32s(m.opt[k].V)
 		if _, err := fmt.Sscan(string(r.Bytes()), &m.opt[k].T); err != nil {
-			return nil, fmt.Errorf("vlmreward: %s: member %d optimiser step: %w (the file is damaged; retrain or restore a backup)", path, k, err)
+			return nil, fmt.Errorf("member %d optimiser step: %w (the file is damaged; retrain or restore a backup)", k, err)
 		}
 	}
 	if _, err := fmt.Sscan(string(r.Bytes()), &m.Updates); err != nil {
-		return nil, fmt.Errorf("vlmreward: %s: update count: %w (the file is damaged; retrain or restore a backup)", path, err)
+		return nil, fmt.Errorf("update count: %w (the file is damaged; retrain or restore a backup)", err)
 	}
 	if err := r.Done(); err != nil {
-		return nil, fmt.Errorf("vlmreward: %s: %w", path, err)
+		return nil, err
 	}
 	return m, nil
+}
+
+// learnerState is the JSON part of a Learner checkpoint.
+type learnerState struct {
+	Stats   LearnerStats
+	Trained bool
+	// Dataset ring position
+	Next, Size int
+	Total      int64
+	Labels     []int
+	// Relabeler/RewardTable slots in use
+	Slots int
+}
+
+// MarshalBinary encodes what a Learner has learned and stored: the reward
+// model, the rating dataset, every slot's frame and reward (Relabeler and
+// RewardTable) and the counters. The recent episodes' query candidates
+// are not kept: after a restore, queries come from the episodes that
+// follow it.
+func (l *Learner) MarshalBinary() ([]byte, error) {
+	mb, err := l.Model.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	d, rl, t := l.Data, l.Relabel, l.Relabel.Table
+	st := learnerState{Stats: l.Stats, Trained: l.trained, Next: d.next, Size: d.size, Total: d.total,
+		Labels: d.labels[:d.size], Slots: len(rl.has)}
+	sj, err := json.Marshal(st)
+	if err != nil {
+		return nil, err
+	}
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	p := nn.AppendBytes(nil, sj)
+	p = nn.AppendBytes(p, mb)
+	p = nn.AppendBytes(p, d.imgs[:d.size*d.dim])
+	// slots with a frame: slot, generation, frame; then every table entry
+	n := 0
+	for _, ok := range rl.has {
+		if ok {
+			n++
+		}
+	}
+	p = binary.LittleEndian.AppendUint64(p, uint64(n))
+	for s, ok := range rl.has {
+		if ok {
+			p = binary.LittleEndian.AppendUint32(p, uint32(s))
+			p = binary.LittleEndian.AppendUint32(p, rl.gens[s])
+			p = append(p, rl.imgs[s*rl.dim:(s+1)*rl.dim]...)
+		}
+	}
+	for s := range t.gen {
+		p = binary.LittleEndian.AppendUint32(p, t.gen[s])
+		set := byte(0)
+		if t.set[s] {
+			set = 1
+		}
+		p = append(p, set)
+		p = binary.LittleEndian.AppendUint32(p, math.Float32bits(t.reward[s]))
+	}
+	return nn.Seal(learnerMagic, 1, p), nil
+}
+
+// UnmarshalBinary restores state written by MarshalBinary into a Learner
+// built with the same configuration and replay capacity.
+func (l *Learner) UnmarshalBinary(data []byte) error {
+	ver, payload, err := nn.Unseal(learnerMagic, data)
+	if err != nil {
+		return err
+	}
+	if ver != 1 {
+		return fmt.Errorf("unsupported reward-learner version %d", ver)
+	}
+	r := nn.NewReader(payload)
+	var st learnerState
+	if err := json.Unmarshal(r.Bytes(), &st); err != nil {
+		return fmt.Errorf("reward learner state: %w", err)
+	}
+	m, err := UnmarshalModel(r.Bytes())
+	if err != nil {
+		return fmt.Errorf("reward model: %w", err)
+	}
+	d, rl := l.Data, l.Relabel
+	if m.InputLen() != l.Model.InputLen() || m.Cfg.Classes != l.Model.Cfg.Classes {
+		return errors.New("the saved reward model has another frame size or class count than this run's config")
+	}
+	if st.Slots != len(rl.has) || st.Size > d.cap || st.Next >= d.cap || len(st.Labels) != st.Size {
+		return errors.New("the saved reward learner was sized for another replay or dataset capacity")
+	}
+	imgs := r.Bytes()
+	if len(imgs) != st.Size*d.dim {
+		return errors.New("reward learner: rating dataset images truncated")
+	}
+	n := int(r.Uint64())
+	if r.Err() != nil || n > len(rl.has) {
+		return errors.New("reward learner: bad frame count")
+	}
+	// decode into fresh storage so a failure leaves the learner as it was
+	has := make([]bool, len(rl.has))
+	gens := make([]uint32, len(rl.gens))
+	frames := make([]uint8, len(rl.imgs))
+	for range n {
+		s := int(r.Uint32())
+		g := r.Uint32()
+		if r.Err() != nil || s < 0 || s >= len(has) {
+			return errors.New("reward learner: bad slot in frame table")
+		}
+		for i := range rl.dim {
+			frames[s*rl.dim+i] = r.Byte()
+		}
+		has[s], gens[s] = true, g
+	}
+	t := rl.Table
+	tg := make([]uint32, len(t.gen))
+	tset := make([]bool, len(t.set))
+	trew := make([]float32, len(t.reward))
+	for s := range tg {
+		tg[s] = r.Uint32()
+		tset[s] = r.Byte() == 1
+		trew[s] = math.Float32frombits(r.Uint32())
+	}
+	if err := r.Done(); err != nil {
+		return fmt.Errorf("reward learner: %w", err)
+	}
+	for _, y := range st.Labels {
+		if y < 0 || y >= d.n {
+			return fmt.Errorf("reward learner: label %d outside %d classes", y, d.n)
+		}
+	}
+	l.Model = m
+	copy(d.imgs, imgs)
+	copy(d.labels, st.Labels)
+	d.next, d.size, d.total = st.Next, st.Size, st.Total
+	rl.mu.Lock()
+	rl.has, rl.gens, rl.imgs = has, gens, frames
+	rl.mu.Unlock()
+	t.mu.Lock()
+	t.gen, t.set, t.reward = tg, tset, trew
+	t.mu.Unlock()
+	l.Stats, l.trained = st.Stats, st.Trained
+	return nil
 }
