@@ -13,7 +13,7 @@ import (
 // transparent huge pages requested: random access into a 10⁶-slot buffer
 // (hundreds of MB) or a 10⁷-leaf tree level (80 MB) otherwise takes a TLB
 // miss, and a page walk that itself misses cache, on nearly every access.
-const hugeMin = 4 << 20
+const hugeMin = 2 << 20
 
 const hugePage = 2 << 20
 

@@ -36,7 +36,7 @@ func benchFill(tb testing.TB, capacity, obsDim, actDim int) *Buffer {
 		b.act[i] = float32(rng.Float64()*2 - 1)
 	}
 	for i := range b.hot {
-		b.hot[i].gen = 1
+		b.gen[i] = 1
 		b.hot[i].rew = float32(rng.Float64())
 	}
 	b.size, b.pos, b.adds = capacity, 0, int64(capacity)
@@ -47,9 +47,9 @@ func benchFill(tb testing.TB, capacity, obsDim, actDim int) *Buffer {
 // and rebuilds, so sampling is not over a flat tree.
 func benchPriorities(p *prioBase, alpha float64) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	leaves := p.tree.vals[0]
+	leaves := p.tree.leaf
 	for i := range p.buf.size {
-		leaves[i] = powAlpha(rng.Float64()+1e-3, alpha)
+		leaves[i] = toLeaf(powAlpha(rng.Float64()+1e-3, alpha))
 	}
 	p.tree.rebuild()
 }
@@ -84,7 +84,7 @@ func benchFixture(tb testing.TB) {
 			benchMix.td[i] = float32(rng.Float64() + 1e-6)
 		}
 		for i := range benchCap {
-			benchMix.tree.vals[0][i] = benchMix.leaf(i)
+			benchMix.tree.leaf[i] = toLeaf(benchMix.leaf(i))
 		}
 		benchMix.tree.rebuild()
 		benchMix.step = 1 << 40 // past warm-up: λ = λ_max

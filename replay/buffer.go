@@ -51,7 +51,8 @@ type Buffer struct {
 	obs     []float32 // Capacity×ObsDim
 	nextObs []float32 // Capacity×ObsDim
 	act     []float32 // Capacity×ActDim
-	hot     []slotHot // Capacity: what every sample and write-back reads
+	hot     []slotHot // Capacity: reward and flags, read with every gathered row
+	gen     []uint32  // Capacity: generation per slot (0 = never written), read by every draw and write-back
 	env     []int32   // Capacity
 	ep      []int64   // Capacity
 	step    []int32   // Capacity
@@ -64,15 +65,16 @@ type Buffer struct {
 	sink     []float32 // gatherRows touch-pass results
 }
 
-// slotHot packs the per-slot scalars a sample reads (reward, flags,
-// generation) into 16 bytes, so a sampled row costs one cache line for them
-// instead of four.
+// slotHot packs the per-slot scalars a gathered row reads (reward, flags)
+// into 8 bytes, so a sampled row costs one cache line for them instead of
+// three. Generations live in their own dense array (4 bytes per slot): index
+// draws and write-backs read only those, and a dense array is a quarter of
+// the lines.
 type slotHot struct {
 	rew   float32 // reward
-	gen   uint32  // generation; 0 = never written
 	term  uint8   // 1 when terminated
 	trunc uint8   // 1 when truncated
-	_     [6]byte
+	_     [2]byte
 }
 
 // attached is the side of a sampler the buffer drives. Its methods run with
@@ -98,6 +100,7 @@ func NewBuffer(cfg Config) (*Buffer, error) {
 		nextObs: allocSlice[float32](&a, n*cfg.ObsDim),
 		act:     allocSlice[float32](&a, n*cfg.ActDim),
 		hot:     allocSlice[slotHot](&a, n),
+		gen:     allocSlice[uint32](&a, n),
 		env:     allocSlice[int32](&a, n),
 		ep:      allocSlice[int64](&a, n),
 		step:    allocSlice[int32](&a, n),
@@ -107,11 +110,11 @@ func NewBuffer(cfg Config) (*Buffer, error) {
 }
 
 // BytesPerTransition is the buffer's storage per slot in bytes: obs and next
-// obs (4·ObsDim each), action (4·ActDim), reward, generation and the two
-// flags packed in 16, env 4, episode 8, step 4. Samplers add their own
+// obs (4·ObsDim each), action (4·ActDim), reward and the two flags packed in
+// 8, generation 4, env 4, episode 8, step 4. Samplers add their own
 // per-slot state (see their BytesPerSlot).
 func BytesPerTransition(obsDim, actDim int) int {
-	return 4*(2*obsDim+actDim) + 16 + 4 + 8 + 4
+	return 4*(2*obsDim+actDim) + 8 + 4 + 4 + 8 + 4
 }
 
 // Config returns the buffer's configuration.
@@ -147,10 +150,11 @@ func (b *Buffer) Add(t Transition) Ref {
 	defer b.mu.Unlock()
 	i := b.pos
 	h := &b.hot[i]
-	h.gen++
-	if h.gen == 0 { // skip 0, the "never written" generation
-		h.gen = 1
+	g := b.gen[i] + 1
+	if g == 0 { // skip 0, the "never written" generation
+		g = 1
 	}
+	b.gen[i] = g
 	cvt(b.obs[i*od:(i+1)*od], t.Obs)
 	cvt(b.nextObs[i*od:(i+1)*od], t.NextObs)
 	cvt(b.act[i*ad:(i+1)*ad], t.Action)
@@ -167,7 +171,7 @@ func (b *Buffer) Add(t Transition) Ref {
 	for _, s := range b.samplers {
 		s.onAdd(i)
 	}
-	return Ref{Slot: int32(i), Gen: h.gen}
+	return Ref{Slot: int32(i), Gen: g}
 }
 
 func cvt(dst []float32, src []float64) {
@@ -192,7 +196,7 @@ func (b *Buffer) Valid(ref Ref) bool {
 }
 
 func (b *Buffer) validLocked(ref Ref) bool {
-	return ref.Slot >= 0 && int(ref.Slot) < b.cfg.Capacity && ref.Gen != 0 && b.hot[ref.Slot].gen == ref.Gen
+	return ref.Slot >= 0 && int(ref.Slot) < b.cfg.Capacity && ref.Gen != 0 && b.gen[ref.Slot] == ref.Gen
 }
 
 // Meta returns the env, episode and step stored with ref; ok is false when
@@ -239,7 +243,7 @@ func (b *Buffer) gather(dst *Batch, r, i int) {
 	dst.Rewards[r] = h.rew
 	dst.Terminated[r] = float32(h.term)
 	dst.Truncated[r] = float32(h.trunc)
-	dst.Refs[r] = Ref{Slot: int32(i), Gen: h.gen}
+	dst.Refs[r] = Ref{Slot: int32(i), Gen: b.gen[i]}
 }
 
 // gatherRows copies slots idx[r] into rows r of dst (everything but the
@@ -268,16 +272,16 @@ func (b *Buffer) gatherRows(dst *Batch, idx []int32) {
 // touchRefs loads the generation (and, with leaves, the tree leaf) of
 // every in-range ref with independent loads before a per-ref loop whose
 // long body would otherwise take those cache misses one at a time.
-func (b *Buffer) touchRefs(refs []Ref, leaves []float64) {
-	if len(b.hot) < touchFloats/4 {
+func (b *Buffer) touchRefs(refs []Ref, leaves []float32) {
+	if len(b.gen) < touchFloats {
 		return
 	}
 	sink := b.sink[:0]
 	for _, r := range refs {
 		if r.Slot >= 0 && int(r.Slot) < len(b.hot) {
-			v := float32(b.hot[r.Slot].gen)
+			v := float32(b.gen[r.Slot])
 			if leaves != nil {
-				v += float32(leaves[r.Slot])
+				v += leaves[r.Slot]
 			}
 			sink = append(sink, v)
 		}
@@ -286,15 +290,15 @@ func (b *Buffer) touchRefs(refs []Ref, leaves []float64) {
 }
 
 // touchSlots is touchRefs for sampled slot indices.
-func (b *Buffer) touchSlots(idx []int32, leaves []float64) {
-	if len(b.hot) < touchFloats/4 {
+func (b *Buffer) touchSlots(idx []int32, leaves []float32) {
+	if len(b.gen) < touchFloats {
 		return
 	}
 	sink := b.sink[:0]
 	for _, i := range idx {
-		v := float32(b.hot[i].gen)
+		v := float32(b.gen[i])
 		if leaves != nil {
-			v += float32(leaves[i])
+			v += leaves[i]
 		}
 		sink = append(sink, v)
 	}

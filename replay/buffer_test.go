@@ -16,7 +16,7 @@ func TestBytesPerTransition(t *testing.T) {
 	}
 	size := func(n int, elem uintptr) int { return n * int(elem) }
 	total := size(len(b.obs), 4) + size(len(b.nextObs), 4) + size(len(b.act), 4) +
-		size(len(b.hot), unsafe.Sizeof(b.hot[0])) + size(len(b.env), unsafe.Sizeof(b.env[0])) +
+		size(len(b.hot), unsafe.Sizeof(b.hot[0])) + size(len(b.gen), 4) + size(len(b.env), unsafe.Sizeof(b.env[0])) +
 		size(len(b.ep), unsafe.Sizeof(b.ep[0])) + size(len(b.step), unsafe.Sizeof(b.step[0]))
 	if got := BytesPerTransition(39, 4); got != total/10 {
 		t.Fatalf("BytesPerTransition = %d, buffer allocates %d per slot", got, total/10)

@@ -90,7 +90,7 @@ func TestConcurrentWriters(t *testing.T) {
 	checkTree(t, s.tree)
 	checkTree(t, per.tree)
 	for i := range capacity {
-		if got, want := s.tree.get(i), s.leaf(i); got != want {
+		if got, want := s.tree.get(i), float64(toLeaf(s.leaf(i))); got != want {
 			t.Fatalf("slot %d leaf %v, factors say %v", i, got, want)
 		}
 	}

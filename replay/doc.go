@@ -28,7 +28,7 @@
 // CRC-32C-checked format; SaveFile does it atomically (temp file, fsync,
 // rename). Load and LoadFile verify everything before changing anything.
 //
-// Memory: BytesPerTransition(39, 4) = 360 bytes per slot, plus each prioritized
+// Memory: BytesPerTransition(39, 4) = 356 bytes per slot, plus each prioritized
 // sampler's BytesPerSlot (≈ 17 for PER and ReLo, ≈ 26 for VLMRB with the TD factor).
 // On Linux, arrays of 4 MiB and more are mapped with transparent huge pages.
 //

@@ -46,5 +46,5 @@ func ExampleVLMRB() {
 // Bytes per stored transition for MetaWorld shapes (obs 39, action 4).
 func ExampleBytesPerTransition() {
 	fmt.Println(replay.BytesPerTransition(39, 4), "bytes per transition")
-	// Output: 360 bytes per transition
+	// Output: 356 bytes per transition
 }

@@ -2,39 +2,65 @@ package replay
 
 import "math"
 
-// powPos returns x^a for x ≥ 0 as exp(a·ln x) with short polynomial kernels
+// powPos returns x^a for x ≥ 0 as exp(a·ln x), with table-driven kernels
 // instead of math.Pow (which loops over the exponent's bits): priorities
 // p^α on every write-back and importance weights on every sample use it.
-// For normal positive x and finite results the relative error is below
-// 1e-12 (TestPowPos); zero, subnormal, infinite and NaN inputs, and results
-// outside the normal range, go to math.Pow.
+//
+// ln x: x = m·2^e, m ∈ [1, 2); the top seven mantissa bits pick c_k with
+// 1/c_k tabulated, z = m·(1/c_k) − 1 ∈ (−2⁻⁷, 2⁻⁷), and ln(1+z) is a degree-5
+// series (error below 2⁻⁴²/6 ≈ 4e-14). e^y: y = (64k' + j)·ln2/64 + r with
+// |r| ≤ ln2/128, 2^(j/64) tabulated and e^r a degree-5 Taylor polynomial
+// (error below 0.0055⁶/720 ≈ 4e-17). For normal positive x and |a·ln x| <
+// 700 the relative error is below 1e-12 (TestPowPos); zero, subnormal,
+// infinite and NaN inputs, and results outside that range, go to math.Pow.
 func powPos(x, a float64) float64 {
 	bits := math.Float64bits(x)
 	e := int(bits>>52&0x7ff) - 1023
 	if e == -1023 || e == 1024 || bits>>63 != 0 { // zero/subnormal, Inf/NaN, negative
 		return math.Pow(x, a)
 	}
-	// x = m·2^e with m ∈ [√½, √2)
+	k := bits >> (52 - lnTabBits) & (1<<lnTabBits - 1)
 	m := math.Float64frombits(bits&(1<<52-1) | 1023<<52)
-	if m > math.Sqrt2 {
-		m *= 0.5
-		e++
-	}
-	// ln m = 2·atanh(t), t = (m−1)/(m+1), |t| < 0.1716: the series to t¹³
-	// leaves an error below 2·0.1716¹⁵/15 ≈ 5e-13.
-	t := (m - 1) / (m + 1)
-	t2 := t * t
-	lnm := 2 * t * (1 + t2*(1.0/3+t2*(1.0/5+t2*(1.0/7+t2*(1.0/9+t2*(1.0/11+t2*(1.0/13)))))))
-	y := a * (float64(e)*math.Ln2 + lnm)
-	// e^y = 2^k·e^r, r = y − k·ln 2 ∈ [−0.347, 0.347]: Taylor to r¹¹
-	// leaves an error below 0.347¹²/12! ≈ 6e-15.
-	k := math.Floor(y*math.Log2E + 0.5)
-	if !(k > -1020 && k < 1020) {
+	z := m*lnInv[k] - 1
+	z2 := z * z // Estrin's scheme: a shorter dependency chain than Horner's
+	lnz := (z + z2*(-1.0/2+z*(1.0/3))) + (z2*z2)*(-1.0/4+z*(1.0/5))
+	y := a * ((float64(e)*ln2Hi + lnNegInv[k]) + (float64(e)*ln2Lo + lnz))
+	if !(y > -700 && y < 700) {
 		return math.Pow(x, a)
 	}
-	const ln2Hi, ln2Lo = 6.93147180369123816490e-01, 1.90821492927058770002e-10
-	r := (y - k*ln2Hi) - k*ln2Lo
-	p := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120+r*(1.0/720+r*(1.0/5040+
-		r*(1.0/40320+r*(1.0/362880+r*(1.0/3628800+r*(1.0/39916800)))))))))))
-	return p * math.Float64frombits(uint64(int64(k)+1023)<<52)
+	// round y·64/ln2 to the nearest integer with the 1.5·2⁵² shifter
+	const shifter = 0x1.8p52
+	nf := (y*(expTabN/math.Ln2) + shifter) - shifter
+	n := int64(nf)
+	r := (y - nf*(ln2Hi/expTabN)) - nf*(ln2Lo/expTabN)
+	r2 := r * r
+	p := (1 + r) + (r2*(1.0/2+r*(1.0/6)) + (r2*r2)*(1.0/24+r*(1.0/120)))
+	scale := math.Float64frombits(uint64(n>>expTabBits+1023) << 52)
+	return p * expTab[n&(expTabN-1)] * scale
+}
+
+const (
+	lnTabBits  = 7
+	expTabBits = 6
+	expTabN    = 1 << expTabBits
+	// ln 2 split so that e·ln2Hi is exact for |e| < 2¹¹.
+	ln2Hi = 6.93147180369123816490e-01
+	ln2Lo = 1.90821492927058770002e-10
+)
+
+var (
+	lnInv    [1 << lnTabBits]float64 // 1/c_k, c_k the centre of mantissa bucket k
+	lnNegInv [1 << lnTabBits]float64 // −ln(lnInv[k]) = ln(1/lnInv[k])
+	expTab   [expTabN]float64        // 2^(j/64)
+)
+
+func init() {
+	for k := range lnInv {
+		c := 1 + (float64(k)+0.5)/(1<<lnTabBits)
+		lnInv[k] = 1 / c
+		lnNegInv[k] = -math.Log(lnInv[k])
+	}
+	for j := range expTab {
+		expTab[j] = math.Exp2(float64(j) / expTabN)
+	}
 }

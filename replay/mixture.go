@@ -332,12 +332,12 @@ func (s *VLMRB) drawLocked(refs []Ref, weights []float32, rng *rand.Rand) bool {
 	drawUniform(idx[k:], n, rng)
 	if s.cfg.ISWeights {
 		b.touchSlots(idx[:k], nil)
-		b.touchSlots(idx[k:], t.vals[0])
+		b.touchSlots(idx[k:], t.leaf)
 	} else {
 		b.touchSlots(idx, nil)
 	}
 	for j, i := range idx {
-		refs[j] = Ref{Slot: i, Gen: b.hot[i].gen}
+		refs[j] = Ref{Slot: i, Gen: b.gen[i]}
 	}
 	if !s.cfg.ISWeights || lambda == 0 || beta == 0 {
 		for j := range weights {
@@ -346,9 +346,9 @@ func (s *VLMRB) drawLocked(refs []Ref, weights []float32, rng *rand.Rand) bool {
 		return true
 	}
 	// w_j = (N·q(j))^−β / max w; the batch's smallest q has weight 1.
-	leaves := t.vals[0]
+	leaves := t.leaf
 	for j := k; j < m; j++ {
-		mass[j] = leaves[idx[j]]
+		mass[j] = float64(leaves[idx[j]])
 	}
 	a, c := lambda/t.total, (1-lambda)/float64(n)
 	minQ := math.Inf(1)

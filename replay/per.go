@@ -126,7 +126,7 @@ func (s *PER) drawLocked(refs []Ref, weights []float32, rng *rand.Rand) bool {
 	if !(t.total > 0) { // Σp = 0 (only with all-zero leaves): uniform
 		drawUniform(idx, n, rng)
 		for j, i := range idx {
-			refs[j] = Ref{Slot: i, Gen: b.hot[i].gen}
+			refs[j] = Ref{Slot: i, Gen: b.gen[i]}
 			weights[j] = 1
 		}
 		return true
@@ -137,7 +137,7 @@ func (s *PER) drawLocked(refs []Ref, weights []float32, rng *rand.Rand) bool {
 	// w_j / max w = (P_j / P_min)^−β: the batch's smallest leaf has weight 1.
 	minLeaf := math.Inf(1)
 	for j, i := range idx {
-		refs[j] = Ref{Slot: i, Gen: b.hot[i].gen}
+		refs[j] = Ref{Slot: i, Gen: b.gen[i]}
 		minLeaf = min(minLeaf, mass[j])
 	}
 	switch beta {

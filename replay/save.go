@@ -101,7 +101,7 @@ func (b *Buffer) Save(w io.Writer) error {
 	e.i32s(b.env[:size])
 	e.i64s(b.ep[:size])
 	e.i32s(b.step[:size])
-	e.chunked(size, 4, func(d []byte, i int) { binary.LittleEndian.PutUint32(d, hot[i].gen) })
+	e.chunked(size, 4, func(d []byte, i int) { binary.LittleEndian.PutUint32(d, b.gen[i]) })
 	for _, st := range sts {
 		e.u32(st.kind())
 		st.writeState(e, size)
@@ -219,8 +219,10 @@ func (b *Buffer) Load(r io.Reader) error {
 	d.i32s(b.env[:n])
 	d.i64s(b.ep[:n])
 	d.i32s(b.step[:n])
-	d.chunked(n, 4, func(s []byte, i int) { hot[i].gen = binary.LittleEndian.Uint32(s) })
+	gen := b.gen[:n]
+	d.chunked(n, 4, func(s []byte, i int) { gen[i] = binary.LittleEndian.Uint32(s) })
 	clear(b.hot[n:])
+	clear(b.gen[n:])
 	b.size, b.pos, b.adds = n, int(pos), int64(adds)
 	for _, a := range b.samplers { // everyone at defaults first
 		if st, ok := a.(stateful); ok {
@@ -264,6 +266,7 @@ func (b *Buffer) Load(r io.Reader) error {
 // emptyLocked forgets every transition, after a load failed midway.
 func (b *Buffer) emptyLocked() {
 	clear(b.hot)
+	clear(b.gen)
 	b.size, b.pos = 0, 0
 	for _, a := range b.samplers {
 		if st, ok := a.(stateful); ok {
@@ -476,7 +479,8 @@ func (s *PER) writeState(e *encoder, size int) {
 	e.u64(uint64(s.step))
 	e.f64(s.maxP)
 	e.stats(s.stats)
-	e.f64s(s.tree.vals[0][:size])
+	leaves := s.tree.leaf
+	e.chunked(size, 8, func(d []byte, i int) { binary.LittleEndian.PutUint64(d, math.Float64bits(float64(leaves[i]))) })
 }
 
 func (s *PER) readState(d *decoder, size int) error {
@@ -493,13 +497,17 @@ func (s *PER) readState(d *decoder, size int) error {
 	if !(maxP > 0) || math.IsInf(maxP, 0) || step < 0 {
 		return fmt.Errorf("%w: saved max priority %v, step %d", ErrCorrupt, maxP, step)
 	}
-	leaves := s.tree.vals[0]
-	d.f64s(leaves[:size])
-	clear(leaves[size:])
-	for _, l := range leaves[:size] {
+	leaves, bad := s.tree.leaf, 0.0
+	d.chunked(size, 8, func(src []byte, i int) {
+		l := math.Float64frombits(binary.LittleEndian.Uint64(src))
 		if !(l >= 0) || math.IsInf(l, 0) {
-			return fmt.Errorf("%w: saved leaf priority %v", ErrCorrupt, l)
+			bad, l = l, 0
 		}
+		leaves[i] = toLeaf(l)
+	})
+	clear(leaves[size:])
+	if bad != 0 {
+		return fmt.Errorf("%w: saved leaf priority %v", ErrCorrupt, bad)
 	}
 	s.tree.rebuild()
 	s.step, s.maxP, s.maxLeaf, s.stats = step, maxP, powAlpha(maxP, s.cfg.Alpha), st
@@ -508,7 +516,7 @@ func (s *PER) readState(d *decoder, size int) error {
 
 func (s *PER) resetLocked() {
 	s.maxP, s.maxLeaf, s.step, s.stats = 1, 1, 0, Stats{}
-	clear(s.tree.vals[0])
+	clear(s.tree.leaf)
 	s.tree.rebuild()
 }
 
@@ -563,9 +571,9 @@ func (s *VLMRB) readState(d *decoder, size int) error {
 			s.td[i] = 1 // no saved |δ|: the placeholder new slots start with
 		}
 	}
-	leaves := s.tree.vals[0]
+	leaves := s.tree.leaf
 	for i := range size {
-		leaves[i] = s.leaf(i)
+		leaves[i] = toLeaf(s.leaf(i))
 	}
 	clear(leaves[size:])
 	s.tree.rebuild()
@@ -581,6 +589,6 @@ func (s *VLMRB) resetLocked() {
 	clear(s.scored)
 	clear(s.score)
 	s.maxTD, s.step, s.stats = 1, 0, Stats{}
-	clear(s.tree.vals[0])
+	clear(s.tree.leaf)
 	s.tree.rebuild()
 }

@@ -96,7 +96,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 			switch s := s.(type) {
 			case *PER:
 				s2 := s2.(*PER)
-				if !reflect.DeepEqual(s.tree.vals, s2.tree.vals) || s.step != s2.step || s.maxP != s2.maxP || s.stats != s2.stats {
+				if !reflect.DeepEqual(s.tree.leaf, s2.tree.leaf) || !reflect.DeepEqual(s.tree.vals, s2.tree.vals) || s.step != s2.step || s.maxP != s2.maxP || s.stats != s2.stats {
 					t.Fatal("PER state differs after load")
 				}
 			case *VLMRB:
@@ -105,7 +105,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 					!reflect.DeepEqual(s.td, s2.td) || s.step != s2.step || s.maxTD != s2.maxTD || s.stats != s2.stats {
 					t.Fatal("VLMRB state differs after load")
 				}
-				if !reflect.DeepEqual(s.tree.vals, s2.tree.vals) {
+				if !reflect.DeepEqual(s.tree.leaf, s2.tree.leaf) || !reflect.DeepEqual(s.tree.vals, s2.tree.vals) {
 					t.Fatal("VLMRB leaves differ after load")
 				}
 			}

@@ -3,41 +3,49 @@ package replay
 import (
 	"math"
 	"math/rand/v2"
+	"unsafe"
 )
 
-// fanout is the branching factor of the sum tree. Sixteen float64 children
-// are 128 bytes: two adjacent cache lines, which the hardware's adjacent-line
-// prefetcher fetches together. A 10⁶-leaf tree is then 5 levels deep instead
-// of 20, and the descent touches 5 node groups instead of 20 scattered nodes.
+// fanout is the branching factor of the sum tree. Sixteen float32 leaves are
+// one 64-byte cache line, so a descent reads one line at the leaf level.
 const fanout = 16
 
 // fanoutBits is log₂ fanout.
 const fanoutBits = 4
 
-// sumTree is a fanout-ary sum tree over non-negative float64 leaves, laid
-// out for descents that touch one contiguous group per level.
+// sumTree is a fanout-ary sum tree over non-negative leaves, laid out so a
+// descent touches one cache line at the (large, DRAM-resident) leaf level.
 //
-// Level 0 holds the leaves. vals[k] holds the node values of level k, in
-// groups of fanout siblings; pre[k] holds each group's inclusive prefix sums,
-// pre[k][g·F+r] = Σ_{r'≤r} vals[k][g·F+r']. The value of node g at level k+1
-// is its group's total, vals[k+1][g] = pre[k][g·F+F−1]. The top level is a
-// single group; total = its last prefix. Every level's length is a multiple
-// of fanout (padding leaves are 0).
+// Level 0, the leaves, is a float32 array aligned to 64 bytes: a group of
+// sixteen sibling leaves is exactly one cache line. Leaves are stored rounded
+// to float32 (relative error ≤ 2⁻²⁴); a positive value below the smallest
+// normal float32 is stored as that (≈1.18e-38) so it stays reachable, and a
+// value above math.MaxFloat32 as MaxFloat32. Every sum above the leaves is
+// float64: vals[k] (k ≥ 1) holds the node values of level k, vals[1][g] being
+// the sum of leaf group g, and pre[k] each level-k group's inclusive prefix
+// sums, pre[k][g·F+r] = Σ_{r'≤r} vals[k][g·F+r']. Level k+1's node g is level
+// k's group g's total; the top level is a single group and total is its sum.
+// (vals[0] and pre[0] are unused: a leaf group has no stored prefix sums.)
+// Levels above the leaves are 16× smaller than the leaf array and stay in
+// L2/L3 cache, so a descent costs about one memory line: the leaf line.
 //
-// A descent reads only pre: at each level it counts the prefix sums ≤ u
-// (sixteen independent compares, no branches, no serial add chain), which is
-// the child's index, and subtracts the prefix before it.
+// A descent scans each group: above the leaves it counts the prefix sums ≤ u
+// (a branch-free binary search); in a leaf group it accumulates the sixteen
+// leaves in float64 (two chains of eight, exactly as leafSum does) and
+// counts the partial sums ≤ u. Zero leaves leave the partial sum unchanged,
+// so they are never picked.
 //
-// Every group's prefix is recomputed from its values on update (never
+// Every group's sums are recomputed from its children on update (never
 // adjusted by a delta), so the tree never drifts: the total differs from an
-// exact sum of the leaves by at most about (depth+1)·fanout·2⁻⁵³ relative,
-// whatever sequence of updates came before.
+// exact float64 sum of the stored float32 leaves by at most about
+// (depth+1)·fanout·2⁻⁵³ relative, whatever sequence of updates came before.
 //
 // sumTree is not safe for concurrent use; the owning sampler locks around it.
 type sumTree struct {
 	n     int         // leaves in use
-	vals  [][]float64 // vals[0] = leaves
-	pre   [][]float64 // group prefix sums per level
+	leaf  []float32   // level 0, 64-byte aligned, length a multiple of fanout
+	vals  [][]float64 // vals[k], k ≥ 1: node values of level k
+	pre   [][]float64 // pre[k], k ≥ 1: group prefix sums of level k
 	total float64     // sum of all leaves
 
 	// batched-update scratch: a stamp per group so each dirty group is
@@ -50,12 +58,16 @@ type sumTree struct {
 	// batched-descent scratch, one entry per draw.
 	u    []float64
 	node []int32
+	c    []int32
 	sink []float64 // touch-pass results, kept so the loads are not removed
 }
 
 // touchLen is the level size (in float64s) from which a descent first
 // touches the groups it will scan: below it the level sits in L1/L2 cache.
 const touchLen = 1 << 14
+
+// touchLeaves is the leaf count from which the leaf lines are touched first.
+const touchLeaves = 1 << 15
 
 func newSumTree(n int) *sumTree {
 	if n <= 0 {
@@ -64,25 +76,40 @@ func newSumTree(n int) *sumTree {
 	t := &sumTree{n: n}
 	var a arena
 	l := roundUp(n, fanout)
-	for {
+	t.leaf = allocAligned64(&a, l)
+	t.vals = append(t.vals, nil)
+	t.pre = append(t.pre, nil)
+	t.stamp = append(t.stamp, allocSlice[uint32](&a, l/fanout))
+	for l > fanout {
+		l = roundUp(l/fanout, fanout)
 		t.vals = append(t.vals, allocSlice[float64](&a, l))
 		t.pre = append(t.pre, allocSlice[float64](&a, l))
 		t.stamp = append(t.stamp, allocSlice[uint32](&a, l/fanout))
-		if l <= fanout {
-			break
-		}
-		l = roundUp(l/fanout, fanout)
 	}
 	release(&a, t)
 	return t
 }
 
+// allocAligned64 returns a zeroed []float32 of length n whose first element
+// is 64-byte aligned (mapped arrays are page aligned; small ones are cut
+// from a slightly larger make).
+func allocAligned64(a *arena, n int) []float32 {
+	s := allocSlice[float32](a, n)
+	if uintptr(unsafe.Pointer(&s[0]))%64 == 0 {
+		return s
+	}
+	s = make([]float32, n+fanout)
+	off := (64 - int(uintptr(unsafe.Pointer(&s[0]))%64)) % 64 / 4
+	return s[off : off+n : off+n]
+}
+
 func roundUp(x, m int) int { return (x + m - 1) / m * m }
 
-// bytesPerLeaf is the tree's memory per leaf in use: values, prefix sums and
-// update stamps over all levels (≈ 17.3 bytes).
+// bytesPerLeaf is the tree's memory per leaf in use: float32 leaves, the
+// float64 values and prefix sums of the levels above, and update stamps
+// (≈ 5.4 bytes).
 func (t *sumTree) bytesPerLeaf() float64 {
-	n := 0
+	n := 4 * len(t.leaf)
 	for k := range t.vals {
 		n += 8*len(t.vals[k]) + 8*len(t.pre[k]) + 4*len(t.stamp[k])
 	}
@@ -92,11 +119,98 @@ func (t *sumTree) bytesPerLeaf() float64 {
 // depth is the number of levels below the top group.
 func (t *sumTree) depth() int { return len(t.vals) - 1 }
 
-// leaves returns the leaf values (length a multiple of fanout ≥ n).
-func (t *sumTree) leaves() []float64 { return t.vals[0] }
+// leaves returns the stored leaves (length a multiple of fanout ≥ n).
+func (t *sumTree) leaves() []float32 { return t.leaf }
 
 // get returns leaf i.
-func (t *sumTree) get(i int) float64 { return t.vals[0][i] }
+func (t *sumTree) get(i int) float64 { return float64(t.leaf[i]) }
+
+// minLeaf is the smallest normal float32, where positive leaves are floored.
+const minLeaf = 0x1p-126
+
+// toLeaf rounds a non-negative leaf value to its stored float32 (see
+// sumTree): positive values never round to zero or to +Inf.
+func toLeaf(v float64) float32 {
+	if v < minLeaf {
+		if v > 0 {
+			return minLeaf
+		}
+		return 0
+	}
+	return float32(min(v, math.MaxFloat32))
+}
+
+// leafSum is the float64 sum of one leaf group, accumulated in two chains
+// of eight as leafScan does: (l₀+…+l₇) + (l₈+…+l₁₅), each left to right.
+func leafSum(l []float32) float64 {
+	l = l[:fanout:fanout]
+	a, b := float64(l[0]), float64(l[8])
+	a += float64(l[1])
+	b += float64(l[9])
+	a += float64(l[2])
+	b += float64(l[10])
+	a += float64(l[3])
+	b += float64(l[11])
+	a += float64(l[4])
+	b += float64(l[12])
+	a += float64(l[5])
+	b += float64(l[13])
+	a += float64(l[6])
+	b += float64(l[14])
+	a += float64(l[7])
+	b += float64(l[15])
+	return a + b
+}
+
+// leafScan picks the leaf of one group holding prefix mass u: with S_r the
+// partial sums of the first half (r < 8) and T_r those of the second half,
+// it counts S_r ≤ u and T_r ≤ u − S₇, which is the first leaf whose partial
+// sum exceeds u. (u − S₇ < 0 exactly when u < S₇, so the count is a prefix of
+// the group.) If round-off left u at or past the group's total, the last
+// positive leaf is picked.
+func leafScan(l []float32, u float64) int {
+	l = l[:fanout:fanout]
+	a := float64(l[0])
+	c := ge(u, a)
+	b := float64(l[8])
+	a += float64(l[1])
+	c += ge(u, a)
+	b1 := b + float64(l[9])
+	a += float64(l[2])
+	c += ge(u, a)
+	b2 := b1 + float64(l[10])
+	a += float64(l[3])
+	c += ge(u, a)
+	b3 := b2 + float64(l[11])
+	a += float64(l[4])
+	c += ge(u, a)
+	b4 := b3 + float64(l[12])
+	a += float64(l[5])
+	c += ge(u, a)
+	b5 := b4 + float64(l[13])
+	a += float64(l[6])
+	c += ge(u, a)
+	b6 := b5 + float64(l[14])
+	a += float64(l[7])
+	c += ge(u, a)
+	b7 := b6 + float64(l[15])
+	v := u - a
+	c += ge(v, b) + ge(v, b1) + ge(v, b2) + ge(v, b3) + ge(v, b4) + ge(v, b5) + ge(v, b6) + ge(v, b7)
+	if c >= fanout {
+		return leafEdge(l)
+	}
+	return int(c)
+}
+
+// leafEdge returns the last positive leaf of a group (0 if none).
+func leafEdge(l []float32) int {
+	for c := fanout - 1; c > 0; c-- {
+		if l[c] > 0 {
+			return c
+		}
+	}
+	return 0
+}
 
 // prefix16 writes the inclusive prefix sums of one group of values into p
 // and returns the group's total. It runs two 8-long add chains side by side
@@ -141,7 +255,12 @@ func prefix16(p, v []float64) float64 {
 
 // fixGroup recomputes group g of level k and pushes its total into level k+1.
 func (t *sumTree) fixGroup(k, g int) {
-	s := prefix16(t.pre[k][g*fanout:], t.vals[k][g*fanout:])
+	var s float64
+	if k == 0 {
+		s = leafSum(t.leaf[g*fanout:])
+	} else {
+		s = prefix16(t.pre[k][g*fanout:], t.vals[k][g*fanout:])
+	}
 	if k+1 < len(t.vals) {
 		t.vals[k+1][g] = s
 	} else {
@@ -149,17 +268,18 @@ func (t *sumTree) fixGroup(k, g int) {
 	}
 }
 
-// set writes leaf i and recomputes its ancestors.
+// set writes leaf i (rounded by toLeaf) and recomputes its ancestors.
 func (t *sumTree) set(i int, v float64) {
-	t.vals[0][i] = v
+	t.leaf[i] = toLeaf(v)
 	for k := range t.vals {
 		i /= fanout
 		t.fixGroup(k, i)
 	}
 }
 
-// setMany writes leaves idx[j] = v[j] and recomputes each dirty group once.
-// Later duplicates in idx win.
+// setMany writes leaves idx[j] = v[j] (rounded by toLeaf) and recomputes
+// each dirty group once per level, from its children. Later duplicates in
+// idx win.
 func (t *sumTree) setMany(idx []int32, v []float64) {
 	if len(idx) == 0 {
 		return
@@ -169,7 +289,13 @@ func (t *sumTree) setMany(idx []int32, v []float64) {
 	}
 	// touch pass: load every line the updates will read or write in the
 	// large levels, with independent loads, so the misses overlap.
-	for k := range t.vals {
+	if len(t.leaf) >= touchLeaves {
+		st := t.stamp[0]
+		for j, i := range idx {
+			t.sink[j] += float64(t.leaf[i]) + float64(st[i/fanout])
+		}
+	}
+	for k := 1; k < len(t.vals); k++ {
 		if len(t.vals[k]) < touchLen {
 			break
 		}
@@ -179,9 +305,9 @@ func (t *sumTree) setMany(idx []int32, v []float64) {
 			t.sink[j] += vk[g] + vk[g+fanout/2] + pk[g] + pk[g+fanout/2] + float64(sk[g/fanout])
 		}
 	}
-	leaves := t.vals[0]
+	leaves := t.leaf
 	for j, i := range idx {
-		leaves[i] = v[j]
+		leaves[i] = toLeaf(v[j])
 	}
 	if cap(t.cur) < len(idx) {
 		t.cur = make([]int32, 0, len(idx))
@@ -215,10 +341,10 @@ func (t *sumTree) setMany(idx []int32, v []float64) {
 
 // rebuild recomputes every group from the leaves up.
 func (t *sumTree) rebuild() {
-	for k := range t.vals {
-		if k+1 < len(t.vals) {
-			clear(t.vals[k+1])
-		}
+	for g := range len(t.leaf) / fanout {
+		t.fixGroup(0, g)
+	}
+	for k := 1; k < len(t.vals); k++ {
 		for g := range len(t.vals[k]) / fanout {
 			t.fixGroup(k, g)
 		}
@@ -252,51 +378,36 @@ func scan(p []float64, u float64) (int, float64) {
 }
 
 // descendLevel advances every lane one level: lane j scans the group of
-// node[j] in lv. Four lanes are interleaved step by step, so the CPU has four
-// independent five-step chains in a short instruction window instead of
-// one; the arithmetic is exactly scan's.
-func descendLevel(lv []float64, node []int32, u []float64) {
-	j := 0
-	for ; j+4 <= len(u) && j+4 <= len(node); j += 4 {
-		b0, b1, b2, b3 := int(node[j])*fanout, int(node[j+1])*fanout, int(node[j+2])*fanout, int(node[j+3])*fanout
-		p0, p1 := lv[b0:b0+fanout:b0+fanout], lv[b1:b1+fanout:b1+fanout]
-		p2, p3 := lv[b2:b2+fanout:b2+fanout], lv[b3:b3+fanout:b3+fanout]
-		u0, u1, u2, u3 := u[j], u[j+1], u[j+2], u[j+3]
-		c0, c1, c2, c3 := 8*ge(u0, p0[7]), 8*ge(u1, p1[7]), 8*ge(u2, p2[7]), 8*ge(u3, p3[7])
-		c0 += 4 * ge(u0, p0[(c0+3)&15])
-		c1 += 4 * ge(u1, p1[(c1+3)&15])
-		c2 += 4 * ge(u2, p2[(c2+3)&15])
-		c3 += 4 * ge(u3, p3[(c3+3)&15])
-		c0 += 2 * ge(u0, p0[(c0+1)&15])
-		c1 += 2 * ge(u1, p1[(c1+1)&15])
-		c2 += 2 * ge(u2, p2[(c2+1)&15])
-		c3 += 2 * ge(u3, p3[(c3+1)&15])
-		c0 += ge(u0, p0[c0&15])
-		c1 += ge(u1, p1[c1&15])
-		c2 += ge(u2, p2[c2&15])
-		c3 += ge(u3, p3[c3&15])
-		c0 += ge(u0, p0[c0&15])
-		c1 += ge(u1, p1[c1&15])
-		c2 += ge(u2, p2[c2&15])
-		c3 += ge(u3, p3[c3&15])
-		if (c0|c1|c2|c3)&fanout != 0 { // a lane past its group's total: rare
-			for k := j; k < j+4; k++ {
-				base := int(node[k]) * fanout
-				c, r := scan(lv[base:], u[k])
-				node[k], u[k] = int32(base+c), r
-			}
+// node[j] in lv, with exactly scan's arithmetic. It runs step-major: each of
+// the five binary-search steps is one pass over all lanes, so every
+// iteration of a pass is independent of the others and the CPU overlaps
+// them (loads included) instead of waiting on one lane's five-step chain.
+// c is scratch of len(node).
+func descendLevel(lv []float64, node []int32, u []float64, c []int32) {
+	n := min(len(node), len(u), len(c))
+	node, u, c = node[:n], u[:n], c[:n]
+	for j, g := range node {
+		base := int(g) * fanout
+		c[j] = int32(base + 8*int(ge(u[j], lv[base+7])))
+	}
+	for _, w := range [...]int{4, 2, 1} {
+		for j, cj := range c {
+			i := int(cj)
+			c[j] = cj + int32(w*int(ge(u[j], lv[i+w-1])))
+		}
+	}
+	for j, cj := range c { // last step: cj ≤ base+15 here, base+16 when every prefix ≤ u
+		i := int(cj)
+		base := int(node[j]) * fanout
+		k := i - base + int(ge(u[j], lv[i]))
+		if k >= fanout { // past the group's total by round-off: rare
+			e, r := scanEdge(lv[base : base+fanout : base+fanout])
+			node[j], u[j] = int32(base+e), r
 			continue
 		}
-		u[j] = u0 - p0[max(int(c0)-1, 0)]*float64(min(c0, 1))
-		u[j+1] = u1 - p1[max(int(c1)-1, 0)]*float64(min(c1, 1))
-		u[j+2] = u2 - p2[max(int(c2)-1, 0)]*float64(min(c2, 1))
-		u[j+3] = u3 - p3[max(int(c3)-1, 0)]*float64(min(c3, 1))
-		node[j], node[j+1], node[j+2], node[j+3] = int32(b0+int(c0)), int32(b1+int(c1)), int32(b2+int(c2)), int32(b3+int(c3))
-	}
-	for ; j < len(u); j++ {
-		base := int(node[j]) * fanout
-		c, r := scan(lv[base:], u[j])
-		node[j], u[j] = int32(base+c), r
+		// mass before child k: lv[base+k−1], or 0 for k = 0 (no branch).
+		u[j] -= lv[base+max(k-1, 0)] * float64(min(k, 1))
+		node[j] = int32(base + k)
 	}
 }
 
@@ -317,30 +428,25 @@ func scanEdge(p []float64) (int, float64) {
 
 // find returns the leaf holding prefix mass u ∈ [0, total).
 func (t *sumTree) find(u float64) int {
-	top := len(t.pre) - 1
-	i, u := scan(t.pre[top], u)
-	for k := top - 1; k >= 0; k-- {
+	i := 0
+	for k := len(t.vals) - 1; k >= 1; k-- {
 		var c int
 		c, u = scan(t.pre[k][i*fanout:], u)
 		i = i*fanout + c
 	}
-	return i
+	return i*fanout + leafScan(t.leaf[i*fanout:], u)
 }
 
 // sampleStratified writes len(dst) leaf indices drawn proportionally to the
 // leaves, one per equal-mass stratum: draw j uses u_j = (j + U_j)·total/m.
 // The u_j ascend, so neighbouring draws share upper groups; descending all
 // draws level by level, with branch-free scans, keeps many independent cache
-// misses in flight. Each draw's marginal distribution averaged over the batch
-// equals leaf/total. It needs total > 0.
+// misses in flight (at the leaf level, one line per draw). Each draw's
+// marginal distribution averaged over the batch equals leaf/total. It needs
+// total > 0.
 //
-// When mass is non-nil it receives each drawn leaf's value, read from the
-// prefix sums already in cache (p[c] − p[c−1]) instead of from the leaf
-// array, which would cost another cache miss per draw. The difference of two
-// prefix sums of at most sixteen non-negative terms is within
-// 16·2⁻⁵³·(group total) of the leaf, so it is used only when the leaf is at
-// least massTol of its group's total (relative error ≤ 2e-9); smaller leaves
-// are read exactly.
+// When mass is non-nil it receives each drawn leaf's stored value (from the
+// leaf line the scan just read).
 func (t *sumTree) sampleStratified(dst []int32, mass []float64, rng *rand.Rand) {
 	m := len(dst)
 	if m == 0 {
@@ -349,44 +455,45 @@ func (t *sumTree) sampleStratified(dst []int32, mass []float64, rng *rand.Rand) 
 	if cap(t.u) < m {
 		t.u = make([]float64, m)
 		t.node = make([]int32, m)
+		t.c = make([]int32, m)
 		t.sink = make([]float64, m)
 	}
 	u, node := t.u[:m], t.node[:m]
 	seg := t.total / float64(m)
-	top := len(t.pre) - 1
-	g := t.pre[top]
+	top := len(t.vals) - 1
 	for j := range u {
-		c, r := scan(g, (float64(j)+rng.Float64())*seg)
-		node[j], u[j] = int32(c), r
+		node[j], u[j] = 0, (float64(j)+rng.Float64())*seg
 	}
-	for k := top - 1; k >= 0; k-- {
-		lv := t.pre[k]
-		if len(lv) >= touchLen {
-			// touch pass: one independent load per cache line the scans
-			// will read, so up to dozens of misses are in flight at once
-			// instead of the two or three a scan-sized loop body allows.
-			for j := range u {
-				base := int(node[j]) * fanout
-				t.sink[j] = lv[base] + lv[base+fanout/2]
+	if top > 0 {
+		for k := top; k >= 1; k-- {
+			lv := t.pre[k]
+			if len(lv) >= touchLen {
+				// touch pass: one independent load per cache line the
+				// scans will read, so dozens of misses are in flight at
+				// once instead of the two or three a scan-sized loop body
+				// allows.
+				for j := range u {
+					base := int(node[j]) * fanout
+					t.sink[j] = lv[base] + lv[base+fanout/2]
+				}
 			}
+			descendLevel(lv, node, u, t.c[:m])
 		}
-		descendLevel(lv, node, u)
+	}
+	lf := t.leaf
+	if len(lf) >= touchLeaves {
+		for j := range u {
+			t.sink[j] = float64(lf[int(node[j])*fanout])
+		}
+	}
+	for j := range u {
+		base := int(node[j]) * fanout
+		node[j] = int32(base + leafScan(lf[base:], u[j]))
 	}
 	copy(dst, node)
 	if mass != nil {
-		p0, v0 := t.pre[0], t.vals[0]
 		for j, i := range node {
-			base, c := int(i)&^(fanout-1), int(i)&(fanout-1)
-			g := p0[base : base+fanout : base+fanout]
-			l := g[c] - g[max(c-1, 0)]*float64(min(c, 1))
-			if l < massTol*g[fanout-1] {
-				l = v0[i]
-			}
-			mass[j] = l
+			mass[j] = float64(lf[i])
 		}
 	}
 }
-
-// massTol is the smallest leaf-to-group ratio for which sampleStratified
-// takes a leaf's value from prefix differences (see there).
-const massTol = 1e-6

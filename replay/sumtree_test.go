@@ -7,16 +7,35 @@ import (
 	"testing"
 )
 
-// treeRelTol bounds |total − Σ leaves| / Σ leaves: each level's group sums
-// round at most fanout times, a few levels deep, at 2⁻⁵³ each (≈1e-14); the
-// issue asks for 1e-9 in float64 accumulation.
+// treeRelTol bounds |total − Σ leaves| / Σ leaves, Σ over the stored
+// float32 leaves summed exactly in float64: each level's group sums round at
+// most fanout times, a few levels deep, at 2⁻⁵³ each (≈1e-14); the issue asks
+// for 1e-9 in float64 accumulation.
 const treeRelTol = 1e-9
 
-// checkTree verifies every group prefix, every node value and the total
-// against the leaves, and the total against a compensated sum of the leaves.
+// leafRelTol bounds how far a stored leaf is from the value written: float32
+// rounding, 2⁻²⁴ relative (inside [2⁻¹²⁶, MaxFloat32]; see toLeaf).
+const leafRelTol = 0x1p-24
+
+// checkTree verifies every leaf group sum, every group prefix, every node
+// value and the total against the leaves, and the total against a
+// compensated sum of the leaves.
 func checkTree(t *testing.T, tr *sumTree) {
 	t.Helper()
-	for k := range tr.vals {
+	for g := range len(tr.leaf) / fanout {
+		acc := 0.0
+		for _, l := range tr.leaf[g*fanout : (g+1)*fanout] {
+			acc += float64(l)
+		}
+		want := tr.total
+		if len(tr.vals) > 1 {
+			want = tr.vals[1][g]
+		}
+		if d := math.Abs(want - acc); d > 1e-14*acc {
+			t.Fatalf("leaf group %d: parent %g, leaves sum to %g", g, want, acc)
+		}
+	}
+	for k := 1; k < len(tr.vals); k++ {
 		v, p := tr.vals[k], tr.pre[k]
 		for g := range len(v) / fanout {
 			acc := 0.0
@@ -41,9 +60,29 @@ func checkTree(t *testing.T, tr *sumTree) {
 	}
 }
 
-func kahan(x []float64) float64 {
+// checkLeaf verifies that a stored leaf is the written value v within the
+// float32 bound, and positive exactly when v is.
+func checkLeaf(t *testing.T, tr *sumTree, i int, v float64) {
+	t.Helper()
+	got := tr.get(i)
+	switch {
+	case v == 0:
+		if got != 0 {
+			t.Fatalf("leaf %d = %g, want 0", i, got)
+		}
+	case v < minLeaf:
+		if got != minLeaf {
+			t.Fatalf("leaf %d = %g for tiny %g, want the floor %g", i, got, v, minLeaf)
+		}
+	case math.Abs(got-v) > leafRelTol*v:
+		t.Fatalf("leaf %d = %g, want %g within 2⁻²⁴", i, got, v)
+	}
+}
+
+func kahan(x []float32) float64 {
 	s, c := 0.0, 0.0
-	for _, v := range x {
+	for _, v32 := range x {
+		v := float64(v32)
 		y := v - c
 		t := s + y
 		c = (t - s) - y
@@ -64,6 +103,7 @@ func FuzzSumTree(f *testing.F) {
 		tr := newSumTree(size)
 		var idx []int32
 		var vals []float64
+		want := map[int]float64{}
 		for len(ops) >= 6 {
 			i := int(binary.LittleEndian.Uint16(ops)) % size
 			mant := float64(binary.LittleEndian.Uint16(ops[2:])) / 65535
@@ -76,15 +116,25 @@ func FuzzSumTree(f *testing.F) {
 				idx, vals = append(idx, int32(i)), append(vals, v)
 				if len(idx) >= 7 || ops[5]&8 != 0 {
 					tr.setMany(idx, vals)
+					for j, i := range idx {
+						want[int(i)] = vals[j]
+					}
 					idx, vals = idx[:0], vals[:0]
 				}
 			} else {
 				tr.set(i, v)
+				want[i] = v
 			}
 			ops = ops[6:]
 		}
 		tr.setMany(idx, vals)
+		for j, i := range idx {
+			want[int(i)] = vals[j]
+		}
 		checkTree(t, tr)
+		for i, v := range want {
+			checkLeaf(t, tr, i, v)
+		}
 	})
 }
 
@@ -120,19 +170,19 @@ func TestSumTreeFind(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 3))
 	for i := range n {
 		if i%7 != 3 && i < 990 { // zeros scattered, and a zero tail
-			tr.vals[0][i] = float64(1 + rng.IntN(9)) // integers: exact sums
+			tr.leaf[i] = float32(1 + rng.IntN(9)) // integers: exact sums
 		}
 	}
 	tr.rebuild()
 	cum := make([]float64, n+1)
 	for i := range n {
-		cum[i+1] = cum[i] + tr.vals[0][i]
+		cum[i+1] = cum[i] + tr.get(i)
 	}
 	if tr.total != cum[n] {
 		t.Fatalf("total %v, want %v", tr.total, cum[n])
 	}
 	for i := range n {
-		if tr.vals[0][i] == 0 {
+		if tr.leaf[i] == 0 {
 			continue
 		}
 		for _, u := range []float64{cum[i], (cum[i] + cum[i+1]) / 2, math.Nextafter(cum[i+1], 0)} {
@@ -159,11 +209,11 @@ func TestSumTreeStratifiedNeverZero(t *testing.T) {
 	for i := range n {
 		switch i % 3 {
 		case 0:
-			tr.vals[0][i] = 0
+			tr.leaf[i] = 0
 		case 1:
-			tr.vals[0][i] = 1e-200
+			tr.leaf[i] = toLeaf(1e-200) // floored to 2⁻¹²⁶
 		default:
-			tr.vals[0][i] = math.Exp(rng.NormFloat64() * 20)
+			tr.leaf[i] = toLeaf(math.Exp(rng.NormFloat64() * 20))
 		}
 	}
 	tr.rebuild()
@@ -171,11 +221,10 @@ func TestSumTreeStratifiedNeverZero(t *testing.T) {
 	for range 2000 {
 		tr.sampleStratified(dst, mass, rng)
 		for j, i := range dst {
-			if int(i) >= n || tr.vals[0][i] == 0 {
-				t.Fatalf("drew leaf %d with mass %v", i, tr.vals[0][i])
+			if int(i) >= n || tr.leaf[i] == 0 {
+				t.Fatalf("drew leaf %d with mass %v", i, tr.leaf[i])
 			}
-			// leaf values from prefix differences: within 2e-9 relative
-			if l := tr.vals[0][i]; math.Abs(mass[j]-l) > 2e-9*l {
+			if l := tr.get(int(i)); mass[j] != l {
 				t.Fatalf("mass of leaf %d = %v, leaf is %v", i, mass[j], l)
 			}
 		}

@@ -9,7 +9,7 @@ func benchTree(n int) *sumTree {
 	t := newSumTree(n)
 	rng := rand.New(rand.NewPCG(3, 4))
 	for i := range n {
-		t.vals[0][i] = powAlpha(rng.Float64()+1e-3, 0.6)
+		t.leaf[i] = toLeaf(powAlpha(rng.Float64()+1e-3, 0.6))
 	}
 	t.rebuild()
 	return t
