@@ -18,7 +18,7 @@ import (
 // rejected.
 type Config struct {
 	Task   string `yaml:"task"`   // task name (robot-train tasks lists them)
-	Reward string `yaml:"reward"` // dense | sparse
+	Reward string `yaml:"reward"` // dense | sparse | erlvlm | vlmrm (the last two learn on the sparse env reward's env with a VLM reward)
 	Replay string `yaml:"replay"` // uniform | per | relo | vlmrb
 	Scorer string `yaml:"scorer"` // pixel | oracle | openai (used by replay vlmrb)
 	Steps  int64  `yaml:"steps"`  // total environment steps (all envs together)
@@ -32,6 +32,7 @@ type Config struct {
 	SAC    SACConfig    `yaml:"sac"`
 	Buffer BufferConfig `yaml:"buffer"`
 	VLM    VLMConfig    `yaml:"vlm"`
+	RM     RewardConfig `yaml:"reward_model"`
 	Eval   EvalConfig   `yaml:"eval"`
 	Log    LogConfig    `yaml:"log"`
 	Ckpt   CkptConfig   `yaml:"checkpoint"`
@@ -89,6 +90,42 @@ type VLMConfig struct {
 	APIKey  string  `yaml:"-"`         // from OPENAI_API_KEY only; never saved
 	Timeout float64 `yaml:"timeout_s"` // per-request timeout (s)
 	Prompt  string  `yaml:"prompt"`    // prompt template override (empty = per-family default)
+}
+
+// RewardConfig configures the VLM reward methods (reward erlvlm or vlmrm):
+// frames of s_{t+1} rendered after every env step, and either ERL-VLM's
+// rating-trained reward model or VLM-RM's embedding reward. The OpenAI
+// rater uses the vlm section's server, model and key.
+type RewardConfig struct {
+	Camera    string `yaml:"camera"`     // camera of the reward frames
+	FrameSize int    `yaml:"frame_size"` // rendered frame side (px, square)
+
+	// ERL-VLM
+	Rater      string  `yaml:"rater"`       // oracle | openai
+	Classes    int     `yaml:"classes"`     // rating classes 2–5 (0: the paper's per task — sweep-into 2, else 3)
+	LabelNoise float64 `yaml:"label_noise"` // oracle: probability a rating is replaced by another class
+	TwoStage   bool    `yaml:"two_stage"`   // openai: analysis call, then the label call (the paper's two stages)
+	Loss       string  `yaml:"loss"`        // mae (ERL-VLM) | ce (RbRL's cross-entropy)
+	CNNSize    int     `yaml:"cnn_size"`    // reward CNN input side (px; frames are downscaled to it)
+	Ensemble   int     `yaml:"ensemble"`    // reward models averaged
+	Batch      int     `yaml:"batch"`       // reward-model training batch
+	LR         float64 `yaml:"lr"`          // reward-model Adam step
+	Epochs     int     `yaml:"epochs"`      // reward epochs per session (early stop at 97% accuracy)
+	First      int64   `yaml:"first"`       // env step of the first rating session
+	Every      int64   `yaml:"every"`       // env steps between sessions
+	PerSession int     `yaml:"per_session"` // ratings asked per session
+	Budget     int     `yaml:"budget"`      // total ratings (also the rating dataset's capacity)
+	Episodes   int     `yaml:"episodes"`    // recent episodes queries are drawn from
+	PerEpisode int     `yaml:"per_episode"` // query candidates kept per episode
+	Workers    int     `yaml:"workers"`     // concurrent rater calls
+
+	// VLM-RM
+	EmbedBaseURL string   `yaml:"embed_base_url"` // /v1/embeddings server (image and text embeddings)
+	EmbedModel   string   `yaml:"embed_model"`    // model name on that server
+	Goal         []string `yaml:"goal"`           // goal prompts (averaged)
+	Baseline     []string `yaml:"baseline"`       // baseline prompts (averaged)
+	Alpha        float64  `yaml:"alpha"`          // goal-baseline projection strength α ∈ [0, 1]
+	EmbedBatch   int      `yaml:"embed_batch"`    // frames per embedding flush (a rollout chunk)
 }
 
 // EvalConfig configures periodic deterministic evaluation.
@@ -172,6 +209,12 @@ func DefaultConfig() Config {
 			Queue:   64,
 			Timeout: 30,
 		},
+		RM: RewardConfig{
+			Camera: WorkspaceCamera, FrameSize: 64,
+			Rater: "oracle", Loss: "mae", CNNSize: 32, Ensemble: 3, Batch: 512, LR: 3e-4, Epochs: 10,
+			First: 10000, Every: 5000, PerSession: 50, Budget: 10000, Episodes: 100, PerEpisode: 4, Workers: 5,
+			Alpha: 0.5, EmbedBatch: 64,
+		},
 		Eval: EvalConfig{Every: 5000, Episodes: 10, GIF: true, GIFSize: 128},
 		Log:  LogConfig{Every: 1000, TensorBoard: true, Console: true},
 		Ckpt: CkptConfig{Every: 10000, Keep: 2},
@@ -180,7 +223,8 @@ func DefaultConfig() Config {
 
 // Choices for the enumerated fields.
 var (
-	RewardChoices = []string{"dense", "sparse"}
+	RewardChoices = []string{"dense", "sparse", "erlvlm", "vlmrm"}
+	RaterChoices  = []string{"oracle", "openai"}
 	ReplayChoices = []string{"uniform", "per", "relo", "vlmrb"}
 	ScorerChoices = []string{"pixel", "oracle", "openai"}
 )
@@ -351,6 +395,9 @@ func (c *Config) Validate() error {
 			add(badf("scorer openai needs a model: pass --vlm-model NAME"))
 		}
 	}
+	if c.Reward == "erlvlm" || c.Reward == "vlmrm" {
+		c.validateRM(add)
+	}
 	nonneg("eval.every", float64(c.Eval.Every))
 	nonneg("eval.episodes", float64(c.Eval.Episodes))
 	pos("log.every", c.Log.Every)
@@ -364,4 +411,64 @@ func (c *Config) Validate() error {
 		msgs[i] = e.Error()
 	}
 	return &ConfigError{Msg: "invalid config: " + strings.Join(msgs, "; ")}
+}
+
+// validateRM checks the reward_model section for reward erlvlm and vlmrm.
+func (c *Config) validateRM(add func(error)) {
+	m := &c.RM
+	pos := func(name string, v int64) {
+		if v <= 0 {
+			add(badf("reward_model.%s must be > 0 (got %d)", name, v))
+		}
+	}
+	pos("frame_size", int64(m.FrameSize))
+	if m.FrameSize > 1024 {
+		add(badf("reward_model.frame_size above 1024 px: use a smaller reward frame"))
+	}
+	if c.Reward == "vlmrm" {
+		if m.EmbedBaseURL == "" {
+			add(badf("reward vlmrm needs an embedding server: pass --embed-base-url URL"))
+		}
+		if len(m.Goal) == 0 || len(m.Baseline) == 0 {
+			add(badf("reward vlmrm needs goal and baseline prompts: pass --goal \"...\" --baseline \"...\""))
+		}
+		if !(m.Alpha >= 0 && m.Alpha <= 1) {
+			add(badf("reward_model.alpha must be in [0, 1] (got %g)", m.Alpha))
+		}
+		pos("embed_batch", int64(m.EmbedBatch))
+		return
+	}
+	add(oneOf("reward_model.rater", m.Rater, RaterChoices))
+	add(oneOf("reward_model.loss", m.Loss, []string{"mae", "ce"}))
+	if m.Classes != 0 && (m.Classes < 2 || m.Classes > 5) {
+		add(badf("reward_model.classes must be 2–5, or 0 for the task's default (got %d)", m.Classes))
+	}
+	if !(m.LabelNoise >= 0 && m.LabelNoise <= 1) {
+		add(badf("reward_model.label_noise must be in [0, 1] (got %g)", m.LabelNoise))
+	}
+	pos("cnn_size", int64(m.CNNSize))
+	if m.CNNSize > m.FrameSize {
+		add(badf("reward_model.cnn_size (%d) exceeds frame_size (%d)", m.CNNSize, m.FrameSize))
+	}
+	pos("ensemble", int64(m.Ensemble))
+	pos("batch", int64(m.Batch))
+	if m.LR <= 0 {
+		add(badf("reward_model.lr must be > 0 (got %g)", m.LR))
+	}
+	pos("epochs", int64(m.Epochs))
+	pos("first", m.First)
+	pos("every", m.Every)
+	pos("per_session", int64(m.PerSession))
+	pos("budget", int64(m.Budget))
+	pos("episodes", int64(m.Episodes))
+	pos("per_episode", int64(m.PerEpisode))
+	pos("workers", int64(m.Workers))
+	if m.Rater == "openai" {
+		if c.VLM.BaseURL == "" {
+			add(badf("rater openai needs a server: pass --vlm-base-url URL (or set OPENAI_BASE_URL)"))
+		}
+		if c.VLM.Model == "" {
+			add(badf("rater openai needs a model: pass --vlm-model NAME"))
+		}
+	}
 }

@@ -47,8 +47,9 @@ type runner struct {
 	batch   *replay.Batch
 	prioBuf []float64
 	score   *scoring
-	evalCam *SimCamera // eval GIF camera, opened at the first evaluation
-	camErr  error      // why evalCam could not be opened (warned once)
+	rm      *rewardShaper // reward erlvlm | vlmrm
+	evalCam *SimCamera    // eval GIF camera, opened at the first evaluation
+	camErr  error         // why evalCam could not be opened (warned once)
 
 	pcg *rand.PCG
 	rng *rand.Rand
@@ -116,7 +117,11 @@ func (r *runner) setup(ctx context.Context) error {
 		return &ConfigError{Msg: err.Error() + " (robot-train tasks lists them)"}
 	}
 	r.meta = meta
-	reward, err := tasks.ParseRewardMode(cfg.Reward)
+	envReward := cfg.Reward
+	if cfg.Reward == "erlvlm" || cfg.Reward == "vlmrm" {
+		envReward = "sparse" // kept in replay and logged; SAC trains on the VLM reward
+	}
+	reward, err := tasks.ParseRewardMode(envReward)
 	if err != nil {
 		return &ConfigError{Msg: err.Error()}
 	}
@@ -201,6 +206,12 @@ func (r *runner) setup(ctx context.Context) error {
 	r.pcg = rand.NewPCG(cfg.Seed, 0x7261696e)
 	r.rng = rand.New(r.pcg)
 
+	if cfg.Reward == "erlvlm" || cfg.Reward == "vlmrm" {
+		if r.rm, err = newRewardShaper(ctx, r); err != nil {
+			return err
+		}
+	}
+
 	resetSeed := cfg.Seed
 	if man != nil {
 		if err := r.restore(ckptDir, man); err != nil {
@@ -209,6 +220,9 @@ func (r *runner) setup(ctx context.Context) error {
 		// fresh episodes after a resume (the interrupted ones are not in the checkpoint)
 		resetSeed = cfg.Seed ^ uint64(man.Step)*0x9e3779b97f4a7c15
 		r.res.Resumed, r.res.ResumedFrom = true, man.Step
+	}
+	if r.rm != nil {
+		r.rm.lastStep = r.step
 	}
 	if r.cfg.Replay == "vlmrb" {
 		if r.score, err = newScoring(ctx, r); err != nil {
@@ -245,6 +259,9 @@ func (r *runner) setup(ctx context.Context) error {
 		_, _ = fmt.Fprintf(r.out, "training %s (%s reward) with %s replay", cfg.Task, cfg.Reward, cfg.Replay)
 		if r.score != nil {
 			_, _ = fmt.Fprintf(r.out, ", %s scorer (%s)", cfg.Scorer, r.score.describe())
+		}
+		if r.rm != nil {
+			_, _ = fmt.Fprintf(r.out, ", reward from %s", r.rm.describe())
 		}
 		_, _ = fmt.Fprintf(r.out, " for %d env steps on %d envs, seed %d → %s\n", cfg.Steps, n, cfg.Seed, cfg.Out)
 		if man != nil {
@@ -355,6 +372,15 @@ func (r *runner) loop(ctx context.Context) error {
 			if r.score != nil {
 				r.score.push(r, i, ref, done)
 			}
+			if r.rm != nil {
+				p, ok := vals["progress"]
+				if !ok {
+					p = math.NaN()
+				}
+				if err := r.rm.observe(r, i, ref, done, p); err != nil {
+					return err
+				}
+			}
 			r.epRet[i] += rew[i]
 			r.epT[i]++
 			if vals["success"] != 0 {
@@ -366,6 +392,11 @@ func (r *runner) loop(ctx context.Context) error {
 			r.obs[i] = next[i]
 		}
 		r.step += int64(n)
+		if r.rm != nil {
+			if err := r.rm.afterStep(ctx, r.step); err != nil {
+				return err
+			}
+		}
 
 		if err := r.train(); err != nil {
 			return err
@@ -459,10 +490,20 @@ func (r *runner) train() error {
 	if r.step < cfg.SAC.LearningStarts || r.buf.Len() < cfg.SAC.BatchSize {
 		return nil
 	}
-	target := int64(float64(r.step-cfg.SAC.LearningStarts+int64(cfg.NumEnvs)) * cfg.SAC.UpdatesPerStep)
+	start := cfg.SAC.LearningStarts
+	if r.rm != nil {
+		if !r.rm.ready() {
+			return nil
+		}
+		start = max(start, r.rm.startStep)
+	}
+	target := int64(float64(r.step-start+int64(cfg.NumEnvs)) * cfg.SAC.UpdatesPerStep)
 	for r.updates < target {
 		if !r.sampler.Sample(r.batch, r.rng) {
 			return nil
+		}
+		if r.rm != nil {
+			r.rm.apply(r.batch)
 		}
 		m, err := r.agent.Update(r.batch)
 		if err != nil {
@@ -513,6 +554,9 @@ func (r *runner) logRow() error {
 	}
 	if r.score != nil {
 		r.score.metrics(r, v)
+	}
+	if r.rm != nil {
+		r.rm.metrics(v)
 	}
 	if err := r.mlog.Write(Row{Step: r.step, Values: v}); err != nil {
 		return err
@@ -607,6 +651,7 @@ type runState struct {
 	HaveUpd     bool      `json:"have_update_metrics"`
 	LastUpd     sac.Metrics
 	LastEval    *EvalResult `json:"last_eval,omitempty"`
+	RewardStart int64       `json:"reward_start_step,omitempty"` // erlvlm: env step of the first reward fit
 }
 
 // checkpoint writes agent, replay buffer, RNG and counters atomically.
@@ -620,6 +665,9 @@ func (r *runner) checkpoint() error {
 	}
 	st := runState{NextEpisode: r.nextEpisode, RecentRet: r.recentRet, RecentLen: r.recentLen,
 		RecentSucc: r.recentSucc, HaveUpd: r.haveUpd, LastUpd: r.lastUpd, LastEval: r.lastEval}
+	if r.rm != nil {
+		st.RewardStart = r.rm.startStep
+	}
 	man := &Manifest{
 		Step: r.step, Updates: r.updates, Episodes: r.episodes,
 		RNG:     map[string]string{"train": hex.EncodeToString(pcgState)},
@@ -648,6 +696,16 @@ func (r *runner) checkpoint() error {
 			enc.SetIndent("", "  ")
 			return enc.Encode(st)
 		}},
+	}
+	if r.rm != nil {
+		rb, err := r.rm.marshal(context.Background())
+		if err != nil {
+			return fmt.Errorf("checkpoint reward model: %w", err)
+		}
+		parts = append(parts, CheckpointPart{Name: "reward.bin", Write: func(w io.Writer) error {
+			_, err := w.Write(rb)
+			return err
+		}})
 	}
 	dir, err := SaveCheckpoint(r.cfg.Out, man, parts, r.cfg.Ckpt.Keep)
 	if err != nil {
@@ -705,6 +763,16 @@ func (r *runner) restore(dir string, man *Manifest) error {
 	r.nextEpisode = st.NextEpisode
 	r.recentRet, r.recentLen, r.recentSucc = st.RecentRet, st.RecentLen, st.RecentSucc
 	r.haveUpd, r.lastUpd, r.lastEval = st.HaveUpd, st.LastUpd, st.LastEval
+	if r.rm != nil {
+		rb, err := os.ReadFile(filepath.Join(dir, "reward.bin"))
+		if err != nil {
+			return fmt.Errorf("resume reward model: %w", err)
+		}
+		if err := r.rm.unmarshal(rb); err != nil {
+			return fmt.Errorf("resume reward model (%s): %w", filepath.Join(dir, "reward.bin"), err)
+		}
+		r.rm.startStep = st.RewardStart
+	}
 	return nil
 }
 
@@ -759,6 +827,9 @@ func (r *runner) close() {
 	if r.score != nil {
 		r.score.stop()
 		r.score.close()
+	}
+	if r.rm != nil {
+		r.rm.close()
 	}
 	if r.mlog != nil {
 		if err := r.mlog.Close(); err != nil {

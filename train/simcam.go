@@ -7,6 +7,7 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 
 	"github.com/vlmrb/vlmrb/render"
+	"github.com/vlmrb/vlmrb/sim"
 	"github.com/vlmrb/vlmrb/tasks"
 )
 
@@ -66,7 +67,11 @@ func NewSimCamera(backend, camera, theme string, w, h int, env *tasks.Env) (*Sim
 
 // Render draws env's current state into dst (bounds Width×Height).
 func (c *SimCamera) Render(env *tasks.Env, dst *image.RGBA) error {
-	m, s := env.Model(), env.State()
+	return c.RenderState(env.Model(), env.State(), dst)
+}
+
+// RenderState draws state s of model m (a task env's model) into dst.
+func (c *SimCamera) RenderState(m *sim.Model, s *sim.State, dst *image.RGBA) error {
 	c.sc.UpdateFromSim(m, s, c.style)
 	cam, _ := render.ResolveCamera(m, s, c.cam)
 	return c.r.Render(&c.sc, cam, dst)

@@ -5,7 +5,6 @@ import (
 	"image"
 	"math"
 	"math/rand/v2"
-	"sort"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -59,43 +58,6 @@ func episodeFrames(t testing.TB, r render.Renderer, task string, seed uint64, st
 		}
 	}
 	return imgs, prog
-}
-
-func spearman(a, b []float64) float64 {
-	rank := func(v []float64) []float64 {
-		idx := make([]int, len(v))
-		for i := range idx {
-			idx[i] = i
-		}
-		sort.SliceStable(idx, func(x, y int) bool { return v[idx[x]] < v[idx[y]] })
-		r := make([]float64, len(v))
-		for i := 0; i < len(idx); {
-			j := i
-			for j+1 < len(idx) && v[idx[j+1]] == v[idx[i]] {
-				j++
-			}
-			for k := i; k <= j; k++ {
-				r[idx[k]] = float64(i+j) / 2
-			}
-			i = j + 1
-		}
-		return r
-	}
-	ra, rb := rank(a), rank(b)
-	var ma, mb float64
-	for i := range ra {
-		ma += ra[i]
-		mb += rb[i]
-	}
-	ma /= float64(len(ra))
-	mb /= float64(len(rb))
-	var sab, saa, sbb float64
-	for i := range ra {
-		sab += (ra[i] - ma) * (rb[i] - mb)
-		saa += (ra[i] - ma) * (ra[i] - ma)
-		sbb += (rb[i] - mb) * (rb[i] - mb)
-	}
-	return sab / math.Sqrt(saa*sbb)
 }
 
 // learnCase is the data for the learned-reward tests: rated frames from
@@ -190,7 +152,7 @@ func fitAndRank(t testing.TB, lc *learnCase, classes int, loss LossKind, seed ui
 		for i, v := range out {
 			r[i] = float64(v)
 		}
-		rho = append(rho, spearman(r, lc.evalProg[e]))
+		rho = append(rho, Spearman(r, lc.evalProg[e]))
 	}
 	return rho, st
 }
@@ -239,5 +201,27 @@ func TestLearnedRewardOrdersExpertFrames(t *testing.T) {
 		if sumMAE <= sumCE {
 			t.Errorf("MAE mean Spearman %.3f does not beat CE %.3f under 20%% label noise", sumMAE/n, sumCE/n)
 		}
+	}
+}
+
+// Spearman against hand-computed cases: monotone maps give ±1, ties get
+// their mean rank, and ρ = 1 − 6Σd²/(n(n²−1)) holds without ties.
+func TestSpearman(t *testing.T) {
+	if got := Spearman([]float64{1, 2, 3, 4}, []float64{10, 100, 1000, 1e4}); got != 1 {
+		t.Fatalf("monotone increasing: %v", got)
+	}
+	if got := Spearman([]float64{1, 2, 3, 4}, []float64{4, 3, 2, 1}); got != -1 {
+		t.Fatalf("monotone decreasing: %v", got)
+	}
+	// ranks 0,1,2,3,4 vs 1,0,2,4,3: Σd² = 4, ρ = 1 − 24/120 = 0.8
+	if got := Spearman([]float64{1, 2, 3, 4, 5}, []float64{2, 1, 3, 5, 4}); math.Abs(got-0.8) > 1e-12 {
+		t.Fatalf("one swap pair twice: %v, want 0.8", got)
+	}
+	// ties: b's ranks are 0.5, 0.5, 2 → Pearson of (0,1,2) and (0.5,0.5,2) = √3/2
+	if got := Spearman([]float64{1, 2, 3}, []float64{7, 7, 9}); math.Abs(got-math.Sqrt(3)/2) > 1e-12 {
+		t.Fatalf("ties: %v, want %v", got, math.Sqrt(3)/2)
+	}
+	if !math.IsNaN(Spearman([]float64{1, 2}, []float64{3, 3})) || !math.IsNaN(Spearman(nil, nil)) {
+		t.Fatal("constant or empty input should give NaN")
 	}
 }

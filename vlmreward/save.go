@@ -144,15 +144,7 @@ func (l *Learner) MarshalBinary() ([]byte, error) {
 			p = append(p, rl.imgs[s*rl.dim:(s+1)*rl.dim]...)
 		}
 	}
-	for s := range t.gen {
-		p = binary.LittleEndian.AppendUint32(p, t.gen[s])
-		set := byte(0)
-		if t.set[s] {
-			set = 1
-		}
-		p = append(p, set)
-		p = binary.LittleEndian.AppendUint32(p, math.Float32bits(t.reward[s]))
-	}
+	p = t.appendLocked(p)
 	return nn.Seal(learnerMagic, 1, p), nil
 }
 
@@ -206,14 +198,7 @@ func (l *Learner) UnmarshalBinary(data []byte) error {
 		has[s], gens[s] = true, g
 	}
 	t := rl.Table
-	tg := make([]uint32, len(t.gen))
-	tset := make([]bool, len(t.set))
-	trew := make([]float32, len(t.reward))
-	for s := range tg {
-		tg[s] = r.Uint32()
-		tset[s] = r.Byte() == 1
-		trew[s] = math.Float32frombits(r.Uint32())
-	}
+	tg, tset, trew := t.read(r)
 	if err := r.Done(); err != nil {
 		return fmt.Errorf("reward learner: %w", err)
 	}
@@ -233,5 +218,65 @@ func (l *Learner) UnmarshalBinary(data []byte) error {
 	t.gen, t.set, t.reward = tg, tset, trew
 	t.mu.Unlock()
 	l.Stats, l.trained = st.Stats, st.Trained
+	return nil
+}
+
+// appendLocked appends every slot's generation, set flag and reward
+// (t.mu held for reading).
+func (t *RewardTable) appendLocked(p []byte) []byte {
+	for s := range t.gen {
+		p = binary.LittleEndian.AppendUint32(p, t.gen[s])
+		set := byte(0)
+		if t.set[s] {
+			set = 1
+		}
+		p = append(p, set)
+		p = binary.LittleEndian.AppendUint32(p, math.Float32bits(t.reward[s]))
+	}
+	return p
+}
+
+// read decodes a table of t's size written by appendLocked.
+func (t *RewardTable) read(r *nn.Reader) (gen []uint32, set []bool, reward []float32) {
+	gen, set, reward = make([]uint32, len(t.gen)), make([]bool, len(t.set)), make([]float32, len(t.reward))
+	for s := range gen {
+		gen[s] = r.Uint32()
+		set[s] = r.Byte() == 1
+		reward[s] = math.Float32frombits(r.Uint32())
+	}
+	return gen, set, reward
+}
+
+const tableMagic = "VRWDTAB1"
+
+// MarshalBinary encodes the table (for checkpoints).
+func (t *RewardTable) MarshalBinary() ([]byte, error) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	p := binary.LittleEndian.AppendUint64(nil, uint64(len(t.gen)))
+	return nn.Seal(tableMagic, 1, t.appendLocked(p)), nil
+}
+
+// UnmarshalBinary restores a table of the same capacity written by
+// MarshalBinary; on error t is unchanged.
+func (t *RewardTable) UnmarshalBinary(data []byte) error {
+	ver, payload, err := nn.Unseal(tableMagic, data)
+	if err != nil {
+		return err
+	}
+	if ver != 1 {
+		return fmt.Errorf("unsupported reward-table version %d", ver)
+	}
+	r := nn.NewReader(payload)
+	if n := r.Uint64(); n != uint64(len(t.gen)) {
+		return fmt.Errorf("the saved reward table has %d slots, this run's replay has %d", n, len(t.gen))
+	}
+	gen, set, reward := t.read(r)
+	if err := r.Done(); err != nil {
+		return fmt.Errorf("reward table: %w", err)
+	}
+	t.mu.Lock()
+	t.gen, t.set, t.reward = gen, set, reward
+	t.mu.Unlock()
 	return nil
 }

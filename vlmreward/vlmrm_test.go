@@ -1,21 +1,13 @@
 package vlmreward
 
 import (
-	"bytes"
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"image"
-	"image/png"
-	"io"
 	"math"
 	"math/rand/v2"
-	"net/http"
-	"net/http/httptest"
-	"strings"
-	"sync/atomic"
 	"testing"
 
+	"github.com/vlmrb/vlmrb/internal/embedtest"
 	"github.com/vlmrb/vlmrb/replay"
 )
 
@@ -130,98 +122,6 @@ func TestVLMRMAveragesNormalisedPrompts(t *testing.T) {
 	}
 }
 
-// embedServer speaks /v1/embeddings: text "input" arrays get a 3-D
-// bag-of-words embedding (red, green, blue word counts + 0.1); a "messages"
-// body with one data-URL image gets the image's mean RGB.
-func embedServer(t *testing.T, fail *atomic.Int32) (*httptest.Server, *atomic.Int64) {
-	var images atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/v1/embeddings" || r.Method != http.MethodPost {
-			http.Error(w, "not found", 404)
-			return
-		}
-		if fail != nil && fail.Add(-1) >= 0 {
-			http.Error(w, `{"error":{"message":"overloaded"}}`, http.StatusServiceUnavailable)
-			return
-		}
-		var req struct {
-			Model    string          `json:"model"`
-			Input    []string        `json:"input"`
-			Messages []message       `json:"messages"`
-			Format   string          `json:"encoding_format"`
-			Extra    json.RawMessage `json:"extra"`
-		}
-		body, _ := io.ReadAll(r.Body)
-		if err := json.Unmarshal(body, &req); err != nil || req.Model != "clip" || req.Format != "float" {
-			http.Error(w, "bad request: "+string(body), 400)
-			return
-		}
-		var embs [][]float64
-		if req.Messages != nil {
-			if len(req.Messages) != 1 || len(req.Messages[0].Content) != 1 || req.Messages[0].Content[0].Type != "image_url" {
-				http.Error(w, "want one image_url part", 400)
-				return
-			}
-			url := req.Messages[0].Content[0].ImageURL.URL
-			const pre = "data:image/png;base64,"
-			raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(url, pre))
-			if !strings.HasPrefix(url, pre) || err != nil {
-				http.Error(w, "bad data URL", 400)
-				return
-			}
-			img, err := png.Decode(bytes.NewReader(raw))
-			if err != nil {
-				http.Error(w, "bad png", 400)
-				return
-			}
-			var s [3]float64
-			bb := img.Bounds()
-			for y := bb.Min.Y; y < bb.Max.Y; y++ {
-				for x := bb.Min.X; x < bb.Max.X; x++ {
-					r, g, b, _ := img.At(x, y).RGBA()
-					s[0] += float64(r)
-					s[1] += float64(g)
-					s[2] += float64(b)
-				}
-			}
-			embs = append(embs, s[:])
-			images.Add(1)
-		} else {
-			for _, txt := range req.Input {
-				e := []float64{0.1, 0.1, 0.1}
-				for _, wd := range strings.Fields(txt) {
-					switch wd {
-					case "red":
-						e[0]++
-					case "green":
-						e[1]++
-					case "blue":
-						e[2]++
-					}
-				}
-				embs = append(embs, e)
-			}
-		}
-		type item struct {
-			Object    string    `json:"object"`
-			Index     int       `json:"index"`
-			Embedding []float64 `json:"embedding"`
-		}
-		resp := struct {
-			Object string `json:"object"`
-			Data   []item `json:"data"`
-			Model  string `json:"model"`
-		}{Object: "list", Model: req.Model}
-		for i := len(embs) - 1; i >= 0; i-- { // out of order on purpose: index decides
-			resp.Data = append(resp.Data, item{"embedding", i, embs[i]})
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(resp)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, &images
-}
-
 func solid(r, g, b uint8) *image.RGBA {
 	img := newRGBA(8, 6)
 	for i := 0; i < len(img.Pix); i += 4 {
@@ -234,9 +134,9 @@ func solid(r, g, b uint8) *image.RGBA {
 // rewards written into a real replay buffer's slots across a wrap-around;
 // a stale slot is dropped; sampled batches train only on set rewards.
 func TestVLMRMOverHTTPIntoReplay(t *testing.T) {
-	var fail atomic.Int32
-	fail.Store(1) // the first request gets a 503 and is retried
-	srv, images := embedServer(t, &fail)
+	srv := embedtest.New(t, "clip")
+	srv.Fail.Store(1) // the first request gets a 503 and is retried
+	images := &srv.Images
 	e, err := NewHTTPEmbedder(srv.URL+"/v1", "clip", "")
 	if err != nil {
 		t.Fatal(err)

@@ -22,6 +22,20 @@ var resumeSafe = map[string]bool{
 	"steps": true, "eval-every": true, "eval-episodes": true, "log-every": true,
 	"checkpoint-every": true, "vlm-base-url": true, "vlm-model": true, "quiet": true,
 	"resume": true, "render-backend": true, "blas": true, "threads": true,
+	"embed-base-url": true,
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, " | ") }
+
+func (l *stringList) Set(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return errors.New("empty prompt")
+	}
+	*l = append(*l, v)
+	return nil
 }
 
 type intList []int
@@ -49,14 +63,14 @@ func (l *intList) Set(v string) error {
 
 func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	def := train.DefaultConfig()
-	fs := newFlags("train", "--task NAME --replay uniform|per|relo|vlmrb --scorer pixel|oracle|openai --steps N --seed S --out RUN_DIR [--config FILE] [--resume RUN_DIR]", stderr)
+	fs := newFlags("train", "--task NAME --replay uniform|per|relo|vlmrb --scorer pixel|oracle|openai --steps N --seed S --out RUN_DIR [--config FILE] [--resume RUN_DIR]\n       robot-train train --reward erlvlm --rater oracle|openai [--label-noise P] ...\n       robot-train train --reward vlmrm --embed-base-url URL --goal \"...\" --baseline \"...\" --alpha A ...", stderr)
 	var (
 		cfgFile = fs.String("config", "", "YAML config file applied on top of the defaults (flags override it)")
 		resume  = fs.String("resume", "", "continue the run in `RUN_DIR` from its last complete checkpoint")
 		quiet   = fs.Bool("quiet", false, "no console table or progress bar (files are still written)")
 
 		task    = fs.String("task", def.Task, "task `NAME` (robot-train tasks lists them)")
-		reward  = fs.String("reward", def.Reward, "reward: dense|sparse")
+		reward  = fs.String("reward", def.Reward, "reward SAC trains on: dense|sparse (the task's), erlvlm (learned from VLM ratings), vlmrm (VLM embedding similarity)")
 		replay  = fs.String("replay", def.Replay, "replay sampler: uniform|per|relo|vlmrb")
 		scorer  = fs.String("scorer", def.Scorer, "clip scorer for vlmrb: pixel|oracle|openai")
 		steps   = fs.Int64("steps", def.Steps, "total environment steps `N`")
@@ -75,8 +89,18 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		blas    = fs.String("blas", def.BLAS, "BLAS backend: auto|gonum|openblas")
 		threads = fs.Int("threads", def.SAC.Threads, "SAC threads: 1, or 2 to run the twin critics in parallel")
 		baseURL = fs.String("vlm-base-url", "", "OpenAI-compatible server `URL` for --scorer openai (default $OPENAI_BASE_URL)")
-		model   = fs.String("vlm-model", "", "model `NAME` on that server")
+		model   = fs.String("vlm-model", "", "model `NAME` on that server (--scorer openai, --rater openai)")
+
+		rater    = fs.String("rater", def.RM.Rater, "erlvlm rater: oracle (task progress, offline) | openai (the --vlm-base-url server)")
+		noise    = fs.Float64("label-noise", def.RM.LabelNoise, "erlvlm oracle: probability `P` a rating is replaced by another class")
+		classes  = fs.Int("rating-classes", def.RM.Classes, "erlvlm rating classes 2–5 (0: the paper's choice for the task)")
+		embedURL = fs.String("embed-base-url", "", "vlmrm: /v1/embeddings server `URL` that embeds images and text")
+		embedMdl = fs.String("embed-model", "", "vlmrm: embedding model `NAME` on that server")
+		alpha    = fs.Float64("alpha", def.RM.Alpha, "vlmrm: goal–baseline projection strength `A` in [0, 1]")
 	)
+	var goals, baselines stringList
+	fs.Var(&goals, "goal", "vlmrm goal prompt (repeat to average several)")
+	fs.Var(&baselines, "baseline", "vlmrm baseline prompt (repeat to average several)")
 	hidden := intList(def.SAC.Hidden)
 	fs.Var(&hidden, "hidden", "hidden layer widths, comma-separated")
 	if err := parse(fs, args); err != nil {
@@ -159,6 +183,22 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			cfg.VLM.BaseURL = *baseURL
 		case "vlm-model":
 			cfg.VLM.Model = *model
+		case "rater":
+			cfg.RM.Rater = *rater
+		case "label-noise":
+			cfg.RM.LabelNoise = *noise
+		case "rating-classes":
+			cfg.RM.Classes = *classes
+		case "embed-base-url":
+			cfg.RM.EmbedBaseURL = *embedURL
+		case "embed-model":
+			cfg.RM.EmbedModel = *embedMdl
+		case "alpha":
+			cfg.RM.Alpha = *alpha
+		case "goal":
+			cfg.RM.Goal = goals
+		case "baseline":
+			cfg.RM.Baseline = baselines
 		}
 	})
 	if cfg.VLM.BaseURL == "" {
@@ -166,7 +206,11 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	cfg.VLM.APIKey = os.Getenv("OPENAI_API_KEY")
 	if *resume == "" && !set["out"] && (*cfgFile == "" || cfg.Out == train.DefaultConfig().Out) {
-		cfg.Out = filepath.Join("runs", fmt.Sprintf("%s-%s-s%d", cfg.Task, cfg.Replay, cfg.Seed))
+		name := cfg.Replay
+		if cfg.Reward == "erlvlm" || cfg.Reward == "vlmrm" {
+			name = cfg.Reward
+		}
+		cfg.Out = filepath.Join("runs", fmt.Sprintf("%s-%s-s%d", cfg.Task, name, cfg.Seed))
 	}
 	if err := cfg.Validate(); err != nil {
 		return err

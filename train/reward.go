@@ -1,0 +1,293 @@
+package train
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"math"
+	"time"
+
+	"github.com/vlmrb/vlmrb/replay"
+	"github.com/vlmrb/vlmrb/sim"
+	"github.com/vlmrb/vlmrb/vlmreward"
+)
+
+// rewardWindow is how many recent transitions the reward/progress_spearman
+// diagnostic ranks.
+const rewardWindow = 2000
+
+// maxPendingChunks bounds VLM-RM's queue of frames waiting for an
+// embedding server that keeps failing, in flushes; beyond it the run stops.
+const maxPendingChunks = 50
+
+// rewardShaper is a run's VLM reward (reward erlvlm or vlmrm). After every
+// env step it renders each env's s_{t+1} — the final state when the step
+// ended the episode, copied before the VecEnv's auto-reset — and hands it
+// to ERL-VLM's Learner or queues it for VLM-RM's embedder. Sampled batches
+// get the learned rewards (apply) before the SAC update; rows whose reward
+// is not known yet are weighted 0.
+type rewardShaper struct {
+	cfg   *Config
+	cam   *SimCamera
+	imgs  []*image.RGBA
+	final []*sim.State // per env, written by VecEnv.OnEpisodeEnd on env i's worker
+
+	learner *vlmreward.Learner // erlvlm
+	rater   vlmreward.Rater
+
+	vrm     *vlmreward.VLMRM // vlmrm
+	emb     *vlmreward.HTTPEmbedder
+	table   *vlmreward.RewardTable
+	pending vlmreward.Pending
+	pendP   []float64 // progress of each pending frame
+	flushes int
+	failed  int // embedding flushes that failed
+	lastErr error
+
+	// startStep is the env step SAC updates start from: for erlvlm the
+	// step of the first reward fit (no reward exists before it).
+	startStep int64
+	lastStep  int64 // last step Update was given (schedule bookkeeping)
+	renderT   time.Duration
+
+	recR, recP []float64 // recent (r̂, progress) pairs, ring of rewardWindow
+	recNext    int
+}
+
+// defaultClasses is ERL-VLM's number of rating classes per task
+// (papers.md §2.5: sweep-into 2, drawer-open 3; 3 elsewhere).
+func defaultClasses(task string) int {
+	if task == "sweep-into" {
+		return 2
+	}
+	return 3
+}
+
+func newRewardShaper(ctx context.Context, r *runner) (*rewardShaper, error) {
+	cfg := &r.cfg
+	m := &cfg.RM
+	s := &rewardShaper{cfg: cfg}
+	var err error
+	if s.cam, err = NewSimCamera(cfg.VLM.Backend, m.Camera, cfg.VLM.Theme, m.FrameSize, m.FrameSize, r.envs[0]); err != nil {
+		return nil, fmt.Errorf("reward frames: %w", err)
+	}
+	for i := range cfg.NumEnvs {
+		s.imgs = append(s.imgs, image.NewRGBA(image.Rect(0, 0, m.FrameSize, m.FrameSize)))
+		s.final = append(s.final, r.envs[i].State().Clone(r.envs[i].Model()))
+	}
+	r.vec.OnEpisodeEnd = func(i int) { s.final[i].CopyFrom(r.envs[i].State()) }
+
+	switch cfg.Reward {
+	case "erlvlm":
+		n := m.Classes
+		if n == 0 {
+			n = defaultClasses(cfg.Task)
+		}
+		switch m.Rater {
+		case "oracle":
+			if s.rater, err = vlmreward.NewOracleRater(n, m.LabelNoise, cfg.Seed); err != nil {
+				return nil, &ConfigError{Msg: err.Error()}
+			}
+		case "openai":
+			if s.rater, err = vlmreward.NewOpenAIRater(vlmreward.OpenAIRaterConfig{
+				BaseURL: cfg.VLM.BaseURL, Model: cfg.VLM.Model, APIKey: cfg.VLM.APIKey,
+				Classes: n, TwoStage: m.TwoStage, Timeout: time.Duration(cfg.VLM.Timeout * float64(time.Second)),
+			}); err != nil {
+				return nil, &ConfigError{Msg: err.Error()}
+			}
+		}
+		lc := vlmreward.DefaultLearnerConfig(n, r.meta.Description)
+		lc.Model.CNN.Size = m.CNNSize
+		lc.Model.Ensemble, lc.Model.Batch, lc.Model.LR, lc.Model.MaxEpochs = m.Ensemble, m.Batch, m.LR, m.Epochs
+		lc.Model.Seed = cfg.Seed
+		if m.Loss == "ce" {
+			lc.Model.Loss = vlmreward.LossCE
+		}
+		lc.Schedule = vlmreward.Schedule{First: m.First, Every: m.Every, PerSession: m.PerSession, Budget: m.Budget}
+		lc.DatasetCap = m.Budget
+		lc.Episodes, lc.PerEpisode, lc.Workers = m.Episodes, m.PerEpisode, m.Workers
+		lc.Seed = cfg.Seed
+		if s.learner, err = vlmreward.NewLearner(lc, s.rater, r.buf.Cap()); err != nil {
+			return nil, &ConfigError{Msg: fmt.Sprintf("reward_model (cnn_size %d, classes %d): %v", m.CNNSize, n, err)}
+		}
+		s.table = s.learner.Relabel.Table
+	case "vlmrm":
+		if s.emb, err = vlmreward.NewHTTPEmbedder(m.EmbedBaseURL, m.EmbedModel, cfg.VLM.APIKey); err != nil {
+			return nil, &ConfigError{Msg: err.Error()}
+		}
+		if s.vrm, err = vlmreward.NewVLMRMFromPrompts(ctx, s.emb, m.Goal, m.Baseline, m.Alpha); err != nil {
+			return nil, fmt.Errorf("VLM-RM prompts: %w", err)
+		}
+		s.table = vlmreward.NewRewardTable(r.buf.Cap())
+	}
+	return s, nil
+}
+
+func (s *rewardShaper) describe() string {
+	m := &s.cfg.RM
+	cam := fmt.Sprintf("%s camera %dx%d, %s", m.Camera, m.FrameSize, m.FrameSize, s.cam.Describe())
+	if s.learner != nil {
+		return fmt.Sprintf("ERL-VLM: %s rater, %d classes, %s loss, %s", m.Rater, s.rater.Classes(), m.Loss, cam)
+	}
+	return fmt.Sprintf("VLM-RM: %s (%s), α %g, %s", m.EmbedBaseURL, m.EmbedModel, m.Alpha, cam)
+}
+
+// ready reports whether SAC may train: ERL-VLM has no reward before its
+// first fit (the reference pre-trains without one).
+func (s *rewardShaper) ready() bool { return s.learner == nil || s.learner.Trained() }
+
+// observe renders env i's s_{t+1} for the transition stored at ref and
+// hands it on; progress is the privileged progress of s_{t+1}.
+func (s *rewardShaper) observe(r *runner, i int, ref replay.Ref, done bool, progress float64) error {
+	t0 := time.Now()
+	e := r.envs[i]
+	st := e.State()
+	if done {
+		st = s.final[i]
+	}
+	if err := s.cam.RenderState(e.Model(), st, s.imgs[i]); err != nil {
+		return fmt.Errorf("render reward frame: %w", err)
+	}
+	s.renderT += time.Since(t0)
+	if s.learner != nil {
+		s.learner.Observe(ref, int32(i), r.epID[i], s.imgs[i], progress)
+		if v, ok := s.table.Get(ref); ok {
+			s.record(float64(v), progress)
+		}
+		return nil
+	}
+	s.table.Clear(ref)
+	s.pending.Add(ref, cloneRGBA(s.imgs[i]))
+	s.pendP = append(s.pendP, progress)
+	return nil
+}
+
+func cloneRGBA(src *image.RGBA) *image.RGBA {
+	dst := image.NewRGBA(src.Rect)
+	copy(dst.Pix, src.Pix)
+	return dst
+}
+
+// record keeps (r̂, progress) for the rank-correlation diagnostic.
+func (s *rewardShaper) record(rew, progress float64) {
+	if math.IsNaN(progress) {
+		return
+	}
+	if len(s.recR) < rewardWindow {
+		s.recR, s.recP = append(s.recR, rew), append(s.recP, progress)
+		return
+	}
+	s.recR[s.recNext], s.recP[s.recNext] = rew, progress
+	s.recNext = (s.recNext + 1) % rewardWindow
+}
+
+// afterStep runs what the step count calls for: ERL-VLM rating sessions
+// (the schedule's steps between the last call and step), VLM-RM flushes of
+// a full rollout chunk.
+func (s *rewardShaper) afterStep(ctx context.Context, step int64) error {
+	if s.learner != nil {
+		sched := s.learner.Cfg.Schedule
+		for k := s.lastStep + 1; k <= step; k++ {
+			if sched.Queries(k, s.learner.Stats.Queries) == 0 {
+				continue
+			}
+			was := s.learner.Trained()
+			if _, err := s.learner.Update(ctx, k); err != nil {
+				return fmt.Errorf("reward model session at step %d: %w", k, err)
+			}
+			if !was && s.learner.Trained() {
+				s.startStep = step
+			}
+		}
+		s.lastStep = step
+		return nil
+	}
+	if s.pending.Len() >= s.cfg.RM.EmbedBatch {
+		return s.flush(ctx)
+	}
+	return nil
+}
+
+// flush embeds the pending frames and writes their rewards. A failing
+// server leaves them pending (unset, so never trained on) and is retried
+// at the next chunk; the run stops when the queue grows past
+// maxPendingChunks flushes.
+func (s *rewardShaper) flush(ctx context.Context) error {
+	if s.emb == nil || s.pending.Len() == 0 {
+		return nil
+	}
+	refs := append([]replay.Ref(nil), s.pending.Refs...)
+	prog := s.pendP
+	_, err := s.pending.Flush(ctx, s.emb, s.vrm, s.table, s.cfg.RM.EmbedBatch)
+	s.flushes++
+	done := len(refs) - s.pending.Len() // Flush keeps the unembedded tail
+	for k := 0; k < done; k++ {
+		if v, ok := s.table.Get(refs[k]); ok {
+			s.record(float64(v), prog[k])
+		}
+	}
+	s.pendP = append(s.pendP[:0], prog[done:]...)
+	if err != nil {
+		s.failed++
+		s.lastErr = err
+		if s.pending.Len() > maxPendingChunks*s.cfg.RM.EmbedBatch {
+			return fmt.Errorf("VLM-RM: %d frames wait for embeddings and the server keeps failing: %w", s.pending.Len(), err)
+		}
+	}
+	return nil
+}
+
+// apply writes the learned rewards into a sampled batch.
+func (s *rewardShaper) apply(b *replay.Batch) { s.table.Apply(b) }
+
+// metrics adds the reward/ group to a log row.
+func (s *rewardShaper) metrics(v map[string]float64) {
+	if len(s.recR) >= 10 {
+		if rho := vlmreward.Spearman(s.recR, s.recP); !math.IsNaN(rho) {
+			v["reward/progress_spearman"] = rho
+		}
+		v["reward/mean"] = mean(s.recR)
+	}
+	v["time/reward_render_s"] = s.renderT.Seconds()
+	if l := s.learner; l != nil {
+		v["reward/queries"] = float64(l.Stats.Queries)
+		v["reward/rated"] = float64(l.Stats.Rated)
+		v["reward/failed"] = float64(l.Stats.Failed)
+		v["reward/fits"] = float64(l.Stats.Updates)
+		v["reward/relabelled"] = float64(l.Stats.Relabelled)
+		if l.Stats.Updates > 0 {
+			v["reward/train_accuracy"] = l.Stats.Last.Accuracy
+			v["reward/train_loss"] = l.Stats.Last.Loss
+		}
+		return
+	}
+	v["reward/pending"] = float64(s.pending.Len())
+	v["reward/embed_calls"] = float64(s.emb.Calls())
+	v["reward/embed_failures"] = float64(s.failed)
+}
+
+// marshal encodes the reward state for a checkpoint (VLM-RM flushes its
+// queue first, so no computed reward is lost).
+func (s *rewardShaper) marshal(ctx context.Context) ([]byte, error) {
+	if s.learner != nil {
+		return s.learner.MarshalBinary()
+	}
+	if err := s.flush(ctx); err != nil {
+		return nil, err
+	}
+	return s.table.MarshalBinary()
+}
+
+// unmarshal restores what marshal wrote.
+func (s *rewardShaper) unmarshal(b []byte) error {
+	if s.learner != nil {
+		return s.learner.UnmarshalBinary(b)
+	}
+	return s.table.UnmarshalBinary(b)
+}
+
+func (s *rewardShaper) close() {
+	if s.cam != nil {
+		s.cam.Close()
+	}
+}

@@ -1,0 +1,138 @@
+package train
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vlmrb/vlmrb/internal/embedtest"
+)
+
+func lastRow(t *testing.T, out string) map[string]float64 {
+	t.Helper()
+	rows, err := ReadMetricsJSONL(filepath.Join(out, "metrics.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := map[string]float64{}
+	for _, r := range rows {
+		for k, x := range r.Values {
+			v[k] = x
+		}
+	}
+	return v
+}
+
+// ERL-VLM through the training loop: no SAC update before the first
+// reward fit, sessions exactly on the schedule until the budget is spent,
+// the whole buffer relabelled at each, and a resume that restores the
+// learner instead of re-running its sessions.
+func TestRunERLVLM(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "run")
+	c := tinyConfig(out, "uniform")
+	c.Task, c.Reward, c.Steps = "drawer-open", "erlvlm", 600
+	c.RM.FrameSize, c.RM.CNNSize, c.RM.Ensemble, c.RM.Batch, c.RM.Epochs = 32, 24, 2, 32, 2
+	c.RM.First, c.RM.Every, c.RM.PerSession, c.RM.Budget, c.RM.PerEpisode = 200, 200, 40, 100, 10
+	c.RM.LabelNoise = 0.2
+	c.Log.Every, c.Ckpt.Every = 100, 0
+	res, err := Run(context.Background(), c, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// first fit at step 200: updates run from there, one per env step
+	if want := c.Steps - 200 + int64(c.NumEnvs); res.Updates != want {
+		t.Fatalf("%d SAC updates, want %d (none before the first reward fit at step 200)", res.Updates, want)
+	}
+	v := lastRow(t, out)
+	// sessions at 200, 400 (40 each) and 600 (the last 20 of the budget)
+	if v["reward/queries"] != 100 || v["reward/rated"] != 100 || v["reward/failed"] != 0 || v["reward/fits"] != 3 {
+		t.Fatalf("reward metrics %v", v)
+	}
+	if v["reward/relabelled"] != float64(c.Steps) {
+		t.Fatalf("last session relabelled %v slots, buffer holds %d", v["reward/relabelled"], c.Steps)
+	}
+	if _, err := os.Stat(filepath.Join(res.Checkpoint, "reward.bin")); err != nil {
+		t.Fatalf("checkpoint without the reward learner: %v", err)
+	}
+
+	c.Steps = 700
+	res2, err := Run(context.Background(), c, Options{Resume: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := res.Updates + 100; res2.Updates != want {
+		t.Fatalf("resumed run made %d updates in total, want %d", res2.Updates, want)
+	}
+	v = lastRow(t, out)
+	if v["reward/queries"] != 100 || v["reward/fits"] != 3 {
+		t.Fatalf("resume re-ran reward sessions: %v", v)
+	}
+}
+
+// VLM-RM through the training loop against a local /v1/embeddings server:
+// the prompts are embedded once, every transition's s_{t+1} exactly once
+// (the last partial chunk at the final checkpoint), and a resume keeps
+// going from the saved rewards.
+func TestRunVLMRM(t *testing.T) {
+	t.Parallel()
+	srv := embedtest.New(t, "clip")
+	out := filepath.Join(t.TempDir(), "run")
+	c := tinyConfig(out, "uniform")
+	c.Reward, c.Steps = "vlmrm", 300
+	c.RM.FrameSize, c.RM.EmbedBatch = 16, 64
+	c.RM.EmbedBaseURL, c.RM.EmbedModel = srv.URL+"/v1", "clip"
+	c.RM.Goal, c.RM.Baseline, c.RM.Alpha = []string{"a red gripper", "red"}, []string{"blue"}, 0.5
+	c.Ckpt.Every = 0
+	res, err := Run(context.Background(), c, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srv.Texts.Load() != 3 || srv.Images.Load() != c.Steps {
+		t.Fatalf("server embedded %d texts and %d images; want 3 and %d", srv.Texts.Load(), srv.Images.Load(), c.Steps)
+	}
+	if res.Updates == 0 {
+		t.Fatal("no SAC updates on the VLM-RM reward")
+	}
+	v := lastRow(t, out)
+	if v["reward/embed_failures"] != 0 || !(v["reward/mean"] > -1 && v["reward/mean"] <= 1) {
+		t.Fatalf("reward metrics %v", v)
+	}
+	c.Steps = 400
+	if _, err := Run(context.Background(), c, Options{Resume: true}); err != nil {
+		t.Fatal(err)
+	}
+	if srv.Texts.Load() != 6 || srv.Images.Load() != 400 {
+		t.Fatalf("after resume: %d texts, %d images; want 6 and 400", srv.Texts.Load(), srv.Images.Load())
+	}
+}
+
+func TestRewardConfigErrors(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		edit func(*Config)
+		want string
+	}{
+		{func(c *Config) { c.Reward = "vlmrm" }, "--embed-base-url"},
+		{func(c *Config) { c.Reward, c.RM.EmbedBaseURL = "vlmrm", "http://x/v1" }, "--goal"},
+		{func(c *Config) {
+			c.Reward, c.RM.EmbedBaseURL, c.RM.Goal, c.RM.Baseline, c.RM.Alpha = "vlmrm", "http://x/v1", []string{"a"}, []string{"b"}, 2
+		}, "alpha"},
+		{func(c *Config) { c.Reward, c.RM.Rater = "erlvlm", "gemini" }, "reward_model.rater"},
+		{func(c *Config) { c.Reward, c.RM.Rater = "erlvlm", "openai" }, "--vlm-base-url"},
+		{func(c *Config) { c.Reward, c.RM.Classes = "erlvlm", 7 }, "classes"},
+		{func(c *Config) { c.Reward, c.RM.LabelNoise = "erlvlm", 1.5 }, "label_noise"},
+		{func(c *Config) { c.Reward, c.RM.CNNSize = "erlvlm", 128 }, "cnn_size"},
+	} {
+		c := DefaultConfig()
+		tc.edit(&c)
+		err := c.Validate()
+		var ce *ConfigError
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("want a config error mentioning %q, got %v", tc.want, err)
+		}
+	}
+}
