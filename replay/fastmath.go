@@ -64,3 +64,37 @@ func init() {
 		expTab[j] = math.Exp2(float64(j) / expTabN)
 	}
 }
+
+// powScaled sets dst[j] = float32((x[j]·s)^a) with powPos's kernels inlined
+// into one loop, so the batch's independent evaluations overlap instead of
+// each waiting on a call. Inputs powPos hands to math.Pow go to powPos.
+func powScaled(dst []float32, x []float64, s, a float64) {
+	x = x[:len(dst)]
+	for j, xj := range x {
+		v := xj * s
+		bits := math.Float64bits(v)
+		e := int(bits>>52&0x7ff) - 1023
+		if e == -1023 || e == 1024 || bits>>63 != 0 {
+			dst[j] = float32(powPos(v, a))
+			continue
+		}
+		k := bits >> (52 - lnTabBits) & (1<<lnTabBits - 1)
+		m := math.Float64frombits(bits&(1<<52-1) | 1023<<52)
+		z := m*lnInv[k] - 1
+		z2 := z * z
+		lnz := (z + z2*(-1.0/2+z*(1.0/3))) + (z2*z2)*(-1.0/4+z*(1.0/5))
+		y := a * ((float64(e)*ln2Hi + lnNegInv[k]) + (float64(e)*ln2Lo + lnz))
+		if !(y > -700 && y < 700) {
+			dst[j] = float32(powPos(v, a))
+			continue
+		}
+		const shifter = 0x1.8p52
+		nf := (y*(expTabN/math.Ln2) + shifter) - shifter
+		n := int64(nf)
+		r := (y - nf*(ln2Hi/expTabN)) - nf*(ln2Lo/expTabN)
+		r2 := r * r
+		p := (1 + r) + (r2*(1.0/2+r*(1.0/6)) + (r2*r2)*(1.0/24+r*(1.0/120)))
+		scale := math.Float64frombits(uint64(n>>expTabBits+1023) << 52)
+		dst[j] = float32(p * expTab[n&(expTabN-1)] * scale)
+	}
+}

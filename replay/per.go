@@ -150,9 +150,7 @@ func (s *PER) drawLocked(refs []Ref, weights []float32, rng *rand.Rand) bool {
 			weights[j] = float32(minLeaf / l)
 		}
 	default:
-		for j, l := range mass {
-			weights[j] = float32(powPos(l/minLeaf, -beta))
-		}
+		powScaled(weights, mass, 1/minLeaf, -beta)
 	}
 	return true
 }

@@ -158,7 +158,7 @@ func TestReLoPriority(t *testing.T) {
 	vals := []float64{-3, 0, 0.25, 4}
 	s.UpdatePriorities(refs, vals)
 	for k, ref := range refs {
-		want := math.Sqrt(max(vals[k], 0) + 1e-5) // α = 0.5
+		want := math.Sqrt(max(vals[k], 0) + 1e-5)                        // α = 0.5
 		if got, _ := s.Leaf(ref); math.Abs(got-want) > leafRelTol*want { // leaves are float32
 			t.Errorf("leaf for %v = %v, want %v", vals[k], got, want)
 		}

@@ -22,15 +22,19 @@ const fanoutBits = 4
 // normal float32 is stored as that (≈1.18e-38) so it stays reachable, and a
 // value above math.MaxFloat32 as MaxFloat32. Every sum above the leaves is
 // float64: vals[k] (k ≥ 1) holds the node values of level k, vals[1][g] being
-// the sum of leaf group g, and pre[k] each level-k group's inclusive prefix
-// sums, pre[k][g·F+r] = Σ_{r'≤r} vals[k][g·F+r']. Level k+1's node g is level
-// k's group g's total; the top level is a single group and total is its sum.
-// (vals[0] and pre[0] are unused: a leaf group has no stored prefix sums.)
+// the sum of leaf group g, and pre[k] each level-k group's exclusive prefix
+// sums with the group's total in the unused first place:
+// pre[k][g·F] = Σ_{r<F} vals[k][g·F+r] and pre[k][g·F+r] = Σ_{r'<r}
+// vals[k][g·F+r'] for 0 < r < F. Level k+1's node g is level k's group g's
+// total; the top level is a single group and total is its sum. (vals[0] and
+// pre[0] are unused: a leaf group has no stored prefix sums.)
 // Levels above the leaves are 16× smaller than the leaf array and stay in
 // L2/L3 cache, so a descent costs about one memory line: the leaf line.
 //
-// A descent scans each group: above the leaves it counts the prefix sums ≤ u
-// (a branch-free binary search); in a leaf group it accumulates the sixteen
+// A descent scans each group: above the leaves it finds the last child whose
+// exclusive prefix is ≤ u (a branch-free four-step binary search; the
+// prefix before child 0 is 0 and needs no compare) and checks u against the
+// group total, in the same cache line; in a leaf group it accumulates the sixteen
 // leaves in float64 (two chains of eight, exactly as leafSum does) and
 // counts the partial sums ≤ u. Zero leaves leave the partial sum unchanged,
 // so they are never picked.
@@ -162,44 +166,38 @@ func leafSum(l []float32) float64 {
 	return a + b
 }
 
-// leafScan picks the leaf of one group holding prefix mass u: with S_r the
-// partial sums of the first half (r < 8) and T_r those of the second half,
-// it counts S_r ≤ u and T_r ≤ u − S₇, which is the first leaf whose partial
-// sum exceeds u. (u − S₇ < 0 exactly when u < S₇, so the count is a prefix of
-// the group.) If round-off left u at or past the group's total, the last
-// positive leaf is picked.
+// leafScan picks the leaf of one group holding prefix mass u by halving:
+// it compares u with the sum of the first eight leaves (leafSum's first
+// chain, so the halves split exactly where the group's total does), then
+// with the first four of the chosen eight, the first two of the chosen four,
+// and the first of the chosen two, subtracting the mass passed each time.
+// That is 15 leaf reads and 11 adds instead of sixteen partial sums and
+// sixteen compares. A leaf is picked right of u only when u is at least the
+// mass left of it, so a zero leaf is never picked except by round-off past a
+// range's end; then (and when u is past the group's total) the last positive
+// leaf of the group is picked instead.
 func leafScan(l []float32, u float64) int {
 	l = l[:fanout:fanout]
-	a := float64(l[0])
-	c := ge(u, a)
-	b := float64(l[8])
-	a += float64(l[1])
-	c += ge(u, a)
-	b1 := b + float64(l[9])
-	a += float64(l[2])
-	c += ge(u, a)
-	b2 := b1 + float64(l[10])
-	a += float64(l[3])
-	c += ge(u, a)
-	b3 := b2 + float64(l[11])
-	a += float64(l[4])
-	c += ge(u, a)
-	b4 := b3 + float64(l[12])
-	a += float64(l[5])
-	c += ge(u, a)
-	b5 := b4 + float64(l[13])
-	a += float64(l[6])
-	c += ge(u, a)
-	b6 := b5 + float64(l[14])
-	a += float64(l[7])
-	c += ge(u, a)
-	b7 := b6 + float64(l[15])
-	v := u - a
-	c += ge(v, b) + ge(v, b1) + ge(v, b2) + ge(v, b3) + ge(v, b4) + ge(v, b5) + ge(v, b6) + ge(v, b7)
-	if c >= fanout {
+	a := float64(l[0]) + float64(l[1]) + float64(l[2]) + float64(l[3]) +
+		float64(l[4]) + float64(l[5]) + float64(l[6]) + float64(l[7])
+	r := ge(u, a)
+	u -= a * float64(r)
+	o := int(r * 8)
+	h := l[o : o+8 : o+8]
+	q := float64(h[0]) + float64(h[1]) + float64(h[2]) + float64(h[3])
+	r = ge(u, q)
+	u -= q * float64(r)
+	o2 := int(r * 4)
+	h = h[o2 : o2+4 : o2+4]
+	s := float64(h[0]) + float64(h[1])
+	r = ge(u, s)
+	u -= s * float64(r)
+	o3 := int(r * 2)
+	c := o + o2 + o3 + int(ge(u, float64(h[o3&2])))
+	if l[c&(fanout-1)] == 0 {
 		return leafEdge(l)
 	}
-	return int(c)
+	return c
 }
 
 // leafEdge returns the last positive leaf of a group (0 if none).
@@ -212,45 +210,46 @@ func leafEdge(l []float32) int {
 	return 0
 }
 
-// prefix16 writes the inclusive prefix sums of one group of values into p
-// and returns the group's total. It runs two 8-long add chains side by side
-// and then offsets the second, which halves the dependency chain; the result
-// is still non-decreasing because rounding is monotone.
+// prefix16 writes one group's exclusive prefix sums into p[1:16] and its
+// total into p[0] (see sumTree), and returns the total. It runs two 8-long
+// add chains side by side and then offsets the second, which halves the
+// dependency chain; the prefixes are still non-decreasing because rounding
+// is monotone.
 func prefix16(p, v []float64) float64 {
 	p, v = p[:fanout:fanout], v[:fanout:fanout]
 	a, b := v[0], v[8]
-	p[0] = a
+	p[1] = a
 	b1 := b
 	a += v[1]
-	p[1] = a
+	p[2] = a
 	b2 := b1 + v[9]
 	a += v[2]
-	p[2] = a
+	p[3] = a
 	b3 := b2 + v[10]
 	a += v[3]
-	p[3] = a
+	p[4] = a
 	b4 := b3 + v[11]
 	a += v[4]
-	p[4] = a
+	p[5] = a
 	b5 := b4 + v[12]
 	a += v[5]
-	p[5] = a
+	p[6] = a
 	b6 := b5 + v[13]
 	a += v[6]
-	p[6] = a
+	p[7] = a
 	b7 := b6 + v[14]
 	a += v[7]
-	p[7] = a
+	p[8] = a
 	b8 := b7 + v[15]
-	p[8] = a + b1
-	p[9] = a + b2
-	p[10] = a + b3
-	p[11] = a + b4
-	p[12] = a + b5
-	p[13] = a + b6
-	p[14] = a + b7
-	p[15] = a + b8
-	return p[15]
+	p[9] = a + b1
+	p[10] = a + b2
+	p[11] = a + b3
+	p[12] = a + b4
+	p[13] = a + b5
+	p[14] = a + b6
+	p[15] = a + b7
+	p[0] = a + b8
+	return p[0]
 }
 
 // fixGroup recomputes group g of level k and pushes its total into level k+1.
@@ -351,63 +350,73 @@ func (t *sumTree) rebuild() {
 	}
 }
 
-// scan picks the child of one group (given by its prefix sums p) holding
-// prefix mass u: the number of prefix sums ≤ u, i.e. the first child whose
-// prefix exceeds u. Zero-mass children share their left neighbour's prefix,
-// so they are counted past and never picked. It returns the child and u
-// minus the mass before it. If round-off left u at or beyond the group's
-// total, the last positive child is picked.
+// scan picks the child of one group (given by its prefix sums p, laid out
+// as in sumTree) holding prefix mass u: the last child whose exclusive
+// prefix is ≤ u. A zero-mass child shares its right neighbour's prefix, so
+// the search passes it and never picks it. It returns the child and u minus
+// the mass before it. If round-off left u at or beyond the group's total,
+// the last positive child is picked.
 func scan(p []float64, u float64) (int, float64) {
 	p = p[:fanout:fanout]
-	// Branch-free binary search for the number of prefix sums ≤ u (p is
-	// non-decreasing): five dependent steps, about 25 instructions, so many
-	// lanes' scans overlap. u − s ≥ 0 exactly when s ≤ u (a nonzero
-	// difference never rounds to zero), so the sign bit decides.
-	// (The masks never change an index; they spare bounds checks.)
-	c := 8 * ge(u, p[7])
-	c += 4 * ge(u, p[(c+3)&15])
-	c += 2 * ge(u, p[(c+1)&15])
-	c += ge(u, p[c&15])
-	c += ge(u, p[c&15]) // c ≤ 15 before this step, 16 when every prefix ≤ u
-	if c >= fanout {
+	// Branch-free binary search (p[1:] is non-decreasing): four dependent
+	// steps. u − s ≥ 0 exactly when s ≤ u (a nonzero difference never
+	// rounds to zero), so the sign bit decides. (The masks never change an
+	// index; they spare bounds checks.)
+	c := 8 * ge(u, p[8])
+	c += 4 * ge(u, p[(c+4)&15])
+	c += 2 * ge(u, p[(c+2)&15])
+	c += ge(u, p[(c+1)&15])
+	if ge(u, p[0]) != 0 {
 		return scanEdge(p)
 	}
-	// mass before child c: p[c−1], or 0 for c = 0 (no branch).
-	before := p[max(int(c)-1, 0)] * float64(min(c, 1))
-	return int(c), u - before
+	return int(c), u - before(p, c)
+}
+
+// before returns the mass before child c of a group: p[c], or 0 for c = 0
+// (where p[0] holds the total), without a branch.
+func before(p []float64, c uint64) float64 {
+	keep := -((c + fanout - 1) >> fanoutBits) // all ones for c ≥ 1, 0 for c = 0
+	return math.Float64frombits(math.Float64bits(p[c&(fanout-1)]) & keep)
 }
 
 // descendLevel advances every lane one level: lane j scans the group of
 // node[j] in lv, with exactly scan's arithmetic. It runs step-major: each of
-// the five binary-search steps is one pass over all lanes, so every
+// the four binary-search steps is one pass over all lanes, so every
 // iteration of a pass is independent of the others and the CPU overlaps
-// them (loads included) instead of waiting on one lane's five-step chain.
-// c is scratch of len(node).
+// them (loads included) instead of waiting on one lane's chain. c is
+// scratch of len(node).
 func descendLevel(lv []float64, node []int32, u []float64, c []int32) {
 	n := min(len(node), len(u), len(c))
 	node, u, c = node[:n], u[:n], c[:n]
 	for j, g := range node {
 		base := int(g) * fanout
-		c[j] = int32(base + 8*int(ge(u[j], lv[base+7])))
+		c[j] = int32(base + 8*int(ge(u[j], lv[base+8])))
 	}
-	for _, w := range [...]int{4, 2, 1} {
+	for _, w := range [...]int{4, 2} {
 		for j, cj := range c {
 			i := int(cj)
-			c[j] = cj + int32(w*int(ge(u[j], lv[i+w-1])))
+			c[j] = cj + int32(w*int(ge(u[j], lv[i+w])))
 		}
 	}
-	for j, cj := range c { // last step: cj ≤ base+15 here, base+16 when every prefix ≤ u
+	edge := uint64(0)
+	for j, cj := range c {
 		i := int(cj)
 		base := int(node[j]) * fanout
-		k := i - base + int(ge(u[j], lv[i]))
-		if k >= fanout { // past the group's total by round-off: rare
-			e, r := scanEdge(lv[base : base+fanout : base+fanout])
-			node[j], u[j] = int32(base+e), r
-			continue
+		g := lv[base : base+fanout : base+fanout]
+		k := uint64(i-base) + ge(u[j], lv[i+1])
+		edge |= ge(u[j], g[0])
+		u[j] -= before(g, k)
+		node[j] = int32(base + int(k&(fanout-1)))
+	}
+	if edge != 0 { // a lane at or past its group's total by round-off: rare
+		for j := range node {
+			base := int(node[j]) &^ (fanout - 1)
+			g := lv[base : base+fanout : base+fanout]
+			if r := u[j] + before(g, uint64(node[j])&(fanout-1)); ge(r, g[0]) != 0 {
+				e, m := scanEdge(g)
+				node[j], u[j] = int32(base+e), m
+			}
 		}
-		// mass before child k: lv[base+k−1], or 0 for k = 0 (no branch).
-		u[j] -= lv[base+max(k-1, 0)] * float64(min(k, 1))
-		node[j] = int32(base + k)
 	}
 }
 
@@ -418,12 +427,15 @@ func ge(u, s float64) uint64 { return ^math.Float64bits(u-s) >> 63 }
 // it picks the last positive child, with u at that child's mass so the
 // descent keeps to the right edge.
 func scanEdge(p []float64) (int, float64) {
+	p = p[:fanout:fanout]
+	next := p[0] // the prefix after child c: the total for c = 15
 	for c := fanout - 1; c > 0; c-- {
-		if p[c] > p[c-1] {
-			return c, p[c] - p[c-1]
+		if next > p[c] {
+			return c, next - p[c]
 		}
+		next = p[c]
 	}
-	return 0, p[0]
+	return 0, next
 }
 
 // find returns the leaf holding prefix mass u ∈ [0, total).

@@ -40,17 +40,22 @@ func checkTree(t *testing.T, tr *sumTree) {
 		for g := range len(v) / fanout {
 			acc := 0.0
 			for r := range fanout {
-				acc += v[g*fanout+r]
-				if d := math.Abs(p[g*fanout+r] - acc); d > 1e-12*math.Max(acc, 1e-300) {
-					t.Fatalf("level %d group %d prefix %d = %g, want %g", k, g, r, p[g*fanout+r], acc)
+				if r > 0 {
+					if d := math.Abs(p[g*fanout+r] - acc); d > 1e-12*math.Max(acc, 1e-300) {
+						t.Fatalf("level %d group %d prefix %d = %g, want %g", k, g, r, p[g*fanout+r], acc)
+					}
 				}
+				acc += v[g*fanout+r]
+			}
+			if d := math.Abs(p[g*fanout] - acc); d > 1e-12*math.Max(acc, 1e-300) {
+				t.Fatalf("level %d group %d total %g, want %g", k, g, p[g*fanout], acc)
 			}
 			want := tr.total
 			if k+1 < len(tr.vals) {
 				want = tr.vals[k+1][g]
 			}
-			if want != p[g*fanout+fanout-1] {
-				t.Fatalf("level %d group %d: parent %g, group total %g", k, g, want, p[g*fanout+fanout-1])
+			if want != p[g*fanout] {
+				t.Fatalf("level %d group %d: parent %g, group total %g", k, g, want, p[g*fanout])
 			}
 		}
 	}
