@@ -9,6 +9,7 @@ import (
 
 	"github.com/vlmrb/vlmrb/replay"
 	"github.com/vlmrb/vlmrb/sim"
+	"github.com/vlmrb/vlmrb/tasks"
 	"github.com/vlmrb/vlmrb/vlmreward"
 )
 
@@ -235,6 +236,67 @@ func (s *rewardShaper) flush(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// expertRank rolls the task's scripted expert through one episode of env
+// (the evaluation env), computes the current reward of every s_{t+1}
+// frame (every vlmrmStride-th for VLM-RM, which pays a request per frame)
+// and returns its Spearman correlation with privileged progress: how well
+// the reward the agent trains on orders states along a successful
+// trajectory (1 = perfectly). NaN before ERL-VLM's first fit.
+func (s *rewardShaper) expertRank(ctx context.Context, env *tasks.Env, seed uint64) (float64, error) {
+	if s.learner != nil && !s.learner.Trained() {
+		return math.NaN(), nil
+	}
+	const vlmrmStride = 5
+	obs, _ := env.Reset(seed)
+	pol := env.Expert()
+	act := make([]float64, env.Spec().ActDim)
+	img := image.NewRGBA(image.Rect(0, 0, s.cfg.RM.FrameSize, s.cfg.RM.FrameSize))
+	var rew, prog []float64
+	var px []uint8
+	var frames []image.Image
+	for t := 0; ; t++ {
+		pol.Act(obs, act)
+		next, _, term, trunc, info, err := env.Step(act)
+		if err != nil {
+			return math.NaN(), err
+		}
+		if s.learner != nil || t%vlmrmStride == 0 || term || trunc {
+			if err := s.cam.RenderState(env.Model(), env.State(), img); err != nil {
+				return math.NaN(), err
+			}
+			prog = append(prog, info.Get("progress"))
+			if s.learner != nil {
+				px = vlmreward.Downscale(px, img, s.learner.Model.Cfg.CNN.Size)
+			} else {
+				frames = append(frames, cloneRGBA(img))
+			}
+		}
+		obs = next
+		if term || trunc {
+			break
+		}
+	}
+	rew = make([]float64, len(prog))
+	if s.learner != nil {
+		out := make([]float32, len(prog))
+		s.learner.Model.Predict(out, px, len(prog))
+		for i, v := range out {
+			rew[i] = float64(v)
+		}
+	} else {
+		embs, err := s.emb.EmbedImages(ctx, frames)
+		if err != nil {
+			return math.NaN(), err
+		}
+		for i, e := range embs {
+			if rew[i], err = s.vrm.Reward(e); err != nil {
+				return math.NaN(), err
+			}
+		}
+	}
+	return vlmreward.Spearman(rew, prog), nil
 }
 
 // apply writes the learned rewards into a sampled batch.

@@ -55,6 +55,9 @@ func TestRunERLVLM(t *testing.T) {
 	if v["reward/relabelled"] != float64(c.Steps) {
 		t.Fatalf("last session relabelled %v slots, buffer holds %d", v["reward/relabelled"], c.Steps)
 	}
+	if rho, ok := v["eval/reward_expert_spearman"]; !ok || !(rho >= -1 && rho <= 1) {
+		t.Fatalf("no learned-reward diagnostic on the expert episode: %v", v)
+	}
 	if _, err := os.Stat(filepath.Join(res.Checkpoint, "reward.bin")); err != nil {
 		t.Fatalf("checkpoint without the reward learner: %v", err)
 	}
@@ -91,22 +94,24 @@ func TestRunVLMRM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if srv.Texts.Load() != 3 || srv.Images.Load() != c.Steps {
-		t.Fatalf("server embedded %d texts and %d images; want 3 and %d", srv.Texts.Load(), srv.Images.Load(), c.Steps)
+	// plus every 5th frame and the last of the ≤ 50-step expert episode
+	// at the final evaluation
+	if extra := srv.Images.Load() - c.Steps; srv.Texts.Load() != 3 || extra < 1 || extra > 11 {
+		t.Fatalf("server embedded %d texts and %d images; want 3 and %d + 1–11", srv.Texts.Load(), srv.Images.Load(), c.Steps)
 	}
 	if res.Updates == 0 {
 		t.Fatal("no SAC updates on the VLM-RM reward")
 	}
 	v := lastRow(t, out)
-	if v["reward/embed_failures"] != 0 || !(v["reward/mean"] > -1 && v["reward/mean"] <= 1) {
+	if v["reward/embed_failures"] != 0 || !(v["reward/mean"] > -1 && v["reward/mean"] <= 1) || !(v["eval/reward_expert_spearman"] >= -1) {
 		t.Fatalf("reward metrics %v", v)
 	}
 	c.Steps = 400
 	if _, err := Run(context.Background(), c, Options{Resume: true}); err != nil {
 		t.Fatal(err)
 	}
-	if srv.Texts.Load() != 6 || srv.Images.Load() != 400 {
-		t.Fatalf("after resume: %d texts, %d images; want 6 and 400", srv.Texts.Load(), srv.Images.Load())
+	if extra := srv.Images.Load() - 400; srv.Texts.Load() != 6 || extra < 2 || extra > 22 {
+		t.Fatalf("after resume: %d texts, %d images; want 6 and 400 + 2–22", srv.Texts.Load(), srv.Images.Load())
 	}
 }
 

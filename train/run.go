@@ -614,6 +614,16 @@ func (r *runner) evalAndLog(ctx context.Context, final bool) error {
 		"eval/mean_ep_length": res.MeanLength,
 		"eval/episodes":       float64(res.Episodes),
 	}}
+	expertRho := math.NaN()
+	if r.rm != nil {
+		rho, err := r.rm.expertRank(ctx, r.evalEnv, r.cfg.Seed^evalSeedSalt^0xe4)
+		if err != nil {
+			r.warnf("reward on an expert episode: %v", err)
+		} else if !math.IsNaN(rho) {
+			row.Values["eval/reward_expert_spearman"] = rho
+			expertRho = rho
+		}
+	}
 	if err := r.mlog.Write(row); err != nil {
 		return err
 	}
@@ -621,8 +631,12 @@ func (r *runner) evalAndLog(ctx context.Context, final bool) error {
 		if r.prog != nil {
 			r.prog.Clear()
 		}
-		_, _ = fmt.Fprintf(r.out, "eval @ %d: success rate %.2f, mean return %.1f ± %.1f (%d episodes)\n",
+		_, _ = fmt.Fprintf(r.out, "eval @ %d: success rate %.2f, mean return %.1f ± %.1f (%d episodes)",
 			r.step, res.SuccessRate, res.MeanReturn, res.StdReturn, res.Episodes)
+		if !math.IsNaN(expertRho) {
+			_, _ = fmt.Fprintf(r.out, "; learned reward vs progress on an expert episode: Spearman %.2f", expertRho)
+		}
+		_, _ = fmt.Fprintln(r.out)
 	}
 	return r.plot()
 }
