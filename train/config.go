@@ -413,6 +413,16 @@ func (c *Config) Validate() error {
 	return &ConfigError{Msg: "invalid config: " + strings.Join(msgs, "; ")}
 }
 
+// EnvReward is the task reward mode the environments run with: the
+// configured one for dense and sparse; sparse for the VLM rewards, whose
+// env reward is kept in replay and logged but not trained on.
+func (c *Config) EnvReward() string {
+	if c.Reward == "erlvlm" || c.Reward == "vlmrm" {
+		return "sparse"
+	}
+	return c.Reward
+}
+
 // validateRM checks the reward_model section for reward erlvlm and vlmrm.
 func (c *Config) validateRM(add func(error)) {
 	m := &c.RM

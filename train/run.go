@@ -117,11 +117,7 @@ func (r *runner) setup(ctx context.Context) error {
 		return &ConfigError{Msg: err.Error() + " (robot-train tasks lists them)"}
 	}
 	r.meta = meta
-	envReward := cfg.Reward
-	if cfg.Reward == "erlvlm" || cfg.Reward == "vlmrm" {
-		envReward = "sparse" // kept in replay and logged; SAC trains on the VLM reward
-	}
-	reward, err := tasks.ParseRewardMode(envReward)
+	reward, err := tasks.ParseRewardMode(cfg.EnvReward())
 	if err != nil {
 		return &ConfigError{Msg: err.Error()}
 	}

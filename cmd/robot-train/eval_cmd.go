@@ -55,7 +55,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			_, _ = fmt.Fprintf(stderr, "note: evaluating a %s policy on task %s\n", cfg.Task, name)
 		}
 		if rew == "" {
-			rew = cfg.Reward
+			rew = cfg.EnvReward()
 		}
 		if opts.MaxSteps == 0 {
 			opts.MaxSteps = cfg.MaxEpisodeLen

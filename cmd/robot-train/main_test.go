@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vlmrb/vlmrb/internal/embedtest"
 	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/train"
 )
@@ -402,4 +403,47 @@ func TestScoreMJPEGStream(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	checkScoreLines(t, out, 2)
+}
+
+// The VLM rewards from the command line: ERL-VLM with the offline oracle
+// rater (schedule from a config file, rater flags on top) and a checkpoint
+// that eval reads; VLM-RM against a local /v1/embeddings server with
+// repeated --goal prompts; a missing server is a usage error.
+func TestTrainVLMRewardsCLI(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "erl.yaml")
+	yaml := "reward_model: {first: 100, every: 100, per_session: 30, budget: 60, frame_size: 32, cnn_size: 24, ensemble: 1, batch: 32, epochs: 1}\n"
+	if err := os.WriteFile(cfgPath, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "erl")
+	code, stdout, stderr := runCLI(t, tiny(out, "--config", cfgPath, "--reward", "erlvlm", "--rater", "oracle", "--label-noise", "0.2", "--rating-classes", "2")...)
+	if code != 0 {
+		t.Fatalf("erlvlm: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "config.yaml"))
+	if err != nil || !strings.Contains(string(b), "label_noise: 0.2") || !strings.Contains(string(b), "classes: 2") {
+		t.Fatalf("saved config lacks the rater flags: %v\n%s", err, b)
+	}
+	code, js, stderr := runCLI(t, "eval", "--checkpoint", out, "--episodes", "1", "--json")
+	if code != 0 || !strings.Contains(js, `"success_rate"`) {
+		t.Fatalf("eval of an erlvlm checkpoint: exit %d %s %s", code, js, stderr)
+	}
+
+	srv := embedtest.New(t, "clip")
+	out = filepath.Join(dir, "vlmrm")
+	code, stdout, stderr = runCLI(t, tiny(out, "--reward", "vlmrm", "--embed-base-url", srv.URL+"/v1", "--embed-model", "clip",
+		"--goal", "a red gripper", "--goal", "red", "--baseline", "blue", "--alpha", "0.5")...)
+	if code != 0 {
+		t.Fatalf("vlmrm: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	if srv.Texts.Load() != 3 || srv.Images.Load() < 200 {
+		t.Fatalf("server embedded %d texts, %d images", srv.Texts.Load(), srv.Images.Load())
+	}
+
+	code, _, stderr = runCLI(t, tiny(filepath.Join(dir, "bad"), "--reward", "vlmrm", "--goal", "red", "--baseline", "blue")...)
+	if code != exitUsage || !strings.Contains(stderr, "--embed-base-url") {
+		t.Fatalf("vlmrm without a server: exit %d %q", code, stderr)
+	}
 }
