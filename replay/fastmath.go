@@ -65,17 +65,18 @@ func init() {
 	}
 }
 
-// powScaled sets dst[j] = float32((x[j]·s)^a) with powPos's kernels inlined
-// into one loop, so the batch's independent evaluations overlap instead of
-// each waiting on a call. Inputs powPos hands to math.Pow go to powPos.
-func powScaled(dst []float32, x []float64, s, a float64) {
+// powScaled sets dst[j] = (x[j]·s)^a with powPos's kernels inlined into one
+// loop, so the batch's independent evaluations overlap instead of each
+// waiting on a call; dst may be x. Inputs powPos hands to math.Pow go to
+// powPos, so every result equals powPos's.
+func powScaled(dst, x []float64, s, a float64) {
 	x = x[:len(dst)]
 	for j, xj := range x {
 		v := xj * s
 		bits := math.Float64bits(v)
 		e := int(bits>>52&0x7ff) - 1023
 		if e == -1023 || e == 1024 || bits>>63 != 0 {
-			dst[j] = float32(powPos(v, a))
+			dst[j] = powPos(v, a)
 			continue
 		}
 		k := bits >> (52 - lnTabBits) & (1<<lnTabBits - 1)
@@ -85,7 +86,7 @@ func powScaled(dst []float32, x []float64, s, a float64) {
 		lnz := (z + z2*(-1.0/2+z*(1.0/3))) + (z2*z2)*(-1.0/4+z*(1.0/5))
 		y := a * ((float64(e)*ln2Hi + lnNegInv[k]) + (float64(e)*ln2Lo + lnz))
 		if !(y > -700 && y < 700) {
-			dst[j] = float32(powPos(v, a))
+			dst[j] = powPos(v, a)
 			continue
 		}
 		const shifter = 0x1.8p52
@@ -95,6 +96,6 @@ func powScaled(dst []float32, x []float64, s, a float64) {
 		r2 := r * r
 		p := (1 + r) + (r2*(1.0/2+r*(1.0/6)) + (r2*r2)*(1.0/24+r*(1.0/120)))
 		scale := math.Float64frombits(uint64(n>>expTabBits+1023) << 52)
-		dst[j] = float32(p * expTab[n&(expTabN-1)] * scale)
+		dst[j] = p * expTab[n&(expTabN-1)] * scale
 	}
 }

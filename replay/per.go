@@ -150,7 +150,11 @@ func (s *PER) drawLocked(refs []Ref, weights []float32, rng *rand.Rand) bool {
 			weights[j] = float32(minLeaf / l)
 		}
 	default:
-		powScaled(weights, mass, 1/minLeaf, -beta)
+		w := s.wtmp[:len(mass)]
+		powScaled(w, mass, 1/minLeaf, -beta)
+		for j, v := range w {
+			weights[j] = float32(v)
+		}
 	}
 	return true
 }
@@ -184,12 +188,24 @@ func (s *PER) UpdatePriorities(refs []Ref, values []float64) int {
 			v = math.Abs(v)
 		}
 		p := min(v+eps, maxPriority)
-		leaf := powAlpha(p, alpha)
 		if p > s.maxP {
-			s.maxP, s.maxLeaf = p, leaf
+			s.maxP, s.maxLeaf = p, powAlpha(p, alpha)
 		}
 		s.uidx = append(s.uidx, ref.Slot)
-		s.uval = append(s.uval, leaf)
+		s.uval = append(s.uval, p)
+	}
+	switch alpha { // leaves p^α, batched (powAlpha's values)
+	case 1:
+	case 0.5:
+		for j, p := range s.uval {
+			s.uval[j] = math.Sqrt(p)
+		}
+	case 0:
+		for j := range s.uval {
+			s.uval[j] = 1
+		}
+	default:
+		powScaled(s.uval, s.uval, 1, alpha)
 	}
 	s.tree.setMany(s.uidx, s.uval)
 	s.stats.Applied += int64(len(s.uidx))
