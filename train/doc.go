@@ -3,6 +3,19 @@
 // or the VLM-RB mixture) → the asynchronous clip-scoring pipeline → periodic
 // deterministic evaluation → logs and checkpoints.
 //
+// With reward erlvlm or vlmrm the environments run with the sparse task
+// reward (kept in replay and logged) and SAC trains on a VLM-derived
+// reward instead: after every env step each env's s_{t+1} is rendered (the
+// final state, copied before the VecEnv's auto-reset, when the step ended
+// the episode). ERL-VLM (vlmreward.Learner) keeps the frame of every
+// replay slot, asks the rater (oracle or an OpenAI-compatible VLM) for
+// ratings on the schedule, fits its CNN ensemble and relabels the whole
+// buffer; SAC updates start at its first fit. VLM-RM embeds the frames in
+// chunks over HTTP and writes 1 − ½‖P(x − g)‖² into the transitions' slots.
+// Sampled rows whose reward is not known yet get weight 0. Each evaluation
+// also logs eval/reward_expert_spearman: the rank correlation of the
+// reward with privileged progress along one scripted-expert episode.
+//
 // It owns the run directory and everything in it:
 //
 //	RUN_DIR/
@@ -14,7 +27,9 @@
 //	  videos/eval-*.gif    evaluation episodes
 //	  checkpoints/step-N/  agent.bin (networks, optimisers, α, agent RNG), replay.bin (buffer,
 //	                       priorities, scored flags), state.json, config.yaml; manifest.json
-//	                       (step counters, loop RNG state, file sizes and SHA-256) last
+//	                       (step counters, loop RNG state, file sizes and SHA-256) last;
+//	                       reward.bin with reward erlvlm (reward model, ratings, every
+//	                       slot's frame and reward) or vlmrm (every slot's reward)
 //
 // Every file that a crash could leave half-written is written atomically
 // (temporary file, fsync, rename, fsync of the directory). A checkpoint is
@@ -32,6 +47,6 @@
 // seed and one machine.
 //
 // Metric keys follow Stable-Baselines3/CleanRL conventions (rollout/,
-// eval/, losses/, time/, vlm/). Run is not safe to call twice on the same
+// eval/, losses/, time/, vlm/, reward/). Run is not safe to call twice on the same
 // run directory at the same time.
 package train
