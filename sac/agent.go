@@ -302,3 +302,17 @@ type Policy struct {
 
 // Act writes the agent's action for obs to dst.
 func (p Policy) Act(obs, dst []float64) { p.Agent.Act(dst, obs, p.Deterministic) }
+
+// ResetCritics re-draws both online critics from the agent's RNG (as New
+// does), copies them into the targets and clears their optimiser state,
+// keeping the actor and α. PEBBLE does this when the reward changes under
+// the agent (after unsupervised pre-training, at the first learned-reward
+// fit): values learned for the old reward would mislead the new one.
+// Call it between Updates.
+func (a *Agent) ResetCritics() {
+	for k := range a.q {
+		a.q[k].Init(a.rng)
+		a.qt[k].CopyFrom(a.q[k])
+		a.qOpt[k].Reset()
+	}
+}

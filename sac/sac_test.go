@@ -381,3 +381,58 @@ func TestConfigValidation(t *testing.T) {
 		t.Error("New accepted obsDim 0")
 	}
 }
+
+// ResetCritics re-draws the critics from New's distribution (U(±1/√fan_in)),
+// makes the targets equal to them and clears their Adam state, and leaves
+// the actor and α exactly as they were; updates continue normally.
+func TestResetCriticsKeepsActor(t *testing.T) {
+	a := smallAgent(t, 23, nil)
+	b := randomBatch(16, 3, 2, 5)
+	for range 5 {
+		if _, err := a.Update(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	actor := append([]float32(nil), a.actor.Params...)
+	alpha := a.Alpha()
+	q0 := append([]float32(nil), a.q[0].Params...)
+	a.ResetCritics()
+	for i, v := range a.actor.Params {
+		if v != actor[i] {
+			t.Fatal("ResetCritics changed the actor")
+		}
+	}
+	if a.Alpha() != alpha {
+		t.Fatal("ResetCritics changed α")
+	}
+	same := 0
+	for k := range a.q {
+		if a.qOpt[k].T != 0 {
+			t.Fatalf("critic %d optimiser step %d after reset", k, a.qOpt[k].T)
+		}
+		for i, v := range a.q[k].Params {
+			if a.qt[k].Params[i] != v {
+				t.Fatalf("target %d differs from its critic after reset", k)
+			}
+		}
+		for _, l := range a.q[k].Layers {
+			bound := float32(1 / math.Sqrt(float64(l.In)))
+			for _, w := range append(append([]float32(nil), l.W...), l.B...) {
+				if w < -bound || w > bound {
+					t.Fatalf("critic %d weight %g outside ±%g", k, w, bound)
+				}
+			}
+		}
+	}
+	for i, v := range a.q[0].Params {
+		if v == q0[i] {
+			same++
+		}
+	}
+	if same > len(q0)/10 {
+		t.Fatalf("%d of %d critic parameters unchanged by the reset", same, len(q0))
+	}
+	if _, err := a.Update(b); err != nil {
+		t.Fatal(err)
+	}
+}

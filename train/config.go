@@ -118,6 +118,13 @@ type RewardConfig struct {
 	Episodes   int     `yaml:"episodes"`    // recent episodes queries are drawn from
 	PerEpisode int     `yaml:"per_episode"` // query candidates kept per episode
 	Workers    int     `yaml:"workers"`     // concurrent rater calls
+	// Before the first fit there is no reward: pretrain entropy runs SAC on
+	// PEBBLE's state-entropy exploration reward from learning_starts on
+	// (the reference), none waits with the updates until the first fit.
+	Pretrain    string `yaml:"pretrain"`        // entropy | none
+	EntropyK    int    `yaml:"entropy_k"`       // k of the k-NN state-entropy estimate
+	ResetCritic bool   `yaml:"reset_critic"`    // re-draw the critics at the first fit (PEBBLE)
+	Catchup     int    `yaml:"catchup_updates"` // extra SAC updates right after the first fit
 
 	// VLM-RM
 	EmbedBaseURL string   `yaml:"embed_base_url"` // /v1/embeddings server (image and text embeddings)
@@ -213,6 +220,7 @@ func DefaultConfig() Config {
 			Camera: WorkspaceCamera, FrameSize: 64,
 			Rater: "oracle", Loss: "mae", CNNSize: 32, Ensemble: 3, Batch: 512, LR: 3e-4, Epochs: 10,
 			First: 10000, Every: 5000, PerSession: 50, Budget: 10000, Episodes: 100, PerEpisode: 4, Workers: 5,
+			Pretrain: "entropy", EntropyK: 5, ResetCritic: true, Catchup: 100,
 			Alpha: 0.5, EmbedBatch: 64,
 		},
 		Eval: EvalConfig{Every: 5000, Episodes: 10, GIF: true, GIFSize: 128},
@@ -450,6 +458,11 @@ func (c *Config) validateRM(add func(error)) {
 	}
 	add(oneOf("reward_model.rater", m.Rater, RaterChoices))
 	add(oneOf("reward_model.loss", m.Loss, []string{"mae", "ce"}))
+	add(oneOf("reward_model.pretrain", m.Pretrain, []string{"entropy", "none"}))
+	pos("entropy_k", int64(m.EntropyK))
+	if m.Catchup < 0 {
+		add(badf("reward_model.catchup_updates must be ≥ 0 (got %d)", m.Catchup))
+	}
 	if m.Classes != 0 && (m.Classes < 2 || m.Classes > 5) {
 		add(badf("reward_model.classes must be 2–5, or 0 for the task's default (got %d)", m.Classes))
 	}

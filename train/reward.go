@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"math/rand/v2"
 	"time"
 
 	"github.com/vlmrb/vlmrb/replay"
@@ -45,9 +46,13 @@ type rewardShaper struct {
 	failed  int // embedding flushes that failed
 	lastErr error
 
-	// startStep is the env step SAC updates start from: for erlvlm the
-	// step of the first reward fit (no reward exists before it).
+	ent *stateEntropy // erlvlm with pretrain entropy: the reward before the first fit
+
+	// startStep is the env step SAC updates start from: with pretrain none
+	// the step of the first reward fit (no reward exists before it).
 	startStep int64
+	fitted    bool  // the first fit just happened: reset critics, catch up
+	catchup   int64 // extra updates granted at the first fit
 	lastStep  int64 // last step Update was given (schedule bookkeeping)
 	renderT   time.Duration
 
@@ -112,6 +117,9 @@ func newRewardShaper(ctx context.Context, r *runner) (*rewardShaper, error) {
 			return nil, &ConfigError{Msg: fmt.Sprintf("reward_model (cnn_size %d, classes %d): %v", m.CNNSize, n, err)}
 		}
 		s.table = s.learner.Relabel.Table
+		if m.Pretrain == "entropy" {
+			s.ent = newStateEntropy(r.buf, m.EntropyK)
+		}
 	case "vlmrm":
 		if s.emb, err = vlmreward.NewHTTPEmbedder(m.EmbedBaseURL, m.EmbedModel, cfg.VLM.APIKey); err != nil {
 			return nil, &ConfigError{Msg: err.Error()}
@@ -133,9 +141,13 @@ func (s *rewardShaper) describe() string {
 	return fmt.Sprintf("VLM-RM: %s (%s), α %g, %s", m.EmbedBaseURL, m.EmbedModel, m.Alpha, cam)
 }
 
-// ready reports whether SAC may train: ERL-VLM has no reward before its
-// first fit (the reference pre-trains without one).
+// ready reports whether the learned reward exists: ERL-VLM has none
+// before its first fit.
 func (s *rewardShaper) ready() bool { return s.learner == nil || s.learner.Trained() }
+
+// canTrain reports whether SAC may update now: on the learned reward, or
+// before the first fit on the state-entropy reward when pre-training.
+func (s *rewardShaper) canTrain() bool { return s.ready() || s.ent != nil }
 
 // observe renders env i's s_{t+1} for the transition stored at ref and
 // hands it on; progress is the privileged progress of s_{t+1}.
@@ -197,7 +209,10 @@ func (s *rewardShaper) afterStep(ctx context.Context, step int64) error {
 				return fmt.Errorf("reward model session at step %d: %w", k, err)
 			}
 			if !was && s.learner.Trained() {
-				s.startStep = step
+				s.fitted = true
+				if s.ent == nil {
+					s.startStep = step
+				}
 			}
 		}
 		s.lastStep = step
@@ -299,8 +314,15 @@ func (s *rewardShaper) expertRank(ctx context.Context, env *tasks.Env, seed uint
 	return vlmreward.Spearman(rew, prog), nil
 }
 
-// apply writes the learned rewards into a sampled batch.
-func (s *rewardShaper) apply(b *replay.Batch) { s.table.Apply(b) }
+// apply writes the reward SAC trains on into a sampled batch: the learned
+// one, or the state-entropy reward before the first fit.
+func (s *rewardShaper) apply(b *replay.Batch, rng *rand.Rand) {
+	if s.ready() {
+		s.table.Apply(b)
+		return
+	}
+	s.ent.apply(b, rng)
+}
 
 // metrics adds the reward/ group to a log row.
 func (s *rewardShaper) metrics(v map[string]float64) {
@@ -311,6 +333,9 @@ func (s *rewardShaper) metrics(v map[string]float64) {
 		v["reward/mean"] = mean(s.recR)
 	}
 	v["time/reward_render_s"] = s.renderT.Seconds()
+	if s.ent != nil && !s.ready() && s.ent.n > 0 {
+		v["reward/entropy_knn_mean"] = s.ent.mu
+	}
 	if l := s.learner; l != nil {
 		v["reward/queries"] = float64(l.Stats.Queries)
 		v["reward/rated"] = float64(l.Stats.Rated)

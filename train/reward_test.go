@@ -3,12 +3,15 @@ package train
 import (
 	"context"
 	"errors"
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/vlmrb/vlmrb/internal/embedtest"
+	"github.com/vlmrb/vlmrb/replay"
 )
 
 func lastRow(t *testing.T, out string) map[string]float64 {
@@ -39,13 +42,25 @@ func TestRunERLVLM(t *testing.T) {
 	c.RM.First, c.RM.Every, c.RM.PerSession, c.RM.Budget, c.RM.PerEpisode = 200, 200, 40, 100, 10
 	c.RM.LabelNoise = 0.2
 	c.Log.Every, c.Ckpt.Every = 100, 0
-	res, err := Run(context.Background(), c, Options{})
+	// without pre-training no update runs before the first fit (step 200);
+	// from there one per env step, plus the 100 catch-up updates
+	none := c
+	none.Out, none.RM.Pretrain = out+"-none", "none"
+	res, err := Run(context.Background(), none, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// first fit at step 200: updates run from there, one per env step
-	if want := c.Steps - 200 + int64(c.NumEnvs); res.Updates != want {
-		t.Fatalf("%d SAC updates, want %d (none before the first reward fit at step 200)", res.Updates, want)
+	if want := c.Steps - 200 + int64(c.NumEnvs) + 100; res.Updates != want {
+		t.Fatalf("pretrain none: %d SAC updates, want %d (none before the first reward fit at step 200)", res.Updates, want)
+	}
+	// PEBBLE's default: state-entropy updates from learning_starts, then
+	// 100 catch-up updates at the first fit
+	res, err = Run(context.Background(), c, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := c.Steps - c.SAC.LearningStarts + int64(c.NumEnvs) + 100; res.Updates != want {
+		t.Fatalf("pretrain entropy: %d SAC updates, want %d", res.Updates, want)
 	}
 	v := lastRow(t, out)
 	// sessions at 200, 400 (40 each) and 600 (the last 20 of the budget)
@@ -139,5 +154,40 @@ func TestRewardConfigErrors(t *testing.T) {
 		if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("want a config error mentioning %q, got %v", tc.want, err)
 		}
+	}
+}
+
+// The state-entropy reward is the k-th nearest-neighbour distance among
+// the reference states over its running standard deviation: states far
+// from the others get more.
+func TestStateEntropyReward(t *testing.T) {
+	t.Parallel()
+	buf, err := replay.NewBuffer(replay.Config{Capacity: 64, ObsDim: 2, ActDim: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a tight cluster at the origin and one outlier at (10, 0)
+	add := func(x, y float64) {
+		buf.Add(replay.Transition{Obs: []float64{x, y}, Action: []float64{0}, NextObs: []float64{x, y}})
+	}
+	for i := range 20 {
+		add(0.01*float64(i%5), 0.01*float64(i/5))
+	}
+	add(10, 0)
+	e := newStateEntropy(buf, 3)
+	b := replay.NewBatch(2, 2, 1)
+	copy(b.Obs, []float32{0, 0, 10, 0})
+	e.apply(b, rand.New(rand.NewPCG(1, 1)))
+	// the reference sample (1024 draws from 21 states) holds every state
+	// many times; distances of exact copies are skipped, so the origin's
+	// 3rd neighbour is at 0.01 and the outlier's at |(10,0) − (0.04,0)| or
+	// closer cluster points: about 9.96
+	ratio := b.Rewards[1] / b.Rewards[0]
+	if !(ratio > 900) {
+		t.Fatalf("outlier/cluster reward ratio %g (rewards %v), want ≈ 996", ratio, b.Rewards)
+	}
+	d0 := 0.01 / e.lastStd
+	if math.Abs(float64(b.Rewards[0])-d0) > 1e-6 {
+		t.Fatalf("cluster reward %g, want 0.01/std = %g", b.Rewards[0], d0)
 	}
 }

@@ -487,19 +487,28 @@ func (r *runner) train() error {
 		return nil
 	}
 	start := cfg.SAC.LearningStarts
+	var extra int64
 	if r.rm != nil {
-		if !r.rm.ready() {
+		if !r.rm.canTrain() {
 			return nil
 		}
 		start = max(start, r.rm.startStep)
+		if r.rm.fitted { // the reward just changed under the agent (PEBBLE)
+			r.rm.fitted = false
+			if cfg.RM.ResetCritic {
+				r.agent.ResetCritics()
+			}
+			r.rm.catchup += int64(cfg.RM.Catchup)
+		}
+		extra = r.rm.catchup
 	}
-	target := int64(float64(r.step-start+int64(cfg.NumEnvs)) * cfg.SAC.UpdatesPerStep)
+	target := int64(float64(r.step-start+int64(cfg.NumEnvs))*cfg.SAC.UpdatesPerStep) + extra
 	for r.updates < target {
 		if !r.sampler.Sample(r.batch, r.rng) {
 			return nil
 		}
 		if r.rm != nil {
-			r.rm.apply(r.batch)
+			r.rm.apply(r.batch, r.rng)
 		}
 		m, err := r.agent.Update(r.batch)
 		if err != nil {
@@ -654,14 +663,15 @@ func (r *runner) agentPolicy() control.Policy {
 
 // runState is the loop's part of a checkpoint.
 type runState struct {
-	NextEpisode int64     `json:"next_episode"`
-	RecentRet   []float64 `json:"recent_returns"`
-	RecentLen   []float64 `json:"recent_lengths"`
-	RecentSucc  []float64 `json:"recent_successes"`
-	HaveUpd     bool      `json:"have_update_metrics"`
-	LastUpd     sac.Metrics
-	LastEval    *EvalResult `json:"last_eval,omitempty"`
-	RewardStart int64       `json:"reward_start_step,omitempty"` // erlvlm: env step of the first reward fit
+	NextEpisode   int64     `json:"next_episode"`
+	RecentRet     []float64 `json:"recent_returns"`
+	RecentLen     []float64 `json:"recent_lengths"`
+	RecentSucc    []float64 `json:"recent_successes"`
+	HaveUpd       bool      `json:"have_update_metrics"`
+	LastUpd       sac.Metrics
+	LastEval      *EvalResult `json:"last_eval,omitempty"`
+	RewardStart   int64       `json:"reward_start_step,omitempty"`      // erlvlm with pretrain none: env step of the first reward fit
+	RewardCatchup int64       `json:"reward_catchup_updates,omitempty"` // erlvlm: extra updates granted at the first fit
 }
 
 // checkpoint writes agent, replay buffer, RNG and counters atomically.
@@ -676,7 +686,7 @@ func (r *runner) checkpoint() error {
 	st := runState{NextEpisode: r.nextEpisode, RecentRet: r.recentRet, RecentLen: r.recentLen,
 		RecentSucc: r.recentSucc, HaveUpd: r.haveUpd, LastUpd: r.lastUpd, LastEval: r.lastEval}
 	if r.rm != nil {
-		st.RewardStart = r.rm.startStep
+		st.RewardStart, st.RewardCatchup = r.rm.startStep, r.rm.catchup
 	}
 	man := &Manifest{
 		Step: r.step, Updates: r.updates, Episodes: r.episodes,
@@ -781,7 +791,7 @@ func (r *runner) restore(dir string, man *Manifest) error {
 		if err := r.rm.unmarshal(rb); err != nil {
 			return fmt.Errorf("resume reward model (%s): %w", filepath.Join(dir, "reward.bin"), err)
 		}
-		r.rm.startStep = st.RewardStart
+		r.rm.startStep, r.rm.catchup = st.RewardStart, st.RewardCatchup
 	}
 	return nil
 }
