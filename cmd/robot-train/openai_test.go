@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -84,5 +85,63 @@ func TestScoreAndTrainWithOpenAIServer(t *testing.T) {
 	}
 	if scored == 0 || calls.Load() == 0 {
 		t.Fatalf("no clip scored through the server (calls %d)", calls.Load())
+	}
+}
+
+// ratingServer answers ERL-VLM rating requests in the chat-completions
+// format with a JSON-schema enum answer: "Good" for every image, after
+// checking the request carries temperature 0, the enum and a PNG frame.
+func ratingServer(t *testing.T, calls *atomic.Int64) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Model          string          `json:"model"`
+			Temperature    *float64        `json:"temperature"`
+			Messages       json.RawMessage `json:"messages"`
+			ResponseFormat json.RawMessage `json:"response_format"`
+		}
+		if r.URL.Path != "/v1/chat/completions" || json.NewDecoder(r.Body).Decode(&req) != nil || req.Model != "test-vlm" ||
+			req.Temperature == nil || *req.Temperature != 0 || !strings.Contains(string(req.ResponseFormat), `"enum":["Bad","Good"]`) ||
+			!strings.Contains(string(req.Messages), "data:image/png;base64,") {
+			http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
+			return
+		}
+		calls.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = fmt.Fprint(w, `{"id":"chatcmpl-2","object":"chat.completion","created":1702685778,"model":"test-vlm",
+"choices":[{"index":0,"message":{"role":"assistant","content":"{\"rating\": \"Good\"}"},"finish_reason":"stop"}],
+"usage":{"prompt_tokens":90,"completion_tokens":6,"total_tokens":96}}`)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// ERL-VLM with the OpenAI rater: every scheduled rating goes through the
+// server and lands in the dataset.
+func TestTrainERLVLMWithOpenAIRater(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int64
+	srv := ratingServer(t, &calls)
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "erl.yaml")
+	yaml := "reward_model: {first: 100, every: 100, per_session: 10, budget: 20, frame_size: 32, cnn_size: 24, ensemble: 1, batch: 16, epochs: 1, workers: 2, per_episode: 10}\n"
+	if err := os.WriteFile(cfgPath, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "run")
+	code, stdout, stderr := runCLI(t, tiny(out, "--config", cfgPath, "--reward", "erlvlm", "--rater", "openai", "--rating-classes", "2",
+		"--vlm-base-url", srv.URL+"/v1", "--vlm-model", "test-vlm")...)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	rows, err := train.ReadMetricsJSONL(filepath.Join(out, "metrics.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rated, failed float64
+	for _, r := range rows {
+		rated, failed = max(rated, r.Values["reward/rated"]), max(failed, r.Values["reward/failed"])
+	}
+	if rated != 20 || failed != 0 || calls.Load() != 20 {
+		t.Fatalf("rated %v, failed %v, server calls %d; want 20, 0, 20", rated, failed, calls.Load())
 	}
 }
