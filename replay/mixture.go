@@ -80,7 +80,9 @@ func (c VLMRBConfig) validate() error {
 //
 //	q_t(i) = λ_t · p_i/Σp + (1 − λ_t)/N,
 //
-// N the number of valid slots, λ_t rising linearly from 0 to LambdaMax over
+// N the number of sampleable slots (valid slots; with ShareNextObs less
+// phantoms and pending transitions, which have p_i = 0 and are skipped by
+// the uniform component), λ_t rising linearly from 0 to LambdaMax over
 // WarmupSteps Sample calls. Each draw independently takes the prioritized
 // branch with probability λ_t (a stratified sum-tree draw) and otherwise a
 // uniform slot. p_i = (p^VLM_i · τ_i)^α where p^VLM_i is the mapped score, or
@@ -175,8 +177,10 @@ func (s *VLMRB) onAdd(slot int) {
 	if s.td != nil {
 		s.td[slot] = float32(s.maxTD)
 	}
-	s.tree.set(slot, s.leaf(slot))
+	s.setLeafLocked(slot, s.leaf(slot))
 }
+
+func (s *VLMRB) onReady(slot int) { s.tree.set(slot, s.leaf(slot)) }
 
 // SetScore stores a VLM score for ref's transition and reprioritizes it. It
 // returns false, dropping the write, when the slot was overwritten since ref
@@ -221,7 +225,7 @@ func (s *VLMRB) setScoreLocked(ref Ref, score float64) bool {
 		s.stats.Scored++
 	}
 	s.score[i] = float32(min(score, maxPriority))
-	s.tree.set(i, s.leaf(i))
+	s.setLeafLocked(i, s.leaf(i))
 	s.stats.Applied++
 	return true
 }
@@ -268,8 +272,12 @@ func (s *VLMRB) UpdatePriorities(refs []Ref, values []float64) int {
 		if td > s.maxTD {
 			s.maxTD = td
 		}
+		l := s.leaf(i)
+		if b.hot[i].ready == 0 { // pending (ShareNextObs): τ is kept, the leaf stays 0
+			l = 0
+		}
 		s.uidx = append(s.uidx, ref.Slot)
-		s.uval = append(s.uval, s.leaf(i))
+		s.uval = append(s.uval, l)
 	}
 	s.tree.setMany(s.uidx, s.uval)
 	s.stats.Applied += int64(len(s.uidx))
@@ -302,7 +310,7 @@ func (s *VLMRB) SampleRefs(refs []Ref, weights []float32, rng *rand.Rand) bool {
 
 func (s *VLMRB) drawLocked(refs []Ref, weights []float32, rng *rand.Rand) bool {
 	b := s.buf
-	n := b.size
+	n := b.ready // sampleable slots: N of the uniform component
 	if n == 0 {
 		return false
 	}
@@ -329,7 +337,7 @@ func (s *VLMRB) drawLocked(refs []Ref, weights []float32, rng *rand.Rand) bool {
 	if k > 0 {
 		t.sampleStratified(idx[:k], mass[:k], rng)
 	}
-	drawUniform(idx[k:], n, rng)
+	b.drawUniformLocked(idx[k:], rng)
 	if s.cfg.ISWeights {
 		b.touchSlots(idx[:k], nil)
 		b.touchSlots(idx[k:], t.leaf)

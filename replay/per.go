@@ -85,7 +85,9 @@ func (s *PER) Beta() float64 {
 
 func (s *PER) betaAt(t int64) float64 { return linear(s.cfg.Beta0, 1, t, s.cfg.BetaSteps) }
 
-func (s *PER) onAdd(slot int) { s.tree.set(slot, s.maxLeaf) }
+func (s *PER) onAdd(slot int) { s.setLeafLocked(slot, s.maxLeaf) }
+
+func (s *PER) onReady(slot int) { s.tree.set(slot, s.maxLeaf) }
 
 // Sample fills dst with prioritized draws and their importance weights.
 func (s *PER) Sample(dst *Batch, rng *rand.Rand) bool {
@@ -115,8 +117,7 @@ func (s *PER) SampleRefs(refs []Ref, weights []float32, rng *rand.Rand) bool {
 // drawLocked samples len(refs) slots into s.idx, refs and weights.
 func (s *PER) drawLocked(refs []Ref, weights []float32, rng *rand.Rand) bool {
 	b := s.buf
-	n := b.size
-	if n == 0 {
+	if b.ready == 0 {
 		return false
 	}
 	beta := s.betaAt(s.step)
@@ -124,7 +125,7 @@ func (s *PER) drawLocked(refs []Ref, weights []float32, rng *rand.Rand) bool {
 	idx := s.scratch(len(refs))
 	t := s.tree
 	if !(t.total > 0) { // Σp = 0 (only with all-zero leaves): uniform
-		drawUniform(idx, n, rng)
+		b.drawUniformLocked(idx, rng)
 		for j, i := range idx {
 			refs[j] = Ref{Slot: i, Gen: b.gen[i]}
 			weights[j] = 1
@@ -161,7 +162,10 @@ func (s *PER) drawLocked(refs []Ref, weights []float32, rng *rand.Rand) bool {
 
 // UpdatePriorities sets p = |v| + ε (PER) or max(v, 0) + ε (ReLo), capped at
 // 1e30, for each still-valid ref and returns how many were applied. NaN and
-// ±Inf values are dropped (counted in Stats.Rejected).
+// ±Inf values are dropped (counted in Stats.Rejected); so are refs to slots
+// that are not sampleable (ShareNextObs: still waiting for their successor;
+// counted in Stats.Stale), which enter at the running max when they become
+// sampleable.
 func (s *PER) UpdatePriorities(refs []Ref, values []float64) int {
 	if len(refs) != len(values) {
 		panic("replay: UpdatePriorities needs len(values) == len(refs)")
@@ -173,7 +177,7 @@ func (s *PER) UpdatePriorities(refs []Ref, values []float64) int {
 	b.touchRefs(refs, nil)
 	alpha, eps := s.cfg.Alpha, s.cfg.Eps
 	for j, ref := range refs {
-		if !b.validLocked(ref) {
+		if !b.validLocked(ref) || b.hot[ref.Slot].ready == 0 {
 			s.stats.Stale++
 			continue
 		}

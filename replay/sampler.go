@@ -9,7 +9,9 @@ import (
 // Sampler draws training batches from a Buffer.
 //
 // Sample fills every row of dst (dst.Len() transitions, with Refs and
-// importance Weights) and returns false only when the buffer is empty. It
+// importance Weights) and returns false only when no transition is
+// sampleable (the buffer is empty; with ShareNextObs, also while every
+// stored transition waits for its successor). It
 // allocates nothing after its first call with a given batch size.
 //
 // UpdatePriorities writes the learner's per-sample signal back after an
@@ -52,7 +54,7 @@ func linear(a0, a1 float64, t, steps int64) float64 {
 	return a0 + (a1-a0)*float64(t)/float64(steps)
 }
 
-// Uniform samples valid transitions uniformly with replacement; every
+// Uniform samples sampleable transitions uniformly with replacement; every
 // weight is 1. It keeps no per-slot state.
 type Uniform struct {
 	buf *Buffer
@@ -68,15 +70,13 @@ func (s *Uniform) Sample(dst *Batch, rng *rand.Rand) bool {
 	b.checkBatch(dst)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	n := b.size
-	if n == 0 {
-		return false
-	}
 	if cap(s.idx) < dst.Len() {
 		s.idx = make([]int32, dst.Len())
 	}
 	idx := s.idx[:dst.Len()]
-	drawUniform(idx, n, rng)
+	if !b.drawUniformLocked(idx, rng) {
+		return false
+	}
 	b.gatherRows(dst, idx)
 	for r := range dst.Weights {
 		dst.Weights[r] = 1
@@ -126,11 +126,14 @@ func (p *prioBase) updScratch(m int) {
 	p.uidx, p.uval = p.uidx[:0], p.uval[:0]
 }
 
-// drawUniform fills idx with uniform draws over [0, n).
-func drawUniform(idx []int32, n int, rng *rand.Rand) {
-	for j := range idx {
-		idx[j] = int32(rng.IntN(n))
+// setLeafLocked sets slot i's tree leaf to v, or to 0 while the slot is not
+// sampleable (ShareNextObs: a phantom or a transition waiting for its
+// successor).
+func (p *prioBase) setLeafLocked(i int, v float64) {
+	if p.buf.hot[i].ready == 0 {
+		v = 0
 	}
+	p.tree.set(i, v)
 }
 
 // Step returns the number of Sample calls so far, the clock of the β and λ

@@ -11,25 +11,34 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 
 	"github.com/vlmrb/vlmrb/internal/atomicfile"
 )
 
-// File format (little-endian), version 1:
+// File format (little-endian), version 2:
 //
 //	header   magic "VLMRBRB\x00", version u32, capacity/obsDim/actDim u64,
-//	         size/pos u64, adds i64, number of sampler sections u32
-//	slots    for slots [0, size): obs f32, next obs f32, action f32, reward
-//	         f32, terminated u8, truncated u8, env i32, episode i64, step i32,
-//	         generation u32 — each field as one contiguous array
+//	         size/pos u64, adds i64, number of sampler sections u32,
+//	         layout u32 (0: next obs per slot, 1: ShareNextObs)
+//	slots    for slots [0, size): obs f32, next obs f32 (layout 0 only),
+//	         action f32, reward f32, terminated u8, truncated u8, env i32,
+//	         episode i64, step i32, generation u32, and for layout 1 a
+//	         sampleable flag u8 and next-obs slot i32 — each field as one
+//	         contiguous array
+//	pending  layout 1 only: count u32, then per env with a transition
+//	         waiting for its successor, by env id: env i32, slot i32,
+//	         generation u32, next obs f32[obsDim]
 //	samplers per attached stateful sampler, in attach order: kind u32, then
 //	         its state (see the writeState methods)
 //	trailer  payload length u64, CRC-32C u32 of everything before the
 //	         trailer, end magic "VLMRBEND"
 //
-// The valid slots of a ring are always [0, size), so nothing else is stored.
+// Version 1 is version 2 without the layout word (always layout 0); Load
+// reads both. The valid slots of a ring are always [0, size), so nothing
+// else is stored.
 const (
-	fileVersion = 1
+	fileVersion = 2
 	trailerLen  = 8 + 4 + 8
 )
 
@@ -90,9 +99,13 @@ func (b *Buffer) Save(w io.Writer) error {
 	e.u64(uint64(b.pos))
 	e.u64(uint64(b.adds))
 	e.u32(uint32(len(sts)))
+	share := b.cfg.ShareNextObs
+	e.u32(uint32(b2u(share)))
 	od, ad := b.cfg.ObsDim, b.cfg.ActDim
 	e.f32s(b.obs[:size*od])
-	e.f32s(b.nextObs[:size*od])
+	if !share {
+		e.f32s(b.nextObs[:size*od])
+	}
 	e.f32s(b.act[:size*ad])
 	hot := b.hot[:size]
 	e.chunked(size, 4, func(d []byte, i int) { binary.LittleEndian.PutUint32(d, math.Float32bits(hot[i].rew)) })
@@ -102,6 +115,25 @@ func (b *Buffer) Save(w io.Writer) error {
 	e.i64s(b.ep[:size])
 	e.i32s(b.step[:size])
 	e.chunked(size, 4, func(d []byte, i int) { binary.LittleEndian.PutUint32(d, b.gen[i]) })
+	if share {
+		e.chunked(size, 1, func(d []byte, i int) { d[0] = hot[i].ready })
+		e.i32s(b.next[:size])
+		envs := make([]int32, 0, len(b.pend))
+		for env, pe := range b.pend {
+			if pe.live && b.gen[pe.slot] == pe.gen {
+				envs = append(envs, env)
+			}
+		}
+		slices.Sort(envs)
+		e.u32(uint32(len(envs)))
+		for _, env := range envs {
+			pe := b.pend[env]
+			e.u32(uint32(env))
+			e.u32(uint32(pe.slot))
+			e.u32(pe.gen)
+			e.f32s(pe.next)
+		}
+	}
 	for _, st := range sts {
 		e.u32(st.kind())
 		st.writeState(e, size)
@@ -186,14 +218,23 @@ func (b *Buffer) Load(r io.Reader) error {
 	capacity, od, ad := d.u64(), d.u64(), d.u64()
 	size, pos, adds := d.u64(), d.u64(), d.u64()
 	nst := d.u32()
+	layout := uint32(0)
+	if version >= 2 {
+		layout = d.u32()
+	}
 	if d.err != nil {
 		return fmt.Errorf("%w: header: %v", ErrCorrupt, d.err)
 	}
+	share := b.cfg.ShareNextObs
 	switch {
 	case magic != fileMagic:
 		return fmt.Errorf("%w: not a replay buffer file", ErrCorrupt)
-	case version != fileVersion:
-		return fmt.Errorf("replay: load: file version %d, this build reads version %d", version, fileVersion)
+	case version != 1 && version != fileVersion:
+		return fmt.Errorf("replay: load: file version %d, this build reads versions 1 and %d", version, fileVersion)
+	case layout > 1:
+		return fmt.Errorf("%w: layout %d", ErrCorrupt, layout)
+	case (layout == 1) != share:
+		return fmt.Errorf("replay: load: file has ShareNextObs %v, buffer %v: make the buffer with the saved Config", layout == 1, share)
 	case capacity != uint64(b.cfg.Capacity) || od != uint64(b.cfg.ObsDim) || ad != uint64(b.cfg.ActDim):
 		return fmt.Errorf("replay: load: file holds capacity %d obs %d act %d, buffer is %d/%d/%d: make the buffer with the saved Config",
 			capacity, od, ad, b.cfg.Capacity, b.cfg.ObsDim, b.cfg.ActDim)
@@ -210,7 +251,9 @@ func (b *Buffer) Load(r io.Reader) error {
 	n := int(size)
 	iod, iad := int(od), int(ad)
 	d.f32s(b.obs[:n*iod])
-	d.f32s(b.nextObs[:n*iod])
+	if !share {
+		d.f32s(b.nextObs[:n*iod])
+	}
 	d.f32s(b.act[:n*iad])
 	hot := b.hot[:n]
 	d.chunked(n, 4, func(s []byte, i int) { hot[i].rew = math.Float32frombits(binary.LittleEndian.Uint32(s)) })
@@ -224,6 +267,18 @@ func (b *Buffer) Load(r io.Reader) error {
 	clear(b.hot[n:])
 	clear(b.gen[n:])
 	b.size, b.pos, b.adds = n, int(pos), int64(adds)
+	fail := func(err error) error {
+		b.emptyLocked()
+		return err
+	}
+	if !share {
+		for i := range hot {
+			hot[i].ready = 1
+		}
+		b.ready = n
+	} else if err := b.readShared(d, n); err != nil {
+		return fail(err)
+	}
 	for _, a := range b.samplers { // everyone at defaults first
 		if st, ok := a.(stateful); ok {
 			st.resetLocked()
@@ -231,10 +286,6 @@ func (b *Buffer) Load(r io.Reader) error {
 		for i := range n {
 			a.onAdd(i)
 		}
-	}
-	fail := func(err error) error {
-		b.emptyLocked()
-		return err
 	}
 	if len(sts) > 0 {
 		for _, st := range sts {
@@ -263,11 +314,58 @@ func (b *Buffer) Load(r io.Reader) error {
 	return nil
 }
 
+// readShared reads the ShareNextObs arrays and pending records of n slots
+// and checks them: a sampleable slot's next slot is a valid slot other
+// than itself, an unsampleable one has none, and each pending record names
+// an unsampleable slot of its env at its generation.
+func (b *Buffer) readShared(d *decoder, n int) error {
+	hot := b.hot[:n]
+	d.chunked(n, 1, func(s []byte, i int) { hot[i].ready = s[0] })
+	d.i32s(b.next[:n])
+	for i := range b.next[n:] {
+		b.next[n+i] = -1
+	}
+	np := d.u32()
+	clear(b.pend)
+	if d.err != nil {
+		return fmt.Errorf("%w: %v (buffer emptied)", ErrCorrupt, d.err)
+	}
+	ready := 0
+	for i, h := range hot {
+		k := b.next[i]
+		if h.ready > 1 || (h.ready == 1) != (k >= 0) || int(k) >= n || int(k) == i {
+			return fmt.Errorf("%w: slot %d sampleable %d next slot %d (buffer emptied)", ErrCorrupt, i, h.ready, k)
+		}
+		ready += int(h.ready)
+	}
+	b.ready = ready
+	if int64(np) > int64(n) {
+		return fmt.Errorf("%w: %d pending records for %d slots (buffer emptied)", ErrCorrupt, np, n)
+	}
+	for range np {
+		env, slot, gen := int32(d.u32()), int32(d.u32()), d.u32()
+		pe := &pendingObs{slot: slot, gen: gen, live: true, next: make([]float32, b.cfg.ObsDim)}
+		d.f32s(pe.next)
+		if d.err != nil {
+			return fmt.Errorf("%w: %v (buffer emptied)", ErrCorrupt, d.err)
+		}
+		if slot < 0 || int(slot) >= n || b.gen[slot] != gen || hot[slot].ready != 0 || b.env[slot] != env || b.pend[env] != nil {
+			return fmt.Errorf("%w: pending record env %d slot %d gen %d (buffer emptied)", ErrCorrupt, env, slot, gen)
+		}
+		b.pend[env] = pe
+	}
+	return nil
+}
+
 // emptyLocked forgets every transition, after a load failed midway.
 func (b *Buffer) emptyLocked() {
 	clear(b.hot)
 	clear(b.gen)
-	b.size, b.pos = 0, 0
+	for i := range b.next {
+		b.next[i] = -1
+	}
+	clear(b.pend)
+	b.size, b.pos, b.ready = 0, 0, 0
 	for _, a := range b.samplers {
 		if st, ok := a.(stateful); ok {
 			st.resetLocked()
@@ -571,9 +669,12 @@ func (s *VLMRB) readState(d *decoder, size int) error {
 			s.td[i] = 1 // no saved |δ|: the placeholder new slots start with
 		}
 	}
-	leaves := s.tree.leaf
+	leaves, hot := s.tree.leaf, s.buf.hot
 	for i := range size {
-		leaves[i] = toLeaf(s.leaf(i))
+		leaves[i] = 0
+		if hot[i].ready != 0 {
+			leaves[i] = toLeaf(s.leaf(i))
+		}
 	}
 	clear(leaves[size:])
 	s.tree.rebuild()
