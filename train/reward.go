@@ -342,6 +342,11 @@ func (s *rewardShaper) metrics(v map[string]float64) {
 		v["reward/failed"] = float64(l.Stats.Failed)
 		v["reward/fits"] = float64(l.Stats.Updates)
 		v["reward/relabelled"] = float64(l.Stats.Relabelled)
+		if n := l.Data.Len(); n > 0 {
+			for c, k := range l.Data.Counts() {
+				v[fmt.Sprintf("reward/label_frac_%d", c)] = float64(k) / float64(n)
+			}
+		}
 		if l.Stats.Updates > 0 {
 			v["reward/train_accuracy"] = l.Stats.Last.Accuracy
 			v["reward/train_loss"] = l.Stats.Last.Loss
