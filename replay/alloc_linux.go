@@ -11,7 +11,7 @@ import (
 
 // hugeMin is the allocation size (bytes) from which arrays are mapped with
 // transparent huge pages requested: random access into a 10⁶-slot buffer
-// (hundreds of MB) or a 10⁷-leaf tree level (80 MB) otherwise takes a TLB
+// (hundreds of MB) or a 10⁷-leaf tree's leaves (40 MB) otherwise takes a TLB
 // miss, and a page walk that itself misses cache, on nearly every access.
 const hugeMin = 2 << 20
 

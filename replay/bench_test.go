@@ -40,7 +40,10 @@ func benchFill(tb testing.TB, capacity, obsDim, actDim int) *Buffer {
 		b.gen[i] = 1
 		b.hot[i].rew = float32(rng.Float64())
 	}
-	b.size, b.pos, b.adds = capacity, 0, int64(capacity)
+	for i := range b.hot {
+		b.hot[i].ready = 1
+	}
+	b.size, b.pos, b.adds, b.ready = capacity, 0, int64(capacity), capacity
 	return b
 }
 
@@ -256,10 +259,120 @@ func BenchmarkSampleContended(b *testing.B) {
 	}
 }
 
+// sharedStepper adds MetaWorld-shaped transitions from 4 interleaved envs
+// with 500-step episodes to a ShareNextObs buffer, each continuing from its
+// env's previous NextObs.
+type sharedStepper struct {
+	obs  [4][]float64
+	step [4]int32
+	ep   [4]int64
+	t    Transition
+	k    int
+}
+
+func newSharedStepper() *sharedStepper {
+	s := &sharedStepper{t: Transition{NextObs: make([]float64, benchObs), Action: make([]float64, benchAct)}}
+	for e := range s.obs {
+		s.obs[e] = make([]float64, benchObs)
+		s.ep[e] = int64(e)
+	}
+	return s
+}
+
+func (s *sharedStepper) add(buf *Buffer) {
+	e := s.k & 3
+	s.k++
+	t := &s.t
+	t.Obs, t.Env, t.Episode, t.Step = s.obs[e], int32(e), s.ep[e], s.step[e]
+	t.NextObs[0] = float64(s.k)
+	t.Reward = float64(s.k)
+	t.Truncated = s.step[e] == 499
+	buf.Add(*t)
+	if t.Truncated {
+		s.step[e] = 0
+		s.ep[e] += 4
+		s.obs[e][0] = -float64(s.k) // reset obs
+		return
+	}
+	s.step[e]++
+	s.obs[e], t.NextObs = t.NextObs, s.obs[e] // next obs becomes the env's obs
+}
+
+var (
+	sharedOnce sync.Once
+	sharedBuf  *Buffer
+	sharedPER  *PER
+)
+
+// sharedFixture is benchFixture's PER with ShareNextObs, filled through Add.
+func sharedFixture(tb testing.TB) {
+	sharedOnce.Do(func() {
+		var err error
+		sharedBuf, err = NewBuffer(Config{Capacity: benchCap, ObsDim: benchObs, ActDim: benchAct, ShareNextObs: true})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		st := newSharedStepper()
+		for range benchCap + benchCap/10 {
+			st.add(sharedBuf)
+		}
+		if sharedPER, err = NewPER(sharedBuf, PERConfig{Alpha: 0.6, Beta0: 0.4, BetaSteps: 1 << 40, Eps: 1e-6}); err != nil {
+			tb.Fatal(err)
+		}
+		benchPriorities(&sharedPER.prioBase, 0.6)
+		for i, l := range sharedPER.tree.leaf { // unsampleable slots keep leaf 0
+			if i < benchCap && sharedBuf.hot[i].ready == 0 && l != 0 {
+				sharedPER.tree.leaf[i] = 0
+			}
+		}
+		sharedPER.tree.rebuild()
+	})
+}
+
+// BenchmarkSampleShared is BenchmarkSample's PER case on a ShareNextObs
+// buffer (next obs read from the successor's slot).
+func BenchmarkSampleShared(b *testing.B) {
+	sharedFixture(b)
+	dst := NewBatch(benchBatch, benchObs, benchAct)
+	rng := rand.New(rand.NewPCG(7, 8))
+	n := 0
+	clk := startCPU()
+	for b.Loop() {
+		sharedPER.Sample(dst, rng)
+		n++
+	}
+	reportBatches(b, n, clk)
+	b.ReportMetric(float64(BytesPerTransitionShared(benchObs, benchAct)), "B/slot")
+}
+
 // BenchmarkInsert measures Add into a full buffer (the steady state of a
 // long run: every Add overwrites the oldest slot) with PER or VLMRB attached
-// (obs 39, act 4).
+// (obs 39, act 4), and with ShareNextObs and PER ("per-shared": 4 envs,
+// 500-step episodes).
 func BenchmarkInsert(b *testing.B) {
+	b.Run("per-shared", func(b *testing.B) {
+		buf, err := NewBuffer(Config{Capacity: benchCap, ObsDim: benchObs, ActDim: benchAct, ShareNextObs: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := NewPER(buf, DefaultPERConfig()); err != nil {
+			b.Fatal(err)
+		}
+		st := newSharedStepper()
+		for range benchCap { // ring full
+			st.add(buf)
+		}
+		n := 0
+		clk := startCPU()
+		for b.Loop() {
+			st.add(buf)
+			n++
+		}
+		b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "inserts/s")
+		if d := (cpuTime() - clk.t0).Seconds(); d > 0 {
+			b.ReportMetric(float64(n)/d, "inserts/cpu-s")
+		}
+	})
 	for _, kind := range []string{"buffer", "per", "vlmrb"} {
 		buf := benchFill(b, benchCap, benchObs, benchAct) // touched memory, ring full
 		var err error

@@ -241,7 +241,7 @@ func (b *Buffer) Add(t Transition) Ref {
 		pred = int(pe.slot)
 	}
 	pe.live = false
-	if pred >= 0 && !(b.ep[pred] == t.Episode && sameObs(pe.next, t.Obs)) {
+	if pred >= 0 && (b.ep[pred] != t.Episode || !sameObs(pe.next, t.Obs)) {
 		// t does not continue from pred's NextObs: keep that in a phantom.
 		k, _ := b.claimLocked()
 		b.writePhantomLocked(k, pred, pe.next)

@@ -4,7 +4,11 @@
 //
 // A Buffer is a preallocated struct-of-arrays ring of float32 transitions
 // (obs, action, reward, next obs, terminated and truncated kept apart, env,
-// episode, step, and a generation per slot). Add returns the Ref of the slot
+// episode, step, and a generation per slot). With Config.ShareNextObs each
+// observation is stored once: a slot's next obs is read from the slot of the
+// same env's following transition (episode ends keep their final obs in a
+// phantom slot; an env's newest transition is not sampled until its
+// successor arrives). Add returns the Ref of the slot
 // it wrote; a priority or score written back with a Ref whose generation no
 // longer matches is dropped, so asynchronous scorers never land on
 // overwritten data.
@@ -13,10 +17,12 @@
 // implement Sampler: Sample fills caller-owned Batch storage without
 // allocating, UpdatePriorities takes the learner's per-sample signal back.
 // VLMRB also implements ScoreSink (SetScore) for VLM scores. The prioritized
-// samplers share a 16-ary sum tree whose nodes hold per-group prefix sums in
-// float64: a batch descends level by level with branch-free scans, and every
-// update recomputes its groups from the leaves, so the root never drifts from
-// the sum of the leaves.
+// samplers share a 16-ary sum tree: float32 leaves, sixteen to a 64-byte
+// cache line, under float64 per-group prefix sums that are 16× smaller and
+// stay in cache, so a draw costs about one memory line. A batch descends
+// level by level, every draw's scan independent of the others so their
+// cache misses overlap, and every update recomputes its groups from their
+// children, so the root never drifts from the sum of the leaves.
 //
 // Concurrency: every Buffer and sampler method is safe for concurrent use.
 // One mutex per buffer guards the data and the attached samplers' trees, so
@@ -28,9 +34,11 @@
 // CRC-32C-checked format; SaveFile does it atomically (temp file, fsync,
 // rename). Load and LoadFile verify everything before changing anything.
 //
-// Memory: BytesPerTransition(39, 4) = 356 bytes per slot, plus each prioritized
-// sampler's BytesPerSlot (≈ 17 for PER and ReLo, ≈ 26 for VLMRB with the TD factor).
-// On Linux, arrays of 4 MiB and more are mapped with transparent huge pages.
+// Memory: BytesPerTransition(39, 4) = 356 bytes per slot, or with
+// ShareNextObs BytesPerTransitionShared(39, 4) = 204 (plus one phantom slot
+// per finished episode), plus each prioritized sampler's BytesPerSlot
+// (≈ 5.3 for PER and ReLo, ≈ 14.3 for VLMRB with the TD factor). On Linux,
+// arrays of 2 MiB and more are mapped with transparent huge pages.
 //
 // This package does not score clips (vlmprio does) or compute TD errors
 // (sac does); it only stores what they produce.

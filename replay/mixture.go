@@ -119,7 +119,7 @@ func NewVLMRB(buf *Buffer, cfg VLMRBConfig) (*VLMRB, error) {
 // Config returns the sampler's configuration.
 func (s *VLMRB) Config() VLMRBConfig { return s.cfg }
 
-// BytesPerSlot is the sampler's own memory per slot: the sum tree (≈ 17.3
+// BytesPerSlot is the sampler's own memory per slot: the sum tree (≈ 5.3
 // bytes), raw score 4, scored flag 1, and |δ| 4 with UseTD.
 func (s *VLMRB) BytesPerSlot() float64 {
 	b := s.tree.bytesPerLeaf() + 4 + 1

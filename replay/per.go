@@ -72,8 +72,9 @@ func newPER(buf *Buffer, cfg PERConfig, relo bool) (*PER, error) {
 // Config returns the sampler's configuration.
 func (s *PER) Config() PERConfig { return s.cfg }
 
-// BytesPerSlot is the sampler's own memory per slot: the sum tree's values,
-// prefix sums and update stamps over all levels (≈ 17.3 bytes).
+// BytesPerSlot is the sampler's own memory per slot: the sum tree's float32
+// leaves, the float64 values and prefix sums of the levels above, and update
+// stamps (≈ 5.3 bytes).
 func (s *PER) BytesPerSlot() float64 { return s.tree.bytesPerLeaf() }
 
 // Beta returns β for the next Sample call.

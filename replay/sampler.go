@@ -36,7 +36,7 @@ type ScoreSink interface {
 
 // Stats counts what happened to priority and score writes.
 type Stats struct {
-	Stale    int64 // writes dropped because the slot was overwritten since the Ref was taken
+	Stale    int64 // writes dropped because the slot was overwritten since the Ref was taken (or, with ShareNextObs, PER writes to a slot not yet sampleable)
 	Rejected int64 // writes dropped because the value was NaN, ±Inf or (scores) negative
 	Applied  int64 // writes applied
 	Scored   int64 // valid slots currently holding a VLM score (VLMRB only)

@@ -471,10 +471,6 @@ func (e *encoder) f32s(v []float32) {
 	e.chunked(len(v), 4, func(d []byte, i int) { binary.LittleEndian.PutUint32(d, math.Float32bits(v[i])) })
 }
 
-func (e *encoder) f64s(v []float64) {
-	e.chunked(len(v), 8, func(d []byte, i int) { binary.LittleEndian.PutUint64(d, math.Float64bits(v[i])) })
-}
-
 func (e *encoder) i32s(v []int32) {
 	e.chunked(len(v), 4, func(d []byte, i int) { binary.LittleEndian.PutUint32(d, uint32(v[i])) })
 }
@@ -536,10 +532,6 @@ func (d *decoder) chunked(n, sz int, get func(src []byte, i int)) {
 
 func (d *decoder) f32s(v []float32) {
 	d.chunked(len(v), 4, func(s []byte, i int) { v[i] = math.Float32frombits(binary.LittleEndian.Uint32(s)) })
-}
-
-func (d *decoder) f64s(v []float64) {
-	d.chunked(len(v), 8, func(s []byte, i int) { v[i] = math.Float64frombits(binary.LittleEndian.Uint64(s)) })
 }
 
 func (d *decoder) i32s(v []int32) {
