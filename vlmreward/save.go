@@ -60,14 +60,10 @@ func LoadModel(path string) (*Model, error) {
 
 // UnmarshalModel decodes a model encoded by MarshalBinary.
 func UnmarshalModel(data []byte) (*Model, error) {
-	ver, payload, err := nn.Unseal(modelMagic, data)
+	r, err := openV1(modelMagic, "reward-model", data)
 	if err != nil {
 		return nil, err
 	}
-	if ver != 1 {
-		return nil, fmt.Errorf("unsupported reward-model version %d", ver)
-	}
-	r := nn.NewReader(payload)
 	var cfg ModelConfig
 	if err := json.Unmarshal(r.Bytes(), &cfg); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
@@ -151,14 +147,10 @@ func (l *Learner) MarshalBinary() ([]byte, error) {
 // UnmarshalBinary restores state written by MarshalBinary into a Learner
 // built with the same configuration and replay capacity.
 func (l *Learner) UnmarshalBinary(data []byte) error {
-	ver, payload, err := nn.Unseal(learnerMagic, data)
+	r, err := openV1(learnerMagic, "reward-learner", data)
 	if err != nil {
 		return err
 	}
-	if ver != 1 {
-		return fmt.Errorf("unsupported reward-learner version %d", ver)
-	}
-	r := nn.NewReader(payload)
 	var st learnerState
 	if err := json.Unmarshal(r.Bytes(), &st); err != nil {
 		return fmt.Errorf("reward learner state: %w", err)
@@ -260,14 +252,10 @@ func (t *RewardTable) MarshalBinary() ([]byte, error) {
 // UnmarshalBinary restores a table of the same capacity written by
 // MarshalBinary; on error t is unchanged.
 func (t *RewardTable) UnmarshalBinary(data []byte) error {
-	ver, payload, err := nn.Unseal(tableMagic, data)
+	r, err := openV1(tableMagic, "reward-table", data)
 	if err != nil {
 		return err
 	}
-	if ver != 1 {
-		return fmt.Errorf("unsupported reward-table version %d", ver)
-	}
-	r := nn.NewReader(payload)
 	if n := r.Uint64(); n != uint64(len(t.gen)) {
 		return fmt.Errorf("the saved reward table has %d slots, this run's replay has %d", n, len(t.gen))
 	}
@@ -279,4 +267,17 @@ func (t *RewardTable) UnmarshalBinary(data []byte) error {
 	t.gen, t.set, t.reward = gen, set, reward
 	t.mu.Unlock()
 	return nil
+}
+
+// openV1 checks a sealed container's magic, checksum and version (1) and
+// returns a reader over its payload.
+func openV1(magic, what string, data []byte) (*nn.Reader, error) {
+	ver, payload, err := nn.Unseal(magic, data)
+	if err != nil {
+		return nil, err
+	}
+	if ver != 1 {
+		return nil, fmt.Errorf("unsupported %s version %d", what, ver)
+	}
+	return nn.NewReader(payload), nil
 }
