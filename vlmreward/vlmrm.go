@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -194,6 +195,7 @@ type HTTPEmbedder struct {
 	Timeout                time.Duration // per request (default 60 s)
 	MaxRetries             int           // default 3
 	Backoff                time.Duration // default 500 ms
+	Workers                int           // concurrent image requests (default 8)
 	Client                 *http.Client
 	calls                  atomic.Int64
 }
@@ -262,25 +264,66 @@ func (h *HTTPEmbedder) EmbedTexts(ctx context.Context, texts []string) ([][]floa
 	return h.post(ctx, map[string]any{"model": h.Model, "input": texts, "encoding_format": "float"}, len(texts))
 }
 
-// EmbedImages embeds each image with one request.
+// EmbedImages embeds each image with one request, Workers requests at a
+// time (the server batches concurrent requests). On error it returns the
+// first failure; the embeddings of the images before the first failed one
+// are not reported.
 func (h *HTTPEmbedder) EmbedImages(ctx context.Context, imgs []image.Image) ([][]float64, error) {
 	out := make([][]float64, len(imgs))
-	for i, img := range imgs {
-		url, err := DataURL(img)
-		if err != nil {
-			return nil, err
-		}
-		req := map[string]any{
-			"model": h.Model,
-			"messages": []message{{Role: "user", Content: []part{
-				{Type: "image_url", ImageURL: &imageURL{URL: url}}}}},
-			"encoding_format": "float",
-		}
-		e, err := h.post(ctx, req, 1)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = e[0]
+	var (
+		once  sync.Once
+		first error // the failure that stopped the batch (not the cancellations it caused)
+	)
+	workers := h.Workers
+	if workers <= 0 {
+		workers = 8
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, len(imgs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(imgs) {
+					return
+				}
+				var err error
+				if out[i], err = h.embedImage(ctx, imgs[i]); err != nil {
+					once.Do(func() { first = fmt.Errorf("image %d: %w", i, err) })
+					cancel() // stop the others: the batch fails as a whole
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return nil, first
 	}
 	return out, nil
+}
+
+func (h *HTTPEmbedder) embedImage(ctx context.Context, img image.Image) ([]float64, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	url, err := DataURL(img)
+	if err != nil {
+		return nil, err
+	}
+	req := map[string]any{
+		"model": h.Model,
+		"messages": []message{{Role: "user", Content: []part{
+			{Type: "image_url", ImageURL: &imageURL{URL: url}}}}},
+		"encoding_format": "float",
+	}
+	e, err := h.post(ctx, req, 1)
+	if err != nil {
+		return nil, err
+	}
+	return e[0], nil
 }

@@ -215,3 +215,51 @@ func TestVLMRMOverHTTPIntoReplay(t *testing.T) {
 		t.Fatalf("Apply reported %d unset rows, batch has %d rows of the unset slot", unset, nUnset)
 	}
 }
+
+// A server that keeps failing leaves the whole queue pending and every
+// reward unset; once it recovers, one Flush writes them all. Images go
+// out concurrently (Workers) and keep their order.
+func TestPendingFlushSurvivesServerOutage(t *testing.T) {
+	srv := embedtest.New(t, "clip")
+	e, err := NewHTTPEmbedder(srv.URL+"/v1", "clip", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Backoff, e.Workers = 1, 3
+	ctx := context.Background()
+	v, err := NewVLMRM([][]float64{{1, 0, 0}}, [][]float64{{0, 0, 1}}, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf, _ := replay.NewBuffer(replay.Config{Capacity: 16, ObsDim: 1, ActDim: 1})
+	table := NewRewardTable(buf.Cap())
+	var pend Pending
+	var refs []replay.Ref
+	for i := range 10 {
+		ref := buf.Add(replay.Transition{Obs: []float64{0}, Action: []float64{0}, NextObs: []float64{0}})
+		table.Clear(ref)
+		pend.Add(ref, solid(uint8(20*i), 10, uint8(200-20*i)))
+		refs = append(refs, ref)
+	}
+	srv.Fail.Store(1 << 20)
+	if n, err := pend.Flush(ctx, e, v, table, 4); err == nil || n != 0 || pend.Len() != 10 {
+		t.Fatalf("outage: wrote %d, err %v, %d pending; want an error, 0 and 10", n, err, pend.Len())
+	}
+	for _, ref := range refs {
+		if _, ok := table.Get(ref); ok {
+			t.Fatal("a reward was set during the outage")
+		}
+	}
+	srv.Fail.Store(0)
+	n, err := pend.Flush(ctx, e, v, table, 4)
+	if err != nil || n != 10 || pend.Len() != 0 {
+		t.Fatalf("after recovery: wrote %d, err %v, %d pending", n, err, pend.Len())
+	}
+	for i, ref := range refs {
+		got, _ := table.Get(ref)
+		want, _ := v.Reward([]float64{float64(20*i) * 257, 10 * 257, float64(200-20*i) * 257})
+		if math.Abs(float64(got)-want) > 1e-6 {
+			t.Fatalf("transition %d: reward %v, want %v (images out of order?)", i, got, want)
+		}
+	}
+}
