@@ -621,12 +621,15 @@ func (r *runner) evalAndLog(ctx context.Context, final bool) error {
 	}}
 	expertRho := math.NaN()
 	if r.rm != nil {
-		rho, err := r.rm.expertRank(ctx, r.evalEnv, r.cfg.Seed^evalSeedSalt^0xe4)
+		rho, byStage, err := r.rm.expertRank(ctx, r.evalEnv, r.cfg.Seed^evalSeedSalt^0xe4)
 		if err != nil {
 			r.warnf("reward on an expert episode: %v", err)
 		} else if !math.IsNaN(rho) {
 			row.Values["eval/reward_expert_spearman"] = rho
 			expertRho = rho
+		}
+		for k, v := range byStage {
+			row.Values[fmt.Sprintf("eval/reward_expert_stage_%d", k)] = v
 		}
 	}
 	if err := r.mlog.Write(row); err != nil {
