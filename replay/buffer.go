@@ -502,6 +502,9 @@ func (b *Buffer) touchRefs(refs []Ref, leaves []float32) {
 	for _, r := range refs {
 		if r.Slot >= 0 && int(r.Slot) < len(b.hot) {
 			v := float32(b.gen[r.Slot])
+			if b.next != nil { // ShareNextObs: the sampleable flag is read too
+				v += float32(b.hot[r.Slot].ready)
+			}
 			if leaves != nil {
 				v += leaves[r.Slot]
 			}

@@ -273,7 +273,7 @@ func (s *VLMRB) UpdatePriorities(refs []Ref, values []float64) int {
 			s.maxTD = td
 		}
 		l := s.leaf(i)
-		if b.hot[i].ready == 0 { // pending (ShareNextObs): τ is kept, the leaf stays 0
+		if b.next != nil && b.hot[i].ready == 0 { // pending (ShareNextObs): τ is kept, the leaf stays 0
 			l = 0
 		}
 		s.uidx = append(s.uidx, ref.Slot)

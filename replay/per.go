@@ -178,7 +178,7 @@ func (s *PER) UpdatePriorities(refs []Ref, values []float64) int {
 	b.touchRefs(refs, nil)
 	alpha, eps := s.cfg.Alpha, s.cfg.Eps
 	for j, ref := range refs {
-		if !b.validLocked(ref) || b.hot[ref.Slot].ready == 0 {
+		if !b.validLocked(ref) || (b.next != nil && b.hot[ref.Slot].ready == 0) {
 			s.stats.Stale++
 			continue
 		}

@@ -694,7 +694,8 @@ func TestLargeBufferPaths(t *testing.T) {
 
 // TestBytesPerSlot checks the samplers' reported memory against the tree
 // layout: float32 leaves, two float64 arrays (values, prefix sums) per level
-// above them, each level 1/16 of the one below, plus 4-byte stamps per group.
+// above them, each level 1/16 of the one below, plus 4-byte stamps per group
+// above the leaf level.
 func TestBytesPerSlot(t *testing.T) {
 	t.Parallel()
 	b, _ := newTestBuffer(t, 1<<16, 0) // 65536 = 16⁴: levels 65536, 4096, 256, 16
@@ -703,7 +704,7 @@ func TestBytesPerSlot(t *testing.T) {
 	cfg.UseTD = true
 	v, _ := NewVLMRB(b, cfg)
 	upper := 4096.0 + 256 + 16
-	want := (4*65536 + 16*upper + 4*(upper+1)) / 65536
+	want := (4*65536 + 16*upper + 4*upper/16) / 65536
 	if got := p.BytesPerSlot(); math.Abs(got-want) > 1e-12 {
 		t.Fatalf("PER BytesPerSlot %v, want %v", got, want)
 	}

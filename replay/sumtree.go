@@ -52,8 +52,8 @@ type sumTree struct {
 	pre   [][]float64 // pre[k], k ≥ 1: group prefix sums of level k
 	total float64     // sum of all leaves
 
-	// batched-update scratch: a stamp per group so each dirty group is
-	// recomputed once per batch.
+	// batched-update scratch: a stamp per group above the leaf level so
+	// each dirty group is recomputed once per batch.
 	stamp [][]uint32
 	epoch uint32
 	cur   []int32
@@ -89,7 +89,7 @@ func newSumTree(n int) *sumTree {
 	t.leaf = allocAligned64(&a, l)
 	t.vals = append(t.vals, nil)
 	t.pre = append(t.pre, nil)
-	t.stamp = append(t.stamp, allocSlice[uint32](&a, l/fanout))
+	t.stamp = append(t.stamp, nil) // leaf groups are recomputed without stamps
 	for l > fanout {
 		l = roundUp(l/fanout, fanout)
 		t.vals = append(t.vals, allocSlice[float64](&a, l))
@@ -295,9 +295,8 @@ func (t *sumTree) setMany(idx []int32, v []float64) {
 	// touch pass: load every line the updates will read or write in the
 	// large levels, with independent loads, so the misses overlap.
 	if len(t.leaf) >= touchLeaves {
-		st := t.stamp[0]
 		for j, i := range idx {
-			t.sink[j] += float64(t.leaf[i]) + float64(st[i/fanout])
+			t.sink[j] += float64(t.leaf[i])
 		}
 	}
 	for k := 1; k < len(t.vals); k++ {
@@ -325,8 +324,16 @@ func (t *sumTree) setMany(idx []int32, v []float64) {
 		}
 		t.epoch = 1
 	}
-	cur := append(t.cur[:0], idx...)
-	for k := range t.vals {
+	// Level 0: every written leaf's group, duplicates recomputed (a
+	// recompute is idempotent, and 256 random leaves rarely share a group),
+	// which spares a stamp array as large as the level above.
+	cur := t.cur[:0]
+	for _, i := range idx {
+		g := i / fanout
+		t.fixGroup(0, int(g))
+		cur = append(cur, g)
+	}
+	for k := 1; k < len(t.vals); k++ {
 		st := t.stamp[k]
 		next := t.next[:0]
 		for _, c := range cur {
