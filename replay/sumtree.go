@@ -451,6 +451,39 @@ func scanEdge(p []float64) (int, float64) {
 	return 0, next
 }
 
+// splitTop is descendLevel for the top group, which every draw enters: the
+// draws are sorted (u_j ascends with j), so instead of searching per draw it
+// sweeps the children's boundaries once and hands each its run of draws,
+// with scan's criterion (the last child whose exclusive prefix is ≤ u) and
+// scan's right-edge rule for draws at or past the total.
+func splitTop(p []float64, node []int32, u []float64) {
+	p = p[:fanout:fanout]
+	m := min(len(node), len(u))
+	end := m
+	for end > 0 && u[end-1] >= p[0] { // past the total by round-off
+		end--
+	}
+	if end < m {
+		e, r := scanEdge(p)
+		for j := end; j < m; j++ {
+			node[j], u[j] = int32(e), r
+		}
+	}
+	j := 0
+	for c := range fanout {
+		stop := end
+		if c+1 < fanout {
+			hi := p[c+1]
+			for stop = j; stop < end && u[stop] < hi; stop++ {
+			}
+		}
+		b := before(p, uint64(c))
+		for ; j < stop; j++ {
+			node[j], u[j] = int32(c), u[j]-b
+		}
+	}
+}
+
 // find returns the leaf holding prefix mass u ∈ [0, total).
 func (t *sumTree) find(u float64) int {
 	i := 0
@@ -490,7 +523,8 @@ func (t *sumTree) sampleStratified(dst []int32, mass []float64, rng *rand.Rand) 
 		node[j], u[j] = 0, (float64(j)+rng.Float64())*seg
 	}
 	if top > 0 {
-		for k := top; k >= 1; k-- {
+		splitTop(t.pre[top], node, u)
+		for k := top - 1; k >= 1; k-- {
 			lv := t.pre[k]
 			if len(lv) >= touchLen {
 				// touch pass: one independent load per cache line the

@@ -235,3 +235,43 @@ func TestSumTreeStratifiedNeverZero(t *testing.T) {
 		}
 	}
 }
+
+// TestStratifiedMatchesFind checks the batched descent (top-group sweep,
+// step-major levels, leaf halving) against one-at-a-time find on the same
+// prefix-mass points u_j = (j + U_j)·total/m, replaying the RNG, for trees of
+// one to four levels with zero leaves, zero groups and wide dynamic range.
+func TestStratifiedMatchesFind(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{1, 16, 17, 300, 4096, 5000, 70_000} {
+		tr := newSumTree(n)
+		rng := rand.New(rand.NewPCG(uint64(n), 7))
+		for i := range n {
+			switch {
+			case i%5 == 1, i/32%7 == 3: // zero leaves and whole zero groups
+			default:
+				tr.leaf[i] = toLeaf(math.Exp(rng.NormFloat64() * 8))
+			}
+		}
+		if n == 1 {
+			tr.leaf[0] = 2
+		}
+		tr.rebuild()
+		for _, m := range []int{1, 7, 256} {
+			dst := make([]int32, m)
+			for seed := range uint64(20) {
+				tr.sampleStratified(dst, nil, rand.New(rand.NewPCG(seed, 1)))
+				replay := rand.New(rand.NewPCG(seed, 1))
+				seg := tr.total / float64(m)
+				for j, got := range dst {
+					u := (float64(j) + replay.Float64()) * seg
+					if want := tr.find(u); int(got) != want {
+						t.Fatalf("n %d m %d draw %d (u %v): batched %d, find %d", n, m, j, u, got, want)
+					}
+					if tr.leaf[got] == 0 {
+						t.Fatalf("n %d: drew zero leaf %d", n, got)
+					}
+				}
+			}
+		}
+	}
+}
