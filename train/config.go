@@ -118,6 +118,11 @@ type RewardConfig struct {
 	Episodes   int     `yaml:"episodes"`    // recent episodes queries are drawn from
 	PerEpisode int     `yaml:"per_episode"` // query candidates kept per episode
 	Workers    int     `yaml:"workers"`     // concurrent rater calls
+	// Standardize rescales the learned reward to zero mean and unit
+	// standard deviation over the buffer at every relabelling: the rating
+	// loss is blind to the model's output scale, which otherwise stays
+	// near its ±1e-3 initialisation. false is the reference (raw tanh).
+	Standardize bool `yaml:"standardize"`
 	// Before the first fit there is no reward: pretrain entropy runs SAC on
 	// PEBBLE's state-entropy exploration reward from learning_starts on
 	// (the reference), none waits with the updates until the first fit.
@@ -220,7 +225,7 @@ func DefaultConfig() Config {
 			Camera: WorkspaceCamera, FrameSize: 64,
 			Rater: "oracle", Loss: "mae", CNNSize: 32, Ensemble: 3, Batch: 512, LR: 3e-4, Epochs: 10,
 			First: 10000, Every: 5000, PerSession: 50, Budget: 10000, Episodes: 100, PerEpisode: 4, Workers: 5,
-			Pretrain: "entropy", EntropyK: 5, ResetCritic: true, Catchup: 100,
+			Pretrain: "entropy", EntropyK: 5, ResetCritic: true, Catchup: 100, Standardize: true,
 			Alpha: 0.5, EmbedBatch: 64,
 		},
 		Eval: EvalConfig{Every: 5000, Episodes: 10, GIF: true, GIFSize: 128},

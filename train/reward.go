@@ -112,6 +112,7 @@ func newRewardShaper(ctx context.Context, r *runner) (*rewardShaper, error) {
 		lc.Schedule = vlmreward.Schedule{First: m.First, Every: m.Every, PerSession: m.PerSession, Budget: m.Budget}
 		lc.DatasetCap = m.Budget
 		lc.Episodes, lc.PerEpisode, lc.Workers = m.Episodes, m.PerEpisode, m.Workers
+		lc.Standardize = m.Standardize
 		lc.Seed = cfg.Seed
 		if s.learner, err = vlmreward.NewLearner(lc, s.rater, r.buf.Cap()); err != nil {
 			return nil, &ConfigError{Msg: fmt.Sprintf("reward_model (cnn_size %d, classes %d): %v", m.CNNSize, n, err)}
@@ -300,7 +301,7 @@ func (s *rewardShaper) expertRank(ctx context.Context, env *tasks.Env, seed uint
 		out := make([]float32, len(prog))
 		s.learner.Model.Predict(out, px, len(prog))
 		for i, v := range out {
-			rew[i] = float64(v)
+			rew[i] = s.learner.Relabel.Reward(v)
 		}
 	} else {
 		embs, err := s.emb.EmbedImages(ctx, frames)

@@ -21,7 +21,10 @@ type LearnerConfig struct {
 	// PerEpisode is how many frames per episode are kept as candidates
 	// (reservoir sampling, default 4).
 	Episodes, PerEpisode int
-	Seed                 uint64
+	// Standardize rescales the learned rewards to zero mean and unit
+	// standard deviation over the buffer (see Relabeler.Standardize).
+	Standardize bool
+	Seed        uint64
 }
 
 // DefaultLearnerConfig returns the reference settings for n classes.
@@ -89,7 +92,9 @@ func NewLearner(cfg LearnerConfig, r Rater, replayCap int) (*Learner, error) {
 	}
 	cfg.Episodes = max(1, cfg.Episodes)
 	cfg.PerEpisode = max(1, cfg.PerEpisode)
-	return &Learner{Cfg: cfg, Model: m, Data: d, Relabel: NewRelabeler(replayCap, cfg.Model.CNN.Size), Rater: r,
+	rl := NewRelabeler(replayCap, cfg.Model.CNN.Size)
+	rl.Standardize = cfg.Standardize
+	return &Learner{Cfg: cfg, Model: m, Data: d, Relabel: rl, Rater: r,
 		rng: rand.New(rand.NewPCG(cfg.Seed, 0x1ea7))}, nil
 }
 

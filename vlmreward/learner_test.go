@@ -3,6 +3,7 @@ package vlmreward
 import (
 	"context"
 	"image"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -167,5 +168,63 @@ func TestLearnerRelabelsWholeBuffer(t *testing.T) {
 	l4, _ := NewLearner(cfg, orc, capacity+1)
 	if err := l4.UnmarshalBinary(data); err == nil {
 		t.Fatal("a checkpoint for another replay capacity was accepted")
+	}
+}
+
+// Standardize: after Relabel the stored rewards have mean 0 and standard
+// deviation 1 over the slots, each equal to (r̂ − mean)/sd of its raw model
+// output; Put applies the same transform to later insertions.
+func TestRelabelerStandardize(t *testing.T) {
+	cfg := DefaultModelConfig(3)
+	cfg.CNN = learnCNN()
+	cfg.Ensemble = 1
+	m, err := NewModel(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 40
+	rl := NewRelabeler(n+1, cfg.CNN.Size)
+	rl.Standardize = true
+	rng := rand.New(rand.NewPCG(4, 4))
+	img := make([]uint8, m.InputLen())
+	raw := make([]float64, n)
+	var one [1]float32
+	for i := range n {
+		for j := range img {
+			img[j] = uint8(rng.IntN(256))
+		}
+		rl.Put(replay.Ref{Slot: int32(i), Gen: 1}, img, nil)
+		m.Predict(one[:], img, 1)
+		raw[i] = float64(one[0])
+	}
+	if got := rl.Relabel(m); got != n {
+		t.Fatalf("relabelled %d slots, want %d", got, n)
+	}
+	var mu, sd float64
+	for _, v := range raw {
+		mu += v
+	}
+	mu /= n
+	for _, v := range raw {
+		sd += (v - mu) * (v - mu)
+	}
+	sd = math.Sqrt(sd / (n - 1))
+	var sum, sq float64
+	for i := range n {
+		got, ok := rl.Table.Get(replay.Ref{Slot: int32(i), Gen: 1})
+		want := (raw[i] - mu) / sd
+		if !ok || math.Abs(float64(got)-want) > 1e-4 {
+			t.Fatalf("slot %d: %v, want (%v − %v)/%v = %v", i, got, raw[i], mu, sd, want)
+		}
+		sum += float64(got)
+		sq += float64(got) * float64(got)
+	}
+	if math.Abs(sum/n) > 1e-5 || math.Abs(math.Sqrt(sq/(n-1))-1) > 1e-4 {
+		t.Fatalf("standardised rewards: mean %v, sd %v", sum/n, math.Sqrt(sq/(n-1)))
+	}
+	rl.Put(replay.Ref{Slot: n, Gen: 1}, img, m)
+	got, _ := rl.Table.Get(replay.Ref{Slot: n, Gen: 1})
+	if want := (raw[n-1] - mu) / sd; math.Abs(float64(got)-want) > 1e-4 {
+		t.Fatalf("insertion after Relabel: %v, want %v", got, want)
 	}
 }

@@ -99,6 +99,8 @@ type learnerState struct {
 	Labels     []int
 	// Relabeler/RewardTable slots in use
 	Slots int
+	// Relabeler's reward transform
+	Shift, Scale float64
 }
 
 // MarshalBinary encodes what a Learner has learned and stored: the reward
@@ -113,7 +115,7 @@ func (l *Learner) MarshalBinary() ([]byte, error) {
 	}
 	d, rl, t := l.Data, l.Relabel, l.Relabel.Table
 	st := learnerState{Stats: l.Stats, Trained: l.trained, Next: d.next, Size: d.size, Total: d.total,
-		Labels: d.labels[:d.size], Slots: len(rl.has)}
+		Labels: d.labels[:d.size], Slots: len(rl.has), Shift: rl.shift, Scale: rl.scale}
 	sj, err := json.Marshal(st)
 	if err != nil {
 		return nil, err
@@ -205,6 +207,10 @@ func (l *Learner) UnmarshalBinary(data []byte) error {
 	d.next, d.size, d.total = st.Next, st.Size, st.Total
 	rl.mu.Lock()
 	rl.has, rl.gens, rl.imgs = has, gens, frames
+	rl.shift, rl.scale = st.Shift, st.Scale
+	if !(rl.scale > 0) { // written before the transform existed
+		rl.shift, rl.scale = 0, 1
+	}
 	rl.mu.Unlock()
 	t.mu.Lock()
 	t.gen, t.set, t.reward = tg, tset, trew

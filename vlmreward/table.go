@@ -2,6 +2,7 @@ package vlmreward
 
 import (
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/vlmrb/vlmrb/replay"
@@ -94,19 +95,28 @@ func (t *RewardTable) Apply(b *replay.Batch) (unset int) {
 // the current reward model, and the rewards in a RewardTable.
 type Relabeler struct {
 	Table *RewardTable
-	size  int
-	dim   int
-	mu    sync.Mutex
-	imgs  []uint8
-	has   []bool
-	gens  []uint32
+	// Standardize makes Relabel rescale the rewards it writes to zero mean
+	// and unit standard deviation over the stored slots, and Put apply the
+	// same transform until the next Relabel. The rating loss sees rewards
+	// only after per-batch min-max normalisation, so the model's output
+	// scale is arbitrary (and stays near its tiny initial one for a long
+	// time); the agent gets a reward of a known scale instead. Off is the
+	// reference behaviour (raw ensemble mean).
+	Standardize  bool
+	shift, scale float64 // written reward = (r̂ − shift)/scale
+	size         int
+	dim          int
+	mu           sync.Mutex
+	imgs         []uint8
+	has          []bool
+	gens         []uint32
 }
 
 // NewRelabeler sizes a relabeler for capacity slots of size×size frames
 // (3·size² bytes each).
 func NewRelabeler(capacity, size int) *Relabeler {
 	dim := 3 * size * size
-	return &Relabeler{Table: NewRewardTable(capacity), size: size, dim: dim,
+	return &Relabeler{Table: NewRewardTable(capacity), scale: 1, size: size, dim: dim,
 		imgs: make([]uint8, capacity*dim), has: make([]bool, capacity), gens: make([]uint32, capacity)}
 }
 
@@ -130,8 +140,12 @@ func (r *Relabeler) Put(ref replay.Ref, img []uint8, m *Model) {
 	}
 	var out [1]float32
 	m.Predict(out[:], img, 1)
-	r.Table.Set(ref, float64(out[0]))
+	r.Table.Set(ref, r.Reward(out[0]))
 }
+
+// Reward maps a raw model output to the reward written into the table
+// (the identity unless Standardize has set a transform).
+func (r *Relabeler) Reward(raw float32) float64 { return (float64(raw) - r.shift) / r.scale }
 
 // Relabel recomputes the reward of every stored slot with m (the
 // ensemble mean) and returns how many slots it labelled.
@@ -148,7 +162,7 @@ func (r *Relabeler) Relabel(m *Model) int {
 		}
 	}
 	const chunk = 1024
-	out := make([]float32, chunk)
+	raw := make([]float32, len(slots))
 	buf := make([]uint8, 0, chunk*r.dim)
 	for i := 0; i < len(slots); i += chunk {
 		e := min(len(slots), i+chunk)
@@ -156,12 +170,25 @@ func (r *Relabeler) Relabel(m *Model) int {
 		for _, s := range slots[i:e] {
 			buf = append(buf, r.imgs[s*r.dim:(s+1)*r.dim]...)
 		}
-		m.Predict(out, buf, e-i)
-		r.Table.mu.Lock()
-		for j, s := range slots[i:e] {
-			r.Table.setLocked(replay.Ref{Slot: int32(s), Gen: r.gens[s]}, float64(out[j]))
-		}
-		r.Table.mu.Unlock()
+		m.Predict(raw[i:e], buf, e-i)
 	}
+	if r.Standardize && len(raw) > 1 {
+		var mu, m2 float64
+		for k, v := range raw {
+			d := float64(v) - mu
+			mu += d / float64(k+1)
+			m2 += d * (float64(v) - mu)
+		}
+		sd := math.Sqrt(m2 / float64(len(raw)-1))
+		if !(sd > 1e-12) {
+			sd = 1
+		}
+		r.shift, r.scale = mu, sd
+	}
+	r.Table.mu.Lock()
+	for j, s := range slots {
+		r.Table.setLocked(replay.Ref{Slot: int32(s), Gen: r.gens[s]}, r.Reward(raw[j]))
+	}
+	r.Table.mu.Unlock()
 	return len(slots)
 }
