@@ -412,7 +412,11 @@ func (b *Buffer) checkBatch(dst *Batch) {
 func (b *Buffer) gather(dst *Batch, r, i int) {
 	od, ad := b.cfg.ObsDim, b.cfg.ActDim
 	copy(dst.Obs[r*od:(r+1)*od], b.obs[i*od:(i+1)*od])
-	copy(dst.NextObs[r*od:(r+1)*od], b.nextObsRow(i))
+	if b.nextObs != nil {
+		copy(dst.NextObs[r*od:(r+1)*od], b.nextObs[i*od:(i+1)*od])
+	} else {
+		copy(dst.NextObs[r*od:(r+1)*od], b.nextObsRow(i))
+	}
 	copy(dst.Actions[r*ad:(r+1)*ad], b.act[i*ad:(i+1)*ad])
 	h := &b.hot[i]
 	dst.Rewards[r] = h.rew
@@ -478,7 +482,7 @@ func (b *Buffer) gatherRows(dst *Batch, idx []int32) {
 			if b.next != nil { // shared layout: the next obs is another slot's obs row
 				no, n = b.obs, max(int(b.next[i]), 0)*od
 			}
-			v := b.obs[o] + b.obs[o+od-1] + no[n] + no[n+od-1] + b.act[a] + b.act[a+ad-1] + b.hot[i].rew
+			v := b.obs[o] + b.obs[o+od-1] + no[n] + no[n+od-1] + b.act[a] + b.act[a+ad-1] + b.hot[i].rew + float32(b.gen[i])
 			for k := 16; k < od-1; k += 16 { // lines inside long rows
 				v += b.obs[o+k] + no[n+k]
 			}
