@@ -476,3 +476,43 @@ func TestBytesPerTransitionShared(t *testing.T) {
 		t.Fatalf("BytesPerTransitionShared = %d, buffer allocates %d per slot", got, total/10)
 	}
 }
+
+// TestShareNextObsZeroAllocs checks that with ShareNextObs, Add (after an
+// env's first) and every sampler's Sample and UpdatePriorities allocate
+// nothing.
+func TestShareNextObsZeroAllocs(t *testing.T) {
+	d := newShareDriver(t, 500, 3, 21)
+	for range 800 {
+		d.add()
+	}
+	b := d.b
+	p, _ := NewPER(b, DefaultPERConfig())
+	cfg := DefaultVLMRBConfig()
+	cfg.UseTD, cfg.ISWeights = true, true
+	v, _ := NewVLMRB(b, cfg)
+	dst := NewBatch(64, 3, 2)
+	rng := rand.New(rand.NewPCG(1, 1))
+	vals := make([]float64, 64)
+	for _, s := range []Sampler{NewUniform(b), p, v} {
+		s.Sample(dst, rng) // warm-up
+		s.UpdatePriorities(dst.Refs, vals)
+		if a := testing.AllocsPerRun(50, func() { s.Sample(dst, rng) }); a != 0 {
+			t.Errorf("%T.Sample allocates %v", s, a)
+		}
+		if a := testing.AllocsPerRun(50, func() { s.UpdatePriorities(dst.Refs, vals) }); a != 0 {
+			t.Errorf("%T.UpdatePriorities allocates %v", s, a)
+		}
+	}
+	obs, next := []float64{1, 2, 3}, []float64{4, 5, 6}
+	k := 0
+	add := func() {
+		k++
+		next[0] = float64(k)
+		b.Add(Transition{Obs: obs, NextObs: next, Action: obs[:2], Env: int32(k % 3), Episode: 1, Terminated: k%50 == 0})
+		obs, next = next, obs
+	}
+	add()
+	if a := testing.AllocsPerRun(200, add); a != 0 {
+		t.Errorf("Add allocates %v", a)
+	}
+}
