@@ -34,15 +34,21 @@ const fanoutBits = 4
 // A descent scans each group: above the leaves it finds the last child whose
 // exclusive prefix is ≤ u (a branch-free four-step binary search; the
 // prefix before child 0 is 0 and needs no compare) and checks u against the
-// group total, in the same cache line; in a leaf group it accumulates the sixteen
-// leaves in float64 (two chains of eight, exactly as leafSum does) and
-// counts the partial sums ≤ u. Zero leaves leave the partial sum unchanged,
-// so they are never picked.
+// group total, in the same cache line — except in the top group, which a
+// batch of sorted stratified draws enters together and which is split among
+// them by one sweep over its boundaries. A leaf group has no stored sums: its
+// line is halved (first eight, first four, first two, first one) with the
+// partial sums computed in float64 on the fly (see leafScan), the first half
+// summed exactly as leafSum sums it, so the split matches the group total.
+// Zero leaves are never picked.
 //
 // Every group's sums are recomputed from its children on update (never
 // adjusted by a delta), so the tree never drifts: the total differs from an
 // exact float64 sum of the stored float32 leaves by at most about
-// (depth+1)·fanout·2⁻⁵³ relative, whatever sequence of updates came before.
+// (depth+1)·fanout·2⁻⁵³ relative, whatever sequence of updates came before
+// (FuzzSumTree checks 1e-9, and that each stored leaf is within 2⁻²⁴ of the
+// value written). A batched update writes all its leaves first, recomputes
+// each written leaf group, then each dirty group of every level above once.
 //
 // sumTree is not safe for concurrent use; the owning sampler locks around it.
 type sumTree struct {
