@@ -170,3 +170,12 @@ func Threads() int {
 func impl() sgemmer { return current.Load().impl }
 
 func kern() kernels { return current.Load().k }
+
+// Sgemm computes C = alpha·op(A)·op(B) + beta·C on row-major matrices with
+// the selected backend (see SetBackend): op(A) is m×k, op(B) k×n, C m×n,
+// with leading dimensions lda, ldb, ldc. It is for layers built outside
+// this package (vlmreward's convolutions) that should run on the same BLAS
+// as the networks here.
+func Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	current.Load().impl.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}

@@ -6,7 +6,8 @@ import (
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/vlmrb/vlmrb/nn"
 )
 
 // CNNConfig shapes the reward CNN: Size×Size RGB input scaled to [0,1],
@@ -147,10 +148,7 @@ func (m *CNN) Forward(imgs []uint8, n int) []float32 {
 		im2col(c, n, m.acts[l], m.cols[l])
 		K, NP := c.inC*c.k*c.k, n*c.outH*c.outW
 		y := m.acts[l+1]
-		blas32.Gemm(blas.NoTrans, blas.NoTrans, 1,
-			blas32.General{Rows: c.outC, Cols: K, Stride: K, Data: c.w},
-			blas32.General{Rows: K, Cols: NP, Stride: NP, Data: m.cols[l]},
-			0, blas32.General{Rows: c.outC, Cols: NP, Stride: NP, Data: y})
+		nn.Sgemm(blas.NoTrans, blas.NoTrans, c.outC, NP, K, 1, c.w, K, m.cols[l], NP, 0, y, NP)
 		for o := 0; o < c.outC; o++ {
 			row := y[o*NP : (o+1)*NP]
 			bo := c.b[o]
@@ -221,17 +219,13 @@ func (m *CNN) Backward(dy []float32) {
 			}
 			c.gb[o] += s
 		}
-		dz := blas32.General{Rows: c.outC, Cols: NP, Stride: NP, Data: da}
-		blas32.Gemm(blas.NoTrans, blas.Trans, 1, dz,
-			blas32.General{Rows: K, Cols: NP, Stride: NP, Data: m.cols[l]},
-			1, blas32.General{Rows: c.outC, Cols: K, Stride: K, Data: c.gw})
+		// dW += dZ·colsᵀ (outC×K), dcols = Wᵀ·dZ (K×NP)
+		nn.Sgemm(blas.NoTrans, blas.Trans, c.outC, K, NP, 1, da, NP, m.cols[l], NP, 1, c.gw, K)
 		if l == 0 {
 			break
 		}
 		dcol := make([]float32, K*NP)
-		blas32.Gemm(blas.Trans, blas.NoTrans, 1,
-			blas32.General{Rows: c.outC, Cols: K, Stride: K, Data: c.w}, dz,
-			0, blas32.General{Rows: K, Cols: NP, Stride: NP, Data: dcol})
+		nn.Sgemm(blas.Trans, blas.NoTrans, K, NP, c.outC, 1, c.w, K, da, NP, 0, dcol, NP)
 		din := make([]float32, len(m.acts[l]))
 		col2im(c, n, dcol, din)
 		da = din

@@ -106,10 +106,11 @@ func TestLearnerRelabelsWholeBuffer(t *testing.T) {
 	want := make([]float32, len(live))
 	// rewards written after the last session (steps 401–420) were set at
 	// insertion with the same model, so all must match a fresh prediction
+	// (to float32 rounding: a BLAS may sum a batch of 1 in another order)
 	l.Model.Predict(want, imgs, len(live))
 	for i, ref := range live {
 		got, ok := l.Relabel.Table.Get(ref)
-		if !ok || got != want[i] {
+		if !ok || math.Abs(float64(got-want[i])) > 1e-6 {
 			t.Fatalf("slot %d: reward %v (set %v), model says %v", ref.Slot, got, ok, want[i])
 		}
 	}
@@ -148,8 +149,9 @@ func TestLearnerRelabelsWholeBuffer(t *testing.T) {
 	l2.Model.Predict(got, imgs, len(live))
 	for i, ref := range live {
 		r2, ok := l2.Relabel.Table.Get(ref)
-		if !ok || r2 != want[i] || got[i] != want[i] {
-			t.Fatalf("slot %d after restore: table %v (set %v), model %v; want %v", ref.Slot, r2, ok, got[i], want[i])
+		r1, _ := l.Relabel.Table.Get(ref)
+		if !ok || r2 != r1 || got[i] != want[i] {
+			t.Fatalf("slot %d after restore: table %v (set %v), model %v; want %v and %v", ref.Slot, r2, ok, got[i], r1, want[i])
 		}
 	}
 	if n := l2.Relabel.Relabel(l2.Model); n != capacity {

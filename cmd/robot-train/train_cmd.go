@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,7 +21,7 @@ import (
 // server lives. Everything else would change the experiment.
 var resumeSafe = map[string]bool{
 	"steps": true, "eval-every": true, "eval-episodes": true, "log-every": true,
-	"checkpoint-every": true, "vlm-base-url": true, "vlm-model": true, "quiet": true,
+	"checkpoint-every": true, "vlm-base-url": true, "vlm-model": true, "quiet": true, "cpuprofile": true,
 	"resume": true, "render-backend": true, "blas": true, "threads": true,
 	"embed-base-url": true,
 }
@@ -68,6 +69,7 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		cfgFile = fs.String("config", "", "YAML config file applied on top of the defaults (flags override it)")
 		resume  = fs.String("resume", "", "continue the run in `RUN_DIR` from its last complete checkpoint")
 		quiet   = fs.Bool("quiet", false, "no console table or progress bar (files are still written)")
+		cpuProf = fs.String("cpuprofile", "", "write a CPU profile of the run to `FILE` (go tool pprof FILE)")
 
 		task    = fs.String("task", def.Task, "task `NAME` (robot-train tasks lists them)")
 		reward  = fs.String("reward", def.Reward, "reward SAC trains on: dense|sparse (the task's), erlvlm (learned from VLM ratings), vlmrm (VLM embedding similarity)")
@@ -216,6 +218,17 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	opts := train.Options{Resume: *resume != "", Stdout: stdout, Stderr: stderr, Quiet: *quiet}
+	if *cpuProf != "" {
+		f, err := os.Create(*cpuProf)
+		if err != nil {
+			return usagef("--cpuprofile: %v", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	res, err := train.Run(ctx, cfg, opts)
 	if res != nil {
 		_, _ = fmt.Fprint(stdout, res.Summary())
