@@ -3,7 +3,7 @@
 # 3 seeds, the same budget and SAC settings (bench/erlvlm-100k.yaml); the
 # erlvlm arm learns its reward from oracle ratings with 20% label noise.
 # Usage: bench/erlvlm.sh OUTDIR [task ...]   (PARALLEL=2 runs at a time;
-# CONFIG=FILE replaces bench/erlvlm-100k.yaml)
+# CONFIG=FILE replaces bench/erlvlm-100k.yaml; STEPS=N overrides its budget)
 # Then each final checkpoint is evaluated on 50 fresh episodes (success,
 # and the dense return as a finer measure of progress) and a table printed.
 set -euo pipefail
@@ -23,9 +23,9 @@ run_one() {
   [ -f "$out/$name/done" ] && return 0
   rm -rf "${out:?}/$name"
   "$out/robot-train" train --config "${CONFIG:-bench/erlvlm-100k.yaml}" --task "$t" --reward "$arm" \
-    --seed "$seed" --quiet --out "$out/$name" > "$out/$name.log" 2>&1 && touch "$out/$name/done"
+    --seed "$seed" ${STEPS:+--steps "$STEPS"} --quiet --out "$out/$name" > "$out/$name.log" 2>&1 && touch "$out/$name/done"
 }
-export -f run_one; export CONFIG
+export -f run_one; export CONFIG STEPS
 printf '%s\n' "${jobs[@]}" | xargs -P "${PARALLEL:-2}" -L 1 bash -c 'run_one "$0" $1 $2 $3' "$out"
 
 printf '%-12s %-7s %-4s %-8s %-9s %s\n' task reward seed success dense_ret "expert_spearman(final)"
