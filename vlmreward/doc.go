@@ -12,7 +12,7 @@
 // of rated, downscaled frames (capacity 10,000); a Schedule says when and how
 // many frames to rate (first at step 10k, then 50 every 5k steps, up to a
 // budget). A Model is an ensemble of small CNNs (conv layers via im2col and
-// gonum blas32 GEMMs, hand-written backprop, tanh output) trained with the
+// GEMMs on nn's selected BLAS, hand-written backprop, tanh output) trained with the
 // ERL-VLM loss: per-batch min-max normalisation, class boundaries from the
 // batch's label counts, logits −k(x−R̄_j)(x−R̄_{j+1}), class-weighted MAE on
 // the softmax probabilities (or cross-entropy), stratified batches, early
@@ -31,11 +31,13 @@
 // Rewards from the table and zeroes the Weights of rows whose reward is not
 // set yet (no training on unset rewards). A Relabeler keeps the downscaled
 // next-state frame of every slot so the whole buffer can be relabelled
-// after each reward-model update. Slots are matched by generation, so
-// wrap-around and overwritten slots are handled.
+// after each reward-model update (optionally standardising the rewards over
+// the buffer: the rating loss is blind to the model's output scale). Slots
+// are matched by generation, so wrap-around and overwritten slots are
+// handled. Learner, Model and RewardTable encode themselves for checkpoints.
 //
-// Typical use in a training loop (ERL-VLM; see sac_experiment_test.go for a
-// complete loop):
+// Typical use in a training loop (ERL-VLM; package train's loop is the
+// complete one, behind robot-train train --reward erlvlm):
 //
 //	rater, _ := vlmreward.NewOracleRater(3, 0.2, seed)  // or NewOpenAIRater
 //	l, _ := vlmreward.NewLearner(vlmreward.DefaultLearnerConfig(3, env.Description()), rater, buf.Cap())
@@ -50,6 +52,6 @@
 // chunk pending.Flush(ctx, emb, v, table, batch); table.Apply(batch) before
 // every SAC update.
 //
-// vlmreward imports replay and nn only (tests also use render, tasks and
-// sac to render real task frames and train an agent).
+// vlmreward imports replay and nn only (tests also use render and tasks to
+// rate real task frames).
 package vlmreward
