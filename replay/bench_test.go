@@ -44,6 +44,7 @@ func benchFill(tb testing.TB, capacity, obsDim, actDim int) *Buffer {
 		b.hot[i].ready = 1
 	}
 	b.size, b.pos, b.adds, b.ready = capacity, 0, int64(capacity), capacity
+	b.syncGenLocked()
 	return b
 }
 

@@ -92,6 +92,16 @@ type Buffer struct {
 	adds  int64 // transitions ever added
 	ready int   // sampleable slots (= size without ShareNextObs)
 
+	// The ring writes slots in order, so while genRing holds every slot in
+	// [0, pos) has generation genHi and every slot in [pos, Capacity) has
+	// genLo (= gen[pos]; genHi is its successor, skipping 0): genAt then
+	// needs no read of gen, which spares draws and write-backs a cache miss
+	// per slot at large capacities. gen stays the record (saved, and read
+	// when genRing is false: a loaded file whose generations do not follow
+	// the ring).
+	genLo, genHi uint32
+	genRing      bool
+
 	pend map[int32]*pendingObs // ShareNextObs: per env, the newest transition waiting for its successor
 
 	samplers []attached
@@ -159,6 +169,7 @@ func NewBuffer(cfg Config) (*Buffer, error) {
 	} else {
 		b.nextObs = allocSlice[float32](&a, n*cfg.ObsDim)
 	}
+	b.genHi, b.genRing = 1, true // all slots at generation 0, pos 0
 	release(&a, b)
 	return b, nil
 }
@@ -278,19 +289,71 @@ func (b *Buffer) claimLocked() (int, uint32) {
 	if b.next != nil {
 		b.next[i] = -1
 	}
-	g := b.gen[i] + 1
-	if g == 0 { // skip 0, the "never written" generation
-		g = 1
-	}
+	g := nextGen(b.gen[i])
 	b.gen[i] = g
 	b.pos++
 	if b.pos == b.cfg.Capacity {
 		b.pos = 0
+		b.genLo, b.genHi = b.genHi, nextGen(b.genHi)
 	}
 	if b.size < b.cfg.Capacity {
 		b.size++
 	}
 	return i, g
+}
+
+// nextGen is the generation after g, skipping 0 (the "never written"
+// generation).
+func nextGen(g uint32) uint32 {
+	if g++; g == 0 {
+		return 1
+	}
+	return g
+}
+
+// genAt returns slot i's generation (see genRing).
+func (b *Buffer) genAt(i int32) uint32 {
+	if !b.genRing {
+		return b.gen[i]
+	}
+	if int(i) < b.pos {
+		return b.genHi
+	}
+	return b.genLo
+}
+
+// refsLocked sets refs[j] to slot idx[j] at its current generation.
+func (b *Buffer) refsLocked(refs []Ref, idx []int32) {
+	refs = refs[:len(idx)]
+	if !b.genRing {
+		for j, i := range idx {
+			refs[j] = Ref{Slot: i, Gen: b.gen[i]}
+		}
+		return
+	}
+	pos, lo, hi := int32(b.pos), b.genLo, b.genHi
+	for j, i := range idx {
+		g := lo
+		if i < pos {
+			g = hi
+		}
+		refs[j] = Ref{Slot: i, Gen: g}
+	}
+}
+
+// syncGenLocked derives genLo and genHi from gen and pos and sets genRing
+// to whether every slot's generation follows the ring (after a load, or a
+// test filling the arrays directly).
+func (b *Buffer) syncGenLocked() {
+	b.genLo = b.gen[b.pos]
+	b.genHi = nextGen(b.genLo)
+	b.genRing = true
+	for i, g := range b.gen {
+		if (i < b.pos && g != b.genHi) || (i >= b.pos && g != b.genLo) {
+			b.genRing = false
+			return
+		}
+	}
 }
 
 // writeLocked stores t's obs, action, reward, flags and metadata in slot i
@@ -369,7 +432,7 @@ func (b *Buffer) Valid(ref Ref) bool {
 }
 
 func (b *Buffer) validLocked(ref Ref) bool {
-	return ref.Slot >= 0 && int(ref.Slot) < b.cfg.Capacity && ref.Gen != 0 && b.gen[ref.Slot] == ref.Gen
+	return ref.Slot >= 0 && int(ref.Slot) < b.cfg.Capacity && ref.Gen != 0 && b.genAt(ref.Slot) == ref.Gen
 }
 
 // Meta returns the env, episode and step stored with ref; ok is false when
@@ -422,7 +485,7 @@ func (b *Buffer) gather(dst *Batch, r, i int) {
 	dst.Rewards[r] = h.rew
 	dst.Terminated[r] = float32(h.term)
 	dst.Truncated[r] = float32(h.trunc)
-	dst.Refs[r] = Ref{Slot: int32(i), Gen: b.gen[i]}
+	dst.Refs[r] = Ref{Slot: int32(i), Gen: b.genAt(int32(i))}
 }
 
 // nextObsRow returns slot i's next obs: its own row, or with ShareNextObs
@@ -482,7 +545,7 @@ func (b *Buffer) gatherRows(dst *Batch, idx []int32) {
 			if b.next != nil { // shared layout: the next obs is another slot's obs row
 				no, n = b.obs, max(int(b.next[i]), 0)*od
 			}
-			v := b.obs[o] + b.obs[o+od-1] + no[n] + no[n+od-1] + b.act[a] + b.act[a+ad-1] + b.hot[i].rew + float32(b.gen[i])
+			v := b.obs[o] + b.obs[o+od-1] + no[n] + no[n+od-1] + b.act[a] + b.act[a+ad-1] + b.hot[i].rew + float32(b.genAt(i))
 			for k := 16; k < od-1; k += 16 { // lines inside long rows
 				v += b.obs[o+k] + no[n+k]
 			}
@@ -495,17 +558,26 @@ func (b *Buffer) gatherRows(dst *Batch, idx []int32) {
 	}
 }
 
-// touchRefs loads the generation (and, with leaves, the tree leaf) of
-// every in-range ref with independent loads before a per-ref loop whose
-// long body would otherwise take those cache misses one at a time.
+// touchRefs loads what a per-ref write-back loop reads from slot memory —
+// the generation (unless genRing makes it arithmetic), the sampleable flag
+// with ShareNextObs, and, with leaves, the tree leaf — with independent loads
+// before that loop, whose long body would otherwise take the cache misses
+// one at a time.
 func (b *Buffer) touchRefs(refs []Ref, leaves []float32) {
-	if len(b.gen) < touchFloats {
+	gen := b.gen
+	if b.genRing {
+		gen = nil
+	}
+	if len(b.hot) < touchFloats || (gen == nil && b.next == nil && leaves == nil) {
 		return
 	}
 	sink := b.sink[:0]
 	for _, r := range refs {
 		if r.Slot >= 0 && int(r.Slot) < len(b.hot) {
-			v := float32(b.gen[r.Slot])
+			var v float32
+			if gen != nil {
+				v = float32(gen[r.Slot])
+			}
 			if b.next != nil { // ShareNextObs: the sampleable flag is read too
 				v += float32(b.hot[r.Slot].ready)
 			}
@@ -518,14 +590,22 @@ func (b *Buffer) touchRefs(refs []Ref, leaves []float32) {
 	b.sink = sink
 }
 
-// touchSlots is touchRefs for sampled slot indices.
+// touchSlots loads the generations (unless genRing makes them arithmetic)
+// and, with leaves, the tree leaves of sampled slots, as touchRefs does.
 func (b *Buffer) touchSlots(idx []int32, leaves []float32) {
-	if len(b.gen) < touchFloats {
+	gen := b.gen
+	if b.genRing {
+		gen = nil
+	}
+	if len(b.hot) < touchFloats || (gen == nil && leaves == nil) {
 		return
 	}
 	sink := b.sink[:0]
 	for _, i := range idx {
-		v := float32(b.gen[i])
+		var v float32
+		if gen != nil {
+			v = float32(gen[i])
+		}
 		if leaves != nil {
 			v += leaves[i]
 		}

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"math"
 	"testing"
 	"unsafe"
@@ -73,4 +74,82 @@ func TestAddPanicsOnWrongLengths(t *testing.T) {
 		}
 	}()
 	b.Add(Transition{Obs: []float64{1}, Action: []float64{0, 0}, NextObs: []float64{0, 0, 0}})
+}
+
+// checkGenRing asserts that the ring-derived generation of every slot
+// equals the stored one.
+func checkGenRing(t *testing.T, b *Buffer, when string) {
+	t.Helper()
+	if !b.genRing {
+		t.Fatalf("%s: generations no longer follow the ring", when)
+	}
+	for i, g := range b.gen {
+		if got := b.genAt(int32(i)); got != g {
+			t.Fatalf("%s: slot %d (pos %d) derived generation %d, stored %d", when, i, b.pos, got, g)
+		}
+	}
+}
+
+// TestGenAtFollowsRing checks that the generation derived from the ring
+// position (genAt, used by draws and write-backs) equals the stored
+// generation of every slot after every Add — with and without ShareNextObs
+// (whose phantom slots also take ring slots) — across a save/load, through
+// the uint32 wrap past 0, and that generations which do not follow the ring
+// turn the derivation off.
+func TestGenAtFollowsRing(t *testing.T) {
+	t.Parallel()
+	for _, share := range []bool{false, true} {
+		b, err := NewBuffer(Config{Capacity: 7, ObsDim: 3, ActDim: 2, ShareNextObs: share})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkGenRing(t, b, "empty")
+		obs := []float64{0, 1, 2}
+		for k := range 40 {
+			next := []float64{float64(k + 1), 1, 2}
+			if k%6 == 3 { // a caller that does not continue from NextObs: a phantom
+				obs = []float64{-1, 0, 0}
+			}
+			b.Add(Transition{Obs: obs, Action: []float64{0, 0}, NextObs: next, Truncated: k%9 == 8, Episode: int64(k / 9)})
+			obs = next
+			checkGenRing(t, b, "after add")
+		}
+		var f bytes.Buffer
+		if err := b.Save(&f); err != nil {
+			t.Fatal(err)
+		}
+		b2, _ := NewBuffer(b.cfg)
+		if err := b2.Load(&f); err != nil {
+			t.Fatal(err)
+		}
+		checkGenRing(t, b2, "after load")
+
+		// generations about to wrap past 0
+		b2.mu.Lock()
+		for i := range b2.gen {
+			b2.gen[i] = math.MaxUint32
+			if i < b2.pos {
+				b2.gen[i] = 1
+			}
+		}
+		b2.syncGenLocked()
+		b2.mu.Unlock()
+		checkGenRing(t, b2, "near the wrap")
+		for range 10 {
+			b2.Add(Transition{Obs: obs, Action: []float64{0, 0}, NextObs: obs, Episode: 100})
+			checkGenRing(t, b2, "across the wrap")
+		}
+
+		// generations off the ring: stored ones rule
+		b2.mu.Lock()
+		b2.gen[3] += 5
+		b2.syncGenLocked()
+		b2.mu.Unlock()
+		if b2.genRing {
+			t.Fatal("generations off the ring still derived")
+		}
+		if g := b2.gen[3]; !b2.Valid(Ref{Slot: 3, Gen: g}) || b2.Valid(Ref{Slot: 3, Gen: g - 5}) {
+			t.Fatal("off-ring validity does not follow the stored generation")
+		}
+	}
 }

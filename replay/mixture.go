@@ -344,9 +344,7 @@ func (s *VLMRB) drawLocked(refs []Ref, weights []float32, rng *rand.Rand) bool {
 	} else {
 		b.touchSlots(idx, nil)
 	}
-	for j, i := range idx {
-		refs[j] = Ref{Slot: i, Gen: b.gen[i]}
-	}
+	b.refsLocked(refs, idx)
 	if !s.cfg.ISWeights || lambda == 0 || beta == 0 {
 		for j := range weights {
 			weights[j] = 1

@@ -127,8 +127,8 @@ func (s *PER) drawLocked(refs []Ref, weights []float32, rng *rand.Rand) bool {
 	t := s.tree
 	if !(t.total > 0) { // Σp = 0 (only with all-zero leaves): uniform
 		b.drawUniformLocked(idx, rng)
-		for j, i := range idx {
-			refs[j] = Ref{Slot: i, Gen: b.gen[i]}
+		b.refsLocked(refs, idx)
+		for j := range idx {
 			weights[j] = 1
 		}
 		return true
@@ -137,10 +137,10 @@ func (s *PER) drawLocked(refs []Ref, weights []float32, rng *rand.Rand) bool {
 	t.sampleStratified(idx, mass, rng)
 	b.touchSlots(idx, nil)
 	// w_j / max w = (P_j / P_min)^−β: the batch's smallest leaf has weight 1.
+	b.refsLocked(refs, idx)
 	minLeaf := math.Inf(1)
-	for j, i := range idx {
-		refs[j] = Ref{Slot: i, Gen: b.gen[i]}
-		minLeaf = min(minLeaf, mass[j])
+	for _, l := range mass {
+		minLeaf = min(minLeaf, l)
 	}
 	switch beta {
 	case 0:

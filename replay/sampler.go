@@ -104,9 +104,7 @@ type prioBase struct {
 }
 
 func newPrioBase(buf *Buffer) prioBase {
-	t := newSumTree(buf.cfg.Capacity)
-	t.companion = buf.gen
-	return prioBase{buf: buf, tree: t}
+	return prioBase{buf: buf, tree: newSumTree(buf.cfg.Capacity)}
 }
 
 func (p *prioBase) scratch(m int) []int32 {

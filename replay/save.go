@@ -267,6 +267,7 @@ func (b *Buffer) Load(r io.Reader) error {
 	clear(b.hot[n:])
 	clear(b.gen[n:])
 	b.size, b.pos, b.adds = n, int(pos), int64(adds)
+	b.syncGenLocked()
 	fail := func(err error) error {
 		b.emptyLocked()
 		return err
@@ -366,6 +367,7 @@ func (b *Buffer) emptyLocked() {
 	}
 	clear(b.pend)
 	b.size, b.pos, b.ready = 0, 0, 0
+	b.genLo, b.genHi, b.genRing = 0, 1, true
 	for _, a := range b.samplers {
 		if st, ok := a.(stateful); ok {
 			st.resetLocked()

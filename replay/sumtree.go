@@ -65,12 +65,6 @@ type sumTree struct {
 	cur   []int32
 	next  []int32
 
-	// companion is an optional per-leaf array (the buffer's generations)
-	// whose line for a leaf group the descent touches together with the
-	// leaf line, so the caller's later per-draw read of it is a cache hit
-	// and its miss overlaps the leaf's.
-	companion []uint32
-
 	// batched-descent scratch, one entry per draw.
 	u    []float64
 	node []int32
@@ -547,15 +541,8 @@ func (t *sumTree) sampleStratified(dst []int32, mass []float64, rng *rand.Rand) 
 	}
 	lf := t.leaf
 	if len(lf) >= touchLeaves {
-		if cp := t.companion; len(cp) >= t.n {
-			for j := range u {
-				base := int(node[j]) * fanout
-				t.sink[j] = float64(lf[base]) + float64(cp[min(base, t.n-1)])
-			}
-		} else {
-			for j := range u {
-				t.sink[j] = float64(lf[int(node[j])*fanout])
-			}
+		for j := range u {
+			t.sink[j] = float64(lf[int(node[j])*fanout])
 		}
 	}
 	for j := range u {
