@@ -38,8 +38,10 @@ const fanoutBits = 4
 // batch of sorted stratified draws enters together and which is split among
 // them by one sweep over its boundaries. A leaf group has no stored sums: its
 // line is halved (first eight, first four, first two, first one) with the
-// partial sums computed in float64 on the fly (see leafScan), the first half
-// summed exactly as leafSum sums it, so the split matches the group total.
+// partial sums computed in float64 on the fly (see leafScan; a batched
+// descent takes each halving step for all its draws in one pass, leafLevel),
+// the first half summed exactly as leafSum sums it, so the split matches the
+// group total.
 // Zero leaves are never picked.
 //
 // Every group's sums are recomputed from its children on update (never
@@ -204,6 +206,54 @@ func leafScan(l []float32, u float64) int {
 		return leafEdge(l)
 	}
 	return c
+}
+
+// leafLevel is leafScan for every lane, step-major as descendLevel: each
+// halving step is one pass over all lanes, with leafScan's exact
+// arithmetic. node[j] enters as lane j's leaf group and leaves as its leaf.
+func leafLevel(lf []float32, node []int32, u []float64, c []int32) {
+	n := min(len(node), len(u), len(c))
+	node, u, c = node[:n], u[:n], c[:n]
+	for j, g := range node {
+		base := int(g) * fanout
+		l := lf[base : base+8 : base+8]
+		a := float64(l[0]) + float64(l[1]) + float64(l[2]) + float64(l[3]) +
+			float64(l[4]) + float64(l[5]) + float64(l[6]) + float64(l[7])
+		r := ge(u[j], a)
+		u[j] -= a * float64(r)
+		c[j] = int32(base + int(r*8))
+	}
+	for j, cj := range c {
+		i := int(cj)
+		h := lf[i : i+4 : i+4]
+		q := float64(h[0]) + float64(h[1]) + float64(h[2]) + float64(h[3])
+		r := ge(u[j], q)
+		u[j] -= q * float64(r)
+		c[j] = cj + int32(r*4)
+	}
+	for j, cj := range c {
+		i := int(cj)
+		h := lf[i : i+2 : i+2]
+		s := float64(h[0]) + float64(h[1])
+		r := ge(u[j], s)
+		u[j] -= s * float64(r)
+		c[j] = cj + int32(r*2)
+	}
+	zero := false
+	for j, cj := range c {
+		i := int(cj)
+		k := i + int(ge(u[j], float64(lf[i])))
+		zero = zero || lf[k] == 0
+		node[j] = int32(k)
+	}
+	if zero { // a zero leaf picked by round-off past a range's end: rare
+		for j, k := range node {
+			if lf[k] == 0 {
+				base := int(k) &^ (fanout - 1)
+				node[j] = int32(base + leafEdge(lf[base:base+fanout]))
+			}
+		}
+	}
 }
 
 // leafEdge returns the last positive leaf of a group (0 if none).
@@ -545,10 +595,7 @@ func (t *sumTree) sampleStratified(dst []int32, mass []float64, rng *rand.Rand) 
 			t.sink[j] = float64(lf[int(node[j])*fanout])
 		}
 	}
-	for j := range u {
-		base := int(node[j]) * fanout
-		node[j] = int32(base + leafScan(lf[base:], u[j]))
-	}
+	leafLevel(lf, node, u, t.c[:m])
 	copy(dst, node)
 	if mass != nil {
 		for j, i := range node {
