@@ -32,7 +32,8 @@ const fanoutBits = 4
 // L2/L3 cache, so a descent costs about one memory line: the leaf line.
 //
 // A descent scans each group: above the leaves it finds the last child whose
-// exclusive prefix is ≤ u (a branch-free four-step binary search; the
+// exclusive prefix is ≤ u (a branch-free four-step binary search, which a
+// batched descent does as two four-way steps, see descendLevel; the
 // prefix before child 0 is 0 and needs no compare) and checks u against the
 // group total, in the same cache line — except in the top group, which a
 // batch of sorted stratified draws enters together and which is split among
@@ -442,33 +443,34 @@ func before(p []float64, c uint64) float64 {
 	return math.Float64frombits(math.Float64bits(p[c&(fanout-1)]) & keep)
 }
 
-// descendLevel advances every lane one level: lane j scans the group of
-// node[j] in lv, with exactly scan's arithmetic. It runs step-major: each of
-// the four binary-search steps is one pass over all lanes, so every
-// iteration of a pass is independent of the others and the CPU overlaps
-// them (loads included) instead of waiting on one lane's chain. c is
-// scratch of len(node).
+// descendLevel advances every lane one level: lane j picks, in the group of
+// node[j] in lv, the child scan picks, with scan's arithmetic for u. The
+// four-step binary search is done as two four-way steps: the number of the
+// group's prefixes p[4], p[8], p[12] that are ≤ u picks the quarter, then
+// the number of p[q+1], p[q+2], p[q+3] that are ≤ u the child in it (the
+// prefixes are non-decreasing, so the count of those ≤ u is the index of
+// the last one, which is what the binary search finds). It runs step-major:
+// each step is one pass over all lanes, so every iteration of a pass is
+// independent of the others and the CPU overlaps them (loads included)
+// instead of waiting on one lane's chain. c is scratch of len(node).
 func descendLevel(lv []float64, node []int32, u []float64, c []int32) {
 	n := min(len(node), len(u), len(c))
 	node, u, c = node[:n], u[:n], c[:n]
 	for j, g := range node {
 		base := int(g) * fanout
-		c[j] = int32(base + 8*int(ge(u[j], lv[base+8])))
-	}
-	for _, w := range [...]int{4, 2} {
-		for j, cj := range c {
-			i := int(cj)
-			c[j] = cj + int32(w*int(ge(u[j], lv[i+w])))
-		}
+		p := lv[base : base+fanout : base+fanout]
+		uj := u[j]
+		c[j] = int32(4 * (ge(uj, p[4]) + ge(uj, p[8]) + ge(uj, p[12])))
 	}
 	edge := uint64(0)
 	for j, cj := range c {
-		i := int(cj)
 		base := int(node[j]) * fanout
 		g := lv[base : base+fanout : base+fanout]
-		k := uint64(i-base) + ge(u[j], lv[i+1])
-		edge |= ge(u[j], g[0])
-		u[j] -= before(g, k)
+		uj := u[j]
+		q := uint64(cj) & (fanout - 4)
+		k := q + ge(uj, g[q+1]) + ge(uj, g[q+2]) + ge(uj, g[q+3])
+		edge |= ge(uj, g[0])
+		u[j] = uj - before(g, k)
 		node[j] = int32(base + int(k&(fanout-1)))
 	}
 	if edge != 0 { // a lane at or past its group's total by round-off: rare
