@@ -79,6 +79,9 @@ type sumTree struct {
 // touches the groups it will scan: below it the level sits in L1/L2 cache.
 const touchLen = 1 << 14
 
+// prefetchMin is the fewest draws worth a separate leaf prefetch pass.
+const prefetchMin = 32
+
 // touchLeaves is the leaf count from which the leaf lines are touched first.
 const touchLeaves = 1 << 15
 
@@ -536,6 +539,25 @@ func splitTop(p []float64, node []int32, u []float64) {
 	}
 }
 
+// descendLevels takes the draws (node, u) from below the top group down to
+// their leaf groups.
+func (t *sumTree) descendLevels(node []int32, u []float64) {
+	for k := len(t.vals) - 2; k >= 1; k-- {
+		lv := t.pre[k]
+		if len(lv) >= touchLen {
+			// touch pass: one independent load per cache line the
+			// scans will read, so dozens of misses are in flight at
+			// once instead of the two or three a scan-sized loop body
+			// allows.
+			for j := range u {
+				base := int(node[j]) * fanout
+				t.sink[j] = lv[base] + lv[base+fanout/2]
+			}
+		}
+		descendLevel(lv, node, u, t.c[:len(node)])
+	}
+}
+
 // find returns the leaf holding prefix mass u ∈ [0, total).
 func (t *sumTree) find(u float64) int {
 	i := 0
@@ -551,9 +573,11 @@ func (t *sumTree) find(u float64) int {
 // leaves, one per equal-mass stratum: draw j uses u_j = (j + U_j)·total/m.
 // The u_j ascend, so neighbouring draws share upper groups; descending all
 // draws level by level, with branch-free scans, keeps many independent cache
-// misses in flight (at the leaf level, one line per draw). Each draw's
-// marginal distribution averaged over the batch equals leaf/total. It needs
-// total > 0.
+// misses in flight (at the leaf level, one line per draw). On amd64 a large
+// tree's leaf lines are software-prefetched, the first half of the batch's
+// while the second half descends, so those misses overlap the descent. Each
+// draw's marginal distribution averaged over the batch equals leaf/total. It
+// needs total > 0.
 //
 // When mass is non-nil it receives each drawn leaf's stored value (from the
 // leaf line the scan just read).
@@ -574,27 +598,26 @@ func (t *sumTree) sampleStratified(dst []int32, mass []float64, rng *rand.Rand) 
 	for j := range u {
 		node[j], u[j] = 0, (float64(j)+rng.Float64())*seg
 	}
+	lf := t.leaf
 	if top > 0 {
 		splitTop(t.pre[top], node, u)
-		for k := top - 1; k >= 1; k-- {
-			lv := t.pre[k]
-			if len(lv) >= touchLen {
-				// touch pass: one independent load per cache line the
-				// scans will read, so dozens of misses are in flight at
-				// once instead of the two or three a scan-sized loop body
-				// allows.
-				for j := range u {
-					base := int(node[j]) * fanout
-					t.sink[j] = lv[base] + lv[base+fanout/2]
-				}
-			}
-			descendLevel(lv, node, u, t.c[:m])
-		}
 	}
-	lf := t.leaf
-	if len(lf) >= touchLeaves {
-		for j := range u {
-			t.sink[j] = float64(lf[int(node[j])*fanout])
+	if havePrefetch && len(lf) >= touchLeaves && m >= 2*prefetchMin {
+		// Two halves, each taken down the levels and its leaf lines then
+		// prefetched: the first half's leaf misses are in flight while the
+		// second half descends (a software prefetch does not hold up the
+		// instructions after it, as a touch load does).
+		h := m / 2
+		t.descendLevels(node[:h], u[:h])
+		prefetchGroups(&lf[0], node[:h])
+		t.descendLevels(node[h:], u[h:])
+		prefetchGroups(&lf[0], node[h:])
+	} else {
+		t.descendLevels(node, u)
+		if len(lf) >= touchLeaves {
+			for j := range u {
+				t.sink[j] = float64(lf[int(node[j])*fanout])
+			}
 		}
 	}
 	leafLevel(lf, node, u, t.c[:m])

@@ -256,7 +256,7 @@ func TestStratifiedMatchesFind(t *testing.T) {
 			tr.leaf[0] = 2
 		}
 		tr.rebuild()
-		for _, m := range []int{1, 7, 256} {
+		for _, m := range []int{1, 7, 65, 256} {
 			dst := make([]int32, m)
 			for seed := range uint64(20) {
 				tr.sampleStratified(dst, nil, rand.New(rand.NewPCG(seed, 1)))

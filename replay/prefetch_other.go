@@ -1,0 +1,8 @@
+//go:build !amd64
+
+package replay
+
+// prefetchGroups is a no-op without an assembly prefetch.
+func prefetchGroups(*float32, []int32) {}
+
+const havePrefetch = false
