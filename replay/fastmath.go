@@ -99,3 +99,59 @@ func powScaled(dst, x []float64, s, a float64) {
 		dst[j] = p * expTab[n&(expTabN-1)] * scale
 	}
 }
+
+// powScaled32 sets dst[j] = float32((x[j]·s)^a), for importance weights: as
+// powScaled but with degree-3 series for ln(1+z) (|z| < 2⁻⁸, error below
+// z⁴/4 ≈ 6e-11) and e^r (|r| ≤ ln2/128, error below r⁴/24 ≈ 4e-11), which
+// keeps the result within about 2e-10 relative of x^a — far inside the
+// float32 rounding (6e-8) it is stored with — for fewer operations. Inputs
+// powPos hands to math.Pow go to powPos.
+func powScaled32(dst []float32, x []float64, s, a float64) {
+	x = x[:len(dst)]
+	for j, xj := range x {
+		v := xj * s
+		bits := math.Float64bits(v)
+		e := int(bits>>52&0x7ff) - 1023
+		if e == -1023 || e == 1024 || bits>>63 != 0 {
+			dst[j] = float32(powPos(v, a))
+			continue
+		}
+		k := bits >> (52 - lnTabBits) & (1<<lnTabBits - 1)
+		m := math.Float64frombits(bits&(1<<52-1) | 1023<<52)
+		z := m*lnInv[k] - 1
+		lnz := z + (z*z)*(-1.0/2+z*(1.0/3))
+		y := a * ((float64(e)*ln2Hi + lnNegInv[k]) + (float64(e)*ln2Lo + lnz))
+		if !(y > -700 && y < 700) {
+			dst[j] = float32(powPos(v, a))
+			continue
+		}
+		const shifter = 0x1.8p52
+		nf := (y*(expTabN/math.Ln2) + shifter) - shifter
+		n := int64(nf)
+		r := (y - nf*(ln2Hi/expTabN)) - nf*(ln2Lo/expTabN)
+		p := (1 + r) + (r*r)*(1.0/2+r*(1.0/6))
+		scale := math.Float64frombits(uint64(n>>expTabBits+1023) << 52)
+		dst[j] = float32(p * expTab[n&(expTabN-1)] * scale)
+	}
+}
+
+// minPositive returns the smallest of x (non-empty; no NaN), with four
+// independent compare chains instead of one dependent min per element.
+func minPositive(x []float64) float64 {
+	m := [4]float64{x[0], x[0], x[0], x[0]}
+	j := 0
+	for ; j+4 <= len(x); j += 4 {
+		q := x[j : j+4 : j+4]
+		for i, v := range q {
+			if v < m[i] {
+				m[i] = v
+			}
+		}
+	}
+	for ; j < len(x); j++ {
+		if x[j] < m[0] {
+			m[0] = x[j]
+		}
+	}
+	return min(m[0], m[1], m[2], m[3])
+}

@@ -83,3 +83,53 @@ func BenchmarkPow(b *testing.B) {
 		}
 	})
 }
+
+// TestPowScaled32 checks the float32 weights kernel against math.Pow: within
+// float32 rounding (2⁻²⁴) plus the kernel's stated 2e-10, over the ratios
+// importance weights take (1 to 1e38) and beyond, and special inputs.
+func TestPowScaled32(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(3, 3))
+	x := make([]float64, 20000)
+	for i := range x {
+		x[i] = math.Exp(rng.Float64() * 88)
+		if i%4 == 0 {
+			x[i] = math.Exp(rng.NormFloat64() * 40)
+		}
+	}
+	x[0], x[1], x[2], x[3] = 0, math.Inf(1), 1e-310, 1
+	dst := make([]float32, len(x))
+	for _, a := range []float64{-0.4, -1, -0.5, -0.9999, -1e-3, 0.6} {
+		s := 1 / 1.7
+		powScaled32(dst, x, s, a)
+		for i, v := range x {
+			want := math.Pow(v*s, a)
+			got := float64(dst[i])
+			if want > math.MaxFloat32 || want < 0x1p-126 || math.IsNaN(want) {
+				if w32 := float32(want); dst[i] != w32 && !(math.IsNaN(got) && math.IsNaN(want)) && math.Abs(got-want) > 0x1p-149 {
+					t.Fatalf("powScaled32(%v·%v, %v) = %v, want %v", v, s, a, got, w32)
+				}
+				continue
+			}
+			if math.Abs(got-want) > (0x1p-24+2e-10)*want {
+				t.Fatalf("powScaled32(%v·%v, %v) = %v, want %v (rel %g)", v, s, a, got, want, math.Abs(got-want)/want)
+			}
+		}
+	}
+}
+
+func TestMinPositive(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(4, 4))
+	for n := 1; n < 40; n++ {
+		x := make([]float64, n)
+		want := math.Inf(1)
+		for i := range x {
+			x[i] = rng.Float64() + 1
+			want = min(want, x[i])
+		}
+		if got := minPositive(x); got != want {
+			t.Fatalf("n %d: minPositive = %v, want %v", n, got, want)
+		}
+	}
+}

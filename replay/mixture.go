@@ -357,17 +357,16 @@ func (s *VLMRB) drawLocked(refs []Ref, weights []float32, rng *rand.Rand) bool {
 		mass[j] = float64(leaves[idx[j]])
 	}
 	a, c := lambda/t.total, (1-lambda)/float64(n)
-	minQ := math.Inf(1)
-	for _, l := range mass {
-		minQ = min(minQ, a*l+c)
-	}
 	for j, l := range mass {
-		q := a*l + c
-		if beta == 1 {
+		mass[j] = a*l + c // q(j)
+	}
+	minQ := minPositive(mass)
+	if beta == 1 {
+		for j, q := range mass {
 			weights[j] = float32(minQ / q)
-		} else {
-			weights[j] = float32(powPos(q/minQ, -beta))
 		}
+	} else {
+		powScaled32(weights[:m], mass, 1/minQ, -beta)
 	}
 	return true
 }

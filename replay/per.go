@@ -138,10 +138,7 @@ func (s *PER) drawLocked(refs []Ref, weights []float32, rng *rand.Rand) bool {
 	b.touchSlots(idx, nil)
 	// w_j / max w = (P_j / P_min)^−β: the batch's smallest leaf has weight 1.
 	b.refsLocked(refs, idx)
-	minLeaf := math.Inf(1)
-	for _, l := range mass {
-		minLeaf = min(minLeaf, l)
-	}
+	minLeaf := minPositive(mass)
 	switch beta {
 	case 0:
 		for j := range idx {
@@ -152,11 +149,7 @@ func (s *PER) drawLocked(refs []Ref, weights []float32, rng *rand.Rand) bool {
 			weights[j] = float32(minLeaf / l)
 		}
 	default:
-		w := s.wtmp[:len(mass)]
-		powScaled(w, mass, 1/minLeaf, -beta)
-		for j, v := range w {
-			weights[j] = float32(v)
-		}
+		powScaled32(weights[:len(mass)], mass, 1/minLeaf, -beta)
 	}
 	return true
 }

@@ -98,7 +98,6 @@ type prioBase struct {
 
 	idx  []int32   // sampled slots
 	mass []float64 // their leaf values (prioritized draws)
-	wtmp []float64 // importance-weight scratch
 	uidx []int32   // slots of applied updates
 	uval []float64 // their new leaves
 }
@@ -111,7 +110,6 @@ func (p *prioBase) scratch(m int) []int32 {
 	if cap(p.idx) < m {
 		p.idx = make([]int32, m)
 		p.mass = make([]float64, m)
-		p.wtmp = make([]float64, m)
 	}
 	return p.idx[:m]
 }
