@@ -9,3 +9,9 @@ package replay
 func prefetchGroups(base *float32, node []int32)
 
 const havePrefetch = true
+
+// prefetchGroups64 is prefetchGroups for a level above the leaves, whose
+// 16-float64 group base[16·node[j]] is two lines; both are prefetched.
+//
+//go:noescape
+func prefetchGroups64(base *float64, node []int32)

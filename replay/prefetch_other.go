@@ -6,3 +6,6 @@ package replay
 func prefetchGroups(*float32, []int32) {}
 
 const havePrefetch = false
+
+// prefetchGroups64 is a no-op without an assembly prefetch.
+func prefetchGroups64(*float64, []int32) {}

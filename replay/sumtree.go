@@ -558,6 +558,30 @@ func (t *sumTree) descendLevels(node []int32, u []float64) {
 	}
 }
 
+// descendPrefetched takes the draws from below the top group down to their
+// leaf groups in two halves, level by level: after a half descends a level
+// the lines its draws will read one level down (the leaf lines after level
+// 1) are software-prefetched, so they arrive while the other half descends;
+// a prefetch, unlike a touch load, does not hold up the instructions after
+// it. Levels small enough to stay cached are not prefetched.
+func (t *sumTree) descendPrefetched(node []int32, u []float64) {
+	m := len(node)
+	h := m / 2
+	halves := [2][2]int{{0, h}, {h, m}}
+	for k := len(t.vals) - 2; k >= 1; k-- {
+		lv := t.pre[k]
+		for _, r := range halves {
+			nd, ud := node[r[0]:r[1]], u[r[0]:r[1]]
+			descendLevel(lv, nd, ud, t.c[:len(nd)])
+			if k == 1 {
+				prefetchGroups(&t.leaf[0], nd)
+			} else if next := t.pre[k-1]; len(next) >= touchLen {
+				prefetchGroups64(&next[0], nd)
+			}
+		}
+	}
+}
+
 // find returns the leaf holding prefix mass u ∈ [0, total).
 func (t *sumTree) find(u float64) int {
 	i := 0
@@ -574,8 +598,9 @@ func (t *sumTree) find(u float64) int {
 // The u_j ascend, so neighbouring draws share upper groups; descending all
 // draws level by level, with branch-free scans, keeps many independent cache
 // misses in flight (at the leaf level, one line per draw). On amd64 a large
-// tree's leaf lines are software-prefetched, the first half of the batch's
-// while the second half descends, so those misses overlap the descent. Each
+// tree's leaf lines and large levels' lines are software-prefetched a level
+// ahead, one half of the batch's while the other half descends, so those
+// misses overlap the descent (descendPrefetched). Each
 // draw's marginal distribution averaged over the batch equals leaf/total. It
 // needs total > 0.
 //
@@ -603,15 +628,7 @@ func (t *sumTree) sampleStratified(dst []int32, mass []float64, rng *rand.Rand) 
 		splitTop(t.pre[top], node, u)
 	}
 	if havePrefetch && len(lf) >= touchLeaves && m >= 2*prefetchMin {
-		// Two halves, each taken down the levels and its leaf lines then
-		// prefetched: the first half's leaf misses are in flight while the
-		// second half descends (a software prefetch does not hold up the
-		// instructions after it, as a touch load does).
-		h := m / 2
-		t.descendLevels(node[:h], u[:h])
-		prefetchGroups(&lf[0], node[:h])
-		t.descendLevels(node[h:], u[h:])
-		prefetchGroups(&lf[0], node[h:])
+		t.descendPrefetched(node, u)
 	} else {
 		t.descendLevels(node, u)
 		if len(lf) >= touchLeaves {
