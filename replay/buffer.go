@@ -82,7 +82,7 @@ type Buffer struct {
 	next    []int32   // ShareNextObs: slot holding slot i's next obs, −1 while unknown or for a phantom
 	act     []float32 // Capacity×ActDim
 	hot     []slotHot // Capacity: reward and flags, read with every gathered row
-	gen     []uint32  // Capacity: generation per slot (0 = never written), read by every draw and write-back
+	gen     []uint32  // Capacity: generation per slot (0 = never written); draws and write-backs use genAt
 	env     []int32   // Capacity
 	ep      []int64   // Capacity
 	step    []int32   // Capacity
@@ -110,9 +110,9 @@ type Buffer struct {
 
 // slotHot packs the per-slot scalars a gathered row reads (reward, flags)
 // into 8 bytes, so a sampled row costs one cache line for them instead of
-// three. Generations live in their own dense array (4 bytes per slot): index
-// draws and write-backs read only those, and a dense array is a quarter of
-// the lines.
+// three. Generations live in their own dense array (4 bytes per slot), which
+// draws and write-backs need not read at all while the ring order gives them
+// (see genRing).
 type slotHot struct {
 	rew   float32 // reward
 	term  uint8   // 1 when terminated
