@@ -59,6 +59,7 @@ type SACConfig struct {
 // BufferConfig holds replay storage and sampler parameters.
 type BufferConfig struct {
 	Capacity     int     `yaml:"capacity"`      // transitions
+	ShareNextObs bool    `yaml:"share_next_obs"` // store each observation once (next obs read from the env's following transition)
 	PERAlpha     float64 `yaml:"per_alpha"`     // PER/ReLo priority exponent
 	PERBeta0     float64 `yaml:"per_beta0"`     // initial importance exponent, annealed to 1
 	PEREps       float64 `yaml:"per_eps"`       // priority floor

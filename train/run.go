@@ -189,7 +189,8 @@ func (r *runner) setup(ctx context.Context) error {
 	}
 
 	// replay
-	if r.buf, err = replay.NewBuffer(replay.Config{Capacity: cfg.Buffer.Capacity, ObsDim: r.spec.ObsDim, ActDim: r.spec.ActDim}); err != nil {
+	if r.buf, err = replay.NewBuffer(replay.Config{Capacity: cfg.Buffer.Capacity, ObsDim: r.spec.ObsDim, ActDim: r.spec.ActDim,
+		ShareNextObs: cfg.Buffer.ShareNextObs}); err != nil {
 		return &ConfigError{Msg: err.Error()}
 	}
 	if err := r.makeSampler(); err != nil {

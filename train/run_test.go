@@ -107,3 +107,25 @@ func TestRunDeterministic(t *testing.T) {
 		t.Fatalf("agent checkpoints differ between identical runs: %v", sums)
 	}
 }
+
+// With each observation stored once the loop trains as usual: every
+// sampler finds sampleable transitions and the run completes and resumes.
+func TestRunShareNextObs(t *testing.T) {
+	t.Parallel()
+	for _, replay := range []string{"uniform", "per", "vlmrb"} {
+		out := filepath.Join(t.TempDir(), "run")
+		c := tinyConfig(out, replay)
+		c.Buffer.ShareNextObs = true
+		res, err := Run(context.Background(), c, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", replay, err)
+		}
+		if res.Step != 200 || res.Updates == 0 {
+			t.Fatalf("%s: result %+v", replay, res)
+		}
+		c.Steps = 300
+		if res, err = Run(context.Background(), c, Options{Resume: true}); err != nil || res.Step != 300 {
+			t.Fatalf("%s resume: %+v %v", replay, res, err)
+		}
+	}
+}
