@@ -58,20 +58,20 @@ type SACConfig struct {
 
 // BufferConfig holds replay storage and sampler parameters.
 type BufferConfig struct {
-	Capacity     int     `yaml:"capacity"`      // transitions
+	Capacity     int     `yaml:"capacity"`       // transitions
 	ShareNextObs bool    `yaml:"share_next_obs"` // store each observation once (next obs read from the env's following transition)
-	PERAlpha     float64 `yaml:"per_alpha"`     // PER/ReLo priority exponent
-	PERBeta0     float64 `yaml:"per_beta0"`     // initial importance exponent, annealed to 1
-	PEREps       float64 `yaml:"per_eps"`       // priority floor
-	LambdaMax    float64 `yaml:"lambda_max"`    // VLM-RB mixture weight after warm-up
-	LambdaWarmup int64   `yaml:"lambda_warmup"` // env steps after learning starts over which λ rises from 0 to lambda_max
-	DefaultPrio  float64 `yaml:"default_prio"`  // p̄ for unscored transitions
-	ScoreMap     string  `yaml:"score_map"`     // threshold (the paper's rule) | raw
-	Threshold    float64 `yaml:"threshold"`     // score cut for score_map threshold
-	ScoreFloor   float64 `yaml:"score_floor"`   // floor ε for mapped priorities
-	VLMAlpha     float64 `yaml:"vlm_alpha"`     // exponent on VLM-RB priorities (1: p_i/Σp)
-	TDProduct    bool    `yaml:"td_product"`    // continuous-control variant: priority p^VLM·|δ|
-	ImportanceIS bool    `yaml:"importance_is"` // VLM-RB importance weights against the mixture (paper: off)
+	PERAlpha     float64 `yaml:"per_alpha"`      // PER/ReLo priority exponent
+	PERBeta0     float64 `yaml:"per_beta0"`      // initial importance exponent, annealed to 1
+	PEREps       float64 `yaml:"per_eps"`        // priority floor
+	LambdaMax    float64 `yaml:"lambda_max"`     // VLM-RB mixture weight after warm-up
+	LambdaWarmup int64   `yaml:"lambda_warmup"`  // env steps after learning starts over which λ rises from 0 to lambda_max
+	DefaultPrio  float64 `yaml:"default_prio"`   // p̄ for unscored transitions
+	ScoreMap     string  `yaml:"score_map"`      // threshold (the paper's rule) | raw
+	Threshold    float64 `yaml:"threshold"`      // score cut for score_map threshold
+	ScoreFloor   float64 `yaml:"score_floor"`    // floor ε for mapped priorities
+	VLMAlpha     float64 `yaml:"vlm_alpha"`      // exponent on VLM-RB priorities (1: p_i/Σp)
+	TDProduct    bool    `yaml:"td_product"`     // continuous-control variant: priority p^VLM·|δ|
+	ImportanceIS bool    `yaml:"importance_is"`  // VLM-RB importance weights against the mixture (paper: off)
 }
 
 // VLMConfig configures clips and the scorer.
