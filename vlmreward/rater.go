@@ -112,36 +112,45 @@ func RateAll(ctx context.Context, r Rater, qs []*Query, labels []int, workers in
 	st := RateStats{Asked: len(qs)}
 	workers = max(1, workers)
 	var mu sync.Mutex
+	forEach(len(qs), workers, func(i int) bool {
+		c, err := r.Rate(ctx, qs[i])
+		if err == nil && (c < 0 || c >= r.Classes()) {
+			err = fmt.Errorf("vlmreward: rater returned class %d of %d", c, r.Classes())
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			labels[i] = -1
+			st.Failed++
+			if st.FirstErr == nil {
+				st.FirstErr = err
+			}
+			return true
+		}
+		labels[i] = c
+		st.Rated++
+		return true
+	})
+	return st
+}
+
+// forEach calls fn(i) for i in [0, n) on up to workers goroutines, each
+// taking the next index in turn, and returns when all are done. A worker
+// stops early when fn returns false.
+func forEach(n, workers int, fn func(i int) bool) {
 	var wg sync.WaitGroup
-	next := atomic.Int64{}
-	for w := 0; w < workers; w++ {
+	var next atomic.Int64
+	for range min(max(1, workers), n) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= len(qs) {
+				if i >= n || !fn(i) {
 					return
 				}
-				c, err := r.Rate(ctx, qs[i])
-				if err == nil && (c < 0 || c >= r.Classes()) {
-					err = fmt.Errorf("vlmreward: rater returned class %d of %d", c, r.Classes())
-				}
-				mu.Lock()
-				if err != nil {
-					labels[i] = -1
-					st.Failed++
-					if st.FirstErr == nil {
-						st.FirstErr = err
-					}
-				} else {
-					labels[i] = c
-					st.Rated++
-				}
-				mu.Unlock()
 			}
 		}()
 	}
 	wg.Wait()
-	return st
 }

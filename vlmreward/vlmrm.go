@@ -280,27 +280,15 @@ func (h *HTTPEmbedder) EmbedImages(ctx context.Context, imgs []image.Image) ([][
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(workers, len(imgs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(imgs) {
-					return
-				}
-				var err error
-				if out[i], err = h.embedImage(ctx, imgs[i]); err != nil {
-					once.Do(func() { first = fmt.Errorf("image %d: %w", i, err) })
-					cancel() // stop the others: the batch fails as a whole
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	forEach(len(imgs), workers, func(i int) bool {
+		var err error
+		if out[i], err = h.embedImage(ctx, imgs[i]); err != nil {
+			once.Do(func() { first = fmt.Errorf("image %d: %w", i, err) })
+			cancel() // stop the others: the batch fails as a whole
+			return false
+		}
+		return true
+	})
 	if first != nil {
 		return nil, first
 	}
