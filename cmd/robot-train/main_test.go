@@ -412,11 +412,7 @@ func TestScoreMJPEGStream(t *testing.T) {
 func TestTrainVLMRewardsCLI(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	cfgPath := filepath.Join(dir, "erl.yaml")
-	yaml := "reward_model: {first: 100, every: 100, per_session: 30, budget: 60, frame_size: 32, cnn_size: 24, ensemble: 1, batch: 32, epochs: 1}\n"
-	if err := os.WriteFile(cfgPath, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cfgPath := writeConfig(t, dir, "reward_model: {first: 100, every: 100, per_session: 30, budget: 60, frame_size: 32, cnn_size: 24, ensemble: 1, batch: 32, epochs: 1}")
 	out := filepath.Join(dir, "erl")
 	code, stdout, stderr := runCLI(t, tiny(out, "--config", cfgPath, "--reward", "erlvlm", "--rater", "oracle", "--label-noise", "0.2", "--rating-classes", "2")...)
 	if code != 0 {
@@ -446,4 +442,14 @@ func TestTrainVLMRewardsCLI(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr, "--embed-base-url") {
 		t.Fatalf("vlmrm without a server: exit %d %q", code, stderr)
 	}
+}
+
+// writeConfig writes a YAML config file into dir and returns its path.
+func writeConfig(t *testing.T, dir, yaml string) string {
+	t.Helper()
+	path := filepath.Join(dir, "config-in.yaml")
+	if err := os.WriteFile(path, []byte(yaml+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

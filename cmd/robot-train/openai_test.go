@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -122,11 +121,7 @@ func TestTrainERLVLMWithOpenAIRater(t *testing.T) {
 	var calls atomic.Int64
 	srv := ratingServer(t, &calls)
 	dir := t.TempDir()
-	cfgPath := filepath.Join(dir, "erl.yaml")
-	yaml := "reward_model: {first: 100, every: 100, per_session: 10, budget: 20, frame_size: 32, cnn_size: 24, ensemble: 1, batch: 16, epochs: 1, workers: 2, per_episode: 10}\n"
-	if err := os.WriteFile(cfgPath, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cfgPath := writeConfig(t, dir, "reward_model: {first: 100, every: 100, per_session: 10, budget: 20, frame_size: 32, cnn_size: 24, ensemble: 1, batch: 16, epochs: 1, workers: 2, per_episode: 10}")
 	out := filepath.Join(dir, "run")
 	code, stdout, stderr := runCLI(t, tiny(out, "--config", cfgPath, "--reward", "erlvlm", "--rater", "openai", "--rating-classes", "2",
 		"--vlm-base-url", srv.URL+"/v1", "--vlm-model", "test-vlm")...)
