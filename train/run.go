@@ -665,6 +665,9 @@ func (r *runner) agentPolicy() control.Policy {
 	return control.PolicyFunc(func(obs, dst []float64) { r.agent.Act(dst, obs, true) })
 }
 
+// checkpointFlushTimeout bounds VLM-RM's embedding flush at a checkpoint.
+const checkpointFlushTimeout = 20 * time.Second
+
 // runState is the loop's part of a checkpoint.
 type runState struct {
 	NextEpisode   int64     `json:"next_episode"`
@@ -722,7 +725,11 @@ func (r *runner) checkpoint() error {
 		}},
 	}
 	if r.rm != nil {
-		rb, err := r.rm.marshal(context.Background())
+		// a bounded wait: an unreachable embedding server must not hold up
+		// a checkpoint (or Ctrl-C); frames it does not embed stay unset
+		ctx, cancel := context.WithTimeout(context.Background(), checkpointFlushTimeout)
+		rb, err := r.rm.marshal(ctx)
+		cancel()
 		if err != nil {
 			return fmt.Errorf("checkpoint reward model: %w", err)
 		}
