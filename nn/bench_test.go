@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
+
+	"github.com/vlmrb/vlmrb/internal/cputime"
 )
 
 // BenchmarkSgemm measures the raw GEMM of a 256×256 hidden layer at batch
@@ -30,13 +32,13 @@ func BenchmarkSgemm(b *testing.B) {
 					b.Skip(err)
 				}
 				g := impl()
-				cpu0 := processCPU()
+				cpu0 := cputime.Process()
 				for b.Loop() {
 					g.Sgemm(s.ta, s.tb, n, n, n, 1, x, n, w, n, 0, y, n)
 				}
 				flop := 2.0 * n * n * n * float64(b.N)
 				b.ReportMetric(flop/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-				if cpu := (processCPU() - cpu0).Seconds(); cpu > 0 {
+				if cpu := (cputime.Process() - cpu0).Seconds(); cpu > 0 {
 					b.ReportMetric(flop/cpu/1e9, "GFLOP/cpu-s")
 				}
 			})
@@ -63,7 +65,7 @@ func BenchmarkMLPForwardBackward(b *testing.B) {
 				dy[i] = float32(i%3) - 1
 			}
 			t := m.NewTape(256)
-			cpu0 := processCPU()
+			cpu0 := cputime.Process()
 			for b.Loop() {
 				m.Forward(t, x, 256)
 				m.Backward(t, dy, nil, 0, true)
@@ -71,7 +73,7 @@ func BenchmarkMLPForwardBackward(b *testing.B) {
 			l1 := 2.0 * 256 * 39 * 256
 			flop := (3*m.FLOPs(256) - l1) * float64(b.N)
 			b.ReportMetric(flop/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-			if cpu := (processCPU() - cpu0).Seconds(); cpu > 0 {
+			if cpu := (cputime.Process() - cpu0).Seconds(); cpu > 0 {
 				b.ReportMetric(flop/cpu/1e9, "GFLOP/cpu-s")
 			}
 		})

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/vlmrb/vlmrb/internal/cputime"
 )
 
 // Benchmark shapes from the issue: capacity 10⁶, MetaWorld obs 39, action 4,
@@ -105,7 +107,7 @@ type refSampler interface {
 // before b.Loop and pass it to reportBatches.
 type cpuClock struct{ t0 time.Duration }
 
-func startCPU() cpuClock { return cpuClock{cpuTime()} }
+func startCPU() cpuClock { return cpuClock{cputime.Process()} }
 
 // reportBatches reports wall-clock batches/s and samples/s, and batches per
 // CPU second (process user+system time, so descheduled time on a loaded
@@ -115,7 +117,7 @@ func reportBatches(b *testing.B, batches int, c cpuClock) {
 	b.ReportMetric(float64(batches)/s, "batches/s")
 	b.ReportMetric(float64(batches*benchBatch)/s, "samples/s")
 	if c.t0 > 0 {
-		if d := (cpuTime() - c.t0).Seconds(); d > 0 {
+		if d := (cputime.Process() - c.t0).Seconds(); d > 0 {
 			b.ReportMetric(float64(batches)/d, "batches/cpu-s")
 		}
 	}
@@ -370,7 +372,7 @@ func BenchmarkInsert(b *testing.B) {
 			n++
 		}
 		b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "inserts/s")
-		if d := (cpuTime() - clk.t0).Seconds(); d > 0 {
+		if d := (cputime.Process() - clk.t0).Seconds(); d > 0 {
 			b.ReportMetric(float64(n)/d, "inserts/cpu-s")
 		}
 	})
@@ -397,7 +399,7 @@ func BenchmarkInsert(b *testing.B) {
 				n++
 			}
 			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "inserts/s")
-			if d := (cpuTime() - clk.t0).Seconds(); d > 0 {
+			if d := (cputime.Process() - clk.t0).Seconds(); d > 0 {
 				b.ReportMetric(float64(n)/d, "inserts/cpu-s")
 			}
 		})
@@ -429,7 +431,7 @@ func BenchmarkScaling(b *testing.B) {
 			reportBatches(b, k, clk)
 			b.ReportMetric(float64(s.tree.depth()+1), "levels")
 			d := b.Elapsed()
-			if c := cpuTime() - clk.t0; clk.t0 > 0 && c > 0 {
+			if c := cputime.Process() - clk.t0; clk.t0 > 0 && c > 0 {
 				d = c
 			}
 			ns := float64(d.Nanoseconds()) / float64(k*benchBatch)

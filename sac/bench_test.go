@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/vlmrb/vlmrb/internal/cputime"
 	"github.com/vlmrb/vlmrb/nn"
 )
 
@@ -83,7 +84,7 @@ func BenchmarkUpdate(b *testing.B) {
 				}
 				b.ReportAllocs()
 				b.ResetTimer()
-				cpu0 := processCPU()
+				cpu0 := cputime.Process()
 				for b.Loop() {
 					if _, err := a.Update(batch); err != nil {
 						b.Fatal(err)
@@ -92,7 +93,7 @@ func BenchmarkUpdate(b *testing.B) {
 				sec := b.Elapsed().Seconds()
 				b.ReportMetric(float64(b.N)/sec, "updates/s")
 				b.ReportMetric(updateFLOPs(a, benchBatch)*float64(b.N)/sec/1e9, "GFLOP/s")
-				if cpu := (processCPU() - cpu0).Seconds(); cpu > 0 {
+				if cpu := (cputime.Process() - cpu0).Seconds(); cpu > 0 {
 					b.ReportMetric(float64(b.N)/cpu, "updates/cpu-s")
 				}
 			})
@@ -117,12 +118,12 @@ func BenchmarkAct(b *testing.B) {
 				a.ActBatch(dst, obs, n, false)
 				b.ReportAllocs()
 				b.ResetTimer()
-				cpu0 := processCPU()
+				cpu0 := cputime.Process()
 				for b.Loop() {
 					a.ActBatch(dst, obs, n, false)
 				}
 				sec := b.Elapsed().Seconds()
-				if cpu := (processCPU() - cpu0).Seconds(); cpu > 0 {
+				if cpu := (cputime.Process() - cpu0).Seconds(); cpu > 0 {
 					b.ReportMetric(float64(b.N)/cpu, "calls/cpu-s")
 				}
 				b.ReportMetric(float64(b.N)/sec, "calls/s")

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vlmrb/vlmrb/internal/cputime"
 	"github.com/vlmrb/vlmrb/replay"
 )
 
@@ -40,7 +41,7 @@ func BenchmarkEncodeClip(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			c := benchClip(b, bc.w, bc.h)
 			var bytes int
-			c0 := processCPU()
+			c0 := cputime.Process()
 			for b.Loop() {
 				urls, err := EncodeClip(c, bc.enc)
 				if err != nil {
@@ -52,7 +53,7 @@ func BenchmarkEncodeClip(b *testing.B) {
 				}
 			}
 			sec := b.Elapsed().Seconds() / float64(b.N)
-			if cpu := (processCPU() - c0).Seconds(); cpu > 0 {
+			if cpu := (cputime.Process() - c0).Seconds(); cpu > 0 {
 				b.ReportMetric(cpu/float64(b.N)*1e3, "cpu-ms/clip")
 			}
 			b.ReportMetric(sec*1e3, "ms/clip")
@@ -72,13 +73,13 @@ func BenchmarkPixelScorer(b *testing.B) {
 			c := benchClip(b, bc.w, bc.h)
 			s := NewPixelScorer(testSpec)
 			ctx := context.Background()
-			c0 := processCPU()
+			c0 := cputime.Process()
 			for b.Loop() {
 				if _, err := s.Score(ctx, c); err != nil {
 					b.Fatal(err)
 				}
 			}
-			if cpu := (processCPU() - c0).Seconds(); cpu > 0 {
+			if cpu := (cputime.Process() - c0).Seconds(); cpu > 0 {
 				b.ReportMetric(float64(b.N)/cpu, "clips/cpu-s")
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "clips/s")
@@ -127,14 +128,14 @@ func BenchmarkScoringOverhead(b *testing.B) {
 			type tally struct{ n, wall, cpu float64 }
 			sampleFor := func(d time.Duration, acc *tally) {
 				n := 0
-				c0, t0 := processCPU(), time.Now()
+				c0, t0 := cputime.Process(), time.Now()
 				for time.Since(t0) < d {
 					smp.Sample(dst, rng)
 					n += batch
 				}
 				acc.n += float64(n)
 				acc.wall += time.Since(t0).Seconds()
-				acc.cpu += (processCPU() - c0).Seconds()
+				acc.cpu += (cputime.Process() - c0).Seconds()
 			}
 			var off, on tally
 			var written int64
@@ -220,7 +221,7 @@ func BenchmarkPrioritizerWriteBack(b *testing.B) {
 	p.Start(context.Background())
 	defer p.Close()
 	next := 0
-	c0 := processCPU()
+	c0 := cputime.Process()
 	for b.Loop() {
 		for !p.Submit(&Clip{Refs: refs[next : next+refsPerClip]}) {
 			// queue full: let the worker catch up (Submit counted a drop)
@@ -232,7 +233,7 @@ func BenchmarkPrioritizerWriteBack(b *testing.B) {
 		time.Sleep(100 * time.Microsecond)
 	}
 	time.Sleep(time.Millisecond) // the last clip in a worker
-	cpu := (processCPU() - c0).Seconds()
+	cpu := (cputime.Process() - c0).Seconds()
 	m := p.Metrics()
 	if m.Written > 0 && cpu > 0 {
 		b.ReportMetric(cpu/float64(m.Written)*1e6, "cpu-µs/score")
