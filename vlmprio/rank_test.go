@@ -26,7 +26,13 @@ func rankFraction(t *testing.T, s Scorer, expert, random []*Clip) float64 {
 		}
 		return out
 	}
-	e, r := score(expert), score(random)
+	return pairWinFraction(score(expert), score(random))
+}
+
+// pairWinFraction is the fraction of (e, r) pairs with e > r: the
+// probability that a scorer ranks a random expert clip above a random
+// other one (ties count as losses).
+func pairWinFraction(e, r []float64) float64 {
 	wins := 0
 	for _, a := range e {
 		for _, b := range r {

@@ -130,15 +130,7 @@ func TestPixelRanksRenderedExpertAboveRandom(t *testing.T) {
 					}
 				}
 			}
-			wins := 0
-			for _, a := range e {
-				for _, b := range rnd {
-					if a > b {
-						wins++
-					}
-				}
-			}
-			frac := float64(wins) / float64(len(e)*len(rnd))
+			frac := vlmprio.PairWinFraction(e, rnd)
 			t.Logf("%s: pixel ranks rendered expert above random in %.3f of %d pairs", name, frac, len(e)*len(rnd))
 			if frac < 0.9 {
 				t.Errorf("%s: %.3f of pairs, want ≥ 0.90 (expert %.3f, random %.3f)", name, frac, e, rnd)

@@ -95,15 +95,7 @@ func TestOracleRanksTaskExpertAboveRandom(t *testing.T) {
 				return out
 			}
 			e, r := score(expert), score(random)
-			wins := 0
-			for _, a := range e {
-				for _, b := range r {
-					if a > b {
-						wins++
-					}
-				}
-			}
-			frac := float64(wins) / float64(len(e)*len(r))
+			frac := vlmprio.PairWinFraction(e, r)
 			t.Logf("%s: oracle ranks expert above random in %.3f of %d pairs", name, frac, len(e)*len(r))
 			if frac < 0.9 {
 				t.Fatalf("%s: %.3f of pairs, want ≥ 0.90", name, frac)

@@ -1,0 +1,4 @@
+package vlmprio
+
+// PairWinFraction exports pairWinFraction to the external tests.
+var PairWinFraction = pairWinFraction
