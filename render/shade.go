@@ -112,40 +112,17 @@ func texColor(m []float32, u, v float32) (r, g, b float32) {
 // shadow factor for light i.
 func (fp *frameParams) shade(m []float32, p, n [3]float32, u, v float32, lit *[MaxLights]float32) (r, g, b float32) {
 	br, bg, bb := texColor(m, u, v)
-	nl := float32(math.Sqrt(float64(n[0]*n[0] + n[1]*n[1] + n[2]*n[2])))
-	if nl > 0 {
-		n = [3]float32{n[0] / nl, n[1] / nl, n[2] / nl}
-	}
-	vx, vy, vz := fp.eye[0]-p[0], fp.eye[1]-p[1], fp.eye[2]-p[2]
-	vl := float32(math.Sqrt(float64(vx*vx + vy*vy + vz*vz)))
-	if vl > 0 {
-		vx, vy, vz = vx/vl, vy/vl, vz/vl
-	}
+	n[0], n[1], n[2] = unit(n[0], n[1], n[2])
+	vx, vy, vz := unit(fp.eye[0]-p[0], fp.eye[1]-p[1], fp.eye[2]-p[2])
 	r, g, b = fp.ambient[0]*br, fp.ambient[1]*bg, fp.ambient[2]*bb
 	spec, shin := m[8], m[9]
 	for i := 0; i < fp.nLights; i++ {
-		lv := fp.light[i]
-		lx, ly, lz := lv[0], lv[1], lv[2]
-		if lv[3] != 0 {
-			lx, ly, lz = lx-p[0], ly-p[1], lz-p[2]
-			ll := float32(math.Sqrt(float64(lx*lx + ly*ly + lz*lz)))
-			if ll > 0 {
-				lx, ly, lz = lx/ll, ly/ll, lz/ll
-			}
-		}
+		lx, ly, lz := fp.toLight(i, p)
 		d := n[0]*lx + n[1]*ly + n[2]*lz
 		if d <= 0 {
 			continue
 		}
-		hx, hy, hz := lx+vx, ly+vy, lz+vz
-		hl := float32(math.Sqrt(float64(hx*hx + hy*hy + hz*hz)))
-		var s float32
-		if hl > 0 {
-			nh := (n[0]*hx + n[1]*hy + n[2]*hz) / hl
-			if nh > 0 {
-				s = spec * float32(math.Pow(float64(nh), float64(shin)))
-			}
-		}
+		s := blinnSpec(n, lx+vx, ly+vy, lz+vz, spec, shin)
 		f := lit[i]
 		c := fp.lightCol[i]
 		r += f * c[0] * (d*br + s)
@@ -172,29 +149,14 @@ const vtermStride = 13
 
 // vertexTerms mirrors the vertex shader's per-vertex lighting.
 func (fp *frameParams) vertexTerms(m []float32, p, n [3]float32, out []float32) {
-	nl := float32(math.Sqrt(float64(n[0]*n[0] + n[1]*n[1] + n[2]*n[2])))
-	if nl > 0 {
-		n = [3]float32{n[0] / nl, n[1] / nl, n[2] / nl}
-	}
-	vx, vy, vz := fp.eye[0]-p[0], fp.eye[1]-p[1], fp.eye[2]-p[2]
-	vl := float32(math.Sqrt(float64(vx*vx + vy*vy + vz*vz)))
-	if vl > 0 {
-		vx, vy, vz = vx/vl, vy/vl, vz/vl
-	}
+	n[0], n[1], n[2] = unit(n[0], n[1], n[2])
+	vx, vy, vz := unit(fp.eye[0]-p[0], fp.eye[1]-p[1], fp.eye[2]-p[2])
 	out = out[:vtermStride]
 	clear(out)
 	out[0], out[1], out[2] = fp.ambient[0], fp.ambient[1], fp.ambient[2]
 	spec, shin := m[8], m[9]
 	for i := 0; i < fp.nLights; i++ {
-		lv := fp.light[i]
-		lx, ly, lz := lv[0], lv[1], lv[2]
-		if lv[3] != 0 {
-			lx, ly, lz = lx-p[0], ly-p[1], lz-p[2]
-			ll := float32(math.Sqrt(float64(lx*lx + ly*ly + lz*lz)))
-			if ll > 0 {
-				lx, ly, lz = lx/ll, ly/ll, lz/ll
-			}
-		}
+		lx, ly, lz := fp.toLight(i, p)
 		d := n[0]*lx + n[1]*ly + n[2]*lz
 		if i == fp.shadowIdx {
 			out[12] = d
@@ -202,15 +164,7 @@ func (fp *frameParams) vertexTerms(m []float32, p, n [3]float32, out []float32) 
 		if d <= 0 {
 			continue
 		}
-		hx, hy, hz := lx+vx, ly+vy, lz+vz
-		hl := float32(math.Sqrt(float64(hx*hx + hy*hy + hz*hz)))
-		var s float32
-		if hl > 0 {
-			nh := (n[0]*hx + n[1]*hy + n[2]*hz) / hl
-			if nh > 0 {
-				s = spec * float32(math.Pow(float64(nh), float64(shin)))
-			}
-		}
+		s := blinnSpec(n, lx+vx, ly+vy, lz+vz, spec, shin)
 		c := fp.lightCol[i]
 		if i == fp.shadowIdx {
 			out[6], out[7], out[8] = c[0]*d, c[1]*d, c[2]*d
@@ -235,4 +189,36 @@ func sin32(x float32) float32 {
 	r -= twoPi * math.Floor(r*invTwoPi+0.5)
 	r2 := r * r
 	return float32(r * (1 + r2*(-1.0/6+r2*(1.0/120+r2*(-1.0/5040+r2*(1.0/362880+r2*(-1.0/39916800+r2*(1.0/6227020800+r2*(-1.0/1307674368000)))))))))
+}
+
+// unit returns (x, y, z) scaled to length 1, or unchanged when it is zero.
+func unit(x, y, z float32) (float32, float32, float32) {
+	if l := float32(math.Sqrt(float64(x*x + y*y + z*z))); l > 0 {
+		return x / l, y / l, z / l
+	}
+	return x, y, z
+}
+
+// toLight is the unit vector from p towards light i (a directional
+// light's stored direction as is).
+func (fp *frameParams) toLight(i int, p [3]float32) (x, y, z float32) {
+	lv := &fp.light[i]
+	if lv[3] == 0 {
+		return lv[0], lv[1], lv[2]
+	}
+	return unit(lv[0]-p[0], lv[1]-p[1], lv[2]-p[2])
+}
+
+// blinnSpec is the Blinn-Phong specular term spec·(n·ĥ)^shin for the
+// unnormalised half vector h = l + v (0 when h is zero or faces away).
+func blinnSpec(n [3]float32, hx, hy, hz, spec, shin float32) float32 {
+	hl := float32(math.Sqrt(float64(hx*hx + hy*hy + hz*hz)))
+	if hl <= 0 {
+		return 0
+	}
+	nh := (n[0]*hx + n[1]*hy + n[2]*hz) / hl
+	if nh <= 0 {
+		return 0
+	}
+	return spec * float32(math.Pow(float64(nh), float64(shin)))
 }
