@@ -298,16 +298,10 @@ func (r *eglRenderer) Render(sc *Scene, cam Camera, dst *image.RGBA) error {
 func (r *eglRenderer) RenderBuffers(sc *Scene, cam Camera, dst Buffers) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.closed {
-		return ErrClosed
-	}
-	if r.broken != nil {
+	if r.broken != nil && !r.closed {
 		return r.broken
 	}
-	if err := checkDst(cam, dst); err != nil {
-		return err
-	}
-	if err := sc.Validate(); err != nil {
+	if err := checkCall(r.closed, sc, cam, dst); err != nil {
 		return err
 	}
 	err := r.th.call(func() error { return r.g.draw(sc, cam, dst) })

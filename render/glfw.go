@@ -142,13 +142,7 @@ func (r *glfwRenderer) Render(sc *Scene, cam Camera, dst *image.RGBA) error {
 func (r *glfwRenderer) RenderBuffers(sc *Scene, cam Camera, dst Buffers) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.closed {
-		return ErrClosed
-	}
-	if err := checkDst(cam, dst); err != nil {
-		return err
-	}
-	if err := sc.Validate(); err != nil {
+	if err := checkCall(r.closed, sc, cam, dst); err != nil {
 		return err
 	}
 	return r.th.call(func() error {

@@ -178,6 +178,18 @@ func newAuto(opts Options) (Renderer, error) {
 	return newSoft(opts)
 }
 
+// checkCall is what every backend checks before drawing: the renderer is
+// open, the destination fits the camera and the scene is valid.
+func checkCall(closed bool, sc *Scene, cam Camera, dst Buffers) error {
+	if closed {
+		return ErrClosed
+	}
+	if err := checkDst(cam, dst); err != nil {
+		return err
+	}
+	return sc.Validate()
+}
+
 func checkDst(cam Camera, dst Buffers) error {
 	if err := cam.CheckSize(); err != nil {
 		return err

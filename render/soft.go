@@ -52,13 +52,7 @@ func (r *softRenderer) Render(sc *Scene, cam Camera, dst *image.RGBA) error {
 func (r *softRenderer) RenderBuffers(sc *Scene, cam Camera, dst Buffers) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.closed {
-		return ErrClosed
-	}
-	if err := checkDst(cam, dst); err != nil {
-		return err
-	}
-	if err := sc.Validate(); err != nil {
+	if err := checkCall(r.closed, sc, cam, dst); err != nil {
 		return err
 	}
 	if r.opts.RequireGPU {
