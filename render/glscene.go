@@ -93,7 +93,7 @@ type glProgram struct {
 }
 
 func newProgram(fragPrefix string) (glProgram, error) {
-	id, err := linkProgram("#version 330 core\n"+fragPrefix+vertexShaderSrc, "#version 330 core\n"+fragPrefix+fragmentShaderSrc)
+	id, err := linkProgram("#version 330 core\n"+fragPrefix+lightingSrc+vertexShaderSrc, "#version 330 core\n"+fragPrefix+lightingSrc+fragmentShaderSrc)
 	if err != nil {
 		return glProgram{}, err
 	}

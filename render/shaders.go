@@ -4,6 +4,25 @@ package render
 // texture code mirrors shade.go line for line so the soft backend draws the
 // same image.
 
+// lightingSrc holds the lighting helpers both shaders use, the GLSL twins
+// of shade.go's unit, toLight and blinnSpec; it is compiled in front of
+// each.
+const lightingSrc = `
+vec3 unit(vec3 x) {
+	float l = length(x);
+	return l > 0.0 ? x / l : x;
+}
+vec3 toLight(vec4 lv, vec3 p) {
+	return lv.w == 0.0 ? lv.xyz : unit(lv.xyz - p);
+}
+float blinnSpec(vec3 n, vec3 h, float spec, float shin) {
+	float hl = length(h);
+	if (hl <= 0.0) return 0.0;
+	float nh = dot(n, h) / hl;
+	return nh > 0.0 ? spec * pow(nh, shin) : 0.0;
+}
+`
+
 // vertexShaderSrc is compiled with PIXEL_LIGHTING (Blinn-Phong per pixel)
 // or without it (the default: Blinn-Phong per vertex, Gouraud-interpolated,
 // with textures and shadows still per pixel; llvmpipe's cost is per pixel).
@@ -48,12 +67,8 @@ void main() {
 #ifdef PIXEL_LIGHTING
 	vN = aNrm;
 #else
-	vec3 n = aNrm;
-	float nl = length(n);
-	if (nl > 0.0) n /= nl;
-	vec3 v = uEye - aPos;
-	float vl = length(v);
-	if (vl > 0.0) v /= vl;
+	vec3 n = unit(aNrm);
+	vec3 v = unit(uEye - aPos);
 	vA = uAmbient;
 	vS = vec3(0.0);
 	vDsh = vec3(0.0);
@@ -61,22 +76,11 @@ void main() {
 	vNdl = 0.0;
 	for (int i = 0; i < 4; i++) {
 		if (i >= uNumLights) break;
-		vec3 l = uLight[i].xyz;
-		if (uLight[i].w != 0.0) {
-			l -= aPos;
-			float ll = length(l);
-			if (ll > 0.0) l /= ll;
-		}
+		vec3 l = toLight(uLight[i], aPos);
 		float d = dot(n, l);
 		if (i == uShadowIdx) vNdl = d;
 		if (d > 0.0) {
-			vec3 h = l + v;
-			float hl = length(h);
-			float s = 0.0;
-			if (hl > 0.0) {
-				float nh = dot(n, h) / hl;
-				if (nh > 0.0) s = vM2.x * pow(nh, vM2.y);
-			}
+			float s = blinnSpec(n, l + v, vM2.x, vM2.y);
 			if (i == uShadowIdx) {
 				vDsh = uLightCol[i] * d;
 				vSsh = uLightCol[i] * s;
@@ -165,12 +169,8 @@ void main() {
 #endif
 	vec3 col = vA * base + vS + sf * (vDsh * base + vSsh);
 #else
-	vec3 n = vN;
-	float nl = length(n);
-	if (nl > 0.0) n /= nl;
-	vec3 v = uEye - vP;
-	float vl = length(v);
-	if (vl > 0.0) v /= vl;
+	vec3 n = unit(vN);
+	vec3 v = unit(uEye - vP);
 	float sf = 1.0;
 #ifdef SHADOWS
 	if (uShadowIdx >= 0) sf = shadowAt(vP, dot(n, uLight[uShadowIdx].xyz));
@@ -179,21 +179,10 @@ void main() {
 	// A constant trip count lets the compiler unroll the loop.
 	for (int i = 0; i < 4; i++) {
 		if (i >= uNumLights) break;
-		vec3 l = uLight[i].xyz;
-		if (uLight[i].w != 0.0) {
-			l -= vP;
-			float ll = length(l);
-			if (ll > 0.0) l /= ll;
-		}
+		vec3 l = toLight(uLight[i], vP);
 		float d = dot(n, l);
 		if (d > 0.0) {
-			vec3 h = l + v;
-			float hl = length(h);
-			float s = 0.0;
-			if (hl > 0.0) {
-				float nh = dot(n, h) / hl;
-				if (nh > 0.0) s = m2.x * pow(nh, m2.y);
-			}
+			float s = blinnSpec(n, l + v, m2.x, m2.y);
 			float f = (i == uShadowIdx) ? sf : 1.0;
 			col += f * uLightCol[i] * (d * base + s);
 		}
