@@ -665,6 +665,18 @@ func (r *runner) agentPolicy() control.Policy {
 	return control.PolicyFunc(func(obs, dst []float64) { r.agent.Act(dst, obs, true) })
 }
 
+// writeBytes adapts an encoder to a CheckpointPart writer.
+func writeBytes(encode func() ([]byte, error)) func(io.Writer) error {
+	return func(w io.Writer) error {
+		b, err := encode()
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	}
+}
+
 // checkpointFlushTimeout bounds VLM-RM's embedding flush at a checkpoint.
 const checkpointFlushTimeout = 20 * time.Second
 
@@ -701,23 +713,9 @@ func (r *runner) checkpoint() error {
 		Elapsed: r.elapsedBefore + time.Since(r.sessionStart).Seconds(),
 	}
 	parts := []CheckpointPart{
-		{Name: "agent.bin", Write: func(w io.Writer) error {
-			b, err := r.agent.MarshalBinary()
-			if err != nil {
-				return err
-			}
-			_, err = w.Write(b)
-			return err
-		}},
+		{Name: "agent.bin", Write: writeBytes(r.agent.MarshalBinary)},
 		{Name: "replay.bin", Write: r.buf.Save},
-		{Name: "config.yaml", Write: func(w io.Writer) error {
-			b, err := r.cfg.encode()
-			if err != nil {
-				return err
-			}
-			_, err = w.Write(b)
-			return err
-		}},
+		{Name: "config.yaml", Write: writeBytes(r.cfg.encode)},
 		{Name: "state.json", Write: func(w io.Writer) error {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", "  ")
@@ -728,15 +726,8 @@ func (r *runner) checkpoint() error {
 		// a bounded wait: an unreachable embedding server must not hold up
 		// a checkpoint (or Ctrl-C); frames it does not embed stay unset
 		ctx, cancel := context.WithTimeout(context.Background(), checkpointFlushTimeout)
-		rb, err := r.rm.marshal(ctx)
-		cancel()
-		if err != nil {
-			return fmt.Errorf("checkpoint reward model: %w", err)
-		}
-		parts = append(parts, CheckpointPart{Name: "reward.bin", Write: func(w io.Writer) error {
-			_, err := w.Write(rb)
-			return err
-		}})
+		defer cancel()
+		parts = append(parts, CheckpointPart{Name: "reward.bin", Write: writeBytes(func() ([]byte, error) { return r.rm.marshal(ctx) })})
 	}
 	dir, err := SaveCheckpoint(r.cfg.Out, man, parts, r.cfg.Ckpt.Keep)
 	if err != nil {
