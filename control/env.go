@@ -99,6 +99,31 @@ type Spec struct {
 	// RewardLow/RewardHigh bound the per-step reward (Gymnasium's
 	// reward_range); both 0 means unknown.
 	RewardLow, RewardHigh float64
+	// Discrete is the number of actions of a discrete action space
+	// (Gymnasium's Discrete(n)); 0 means a continuous Box. A discrete
+	// spec has ActDim 1 and bounds [0, Discrete−1]: action[0] holds the
+	// action index as a float, rounded to the nearest integer after
+	// clipping (see DiscreteSpec and Spec.ActionIndex).
+	Discrete int
+}
+
+// DiscreteSpec returns a Spec with obsDim unbounded observations and a
+// discrete action space of n actions (ActDim 1, bounds [0, n−1]).
+func DiscreteSpec(obsDim, n int) Spec {
+	s := BoxSpec(obsDim, 1, 0, float64(n-1))
+	s.Discrete = n
+	return s
+}
+
+// ActionIndex returns the discrete action that action (len 1, already
+// clipped by ClipAction) selects: action[0] rounded to the nearest
+// integer, clamped to [0, Discrete−1]. It panics on a continuous spec.
+func (s Spec) ActionIndex(action []float64) int {
+	if s.Discrete <= 0 {
+		panic("control: ActionIndex on a continuous action spec")
+	}
+	k := int(math.Round(action[0]))
+	return min(max(k, 0), s.Discrete-1)
 }
 
 // BoxSpec returns a Spec with obsDim unbounded observations and actDim
@@ -130,6 +155,12 @@ func (s Spec) Validate() error {
 	if s.MaxEpisodeSteps < 0 {
 		return fmt.Errorf("control: MaxEpisodeSteps %d is negative", s.MaxEpisodeSteps)
 	}
+	if s.Discrete < 0 {
+		return fmt.Errorf("control: Discrete %d is negative", s.Discrete)
+	}
+	if s.Discrete > 0 && (s.ActDim != 1 || s.ActLow[0] != 0 || s.ActHigh[0] != float64(s.Discrete-1)) {
+		return fmt.Errorf("control: a discrete spec of %d actions needs ActDim 1 and bounds [0, %d], got ActDim %d", s.Discrete, s.Discrete-1, s.ActDim)
+	}
 	return nil
 }
 
@@ -150,8 +181,13 @@ func (s Spec) ClipAction(dst, action []float64) error {
 }
 
 // SampleAction writes a uniform random action inside the bounds into dst,
-// drawing uniform [0,1) numbers from u.
+// drawing uniform [0,1) numbers from u. For a discrete spec it writes a
+// uniformly drawn action index.
 func (s Spec) SampleAction(dst []float64, u func() float64) {
+	if s.Discrete > 0 {
+		dst[0] = float64(min(int(u()*float64(s.Discrete)), s.Discrete-1))
+		return
+	}
 	for i := range s.ActDim {
 		dst[i] = s.ActLow[i] + u()*(s.ActHigh[i]-s.ActLow[i])
 	}

@@ -85,10 +85,47 @@ func TestSpecValidate(t *testing.T) {
 		{"inverted", BoxSpec(3, 1, 1, -1), false},
 		{"infinite", BoxSpec(3, 1, math.Inf(-1), 1), false},
 		{"short bounds", Spec{ObsDim: 3, ActDim: 2, ActLow: []float64{0}, ActHigh: []float64{1, 1}}, false},
+		{"discrete", DiscreteSpec(147, 7), true},
+		{"discrete wrong bounds", Spec{ObsDim: 3, ActDim: 1, ActLow: []float64{0}, ActHigh: []float64{3}, Discrete: 7}, false},
+		{"discrete two dims", Spec{ObsDim: 3, ActDim: 2, ActLow: []float64{0, 0}, ActHigh: []float64{6, 6}, Discrete: 7}, false},
 	}
 	for _, tc := range tests {
 		if err := tc.spec.Validate(); (err == nil) != tc.ok {
 			t.Errorf("%s: Validate() = %v, want ok=%v", tc.name, err, tc.ok)
+		}
+	}
+}
+
+func TestDiscreteSpec(t *testing.T) {
+	t.Parallel()
+	s := DiscreteSpec(10, 7)
+	// clipping then rounding: 6.6 clips to 6, −3 clips to 0, 2.5 rounds half away from zero to 3
+	for _, tc := range []struct {
+		in   float64
+		want int
+	}{{0, 0}, {1.4, 1}, {2.5, 3}, {6.6, 6}, {-3, 0}, {99, 6}} {
+		a := []float64{0}
+		if err := s.ClipAction(a, []float64{tc.in}); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.ActionIndex(a); got != tc.want {
+			t.Errorf("ActionIndex(clip(%g)) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+	// SampleAction draws every index of Discrete(7) and nothing else
+	rng := rand.New(rand.NewPCG(1, 2))
+	seen := map[float64]int{}
+	dst := []float64{0}
+	for range 7000 {
+		s.SampleAction(dst, rng.Float64)
+		seen[dst[0]]++
+	}
+	if len(seen) != 7 {
+		t.Fatalf("SampleAction drew %d distinct values, want the 7 indices: %v", len(seen), seen)
+	}
+	for k := range 7 {
+		if seen[float64(k)] == 0 {
+			t.Errorf("index %d never drawn", k)
 		}
 	}
 }
