@@ -47,13 +47,24 @@ type Result struct {
 	Curves      []string // learning-curve PNGs
 	GIFs        []string // evaluation GIFs
 	Interrupted bool
-	Resumed     bool
-	ResumedFrom int64 // step of the checkpoint resumed from
+	// AlreadyFinished reports a resume of a run whose newest checkpoint
+	// had reached the step budget: nothing was run or written.
+	AlreadyFinished bool
+	Resumed         bool
+	ResumedFrom     int64 // step of the checkpoint resumed from
 }
 
 // Summary is the human-readable end-of-run report: where everything is.
 func (r *Result) Summary() string {
 	var b strings.Builder
+	if r.AlreadyFinished {
+		_, _ = fmt.Fprintf(&b, "\nrun %s already finished at env step %d (%d updates, %d episodes); nothing was run or written. To train it further: robot-train train --resume %s --steps N (N > %d)\n",
+			r.RunDir, r.Step, r.Updates, r.Episodes, r.RunDir, r.Step)
+		if r.Checkpoint != "" {
+			_, _ = fmt.Fprintf(&b, "  checkpoint:  %s\n", r.Checkpoint)
+		}
+		return b.String()
+	}
 	state := "finished"
 	if r.Interrupted {
 		state = "stopped early"

@@ -96,11 +96,19 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 		r.out = opts.Stdout
 	}
 	r.res = &Result{RunDir: cfg.Out}
+	lk, err := lockRunDir(cfg.Out, r.warnf)
+	if err != nil {
+		return nil, err
+	}
+	defer lk.Release()
 	defer r.close()
 	if err := r.setup(ctx); err != nil {
+		if errors.Is(err, errFinished) {
+			return r.res, nil
+		}
 		return r.res, err
 	}
-	err := r.loop(ctx)
+	err = r.loop(ctx)
 	return r.res, r.finish(ctx, err)
 }
 
@@ -122,25 +130,9 @@ func (r *runner) setup(ctx context.Context) error {
 		return &ConfigError{Msg: err.Error()}
 	}
 
-	var ckptDir string
-	var man *Manifest
-	if r.opts.Resume {
-		ckptDir, man, err = LatestCheckpoint(cfg.Out)
-		if err != nil {
-			return &ConfigError{Msg: fmt.Sprintf("cannot resume: %v; start the run again without --resume (or pick the right RUN_DIR)", err)}
-		}
-		// the buffer is restored into storage of the size it was saved with
-		saved := DefaultConfig()
-		if err := LoadConfigFile(filepath.Join(cfg.Out, "config.yaml"), &saved); err != nil {
-			return &ConfigError{Msg: fmt.Sprintf("cannot resume: %v", err)}
-		}
-		cfg.Buffer.Capacity = saved.Buffer.Capacity
-	} else {
-		if _, err := os.Stat(filepath.Join(cfg.Out, "config.yaml")); err == nil {
-			return &ConfigError{Msg: fmt.Sprintf("run directory %s already holds a run; continue it with --resume %s, or choose another --out", cfg.Out, cfg.Out)}
-		}
-		// the buffer never needs more slots than the run has steps
-		cfg.Buffer.Capacity = int(min(int64(cfg.Buffer.Capacity), max(cfg.Steps, int64(cfg.SAC.BatchSize))))
+	ckptDir, man, err := r.openRunDir()
+	if err != nil {
+		return err
 	}
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return fmt.Errorf("create run directory: %w", err)

@@ -235,7 +235,7 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
-			return fmt.Errorf("%w at env step %d; the checkpoint is saved, continue with: robot-train train --resume %s", errInterrupted, res.Step, cfg.Out)
+			return interruptedError(res, cfg.Out)
 		}
 		return err
 	}

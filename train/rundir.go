@@ -1,0 +1,108 @@
+package train
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/vlmrb/vlmrb/internal/runlock"
+)
+
+// A run directory is always in one of three states, and Run moves it only
+// forward:
+//
+//	empty or new                  train starts it
+//	config.yaml, no checkpoint    killed (or failed) before its first
+//	                              checkpoint: train --out starts it again,
+//	                              train --resume starts it from step 0 with
+//	                              the stored config
+//	config.yaml and checkpoints   train --resume continues it; train --out
+//	                              refuses (it would mix two runs)
+//
+// A run whose newest checkpoint reached the step budget is finished:
+// resuming it without a larger budget says so and writes nothing.
+//
+// Every process that writes a run directory holds its lock (runlock) for
+// as long as it writes.
+
+// errFinished stops setup before anything is written: the run is done.
+var errFinished = errors.New("run already finished")
+
+// lockRunDir takes the run directory's lock or names the process that
+// holds it.
+func lockRunDir(dir string, warnf func(string, ...any)) (*runlock.Lock, error) {
+	what := filepath.Base(os.Args[0])
+	if len(os.Args) > 1 && !strings.HasPrefix(os.Args[1], "-") {
+		what += " " + os.Args[1] // the subcommand; never the flags (they may hold URLs with credentials)
+	}
+	lk, err := runlock.Acquire(dir, what+" (run "+dir+")")
+	if err != nil {
+		return nil, err
+	}
+	if lk.Stale != nil && warnf != nil {
+		warnf("%s was locked by %s, which is no longer running; taking it over", dir, lk.Stale)
+	}
+	return lk, nil
+}
+
+// hasCheckpoints reports whether runDir has any checkpoint directory,
+// complete or not.
+func hasCheckpoints(runDir string) bool {
+	steps, err := listCheckpoints(CheckpointRoot(runDir))
+	return err == nil && len(steps) > 0
+}
+
+// openRunDir decides how this run uses cfg.Out: it returns the checkpoint
+// to restore (nil man for a fresh start), errFinished for a finished run,
+// or a *ConfigError. It writes nothing.
+func (r *runner) openRunDir() (ckptDir string, man *Manifest, err error) {
+	cfg := &r.cfg
+	_, statErr := os.Stat(filepath.Join(cfg.Out, "config.yaml"))
+	hasConfig := statErr == nil
+	if r.opts.Resume {
+		if !hasConfig && !hasCheckpoints(cfg.Out) {
+			return "", nil, &ConfigError{Msg: fmt.Sprintf("cannot resume: %s holds no run (no config.yaml); start it without --resume", cfg.Out)}
+		}
+		if !hasCheckpoints(cfg.Out) {
+			// stopped before its first checkpoint: nothing to continue,
+			// so start again from step 0 with the stored config
+			r.warnf("%s has no checkpoint yet (the run stopped before its first one); starting it again from step 0 with its stored config", cfg.Out)
+			r.freshCapacity()
+			return "", nil, nil
+		}
+		ckptDir, man, err = LatestCheckpoint(cfg.Out)
+		if err != nil {
+			return "", nil, &ConfigError{Msg: fmt.Sprintf("cannot resume: %v; start the run again without --resume (or pick the right RUN_DIR)", err)}
+		}
+		if man.Step >= cfg.Steps {
+			r.res.Step, r.res.Updates, r.res.Episodes = man.Step, man.Updates, man.Episodes
+			r.res.Checkpoint, r.res.AlreadyFinished = ckptDir, true
+			return "", nil, errFinished
+		}
+		// the buffer is restored into storage of the size it was saved with
+		saved := DefaultConfig()
+		if err := LoadConfigFile(filepath.Join(cfg.Out, "config.yaml"), &saved); err != nil {
+			return "", nil, &ConfigError{Msg: fmt.Sprintf("cannot resume: %v", err)}
+		}
+		cfg.Buffer.Capacity = saved.Buffer.Capacity
+		return ckptDir, man, nil
+	}
+	if hasConfig || hasCheckpoints(cfg.Out) {
+		if _, _, err := LatestCheckpoint(cfg.Out); err == nil {
+			return "", nil, &ConfigError{Msg: fmt.Sprintf("run directory %s already holds a run; continue it with --resume %s, or choose another --out", cfg.Out, cfg.Out)}
+		}
+		// nothing there can be resumed: a restart loses nothing
+		r.warnf("%s holds a run without a complete checkpoint (it stopped before its first one); starting it again", cfg.Out)
+	}
+	r.freshCapacity()
+	return "", nil, nil
+}
+
+// freshCapacity sizes a new run's buffer: it never needs more slots than
+// the run has steps.
+func (r *runner) freshCapacity() {
+	cfg := &r.cfg
+	cfg.Buffer.Capacity = int(min(int64(cfg.Buffer.Capacity), max(cfg.Steps, int64(cfg.SAC.BatchSize))))
+}
