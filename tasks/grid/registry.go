@@ -1,0 +1,57 @@
+package grid
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Sizes are the registered DoorKey sizes (MiniGrid registers 5, 6, 8 and
+// 16; the VLM-RB paper adds 12).
+var Sizes = []int{5, 6, 8, 12, 16}
+
+// Family is the prompt-template family of the grid tasks.
+const Family = "doorkey"
+
+// Meta is a grid task's static description.
+type Meta struct {
+	Name        string // registry name, e.g. "doorkey-8x8"
+	Size        int    // grid side (cells, outer walls included)
+	Description string // MiniGrid's mission string, used in VLM prompts
+	Family      string
+	Stages      []string
+}
+
+// Names returns the registered grid task names, smallest grid first.
+func Names() []string {
+	n := make([]string, len(Sizes))
+	for i, s := range Sizes {
+		n[i] = fmt.Sprintf("doorkey-%dx%d", s, s)
+	}
+	return n
+}
+
+// IsGrid reports whether name is a registered grid task.
+func IsGrid(name string) bool {
+	_, err := Lookup(name)
+	return err == nil
+}
+
+// Lookup returns the static description of the named grid task.
+func Lookup(name string) (Meta, error) {
+	for _, s := range Sizes {
+		if name == fmt.Sprintf("doorkey-%dx%d", s, s) {
+			return Meta{Name: name, Size: s, Description: "use the key to open the door and then get to the goal",
+				Family: Family, Stages: Stages}, nil
+		}
+	}
+	return Meta{}, fmt.Errorf("grid: unknown task %q; choose one of: %s", name, strings.Join(Names(), ", "))
+}
+
+// Make builds the named grid task.
+func Make(name string, opts Options) (*Env, error) {
+	m, err := Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	return New(m.Size, opts)
+}
