@@ -91,7 +91,7 @@ func TestHelpExitsZero(t *testing.T) {
 func TestTasksAndVersion(t *testing.T) {
 	t.Parallel()
 	code, out, stderr := runCLI(t, "tasks")
-	if code != 0 || !strings.Contains(out, "reach") || !strings.Contains(out, "DESCRIPTION") {
+	if code != 0 || !strings.Contains(out, "reach") || !strings.Contains(out, "DESCRIPTION") || !strings.Contains(out, "doorkey-8x8") {
 		t.Fatalf("tasks: exit %d out %q err %q", code, out, stderr)
 	}
 	code, out, stderr = runCLI(t, "version")

@@ -11,6 +11,7 @@ import (
 	"github.com/vlmrb/vlmrb/nn"
 	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/tasks"
+	"github.com/vlmrb/vlmrb/tasks/grid"
 )
 
 func cmdTasks(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -22,6 +23,14 @@ func cmdTasks(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	_, _ = fmt.Fprintln(tw, "TASK\tFAMILY\tSTAGES\tDESCRIPTION")
 	for _, n := range tasks.Names() {
 		m, err := tasks.Lookup(n)
+		if err != nil {
+			return err
+		}
+		_, _ = fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", n, m.Family, len(m.Stages), m.Description)
+	}
+	// discrete grid tasks (MiniGrid DoorKey; trained with DQN)
+	for _, n := range grid.Names() {
+		m, err := grid.Lookup(n)
 		if err != nil {
 			return err
 		}
@@ -66,6 +75,6 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		_, _ = fmt.Fprintf(stdout, "renderer: %s\n", r.Info())
 		_ = r.Close()
 	}
-	_, _ = fmt.Fprintf(stdout, "tasks: %d registered\n", len(tasks.Names()))
+	_, _ = fmt.Fprintf(stdout, "tasks: %d registered (%d manipulation, %d grid)\n", len(tasks.Names())+len(grid.Names()), len(tasks.Names()), len(grid.Names()))
 	return nil
 }
