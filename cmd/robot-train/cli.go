@@ -41,6 +41,7 @@ func commands() []command {
 		{"render", "render a task's camera to PNG, GIF or MP4", cmdRender},
 		{"score", "score clips from the simulator, a folder or a camera URL", cmdScore},
 		{"view", "watch a policy in an interactive GLFW window", cmdView},
+		{"study", "run a grid of tasks × arms × seeds and report IQM, bootstrap CIs and curves", cmdStudy},
 		{"tasks", "list the tasks with their descriptions", cmdTasks},
 		{"bench", "measure sim, render, SAC and replay throughput on this machine", cmdBench},
 		{"version", "print version, renderer and BLAS backend", cmdVersion},
@@ -61,6 +62,7 @@ func printUsage(w io.Writer) {
 
 // run is the whole CLI; main only wires the process to it, tests call it.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	stdout, stderr = redactOutput(args, stdout, stderr)
 	if len(args) == 0 {
 		printUsage(stderr)
 		return exitUsage

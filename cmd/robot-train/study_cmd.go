@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/vlmrb/vlmrb/train/study"
+)
+
+const studyUsage = `study run STUDY.yaml --out DIR [--parallel N] [--shard K/N]
+       robot-train study report DIR [--json] [--baseline ARM] [--reps N]
+
+A study is a grid of tasks × arms × seeds over a base config (studies/*.yaml).
+run trains every cell not yet done (interrupted cells resume from their
+checkpoint; Ctrl-C stops them at a checkpoint). report aggregates the done runs
+(IQM, 95% stratified-bootstrap CIs, AUC, probability of improvement, sample
+efficiency) into DIR/report.md, DIR/report.json and DIR/curves/TASK.png, and
+says which runs are done, running or missing.`
+
+func cmdStudy(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+		_, _ = fmt.Fprintf(stdout, "usage: robot-train %s\n", studyUsage)
+		if len(args) == 0 {
+			return usagef("study needs a subcommand: run or report")
+		}
+		return nil
+	}
+	switch args[0] {
+	case "run":
+		return studyRun(ctx, args[1:], stdout, stderr)
+	case "report":
+		return studyReport(args[1:], stdout, stderr)
+	}
+	return usagef("unknown study subcommand %q: use run or report", args[0])
+}
+
+// parseWithArg parses flags and the one positional argument, which may
+// come before or after the flags.
+func parseWithArg(fs *flag.FlagSet, args []string) (string, error) {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		return args[0], parse(fs, args[1:])
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return "", err
+		}
+		return "", errFlagParse
+	}
+	switch fs.NArg() {
+	case 0:
+		return "", nil
+	case 1:
+		return fs.Arg(0), nil
+	}
+	return "", usagef("unexpected argument %q", fs.Arg(1))
+}
+
+func studyRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("study run", "STUDY.yaml --out DIR [--parallel N] [--shard K/N]", stderr)
+	out := fs.String("out", "", "study directory DIR (runs/TASK/ARM/sSEED, report.md, curves/)")
+	par := fs.Int("parallel", 1, "runs trained at once; each gets cores/N BLAS and Go threads")
+	shard := fs.String("shard", "", "K/N: run only the K-th of N deterministic parts of the grid (Slurm arrays, Kubernetes Indexed Jobs)")
+	file, err := parseWithArg(fs, args)
+	if err != nil {
+		return err
+	}
+	if file == "" {
+		return usagef("study run needs a study file: robot-train study run studies/smoke.yaml --out DIR")
+	}
+	if *out == "" {
+		return usagef("study run needs --out DIR (where the runs and the report go)")
+	}
+	if *par < 1 || *par > 64 {
+		return usagef("--parallel %d: use 1 to 64", *par)
+	}
+	spec, err := study.LoadSpec(file)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	var sh study.Shard
+	if *shard != "" {
+		if sh, err = study.ParseShard(*shard); err != nil {
+			return usagef("%v", err)
+		}
+	}
+	bin, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("study run: cannot find the robot-train executable: %w", err)
+	}
+	r := &study.Runner{Spec: spec, Dir: *out, Binary: bin, Parallel: *par, Shard: sh, Log: stdout}
+	sum, err := r.Run(ctx)
+	_, _ = fmt.Fprintf(stdout, "study %s: %d runs in this shard: %d finished now, %d already done or running elsewhere, %d failed; %.1f CPU-min\n",
+		spec.Name, sum.Total, sum.Finished, sum.Skipped, sum.Failed, sum.CPUS/60)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return fmt.Errorf("%w: the runs stopped at checkpoints; rerun the same command to resume", errInterrupted)
+		}
+		return err
+	}
+	if sum.Failed > 0 {
+		return fmt.Errorf("%d runs failed:\n  %s", sum.Failed, strings.Join(sum.Errors, "\n  "))
+	}
+	_, _ = fmt.Fprintf(stdout, "report: robot-train study report %s\n", *out)
+	return nil
+}
+
+func studyReport(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("study report", "DIR [--json] [--baseline ARM] [--reps N]", stderr)
+	asJSON := fs.Bool("json", false, "print the report as JSON instead of Markdown")
+	base := fs.String("baseline", "", "arm to compare against (default: the study's baseline, else its first arm)")
+	reps := fs.Int("reps", 5000, "bootstrap resamples for the confidence intervals")
+	dir, err := parseWithArg(fs, args)
+	if err != nil {
+		return err
+	}
+	if dir == "" {
+		return usagef("study report needs the study directory: robot-train study report DIR")
+	}
+	if *reps < 100 || *reps > 1_000_000 {
+		return usagef("--reps %d: use 100 to 1000000", *reps)
+	}
+	spec, err := study.LoadDir(dir)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	rep, err := study.Analyze(spec, dir, study.ReportOptions{Baseline: *base, Reps: *reps})
+	if err != nil {
+		return usagef("%v", err)
+	}
+	paths, err := rep.Write(dir)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		b, err := rep.JSON()
+		if err != nil {
+			return err
+		}
+		_, err = stdout.Write(b)
+		return err
+	}
+	_, _ = fmt.Fprint(stdout, rep.Markdown())
+	_, _ = fmt.Fprintf(stdout, "\nwrote %s\n", strings.Join(paths, ", "))
+	return nil
+}
