@@ -32,6 +32,8 @@ type Agent struct {
 	logAlpha []float32 // one parameter, log α
 	alphaGrd []float32
 	tgtEnt   float64
+	// logAlphaMin is log Config.AlphaMin (−Inf without a floor)
+	logAlphaMin float32
 
 	updates int64   // Update calls completed
 	last    Metrics // metrics of the last Update
@@ -105,6 +107,12 @@ func New(cfg Config, obsDim, actDim int) (*Agent, error) {
 	a.logAlpha, a.alphaGrd = []float32{0}, []float32{0}
 	if !c.Autotune {
 		a.logAlpha[0] = float32(math.Log(c.Alpha))
+	}
+	if c.AlphaMin > 0 {
+		a.logAlphaMin = float32(math.Log(c.AlphaMin))
+		a.logAlpha[0] = max(a.logAlpha[0], a.logAlphaMin)
+	} else {
+		a.logAlphaMin = float32(math.Inf(-1))
 	}
 	a.tgtEnt = c.TargetEntropy
 	if a.tgtEnt == 0 {

@@ -22,6 +22,14 @@ type Config struct {
 	Autotune      bool    // tune α toward TargetEntropy (true in DefaultConfig)
 	Alpha         float64 // α when Autotune is off (0.2); with Autotune α starts at 1 (log α = 0), as CleanRL
 	TargetEntropy float64 // target entropy for Autotune; 0 means −|A|
+	// AlphaMin is a floor on the tuned α (0: none). On sparse rewards the
+	// tuning drives α toward 0 long before the first success, which ends
+	// exploration; a floor keeps the policy's noise alive.
+	AlphaMin float64
+	// NoEntropyBackup drops the −α·log π(a′|s′) term from the critic target
+	// (y = r + γ(1−d)·min Q̄), so Q estimates stay on the reward's scale
+	// whatever α does. Standard SAC keeps it (false).
+	NoEntropyBackup bool
 
 	Hidden    []int   // hidden widths of actor and critics ({256, 256})
 	LogStdMin float64 // lower bound of the actor's log σ (−5)
@@ -81,8 +89,8 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("sac: Tau %g outside [0, 1]", c.Tau)
 	case c.BatchSize < 1 || c.PolicyFrequency < 1 || c.TargetNetworkFrequency < 1 || c.LearningStarts < 0:
 		return c, fmt.Errorf("sac: BatchSize, PolicyFrequency and TargetNetworkFrequency must be positive")
-	case c.PolicyLR < 0 || c.QLR < 0 || c.Alpha < 0 || c.MaxGradNorm < 0:
-		return c, fmt.Errorf("sac: learning rates, Alpha and MaxGradNorm must not be negative")
+	case c.PolicyLR < 0 || c.QLR < 0 || c.Alpha < 0 || c.MaxGradNorm < 0 || c.AlphaMin < 0:
+		return c, fmt.Errorf("sac: learning rates, Alpha, AlphaMin and MaxGradNorm must not be negative")
 	case c.LogStdMin >= c.LogStdMax:
 		return c, fmt.Errorf("sac: LogStdMin %g must be below LogStdMax %g", c.LogStdMin, c.LogStdMax)
 	case c.Threads < 1 || c.Threads > 2:

@@ -262,6 +262,7 @@ func (a *Agent) actorStep(m *Metrics, alpha float32) error {
 			return &DivergedError{a.updates, "losses/alpha", g}
 		}
 		a.alphaOpt.Step(a.logAlpha, a.alphaGrd)
+		a.logAlpha[0] = max(a.logAlpha[0], a.logAlphaMin)
 	}
 	return nil
 }
@@ -320,15 +321,20 @@ func (a *Agent) criticLoss(m *Metrics, weights []float32, alpha float32) {
 	w := &a.ws
 	b := w.b
 	n, O, A := w.n, a.obsDim, a.actDim
-	// target: a′ ~ π(·|s′); y = r + γ(1 − terminated)(min_k Q̄_k(s′,a′) − α log π(a′|s′))
+	// target: a′ ~ π(·|s′); y = r + γ(1 − terminated)(min_k Q̄_k(s′,a′) − α log π(a′|s′)),
+	// without the α log π term under NoEntropyBackup
 	a.both(phaseActorFwd)
 	concat(w.xqn, b.NextObs, w.a2, n, O, A)
 	concat(w.xq, b.Obs, b.Actions, n, O, A)
 	a.both(phaseQFwd)
 	qt1, qt2 := w.qtTape[0].Out(), w.qtTape[1].Out()
 	gamma := float32(a.cfg.Gamma)
+	backup := alpha
+	if a.cfg.NoEntropyBackup {
+		backup = 0
+	}
 	for i := 0; i < n; i++ {
-		next := min(qt1[i], qt2[i]) - alpha*w.logp2[i]
+		next := min(qt1[i], qt2[i]) - backup*w.logp2[i]
 		w.y[i] = b.Rewards[i] + (1-b.Terminated[i])*gamma*next
 	}
 

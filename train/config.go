@@ -53,6 +53,9 @@ type SACConfig struct {
 	TargetFreq     int     `yaml:"target_freq"`      // critic updates per target update
 	AutoAlpha      bool    `yaml:"auto_alpha"`       // tune α toward −|A|
 	Alpha          float64 `yaml:"alpha"`            // fixed α, or the initial α when auto
+	TargetEntropy  float64 `yaml:"target_entropy"`   // auto α's target entropy (0: −|A|)
+	AlphaMin       float64 `yaml:"alpha_min"`        // floor on the tuned α (0: none)
+	EntropyBackup  bool    `yaml:"entropy_backup"`   // keep −α·log π′ in the critic target (standard SAC)
 	Threads        int     `yaml:"threads"`          // 1, or 2 to run the twin critics in parallel
 }
 
@@ -194,6 +197,7 @@ func DefaultConfig() Config {
 			TargetFreq:     1,
 			AutoAlpha:      true,
 			Alpha:          0.2,
+			EntropyBackup:  true,
 			Threads:        1,
 		},
 		Buffer: BufferConfig{
@@ -372,6 +376,7 @@ func (c *Config) Validate() error {
 	}
 	add(oneOf("blas", c.BLAS, []string{"auto", "gonum", "openblas"}))
 	nonneg("sac.alpha", c.SAC.Alpha)
+	nonneg("sac.alpha_min", c.SAC.AlphaMin)
 	pos("buffer.capacity", int64(c.Buffer.Capacity))
 	if c.Buffer.Capacity < c.SAC.BatchSize {
 		add(badf("buffer.capacity (%d) is smaller than sac.batch_size (%d)", c.Buffer.Capacity, c.SAC.BatchSize))

@@ -172,6 +172,7 @@ func (r *runner) setup(ctx context.Context) error {
 	sc.PolicyLR, sc.QLR = cfg.SAC.ActorLR, cfg.SAC.CriticLR
 	sc.PolicyFrequency, sc.TargetNetworkFrequency = cfg.SAC.PolicyFreq, cfg.SAC.TargetFreq
 	sc.Autotune, sc.Alpha = cfg.SAC.AutoAlpha, cfg.SAC.Alpha
+	sc.TargetEntropy, sc.AlphaMin, sc.NoEntropyBackup = cfg.SAC.TargetEntropy, cfg.SAC.AlphaMin, !cfg.SAC.EntropyBackup
 	sc.Hidden = cfg.SAC.Hidden
 	sc.ReLo = cfg.Replay == "relo"
 	sc.Seed = cfg.Seed

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strconv"
 	"sync"
 	"syscall"
@@ -163,6 +164,14 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 			todo = append(todo, run)
 		}
 	}
+
+	// seed-major order: every arm of every task gets its first seed before
+	// any gets its second, so a study stopped part-way has comparable arms
+	seedIdx := map[uint64]int{}
+	for i, sd := range r.Spec.Seeds {
+		seedIdx[sd] = i
+	}
+	sort.SliceStable(todo, func(i, j int) bool { return seedIdx[todo[i].Seed] < seedIdx[todo[j].Seed] })
 
 	var mu sync.Mutex
 	jobs := make(chan Run)
