@@ -1,0 +1,246 @@
+package dqn
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/vlmrb/vlmrb/nn"
+	"github.com/vlmrb/vlmrb/replay"
+)
+
+// Agent is a Double DQN learner: an online Q network, its target copy,
+// an Adam optimiser and a seeded random generator.
+type Agent struct {
+	cfg      Config
+	obsDim   int
+	nActions int
+	inDim    int   // network input width after one-hot expansion
+	catOff   []int // input offset of each observation element
+	pcg      *rand.PCG
+	rng      *rand.Rand
+
+	q, qt *nn.MLP
+	opt   *nn.Adam
+
+	updates int64
+	last    Metrics
+
+	ws  workspace
+	inf inference
+}
+
+// workspace is Update's per-batch scratch, sized by grow.
+type workspace struct {
+	n                    int
+	x, xn                []float32 // encoded obs and next obs, n×inDim
+	qTape, qnTape, tTape *nn.Tape  // online on s, online on s′, target on s′ (and on s for ReLo)
+	y, td, relo          []float32 // targets, |δ|, ReLo scores (n)
+	dy                   []float32 // n×nActions gradient of the loss w.r.t. the online outputs
+	act                  []int     // n action indices
+}
+
+type inference struct {
+	tape *nn.Tape
+	x    []float32
+}
+
+// New returns an agent for observations of obsDim values and nActions
+// discrete actions. Zero numeric fields of cfg take DefaultConfig's
+// values; an invalid cfg is an error.
+func New(cfg Config, obsDim, nActions int) (*Agent, error) {
+	if obsDim < 1 || nActions < 2 {
+		return nil, fmt.Errorf("dqn: obsDim %d must be positive and nActions %d at least 2", obsDim, nActions)
+	}
+	c, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if len(c.Categorical) != 0 && len(c.Categorical) != obsDim {
+		return nil, fmt.Errorf("dqn: Categorical has %d widths for %d observation elements", len(c.Categorical), obsDim)
+	}
+	a := &Agent{cfg: c, obsDim: obsDim, nActions: nActions, catOff: make([]int, obsDim)}
+	for j := range obsDim {
+		a.catOff[j] = a.inDim
+		if len(c.Categorical) > 0 && c.Categorical[j] > 0 {
+			a.inDim += c.Categorical[j]
+		} else {
+			a.inDim++
+		}
+	}
+	a.pcg = rand.NewPCG(c.Seed, 0xd9e0_d9e0_d9e0_d9e0)
+	a.rng = rand.New(a.pcg)
+	sizes := append(append([]int{a.inDim}, c.Hidden...), nActions)
+	a.q = nn.NewMLP(sizes, nn.ReLU, a.rng)
+	a.qt = a.q.Clone()
+	a.opt = nn.NewAdam(len(a.q.Params), c.LR)
+	if c.MaxGradNorm > 0 {
+		a.opt.MaxGradNorm = c.MaxGradNorm
+	}
+	return a, nil
+}
+
+// Config returns the agent's configuration with defaults filled in.
+func (a *Agent) Config() Config {
+	c := a.cfg
+	c.Hidden = append([]int(nil), c.Hidden...)
+	c.Categorical = append([]int(nil), c.Categorical...)
+	return c
+}
+
+// ObsDim returns the observation width.
+func (a *Agent) ObsDim() int { return a.obsDim }
+
+// NumActions returns the number of discrete actions.
+func (a *Agent) NumActions() int { return a.nActions }
+
+// InputDim returns the network input width after one-hot expansion.
+func (a *Agent) InputDim() int { return a.inDim }
+
+// Updates returns the number of Update calls completed.
+func (a *Agent) Updates() int64 { return a.updates }
+
+// LastMetrics returns the metrics of the last Update.
+func (a *Agent) LastMetrics() Metrics { return a.last }
+
+// Networks returns the online and target Q networks (the agent's own).
+func (a *Agent) Networks() (online, target *nn.MLP) { return a.q, a.qt }
+
+// TDErrors returns |δ_i| = |Q(s,a) − y| per sample of the last Update,
+// before the gradient step. Owned by the agent; overwritten by the next
+// Update.
+func (a *Agent) TDErrors() []float32 { return a.ws.td[:a.ws.n] }
+
+// ReLoScores returns ReLo's per-sample online-minus-target loss of the last
+// Update, Huber(Q_θ(s,a) − y) − Huber(Q_θ̄(s,a) − y) with the same y
+// (Sujit et al. 2023, with DQN's loss); samplers use ReLU(score) + ε. Nil
+// unless Config.ReLo; owned by the agent.
+func (a *Agent) ReLoScores() []float32 {
+	if !a.cfg.ReLo {
+		return nil
+	}
+	return a.ws.relo[:a.ws.n]
+}
+
+// encode writes the network inputs of n observations (n×obsDim) into dst
+// (n×inDim): one-hot for categorical elements, the value otherwise.
+func (a *Agent) encode(dst, obs []float32, n int) {
+	cat := a.cfg.Categorical
+	D := a.inDim
+	clear(dst[:n*D])
+	for i := range n {
+		row := obs[i*a.obsDim : (i+1)*a.obsDim]
+		out := dst[i*D : (i+1)*D]
+		for j, v := range row {
+			if len(cat) > 0 && cat[j] > 0 {
+				k := int(math.Round(float64(v)))
+				k = min(max(k, 0), cat[j]-1)
+				out[a.catOff[j]+k] = 1
+			} else {
+				out[a.catOff[j]] = v
+			}
+		}
+	}
+}
+
+// QValues writes Q_θ(obs, ·) (nActions values) into dst.
+func (a *Agent) QValues(dst []float64, obs []float64) {
+	if len(dst) < a.nActions {
+		panic("dqn: QValues dst shorter than nActions")
+	}
+	for k, v := range a.forwardOne(obs) {
+		dst[k] = float64(v)
+	}
+}
+
+// Greedy returns argmax_a Q_θ(obs, a) (the lowest index among ties).
+func (a *Agent) Greedy(obs []float64) int { return argmax(a.forwardOne(obs)) }
+
+// forwardOne returns Q_θ(obs, ·), owned by the inference tape.
+func (a *Agent) forwardOne(obs []float64) []float32 {
+	if len(obs) != a.obsDim {
+		panic("dqn: observation length mismatch")
+	}
+	if a.inf.tape == nil {
+		a.inf.tape = a.q.NewTape(1)
+		a.inf.x = make([]float32, a.inDim)
+	}
+	x := a.inf.x
+	clear(x)
+	cat := a.cfg.Categorical
+	for j, v := range obs {
+		if len(cat) > 0 && cat[j] > 0 {
+			k := min(max(int(math.Round(v)), 0), cat[j]-1)
+			x[a.catOff[j]+k] = 1
+		} else {
+			x[a.catOff[j]] = float32(v)
+		}
+	}
+	return a.q.Forward(a.inf.tape, x, 1)
+}
+
+// Act writes the ε-greedy action index for obs into dst[0]: uniform random
+// with probability epsilon (from the agent's generator), else Greedy. It
+// does not allocate.
+func (a *Agent) Act(dst, obs []float64, epsilon float64) {
+	if len(dst) < 1 {
+		panic("dqn: Act dst is empty")
+	}
+	if epsilon > 0 && a.rng.Float64() < epsilon {
+		dst[0] = float64(a.rng.IntN(a.nActions))
+		return
+	}
+	dst[0] = float64(a.Greedy(obs))
+}
+
+// RandomAction returns a uniformly drawn action index from the agent's
+// generator (for the steps before LearningStarts).
+func (a *Agent) RandomAction() int { return a.rng.IntN(a.nActions) }
+
+// Policy adapts an Agent to control.Policy's Act(obs, dst) order without
+// importing package control: ε-greedy with Epsilon (0: greedy).
+type Policy struct {
+	Agent   *Agent
+	Epsilon float64
+}
+
+// Act writes the agent's action index for obs into dst[0].
+func (p Policy) Act(obs, dst []float64) { p.Agent.Act(dst, obs, p.Epsilon) }
+
+func argmax(q []float32) int {
+	best := 0
+	for k := 1; k < len(q); k++ {
+		if q[k] > q[best] {
+			best = k
+		}
+	}
+	return best
+}
+
+// grow sizes the Update workspace for batches of n.
+func (a *Agent) grow(n int) {
+	w := &a.ws
+	if w.qTape != nil && cap(w.y) >= n {
+		w.n = n
+		return
+	}
+	f := func(k int) []float32 { return make([]float32, k) }
+	w.x, w.xn = f(n*a.inDim), f(n*a.inDim)
+	w.qTape, w.qnTape, w.tTape = a.q.NewTape(n), a.q.NewTape(n), a.qt.NewTape(n)
+	w.y, w.td, w.relo = f(n), f(n), f(n)
+	w.dy = f(n * a.nActions)
+	w.act = make([]int, n)
+	w.n = n
+}
+
+// checkBatch panics when b does not fit the agent (programmer misuse).
+func (a *Agent) checkBatch(b *replay.Batch) int {
+	n := b.Len()
+	if b.ObsDim != a.obsDim || b.ActDim != 1 || n == 0 || len(b.Obs) < n*a.obsDim || len(b.NextObs) < n*a.obsDim || len(b.Actions) < n || len(b.Terminated) < n {
+		panic(fmt.Sprintf("dqn: batch of %d with obs %d act %d does not match agent obs %d act 1", n, b.ObsDim, b.ActDim, a.obsDim))
+	}
+	if len(b.Weights) != 0 && len(b.Weights) < n {
+		panic("dqn: batch Weights shorter than the batch")
+	}
+	return n
+}
