@@ -7,7 +7,11 @@
 // or from a *sim.Model and *sim.State with FromSim, and a Theme (standard,
 // misleading, abstract) can remap its appearance. A Camera is a pose, a
 // vertical field of view and a resolution; NamedCamera gives the
-// MetaWorld-like fixed cameras and Attach follows a body.
+// MetaWorld-like fixed cameras and Attach follows a body. Style.Scenery
+// dresses a simulated tabletop for a VLM (see Scenery): a robot arm posed by
+// inverse kinematics to the gripper, a table slab with legs on a tiled
+// floor, a backdrop, and goal markers drawn with a pad and pole so they
+// show at 224×224 even under the object; visual only.
 //
 // A Renderer draws a Scene for a Camera into caller-owned storage: RGB into an
 // *image.RGBA, and optionally linear depth (m) and per-object segmentation ids.

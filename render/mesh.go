@@ -246,7 +246,7 @@ func (b *batch) build(sc *Scene, mc meshCache) {
 				R[1]*n[0]+R[4]*n[1]+R[7]*n[2],
 				R[2]*n[0]+R[5]*n[1]+R[8]*n[2],
 				me.uv[i][0], me.uv[i][1], fo)
-			if o.Kind != Plane {
+			if o.Kind != Plane && !o.NoShadow {
 				if !b.hasCaster {
 					b.casterLo, b.casterHi = [3]float32{wx, wy, wz}, [3]float32{wx, wy, wz}
 					b.hasCaster = true
@@ -289,7 +289,7 @@ func (b *batch) build(sc *Scene, mc meshCache) {
 	b.casterStart = int32(len(b.idx))
 	for oi := range sc.Objects {
 		o := &sc.Objects[oi]
-		if o.Kind == Plane {
+		if o.Kind == Plane || o.NoShadow {
 			continue
 		}
 		me := mc.get(o.Kind, o.Size)

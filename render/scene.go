@@ -70,6 +70,7 @@ const (
 	RoleObject              // something the task manipulates
 	RoleGoal                // a visual-only goal marker
 	RoleGripper             // the robot's gripper
+	RoleRobot               // the robot's arm and base (not named in prompts)
 )
 
 // Object is one primitive in the world.
@@ -85,6 +86,9 @@ type Object struct {
 	// an id.
 	ID   int32
 	Role Role
+	// NoShadow keeps the object out of the shadow map (it casts no shadow
+	// and does not widen the shadow frustum); planes never cast shadows.
+	NoShadow bool
 }
 
 // Light is a directional or point light.

@@ -17,6 +17,12 @@ type Style struct {
 	Materials map[string]Material
 	// Roles overrides the role of shapes by shape name, then body name.
 	Roles map[string]Role
+	// IDs overrides the segmentation id of shapes by shape name (to tell
+	// apart static shapes, which all belong to the world body).
+	IDs map[string]int32
+	// Scenery adds a floor, table legs, a backdrop and a robot arm posed
+	// to the gripper (see Scenery); visual only.
+	Scenery bool
 }
 
 var (
@@ -52,6 +58,9 @@ func (sc *Scene) UpdateFromSim(m *sim.Model, s *sim.State, st *Style) {
 		if int(d.Kind) < len(kinds) {
 			o.Kind = kinds[d.Kind]
 		}
+		if id, ok := st.IDs[d.Name]; ok {
+			o.ID = id
+		}
 		o.Role = guessRole(m, d, st)
 		if mat, ok := st.Materials[d.Name]; ok {
 			o.Mat = mat
@@ -71,6 +80,9 @@ func (sc *Scene) UpdateFromSim(m *sim.Model, s *sim.State, st *Style) {
 	}
 	if sc.Background == ([3]float32{}) {
 		sc.Background = [3]float32{0.62, 0.72, 0.85}
+	}
+	if st.Scenery {
+		sc.addScenery(m, s)
 	}
 	sc.ApplyTheme(st.Theme)
 }

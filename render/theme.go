@@ -72,13 +72,13 @@ func (sc *Scene) ApplyTheme(t Theme) {
 		}
 		for i := range sc.Objects {
 			o := &sc.Objects[i]
-			if o.Role != RoleStatic && index(o.Mat.Color) < 0 {
+			if o.Role != RoleStatic && o.Role != RoleRobot && index(o.Mat.Color) < 0 {
 				colours = append(colours, o.Mat.Color)
 			}
 		}
 		for i := range sc.Objects {
 			o := &sc.Objects[i]
-			if o.Role == RoleStatic {
+			if o.Role == RoleStatic || o.Role == RoleRobot {
 				continue
 			}
 			k := index(o.Mat.Color)

@@ -72,7 +72,7 @@ func Make(name string, opts Options) (*Env, error) {
 		return nil, fmt.Errorf("tasks: unknown reward mode %d", opts.Reward)
 	}
 	t := f()
-	meta := t.meta()
+	meta := withScorerParts(t.meta())
 	_, hole := t.(interface{ tableHole() })
 	sc := newScene(meta.HandInit, hole)
 	t.build(sc)

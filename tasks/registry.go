@@ -33,7 +33,7 @@ func Lookup(name string) (Meta, error) {
 	if !ok {
 		return Meta{}, &unknownError{what: "task", name: name, known: Names()}
 	}
-	return f().meta(), nil
+	return withScorerParts(f().meta()), nil
 }
 
 type unknownError struct {

@@ -82,6 +82,11 @@ type Meta struct {
 	Stages      []string
 	Colors      Colors
 	HandInit    sim.Vec3 // initial hand position (m)
+	// Parts names the bodies that show the gripper, the object and the goal,
+	// and Views the scorer camera(s) that keep them in frame (one view, or
+	// two to tile side by side).
+	Parts Parts
+	Views []View
 	// SuccessRadius is the distance threshold of the success test (m or, for
 	// some articulated tasks, the documented coordinate).
 	SuccessRadius float64

@@ -1,0 +1,263 @@
+package render
+
+import (
+	"math"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/vlmrb/vlmrb/sim"
+)
+
+// Scenery is what UpdateFromSim adds around a tabletop task when
+// Style.Scenery is set, so that a VLM sees a robot at a table in a room
+// rather than a gripper floating over a board in the sky: a table slab with
+// legs standing on a tiled floor, a backdrop wall behind the table, and a
+// robot arm whose links reach from a pedestal beside the table to the
+// gripper. It is visual only: none of it exists in the simulator.
+//
+// The table is found by name (static shapes whose name contains "table");
+// the arm ends at the body named ArmBody ("hand" by default) and is posed by
+// two-link inverse kinematics every frame, the way MetaWorld's Sawyer arm
+// follows its mocap hand. The arm casts no shadow: a shadow map fitted to it
+// would spread its texels over the whole arm, and its long shadow would
+// darken the objects the scorer looks at. Lengths are in m.
+const (
+	// SceneryFloorDepth is how far the floor lies below the table top (a
+	// 0.75 m lab table).
+	SceneryFloorDepth = 0.75
+	// SceneryWallGap is the distance from the table's far edge to the
+	// backdrop wall.
+	SceneryWallGap = 0.55
+
+	slabThick    = 0.04  // table slab under a zero-thickness table plane
+	legHalf      = 0.025 // table legs: square section, half side
+	legInset     = 0.06  // legs' distance in from the table corners
+	armBaseBack  = 0.13  // pedestal centre behind the table's near edge
+	armShoulderZ = 0.26  // shoulder height above the table top
+	armUpper     = 0.55  // shoulder–elbow link length
+	armFore      = 0.58  // elbow–wrist link length
+	armWrist     = 0.12  // wrist link above the gripper's top
+)
+
+// Segmentation ids of the scenery, above any FromSim body id.
+const (
+	SegFloor    int32 = 1<<20 + iota // the floor
+	SegBackdrop                      // the backdrop wall
+	SegTable                         // the table slab and legs
+	SegArm                           // the robot arm and its pedestal
+)
+
+// ArmBody is the body the scenery arm reaches to.
+const ArmBody = "hand"
+
+// Scenery colours: the arm is a saturated steel blue so that colour keys of
+// task objects (red, green, yellow, white, black) and of the gripper do not
+// pick it up; joints and pedestal are a darker shade of it.
+var (
+	armColor      = [3]float32{0.42, 0.57, 0.82}
+	armJointColor = [3]float32{0.25, 0.32, 0.46}
+	wallColor     = [3]float32{0.78, 0.74, 0.62}
+	floorColors   = [2][3]float32{{0.5, 0.5, 0.48}, {0.42, 0.42, 0.4}}
+)
+
+// tableBounds returns the xy extent and top height of the static shapes
+// named like a table.
+func tableBounds(m *sim.Model, s *sim.State) (lo, hi mgl64.Vec3, plane, ok bool) {
+	for i := range m.Shapes {
+		d := &m.Shapes[i]
+		if d.Body != sim.World || !containsFold(d.Name, "table") {
+			continue
+		}
+		p, _ := s.ShapePose(m, sim.ShapeID(i))
+		var h mgl64.Vec3
+		switch d.Kind {
+		case sim.Plane:
+			h = mgl64.Vec3{d.Size.X, d.Size.Y, 0}
+			if h[0] <= 0 || h[1] <= 0 {
+				continue // an infinite plane is a floor, not a table
+			}
+			plane = true
+		case sim.Box:
+			h = vec(d.Size)
+		default:
+			continue
+		}
+		a, b := vec(p).Sub(h), vec(p).Add(h)
+		if !ok {
+			lo, hi, ok = a, b, true
+			continue
+		}
+		for k := 0; k < 3; k++ {
+			lo[k], hi[k] = math.Min(lo[k], a[k]), math.Max(hi[k], b[k])
+		}
+	}
+	return lo, hi, plane, ok
+}
+
+// addScenery appends the scenery objects to sc (see Scenery).
+func (sc *Scene) addScenery(m *sim.Model, s *sim.State) {
+	lo, hi, plane, ok := tableBounds(m, s)
+	if !ok {
+		return
+	}
+	id := mgl64.QuatIdent()
+	add := func(name string, k Kind, size, pos mgl64.Vec3, rot mgl64.Quat, mat Material, seg int32, role Role, noShadow bool) {
+		sc.Objects = append(sc.Objects, Object{Name: name, Kind: k, Size: size, Pos: pos, Rot: rot, Mat: mat,
+			ID: seg, Role: role, NoShadow: noShadow})
+	}
+	sc.addGoalPads(lo, hi, len(sc.Objects))
+	top := hi[2]
+	c := lo.Add(hi).Mul(0.5)
+	half := hi.Sub(lo).Mul(0.5)
+	floorZ := top - SceneryFloorDepth
+	bottom := lo[2]
+	wood := Wood()
+	edge := Solid(wood.Color[0]*0.8, wood.Color[1]*0.8, wood.Color[2]*0.8)
+	if plane {
+		// a slab under the plane so the table has an edge; its top stays just
+		// below the plane so the plane's texture wins the depth test
+		add("table slab", Box, mgl64.Vec3{half[0], half[1], slabThick / 2}, mgl64.Vec3{c[0], c[1], top - 0.002 - slabThick/2}, id, edge, SegTable, RoleStatic, true)
+		bottom = top - 0.002 - slabThick
+	}
+	legH := (bottom - floorZ) / 2
+	if legH > 0 {
+		for i, q := range [4][2]float64{{-1, -1}, {1, -1}, {1, 1}, {-1, 1}} {
+			p := mgl64.Vec3{c[0] + q[0]*(half[0]-legInset), c[1] + q[1]*(half[1]-legInset), floorZ + legH}
+			add([]string{"table leg 1", "table leg 2", "table leg 3", "table leg 4"}[i], Box,
+				mgl64.Vec3{legHalf, legHalf, legH}, p, id, edge, SegTable, RoleStatic, true)
+		}
+	}
+	add("floor", Plane, mgl64.Vec3{4, 4, 0}, mgl64.Vec3{c[0], c[1], floorZ}, id,
+		Checker(floorColors[0], floorColors[1], 2), SegFloor, RoleStatic, true)
+	// the backdrop faces the robot: local +z (the plane's normal) → world −y
+	wall := mgl64.QuatRotate(math.Pi/2, mgl64.Vec3{1, 0, 0})
+	wallH := 1.1
+	add("backdrop", Plane, mgl64.Vec3{4, wallH, 0}, mgl64.Vec3{c[0], hi[1] + SceneryWallGap, floorZ + wallH}, wall,
+		Material{Color: wallColor, Specular: 0.02, Shininess: 8}, SegBackdrop, RoleStatic, true)
+	sc.addArm(m, s, mgl64.Vec3{c[0], lo[1] - armBaseBack, top}, floorZ)
+}
+
+// addArm appends a Sawyer-like arm from a pedestal at base (on the table
+// top's height, floor at floorZ) to the top of ArmBody's shapes.
+func (sc *Scene) addArm(m *sim.Model, s *sim.State, base mgl64.Vec3, floorZ float64) {
+	hb, ok := m.Body(ArmBody)
+	if !ok || int(hb) >= len(s.Bodies) {
+		return
+	}
+	bs := s.Bodies[hb]
+	hpos, hrot := vec(bs.Pos), quat(bs.Rot).Normalize()
+	// the flange: the highest point of the hand's shapes along its local z
+	flangeZ := 0.0
+	for i := range m.Shapes {
+		d := &m.Shapes[i]
+		if d.Body != hb {
+			continue
+		}
+		var hz float64
+		switch d.Kind {
+		case sim.Box:
+			hz = d.Size.Z
+		case sim.Sphere:
+			hz = d.Size.X
+		case sim.Capsule:
+			hz = d.Size.Y + d.Size.X
+		case sim.Cylinder:
+			hz = d.Size.Y
+		}
+		flangeZ = math.Max(flangeZ, d.Pos.Z+hz)
+	}
+	axis := hrot.Rotate(mgl64.Vec3{0, 0, 1})
+	flange := hpos.Add(axis.Mul(flangeZ))
+	wrist := flange.Add(axis.Mul(armWrist))
+	shoulder := base.Add(mgl64.Vec3{0, 0, armShoulderZ})
+	elbow, n := elbowIK(shoulder, wrist, armUpper, armFore)
+
+	link := Solid(armColor[0], armColor[1], armColor[2])
+	link.Specular, link.Shininess = 0.35, 40
+	joint := Solid(armJointColor[0], armJointColor[1], armJointColor[2])
+	add := func(name string, k Kind, size, pos mgl64.Vec3, rot mgl64.Quat, mat Material) {
+		sc.Objects = append(sc.Objects, Object{Name: name, Kind: k, Size: size, Pos: pos, Rot: rot, Mat: mat,
+			ID: SegArm, Role: RoleRobot, NoShadow: true})
+	}
+	id := mgl64.QuatIdent()
+	pedH := (base[2] - floorZ) / 2
+	add("arm pedestal", Cylinder, mgl64.Vec3{0.08, pedH, 0}, mgl64.Vec3{base[0], base[1], floorZ + pedH}, id, joint)
+	add("arm base", Cylinder, mgl64.Vec3{0.1, 0.03, 0}, base.Add(mgl64.Vec3{0, 0, 0.03}), id, joint)
+	add("arm column", Cylinder, mgl64.Vec3{0.065, armShoulderZ / 2, 0}, base.Add(mgl64.Vec3{0, 0, armShoulderZ / 2}), id, link)
+	jr := axisRot(n)
+	add("arm shoulder", Cylinder, mgl64.Vec3{0.075, 0.07, 0}, shoulder, jr, joint)
+	capsule := func(name string, a, b mgl64.Vec3, r float64) {
+		d := b.Sub(a)
+		l := d.Len()
+		if l < 1e-9 {
+			return
+		}
+		add(name, Capsule, mgl64.Vec3{r, l / 2, 0}, a.Add(b).Mul(0.5), axisRot(d.Mul(1/l)), link)
+	}
+	capsule("arm upper", shoulder, elbow, 0.055)
+	add("arm elbow", Cylinder, mgl64.Vec3{0.06, 0.06, 0}, elbow, jr, joint)
+	capsule("arm forearm", elbow, wrist, 0.045)
+	add("arm wrist", Sphere, mgl64.Vec3{0.05, 0, 0}, wrist, id, joint)
+	capsule("arm wrist link", wrist, flange, 0.035)
+}
+
+// elbowIK places the elbow of a two-link chain (lengths l1, l2) from
+// shoulder s to wrist w, in the vertical plane through both, elbow up. An
+// unreachable wrist stretches the chain toward it. It also returns the
+// unit normal of the arm's plane (the elbow's hinge axis).
+func elbowIK(s, w mgl64.Vec3, l1, l2 float64) (elbow, hinge mgl64.Vec3) {
+	d := w.Sub(s)
+	dist := d.Len()
+	if dist < 1e-6 {
+		return s.Add(mgl64.Vec3{0, 0, l1}), mgl64.Vec3{1, 0, 0}
+	}
+	u := d.Mul(1 / dist)
+	up := mgl64.Vec3{0, 0, 1}
+	v := up.Sub(u.Mul(u.Dot(up)))
+	if v.Len() < 1e-6 { // wrist straight above or below: bend toward −y
+		v = mgl64.Vec3{0, -1, 0}
+	}
+	v = v.Normalize()
+	dist = math.Min(dist, l1+l2-1e-6)
+	dist = math.Max(dist, math.Abs(l1-l2)+1e-6)
+	a := (l1*l1 - l2*l2 + dist*dist) / (2 * dist)
+	h := math.Sqrt(math.Max(l1*l1-a*a, 0))
+	return s.Add(u.Mul(a)).Add(v.Mul(h)), u.Cross(v).Normalize()
+}
+
+// axisRot returns the rotation taking local +z to the unit vector d.
+func axisRot(d mgl64.Vec3) mgl64.Quat {
+	z := mgl64.Vec3{0, 0, 1}
+	if d.Dot(z) < -0.999999 {
+		return mgl64.QuatRotate(math.Pi, mgl64.Vec3{1, 0, 0})
+	}
+	return mgl64.QuatBetweenVectors(z, d).Normalize()
+}
+
+// goalPadRadius is the smallest radius of the disc drawn on the table under
+// a goal marker (m): wider than the tasks' 2 cm pucks so the disc still
+// shows around an object that sits on the goal.
+const goalPadRadius = 0.04
+
+// addGoalPads draws, under every goal sphere above the table, a flat disc on
+// the table top and a thin pole up to the sphere, with the sphere's id,
+// role and material: a marker in the air reads as a location, and a goal
+// covered by the object still shows.
+func (sc *Scene) addGoalPads(lo, hi mgl64.Vec3, n int) {
+	top := hi[2]
+	for i := 0; i < n; i++ {
+		o := sc.Objects[i]
+		if o.Role != RoleGoal || o.Kind != Sphere || o.Pos[2] <= top ||
+			o.Pos[0] < lo[0] || o.Pos[0] > hi[0] || o.Pos[1] < lo[1] || o.Pos[1] > hi[1] {
+			continue
+		}
+		r := math.Max(goalPadRadius, 2*o.Size[0])
+		pad := Object{Name: o.Name + " pad", Kind: Cylinder, Size: mgl64.Vec3{r, 0.001, 0},
+			Pos: mgl64.Vec3{o.Pos[0], o.Pos[1], top + 0.001}, Rot: mgl64.QuatIdent(), Mat: o.Mat, ID: o.ID, Role: RoleGoal, NoShadow: true}
+		sc.Objects = append(sc.Objects, pad)
+		if h := (o.Pos[2] - top) / 2; h > o.Size[0] {
+			pole := pad
+			pole.Name, pole.Size, pole.Pos = o.Name+" pole", mgl64.Vec3{0.003, h, 0}, mgl64.Vec3{o.Pos[0], o.Pos[1], top + h}
+			sc.Objects = append(sc.Objects, pole)
+		}
+	}
+}

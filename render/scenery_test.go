@@ -1,0 +1,210 @@
+package render
+
+import (
+	"math"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl64"
+	"github.com/vlmrb/vlmrb/sim"
+)
+
+// sceneryModel is a minimal tabletop: a 1.4×0.8 m table plane at z = 0
+// centred at (0, 0.6), a hand body (palm box, 2 cm tall, and a wrist
+// cylinder up to 9 cm above its origin) at hand, and a goal marker sphere of
+// 1 cm radius at goal.
+func sceneryModel(t *testing.T, hand, goal sim.Vec3) (*sim.Model, *sim.State) {
+	t.Helper()
+	b := sim.NewBuilder()
+	b.AddShape(sim.World, sim.ShapeDesc{Name: "table", Kind: sim.Plane, Size: sim.V3(0.7, 0.4, 0), Pos: sim.V3(0, 0.6, 0)})
+	h := b.AddBody(sim.BodyDesc{Name: "hand", Mocap: true, Pos: hand})
+	b.AddShape(h, sim.ShapeDesc{Name: "gripper palm", Kind: sim.Box, Size: sim.V3(0.02, 0.065, 0.01)})
+	b.AddShape(h, sim.ShapeDesc{Name: "gripper wrist", Kind: sim.Cylinder, Size: sim.V3(0.018, 0.04, 0), Pos: sim.V3(0, 0, 0.05), NoCollide: true})
+	g := b.AddBody(sim.BodyDesc{Name: "green goal", Mocap: true, Pos: goal})
+	b.AddShape(g, sim.ShapeDesc{Name: "green goal", Kind: sim.Sphere, Size: sim.V3(0.01, 0, 0), NoCollide: true, Color: [4]float32{0.2, 0.8, 0.3, 1}})
+	m, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, m.NewState()
+}
+
+func TestElbowIKKeepsLinkLengths(t *testing.T) {
+	t.Parallel()
+	const tol = 1e-9
+	s := mgl64.Vec3{0, 0.07, 0.26}
+	for _, w := range []mgl64.Vec3{{0, 0.6, 0.41}, {0.3, 0.5, 0.2}, {-0.4, 0.9, 0.6}, {0.1, 0.3, 0.1}} {
+		e, n := elbowIK(s, w, armUpper, armFore)
+		if d := e.Sub(s).Len(); math.Abs(d-armUpper) > tol {
+			t.Errorf("wrist %v: upper link %.6f m, want %.6f", w, d, armUpper)
+		}
+		if d := w.Sub(e).Len(); math.Abs(d-armFore) > tol {
+			t.Errorf("wrist %v: forearm %.6f m, want %.6f", w, d, armFore)
+		}
+		// elbow up: above the shoulder–wrist segment at the elbow's position along it
+		u := w.Sub(s).Normalize()
+		foot := s.Add(u.Mul(e.Sub(s).Dot(u)))
+		if e[2] <= foot[2] {
+			t.Errorf("wrist %v: elbow %v is not above the shoulder–wrist line (%v)", w, e, foot)
+		}
+		// the hinge is perpendicular to both links
+		if math.Abs(n.Dot(e.Sub(s).Normalize())) > 1e-9 || math.Abs(n.Dot(w.Sub(e).Normalize())) > 1e-9 {
+			t.Errorf("wrist %v: hinge %v not perpendicular to the links", w, n)
+		}
+	}
+	// out of reach: the chain points straight at the wrist
+	w := s.Add(mgl64.Vec3{0, 2, 0})
+	e, _ := elbowIK(s, w, armUpper, armFore)
+	if d := e.Sub(s).Normalize().Sub(w.Sub(s).Normalize()).Len(); d > 0.01 {
+		t.Errorf("unreachable wrist: elbow direction off by %.4f", d)
+	}
+}
+
+func TestSceneryArmReachesTheHand(t *testing.T) {
+	t.Parallel()
+	for _, hand := range []sim.Vec3{sim.V3(0, 0.6, 0.2), sim.V3(0.3, 0.85, 0.1), sim.V3(-0.4, 0.45, 0.4)} {
+		m, s := sceneryModel(t, hand, sim.V3(0.1, 0.8, 0.2))
+		sc := FromSim(m, s, &Style{Scenery: true})
+		link := sc.Find("arm wrist link")
+		if link < 0 {
+			t.Fatalf("hand %v: no arm in the scene", hand)
+		}
+		o := sc.Objects[link]
+		// the wrist link runs down to the flange, the wrist cylinder's top 9 cm above the hand
+		end := o.Pos.Add(o.Rot.Rotate(mgl64.Vec3{0, 0, o.Size[1]}))
+		want := mgl64.Vec3{hand.X, hand.Y, hand.Z + 0.09}
+		if d := end.Sub(want).Len(); d > 1e-6 {
+			t.Errorf("hand %v: arm ends at %v, want the flange %v", hand, end, want)
+		}
+		for _, o := range sc.Objects {
+			if o.ID == SegArm && (o.Role != RoleRobot || !o.NoShadow) {
+				t.Errorf("arm part %q: role %v, NoShadow %v; want RoleRobot, no shadow", o.Name, o.Role, o.NoShadow)
+			}
+		}
+	}
+}
+
+func TestSceneryRoom(t *testing.T) {
+	t.Parallel()
+	m, s := sceneryModel(t, sim.V3(0, 0.6, 0.2), sim.V3(0.1, 0.8, 0.2))
+	bare := FromSim(m, s, nil)
+	sc := FromSim(m, s, &Style{Scenery: true})
+	if len(sc.Objects) <= len(bare.Objects) {
+		t.Fatalf("scenery added nothing (%d objects)", len(sc.Objects))
+	}
+	floor := sc.Objects[sc.Find("floor")]
+	if floor.Pos[2] != -SceneryFloorDepth || floor.ID != SegFloor {
+		t.Errorf("floor at z %.3f id %d, want %.3f and %d", floor.Pos[2], floor.ID, -SceneryFloorDepth, SegFloor)
+	}
+	// legs stand on the floor, inside the table's corners
+	for _, n := range []string{"table leg 1", "table leg 2", "table leg 3", "table leg 4"} {
+		i := sc.Find(n)
+		if i < 0 {
+			t.Fatalf("no %s", n)
+		}
+		l := sc.Objects[i]
+		if d := l.Pos[2] - l.Size[2] - floor.Pos[2]; math.Abs(d) > 1e-9 {
+			t.Errorf("%s: bottom %.4f m above the floor", n, d)
+		}
+		if math.Abs(l.Pos[0]) > 0.7 || l.Pos[1] < 0.2 || l.Pos[1] > 1.0 {
+			t.Errorf("%s at %v is outside the table", n, l.Pos)
+		}
+	}
+	// the backdrop faces the robot (−y) beyond the table's far edge
+	w := sc.Objects[sc.Find("backdrop")]
+	if n := w.Rot.Rotate(mgl64.Vec3{0, 0, 1}); n.Sub(mgl64.Vec3{0, -1, 0}).Len() > 1e-9 || w.Pos[1] <= 1.0 {
+		t.Errorf("backdrop normal %v at y %.2f; want (0,-1,0) beyond y 1.0", n, w.Pos[1])
+	}
+	// a goal in the air gets a pad on the table and a pole, with its id
+	goal := sc.Objects[sc.Find("green goal")]
+	pad := sc.Objects[sc.Find("green goal pad")]
+	if pad.ID != goal.ID || pad.Role != RoleGoal || pad.Pos[0] != goal.Pos[0] || pad.Pos[1] != goal.Pos[1] || pad.Pos[2] > 0.01 {
+		t.Errorf("goal pad %+v does not sit on the table under goal %+v", pad, goal)
+	}
+	if pad.Size[0] < goalPadRadius {
+		t.Errorf("goal pad radius %.3f < %.3f", pad.Size[0], goalPadRadius)
+	}
+	if sc.Find("green goal pole") < 0 {
+		t.Error("no pole up to the goal")
+	}
+	// no table: no scenery
+	b := sim.NewBuilder()
+	b.AddBody(sim.BodyDesc{Name: "hand", Mocap: true})
+	m2, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc := FromSim(m2, m2.NewState(), &Style{Scenery: true}); len(sc.Objects) != 0 {
+		t.Errorf("scenery without a table: %d objects", len(sc.Objects))
+	}
+}
+
+// TestSceneryThemes: misleading leaves the arm's colours alone (prompts do
+// not name them); abstract repaints every surface, arm included.
+func TestSceneryThemes(t *testing.T) {
+	t.Parallel()
+	m, s := sceneryModel(t, sim.V3(0, 0.6, 0.2), sim.V3(0.1, 0.8, 0.2))
+	std := FromSim(m, s, &Style{Scenery: true})
+	mis := FromSim(m, s, &Style{Scenery: true, Theme: ThemeMisleading})
+	abs := FromSim(m, s, &Style{Scenery: true, Theme: ThemeAbstract})
+	for i, o := range std.Objects {
+		switch {
+		case o.Role == RoleRobot && mis.Objects[i].Mat != o.Mat:
+			t.Errorf("misleading changed arm part %q", o.Name)
+		case o.Role == RoleGoal && mis.Objects[i].Mat.Color == o.Mat.Color:
+			t.Errorf("misleading kept goal part %q's colour", o.Name)
+		}
+		if abs.Objects[i].Mat == o.Mat {
+			t.Errorf("abstract kept %q's material", o.Name)
+		}
+	}
+}
+
+// TestSceneryShadowsIgnoreNoShadow: NoShadow objects stay out of the shadow
+// casters, so the arm does not widen the shadow map.
+func TestSceneryShadowsIgnoreNoShadow(t *testing.T) {
+	t.Parallel()
+	m, s := sceneryModel(t, sim.V3(0, 0.6, 0.2), sim.V3(0.1, 0.8, 0.2))
+	sc := FromSim(m, s, &Style{Scenery: true})
+	var b batch
+	b.build(sc, meshCache{})
+	if b.casterHi[2] > 0.3 || b.casterLo[2] < -0.01 {
+		t.Errorf("casters span z %.3f..%.3f m; the arm or legs were included", b.casterLo[2], b.casterHi[2])
+	}
+}
+
+// TestSceneryBackendsAgree: both backends draw the scenery alike, with
+// shadows and 4× anti-aliasing.
+func TestSceneryBackendsAgree(t *testing.T) {
+	m, s := sceneryModel(t, sim.V3(0.05, 0.62, 0.15), sim.V3(0.1, 0.8, 0.2))
+	sc := FromSim(m, s, &Style{Scenery: true})
+	cam := LookAt(mgl64.Vec3{-1.1, -0.4, 0.6}, mgl64.Vec3{0, 0.6, -0.1}, mgl64.Vec3{0, 0, 1}, 50, 128, 128)
+	opts := Options{Shadows: true, MSAA: 4}
+	seg := make([]int32, 128*128)
+	if err := mustSoft(t, Options{}).RenderBuffers(sc, cam, Buffers{Seg: seg}); err != nil {
+		t.Fatal(err)
+	}
+	counts := map[int32]int{}
+	for _, v := range seg {
+		counts[v]++
+	}
+	for _, id := range []int32{SegArm, SegFloor, SegTable, SegBackdrop} {
+		if counts[id] == 0 {
+			t.Errorf("segment %d not visible", id)
+		}
+	}
+	// the floor's distant checker squares alias differently under GL
+	// multisampling and soft 2×2 supersampling, so the MSAA bar is lower
+	for _, c := range []struct {
+		opts Options
+		want float64
+	}{{Options{Shadows: true}, 0.99}, {opts, 0.95}} {
+		want := render(t, mustSoft(t, c.opts), sc, cam)
+		got := render(t, openEGL(t, c.opts), sc, cam)
+		frac, worst := within(got, want, 8)
+		t.Logf("scenery egl vs soft (msaa %d): %.4f within 8/255, worst %d", c.opts.MSAA, frac, worst)
+		if frac < c.want {
+			_ = WritePNG(t.TempDir()+"/egl.png", got)
+			t.Errorf("scenery egl vs soft (msaa %d): %.4f of pixels within 8/255, want ≥ %.2f", c.opts.MSAA, frac, c.want)
+		}
+	}
+}
