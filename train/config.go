@@ -278,10 +278,10 @@ func LoadConfigFile(path string, c *Config) error {
 // so secrets never reach the file.
 func (c *Config) encode() ([]byte, error) {
 	var buf bytes.Buffer
-	buf.WriteString("# resolved configuration written by robot-train; secrets (API keys) are not saved\n")
+	buf.WriteString("# resolved configuration written by robot-train; secrets (API keys, credentials in URLs) are not saved\n")
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
-	if err := enc.Encode(c); err != nil {
+	if err := enc.Encode(c.withoutSecrets()); err != nil {
 		return nil, err
 	}
 	if err := enc.Close(); err != nil {

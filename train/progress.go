@@ -20,8 +20,12 @@ type Progress struct {
 	drawn     bool
 }
 
-// IsTerminal reports whether w is a character device (a TTY).
+// IsTerminal reports whether w (or the writer it wraps) is a character
+// device (a TTY).
 func IsTerminal(w io.Writer) bool {
+	if u, ok := w.(interface{ Unwrap() io.Writer }); ok { // a filtering writer (redact.Writer)
+		w = u.Unwrap()
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

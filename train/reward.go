@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/vlmrb/vlmrb/internal/redact"
 	"github.com/vlmrb/vlmrb/replay"
 	"github.com/vlmrb/vlmrb/sim"
 	"github.com/vlmrb/vlmrb/tasks"
@@ -139,7 +140,7 @@ func (s *rewardShaper) describe() string {
 	if s.learner != nil {
 		return fmt.Sprintf("ERL-VLM: %s rater, %d classes, %s loss, %s", m.Rater, s.rater.Classes(), m.Loss, cam)
 	}
-	return fmt.Sprintf("VLM-RM: %s (%s), α %g, %s", m.EmbedBaseURL, m.EmbedModel, m.Alpha, cam)
+	return fmt.Sprintf("VLM-RM: %s (%s), α %g, %s", redact.URL(m.EmbedBaseURL), m.EmbedModel, m.Alpha, cam)
 }
 
 // ready reports whether the learned reward exists: ERL-VLM has none

@@ -24,6 +24,9 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/sashabaranov/go-openai/jsonschema"
+
+	"github.com/vlmrb/vlmrb/internal/redact"
+	"github.com/vlmrb/vlmrb/internal/vlmhttp"
 )
 
 // AnswerMode says how the OpenAI scorer reads a score from the server.
@@ -118,7 +121,7 @@ func (c OpenAIConfig) String() string {
 	if c.APIKey != "" {
 		key = "set (redacted)"
 	}
-	return fmt.Sprintf("openai{base_url=%s model=%s api_key=%s answer=%s}", c.BaseURL, c.Model, key, c.Answer)
+	return fmt.Sprintf("openai{base_url=%s model=%s api_key=%s answer=%s}", redact.URL(c.BaseURL), c.Model, key, c.Answer)
 }
 
 // GoString redacts the key for %#v too.
@@ -219,12 +222,11 @@ func NewOpenAIScorer(cfg OpenAIConfig) (*OpenAIScorer, error) {
 		return nil, errors.New("vlmprio: openai scorer needs a model name: set --vlm-model or OPENAI_MODEL")
 	}
 	if !strings.HasPrefix(cfg.BaseURL, "http://") && !strings.HasPrefix(cfg.BaseURL, "https://") {
-		return nil, fmt.Errorf("vlmprio: openai base URL %q must start with http:// or https:// (e.g. http://127.0.0.1:8000/v1)", cfg.BaseURL)
+		return nil, fmt.Errorf("vlmprio: openai base URL %q must start with http:// or https:// (e.g. http://127.0.0.1:8000/v1)", redact.URL(cfg.BaseURL))
 	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{}
-	}
+	// every response capped (vlmhttp.MaxChatBytes): a runaway server costs
+	// one capped read and a too_large error, never the process's memory
+	hc := vlmhttp.Client(cfg.HTTPClient, vlmhttp.MaxChatBytes)
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = cfg.BaseURL
 	oc.HTTPClient = zeroTemperatureDoer{hc}
@@ -298,7 +300,7 @@ func (s *OpenAIScorer) Score(ctx context.Context, c *Clip) (Score, error) {
 		s.brk.done(s.now(), err)
 	}
 	if err != nil {
-		return sc, err
+		return sc, s.redactErr(err)
 	}
 	if s.cache != nil {
 		s.cache.put(key, sc)
@@ -562,6 +564,9 @@ func normToken(t string) string {
 func classify(ctx context.Context, err error) (ErrorKind, bool) {
 	if ctx.Err() != nil {
 		return KindCanceled, false
+	}
+	if errors.Is(err, vlmhttp.ErrTooLarge) {
+		return KindTooLarge, false
 	}
 	status := 0
 	var apiErr *openai.APIError

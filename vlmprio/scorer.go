@@ -24,6 +24,12 @@ type Score struct {
 	// Attempts is the number of HTTP requests made (0 for offline scorers
 	// and cache hits).
 	Attempts int
+	// Confidence in [0,1] is how much of what the pixel scorer needed it
+	// could see: the mean over the spec's elements of the fraction of
+	// examined frames in which each was visible. A clip where everything
+	// is hidden scores Value 0 with Confidence 0 rather than failing.
+	// Other scorers leave it 0.
+	Confidence float64
 }
 
 // Scorer scores clips. Implementations are safe for concurrent use and
@@ -64,6 +70,7 @@ const (
 	KindMalformed   ErrorKind = "malformed"    // a 2xx body that is not a chat completion
 	KindNoScore     ErrorKind = "no_score"     // a valid response without a usable yes/no answer
 	KindCircuitOpen ErrorKind = "circuit_open" // the circuit breaker refused the call
+	KindTooLarge    ErrorKind = "too_large"    // a response over its size cap (not retried)
 	KindInput       ErrorKind = "input"        // the clip cannot be scored (no frames, no progress, nothing segmented)
 	KindCanceled    ErrorKind = "canceled"     // the caller's ctx ended
 	KindOther       ErrorKind = "other"

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/vlmrb/vlmrb/internal/vlmhttp"
 )
 
 // OpenAIRaterConfig configures an OpenAIRater. Zero fields take defaults.
@@ -73,9 +75,7 @@ func NewOpenAIRater(cfg OpenAIRaterConfig) (*OpenAIRater, error) {
 	if cfg.Backoff <= 0 {
 		cfg.Backoff = time.Second
 	}
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = &http.Client{}
-	}
+	cfg.HTTPClient = vlmhttp.Client(cfg.HTTPClient, vlmhttp.MaxChatBytes)
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	return &OpenAIRater{cfg: cfg, names: names}, nil
 }
@@ -243,7 +243,8 @@ func postJSON(ctx context.Context, hc *http.Client, url, key string, body []byte
 			break
 		}
 	}
-	return last
+	// servers echo keys in 401 bodies; transport errors quote the URL
+	return vlmhttp.Redact(last, key)
 }
 
 func postOnce(ctx context.Context, hc *http.Client, url, key string, body []byte, timeout time.Duration, out any, calls *atomic.Int64) (bool, error) {
@@ -262,12 +263,12 @@ func postOnce(ctx context.Context, hc *http.Client, url, key string, body []byte
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return true, fmt.Errorf("vlmreward: POST %s: %w", url, err)
+		return !errors.Is(err, vlmhttp.ErrTooLarge), fmt.Errorf("vlmreward: POST %s: %w", url, err)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	data, err := io.ReadAll(resp.Body) // capped by the vlmhttp transport
 	if err != nil {
-		return true, fmt.Errorf("vlmreward: reading response: %w", err)
+		return !errors.Is(err, vlmhttp.ErrTooLarge), fmt.Errorf("vlmreward: reading response: %w", err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		retry := resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500

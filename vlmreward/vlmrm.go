@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/vlmrb/vlmrb/internal/vlmhttp"
 	"github.com/vlmrb/vlmrb/replay"
 )
 
@@ -227,10 +228,7 @@ func (h *HTTPEmbedder) post(ctx context.Context, req any, want int) ([][]float64
 	if err != nil {
 		return nil, err
 	}
-	hc := h.Client
-	if hc == nil {
-		hc = http.DefaultClient
-	}
+	hc := vlmhttp.Client(h.Client, vlmhttp.MaxEmbeddingBytes)
 	timeout, retries, backoff := h.Timeout, h.MaxRetries, h.Backoff
 	if timeout <= 0 {
 		timeout = 60 * time.Second

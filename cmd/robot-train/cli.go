@@ -62,6 +62,7 @@ func printUsage(w io.Writer) {
 
 // run is the whole CLI; main only wires the process to it, tests call it.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	stdout, stderr = redactOutput(args, stdout, stderr)
 	if len(args) == 0 {
 		printUsage(stderr)
 		return exitUsage
