@@ -264,6 +264,10 @@ func (r *Runner) exec(ctx context.Context, run Run, threads int) (Attempt, error
 		return a, err
 	}
 	var args []string
+	if _, m, err := train.LatestCheckpoint(dir); err == nil && m.Step >= run.Config.Steps {
+		// finished, but the process that ran it died before recording that
+		return a, markDone(dir)
+	}
 	if RunState(dir) == Partial {
 		a.Resumed = true
 		args = []string{"train", "--resume", dir, "--quiet"}
@@ -292,6 +296,7 @@ func (r *Runner) exec(ctx context.Context, run Run, threads int) (Attempt, error
 	cmd.Stdout, cmd.Stderr = logf, logf
 	t := strconv.Itoa(threads)
 	cmd.Env = append(os.Environ(), "OPENBLAS_NUM_THREADS="+t, "OMP_NUM_THREADS="+t, "GOMAXPROCS="+t)
+	cmd.SysProcAttr = childAttr() // the child checkpoints and stops if the study process dies
 	if err := cmd.Start(); err != nil {
 		return a, fmt.Errorf("start %s: %w", r.Binary, err)
 	}
@@ -325,15 +330,18 @@ func (r *Runner) exec(ctx context.Context, run Run, threads int) (Attempt, error
 	if _, m, err := train.LatestCheckpoint(dir); err != nil || m.Step < run.Config.Steps {
 		return a, fmt.Errorf("exited 0 without a checkpoint at step %d (see %s)", run.Config.Steps, filepath.Join(dir, "study.log"))
 	}
+	return a, markDone(dir)
+}
+
+// markDone records a finished run with the CPU time of all its attempts.
+func markDone(dir string) error {
 	var cpu float64
-	for _, at := range Attempts(dir) {
-		cpu += at.CPUS
+	at := Attempts(dir)
+	for _, a := range at {
+		cpu += a.CPUS
 	}
-	done2, _ := json.Marshal(map[string]any{"finished": time.Now().UTC(), "cpu_s": cpu, "attempts": len(Attempts(dir))})
-	if err := atomicfile.WriteBytes(filepath.Join(dir, doneFile), done2); err != nil {
-		return a, err
-	}
-	return a, nil
+	b, _ := json.Marshal(map[string]any{"finished": time.Now().UTC(), "cpu_s": cpu, "attempts": len(at)})
+	return atomicfile.WriteBytes(filepath.Join(dir, doneFile), b)
 }
 
 // clearRun removes what train wrote into a run directory that has no

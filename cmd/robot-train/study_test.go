@@ -1,0 +1,173 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/vlmrb/vlmrb/train/study"
+)
+
+// tinyStudy is a 2 arms × 2 seeds grid of short, cheap runs.
+const tinyStudy = `name: tiny
+base:
+  reward: dense
+  replay: uniform
+  steps: %d
+  num_envs: 2
+  max_episode_len: 50
+  sac: {hidden: [16, 16], batch_size: 16, learning_starts: 100}
+  eval: {every: 200, episodes: 1, gif: false}
+  log: {every: 200, tensorboard: false}
+  checkpoint: {every: 200}
+tasks: [reach]
+arms:
+  - name: uniform
+    set: {}
+  - name: per
+    set: {replay: per}
+seeds: [1, 2]
+`
+
+func writeStudy(t *testing.T, steps int) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "tiny.yaml")
+	if err := os.WriteFile(p, []byte(fmt.Sprintf(tinyStudy, steps)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+var tinyRuns = []string{"reach/uniform/s1", "reach/uniform/s2", "reach/per/s1", "reach/per/s2"}
+
+func attempts(t *testing.T, dir, id string) []study.Attempt {
+	t.Helper()
+	return study.Attempts(filepath.Join(dir, "runs", filepath.FromSlash(id)))
+}
+
+// Killing `study run` midway and rerunning it finishes the grid without
+// redoing finished runs; the interrupted run resumes from its checkpoint.
+func TestStudyRunResumesAfterInterrupt(t *testing.T) {
+	bin := buildBinary(t)
+	spec := writeStudy(t, 1200)
+	out := filepath.Join(t.TempDir(), "st")
+	cmd := exec.Command(bin, "study", "run", spec, "--out", out, "--parallel", "1")
+	var stdout bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// wait for the first finished run, then for the second to have a checkpoint
+	deadline := time.Now().Add(3 * time.Minute)
+	first := filepath.Join(out, "runs", "reach", "uniform", "s1")
+	second := filepath.Join(out, "runs", "reach", "uniform", "s2")
+	for study.RunState(first) != study.Done || !hasCheckpoint(second) {
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("no finished run and checkpoint within 3 minutes: %s", stdout.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("interrupted study run: %v, want exit 130\n%s", err, stdout.String())
+	}
+	if st := study.RunState(second); st != study.Partial {
+		t.Fatalf("interrupted run is %s, want partial (resumable)", st)
+	}
+
+	// rerun: finishes everything, the done run untouched
+	res, err := exec.Command(bin, "study", "run", spec, "--out", out, "--parallel", "2").CombinedOutput()
+	if err != nil {
+		t.Fatalf("rerun: %v\n%s", err, res)
+	}
+	for _, id := range tinyRuns {
+		if st := study.RunState(filepath.Join(out, "runs", filepath.FromSlash(id))); st != study.Done {
+			t.Errorf("%s is %s after the rerun", id, st)
+		}
+	}
+	if n := len(attempts(t, out, "reach/uniform/s1")); n != 1 {
+		t.Errorf("the run finished before the interrupt was worked on by %d processes, want 1", n)
+	}
+	at := attempts(t, out, "reach/uniform/s2")
+	if len(at) != 2 || at[0].ExitCode != 130 || !at[1].Resumed {
+		t.Errorf("interrupted run's attempts: %+v, want an exit-130 one, then a resumed one", at)
+	}
+
+	// report --json: per arm IQM, CI bounds, AUC, probability of improvement
+	rep, err := exec.Command(bin, "study", "report", out, "--json", "--reps", "200").Output()
+	if err != nil {
+		t.Fatalf("report: %v", err)
+	}
+	var r struct {
+		Status struct{ Done, Total int }
+		Tasks  []struct {
+			Task string
+			Arms []struct {
+				Arm     string
+				Runs    int
+				IQM     map[string]*float64 `json:"final_iqm"`
+				AUC     map[string]*float64 `json:"auc_iqm"`
+				ProbImp map[string]*float64 `json:"prob_improvement"`
+			}
+		}
+	}
+	if err := json.Unmarshal(rep, &r); err != nil {
+		t.Fatalf("report JSON: %v\n%s", err, rep)
+	}
+	if r.Status.Done != 4 || r.Status.Total != 4 || len(r.Tasks) != 1 || len(r.Tasks[0].Arms) != 2 {
+		t.Fatalf("report: %s", rep)
+	}
+	for _, a := range r.Tasks[0].Arms {
+		if a.Runs != 2 || a.IQM["point"] == nil || a.IQM["lo"] == nil || a.IQM["hi"] == nil || a.AUC["point"] == nil {
+			t.Errorf("arm %s: %+v", a.Arm, a)
+		}
+		if lo, p, hi := *a.IQM["lo"], *a.IQM["point"], *a.IQM["hi"]; !(lo <= p && p <= hi) {
+			t.Errorf("arm %s: IQM %v outside [%v, %v]", a.Arm, p, lo, hi)
+		}
+		if (a.Arm == "per") != (a.ProbImp != nil) {
+			t.Errorf("arm %s: probability of improvement %v (only the non-baseline arm has one)", a.Arm, a.ProbImp)
+		}
+	}
+	for _, f := range []string{"report.md", "report.json", "curves/reach.png"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("report did not write %s", f)
+		}
+	}
+}
+
+func hasCheckpoint(dir string) bool {
+	m, _ := filepath.Glob(filepath.Join(dir, "checkpoints", "step-*", "manifest.json"))
+	return len(m) > 0
+}
+
+// --shard 1/3, 2/3 and 3/3 together run every run exactly once.
+func TestStudyShardsRunEachOnce(t *testing.T) {
+	bin := buildBinary(t)
+	spec := writeStudy(t, 300)
+	out := filepath.Join(t.TempDir(), "st")
+	for k := 1; k <= 3; k++ {
+		res, err := exec.Command(bin, "study", "run", spec, "--out", out, "--shard", fmt.Sprintf("%d/3", k)).CombinedOutput()
+		if err != nil {
+			t.Fatalf("shard %d/3: %v\n%s", k, err, res)
+		}
+	}
+	for _, id := range tinyRuns {
+		if n := len(attempts(t, out, id)); n != 1 {
+			t.Errorf("%s ran %d times over the three shards, want 1", id, n)
+		}
+	}
+	// a bad shard is a usage error
+	res, err := exec.Command(bin, "study", "run", spec, "--out", out, "--shard", "4/3").CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(res), "K/N") {
+		t.Errorf("--shard 4/3: %v %s", err, res)
+	}
+}
