@@ -20,8 +20,8 @@ type Agent struct {
 	pcg      *rand.PCG
 	rng      *rand.Rand
 
-	q, qt *nn.MLP
-	opt   *nn.Adam
+	q, qt qnet        // online and target networks
+	opt   [2]*nn.Adam // for q.first and q.rest
 
 	updates int64
 	last    Metrics
@@ -33,16 +33,16 @@ type Agent struct {
 // workspace is Update's per-batch scratch, sized by grow.
 type workspace struct {
 	n                    int
-	x, xn                []float32 // encoded obs and next obs, n×inDim
-	qTape, qnTape, tTape *nn.Tape  // online on s, online on s′, target on s′ (and on s for ReLo)
-	y, td, relo          []float32 // targets, |δ|, ReLo scores (n)
-	dy                   []float32 // n×nActions gradient of the loss w.r.t. the online outputs
-	act                  []int     // n action indices
+	x, xn                sparseRows // encoded obs and next obs
+	qTape, qnTape, tTape *qtape     // online on s, online on s′, target on s′ (and on s for ReLo)
+	y, td, relo          []float32  // targets, |δ|, ReLo scores (n)
+	dy                   []float32  // n×nActions gradient of the loss w.r.t. the online outputs
+	act                  []int      // n action indices
 }
 
 type inference struct {
-	tape *nn.Tape
-	x    []float32
+	tape *qtape
+	x    sparseRows
 }
 
 // New returns an agent for observations of obsDim values and nActions
@@ -70,13 +70,11 @@ func New(cfg Config, obsDim, nActions int) (*Agent, error) {
 	}
 	a.pcg = rand.NewPCG(c.Seed, 0xd9e0_d9e0_d9e0_d9e0)
 	a.rng = rand.New(a.pcg)
-	sizes := append(append([]int{a.inDim}, c.Hidden...), nActions)
-	a.q = nn.NewMLP(sizes, nn.ReLU, a.rng)
-	a.qt = a.q.Clone()
-	a.opt = nn.NewAdam(len(a.q.Params), c.LR)
-	if c.MaxGradNorm > 0 {
-		a.opt.MaxGradNorm = c.MaxGradNorm
-	}
+	a.q = newQnet(a.inDim, c.Hidden, nActions, a.rng)
+	a.qt = a.q.clone()
+	// one global gradient clip over both parts is applied in Update, so
+	// the optimisers themselves do not clip
+	a.opt = [2]*nn.Adam{nn.NewAdam(len(a.q.first.Params), c.LR), nn.NewAdam(len(a.q.rest.Params), c.LR)}
 	return a, nil
 }
 
@@ -103,9 +101,6 @@ func (a *Agent) Updates() int64 { return a.updates }
 // LastMetrics returns the metrics of the last Update.
 func (a *Agent) LastMetrics() Metrics { return a.last }
 
-// Networks returns the online and target Q networks (the agent's own).
-func (a *Agent) Networks() (online, target *nn.MLP) { return a.q, a.qt }
-
 // TDErrors returns |δ_i| = |Q(s,a) − y| per sample of the last Update,
 // before the gradient step. Owned by the agent; overwritten by the next
 // Update.
@@ -122,22 +117,23 @@ func (a *Agent) ReLoScores() []float32 {
 	return a.ws.relo[:a.ws.n]
 }
 
-// encode writes the network inputs of n observations (n×obsDim) into dst
-// (n×inDim): one-hot for categorical elements, the value otherwise.
-func (a *Agent) encode(dst, obs []float32, n int) {
+// encode writes the network inputs of n observations (n×obsDim) as
+// sparse rows: observation element j of sample i selects input row
+// catOff[j] + code (value 1) when categorical, else row catOff[j] with the
+// element's value.
+func (a *Agent) encode(dst *sparseRows, obs []float32, n int) {
 	cat := a.cfg.Categorical
-	D := a.inDim
-	clear(dst[:n*D])
+	O := a.obsDim
+	dst.grow(n, O)
 	for i := range n {
-		row := obs[i*a.obsDim : (i+1)*a.obsDim]
-		out := dst[i*D : (i+1)*D]
+		row := obs[i*O : (i+1)*O]
 		for j, v := range row {
+			k := i*O + j
 			if len(cat) > 0 && cat[j] > 0 {
-				k := int(math.Round(float64(v)))
-				k = min(max(k, 0), cat[j]-1)
-				out[a.catOff[j]+k] = 1
+				c := min(max(int(math.Round(float64(v))), 0), cat[j]-1)
+				dst.row[k], dst.val[k] = int32(a.catOff[j]+c), 1
 			} else {
-				out[a.catOff[j]] = v
+				dst.row[k], dst.val[k] = int32(a.catOff[j]), v
 			}
 		}
 	}
@@ -162,21 +158,20 @@ func (a *Agent) forwardOne(obs []float64) []float32 {
 		panic("dqn: observation length mismatch")
 	}
 	if a.inf.tape == nil {
-		a.inf.tape = a.q.NewTape(1)
-		a.inf.x = make([]float32, a.inDim)
+		a.inf.tape = a.q.newTape(1)
 	}
-	x := a.inf.x
-	clear(x)
+	x := &a.inf.x
+	x.grow(1, a.obsDim)
 	cat := a.cfg.Categorical
 	for j, v := range obs {
 		if len(cat) > 0 && cat[j] > 0 {
-			k := min(max(int(math.Round(v)), 0), cat[j]-1)
-			x[a.catOff[j]+k] = 1
+			c := min(max(int(math.Round(v)), 0), cat[j]-1)
+			x.row[j], x.val[j] = int32(a.catOff[j]+c), 1
 		} else {
-			x[a.catOff[j]] = float32(v)
+			x.row[j], x.val[j] = int32(a.catOff[j]), float32(v)
 		}
 	}
-	return a.q.Forward(a.inf.tape, x, 1)
+	return a.q.forward(a.inf.tape, x, 1)
 }
 
 // Act writes the ε-greedy action index for obs into dst[0]: uniform random
@@ -225,8 +220,7 @@ func (a *Agent) grow(n int) {
 		return
 	}
 	f := func(k int) []float32 { return make([]float32, k) }
-	w.x, w.xn = f(n*a.inDim), f(n*a.inDim)
-	w.qTape, w.qnTape, w.tTape = a.q.NewTape(n), a.q.NewTape(n), a.qt.NewTape(n)
+	w.qTape, w.qnTape, w.tTape = a.q.newTape(n), a.q.newTape(n), a.qt.newTape(n)
 	w.y, w.td, w.relo = f(n), f(n), f(n)
 	w.dy = f(n * a.nActions)
 	w.act = make([]int, n)

@@ -13,8 +13,9 @@ import (
 
 // Checkpoint file (see nn.Seal): magic "VLMRBDQN", version 1, CRC-32C.
 // Payload, in order: Config as JSON; obsDim, nActions (u32); Update count
-// (u64); online and target networks (nn.MLP encodings); the optimiser
-// (nn.Adam encoding); the PCG state; the last Metrics (4 float64).
+// (u64); the online network's first layer and rest, then the target's
+// (nn.MLP encodings); the two optimisers (nn.Adam encodings); the PCG
+// state; the last Metrics (4 float64).
 const (
 	ckptMagic   = "VLMRBDQN"
 	ckptVersion = 1
@@ -32,12 +33,14 @@ func (a *Agent) MarshalBinary() ([]byte, error) {
 	b = binary.LittleEndian.AppendUint32(b, uint32(a.obsDim))
 	b = binary.LittleEndian.AppendUint32(b, uint32(a.nActions))
 	b = binary.LittleEndian.AppendUint64(b, uint64(a.updates))
-	for _, m := range []*nn.MLP{a.q, a.qt} {
+	for _, m := range []*nn.MLP{a.q.first, a.q.rest, a.qt.first, a.qt.rest} {
 		p, _ := m.MarshalBinary()
 		b = nn.AppendBytes(b, p)
 	}
-	p, _ := a.opt.MarshalBinary()
-	b = nn.AppendBytes(b, p)
+	for _, o := range a.opt {
+		p, _ := o.MarshalBinary()
+		b = nn.AppendBytes(b, p)
+	}
 	r, err := a.pcg.MarshalBinary()
 	if err != nil {
 		return nil, err
@@ -76,7 +79,7 @@ func Unmarshal(data []byte) (*Agent, error) {
 		return nil, fmt.Errorf("%w: %v", nn.ErrFormat, err)
 	}
 	a.updates = updates
-	for i, m := range []*nn.MLP{a.q, a.qt} {
+	for i, m := range []*nn.MLP{a.q.first, a.q.rest, a.qt.first, a.qt.rest} {
 		var got nn.MLP
 		if err := got.UnmarshalBinary(r.Bytes()); err != nil {
 			return nil, fmt.Errorf("dqn: checkpoint network %d: %w", i, err)
@@ -86,14 +89,16 @@ func Unmarshal(data []byte) (*Agent, error) {
 		}
 		m.CopyFrom(&got)
 	}
-	var opt nn.Adam
-	if err := opt.UnmarshalBinary(r.Bytes()); err != nil {
-		return nil, fmt.Errorf("dqn: checkpoint optimiser: %w", err)
+	for i, o := range a.opt {
+		var got nn.Adam
+		if err := got.UnmarshalBinary(r.Bytes()); err != nil {
+			return nil, fmt.Errorf("dqn: checkpoint optimiser %d: %w", i, err)
+		}
+		if len(got.M) != len(o.M) {
+			return nil, fmt.Errorf("%w: optimiser %d has %d moments, want %d", nn.ErrFormat, i, len(got.M), len(o.M))
+		}
+		*o = got
 	}
-	if len(opt.M) != len(a.opt.M) {
-		return nil, fmt.Errorf("%w: optimiser has %d moments, want %d", nn.ErrFormat, len(opt.M), len(a.opt.M))
-	}
-	*a.opt = opt
 	if err := a.pcg.UnmarshalBinary(r.Bytes()); err != nil && r.Err() == nil {
 		return nil, fmt.Errorf("%w: rng state: %v", nn.ErrFormat, err)
 	}

@@ -30,11 +30,30 @@ func randomBatch(n, obsDim, nActions int, seed uint64) *replay.Batch {
 	return b
 }
 
-// forward runs net on one encoded row and returns its outputs as float64.
-func forward(a *Agent, net *nn.MLP, obs []float32) []float64 {
+// denseInput one-hot encodes obs densely (the reference for the sparse
+// rows): element j of width w > 0 sets input catOff[j] + clamp(round(v)).
+func denseInput(a *Agent, obs []float32) []float32 {
 	x := make([]float32, a.inDim)
-	a.encode(x, obs, 1)
-	out := net.Forward(net.NewTape(1), x, 1)
+	for j, v := range obs {
+		if len(a.cfg.Categorical) > 0 && a.cfg.Categorical[j] > 0 {
+			k := min(max(int(math.Round(float64(v))), 0), a.cfg.Categorical[j]-1)
+			x[a.catOff[j]+k] = 1
+		} else {
+			x[a.catOff[j]] = v
+		}
+	}
+	return x
+}
+
+// forward runs net densely (first layer as a GEMM, ReLU, the rest) on one
+// observation and returns its outputs as float64.
+func forward(a *Agent, net qnet, obs []float32) []float64 {
+	h := net.first.Forward(net.first.NewTape(1), denseInput(a, obs), 1)
+	hr := make([]float32, len(h))
+	for i, v := range h {
+		hr[i] = max(v, 0)
+	}
+	out := net.rest.Forward(net.rest.NewTape(1), hr, 1)
 	r := make([]float64, len(out))
 	for i, v := range out {
 		r[i] = float64(v)
@@ -54,7 +73,7 @@ func argmax64(q []float64) int {
 
 // expected recomputes y, δ and the weighted Huber loss of a batch from the
 // networks, independently of Update's code path.
-func expected(a *Agent, online, target *nn.MLP, b *replay.Batch, double bool) (y, td []float64, loss float64) {
+func expected(a *Agent, online, target qnet, b *replay.Batch, double bool) (y, td []float64, loss float64) {
 	n, O := b.Len(), a.obsDim
 	gamma := math.Pow(a.cfg.Gamma, float64(a.cfg.NStep))
 	for i := range n {
@@ -81,7 +100,7 @@ func expected(a *Agent, online, target *nn.MLP, b *replay.Batch, double bool) (y
 
 const (
 	tolF32 = 2e-5 // float32 forward passes of small nets agree to this relative error
-	tolFD  = 2e-2 // central differences in float32 with h = 1e-2
+	tolFD  = 2e-2 // central differences in float32 with h = 2e-3
 )
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol*(1+math.Abs(b)) }
@@ -96,9 +115,9 @@ func TestUpdateTargetsAndLoss(t *testing.T) {
 			t.Fatal(err)
 		}
 		// make the target differ from the online net
-		a.qt.Init(rand.New(rand.NewPCG(9, 9)))
+		initNet(a.qt, 9)
 		b := randomBatch(32, 5, 4, 1)
-		online, target := a.q.Clone(), a.qt.Clone()
+		online, target := a.q.clone(), a.qt.clone()
 		y, td, loss := expected(a, online, target, b, double)
 		m, err := a.Update(b)
 		if err != nil {
@@ -128,12 +147,12 @@ func TestGradientMatchesFiniteDifferences(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := randomBatch(16, 3, 3, 2)
-	before := a.q.Clone()
+	before := a.q.clone()
 	if _, err := a.Update(b); err != nil {
 		t.Fatal(err)
 	}
 	y, _, _ := expected(a, before, a.qt, b, true) // target unchanged (TargetFrequency 1000)
-	lossAt := func(net *nn.MLP) float64 {
+	lossAt := func(net qnet) float64 {
 		l := 0.0
 		for i := range b.Len() {
 			d := forward(a, net, b.Obs[i*3:(i+1)*3])[int(b.Actions[i])] - y[i]
@@ -145,14 +164,19 @@ func TestGradientMatchesFiniteDifferences(t *testing.T) {
 		}
 		return l / float64(b.Len())
 	}
-	const h = 1e-2
-	for _, p := range []int{0, 5, 17, len(before.Params) - 1, len(before.Params) - 4} {
-		plus, minus := before.Clone(), before.Clone()
-		plus.Params[p] += h
-		minus.Params[p] -= h
-		fd := (lossAt(plus) - lossAt(minus)) / (2 * h)
-		if got := float64(a.q.Grads[p]); math.Abs(got-fd) > tolFD*(math.Abs(fd)+1e-2) {
-			t.Errorf("param %d: gradient %g, finite difference %g", p, got, fd)
+	const h = 2e-3
+	for part := range 2 {
+		params := func(q qnet) []float32 { return [2]*nn.MLP{q.first, q.rest}[part].Params }
+		grads := [2]*nn.MLP{a.q.first, a.q.rest}[part].Grads
+		n := len(params(before))
+		for _, p := range []int{0, 5, 17, n - 1, n - 4, n / 2} {
+			plus, minus := before.clone(), before.clone()
+			params(plus)[p] += h
+			params(minus)[p] -= h
+			fd := (lossAt(plus) - lossAt(minus)) / (2 * h)
+			if got := float64(grads[p]); math.Abs(got-fd) > tolFD*(math.Abs(fd)+1e-2) {
+				t.Errorf("part %d param %d: gradient %g, finite difference %g", part, p, got, fd)
+			}
 		}
 	}
 }
@@ -165,9 +189,9 @@ func TestReLoScores(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.qt.Init(rand.New(rand.NewPCG(1, 1)))
+	initNet(a.qt, 1)
 	b := randomBatch(20, 4, 3, 5)
-	online, target := a.q.Clone(), a.qt.Clone()
+	online, target := a.q.clone(), a.qt.clone()
 	y, _, _ := expected(a, online, target, b, true)
 	if _, err := a.Update(b); err != nil {
 		t.Fatal(err)
@@ -197,7 +221,10 @@ func TestTargetUpdateFrequency(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := randomBatch(8, 2, 2, 1)
-	same := func() bool { return string(f32bytes(a.q.Params)) == string(f32bytes(a.qt.Params)) }
+	same := func() bool {
+		return string(f32bytes(a.q.first.Params)) == string(f32bytes(a.qt.first.Params)) &&
+			string(f32bytes(a.q.rest.Params)) == string(f32bytes(a.qt.rest.Params))
+	}
 	for u := 1; u <= 6; u++ {
 		if _, err := a.Update(b); err != nil {
 			t.Fatal(err)
@@ -207,6 +234,13 @@ func TestTargetUpdateFrequency(t *testing.T) {
 			t.Fatalf("after update %d: target equals online = %v, want %v", u, got, want)
 		}
 	}
+}
+
+// initNet redraws both parts of a network from a fresh seeded stream.
+func initNet(q qnet, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, seed))
+	q.first.Init(rng)
+	q.rest.Init(rng)
 }
 
 func f32bytes(v []float32) []byte {
@@ -242,12 +276,14 @@ func TestCategoricalEncoding(t *testing.T) {
 	if a.InputDim() != 6 {
 		t.Fatalf("input width %d, want 3+1+2", a.InputDim())
 	}
-	x := make([]float32, 12)
-	a.encode(x, []float32{2, 0.25, 1, 7, -1, -3}, 2) // out-of-range codes clamp
-	want := []float32{0, 0, 1, 0.25, 0, 1, 0, 0, 1, -1, 1, 0}
-	for i := range want {
-		if x[i] != want[i] {
-			t.Fatalf("encoded %v, want %v", x, want)
+	var x sparseRows
+	a.encode(&x, []float32{2, 0.25, 1, 7, -1, -3}, 2) // out-of-range codes clamp
+	// rows: element 0 → 0..2, element 1 → 3 (pass-through), element 2 → 4..5
+	wantRow := []int32{2, 3, 5, 2, 3, 4}
+	wantVal := []float32{1, 0.25, 1, 1, -1, 1}
+	for i := range wantRow {
+		if x.row[i] != wantRow[i] || x.val[i] != wantVal[i] {
+			t.Fatalf("encoded rows %v values %v, want %v %v", x.row, x.val, wantRow, wantVal)
 		}
 	}
 	if _, err := New(Config{Categorical: []int{2}}, 3, 2); err == nil {
@@ -279,7 +315,7 @@ func TestCheckpointResumesBitIdentically(t *testing.T) {
 	b := randomBatch(16, 4, 3, 99)
 	m1, _ := a.Update(b)
 	m2, _ := c.Update(b)
-	if m1 != m2 || string(f32bytes(a.q.Params)) != string(f32bytes(c.q.Params)) {
+	if m1 != m2 || string(f32bytes(a.q.rest.Params)) != string(f32bytes(c.q.rest.Params)) || string(f32bytes(a.q.first.Params)) != string(f32bytes(c.q.first.Params)) {
 		t.Fatalf("resumed agent differs: %+v vs %+v", m1, m2)
 	}
 	obs := []float64{0.1, -0.2, 0.3, 0.9}

@@ -77,11 +77,11 @@ func (a *Agent) Update(b *replay.Batch) (Metrics, error) {
 	}
 
 	// target: the online net picks a* on s′, the target net evaluates it
-	a.encode(w.xn, b.NextObs, n)
-	qt := a.qt.Forward(w.tTape, w.xn, n)
+	a.encode(&w.xn, b.NextObs, n)
+	qt := a.qt.forward(w.tTape, &w.xn, n)
 	var qn []float32
 	if a.cfg.Double {
-		qn = a.q.Forward(w.qnTape, w.xn, n)
+		qn = a.q.forward(w.qnTape, &w.xn, n)
 	}
 	var m Metrics
 	for i := range n {
@@ -98,8 +98,8 @@ func (a *Agent) Update(b *replay.Batch) (Metrics, error) {
 	}
 
 	// loss: weighted mean Huber of δ = Q(s,a) − y; dL/dQ(s,a) = w·clip(δ)/n
-	a.encode(w.x, b.Obs, n)
-	q := a.q.Forward(w.qTape, w.x, n)
+	a.encode(&w.x, b.Obs, n)
+	q := a.q.forward(w.qTape, &w.x, n)
 	clear(w.dy[:n*A])
 	for i := range n {
 		qa := float64(q[i*A+w.act[i]])
@@ -124,27 +124,32 @@ func (a *Agent) Update(b *replay.Batch) (Metrics, error) {
 
 	// ReLo: the same loss of the target network on (s, a), before the step
 	if a.cfg.ReLo {
-		qs := a.qt.Forward(w.tTape, w.x, n)
+		qs := a.qt.forward(w.tTape, &w.x, n)
 		for i := range n {
 			lt, _ := huber(float64(qs[i*A+w.act[i]])-float64(w.y[i]), kappa)
 			w.relo[i] -= float32(lt)
 		}
 	}
 
-	// gradient step
-	a.q.Backward(w.qTape, w.dy, nil, 0, true)
-	m.GradNorm = a.opt.Step(a.q.Params, a.q.Grads)
+	// gradient step, the global norm clipped to MaxGradNorm over both parts
+	a.q.backward(w.qTape, w.dy)
+	m.GradNorm = a.q.gradNorm()
 	if math.IsNaN(m.GradNorm) || math.IsInf(m.GradNorm, 0) {
 		return m, &DivergedError{a.updates, "grad/q", m.GradNorm}
 	}
+	if c := a.cfg.MaxGradNorm; c > 0 && m.GradNorm > c {
+		a.q.scaleGrads(float32(c / (m.GradNorm + 1e-6))) // torch.nn.utils.clip_grad_norm_
+	}
+	a.opt[0].Step(a.q.first.Params, a.q.first.Grads)
+	a.opt[1].Step(a.q.rest.Params, a.q.rest.Grads)
 
 	// target network: every TargetFrequency updates, θ̄ ← τθ + (1−τ)θ̄
 	a.updates++
 	if a.updates%int64(a.cfg.TargetFrequency) == 0 {
 		if a.cfg.Tau >= 1 {
-			a.qt.CopyFrom(a.q)
+			a.qt.copyFrom(a.q)
 		} else {
-			a.qt.Polyak(a.q, float32(a.cfg.Tau))
+			a.qt.polyak(a.q, float32(a.cfg.Tau))
 		}
 	}
 	a.last = m
