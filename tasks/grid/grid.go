@@ -2,6 +2,7 @@ package grid
 
 import (
 	"fmt"
+	"image"
 	"math/rand/v2"
 
 	"github.com/vlmrb/vlmrb/control"
@@ -177,6 +178,8 @@ type Env struct {
 	steps    int    // MiniGrid's step_count
 	layout   Layout
 	doorIdx  int // index of the door cell in cells
+
+	tiles map[tileKey]*image.RGBA // rendered tiles (Render)
 
 	stage   int // highest stage reached this episode (see Stages)
 	pcg     *rand.PCG
