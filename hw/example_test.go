@@ -38,5 +38,5 @@ func ExampleOpen() {
 	// 0 224 224
 	// 1 224 224
 	// 2 224 224
-	// {Frames:3 Delivered:3 Dropped:0 Decimated:0 DecodeErrors:0 Reconnects:0 LastError:}
+	// {Frames:3 Delivered:3 Dropped:0 Decimated:0 DecodeErrors:0 Reconnects:0 TooLarge:0 LastError:}
 }

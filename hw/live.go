@@ -66,7 +66,7 @@ func startLive(ctx context.Context, name string, opts Options, connect connectFu
 		if last != "" {
 			return nil, fmt.Errorf("hw: %s: not connected (%w); last error: %s", name, ctx.Err(), last)
 		}
-		return nil, fmt.Errorf("hw: %s: not connected: %w", name, ctx.Err())
+		return nil, fmt.Errorf("hw: %s: not connected: %w (the server accepted the connection but sent no complete response: slow, silent or not a camera)", name, ctx.Err())
 	}
 }
 
@@ -106,6 +106,9 @@ func (l *live) run(ctx context.Context, connect connectFunc) {
 		}
 		msg := err.Error()
 		l.c.lastErr.Store(&msg)
+		if errors.Is(err, ErrFrameTooLarge) || errors.Is(err, errHeadersTooLarge) {
+			l.c.tooLarge.Add(1)
+		}
 		l.logf("connection lost: %v", err)
 		if s.gotFrame.Load() {
 			backoff, failures = l.opts.BackoffMin, 0
@@ -147,7 +150,7 @@ func (l *live) Next(ctx context.Context, dst *frame.Frame) error {
 	if l.closed.Load() {
 		return frame.ErrClosed
 	}
-	p, err := l.slot.take(ctx)
+	p, err := l.take(ctx)
 	if err != nil {
 		return err
 	}

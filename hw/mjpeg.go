@@ -21,8 +21,10 @@ var httpTransport = &http.Transport{
 	DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 	TLSHandshakeTimeout:   5 * time.Second,
 	ResponseHeaderTimeout: 10 * time.Second,
-	MaxIdleConnsPerHost:   1,
-	DisableCompression:    true,
+	// cameras send a handful of headers; a flood fails the connection
+	MaxResponseHeaderBytes: 64 << 10,
+	MaxIdleConnsPerHost:    1,
+	DisableCompression:     true,
 }
 
 // OpenMJPEG connects to an MJPEG-over-HTTP stream (multipart/x-mixed-replace)

@@ -16,6 +16,9 @@ const (
 	partReaderBufSize  = 64 << 10 // bufio buffer; longer "lines" are streamed
 )
 
+// errHeadersTooLarge reports part headers over maxPartHeaderBytes.
+var errHeadersTooLarge = errors.New("headers too large")
+
 // partReader reads the parts of a multipart/x-mixed-replace body as sent
 // by IP cameras, mjpg-streamer, ESP32-CAM and ffmpeg's mpjpeg muxer. It
 // honours Content-Length when a part has one and otherwise scans for the
@@ -144,7 +147,7 @@ func (pr *partReader) readHeaders() error {
 		line, err := pr.br.ReadSlice('\n')
 		total += len(line)
 		if total > maxPartHeaderBytes || err == bufio.ErrBufferFull {
-			return errors.New("multipart: part headers longer than 16 KiB")
+			return fmt.Errorf("multipart: part headers longer than 16 KiB: %w", errHeadersTooLarge)
 		}
 		if err != nil {
 			if err == io.EOF && total == 0 {

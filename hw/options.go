@@ -46,6 +46,12 @@ type Options struct {
 	// StallTimeout is how long a connected live stream may go without a
 	// frame before it is treated as lost and reconnected. Default 5 s.
 	StallTimeout time.Duration
+	// FrameTimeout, when positive, bounds how long Next waits for a frame
+	// from a live source (across reconnects): when none arrives it fails
+	// with ErrFrameTimeout, naming the source and its last connection error
+	// (too-large parts, a missing boundary, a stalled stream). Zero waits
+	// as long as Next's ctx allows.
+	FrameTimeout time.Duration
 	// BackoffMin and BackoffMax bound the exponential reconnect backoff.
 	// Defaults 100 ms and 5 s.
 	BackoffMin, BackoffMax time.Duration
@@ -115,6 +121,8 @@ func (o Options) validate() error {
 	switch {
 	case o.Width < 0 || o.Height < 0 || o.Width > maxDim || o.Height > maxDim:
 		return fmt.Errorf("hw: output size %dx%d out of range [0, %d]", o.Width, o.Height, maxDim)
+	case o.FrameTimeout < 0:
+		return errors.New("hw: FrameTimeout must not be negative")
 	case o.MaxFPS < 0 || o.FPS < 0:
 		return errors.New("hw: MaxFPS and FPS must not be negative")
 	case o.Crop.Dx() < 0 || o.Crop.Dy() < 0:
@@ -145,6 +153,9 @@ type Stats struct {
 	DecodeErrors uint64
 	// Reconnects counts connection attempts after the first.
 	Reconnects uint64
+	// TooLarge counts connections dropped for a part or frame larger than
+	// MaxFrameBytes (or headers over their cap).
+	TooLarge uint64
 	// LastError is the most recent connection error (redacted), or "".
 	LastError string
 }
@@ -155,8 +166,8 @@ type StatsReporter interface {
 }
 
 type counters struct {
-	frames, delivered, dropped, decimated, decodeErrors, reconnects atomic.Uint64
-	lastErr                                                         atomic.Pointer[string]
+	frames, delivered, dropped, decimated, decodeErrors, reconnects, tooLarge atomic.Uint64
+	lastErr                                                                   atomic.Pointer[string]
 }
 
 func (c *counters) snapshot() Stats {
@@ -167,6 +178,7 @@ func (c *counters) snapshot() Stats {
 		Decimated:    c.decimated.Load(),
 		DecodeErrors: c.decodeErrors.Load(),
 		Reconnects:   c.reconnects.Load(),
+		TooLarge:     c.tooLarge.Load(),
 	}
 	if p := c.lastErr.Load(); p != nil {
 		s.LastError = *p
@@ -179,6 +191,9 @@ var (
 	// ErrFrameTooLarge reports a frame or multipart part larger than
 	// Options.MaxFrameBytes.
 	ErrFrameTooLarge = errors.New("hw: frame larger than MaxFrameBytes")
+	// ErrFrameTimeout reports a live source that yielded no frame within
+	// Options.FrameTimeout.
+	ErrFrameTimeout = errors.New("hw: frame timeout")
 	// ErrStalled reports a live stream that delivered no frame within
 	// Options.StallTimeout.
 	ErrStalled = errors.New("hw: stream stalled")

@@ -99,6 +99,7 @@ type VLMRB struct {
 	scored []uint8   // 1 when the slot holds a score for its current generation
 	td     []float32 // |δ| + TDEps per slot (UseTD only)
 	maxTD  float64   // running max of td (1 initially)
+	lastK  int       // prioritized draws of the last sample
 }
 
 // NewVLMRB attaches a VLM-RB mixture sampler to buf.
@@ -127,6 +128,14 @@ func (s *VLMRB) BytesPerSlot() float64 {
 		b += 4
 	}
 	return b
+}
+
+// LastPrioritized returns how many draws of the last Sample or SampleRefs
+// came from the prioritized branch; they are the first ones of the batch.
+func (s *VLMRB) LastPrioritized() int {
+	s.buf.mu.Lock()
+	defer s.buf.mu.Unlock()
+	return s.lastK
 }
 
 // Lambda returns λ for the next Sample call.
@@ -333,6 +342,7 @@ func (s *VLMRB) drawLocked(refs []Ref, weights []float32, rng *rand.Rand) bool {
 			}
 		}
 	}
+	s.lastK = k
 	mass := s.mass[:m]
 	if k > 0 {
 		t.sampleStratified(idx[:k], mass[:k], rng)

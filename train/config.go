@@ -29,7 +29,11 @@ type Config struct {
 	MaxEpisodeLen int    `yaml:"max_episode_len"` // control steps per episode (0 = task default)
 	BLAS          string `yaml:"blas"`            // BLAS backend: auto (OpenBLAS when built with cgo) | gonum | openblas
 
-	SAC    SACConfig    `yaml:"sac"`
+	Algo string     `yaml:"algo"` // learner: auto (dqn for discrete tasks, sac otherwise) | sac | dqn
+	SAC  SACConfig  `yaml:"sac"`
+	DQN  DQNConfig  `yaml:"dqn"`  // discrete tasks (dqn.go)
+	Grid GridConfig `yaml:"grid"` // grid tasks' observation (dqn.go)
+
 	Buffer BufferConfig `yaml:"buffer"`
 	VLM    VLMConfig    `yaml:"vlm"`
 	RM     RewardConfig `yaml:"reward_model"`
@@ -184,6 +188,9 @@ func DefaultConfig() Config {
 		NumEnvs:       2,
 		MaxEpisodeLen: 200,
 		BLAS:          "auto",
+		Algo:          "auto",
+		DQN:           DefaultDQNConfig(),
+		Grid:          GridConfig{View: "egocentric"},
 		SAC: SACConfig{
 			Hidden:         []int{256, 256},
 			Gamma:          0.99,
@@ -328,6 +335,7 @@ func (c *Config) Validate() error {
 	add(oneOf("replay", c.Replay, ReplayChoices))
 	add(oneOf("scorer", c.Scorer, ScorerChoices))
 	add(oneOf("buffer.score_map", c.Buffer.ScoreMap, []string{"threshold", "raw"}))
+	c.validateDQN(add)
 	pos := func(name string, v int64) {
 		if v <= 0 {
 			add(badf("%s must be > 0 (got %d)", name, v))

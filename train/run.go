@@ -88,6 +88,9 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if cfg.ResolvedAlgo() == "dqn" {
+		return runDQN(ctx, cfg, opts) // discrete tasks (dqn.go)
+	}
 	r := &runner{cfg: cfg, opts: opts, errw: opts.Stderr}
 	if r.errw == nil {
 		r.errw = io.Discard

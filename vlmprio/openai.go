@@ -266,7 +266,7 @@ func (s *OpenAIScorer) Stats() OpenAIStats {
 // Score asks the VLM whether the clip shows progress on its task.
 func (s *OpenAIScorer) Score(ctx context.Context, c *Clip) (Score, error) {
 	if err := ctx.Err(); err != nil {
-		return Score{}, &ScoreError{Kind: KindCanceled, Err: err}
+		return Score{}, &ScoreError{Kind: ctxKind(ctx), Err: err}
 	}
 	urls, err := EncodeClip(c, s.cfg.Encoding)
 	if err != nil {
@@ -367,7 +367,7 @@ func (s *OpenAIScorer) scoreMode(ctx context.Context, mode AnswerMode, prompt st
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return sc, &ScoreError{Kind: KindCanceled, Err: ctx.Err(), Attempts: sc.Attempts}
+			return sc, &ScoreError{Kind: ctxKind(ctx), Err: ctx.Err(), Attempts: sc.Attempts}
 		case <-t.C:
 		}
 		s.retries.Add(1)
@@ -563,7 +563,7 @@ func normToken(t string) string {
 // classify maps a go-openai/transport error to a kind and whether to retry.
 func classify(ctx context.Context, err error) (ErrorKind, bool) {
 	if ctx.Err() != nil {
-		return KindCanceled, false
+		return ctxKind(ctx), false
 	}
 	if errors.Is(err, vlmhttp.ErrTooLarge) {
 		return KindTooLarge, false

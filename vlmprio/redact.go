@@ -1,6 +1,7 @@
 package vlmprio
 
 import (
+	"context"
 	"errors"
 
 	"github.com/vlmrb/vlmrb/internal/redact"
@@ -18,4 +19,14 @@ func (s *OpenAIScorer) redactErr(err error) error {
 		return err
 	}
 	return redact.Error(err, secrets...)
+}
+
+// ctxKind classifies a call that ended with its ctx: timeout when the
+// caller's deadline passed (a clip deadline such as score --timeout),
+// canceled when the caller stopped it.
+func ctxKind(ctx context.Context) ErrorKind {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return KindTimeout
+	}
+	return KindCanceled
 }

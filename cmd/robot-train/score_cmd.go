@@ -33,7 +33,7 @@ type scoreLine struct {
 	Frames    int      `json:"frames"`
 }
 
-func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) (retErr error) {
 	def := train.DefaultConfig()
 	fs := newFlags("score", "--source sim:TASK|dir:PATH|URL --scorer pixel|oracle|openai [--clips N] [--policy expert|random] [--seed S] [--json]", stderr)
 	source := fs.String("source", "", "frames to score: sim:TASK, dir:PATH (images), a video file, or a camera URL (http MJPEG, rtsp)")
@@ -50,8 +50,13 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	baseURL := fs.String("vlm-base-url", "", "OpenAI-compatible server `URL` (default $OPENAI_BASE_URL)")
 	model := fs.String("vlm-model", "", "model `NAME` on that server")
 	asJSON := fs.Bool("json", false, "one JSON line per clip (clip, score, latency_ms, error)")
+	timeout := fs.Duration("timeout", 30*time.Second, "deadline `D` for scoring one clip, retries included (0: none)")
+	frameTimeout := fs.Duration("frame-timeout", 10*time.Second, "a camera source that yields no frame for `D` fails (0: wait forever)")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *timeout < 0 || *frameTimeout < 0 {
+		return usagef("--timeout and --frame-timeout must be ≥ 0")
 	}
 	if *source == "" {
 		return usagef("--source is required: sim:TASK, dir:PATH or a camera URL")
@@ -82,6 +87,9 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	vc := def.VLM
 	vc.BaseURL, vc.Model, vc.APIKey = *baseURL, *model, os.Getenv("OPENAI_API_KEY")
+	if *timeout > 0 {
+		vc.Timeout = min(vc.Timeout, timeout.Seconds()) // per HTTP request
+	}
 	if vc.BaseURL == "" {
 		vc.BaseURL = os.Getenv("OPENAI_BASE_URL")
 	}
@@ -94,9 +102,21 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	clipper := vlmprio.NewClipper(vlmprio.ClipperConfig{Length: *length, Stride: *stride, Task: meta.Description, Family: meta.Family})
 
+	var tally scoreTally
+	defer func() {
+		if retErr == nil {
+			retErr = tally.result(stderr)
+		}
+	}()
 	emit := func(i int, c *vlmprio.Clip) {
 		t0 := time.Now()
-		s, err := sc.Score(ctx, c)
+		sctx, cancel := ctx, context.CancelFunc(func() {})
+		if *timeout > 0 {
+			sctx, cancel = context.WithTimeout(ctx, *timeout)
+		}
+		s, err := sc.Score(sctx, c)
+		cancel()
+		tally.add(err)
 		line := scoreLine{Clip: i, LatencyMS: float64(time.Since(t0).Microseconds()) / 1000,
 			Episode: c.Episode, Start: c.Start, End: c.End, Frames: c.Len()}
 		if err != nil {
@@ -184,9 +204,14 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return nil
 	}
 
-	src, err := hw.Open(ctx, *source, hw.Options{Width: w, Height: h})
+	octx, ocancel := ctx, context.CancelFunc(func() {})
+	if *frameTimeout > 0 {
+		octx, ocancel = context.WithTimeout(ctx, *frameTimeout)
+	}
+	src, err := hw.Open(octx, *source, hw.Options{Width: w, Height: h, FrameTimeout: *frameTimeout})
+	ocancel()
 	if err != nil {
-		return fmt.Errorf("open %s: %w", *source, err)
+		return fmt.Errorf("open %s: %w", hw.Redact(*source), err)
 	}
 	defer func() { _ = src.Close() }()
 	var f frame.Frame

@@ -74,6 +74,7 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		task    = fs.String("task", def.Task, "task `NAME` (robot-train tasks lists them)")
 		reward  = fs.String("reward", def.Reward, "reward SAC trains on: dense|sparse (the task's), erlvlm (learned from VLM ratings), vlmrm (VLM embedding similarity)")
 		replay  = fs.String("replay", def.Replay, "replay sampler: uniform|per|relo|vlmrb")
+		algo    = fs.String("algo", def.Algo, "learner: auto (dqn for the discrete doorkey tasks, sac otherwise) | sac | dqn")
 		scorer  = fs.String("scorer", def.Scorer, "clip scorer for vlmrb: pixel|oracle|openai")
 		steps   = fs.Int64("steps", def.Steps, "total environment steps `N`")
 		seed    = fs.Uint64("seed", def.Seed, "random seed `S`")
@@ -147,6 +148,8 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			cfg.Reward = *reward
 		case "replay":
 			cfg.Replay = *replay
+		case "algo":
+			cfg.Algo = *algo
 		case "scorer":
 			cfg.Scorer = *scorer
 		case "steps":

@@ -265,7 +265,7 @@ func (e *Env) Spec() control.Spec { return e.spec }
 
 // Description returns MiniGrid's mission string.
 func (e *Env) Description() string {
-	return "use the key to open the door and then get to the goal"
+	return Mission
 }
 
 // Cell returns the cell at (x, y); outside the grid it is a wall, as

@@ -12,6 +12,9 @@ var Sizes = []int{5, 6, 8, 12, 16}
 // Family is the prompt-template family of the grid tasks.
 const Family = "doorkey"
 
+// Mission is MiniGrid DoorKey's mission string.
+const Mission = "use the key to open the door and then get to the goal"
+
 // Meta is a grid task's static description.
 type Meta struct {
 	Name        string // registry name, e.g. "doorkey-8x8"
@@ -40,7 +43,7 @@ func IsGrid(name string) bool {
 func Lookup(name string) (Meta, error) {
 	for _, s := range Sizes {
 		if name == fmt.Sprintf("doorkey-%dx%d", s, s) {
-			return Meta{Name: name, Size: s, Description: "use the key to open the door and then get to the goal",
+			return Meta{Name: name, Size: s, Description: Mission,
 				Family: Family, Stages: Stages}, nil
 		}
 	}

@@ -1,0 +1,162 @@
+package hw
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vlmrb/vlmrb/frame"
+)
+
+// faultServer accepts TCP connections on loopback and hands each to
+// serve after reading the request head. It stops when the test ends.
+func faultServer(t *testing.T, serve func(c net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	t.Cleanup(func() { close(done); ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for { // the request head
+					l, err := br.ReadString('\n')
+					if err != nil || l == "\r\n" {
+						break
+					}
+				}
+				go func() { <-done; c.Close() }()
+				serve(c)
+			}()
+		}
+	}()
+	return "http://" + ln.Addr().String() + "/stream"
+}
+
+const okHead = "HTTP/1.1 200 OK\r\nContent-Type: multipart/x-mixed-replace; boundary=frame\r\n\r\n"
+
+// TestMJPEGFaultsFailWithReason runs MJPEG servers that never yield a
+// frame and checks each fails within its deadline with a message that
+// names the URL and what was wrong (no endless silent retry).
+func TestMJPEGFaultsFailWithReason(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		serve func(c net.Conn)
+		want  string // in the error
+	}{
+		{"content-length 4e9", func(c net.Conn) {
+			io.WriteString(c, okHead+"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: 4000000000\r\n\r\n\xff\xd8")
+			time.Sleep(10 * time.Second)
+		}, "part of 4000000000 bytes"},
+		{"no boundary", func(c net.Conn) {
+			io.WriteString(c, okHead)
+			junk := strings.Repeat("no boundary here, just bytes\r\n", 1024)
+			for range 100 {
+				if _, err := io.WriteString(c, junk); err != nil {
+					return
+				}
+			}
+		}, "no boundary"},
+		{"part header flood", func(c net.Conn) {
+			io.WriteString(c, okHead+"--frame\r\n")
+			for range 1 << 14 {
+				if _, err := io.WriteString(c, "X-Flood: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n"); err != nil {
+					return
+				}
+			}
+		}, "part headers longer than"},
+		{"http header flood", func(c net.Conn) {
+			io.WriteString(c, "HTTP/1.1 200 OK\r\n")
+			for range 1 << 14 {
+				if _, err := io.WriteString(c, "X-Flood: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n"); err != nil {
+					return
+				}
+			}
+		}, "headers exceeded"},
+		{"slowloris", func(c net.Conn) {
+			for _, b := range []byte(okHead) {
+				if _, err := c.Write([]byte{b}); err != nil {
+					return
+				}
+				time.Sleep(300 * time.Millisecond)
+			}
+		}, "sent no complete response"},
+		{"slow body", func(c net.Conn) {
+			io.WriteString(c, okHead+"--frame\r\nContent-Length: 1000\r\n\r\n")
+			for range 100 {
+				if _, err := c.Write([]byte{0}); err != nil {
+					return
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		}, "no frame within"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			url := faultServer(t, tc.serve)
+			err := openAndRead(t, url)
+			if err == nil {
+				t.Fatal("a frame from a faulty server")
+			}
+			t.Logf("%v", err)
+			host := strings.TrimPrefix(strings.TrimSuffix(url, "/stream"), "http://")
+			if !strings.Contains(err.Error(), host) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %q: want the URL and %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// openAndRead opens url with a 2 s connect deadline and a 1.5 s frame
+// timeout and reads one frame.
+func openAndRead(t *testing.T, url string) error {
+	t.Helper()
+	opts := Options{FrameTimeout: 1500 * time.Millisecond, BackoffMin: 50 * time.Millisecond, BackoffMax: 200 * time.Millisecond}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	src, err := Open(ctx, url, opts)
+	cancel()
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	var f frame.Frame
+	err = src.Next(context.Background(), &f)
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, ErrFrameTimeout) {
+		t.Errorf("Next: %v, want ErrFrameTimeout", err)
+	}
+	if st := src.(StatsReporter).Stats(); strings.Contains(err.Error(), "bytes") && st.TooLarge == 0 {
+		t.Errorf("a too-large part not counted: %+v", st)
+	}
+	return err
+}
+
+// TestRTSPRefusedFails: nothing listens on port 1; Open fails within its
+// deadline naming the URL and the refusal.
+func TestRTSPRefusedFails(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_, err := Open(ctx, "rtsp://127.0.0.1:1/x", Options{FrameTimeout: time.Second})
+	t.Logf("%v", err)
+	if err == nil || !strings.Contains(err.Error(), "127.0.0.1:1") || !strings.Contains(err.Error(), "refused") {
+		t.Fatalf("Open(rtsp://127.0.0.1:1/x) = %v, want a refusal naming the URL", err)
+	}
+}

@@ -1,0 +1,127 @@
+package train
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// tinyGridConfig is a DoorKey-5×5 DQN run of a few seconds.
+func tinyGridConfig(out, replay, scorer string) Config {
+	c := DefaultConfig()
+	c.Task, c.Replay, c.Scorer, c.Out = "doorkey-5x5", replay, scorer, out
+	c.Steps, c.NumEnvs = 1200, 2
+	c.DQN.LearningStarts, c.DQN.BatchSize, c.DQN.Hidden, c.DQN.TargetFreq = 400, 16, []int{16}, 20
+	c.VLM.ClipLen, c.VLM.Stride, c.VLM.Workers = 8, 4, 1
+	c.Buffer.LambdaWarmup = 400
+	c.Eval = EvalConfig{Every: 600, Episodes: 2, GIF: true, GIFSize: 40}
+	c.Log.Every, c.Ckpt.Every = 400, 400
+	return c
+}
+
+func TestDQNRunsOnEveryReplay(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ replay, scorer string }{
+		{"uniform", "pixel"}, {"per", "pixel"}, {"relo", "pixel"}, {"vlmrb", "oracle"}, {"vlmrb", "pixel"},
+	} {
+		t.Run(tc.replay+"-"+tc.scorer, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "run")
+			c := tinyGridConfig(out, tc.replay, tc.scorer)
+			if c.ResolvedAlgo() != "dqn" {
+				t.Fatalf("auto algo for %s is %s, want dqn", c.Task, c.ResolvedAlgo())
+			}
+			res, err := Run(context.Background(), c, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// updates: one per train_freq (4) env steps after learning_starts
+			if res.Step != 1200 || res.Updates != (1200-400)/4 || res.FinalEval == nil || res.FinalEval.Episodes != 2 || res.Checkpoint == "" {
+				t.Fatalf("result %+v", res)
+			}
+			if len(res.GIFs) == 0 {
+				t.Fatal("no evaluation GIF")
+			}
+			if _, err := os.Stat(res.GIFs[0]); err != nil {
+				t.Fatal(err)
+			}
+			rows, err := ReadMetricsJSONL(filepath.Join(out, "metrics.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			keys := map[string]bool{}
+			for _, r := range rows {
+				for k := range r.Values {
+					keys[k] = true
+				}
+			}
+			want := []string{"losses/td_loss", "rollout/exploration", "eval/success_rate", "time/fps"}
+			if tc.replay == "vlmrb" {
+				want = append(want, "vlm/clips_scored", "vlm/scored_fraction")
+			}
+			for _, k := range want {
+				if !keys[k] {
+					t.Errorf("metrics lack %s", k)
+				}
+			}
+			if tc.replay == "vlmrb" {
+				scored := 0.0
+				for _, r := range rows {
+					scored = max(scored, r.Values["vlm/clips_scored"])
+				}
+				if scored == 0 {
+					t.Error("no clip was scored")
+				}
+			}
+		})
+	}
+}
+
+func TestDQNResume(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "run")
+	c := tinyGridConfig(out, "per", "pixel")
+	c.Eval.GIF = false
+	res, err := Run(context.Background(), c, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), c, Options{}); !errors.As(err, new(*ConfigError)) {
+		t.Fatalf("second run into %s: %v", out, err)
+	}
+	c.Steps = 1600
+	res2, err := Run(context.Background(), c, Options{Resume: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res2.Resumed || res2.ResumedFrom != 1200 || res2.Step != 1600 || res2.Updates != (1600-400)/4 || res.Updates != (1200-400)/4 {
+		t.Fatalf("resumed result %+v after %+v", res2, res)
+	}
+}
+
+func TestDQNConfigChecks(t *testing.T) {
+	t.Parallel()
+	c := tinyGridConfig(filepath.Join(t.TempDir(), "run"), "uniform", "pixel")
+	c.Algo = "sac"
+	if err := c.Validate(); err == nil {
+		t.Error("sac accepted for a discrete task")
+	}
+	c.Algo, c.Task = "dqn", "reach"
+	if err := c.Validate(); err == nil {
+		t.Error("dqn accepted for a continuous task")
+	}
+	c.Task, c.Grid.View = "doorkey-5x5", "sideways"
+	if err := c.Validate(); err == nil {
+		t.Error("unknown grid view accepted")
+	}
+	c.Grid.View, c.DQN.EpsFraction = "full", 1.5
+	if err := c.Validate(); err == nil {
+		t.Error("eps_fraction 1.5 accepted")
+	}
+	d := DefaultConfig()
+	if d.ResolvedAlgo() != "sac" {
+		t.Errorf("default task resolves to %s", d.ResolvedAlgo())
+	}
+}
