@@ -43,6 +43,7 @@ type runner struct {
 	agent   *sac.Agent
 	buf     *replay.Buffer
 	sampler replay.Sampler
+	diag    *replayDiag // batch-composition diagnostics (replay/ metrics)
 	vlmrb   *replay.VLMRB
 	batch   *replay.Batch
 	prioBuf []float64
@@ -192,6 +193,7 @@ func (r *runner) setup(ctx context.Context) error {
 	if err := r.makeSampler(); err != nil {
 		return err
 	}
+	r.diag = newReplayDiag(r.buf.Cap(), cfg.NumEnvs)
 	r.batch = replay.NewBatch(cfg.SAC.BatchSize, r.spec.ObsDim, r.spec.ActDim)
 	r.prioBuf = make([]float64, cfg.SAC.BatchSize)
 
@@ -362,6 +364,7 @@ func (r *runner) loop(ctx context.Context) error {
 				Terminated: term[i], Truncated: trunc[i],
 				Env: int32(i), Episode: r.epID[i], Step: r.epT[i],
 			})
+			r.diag.add(ref, i, rew[i], vals, done)
 			if r.score != nil {
 				r.score.push(r, i, ref, done)
 			}
@@ -504,6 +507,11 @@ func (r *runner) train() error {
 		if !r.sampler.Sample(r.batch, r.rng) {
 			return nil
 		}
+		k := 0
+		if r.vlmrb != nil {
+			k = r.vlmrb.LastPrioritized()
+		}
+		r.diag.batch(r.batch, k, r.buf.Len())
 		if r.rm != nil {
 			r.rm.apply(r.batch, r.rng)
 		}
@@ -557,6 +565,7 @@ func (r *runner) logRow() error {
 	if r.score != nil {
 		r.score.metrics(r, v)
 	}
+	r.diag.metrics(v, r.buf.Len())
 	if r.rm != nil {
 		r.rm.metrics(v)
 	}
@@ -627,6 +636,15 @@ func (r *runner) evalAndLog(ctx context.Context, final bool) error {
 		}
 		for k, v := range byStage {
 			row.Values[fmt.Sprintf("eval/reward_expert_stage_%d", k)] = v
+		}
+	}
+	if r.score != nil {
+		// the paper's Fig. 3 check: clip scores against the critic's ΔQ
+		rho, err := scoreValueCorrelation(ctx, r, r.score, r.cfg.Seed^evalSeedSalt^0xd9, 4)
+		if err != nil {
+			r.warnf("score vs ΔQ on an expert episode: %v", err)
+		} else if !math.IsNaN(rho) {
+			row.Values["eval/score_dq_spearman"] = rho
 		}
 	}
 	if err := r.mlog.Write(row); err != nil {
