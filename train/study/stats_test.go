@@ -70,19 +70,6 @@ func TestAUCAndFirstReach(t *testing.T) {
 	}
 }
 
-func TestSpearman(t *testing.T) {
-	if got := Spearman([]float64{1, 2, 3, 4}, []float64{10, 20, 30, 40}); !near(got, 1) {
-		t.Errorf("monotone: %v", got)
-	}
-	if got := Spearman([]float64{1, 2, 3, 4}, []float64{4, 3, 2, 1}); !near(got, -1) {
-		t.Errorf("reversed: %v", got)
-	}
-	// ties get average ranks: x ranks 1.5,1.5,3 ; y ranks 1,2,3 → r = 0.8660…
-	if got := Spearman([]float64{0, 0, 1}, []float64{1, 2, 3}); math.Abs(got-math.Sqrt(3)/2) > 1e-12 {
-		t.Errorf("ties: %v, want √3/2", got)
-	}
-}
-
 // The percentile bootstrap CI of the mean covers the true mean at about its
 // nominal rate on synthetic normal data. For n = 30 the percentile interval
 // is known to run slightly narrow (≈ 0.93–0.94 coverage); 400 datasets give
