@@ -61,9 +61,11 @@ func RunState(dir string) State {
 	if _, err := os.Stat(filepath.Join(dir, doneFile)); err == nil {
 		return Done
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, runningFile)); err == nil {
+	mark := filepath.Join(dir, runningFile)
+	if b, err := os.ReadFile(mark); err == nil {
 		var m runningMark
-		if json.Unmarshal(b, &m) == nil && alive(m) {
+		st, serr := os.Stat(mark)
+		if json.Unmarshal(b, &m) == nil && serr == nil && alive(m, st.ModTime()) {
 			return Running
 		}
 	}
@@ -73,13 +75,20 @@ func RunState(dir string) State {
 	return Missing
 }
 
-// alive reports whether the process of a running mark still exists. A
-// mark from another host is taken as alive (shared storage: that host's
-// job owns it until the mark is removed).
-func alive(m runningMark) bool {
+// heartbeat is how often a running mark is refreshed; a mark from another
+// host whose file is older than staleAfter belongs to a dead job (a killed
+// Slurm task or a deleted pod) and is taken over.
+const (
+	heartbeat  = 30 * time.Second
+	staleAfter = 5 * time.Minute
+)
+
+// alive reports whether the process of a running mark still exists: by its
+// pid on this host, by the mark's heartbeat on shared storage elsewhere.
+func alive(m runningMark, modTime time.Time) bool {
 	host, _ := os.Hostname()
 	if m.Host != host {
-		return true
+		return time.Since(modTime) < staleAfter
 	}
 	p, err := os.FindProcess(m.PID)
 	if err != nil {
@@ -304,10 +313,18 @@ func (r *Runner) exec(ctx context.Context, run Run, threads int) (Attempt, error
 	_ = atomicfile.WriteBytes(filepath.Join(dir, runningFile), mark)
 	done := make(chan struct{})
 	go func() {
-		select {
-		case <-ctx.Done():
-			_ = cmd.Process.Signal(os.Interrupt) // train checkpoints and exits 130
-		case <-done:
+		tick := time.NewTicker(heartbeat)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				_ = cmd.Process.Signal(os.Interrupt) // train checkpoints and exits 130
+				return
+			case now := <-tick.C:
+				_ = os.Chtimes(filepath.Join(dir, runningFile), now, now)
+			case <-done:
+				return
+			}
 		}
 	}()
 	werr := cmd.Wait()
