@@ -47,6 +47,20 @@
 // seed and one machine.
 //
 // Metric keys follow Stable-Baselines3/CleanRL conventions (rollout/,
-// eval/, losses/, time/, vlm/, reward/). Run is not safe to call twice on the same
-// run directory at the same time.
+// eval/, losses/, time/, vlm/, reward/). The replay/ group explains a
+// replay result from the sampled batches of each log interval:
+// prioritized_frac (share of draws from VLM-RB's prioritized branch),
+// semantic_hit_rate and semantic_hit_rate_prioritized against
+// semantic_buffer_frac (transitions the privileged oracle marks as progress:
+// the stage advanced, progress rose by ≥ 0.005 in the step, or success),
+// reward_batch_frac against reward_buffer_frac (reward > 0), and
+// prioritized_age_frac (mean age of prioritized draws as a fraction of the
+// buffer's span). With replay vlmrb each evaluation also logs
+// eval/score_dq_spearman, the paper's Fig. 3 check: the rank correlation of
+// clip scores with the critic's ΔQ(t; L) = Q(t+L/2) − Q(t−L/2) along a
+// scripted-expert episode (absent when every clip scores the same).
+// Run is not safe to call twice on the same run directory at the same time.
+//
+// Subpackage study runs grids of tasks × arms × seeds and aggregates them
+// with IQM and stratified-bootstrap confidence intervals.
 package train
