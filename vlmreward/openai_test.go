@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -23,9 +24,10 @@ import (
 // OpenAI response format (the recorded fixture with its content replaced).
 // Images whose green channel is 1 get a 500, green 2 an off-list answer.
 func chatServer(t *testing.T, twoStage bool) (*httptest.Server, *atomic.Int64) {
-	fixture, err := os.ReadFile("/work/shared/research/fixtures/ecosystem/openai_chat_image_input_response.json")
+	// a real response recorded from OpenAI's API (research/fixtures/ecosystem)
+	fixture, err := os.ReadFile(filepath.Join("testdata", "openai_chat_image_input_response.json"))
 	if err != nil {
-		t.Skipf("fixture: %v", err)
+		t.Fatalf("fixture: %v", err)
 	}
 	var calls atomic.Int64
 	reply := func(w http.ResponseWriter, content string) {
