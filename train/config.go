@@ -2,7 +2,6 @@ package train
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -254,19 +253,10 @@ var (
 	ScorerChoices = []string{"pixel", "oracle", "openai"}
 )
 
-// LoadConfig decodes YAML from r on top of c. Unknown keys are an error
-// that names the key and its line.
-func LoadConfig(r io.Reader, c *Config) error {
-	dec := yaml.NewDecoder(r)
-	dec.KnownFields(true)
-	if err := dec.Decode(c); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil // empty file: keep defaults
-		}
-		return fmt.Errorf("config: %w (see `robot-train train -h` and the keys of config.yaml in any run directory)", err)
-	}
-	return nil
-}
+// LoadConfig decodes YAML from r on top of c. Unknown keys, a second
+// document and input over MaxConfigBytes are errors; the message names
+// the key and its line.
+func LoadConfig(r io.Reader, c *Config) error { return loadConfig(r, c) }
 
 // LoadConfigFile is LoadConfig on a file.
 func LoadConfigFile(path string, c *Config) error {
@@ -335,6 +325,7 @@ func (c *Config) Validate() error {
 	add(oneOf("replay", c.Replay, ReplayChoices))
 	add(oneOf("scorer", c.Scorer, ScorerChoices))
 	add(oneOf("buffer.score_map", c.Buffer.ScoreMap, []string{"threshold", "raw"}))
+	c.validateStrict(add)
 	c.validateDQN(add)
 	pos := func(name string, v int64) {
 		if v <= 0 {

@@ -1,40 +1,23 @@
 package train
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 
 	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/sac"
 	"github.com/vlmrb/vlmrb/tasks"
 )
 
-// LoadAgent loads the agent of runDir's newest complete checkpoint and the
-// run's config. Close the agent when done.
+// LoadAgent loads the agent of runDir's newest checkpoint whose agent
+// verifies (LoadAgentCheckpoint), and the run's config. Close the agent
+// when done.
 func LoadAgent(runDir string) (*sac.Agent, Config, *Manifest, error) {
-	cfg := DefaultConfig()
-	if err := LoadConfigFile(filepath.Join(runDir, "config.yaml"), &cfg); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, cfg, nil, &ConfigError{Msg: fmt.Sprintf("%s has no config.yaml: is it a run directory written by robot-train train?", runDir)}
-		}
-		return nil, cfg, nil, err
-	}
-	dir, man, err := LatestCheckpoint(runDir)
-	if err != nil {
-		return nil, cfg, nil, &ConfigError{Msg: fmt.Sprintf("%v: train longer or let the run reach a checkpoint", err)}
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "agent.bin"))
+	a, cfg, ac, err := LoadAgentCheckpoint(runDir)
 	if err != nil {
 		return nil, cfg, nil, err
 	}
-	a, err := sac.Unmarshal(b)
-	if err != nil {
-		return nil, cfg, nil, fmt.Errorf("load agent from %s: %w", dir, err)
-	}
-	return a, cfg, man, nil
+	return a, cfg, ac.Manifest, nil
 }
 
 // AgentPolicy wraps an agent as a deterministic control.Policy.

@@ -44,10 +44,12 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	var closeFn func()
 	name, rew := *task, *reward
 	if *ckpt != "" {
-		agent, cfg, man, err := train.LoadAgent(*ckpt)
+		agent, cfg, ac, err := train.LoadAgentCheckpoint(*ckpt)
 		if err != nil {
 			return err
 		}
+		man := ac.Manifest
+		reportCheckpoint(stderr, ac)
 		closeFn = func() { agent.Close() }
 		if name == "" {
 			name = cfg.Task

@@ -240,3 +240,38 @@ func snapshotDir(t *testing.T, dir string) map[string]string {
 	}
 	return m
 }
+
+// TestEvalSaysWhichCheckpoint: with the newest checkpoint's agent
+// corrupted, eval names the one it used and why it skipped the newer one;
+// a corrupt replay buffer (which eval does not need) is no reason to skip.
+func TestEvalSaysWhichCheckpoint(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "run")
+	if code, so, se := runCLI(t, tiny(out)...); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, so, se)
+	}
+	newest := filepath.Join(train.CheckpointRoot(out), "step-000000000200")
+	corrupt := func(name string) {
+		t.Helper()
+		p := filepath.Join(newest, name)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[len(b)/2] ^= 0xff
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	corrupt("replay.bin")
+	code, _, se := runCLI(t, "eval", "--checkpoint", out, "--episodes", "1")
+	if code != 0 || !strings.Contains(se, "using "+newest+" (env step 200)") || strings.Contains(se, "skipped") {
+		t.Fatalf("a bad replay.bin changed eval's choice: exit %d\n%s", code, se)
+	}
+	corrupt("agent.bin")
+	code, _, se = runCLI(t, "eval", "--checkpoint", out, "--episodes", "1")
+	if code != 0 || !strings.Contains(se, "skipped a newer checkpoint: step-000000000200: agent.bin checksum mismatch") ||
+		!strings.Contains(se, "step-000000000100 (env step 100)") {
+		t.Fatalf("eval with a corrupt newest agent: exit %d\n%s", code, se)
+	}
+}
