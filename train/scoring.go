@@ -54,9 +54,13 @@ func NewScorer(name string, meta tasks.Meta, v VLMConfig) (vlmprio.Scorer, error
 	case "oracle":
 		return vlmprio.OracleScorer{}, nil
 	case "openai":
+		enc, err := ClipEncoding(v)
+		if err != nil {
+			return nil, err
+		}
 		oc := vlmprio.OpenAIConfig{
 			BaseURL: v.BaseURL, Model: v.Model, APIKey: v.APIKey,
-			Encoding: vlmprio.Encoding{Frames: v.Frames},
+			Encoding: enc,
 			Timeout:  time.Duration(v.Timeout * float64(time.Second)),
 		}
 		if v.Prompt != "" {
@@ -73,12 +77,38 @@ func NewScorer(name string, meta tasks.Meta, v VLMConfig) (vlmprio.Scorer, error
 	return nil, &ConfigError{Msg: fmt.Sprintf("unknown scorer %q (pixel|oracle|openai)", name)}
 }
 
+// ClipEncoding returns the query encoding of vlm.clip_format: images and
+// video send vlm.frames frames (all of the clip by default) at the scorer
+// frame size; sheet is the 8-frame 480×360 contact sheet.
+func ClipEncoding(v VLMConfig) (vlmprio.Encoding, error) {
+	format := v.ClipFormat
+	if format == "" {
+		format = "images"
+	}
+	layout, err := vlmprio.ParseClipFormat(format)
+	if err != nil {
+		return vlmprio.Encoding{}, &ConfigError{Msg: err.Error()}
+	}
+	switch layout {
+	case vlmprio.ContactSheet:
+		return vlmprio.DefaultEncoding(), nil
+	case vlmprio.VideoPart:
+		if !vlmprio.FFmpegAvailable() {
+			return vlmprio.Encoding{}, &ConfigError{Msg: vlmprio.ErrNoFFmpeg.Error()}
+		}
+	}
+	return vlmprio.Encoding{Layout: layout, Frames: v.Frames, Width: v.Width, Height: v.Height}, nil
+}
+
 func newScoring(ctx context.Context, r *runner) (*scoring, error) {
 	cfg := &r.cfg
 	s := &scoring{cfg: cfg}
 	var err error
 	if s.scorer, err = NewScorer(cfg.Scorer, r.meta, cfg.VLM); err != nil {
 		return nil, err
+	}
+	if cfg.Scorer == "openai" {
+		s.scorer = outageScorer{s.scorer, r.vlm}
 	}
 	if cfg.Scorer != "oracle" {
 		if s.cam, err = NewSimCamera(cfg.VLM.Backend, cfg.VLM.Camera, cfg.VLM.Theme, cfg.VLM.Width, cfg.VLM.Height, r.envs[0]); err != nil {

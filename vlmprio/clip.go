@@ -140,8 +140,16 @@ var ErrEmptyClip = errors.New("vlmprio: clip has no frames with images")
 // EncodeClip renders the clip as JPEG images according to enc and returns
 // them as base64 data URLs ("data:image/jpeg;base64,…"), which every
 // OpenAI-compatible server accepts. A ContactSheet gives one URL, ImageParts
-// one per subsampled frame.
+// one per subsampled frame, VideoPart one "data:video/mp4;base64,…" URL
+// (see ClipFormats).
 func EncodeClip(c *Clip, enc Encoding) ([]string, error) {
+	if enc.Layout == VideoPart {
+		u, err := encodeVideo(c, enc)
+		if err != nil {
+			return nil, err
+		}
+		return []string{u}, nil
+	}
 	imgs, err := queryImages(c, enc)
 	if err != nil {
 		return nil, err

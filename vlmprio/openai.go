@@ -229,7 +229,7 @@ func NewOpenAIScorer(cfg OpenAIConfig) (*OpenAIScorer, error) {
 	hc := vlmhttp.Client(cfg.HTTPClient, vlmhttp.MaxChatBytes)
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = cfg.BaseURL
-	oc.HTTPClient = zeroTemperatureDoer{hc}
+	oc.HTTPClient = videoPartDoer{zeroTemperatureDoer{hc}}
 	s := &OpenAIScorer{
 		cfg:    cfg,
 		client: openai.NewClientWithConfig(oc),
@@ -405,6 +405,11 @@ func (s *OpenAIScorer) request(mode AnswerMode, prompt string, urls []string) op
 	parts := make([]openai.ChatMessagePart, 0, 1+len(urls))
 	parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText, Text: prompt})
 	for _, u := range urls {
+		if strings.HasPrefix(u, "data:video/") {
+			// renamed to a video_url part by videoPartDoer
+			parts = append(parts, openai.ChatMessagePart{Type: "video_url", ImageURL: &openai.ChatMessageImageURL{URL: u}})
+			continue
+		}
 		parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeImageURL,
 			ImageURL: &openai.ChatMessageImageURL{URL: u, Detail: openai.ImageURLDetail(s.cfg.Detail)}})
 	}

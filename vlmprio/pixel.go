@@ -174,6 +174,26 @@ const (
 type PixelFeatures struct {
 	Value [4]float64
 	Valid [4]bool
+	// Visible is the fraction of examined frames in which the object, the
+	// goal and the gripper were found; Enabled says which the spec uses.
+	Visible [3]float64
+	Enabled [3]bool
+}
+
+// Confidence is the mean visible fraction of the enabled elements.
+func (f PixelFeatures) Confidence() float64 {
+	var sum float64
+	n := 0
+	for e := range f.Visible {
+		if f.Enabled[e] {
+			sum += f.Visible[e]
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
 }
 
 // Score implements Scorer: the weighted mean of the valid features.
@@ -196,10 +216,13 @@ func (p *PixelScorer) Score(ctx context.Context, c *Clip) (Score, error) {
 			wsum += w[i]
 		}
 	}
+	conf := f.Confidence()
 	if wsum == 0 {
-		return Score{}, &ScoreError{Kind: KindInput, Err: errors.New("pixel scorer: no element of the PixelSpec is visible in the clip")}
+		// nothing measurable (everything hidden or out of frame): no
+		// evidence of progress, and no confidence in that either
+		return Score{Value: 0, Method: "pixel", Confidence: conf}, nil
 	}
-	return Score{Value: clamp01(sum / wsum), Method: "pixel"}, nil
+	return Score{Value: clamp01(sum / wsum), Method: "pixel", Confidence: conf}, nil
 }
 
 // Features measures the clip's features; Score combines them.
@@ -238,6 +261,18 @@ func (p *PixelScorer) Features(c *Clip) (PixelFeatures, error) {
 		p.staticGoal(c, blobs, minPix)
 	}
 	vis := func(k, e int) bool { return blobs[k][e].n >= minPix }
+	for e := range keys {
+		if f.Enabled[e] = keys[e].Enabled(); !f.Enabled[e] {
+			continue
+		}
+		n := 0
+		for k := range blobs {
+			if vis(k, e) {
+				n++
+			}
+		}
+		f.Visible[e] = float64(n) / float64(len(blobs))
+	}
 	const obj, goal, grip = 0, 1, 2
 	add := func(i int, v float64, ok bool) {
 		if ok {

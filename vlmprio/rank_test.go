@@ -100,11 +100,12 @@ func TestPixelScorerResolutionInvariant(t *testing.T) {
 	}
 }
 
-func TestScorersRejectUnusableClips(t *testing.T) {
+func TestScorersOnUnusableClips(t *testing.T) {
 	t.Parallel()
 	blank := &Clip{Frames: []frame.Frame{{Image: image.NewRGBA(image.Rect(0, 0, 16, 16))}}}
-	if _, err := NewPixelScorer(testSpec).Score(context.Background(), blank); KindOf(err) != KindInput {
-		t.Fatalf("pixel on a blank clip: %v, want an input error", err)
+	// nothing visible is no evidence, not a failure: value and confidence 0
+	if sc, err := NewPixelScorer(testSpec).Score(context.Background(), blank); err != nil || sc.Value != 0 || sc.Confidence != 0 {
+		t.Fatalf("pixel on a blank clip: %+v, %v; want value 0, confidence 0, no error", sc, err)
 	}
 	if _, err := NewPixelScorer(PixelSpec{}).Score(context.Background(), blank); KindOf(err) != KindInput {
 		t.Fatalf("pixel with an empty spec: %v, want an input error", err)
@@ -129,5 +130,41 @@ func TestOracleScoreFormula(t *testing.T) {
 	sc, err = OracleScorer{}.Score(context.Background(), &Clip{Progress: []float64{1, 1, 1}})
 	if err != nil || sc.Value != 1 {
 		t.Fatalf("idle at success: %v, %v; want 1", sc.Value, err)
+	}
+}
+
+// TestPixelOcclusionLowersConfidence: hiding the object in half of the
+// frames of an expert clip (as a gripper over a puck does) keeps the clip
+// scorable and lowers the confidence instead of failing.
+func TestPixelOcclusionLowersConfidence(t *testing.T) {
+	t.Parallel()
+	clips := episodeClips(t, true, 48, 128, 96, 5)
+	s := NewPixelScorer(testSpec)
+	c := clips[len(clips)-1]
+	full, err := s.Score(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hidden := &Clip{Env: 1, Episode: 77, Task: c.Task, Family: c.Family}
+	for i, f := range c.Frames {
+		img := image.NewRGBA(f.Image.Rect)
+		copy(img.Pix, f.Image.Pix)
+		if i%2 == 1 { // paint the object's pixels over with the background
+			k := newMatcher(testSpec.Object)
+			for p := 0; p+3 < len(img.Pix); p += 4 {
+				if k.match(float64(img.Pix[p]), float64(img.Pix[p+1]), float64(img.Pix[p+2])) {
+					img.Pix[p], img.Pix[p+1], img.Pix[p+2] = 0, 0, 0
+				}
+			}
+		}
+		hidden.Frames = append(hidden.Frames, frame.Frame{Image: img})
+	}
+	occ, err := s.Score(context.Background(), hidden)
+	if err != nil {
+		t.Fatalf("occluded clip: %v", err)
+	}
+	t.Logf("confidence %.3f visible, %.3f with the object hidden in half the frames", full.Confidence, occ.Confidence)
+	if !(occ.Confidence < full.Confidence) || occ.Confidence <= 0 {
+		t.Fatalf("confidence %.3f with occlusion, %.3f without; want lower but > 0", occ.Confidence, full.Confidence)
 	}
 }
