@@ -16,9 +16,9 @@ import (
 )
 
 func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("render", "--task NAME [--camera NAME] [--size WxH] [--policy expert|random] [--steps N] --out FILE.png|FILE.gif|FILE.mp4", stderr)
+	fs := newFlags("render", "--task NAME [--camera NAME] [--size WxH] [--policy expert|random] [--steps N] --out FILE.png|FILE.gif|FILE.mp4 [--depth FILE.png] [--seg FILE.png] [--sheet FILE.png]", stderr)
 	task := fs.String("task", "", "task `NAME`")
-	camera := fs.String("camera", train.WorkspaceCamera, "camera: workspace, corner, corner2, corner3, corner4, topview, behindGripper, gripperPOV")
+	camera := fs.String("camera", train.TaskCamera, "camera: task (the task's scorer views), workspace, corner, corner2, corner3, corner4, topview, close, behindGripper, gripperPOV")
 	size := fs.String("size", "256x256", "image size `WxH`")
 	policy := fs.String("policy", "expert", "policy that moves the robot: expert|random")
 	steps := fs.Int("steps", 0, "control steps to run (PNG: the frame after N steps; GIF/MP4: N+1 frames; default 0 for PNG, one episode otherwise)")
@@ -27,18 +27,37 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	backend := fs.String("render-backend", "auto", "renderer: auto|egl|soft")
 	every := fs.Int("every", 2, "GIF/MP4: keep every k-th control step")
 	theme := fs.String("theme", "standard", "appearance: standard|misleading|abstract")
+	opts := train.DefaultCameraOptions()
+	fs.BoolVar(&opts.Shadows, "shadows", opts.Shadows, "shadow map from the key light")
+	fs.IntVar(&opts.MSAA, "msaa", opts.MSAA, "anti-aliasing samples per pixel `N` (0 or 1: off)")
+	fs.BoolVar(&opts.Scenery, "scenery", opts.Scenery, "draw the robot arm, table legs, floor and backdrop")
+	depthOut := fs.String("depth", "", "also write the last frame's linear depth as a 16-bit grey PNG in mm (0: nothing) to `FILE.png`")
+	segOut := fs.String("seg", "", "also write the last frame's segmentation (one colour per body, black background) to `FILE.png`")
+	sheetOut := fs.String("sheet", "", "also write a contact sheet of the episode (--sheet-frames frames, --sheet-cols per row) to `FILE.png`")
+	sheetFrames := fs.Int("sheet-frames", 8, "frames in the contact sheet, evenly spread over the rendered ones")
+	sheetCols := fs.Int("sheet-cols", 4, "contact sheet columns")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if *task == "" {
 		return usagef("--task NAME is required (robot-train tasks lists them)")
 	}
-	if *out == "" {
-		return usagef("--out FILE.png|FILE.gif|FILE.mp4 is required")
+	if *out == "" && *sheetOut == "" {
+		return usagef("--out FILE.png|FILE.gif|FILE.mp4 (or --sheet FILE.png) is required")
 	}
 	ext := strings.ToLower(filepath.Ext(*out))
-	if ext != ".png" && ext != ".gif" && ext != ".mp4" {
+	if *out == "" {
+		ext = ".sheet"
+	} else if ext != ".png" && ext != ".gif" && ext != ".mp4" {
 		return usagef("--out %s: the extension must be .png, .gif or .mp4", *out)
+	}
+	for _, f := range []struct{ flag, path string }{{"--depth", *depthOut}, {"--seg", *segOut}, {"--sheet", *sheetOut}} {
+		if f.path != "" && strings.ToLower(filepath.Ext(f.path)) != ".png" {
+			return usagef("%s %s: the extension must be .png", f.flag, f.path)
+		}
+	}
+	if opts.MSAA < 0 || opts.MSAA > 16 || *sheetFrames < 1 || *sheetCols < 1 {
+		return usagef("--msaa must be in 0..16, --sheet-frames and --sheet-cols ≥ 1")
 	}
 	w, h, err := parseSize(*size)
 	if err != nil {
@@ -59,7 +78,7 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return usagef("%v", err)
 	}
-	cam, err := train.NewSimCamera(*backend, *camera, *theme, w, h, env)
+	cam, err := train.NewSimCameraWith(*backend, *camera, *theme, w, h, env, opts)
 	if err != nil {
 		return err
 	}
@@ -68,6 +87,8 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if n == 0 && ext != ".png" {
 		n = env.Spec().MaxEpisodeSteps
 	}
+	// GIF, MP4 and contact sheets keep every --every-th frame
+	collect := ext != ".png" || *sheetOut != ""
 	if rs, ok := pol.(control.Resetter); ok {
 		rs.Reset()
 	}
@@ -82,7 +103,7 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		frames = append(frames, img)
 		return nil
 	}
-	if ext != ".png" {
+	if collect {
 		if err := grab(); err != nil {
 			return err
 		}
@@ -99,7 +120,7 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		success = success || info.Success()
 		obs = next
-		if ext != ".png" && (t%*every == 0 || term || trunc || t == n) {
+		if collect && (t%*every == 0 || term || trunc || t == n) {
 			if err := grab(); err != nil {
 				return err
 			}
@@ -110,10 +131,11 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	switch ext {
 	case ".png":
-		if err := grab(); err != nil {
+		img := image.NewRGBA(image.Rect(0, 0, w, h))
+		if err := cam.Render(env, img); err != nil {
 			return err
 		}
-		err = render.WritePNG(*out, frames[0])
+		err = render.WritePNG(*out, img)
 	case ".gif":
 		err = render.WriteGIF(*out, frames, 4)
 	case ".mp4":
@@ -122,8 +144,15 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	_, _ = fmt.Fprintf(stdout, "wrote %s (%d frame(s), %s camera, %dx%d, %s; %s)\n", *out, len(frames), *camera, w, h, cam.Describe(), map[bool]string{true: "task succeeded", false: "no success"}[success])
-	return nil
+	what := map[bool]string{true: "task succeeded", false: "no success"}[success]
+	if *out != "" {
+		nf := len(frames)
+		if ext == ".png" {
+			nf = 1
+		}
+		_, _ = fmt.Fprintf(stdout, "wrote %s (%d frame(s), %s camera, %dx%d, %s; %s)\n", *out, nf, *camera, w, h, cam.Describe(), what)
+	}
+	return writeExtras(stdout, cam, env, frames, extraOutputs{depth: *depthOut, seg: *segOut, sheet: *sheetOut, sheetFrames: *sheetFrames, sheetCols: *sheetCols})
 }
 
 func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error {
