@@ -397,8 +397,13 @@ func newSampler(cfg *Config, buf *replay.Buffer, totalUpdates, warmupSamples int
 		vc.WarmupSteps = warmupSamples
 		v, err = replay.NewVLMRB(buf, vc)
 		s = v
+	case "aer", "ero":
+		s, err = newBaselineSampler(cfg, buf, totalUpdates)
+		if err != nil {
+			return nil, nil, err
+		}
 	default:
-		return nil, nil, badf("replay %q is not available for DQN (choose one of uniform|per|relo|vlmrb)", cfg.Replay)
+		return nil, nil, badf("replay %q is not available for DQN (choose one of %v)", cfg.Replay, ReplayChoices)
 	}
 	if err != nil {
 		return nil, nil, &ConfigError{Msg: err.Error()}
@@ -544,6 +549,7 @@ func (r *dqnRunner) train() error {
 	}
 	target := (r.step - cfg.DQN.LearningStarts) / int64(cfg.DQN.TrainFreq)
 	for r.updates < target {
+		attend(r.sampler, r.obs, r.updates)
 		if !r.sampler.Sample(r.batch, r.rng) {
 			return nil
 		}
@@ -555,7 +561,7 @@ func (r *dqnRunner) train() error {
 		r.updates++
 		var sig []float32
 		switch {
-		case cfg.Replay == "per", cfg.Replay == "vlmrb" && cfg.Buffer.TDProduct:
+		case cfg.Replay == "per", cfg.Replay == "ero", cfg.Replay == "vlmrb" && cfg.Buffer.TDProduct:
 			sig = r.agent.TDErrors()
 		case cfg.Replay == "relo":
 			sig = r.agent.ReLoScores()
@@ -686,6 +692,7 @@ func (r *dqnRunner) evalAndLog(ctx context.Context, final bool) error {
 	if final {
 		r.res.FinalEval = res
 	}
+	afterEval(r.sampler, res.MeanReturn)
 	if r.cfg.Eval.GIF {
 		if gif, err := r.evalGIF(); err != nil {
 			r.warnf("evaluation GIF: %v", err)

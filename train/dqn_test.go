@@ -24,7 +24,7 @@ func tinyGridConfig(out, replay, scorer string) Config {
 func TestDQNRunsOnEveryReplay(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ replay, scorer string }{
-		{"uniform", "pixel"}, {"per", "pixel"}, {"relo", "pixel"}, {"vlmrb", "oracle"}, {"vlmrb", "pixel"},
+		{"uniform", "pixel"}, {"per", "pixel"}, {"relo", "pixel"}, {"vlmrb", "oracle"}, {"vlmrb", "pixel"}, {"aer", "pixel"}, {"ero", "pixel"},
 	} {
 		t.Run(tc.replay+"-"+tc.scorer, func(t *testing.T) {
 			t.Parallel()
@@ -123,5 +123,20 @@ func TestDQNConfigChecks(t *testing.T) {
 	d := DefaultConfig()
 	if d.ResolvedAlgo() != "sac" {
 		t.Errorf("default task resolves to %s", d.ResolvedAlgo())
+	}
+}
+
+func TestSACWithAERAndERO(t *testing.T) {
+	t.Parallel()
+	for _, rp := range []string{"aer", "ero"} {
+		c := tinyConfig(filepath.Join(t.TempDir(), rp), rp)
+		c.Eval.Every = 100 // two evaluations: ERO gets one replay reward
+		res, err := Run(context.Background(), c, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", rp, err)
+		}
+		if res.Updates == 0 || res.FinalEval == nil {
+			t.Fatalf("%s: result %+v", rp, res)
+		}
 	}
 }

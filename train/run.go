@@ -49,6 +49,7 @@ type runner struct {
 	prioBuf []float64
 	score   *scoring
 	rm      *rewardShaper // reward erlvlm | vlmrm
+	vlm     *vlmOutage    // VLM failures of scorer, rater, embedder (outage.go)
 	evalCam *SimCamera    // eval GIF camera, opened at the first evaluation
 	camErr  error         // why evalCam could not be opened (warned once)
 
@@ -100,6 +101,7 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 		r.out = opts.Stdout
 	}
 	r.res = &Result{RunDir: cfg.Out}
+	r.vlm = newVLMOutage(opts.VLMRequired, r.warnf)
 	lk, err := lockRunDir(cfg.Out, r.warnf)
 	if err != nil {
 		return nil, err
@@ -299,6 +301,11 @@ func (r *runner) makeSampler() error {
 		vc.WarmupSteps = int64(float64(b.LambdaWarmup) * r.cfg.SAC.UpdatesPerStep)
 		r.vlmrb, err = replay.NewVLMRB(r.buf, vc)
 		r.sampler = r.vlmrb
+	case "aer", "ero": // baselines.go
+		r.sampler, err = newBaselineSampler(&r.cfg, r.buf, r.totalUpdates())
+		if err != nil {
+			return err
+		}
 	}
 	if err != nil {
 		return &ConfigError{Msg: err.Error()}
@@ -388,6 +395,9 @@ func (r *runner) loop(ctx context.Context) error {
 			r.obs[i] = next[i]
 		}
 		r.step += int64(n)
+		if err := r.vlm.err(); err != nil {
+			return err
+		}
 		if r.rm != nil {
 			if err := r.rm.afterStep(ctx, r.step); err != nil {
 				return err
@@ -504,6 +514,7 @@ func (r *runner) train() error {
 	}
 	target := int64(float64(r.step-start+int64(cfg.NumEnvs))*cfg.SAC.UpdatesPerStep) + extra
 	for r.updates < target {
+		attend(r.sampler, r.obs, r.updates) // AER's current state
 		if !r.sampler.Sample(r.batch, r.rng) {
 			return nil
 		}
@@ -523,7 +534,7 @@ func (r *runner) train() error {
 		r.updates++
 		var sig []float32
 		switch {
-		case cfg.Replay == "per", cfg.Replay == "vlmrb" && cfg.Buffer.TDProduct:
+		case cfg.Replay == "per", cfg.Replay == "ero", cfg.Replay == "vlmrb" && cfg.Buffer.TDProduct:
 			sig = r.agent.TDErrors()
 		case cfg.Replay == "relo":
 			sig = r.agent.ReLoScores()
@@ -613,6 +624,7 @@ func (r *runner) evalAndLog(ctx context.Context, final bool) error {
 	if final {
 		r.res.FinalEval = res
 	}
+	afterEval(r.sampler, res.MeanReturn) // ERO's replay reward
 	if gif != "" {
 		if _, err := os.Stat(gif); err == nil {
 			r.res.GIFs = append(r.res.GIFs, gif)
@@ -857,6 +869,7 @@ func (r *runner) fillResult() {
 	r.res.Step, r.res.Updates, r.res.Episodes = r.step, r.updates, r.episodes
 	r.res.Elapsed = time.Since(r.sessionStart)
 	r.res.EnvSPS, r.res.UpdatesPS = r.rates()
+	r.res.VLMFailures = r.vlm.summary()
 }
 
 func (r *runner) close() {

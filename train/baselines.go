@@ -1,0 +1,98 @@
+package train
+
+import (
+	"github.com/vlmrb/vlmrb/replay"
+)
+
+// AERConfig configures replay aer (Attentive Experience Replay, the `aer:`
+// section): each batch of k is the k transitions nearest the agent's
+// current state among ⌈λk⌉ uniform draws, λ falling linearly from lambda0
+// to 1 over the run's updates.
+type AERConfig struct {
+	Lambda0 float64 `yaml:"lambda0"` // initial candidate factor λ ≥ 1
+}
+
+// EROConfig configures replay ero (Experience Replay Optimization, the
+// `ero:` section): a logistic replay policy over reward, |TD error| and age
+// keeps candidates by Bernoulli draws and learns by REINFORCE on the change
+// of the evaluation return between evaluations.
+type EROConfig struct {
+	Candidates int     `yaml:"candidates"` // uniform candidates per batch row offered to the replay policy
+	LR         float64 `yaml:"lr"`         // replay-policy step size
+}
+
+// DefaultAERConfig and DefaultEROConfig are the replay package's defaults.
+func DefaultAERConfig() AERConfig { return AERConfig{Lambda0: replay.DefaultAERConfig().Lambda0} }
+
+// DefaultEROConfig returns replay.DefaultEROConfig's candidates and step size.
+func DefaultEROConfig() EROConfig {
+	d := replay.DefaultEROConfig()
+	return EROConfig{Candidates: d.Candidates, LR: d.LR}
+}
+
+// validateBaselines checks the aer and ero sections when they are used.
+func (c *Config) validateBaselines(add func(error)) {
+	switch c.Replay {
+	case "aer":
+		if !(c.AER.Lambda0 >= 1 && c.AER.Lambda0 <= 1024) {
+			add(badf("aer.lambda0 must be in [1, 1024] (got %g)", c.AER.Lambda0))
+		}
+	case "ero":
+		if c.ERO.Candidates < 1 || c.ERO.Candidates > 256 {
+			add(badf("ero.candidates must be in [1, 256] (got %d)", c.ERO.Candidates))
+		}
+		if !(c.ERO.LR > 0) {
+			add(badf("ero.lr must be > 0 (got %g)", c.ERO.LR))
+		}
+	}
+}
+
+// eroSampler is replay.ERO with the previous evaluation return, so each
+// evaluation can hand the replay policy its replay reward
+// r^r = R_now − R_previous.
+type eroSampler struct {
+	*replay.ERO
+	prev float64
+	have bool
+}
+
+// evalReturn trains the replay policy on the change of the mean
+// evaluation return since the last evaluation (nothing at the first).
+func (e *eroSampler) evalReturn(ret float64) {
+	if e.have {
+		e.Reward(ret - e.prev)
+	}
+	e.prev, e.have = ret, true
+}
+
+// newBaselineSampler builds replay aer or ero over buf; totalUpdates is the
+// length of AER's λ annealing (one Sample per update).
+func newBaselineSampler(cfg *Config, buf *replay.Buffer, totalUpdates int64) (replay.Sampler, error) {
+	if cfg.Replay == "aer" {
+		s, err := replay.NewAER(buf, replay.AERConfig{Lambda0: cfg.AER.Lambda0, LambdaSteps: totalUpdates})
+		if err != nil {
+			return nil, &ConfigError{Msg: err.Error()}
+		}
+		return s, nil
+	}
+	s, err := replay.NewERO(buf, replay.EROConfig{Candidates: cfg.ERO.Candidates, LR: cfg.ERO.LR})
+	if err != nil {
+		return nil, &ConfigError{Msg: err.Error()}
+	}
+	return &eroSampler{ERO: s}, nil
+}
+
+// attend gives AER the state the agent is in now (env k's current
+// observation, k cycling over the envs); other samplers ignore it.
+func attend(s replay.Sampler, obs [][]float64, k int64) {
+	if a, ok := s.(*replay.AER); ok && len(obs) > 0 {
+		a.SetQuery(obs[int(k%int64(len(obs)))])
+	}
+}
+
+// afterEval hands ERO its replay reward; other samplers ignore it.
+func afterEval(s replay.Sampler, meanReturn float64) {
+	if e, ok := s.(*eroSampler); ok {
+		e.evalReturn(meanReturn)
+	}
+}
