@@ -84,21 +84,26 @@ type BufferConfig struct {
 
 // VLMConfig configures clips and the scorer.
 type VLMConfig struct {
-	ClipLen int     `yaml:"clip_len"`  // frames per clip (paper: 32)
-	Stride  int     `yaml:"stride"`    // env steps between clips
-	Frames  int     `yaml:"frames"`    // frames sent per query (subsampled from the clip)
-	Camera  string  `yaml:"camera"`    // render camera name
-	Width   int     `yaml:"width"`     // frame width (px)
-	Height  int     `yaml:"height"`    // frame height (px)
-	Backend string  `yaml:"backend"`   // renderer: auto | egl | soft
-	Theme   string  `yaml:"theme"`     // scene appearance: standard | misleading | abstract
-	Workers int     `yaml:"workers"`   // scorer goroutines
-	Queue   int     `yaml:"queue"`     // pending clip capacity (drops beyond)
-	BaseURL string  `yaml:"base_url"`  // OpenAI-compatible server (openai scorer)
-	Model   string  `yaml:"model"`     // model name on that server
-	APIKey  string  `yaml:"-"`         // from OPENAI_API_KEY only; never saved
-	Timeout float64 `yaml:"timeout_s"` // per-request timeout (s)
-	Prompt  string  `yaml:"prompt"`    // prompt template override (empty = per-family default)
+	ClipLen int `yaml:"clip_len"` // frames per clip (paper: 32)
+	Stride  int `yaml:"stride"`   // env steps between clips
+	Frames  int `yaml:"frames"`   // frames sent per query (subsampled from the clip; images and video formats)
+	// ClipFormat is how a clip reaches the VLM: images (every sent frame its
+	// own image part, the L-frame clip VLM-RB scores), video (one MP4
+	// video_url part, for vLLM/SGLang video models; needs ffmpeg) or sheet
+	// (8 frames tiled into one 480×360 JPEG: the cheap deviation).
+	ClipFormat string  `yaml:"clip_format"`
+	Camera     string  `yaml:"camera"`    // render camera: task (the task's scorer views), workspace or a MetaWorld name
+	Width      int     `yaml:"width"`     // frame width (px)
+	Height     int     `yaml:"height"`    // frame height (px)
+	Backend    string  `yaml:"backend"`   // renderer: auto | egl | soft
+	Theme      string  `yaml:"theme"`     // scene appearance: standard | misleading | abstract
+	Workers    int     `yaml:"workers"`   // scorer goroutines
+	Queue      int     `yaml:"queue"`     // pending clip capacity (drops beyond)
+	BaseURL    string  `yaml:"base_url"`  // OpenAI-compatible server (openai scorer)
+	Model      string  `yaml:"model"`     // model name on that server
+	APIKey     string  `yaml:"-"`         // from OPENAI_API_KEY only; never saved
+	Timeout    float64 `yaml:"timeout_s"` // per-request timeout (s)
+	Prompt     string  `yaml:"prompt"`    // prompt template override (empty = per-family default)
 }
 
 // RewardConfig configures the VLM reward methods (reward erlvlm or vlmrm):
@@ -224,20 +229,21 @@ func DefaultConfig() Config {
 			VLMAlpha:     1,
 		},
 		VLM: VLMConfig{
-			ClipLen: 32,
-			Stride:  8,
-			Frames:  8,
-			Camera:  WorkspaceCamera,
-			Width:   96,
-			Height:  96,
-			Backend: "auto",
-			Theme:   "standard",
-			Workers: 1,
-			Queue:   64,
-			Timeout: 30,
+			ClipLen:    32,
+			Stride:     8,
+			Frames:     32,
+			ClipFormat: "images",
+			Camera:     TaskCamera,
+			Width:      224,
+			Height:     224,
+			Backend:    "auto",
+			Theme:      "standard",
+			Workers:    1,
+			Queue:      64,
+			Timeout:    30,
 		},
 		RM: RewardConfig{
-			Camera: WorkspaceCamera, FrameSize: 64,
+			Camera: TaskCamera, FrameSize: 64,
 			Rater: "oracle", Loss: "mae", CNNSize: 32, Ensemble: 3, Batch: 512, LR: 3e-4, Epochs: 10,
 			First: 10000, Every: 5000, PerSession: 50, Budget: 10000, Episodes: 100, PerEpisode: 4, Workers: 5,
 			Pretrain: "entropy", EntropyK: 5, ResetCritic: true, Catchup: 100, Standardize: true,
@@ -255,6 +261,8 @@ var (
 	RaterChoices  = []string{"oracle", "openai"}
 	ReplayChoices = []string{"uniform", "per", "relo", "vlmrb", "aer", "ero"}
 	ScorerChoices = []string{"pixel", "oracle", "openai"}
+	// ClipFormatChoices are the values of vlm.clip_format.
+	ClipFormatChoices = []string{"images", "video", "sheet"}
 )
 
 // LoadConfig decodes YAML from r on top of c. Unknown keys, a second
@@ -329,6 +337,7 @@ func (c *Config) Validate() error {
 	add(oneOf("replay", c.Replay, ReplayChoices))
 	add(oneOf("scorer", c.Scorer, ScorerChoices))
 	add(oneOf("buffer.score_map", c.Buffer.ScoreMap, []string{"threshold", "raw"}))
+	add(oneOf("vlm.clip_format", c.VLM.ClipFormat, ClipFormatChoices))
 	c.validateStrict(add)
 	c.validateDQN(add)
 	c.validateBaselines(add)
