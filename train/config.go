@@ -84,9 +84,10 @@ type BufferConfig struct {
 
 // VLMConfig configures clips and the scorer.
 type VLMConfig struct {
-	ClipLen int `yaml:"clip_len"` // frames per clip (paper: 32)
-	Stride  int `yaml:"stride"`   // env steps between clips
-	Frames  int `yaml:"frames"`   // frames sent per query (subsampled from the clip; images and video formats)
+	ClipLen int    `yaml:"clip_len"` // frames per clip (paper: 32)
+	Stride  int    `yaml:"stride"`   // env steps between clips
+	Apply   string `yaml:"apply"`    // which transitions get a clip\'s score: stride (its first stride steps) | whole (all L; overlaps take the max)
+	Frames  int    `yaml:"frames"`   // frames sent per query (subsampled from the clip; images and video formats)
 	// ClipFormat is how a clip reaches the VLM: images (every sent frame its
 	// own image part, the L-frame clip VLM-RB scores), video (one MP4
 	// video_url part, for vLLM/SGLang video models; needs ffmpeg) or sheet
@@ -231,6 +232,7 @@ func DefaultConfig() Config {
 		VLM: VLMConfig{
 			ClipLen:    32,
 			Stride:     8,
+			Apply:      "stride",
 			Frames:     32,
 			ClipFormat: "images",
 			Camera:     TaskCamera,
@@ -411,6 +413,7 @@ func (c *Config) Validate() error {
 	}
 	pos("vlm.clip_len", int64(c.VLM.ClipLen))
 	pos("vlm.stride", int64(c.VLM.Stride))
+	add(oneOf("vlm.apply", c.VLM.Apply, ApplyChoices))
 	pos("vlm.frames", int64(c.VLM.Frames))
 	pos("vlm.width", int64(c.VLM.Width))
 	pos("vlm.height", int64(c.VLM.Height))

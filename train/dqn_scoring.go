@@ -90,7 +90,7 @@ func newGridScoring(r *dqnRunner) (*gridScoring, error) {
 		pending: make([][]pendingFrame, cfg.NumEnvs)}
 	meta, _ := grid.Lookup(cfg.Task)
 	s.clipper = vlmprio.NewClipper(vlmprio.ClipperConfig{
-		Length: cfg.VLM.ClipLen, Stride: cfg.VLM.Stride, Task: meta.Description, Family: meta.Family,
+		Length: cfg.VLM.ClipLen, Stride: cfg.VLM.Stride, Apply: cfg.VLM.applyRule(), Task: meta.Description, Family: meta.Family,
 	})
 	s.prio = vlmprio.NewPrioritizer(scorer, r.vlmrb, vlmprio.PrioritizerConfig{Workers: cfg.VLM.Workers, QueueSize: cfg.VLM.Queue})
 	s.prio.Start(context.Background())

@@ -121,7 +121,7 @@ func newScoring(ctx context.Context, r *runner) (*scoring, error) {
 	s.frames = make([]frame.Frame, cfg.NumEnvs)
 	s.progress = make([]float64, cfg.NumEnvs)
 	s.clipper = vlmprio.NewClipper(vlmprio.ClipperConfig{
-		Length: cfg.VLM.ClipLen, Stride: cfg.VLM.Stride,
+		Length: cfg.VLM.ClipLen, Stride: cfg.VLM.Stride, Apply: cfg.VLM.applyRule(),
 		Task: r.meta.Description, Family: r.meta.Family,
 	})
 	s.prio = vlmprio.NewPrioritizer(s.scorer, r.vlmrb, vlmprio.PrioritizerConfig{
