@@ -86,7 +86,7 @@ type BufferConfig struct {
 type VLMConfig struct {
 	ClipLen int    `yaml:"clip_len"` // frames per clip (paper: 32)
 	Stride  int    `yaml:"stride"`   // env steps between clips
-	Apply   string `yaml:"apply"`    // which transitions get a clip\'s score: stride (its first stride steps) | whole (all L; overlaps take the max)
+	Apply   string `yaml:"apply"`    // which transitions get a clip's score: stride (its first stride steps) | whole (all L; overlaps take the max)
 	Frames  int    `yaml:"frames"`   // frames sent per query (subsampled from the clip; images and video formats)
 	// ClipFormat is how a clip reaches the VLM: images (every sent frame its
 	// own image part, the L-frame clip VLM-RB scores), video (one MP4
