@@ -91,15 +91,10 @@ func (q qnet) forward(t *qtape, x *sparseRows, n int) []float32 {
 		copy(h, B)
 		for k := i * x.k; k < (i+1)*x.k; k++ {
 			r, v := int(x.row[k]), x.val[k]
-			w := W[r*H : (r+1)*H]
 			if v == 1 {
-				for c := range h {
-					h[c] += w[c]
-				}
+				add(h, W[r*H:(r+1)*H])
 			} else {
-				for c := range h {
-					h[c] += v * w[c]
-				}
+				axpy(h, W[r*H:(r+1)*H], v)
 			}
 		}
 		a := t.a[i*H : (i+1)*H]
@@ -133,11 +128,28 @@ func (q qnet) backward(t *qtape, dy []float32) {
 		}
 		for k := i * x.k; k < (i+1)*x.k; k++ {
 			r, v := int(x.row[k]), x.val[k]
-			g := GW[r*H : (r+1)*H]
-			for c := range g {
-				g[c] += v * da[c]
+			if v == 1 {
+				add(GW[r*H:(r+1)*H], da)
+			} else {
+				axpy(GW[r*H:(r+1)*H], da, v)
 			}
 		}
+	}
+}
+
+// add sets y ← y + x (len(x) ≥ len(y)).
+func add(y, x []float32) {
+	x = x[:len(y)]
+	for i := range y {
+		y[i] += x[i]
+	}
+}
+
+// axpy sets y ← y + a·x (len(x) ≥ len(y)).
+func axpy(y, x []float32, a float32) {
+	x = x[:len(y)]
+	for i := range y {
+		y[i] += a * x[i]
 	}
 }
 
