@@ -19,6 +19,10 @@ type Options struct {
 	Stderr io.Writer
 	// Quiet suppresses the console table and the progress bar.
 	Quiet bool
+	// VLMRequired stops the run at the first failure of a VLM server
+	// (scorer, rater or embedder). Without it training continues and the
+	// failures are warned once per kind and reported (outage.go).
+	VLMRequired bool
 }
 
 // EvalResult summarises one deterministic evaluation.
@@ -47,6 +51,9 @@ type Result struct {
 	Curves      []string // learning-curve PNGs
 	GIFs        []string // evaluation GIFs
 	Interrupted bool
+	// VLMFailures lists, per VLM user, the failed calls by kind
+	// ("VLM-RB scorer: 57 failed (client 57)"); empty when none failed.
+	VLMFailures []string
 	// AlreadyFinished reports a resume of a run whose newest checkpoint
 	// had reached the step budget: nothing was run or written.
 	AlreadyFinished bool
@@ -75,6 +82,9 @@ func (r *Result) Summary() string {
 		_, _ = fmt.Fprintf(&b, "  resumed from the checkpoint at step %d\n", r.ResumedFrom)
 	}
 	_, _ = fmt.Fprintf(&b, "  throughput: %.0f env steps/s, %.1f updates/s\n", r.EnvSPS, r.UpdatesPS)
+	for _, f := range r.VLMFailures {
+		_, _ = fmt.Fprintf(&b, "  VLM outage:  %s\n", f)
+	}
 	if e := r.FinalEval; e != nil {
 		_, _ = fmt.Fprintf(&b, "  final eval: success rate %.2f, mean return %.1f ± %.1f over %d episodes\n",
 			e.SuccessRate, e.MeanReturn, e.StdReturn, e.Episodes)

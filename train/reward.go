@@ -2,6 +2,7 @@ package train
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"math"
@@ -20,7 +21,8 @@ import (
 const rewardWindow = 2000
 
 // maxPendingChunks bounds VLM-RM's queue of frames waiting for an
-// embedding server that keeps failing, in flushes; beyond it the run stops.
+// embedding server that keeps failing, in flushes; older frames are
+// dropped (they keep no reward) so memory stays bounded.
 const maxPendingChunks = 50
 
 // rewardShaper is a run's VLM reward (reward erlvlm or vlmrm). After every
@@ -46,6 +48,7 @@ type rewardShaper struct {
 	flushes int
 	failed  int // embedding flushes that failed
 	lastErr error
+	vlm     *vlmOutage // the run's VLM failure record (outage.go)
 
 	ent *stateEntropy // erlvlm with pretrain entropy: the reward before the first fit
 
@@ -73,7 +76,7 @@ func defaultClasses(task string) int {
 func newRewardShaper(ctx context.Context, r *runner) (*rewardShaper, error) {
 	cfg := &r.cfg
 	m := &cfg.RM
-	s := &rewardShaper{cfg: cfg}
+	s := &rewardShaper{vlm: r.vlm, cfg: cfg}
 	var err error
 	if s.cam, err = NewSimCamera(cfg.VLM.Backend, m.Camera, cfg.VLM.Theme, m.FrameSize, m.FrameSize, r.envs[0]); err != nil {
 		return nil, fmt.Errorf("reward frames: %w", err)
@@ -102,6 +105,7 @@ func newRewardShaper(ctx context.Context, r *runner) (*rewardShaper, error) {
 			}); err != nil {
 				return nil, &ConfigError{Msg: err.Error()}
 			}
+			s.rater = outageRater{s.rater, r.vlm}
 		}
 		lc := vlmreward.DefaultLearnerConfig(n, r.meta.Description)
 		lc.Model.CNN.Size = m.CNNSize
@@ -208,6 +212,9 @@ func (s *rewardShaper) afterStep(ctx context.Context, step int64) error {
 			}
 			was := s.learner.Trained()
 			if _, err := s.learner.Update(ctx, k); err != nil {
+				if errors.Is(err, vlmreward.ErrAllRatingsFailed) {
+					continue // the outage record warned; the next session tries again
+				}
 				return fmt.Errorf("reward model session at step %d: %w", k, err)
 			}
 			if !was && s.learner.Trained() {
@@ -228,8 +235,8 @@ func (s *rewardShaper) afterStep(ctx context.Context, step int64) error {
 
 // flush embeds the pending frames and writes their rewards. A failing
 // server leaves them pending (unset, so never trained on) and is retried
-// at the next chunk; the run stops when the queue grows past
-// maxPendingChunks flushes.
+// at the next chunk; past maxPendingChunks flushes the oldest frames are
+// dropped (outage.go: training never stops for the VLM).
 func (s *rewardShaper) flush(ctx context.Context) error {
 	if s.emb == nil || s.pending.Len() == 0 {
 		return nil
@@ -245,11 +252,16 @@ func (s *rewardShaper) flush(ctx context.Context) error {
 		}
 	}
 	s.pendP = append(s.pendP[:0], prog[done:]...)
-	if err != nil {
+	if err != nil && ctx.Err() == nil {
 		s.failed++
 		s.lastErr = err
-		if s.pending.Len() > maxPendingChunks*s.cfg.RM.EmbedBatch {
-			return fmt.Errorf("VLM-RM: %d frames wait for embeddings and the server keeps failing: %w", s.pending.Len(), err)
+		s.vlm.record("VLM-RM embedder", err)
+		// keep the newest maxPendingChunks chunks: older frames stay
+		// without a reward (weight 0 in every batch), memory stays bounded
+		if drop := s.pending.Len() - maxPendingChunks*s.cfg.RM.EmbedBatch; drop > 0 {
+			s.pending.Refs = append(s.pending.Refs[:0], s.pending.Refs[drop:]...)
+			s.pending.Imgs = append(s.pending.Imgs[:0], s.pending.Imgs[drop:]...)
+			s.pendP = append(s.pendP[:0], s.pendP[drop:]...)
 		}
 	}
 	return nil

@@ -140,6 +140,11 @@ func cloneRGBA(src *image.RGBA) *image.RGBA {
 	return dst
 }
 
+// ErrAllRatingsFailed is wrapped by Update's error when every rating of a
+// session failed and the dataset is still empty: no model was trained, and
+// the next session may succeed.
+var ErrAllRatingsFailed = errors.New("every rating failed")
+
 // Update runs a reward session when the schedule has one at step: it draws
 // the queries from the recent episodes' candidates, rates them (failures
 // dropped and counted), trains the model and relabels every stored slot.
@@ -175,7 +180,7 @@ func (l *Learner) Update(ctx context.Context, step int64) (bool, error) {
 	}
 	if l.Data.Len() == 0 {
 		if st.FirstErr != nil {
-			return true, fmt.Errorf("vlmreward: every rating failed: %w", st.FirstErr)
+			return true, fmt.Errorf("vlmreward: %w: %w", ErrAllRatingsFailed, st.FirstErr)
 		}
 		return true, nil
 	}

@@ -23,7 +23,7 @@ var resumeSafe = map[string]bool{
 	"steps": true, "eval-every": true, "eval-episodes": true, "log-every": true,
 	"checkpoint-every": true, "vlm-base-url": true, "vlm-model": true, "quiet": true, "cpuprofile": true,
 	"resume": true, "render-backend": true, "blas": true, "threads": true,
-	"embed-base-url": true,
+	"embed-base-url": true, "vlm-required": true,
 }
 
 // stringList is a repeatable string flag.
@@ -70,6 +70,7 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		resume  = fs.String("resume", "", "continue the run in `RUN_DIR` from its last complete checkpoint")
 		quiet   = fs.Bool("quiet", false, "no console table or progress bar (files are still written)")
 		cpuProf = fs.String("cpuprofile", "", "write a CPU profile of the run to `FILE` (go tool pprof FILE)")
+		vlmReq  = fs.Bool("vlm-required", false, "stop the run at the first VLM server failure (default: keep training, warn once per error kind, report in the summary)")
 
 		task    = fs.String("task", def.Task, "task `NAME` (robot-train tasks lists them)")
 		reward  = fs.String("reward", def.Reward, "reward SAC trains on: dense|sparse (the task's), erlvlm (learned from VLM ratings), vlmrm (VLM embedding similarity)")
@@ -121,7 +122,7 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		sort.Strings(bad)
 		if len(bad) > 0 {
-			return usagef("--resume continues an experiment as it was configured; %s cannot change on resume (allowed with --resume: --steps, --eval-every, --eval-episodes, --log-every, --checkpoint-every, --vlm-base-url, --vlm-model, --render-backend, --blas, --threads, --quiet); start a new run with --out instead", strings.Join(bad, ", "))
+			return usagef("--resume continues an experiment as it was configured; %s cannot change on resume (allowed with --resume: --steps, --eval-every, --eval-episodes, --log-every, --checkpoint-every, --vlm-base-url, --vlm-model, --render-backend, --blas, --threads, --quiet, --vlm-required); start a new run with --out instead", strings.Join(bad, ", "))
 		}
 		path := filepath.Join(*resume, "config.yaml")
 		if err := train.LoadConfigFile(path, &cfg); err != nil {
@@ -220,7 +221,7 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	opts := train.Options{Resume: *resume != "", Stdout: stdout, Stderr: stderr, Quiet: *quiet}
+	opts := train.Options{Resume: *resume != "", Stdout: stdout, Stderr: stderr, Quiet: *quiet, VLMRequired: *vlmReq}
 	if *cpuProf != "" {
 		f, err := os.Create(*cpuProf)
 		if err != nil {
