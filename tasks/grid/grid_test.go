@@ -485,3 +485,43 @@ func TestMatchesMiniGrid(t *testing.T) {
 		}
 	}
 }
+
+// TestObservationBounds is the env checker: over random episodes every
+// observation stays inside the spec's bounds (the Cardinalities), Reset is
+// reproducible, and rewards stay in [0, 1].
+func TestObservationBounds(t *testing.T) {
+	t.Parallel()
+	for _, view := range []View{Egocentric, Full} {
+		e, err := New(8, Options{View: view})
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec := e.Spec()
+		first, _ := e.Reset(3)
+		again, _ := e.Reset(3)
+		for i := range first {
+			if first[i] != again[i] {
+				t.Fatalf("%v: Reset(3) not reproducible at %d", view, i)
+			}
+		}
+		act := []float64{0}
+		for k := range 3000 {
+			act[0] = float64((k * 7919) % NumActions)
+			obs, r, term, trunc, _, err := e.Step(act)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range obs {
+				if v < spec.ObsLow[i] || v > spec.ObsHigh[i] || v != math.Trunc(v) {
+					t.Fatalf("%v: obs[%d] = %g outside [%g, %g] or not a code", view, i, v, spec.ObsLow[i], spec.ObsHigh[i])
+				}
+			}
+			if r < spec.RewardLow || r > spec.RewardHigh {
+				t.Fatalf("reward %g outside [0, 1]", r)
+			}
+			if term || trunc {
+				e.Reset(uint64(k))
+			}
+		}
+	}
+}
