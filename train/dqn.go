@@ -138,6 +138,9 @@ func (c *Config) validateDQN(add func(error)) {
 	if d.MaxGradNorm < 0 {
 		add(badf("dqn.max_grad_norm must be ≥ 0 (0 disables)"))
 	}
+	if d.NStep > 1 && c.Buffer.ShareNextObs {
+		add(badf("buffer.share_next_obs needs one-step transitions (a stored next obs is the following transition's obs); set dqn.n_step: 1 or share_next_obs: false"))
+	}
 	if c.Buffer.Capacity < d.BatchSize {
 		add(badf("buffer.capacity (%d) is smaller than dqn.batch_size (%d)", c.Buffer.Capacity, d.BatchSize))
 	}

@@ -120,6 +120,10 @@ func TestDQNConfigChecks(t *testing.T) {
 	if err := c.Validate(); err == nil {
 		t.Error("eps_fraction 1.5 accepted")
 	}
+	c.DQN.EpsFraction, c.Buffer.ShareNextObs = 0.4, true
+	if err := c.Validate(); err == nil {
+		t.Error("share_next_obs accepted with 3-step returns")
+	}
 	d := DefaultConfig()
 	if d.ResolvedAlgo() != "sac" {
 		t.Errorf("default task resolves to %s", d.ResolvedAlgo())
