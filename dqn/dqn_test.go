@@ -385,3 +385,24 @@ func TestLearnsChain(t *testing.T) {
 		}
 	}
 }
+
+func TestUpdateAndActDoNotAllocate(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Hidden, cfg.Categorical, cfg.ReLo = []int{16, 16}, []int{5, 0, 3}, true
+	a, err := New(cfg, 3, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := randomBatch(32, 3, 4, 1)
+	if _, err := a.Update(b); err != nil {
+		t.Fatal(err)
+	}
+	obs, dst := []float64{2, 0.5, 1}, []float64{0}
+	a.Act(dst, obs, 0.1)
+	if n := testing.AllocsPerRun(20, func() { _, _ = a.Update(b) }); n != 0 {
+		t.Errorf("Update allocates %.0f times", n)
+	}
+	if n := testing.AllocsPerRun(20, func() { a.Act(dst, obs, 0.1) }); n != 0 {
+		t.Errorf("Act allocates %.0f times", n)
+	}
+}
