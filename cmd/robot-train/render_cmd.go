@@ -12,6 +12,7 @@ import (
 	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/tasks"
+	"github.com/vlmrb/vlmrb/tasks/grid"
 	"github.com/vlmrb/vlmrb/train"
 )
 
@@ -65,6 +66,13 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if *steps < 0 || *every < 1 {
 		return usagef("--steps must be ≥ 0 and --every ≥ 1")
+	}
+	if grid.IsGrid(*task) { // tile frames of the grid tasks (render_grid.go)
+		if *depthOut != "" || *segOut != "" {
+			return usagef("--depth and --seg are for the simulator's cameras; %s renders tiles", *task)
+		}
+		return renderGrid(ctx, stdout, gridRender{task: *task, policy: *policy, theme: *theme, out: *out, ext: ext, sheet: *sheetOut,
+			side: min(w, h), steps: *steps, every: *every, seed: *seed, sheetFrames: *sheetFrames, sheetCols: *sheetCols})
 	}
 	if _, err := tasks.Lookup(*task); err != nil {
 		return usagef("%v", err)
