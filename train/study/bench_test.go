@@ -1,0 +1,25 @@
+package study
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// BenchmarkBootstrapIQM: one stratified resample of 3 tasks × 10 seeds and
+// its pooled IQM (what a report does 5,000 times per interval).
+func BenchmarkBootstrapIQM(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	strata := make([][]float64, 3)
+	for i := range strata {
+		strata[i] = make([]float64, 10)
+		for j := range strata[i] {
+			strata[i][j] = rng.Float64()
+		}
+	}
+	const reps = 1000
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		BootstrapCI(strata, PooledIQM, reps, 0.95, uint64(i))
+	}
+	b.ReportMetric(float64(b.N)*reps/b.Elapsed().Seconds(), "resamples/s")
+}
