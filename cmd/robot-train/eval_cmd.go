@@ -9,6 +9,7 @@ import (
 
 	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/tasks"
+	"github.com/vlmrb/vlmrb/tasks/grid"
 	"github.com/vlmrb/vlmrb/train"
 )
 
@@ -26,6 +27,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	backend := fs.String("render-backend", "auto", "renderer for --video: auto|egl|soft")
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
 	maxLen := fs.Int("max-episode-len", 0, "control steps per episode (0 = the checkpoint's or task default)")
+	eps := fs.Float64("epsilon", 0, "grid tasks: ε of the DQN checkpoint's ε-greedy evaluation (0: greedy)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -34,6 +36,15 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if *episodes <= 0 {
 		return usagef("--episodes must be ≥ 1")
+	}
+	if (*ckpt != "" && isDQNRun(*ckpt)) || grid.IsGrid(*task) { // eval_grid.go
+		if *video != "" {
+			return usagef("--video is for the simulator's cameras; use robot-train render for grid GIFs")
+		}
+		if !(*eps >= 0 && *eps <= 1) {
+			return usagef("--epsilon must be in [0, 1]")
+		}
+		return evalGrid(ctx, stdout, stderr, *ckpt, *policy, *task, *episodes, *seed, *eps, *asJSON)
 	}
 	if *video != "" && !strings.HasSuffix(strings.ToLower(*video), ".gif") {
 		return usagef("--video %s: only .gif is supported here (robot-train render writes MP4)", *video)
