@@ -104,7 +104,6 @@ func (sc *Scene) addScenery(m *sim.Model, s *sim.State) {
 		sc.Objects = append(sc.Objects, Object{Name: name, Kind: k, Size: size, Pos: pos, Rot: rot, Mat: mat,
 			ID: seg, Role: role, NoShadow: noShadow})
 	}
-	sc.addGoalPads(lo, hi, len(sc.Objects))
 	top := hi[2]
 	c := lo.Add(hi).Mul(0.5)
 	half := hi.Sub(lo).Mul(0.5)
@@ -239,9 +238,11 @@ func axisRot(d mgl64.Vec3) mgl64.Quat {
 const goalPadRadius = 0.04
 
 // addGoalPads draws, under every goal sphere above the table, a flat disc on
-// the table top and a thin pole up to the sphere, with the sphere's id,
-// role and material: a marker in the air reads as a location, and a goal
-// covered by the object still shows.
+// the table top and a thin pole up to the sphere, with the sphere's id and
+// role in a paler shade of its (themed) material: a marker in the air reads
+// as a location, a goal covered by the object still shows in segmentation
+// and to a VLM, and colour keys tuned to the sphere still find the sphere
+// alone (its centroid stays the goal point).
 func (sc *Scene) addGoalPads(lo, hi mgl64.Vec3, n int) {
 	top := hi[2]
 	for i := 0; i < n; i++ {
@@ -251,8 +252,13 @@ func (sc *Scene) addGoalPads(lo, hi mgl64.Vec3, n int) {
 			continue
 		}
 		r := math.Max(goalPadRadius, 2*o.Size[0])
+		mat := o.Mat
+		for k := 0; k < 3; k++ {
+			mat.Color[k] = 0.45*mat.Color[k] + 0.55
+			mat.Color2[k] = 0.45*mat.Color2[k] + 0.55
+		}
 		pad := Object{Name: o.Name + " pad", Kind: Cylinder, Size: mgl64.Vec3{r, 0.001, 0},
-			Pos: mgl64.Vec3{o.Pos[0], o.Pos[1], top + 0.001}, Rot: mgl64.QuatIdent(), Mat: o.Mat, ID: o.ID, Role: RoleGoal, NoShadow: true}
+			Pos: mgl64.Vec3{o.Pos[0], o.Pos[1], top + 0.001}, Rot: mgl64.QuatIdent(), Mat: mat, ID: o.ID, Role: RoleGoal, NoShadow: true}
 		sc.Objects = append(sc.Objects, pad)
 		if h := (o.Pos[2] - top) / 2; h > o.Size[0] {
 			pole := pad

@@ -117,6 +117,9 @@ func TestSceneryRoom(t *testing.T) {
 	// a goal in the air gets a pad on the table and a pole, with its id
 	goal := sc.Objects[sc.Find("green goal")]
 	pad := sc.Objects[sc.Find("green goal pad")]
+	if pad.Mat.Color == goal.Mat.Color || pad.Mat.Color[1] < goal.Mat.Color[1] {
+		t.Errorf("goal pad colour %v is not a paler shade of the goal's %v", pad.Mat.Color, goal.Mat.Color)
+	}
 	if pad.ID != goal.ID || pad.Role != RoleGoal || pad.Pos[0] != goal.Pos[0] || pad.Pos[1] != goal.Pos[1] || pad.Pos[2] > 0.01 {
 		t.Errorf("goal pad %+v does not sit on the table under goal %+v", pad, goal)
 	}

@@ -81,10 +81,17 @@ func (sc *Scene) UpdateFromSim(m *sim.Model, s *sim.State, st *Style) {
 	if sc.Background == ([3]float32{}) {
 		sc.Background = [3]float32{0.62, 0.72, 0.85}
 	}
+	n := len(sc.Objects)
 	if st.Scenery {
 		sc.addScenery(m, s)
 	}
 	sc.ApplyTheme(st.Theme)
+	if st.Scenery {
+		// after the theme: pads take the themed goal colour, paled
+		if lo, hi, _, ok := tableBounds(m, s); ok {
+			sc.addGoalPads(lo, hi, n)
+		}
+	}
 }
 
 func defaultMaterial(d *sim.ShapeDesc) Material {

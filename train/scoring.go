@@ -17,6 +17,19 @@ import (
 // which is about 60 units on a saturated channel pair.
 const pixelTolerance = 70
 
+// pixelLighting is the brightness ratio within which a pixel still matches
+// a key's hue: scorer frames have shadows, and a surface in shadow gets
+// the ambient light and the fill only, about a third of the lit value.
+const pixelLighting = 3
+
+// Near-black keys (R+G+B < darkKeySum: sweep-into's hole) match within
+// darkTolerance only: at pixelTolerance every surface in deep shade (the
+// arm's far side, the gripper's underside) would count as the hole.
+const (
+	darkKeySum    = 100
+	darkTolerance = 35
+)
+
 // scoring is the VLM-RB pipeline of a run: sim camera frames → Clipper →
 // Prioritizer (bounded queue, workers, Scorer) → VLMRB.SetScore.
 type scoring struct {
@@ -37,7 +50,11 @@ type scoring struct {
 // Reach-like tasks have no separate object: the gripper is the object.
 func PixelSpecFor(meta tasks.Meta) vlmprio.PixelSpec {
 	key := func(c [3]uint8) vlmprio.ColorKey {
-		return vlmprio.ColorKey{R: c[0], G: c[1], B: c[2], Tol: pixelTolerance}
+		tol := float64(pixelTolerance)
+		if int(c[0])+int(c[1])+int(c[2]) < darkKeySum {
+			tol = darkTolerance
+		}
+		return vlmprio.ColorKey{R: c[0], G: c[1], B: c[2], Tol: tol, Lighting: pixelLighting}
 	}
 	s := vlmprio.PixelSpec{Goal: key(meta.Colors.Goal), Gripper: key(meta.Colors.Gripper)}
 	if meta.Colors.Object != meta.Colors.Gripper {

@@ -13,7 +13,8 @@ import (
 // brightness (R+G+B), provided the two brightnesses differ by at most a
 // factor Lighting; it matches when the rescaled pixel is within Euclidean
 // RGB distance Tol (0–441) of (R,G,B). Tol 0 means the element is not
-// used. Very dark keys (R+G+B < 60) are matched without rescaling.
+// used. Very dark keys (R+G+B < 60) and neutral ones (white, greys) are
+// matched without rescaling.
 type ColorKey struct {
 	R, G, B uint8
 	Tol     float64
@@ -430,6 +431,16 @@ type matcher struct {
 	rescale bool
 }
 
+// neutralKey reports an achromatic key (white, greys): its channels differ
+// by less than a tenth of its brightness. Rescaling such a key by
+// brightness would make every grey pixel match it (a white button box
+// would match a grey wall in shade), so neutral keys match by plain RGB
+// distance.
+func neutralKey(k ColorKey) bool {
+	lo, hi := min(k.R, k.G, k.B), max(k.R, k.G, k.B)
+	return 10*int(hi-lo) < int(k.R)+int(k.G)+int(k.B)
+}
+
 // darkKey is the key brightness (R+G+B) below which rescaling is off.
 const darkKey = 60
 
@@ -443,7 +454,7 @@ func newMatcher(k ColorKey) matcher {
 	if l <= 0 {
 		l = 2
 	}
-	if l > 1 && m.sum >= darkKey {
+	if l > 1 && m.sum >= darkKey && !neutralKey(k) {
 		m.rescale = true
 		m.lo, m.hi = m.sum/l, m.sum*l
 	}

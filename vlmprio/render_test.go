@@ -20,15 +20,19 @@ import (
 )
 
 // renderTolerance is the RGB distance within which a lit pixel matches a
-// task's base colour (train uses the same value: lighting scales colours by
-// about ±25%).
+// task's base colour (train uses the same value and the same Lighting 3,
+// for shadows, and 35 for near-black keys).
 const renderTolerance = 70
 
 // pixelSpecFor builds the PixelSpec from a task's colours, as train does:
 // reach has no separate object.
 func pixelSpecFor(m tasks.Meta) vlmprio.PixelSpec {
 	key := func(c [3]uint8) vlmprio.ColorKey {
-		return vlmprio.ColorKey{R: c[0], G: c[1], B: c[2], Tol: renderTolerance}
+		tol := float64(renderTolerance)
+		if int(c[0])+int(c[1])+int(c[2]) < 100 { // near-black: train's darkTolerance
+			tol = 35
+		}
+		return vlmprio.ColorKey{R: c[0], G: c[1], B: c[2], Tol: tol, Lighting: 3}
 	}
 	s := vlmprio.PixelSpec{Goal: key(m.Colors.Goal), Gripper: key(m.Colors.Gripper)}
 	if m.Colors.Object != m.Colors.Gripper {
