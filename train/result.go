@@ -51,6 +51,9 @@ type Result struct {
 	Curves      []string // learning-curve PNGs
 	GIFs        []string // evaluation GIFs
 	Interrupted bool
+	// Failed reports a run that stopped on an error (set by the caller
+	// that received it; Summary then does not say "finished").
+	Failed bool
 	// VLMFailures lists, per VLM user, the failed calls by kind
 	// ("VLM-RB scorer: 57 failed (client 57)"); empty when none failed.
 	VLMFailures []string
@@ -75,6 +78,9 @@ func (r *Result) Summary() string {
 	state := "finished"
 	if r.Interrupted {
 		state = "stopped early"
+	}
+	if r.Failed {
+		state = "stopped by an error"
 	}
 	_, _ = fmt.Fprintf(&b, "\nrun %s: %s at env step %d (%d updates, %d episodes) in %s\n",
 		r.RunDir, state, r.Step, r.Updates, r.Episodes, r.Elapsed.Round(time.Second))

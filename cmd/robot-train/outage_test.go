@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -49,11 +50,15 @@ func TestVLMOutagePolicy(t *testing.T) {
 	base := srv.URL + "/v1"
 	dir := t.TempDir()
 	erlCfg := writeConfig(t, dir, "reward_model: {first: 100, every: 50, per_session: 4, budget: 20, frame_size: 32, cnn_size: 24, ensemble: 1, batch: 16, epochs: 1, workers: 2, per_episode: 10}")
+	small := filepath.Join(dir, "small.yaml") // small scorer frames: the server refuses them anyway
+	if err := os.WriteFile(small, []byte("vlm: {width: 32, height: 32, frames: 4}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name, who string
 		args      []string
 	}{
-		{"vlmrb", "VLM-RB scorer", []string{"--replay", "vlmrb", "--scorer", "openai", "--vlm-base-url", base, "--vlm-model", "m", "--render-backend", "soft"}},
+		{"vlmrb", "VLM-RB scorer", []string{"--config", small, "--replay", "vlmrb", "--scorer", "openai", "--vlm-base-url", base, "--vlm-model", "m", "--render-backend", "soft"}},
 		{"erlvlm", "ERL-VLM rater", []string{"--config", erlCfg, "--reward", "erlvlm", "--rater", "openai", "--rating-classes", "2", "--vlm-base-url", base, "--vlm-model", "m", "--render-backend", "soft"}},
 		{"vlmrm", "VLM-RM embedder", []string{"--reward", "vlmrm", "--embed-base-url", base, "--embed-model", "clip", "--goal", "red", "--baseline", "blue", "--render-backend", "soft"}},
 	} {

@@ -77,8 +77,10 @@ func TestKeyNeverPrinted(t *testing.T) {
 
 	// a training run against the same server: the run continues (VLM-RB
 	// keeps p̄), and neither console nor files hold a credential
-	out := filepath.Join(t.TempDir(), "run")
-	cmd := exec.Command(bin, tiny(out, "--replay", "vlmrb", "--scorer", "openai", "--vlm-base-url", base, "--vlm-model", "m",
+	dir := t.TempDir()
+	out := filepath.Join(dir, "run")
+	small := writeConfig(t, dir, "vlm: {width: 32, height: 32, frames: 4}") // the server refuses them anyway
+	cmd := exec.Command(bin, tiny(out, "--config", small, "--replay", "vlmrb", "--scorer", "openai", "--vlm-base-url", base, "--vlm-model", "m",
 		"--render-backend", "soft")...)
 	cmd.Env = env
 	var so, se bytes.Buffer

@@ -234,6 +234,9 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		defer pprof.StopCPUProfile()
 	}
 	res, err := train.Run(ctx, cfg, opts)
+	if res != nil && err != nil && !errors.Is(err, context.Canceled) {
+		res.Failed = true
+	}
 	if res != nil {
 		_, _ = fmt.Fprint(stdout, res.Summary())
 	}
