@@ -97,6 +97,9 @@ type VLMConfig struct {
 	Width      int     `yaml:"width"`     // frame width (px)
 	Height     int     `yaml:"height"`    // frame height (px)
 	Backend    string  `yaml:"backend"`   // renderer: auto | egl | soft
+	Scenery    bool    `yaml:"scenery"`   // robot arm, table legs, floor, backdrop in scorer and reward frames
+	Shadows    bool    `yaml:"shadows"`   // shadow map in scorer and reward frames
+	MSAA       int     `yaml:"msaa"`      // anti-aliasing samples per pixel of scorer and reward frames (0 or 1: off)
 	Theme      string  `yaml:"theme"`     // scene appearance: standard | misleading | abstract
 	Workers    int     `yaml:"workers"`   // scorer goroutines
 	Queue      int     `yaml:"queue"`     // pending clip capacity (drops beyond)
@@ -239,6 +242,9 @@ func DefaultConfig() Config {
 			Width:      224,
 			Height:     224,
 			Backend:    "auto",
+			Scenery:    true,
+			Shadows:    true,
+			MSAA:       4,
 			Theme:      "standard",
 			Workers:    1,
 			Queue:      64,
@@ -417,6 +423,9 @@ func (c *Config) Validate() error {
 	pos("vlm.frames", int64(c.VLM.Frames))
 	pos("vlm.width", int64(c.VLM.Width))
 	pos("vlm.height", int64(c.VLM.Height))
+	if c.VLM.MSAA < 0 || c.VLM.MSAA > 16 {
+		add(badf("vlm.msaa must be in 0..16 (got %d)", c.VLM.MSAA))
+	}
 	pos("vlm.workers", int64(c.VLM.Workers))
 	pos("vlm.queue", int64(c.VLM.Queue))
 	if c.VLM.Width > 4096 || c.VLM.Height > 4096 {

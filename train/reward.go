@@ -78,7 +78,7 @@ func newRewardShaper(ctx context.Context, r *runner) (*rewardShaper, error) {
 	m := &cfg.RM
 	s := &rewardShaper{vlm: r.vlm, cfg: cfg}
 	var err error
-	if s.cam, err = NewSimCamera(cfg.VLM.Backend, m.Camera, cfg.VLM.Theme, m.FrameSize, m.FrameSize, r.envs[0]); err != nil {
+	if s.cam, err = NewSimCameraWith(cfg.VLM.Backend, m.Camera, cfg.VLM.Theme, m.FrameSize, m.FrameSize, r.envs[0], cfg.VLM.CameraOptions()); err != nil {
 		return nil, fmt.Errorf("reward frames: %w", err)
 	}
 	for i := range cfg.NumEnvs {

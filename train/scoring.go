@@ -128,7 +128,7 @@ func newScoring(ctx context.Context, r *runner) (*scoring, error) {
 		s.scorer = outageScorer{s.scorer, r.vlm}
 	}
 	if cfg.Scorer != "oracle" {
-		if s.cam, err = NewSimCamera(cfg.VLM.Backend, cfg.VLM.Camera, cfg.VLM.Theme, cfg.VLM.Width, cfg.VLM.Height, r.envs[0]); err != nil {
+		if s.cam, err = NewSimCameraWith(cfg.VLM.Backend, cfg.VLM.Camera, cfg.VLM.Theme, cfg.VLM.Width, cfg.VLM.Height, r.envs[0], cfg.VLM.CameraOptions()); err != nil {
 			return nil, fmt.Errorf("scorer frames: %w", err)
 		}
 		for range cfg.NumEnvs {
