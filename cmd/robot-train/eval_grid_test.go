@@ -39,3 +39,23 @@ func TestEvalGrid(t *testing.T) {
 		t.Fatalf("checkpoint eval %q (%v)", out, err)
 	}
 }
+
+func TestTrainGridSmoke(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "dk")
+	code, stdout, stderr := runCLI(t, "train", "--task", "doorkey-5x5", "--replay", "uniform", "--steps", "600",
+		"--learning-starts", "200", "--batch-size", "16", "--hidden", "16", "--eval-episodes", "1", "--out", out, "--quiet")
+	if code != 0 {
+		t.Fatalf("train: exit %d out %q err %q", code, stdout, stderr)
+	}
+	cfg := train.DefaultConfig()
+	if err := train.LoadConfigFile(filepath.Join(out, "config.yaml"), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.ResolvedAlgo() != "dqn" || cfg.DQN.LearningStarts != 200 || cfg.DQN.BatchSize != 16 || len(cfg.DQN.Hidden) != 1 {
+		t.Fatalf("stored config: algo %s dqn %+v", cfg.ResolvedAlgo(), cfg.DQN)
+	}
+	if code, _, _ := runCLI(t, "train", "--task", "doorkey-5x5", "--updates-per-step", "2", "--out", out+"2"); code != 2 {
+		t.Fatalf("--updates-per-step on a DQN task: exit %d, want 2", code)
+	}
+}

@@ -207,6 +207,21 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			cfg.RM.Baseline = baselines
 		}
 	})
+	if cfg.ResolvedAlgo() == "dqn" {
+		// the learner flags name the DQN's settings on discrete tasks
+		if set["learning-starts"] {
+			cfg.DQN.LearningStarts = *starts
+		}
+		if set["batch-size"] {
+			cfg.DQN.BatchSize = *batch
+		}
+		if set["hidden"] {
+			cfg.DQN.Hidden = []int(hidden)
+		}
+		if set["updates-per-step"] {
+			return usagef("--updates-per-step is SAC's; DQN updates every dqn.train_freq env steps (set it in a --config file)")
+		}
+	}
 	if cfg.VLM.BaseURL == "" {
 		cfg.VLM.BaseURL = os.Getenv("OPENAI_BASE_URL")
 	}
