@@ -51,10 +51,11 @@ const ArmBody = "hand"
 
 // Scenery colours: the arm is a saturated steel blue so that colour keys of
 // task objects (red, green, yellow, white, black) and of the gripper do not
-// pick it up; joints and pedestal are a darker shade of it.
+// pick it up; joints and pedestal are a lighter shade of it, bright enough
+// that their faces in shade (ambient light only) stay clear of black.
 var (
 	armColor      = [3]float32{0.42, 0.57, 0.82}
-	armJointColor = [3]float32{0.25, 0.32, 0.46}
+	armJointColor = [3]float32{0.55, 0.64, 0.82}
 	wallColor     = [3]float32{0.78, 0.74, 0.62}
 	floorColors   = [2][3]float32{{0.5, 0.5, 0.48}, {0.42, 0.42, 0.4}}
 )
