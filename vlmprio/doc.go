@@ -13,7 +13,14 @@
 // OracleScorer reads privileged task progress carried by simulated clips;
 // PixelScorer segments object, goal and gripper by colour (PixelSpec) and
 // scores approach, contact, lift and progress toward the goal from frames
-// alone. All scorers are safe for concurrent use.
+// alone; an element hidden in part of a clip lowers Score.Confidence instead
+// of failing. All scorers are safe for concurrent use.
+//
+// A clip reaches a VLM in one of three formats (ClipFormats, Encoding.Layout):
+// images (every frame its own image part: the L-frame clip VLM-RB scores),
+// video (one MP4 video_url part for vLLM/SGLang video models; ffmpeg
+// encodes it) or sheet (frames tiled into one JPEG, the cheap deviation).
+// EstimateTokens gives the media token cost of each.
 //
 // A Prioritizer is a bounded queue and a pool of workers between the Clipper
 // and a Scorer. Submit never blocks: when the queue is full a clip is dropped
