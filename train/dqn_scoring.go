@@ -66,6 +66,7 @@ type gridScoring struct {
 	clipper *vlmprio.Clipper
 	prio    *vlmprio.Prioritizer
 	pending [][]pendingFrame // per env, oldest first
+	free    []*image.RGBA    // frame images handed back after the Clipper cloned them
 	seq     uint64
 	renderT time.Duration
 	stopped bool
@@ -103,14 +104,24 @@ func (s *gridScoring) describe() string {
 }
 
 // episodeStart forgets env i's pending frames (a new episode).
-func (s *gridScoring) episodeStart(i int, _ *grid.Env) { s.pending[i] = s.pending[i][:0] }
+func (s *gridScoring) episodeStart(i int, _ *grid.Env) {
+	for _, p := range s.pending[i] {
+		s.free = append(s.free, p.f.Image)
+	}
+	s.pending[i] = s.pending[i][:0]
+}
 
 // afterStep renders env i after its step (s_{t+1}) and records the stage
 // reached, for the transition just taken.
 func (s *gridScoring) afterStep(i int, e *grid.Env) {
 	t0 := time.Now()
 	side := e.FrameSize(s.tile)
-	img := image.NewRGBA(image.Rect(0, 0, side, side))
+	var img *image.RGBA
+	if n := len(s.free); n > 0 {
+		img, s.free = s.free[n-1], s.free[:n-1]
+	} else {
+		img = image.NewRGBA(image.Rect(0, 0, side, side))
+	}
 	e.Render(img, s.tile, s.theme)
 	s.pending[i] = append(s.pending[i], pendingFrame{
 		f:        frame.Frame{Image: img, Camera: "grid", Seq: s.seq, Time: time.Unix(0, 0).Add(time.Duration(e.StepCount()) * time.Second)},
@@ -133,6 +144,7 @@ func (s *gridScoring) push(i int, ref replay.Ref, done bool) {
 	}) {
 		s.prio.Submit(c)
 	}
+	s.free = append(s.free, p.f.Image) // the Clipper keeps its own copy
 }
 
 func (s *gridScoring) metrics(v map[string]float64) {
