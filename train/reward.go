@@ -127,7 +127,11 @@ func newRewardShaper(ctx context.Context, r *runner) (*rewardShaper, error) {
 			s.ent = newStateEntropy(r.buf, m.EntropyK)
 		}
 	case "vlmrm":
-		if s.emb, err = vlmreward.NewHTTPEmbedder(m.EmbedBaseURL, m.EmbedModel, cfg.VLM.APIKey); err != nil {
+		key, withheld := embedKey(cfg)
+		if withheld {
+			r.warnf("not sending OPENAI_API_KEY to the embedding server %s (it is for %s); set %s for it", redact.URL(m.EmbedBaseURL), redact.URL(cfg.VLM.BaseURL), EmbedKeyEnv)
+		}
+		if s.emb, err = vlmreward.NewHTTPEmbedder(m.EmbedBaseURL, m.EmbedModel, key); err != nil {
 			return nil, &ConfigError{Msg: err.Error()}
 		}
 		if s.vrm, err = vlmreward.NewVLMRMFromPrompts(ctx, s.emb, m.Goal, m.Baseline, m.Alpha); err != nil {

@@ -6,10 +6,11 @@ import (
 	"strings"
 
 	"github.com/vlmrb/vlmrb/internal/redact"
+	"github.com/vlmrb/vlmrb/train"
 )
 
 // keyEnv are the environment variables that hold API keys.
-var keyEnv = []string{"OPENAI_API_KEY"}
+var keyEnv = []string{"OPENAI_API_KEY", train.EmbedKeyEnv}
 
 // redactOutput wraps the CLI's stdout and stderr so that nothing printed
 // (errors, warnings, tables, --json lines) can carry a key: the keys from
@@ -23,7 +24,8 @@ func redactOutput(args []string, stdout, stderr io.Writer) (io.Writer, io.Writer
 			secrets = append(secrets, v)
 		}
 	}
-	for _, a := range append(args, os.Getenv("OPENAI_BASE_URL")) {
+	urls := append(append([]string(nil), args...), os.Getenv("OPENAI_BASE_URL"))
+	for _, a := range urls {
 		if i := strings.Index(a, "://"); i >= 0 {
 			start := strings.LastIndexByte(a[:i], '=') + 1 // --flag=URL
 			_, c := redact.StripURL(a[start:])
