@@ -65,6 +65,7 @@ func studyRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	out := fs.String("out", "", "study directory DIR (runs/TASK/ARM/sSEED, report.md, curves/)")
 	par := fs.Int("parallel", 1, "runs trained at once; each gets cores/N BLAS and Go threads")
 	shard := fs.String("shard", "", "K/N: run only the K-th of N deterministic parts of the grid (Slurm arrays, Kubernetes Indexed Jobs)")
+	dry := fs.Bool("dry-run", false, "list the runs that would start or resume, and check that started runs still match the study file, without training")
 	file, err := parseWithArg(fs, args)
 	if err != nil {
 		return err
@@ -92,8 +93,12 @@ func studyRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("study run: cannot find the robot-train executable: %w", err)
 	}
-	r := &study.Runner{Spec: spec, Dir: *out, Binary: bin, Parallel: *par, Shard: sh, Log: stdout}
+	r := &study.Runner{Spec: spec, Dir: *out, Binary: bin, Parallel: *par, Shard: sh, Log: stdout, DryRun: *dry}
 	sum, err := r.Run(ctx)
+	if err == nil && *dry {
+		_, _ = fmt.Fprintf(stdout, "study %s: %d runs in this shard, %d done or running elsewhere (dry run: nothing started)\n", spec.Name, sum.Total, sum.Skipped)
+		return nil
+	}
 	_, _ = fmt.Fprintf(stdout, "study %s: %d runs in this shard: %d finished now, %d already done or running elsewhere, %d failed; %.1f CPU-min\n",
 		spec.Name, sum.Total, sum.Finished, sum.Skipped, sum.Failed, sum.CPUS/60)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -121,6 +122,8 @@ type Runner struct {
 	Parallel int       // runs at once (≥ 1)
 	Shard    Shard     // which part of the grid (zero: all)
 	Log      io.Writer // one line per started and finished run (nil: none)
+	// DryRun lists what Run would do (start, resume, skip) without running.
+	DryRun bool
 	// CPUs is the core count shared by the parallel runs (0: runtime.NumCPU).
 	// Each child gets max(1, CPUs/Parallel) BLAS and Go threads.
 	CPUs int
@@ -139,15 +142,18 @@ type Summary struct {
 // stop; they resume on the next call).
 func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	var sum Summary
+	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
+		return sum, fmt.Errorf("study: %w", err)
+	}
+	if err := r.Spec.freezeDefaults(r.Dir); err != nil {
+		return sum, err
+	}
 	runs, err := r.Spec.Runs(r.Dir)
 	if err != nil {
 		return sum, err
 	}
 	runs = r.Shard.Select(runs)
 	sum.Total = len(runs)
-	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
-		return sum, fmt.Errorf("study: %w", err)
-	}
 	if err := atomicfile.WriteBytes(filepath.Join(r.Dir, SpecFile), r.Spec.src); err != nil {
 		return sum, fmt.Errorf("study: %w", err)
 	}
@@ -181,6 +187,16 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 		seedIdx[sd] = i
 	}
 	sort.SliceStable(todo, func(i, j int) bool { return seedIdx[todo[i].Seed] < seedIdx[todo[j].Seed] })
+	if r.DryRun {
+		for _, run := range todo {
+			what := "start"
+			if RunState(run.Config.Out) == Partial {
+				what = "resume"
+			}
+			r.logf("would %s %s", what, run.ID())
+		}
+		return sum, nil
+	}
 
 	var mu sync.Mutex
 	jobs := make(chan Run)
@@ -243,9 +259,13 @@ func checkConfig(run Run) error {
 	if err != nil {
 		return err
 	}
-	if !bytes.Equal(old, now) {
-		return fmt.Errorf("study: run %s was started with a different config (%s) than the study file now gives; "+
-			"restore the study file, or write the changed grid to a new --out directory", run.ID(), filepath.Join(run.Config.Out, configFile))
+	diff, err := configDiff(old, now)
+	if err != nil {
+		return fmt.Errorf("study: run %s: %w", run.ID(), err)
+	}
+	if len(diff) > 0 {
+		return fmt.Errorf("study: run %s was started with a different config (%s) than the study file now gives (%s); "+
+			"restore the study file, or write the changed grid to a new --out directory", run.ID(), filepath.Join(run.Config.Out, configFile), strings.Join(diff, "; "))
 	}
 	return nil
 }

@@ -31,7 +31,8 @@ type Spec struct {
 	Baseline    string                    `yaml:"baseline"` // arm the report compares against (default: the first)
 	Metric      string                    `yaml:"metric"`   // learning-curve metric (default eval/success_rate)
 
-	src []byte // the file as read (copied into the study directory)
+	src      []byte // the file as read (copied into the study directory)
+	defaults []byte // frozen defaults (YAML) the grid resolves against; nil: train.DefaultConfig
 }
 
 // Arm is a named overlay of config keys.
@@ -180,13 +181,20 @@ func (s *Spec) MetricKey() string {
 // SpecFile is the copy of the study file kept in a study directory.
 const SpecFile = "study.yaml"
 
-// LoadDir reads the study file kept in a study directory by Runner.Run.
+// LoadDir reads the study file kept in a study directory by Runner.Run,
+// with the study's frozen defaults.
 func LoadDir(dir string) (*Spec, error) {
 	s, err := LoadSpec(filepath.Join(dir, SpecFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("study: %s has no %s: is it the --out directory of `robot-train study run`?", dir, SpecFile)
 	}
-	return s, err
+	if err != nil {
+		return nil, err
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, DefaultsFile)); err == nil {
+		s.defaults = b
+	}
+	return s, nil
 }
 
 // Runs expands the grid in its canonical order (task, then arm, then seed,
@@ -234,6 +242,12 @@ func (s *Spec) resolve(task string, arm Arm, seed uint64, out string) (train.Con
 		return train.Config{}, err
 	}
 	cfg := train.DefaultConfig()
+	if s.defaults != nil {
+		// leniently: a key removed from the code since the study began is dropped
+		if err := yaml.Unmarshal(s.defaults, &cfg); err != nil {
+			return cfg, fmt.Errorf("study defaults: %w", err)
+		}
+	}
 	if err := train.LoadConfig(bytes.NewReader(y), &cfg); err != nil {
 		return cfg, err
 	}

@@ -1,0 +1,160 @@
+package study
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/vlmrb/vlmrb/internal/atomicfile"
+	"github.com/vlmrb/vlmrb/train"
+	"gopkg.in/yaml.v3"
+)
+
+// DefaultsFile holds a study's frozen defaults: the values of train's
+// defaults when the study began. A study outlives code changes (it resumes
+// in later sessions, with newer binaries), and every run of one grid must
+// resolve against the same defaults, so the grid is resolved against this
+// file, not against the running binary's train.DefaultConfig. Keys added
+// to the code later take their current defaults.
+const DefaultsFile = "study-defaults.yaml"
+
+// freezeDefaults loads dir's frozen defaults into s, creating them on the
+// first run: from train.DefaultConfig for a new study, or, for a study
+// directory that predates the file, from the config of a run it already
+// started with every key the study file sets removed (what remains is what
+// the defaults were then).
+func (s *Spec) freezeDefaults(dir string) error {
+	path := filepath.Join(dir, DefaultsFile)
+	if b, err := os.ReadFile(path); err == nil {
+		s.defaults = b
+		return nil
+	}
+	var frozen []byte
+	started, err := s.startedConfig(dir)
+	if err != nil {
+		return err
+	}
+	if started != nil {
+		flat := flattenKeys(started, "")
+		for k := range s.overlayKeys() {
+			for fk := range flat {
+				if fk == k || strings.HasPrefix(fk, k+".") {
+					delete(flat, fk)
+				}
+			}
+		}
+		for _, k := range []string{"task", "seed", "out"} {
+			delete(flat, k)
+		}
+		nested, err := expandDots(flat)
+		if err != nil {
+			return err
+		}
+		if frozen, err = yaml.Marshal(nested); err != nil {
+			return err
+		}
+	} else {
+		if frozen, err = yaml.Marshal(train.DefaultConfig()); err != nil {
+			return err
+		}
+	}
+	head := "# train's defaults when this study began (robot-train study run resolves every run against them)\n"
+	if err := atomicfile.WriteBytes(path, append([]byte(head), frozen...)); err != nil {
+		return fmt.Errorf("study: %w", err)
+	}
+	s.defaults = frozen
+	return nil
+}
+
+// startedConfig returns the config (as a YAML map) of the first run of the
+// grid that has been started in dir, or nil.
+func (s *Spec) startedConfig(dir string) (map[string]any, error) {
+	for _, task := range s.Tasks {
+		for _, arm := range s.Arms {
+			for _, seed := range s.Seeds {
+				id := Run{Task: task, Arm: arm.Name, Seed: seed}.ID()
+				b, err := os.ReadFile(filepath.Join(dir, "runs", filepath.FromSlash(id), configFile))
+				if err != nil {
+					continue
+				}
+				var m map[string]any
+				if err := yaml.Unmarshal(b, &m); err != nil {
+					return nil, fmt.Errorf("study: %s: %w", id, err)
+				}
+				return m, nil
+			}
+		}
+	}
+	return nil, nil
+}
+
+// overlayKeys is every dotted key the study file sets in base, task_set or
+// an arm.
+func (s *Spec) overlayKeys() map[string]bool {
+	keys := map[string]bool{}
+	add := func(m map[string]any) {
+		x, err := expandDots(m)
+		if err != nil {
+			return
+		}
+		for k := range flattenKeys(x, "") {
+			keys[k] = true
+		}
+	}
+	add(s.Base)
+	for _, m := range s.TaskSet {
+		add(m)
+	}
+	for _, a := range s.Arms {
+		add(a.Set)
+	}
+	return keys
+}
+
+// flatten turns nested maps into dotted keys; lists and scalars are leaves.
+func flattenKeys(m map[string]any, prefix string) map[string]any {
+	out := map[string]any{}
+	for k, v := range m {
+		key := k
+		if prefix != "" {
+			key = prefix + "." + k
+		}
+		if sub, ok := v.(map[string]any); ok {
+			for sk, sv := range flattenKeys(sub, key) {
+				out[sk] = sv
+			}
+			continue
+		}
+		out[key] = v
+	}
+	return out
+}
+
+// configDiff lists the keys whose values differ between two encoded
+// configs, over the keys both have (a key only one has was added to or
+// removed from the code in between and says nothing about the run), out
+// aside.
+func configDiff(old, now []byte) ([]string, error) {
+	var a, b map[string]any
+	if err := yaml.Unmarshal(old, &a); err != nil {
+		return nil, err
+	}
+	if err := yaml.Unmarshal(now, &b); err != nil {
+		return nil, err
+	}
+	fa, fb := flattenKeys(a, ""), flattenKeys(b, "")
+	var diff []string
+	for k, va := range fa {
+		if k == "out" {
+			continue // a study directory may be moved or named by another path
+		}
+		if vb, ok := fb[k]; ok && !reflect.DeepEqual(va, vb) {
+			diff = append(diff, fmt.Sprintf("%s: %v → %v", k, va, vb))
+		}
+	}
+	sort.Strings(diff)
+	return diff, nil
+}

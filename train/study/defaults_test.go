@@ -1,0 +1,98 @@
+package study
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vlmrb/vlmrb/train"
+)
+
+const freezeYAML = `
+name: freeze
+base: {reward: sparse, steps: 1000}
+tasks: [reach]
+arms:
+  - name: plain
+    set: {}
+  - name: floor
+    set: {sac.alpha_min: 0.05}
+seeds: [1, 2]
+`
+
+// A new study freezes train's defaults; a study directory that predates the
+// file gets them back from a run it started (the keys the study file sets
+// removed), so code whose defaults changed since resolves the same grid.
+func TestFreezeDefaults(t *testing.T) {
+	s, err := ParseSpec([]byte(freezeYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := s.freezeDefaults(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, DefaultsFile)); err != nil {
+		t.Fatal("no defaults file written")
+	}
+	runs, err := s.Runs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := train.DefaultConfig().VLM.Width; runs[0].Config.VLM.Width != w {
+		t.Errorf("fresh study: vlm.width %d, want the default %d", runs[0].Config.VLM.Width, w)
+	}
+
+	// legacy: a run of arm "floor" was started when vlm.width defaulted to 77
+	legacy := t.TempDir()
+	s2, _ := ParseSpec([]byte(freezeYAML))
+	old, _ := s2.Runs(legacy)
+	started := old[2] // reach/floor/s1
+	started.Config.VLM.Width = 77
+	b, err := encodeConfig(started.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(started.Config.Out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(started.Config.Out, configFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := s2.freezeDefaults(legacy); err != nil {
+		t.Fatal(err)
+	}
+	runs, err = s2.Runs(legacy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs {
+		if r.Config.VLM.Width != 77 {
+			t.Errorf("%s: vlm.width %d, want the frozen 77", r.ID(), r.Config.VLM.Width)
+		}
+		want := 0.0
+		if r.Arm == "floor" {
+			want = 0.05
+		}
+		if r.Config.SAC.AlphaMin != want || r.Config.Steps != 1000 || r.Config.Seed != r.Seed {
+			t.Errorf("%s: alpha_min %v steps %d seed %d: an arm's key leaked into the defaults", r.ID(), r.Config.SAC.AlphaMin, r.Config.Steps, r.Config.Seed)
+		}
+		if err := checkConfig(r); err != nil {
+			t.Errorf("%s: %v", r.ID(), err)
+		}
+	}
+}
+
+func TestConfigDiff(t *testing.T) {
+	old := []byte("a: 1\nsac: {hidden: [128, 128], gamma: 0.99}\nremoved: x\n")
+	same := []byte("a: 1\nsac: {hidden: [128, 128], gamma: 0.99, added: true}\n")
+	changed := []byte("a: 1\nsac: {hidden: [64, 64], gamma: 0.99}\n")
+	if d, err := configDiff(old, same); err != nil || len(d) != 0 {
+		t.Errorf("added/removed keys counted as a change: %v %v", d, err)
+	}
+	d, err := configDiff(old, changed)
+	if err != nil || len(d) != 1 || !strings.HasPrefix(d[0], "sac.hidden") {
+		t.Errorf("diff %v %v, want sac.hidden", d, err)
+	}
+}
