@@ -20,8 +20,8 @@ unit:
 	@race=$$($(GO) list $(RACE_PKGS) 2>/dev/null); \
 	rest=$$($(GO) list ./... | grep -vxF -f <(printf '%s\n' $$race)); \
 	set -e; \
-	if [ -n "$$race" ]; then $(GO) test -race -count=1 $$race; fi; \
-	$(GO) test -count=1 $$rest
+	if [ -n "$$race" ]; then $(GO) test -race -count=1 -timeout 30m $$race; fi; \
+	$(GO) test -count=1 -timeout 30m $$rest
 
 # purego: everything must build without cgo (EGL, GLFW and OpenBLAS are
 # behind build constraints; the soft renderer and gonum BLAS remain).
