@@ -122,12 +122,15 @@ func TestMJPEGFaultsFailWithReason(t *testing.T) {
 	}
 }
 
-// openAndRead opens url with a 2 s connect deadline and a 1.5 s frame
-// timeout and reads one frame.
+// openAndRead opens url with an 8 s connect deadline and a 5 s frame
+// timeout and reads one frame. The deadlines leave room for a loaded
+// machine under the race detector (at 2 s the no-boundary case ran out of
+// time before the 3 MB of junk was scanned); the slowloris server needs
+// 25 s to send its headers, the slow body 10 s for a tenth of its part.
 func openAndRead(t *testing.T, url string) error {
 	t.Helper()
-	opts := Options{FrameTimeout: 1500 * time.Millisecond, BackoffMin: 50 * time.Millisecond, BackoffMax: 200 * time.Millisecond}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	opts := Options{FrameTimeout: 5 * time.Second, BackoffMin: 50 * time.Millisecond, BackoffMax: 200 * time.Millisecond}
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
 	src, err := Open(ctx, url, opts)
 	cancel()
 	if err != nil {
