@@ -397,8 +397,10 @@ func TestScoreMJPEGStream(t *testing.T) {
 	}
 	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
 	time.Sleep(500 * time.Millisecond)
+	// ffmpeg may take a while to listen on a loaded machine: a generous
+	// deadline for the first frame (the default is 10 s)
 	code, out, stderr := runCLI(t, "score", "--source", url, "--scorer", "pixel", "--clips", "2",
-		"--clip-len", "8", "--stride", "4", "--json")
+		"--clip-len", "8", "--stride", "4", "--json", "--frame-timeout", "60s")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
