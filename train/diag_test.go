@@ -17,7 +17,7 @@ func TestReplayDiagCounts(t *testing.T) {
 		return map[string]float64{"progress": p, "stage": st, "success": succ}
 	}
 	ref := func(s int) replay.Ref { return replay.Ref{Slot: int32(s)} }
-	d.add(ref(0), 0, 0, info(0.10, 0, 0), false) // first step of an episode: no gain to compare
+	d.add(ref(0), 0, 0, info(0.10, 0, 0), false)  // first step of an episode: no gain to compare
 	d.add(ref(1), 0, 0, info(0.101, 0, 0), false) // +0.001: not semantic
 	d.add(ref(2), 0, 0, info(0.20, 1, 0), false)  // stage 0 → 1: semantic
 	d.add(ref(3), 0, 1, info(0.20, 1, 1), true)   // success, reward 1: semantic
