@@ -182,10 +182,11 @@ type CkptConfig struct {
 // DefaultConfig returns the built-in default run (what `make run` trains):
 // reach with dense reward, 2 envs, 200-step episodes (MetaWorld uses 500;
 // shorter episodes give more goal positions per step of budget), VLM-RB
-// replay with the offline pixel scorer on 96×96 workspace-camera frames,
-// CleanRL's SAC (256×256, batch 256), 30,000 env steps. Measured at about
-// 6 CPU-minutes (≈ 10 ms per update), so it finishes within 10 minutes on
-// 2 idle cores.
+// replay with the offline pixel scorer on 224×224 frames of the task's
+// scorer camera (scenery, shadows, 4× MSAA), CleanRL's SAC (256×256, batch
+// 256), 30,000 env steps: about 6 CPU-minutes of learning (≈ 10 ms per
+// update) plus about as much again for the scorer frames (≈ 11 ms of CPU
+// each on llvmpipe, measured under load).
 func DefaultConfig() Config {
 	return Config{
 		Task:          "reach",
