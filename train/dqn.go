@@ -221,7 +221,7 @@ func runDQN(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer lk.Release()
+	defer func() { _ = lk.Release() }()
 	defer r.close()
 	if err := r.setup(); err != nil {
 		if errors.Is(err, errFinished) {

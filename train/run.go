@@ -106,7 +106,7 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer lk.Release()
+	defer func() { _ = lk.Release() }()
 	defer r.close()
 	if err := r.setup(ctx); err != nil {
 		if errors.Is(err, errFinished) {

@@ -116,7 +116,7 @@ func EncodeMP4(frames []*image.RGBA, fps int) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vlmprio: %w", err)
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	out := filepath.Join(dir, "clip.mp4")
 	// +faststart puts the index first, which decoders reading from memory
 	// (OpenCV, PyAV, decord) prefer

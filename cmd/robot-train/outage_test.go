@@ -24,7 +24,7 @@ func outageServer(t *testing.T) *httptest.Server {
 		if strings.HasSuffix(r.URL.Path, "/embeddings") && !bytes.Contains(body, []byte(`"messages"`)) {
 			resp, err := http.Post(emb.URL+r.URL.Path, "application/json", bytes.NewReader(body))
 			if err != nil {
-				http.Error(w, err.Error(), 502)
+				http.Error(w, err.Error(), http.StatusBadGateway)
 				return
 			}
 			defer resp.Body.Close()

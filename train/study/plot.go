@@ -48,7 +48,7 @@ func plotCurves(path, title, ylabel string, cs []CurveSeries) error {
 				return fmt.Errorf("plot %s: %w", c.Arm, err)
 			}
 			poly.Color = color.NRGBA{col.R, col.G, col.B, 56}
-			poly.LineStyle.Width = 0
+			poly.Width = 0
 			poly.LineStyle.Color = color.Transparent
 			p.Add(poly)
 		}

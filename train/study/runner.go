@@ -277,7 +277,7 @@ func encodeConfig(c train.Config) ([]byte, error) {
 	}
 	name := f.Name()
 	f.Close()
-	defer os.Remove(name)
+	defer func() { _ = os.Remove(name) }()
 	if err := train.SaveConfig(name, &c); err != nil {
 		return nil, err
 	}
