@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -27,7 +28,11 @@ func TestViewer(t *testing.T) {
 	if err != nil {
 		t.Skip("xvfb-run not installed (apt-get install xvfb xauth)")
 	}
-	cmd := exec.Command(xvfb, "-a", "-s", "-screen 0 640x480x24", os.Args[0], "-test.run=^TestViewer$", "-test.v")
+	// -a searches for a free display from -n on; starting the search at a
+	// number of this process's own keeps two concurrent test binaries
+	// (go test runs packages in parallel) from racing for :99
+	start := strconv.Itoa(100 + os.Getpid()%5000)
+	cmd := exec.Command(xvfb, "-a", "-n", start, "-s", "-screen 0 640x480x24", os.Args[0], "-test.run=^TestViewer$", "-test.v")
 	cmd.Env = append(os.Environ(), "VLMRB_VIEWER_CHILD=1")
 	out, err := cmd.CombinedOutput()
 	t.Logf("child:\n%s", out)

@@ -56,7 +56,9 @@ func NewAER(buf *Buffer, cfg AERConfig) (*AER, error) {
 	if cfg.LambdaSteps < 0 {
 		return nil, fmt.Errorf("replay: AER LambdaSteps %d is negative", cfg.LambdaSteps)
 	}
-	return &AER{buf: buf, cfg: cfg}, nil
+	s := &AER{buf: buf, cfg: cfg}
+	buf.attach(s) // for Save and Load of its schedule
+	return s, nil
 }
 
 // Lambda returns the current candidate factor λ.

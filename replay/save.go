@@ -53,6 +53,8 @@ const (
 	kindPER   uint32 = 1
 	kindReLo  uint32 = 2
 	kindVLMRB uint32 = 3
+	kindAER   uint32 = 4
+	kindERO   uint32 = 5
 )
 
 // ErrCorrupt is wrapped by Load errors for data that is truncated, fails
@@ -245,6 +247,12 @@ func (b *Buffer) Load(r io.Reader) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	sts := b.statefulLocked()
+	// files written before AER and ERO saved their state hold none for
+	// them: such a buffer loads with those samplers at their defaults
+	legacy := nst == 0 && !slices.ContainsFunc(sts, func(st stateful) bool { k := st.kind(); return k != kindAER && k != kindERO })
+	if legacy {
+		sts = nil
+	}
 	if len(sts) > 0 && int(nst) != len(sts) {
 		return fmt.Errorf("replay: load: file holds %d sampler states, buffer has %d stateful samplers attached", nst, len(sts))
 	}
@@ -383,6 +391,10 @@ func kindName(k uint32) string {
 		return "ReLo"
 	case kindVLMRB:
 		return "VLMRB"
+	case kindAER:
+		return "AER"
+	case kindERO:
+		return "ERO"
 	}
 	return fmt.Sprintf("unknown (%d)", k)
 }

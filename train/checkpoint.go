@@ -76,10 +76,19 @@ func (c *countingHash) Write(p []byte) (int, error) {
 // It returns the checkpoint directory.
 func SaveCheckpoint(runDir string, m *Manifest, parts []CheckpointPart, keep int) (string, error) {
 	root := CheckpointRoot(runDir)
-	dir := filepath.Join(root, ckptDirName(m.Step))
-	// write into a hidden directory and rename it into place when complete,
-	// so an existing checkpoint of the same step stays whole until then
-	tmp := filepath.Join(root, ".tmp-"+ckptDirName(m.Step))
+	dir, err := writeCheckpointDir(root, ckptDirName(m.Step), m, parts)
+	if err != nil {
+		return "", err
+	}
+	return dir, pruneCheckpoints(root, m.Step, keep)
+}
+
+// writeCheckpointDir writes parts and their manifest into root/name: into
+// a hidden directory first, renamed into place when complete, so an
+// existing checkpoint of that name stays whole until then.
+func writeCheckpointDir(root, name string, m *Manifest, parts []CheckpointPart) (string, error) {
+	dir := filepath.Join(root, name)
+	tmp := filepath.Join(root, ".tmp-"+name)
 	if err := os.RemoveAll(tmp); err != nil {
 		return "", fmt.Errorf("checkpoint: clear %s: %w", tmp, err)
 	}
@@ -113,11 +122,13 @@ func SaveCheckpoint(runDir string, m *Manifest, parts []CheckpointPart, keep int
 	if err := os.Rename(tmp, dir); err != nil {
 		return "", fmt.Errorf("checkpoint: %w", err)
 	}
-	if err := atomicfile.SyncDir(root); err != nil {
-		return "", err
-	}
-	return dir, pruneCheckpoints(root, m.Step, keep)
+	return dir, atomicfile.SyncDir(root)
 }
+
+// BestName is the checkpoint directory (under checkpoints/) that holds the
+// agent of the evaluation with the highest success rate so far (ties:
+// the higher mean return; then the earlier step), with its eval.json.
+const BestName = "best"
 
 // listCheckpoints returns the step numbers of checkpoint directories, newest first.
 func listCheckpoints(root string) ([]int64, error) {

@@ -97,7 +97,7 @@ func (d *replayDiag) batch(b *replay.Batch, k, bufLen int) {
 		if d.semantic[s] {
 			d.semHits++
 		}
-		if b.Rewards[j] > 0 {
+		if d.rewarding[s] { // the stored reward (a learned one may replace it in the batch)
 			d.rewHits++
 		}
 		if j < k {
@@ -111,6 +111,24 @@ func (d *replayDiag) batch(b *replay.Batch, k, bufLen int) {
 		}
 	}
 }
+
+// OnStep implements Hook: it labels every stored transition.
+func (d *replayDiag) OnStep(e StepEvent) error {
+	d.add(e.Ref, e.Env, e.Transition.Reward, e.Info, e.Done)
+	return nil
+}
+
+// AfterUpdate implements Hook: it counts the update's batch.
+func (d *replayDiag) AfterUpdate(e UpdateEvent) error {
+	d.batch(e.Batch, e.Prioritized, e.BufferLen)
+	return nil
+}
+
+// OnEval implements Hook.
+func (d *replayDiag) OnEval(EvalEvent) error { return nil }
+
+// OnCheckpoint implements Hook.
+func (d *replayDiag) OnCheckpoint(CheckpointEvent) error { return nil }
 
 // metrics adds the replay/ group to a log row and starts a new window.
 func (d *replayDiag) metrics(v map[string]float64, bufLen int) {
@@ -139,8 +157,12 @@ func (d *replayDiag) metrics(v map[string]float64, bufLen int) {
 // Q(t + L/2) − Q(t − L/2) at the clip's centre t = i + L/2), with Q the
 // smaller of the two online critics at the expert's action. Clips start
 // every stride steps. NaN when the episode is shorter than L + 1 steps or
-// either series is constant.
+// either series is constant, or when the scorer's frames come from the
+// run's own cameras (Options.Frames: there is no simulated expert to film).
 func scoreValueCorrelation(ctx context.Context, r *runner, s *scoring, seed uint64, stride int) (float64, error) {
+	if s.srcs != nil && s.cam == nil {
+		return math.NaN(), nil
+	}
 	reward, err := tasks.ParseRewardMode(r.cfg.EnvReward())
 	if err != nil {
 		return math.NaN(), err

@@ -36,11 +36,16 @@ func TestReplayDiagCounts(t *testing.T) {
 		t.Fatalf("after overwrite sem %d rew %d, want 1 and 0", d.nSem, d.nRew)
 	}
 
+	// slot 0 now holds a rewarded step (no progress gain: not semantic)
+	d.add(ref(0), 0, 1, info(0.9, 2, 0), false)
+
 	b := replay.NewBatch(4, 1, 1)
 	for j, s := range []int{2, 2, 0, 1} { // two prioritized draws of the semantic slot 2
 		b.Refs[j] = ref(s)
 	}
-	b.Rewards[1] = 1
+	// the batch's rewards are not what counts (a learned reward may have
+	// replaced them): the stored reward of the slot is
+	b.Rewards[1], b.Rewards[2] = 1, 0
 	d.batch(b, 2, 4)
 	v := map[string]float64{}
 	d.metrics(v, 4)
@@ -50,13 +55,13 @@ func TestReplayDiagCounts(t *testing.T) {
 		}
 	}
 	check("replay/semantic_buffer_frac", 0.25)
-	check("replay/reward_buffer_frac", 0)
+	check("replay/reward_buffer_frac", 0.25)
 	check("replay/semantic_hit_rate", 0.5)
 	check("replay/semantic_hit_rate_prioritized", 1)
 	check("replay/prioritized_frac", 0.5)
 	check("replay/reward_batch_frac", 0.25)
-	// slot 2 was written 3rd of 5 adds over a 4-slot window: age (5−3)/4
-	check("replay/prioritized_age_frac", 0.5)
+	// slot 2 was written 3rd of 6 adds over a 4-slot window: age (6−3)/4
+	check("replay/prioritized_age_frac", 0.75)
 	// the window restarts
 	v2 := map[string]float64{}
 	d.metrics(v2, 4)

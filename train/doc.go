@@ -3,6 +3,18 @@
 // or the VLM-RB mixture) → the asynchronous clip-scoring pipeline → periodic
 // deterministic evaluation → logs and checkpoints.
 //
+// One loop (loop.go) serves both learners: SAC on the manipulation tasks
+// (run.go) and Double DQN on the grid tasks (dqn.go). A learner collects a
+// vector step of experience and updates; the loop stores transitions,
+// samples (the sampler and the feedback it takes — TD errors, ReLo scores
+// or none — are chosen once), paces evaluation, logging and checkpoints,
+// and calls hooks in the manner of Stable-Baselines3's callbacks: OnStep
+// for every stored transition, AfterUpdate, OnEval and OnCheckpoint. The
+// batch diagnostics, VLM-RB's clip scoring and the VLM reward are hooks
+// of the run; Options.Hooks adds a library user's own. The scorer's
+// frames come through frame.Source: the simulation's camera, or any
+// source given in Options.Frames (a real camera from package hw).
+//
 // With reward erlvlm or vlmrm the environments run with the sparse task
 // reward (kept in replay and logged) and SAC trains on a VLM-derived
 // reward instead: after every env step each env's s_{t+1} is rendered (the
@@ -30,6 +42,12 @@
 //	                       (step counters, loop RNG state, file sizes and SHA-256) last;
 //	                       reward.bin with reward erlvlm (reward model, ratings, every
 //	                       slot's frame and reward) or vlmrm (every slot's reward)
+//	  checkpoints/best/    agent.bin, config.yaml and eval.json of the best evaluation so far
+//	                       (highest success rate, then mean return)
+//
+// EvalRun evaluates a run's newest, best or step-N checkpoint the way the
+// run's own evaluations did (same episodes, seed, length): the newest
+// checkpoint of a finished run reproduces its final evaluation exactly.
 //
 // Every file that a crash could leave half-written is written atomically
 // (temporary file, fsync, rename, fsync of the directory). A checkpoint is

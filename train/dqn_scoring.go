@@ -148,20 +148,7 @@ func (s *gridScoring) push(i int, ref replay.Ref, done bool) {
 }
 
 func (s *gridScoring) metrics(v map[string]float64) {
-	m := s.prio.Metrics()
-	st := s.r.vlmrb.Stats()
-	if n := s.r.buf.Len(); n > 0 {
-		v["vlm/scored_fraction"] = float64(st.Scored) / float64(n)
-	}
-	v["vlm/lambda"] = s.r.vlmrb.Lambda()
-	v["vlm/queue"] = float64(m.QueueDepth)
-	v["vlm/clips_scored"] = float64(m.Scored)
-	v["vlm/clips_dropped"] = float64(m.Dropped)
-	v["vlm/errors"] = float64(m.Failed)
-	v["vlm/stale_writes"] = float64(m.Stale)
-	v["vlm/latency_p50_ms"] = float64(m.LatencyP50) / 1e6
-	v["vlm/latency_p95_ms"] = float64(m.LatencyP95) / 1e6
-	v["time/render_s"] = s.renderT.Seconds()
+	vlmMetrics(v, s.prio, s.r.vlmrb, s.r.buf.Len(), s.renderT)
 }
 
 func (s *gridScoring) stop() {

@@ -2,14 +2,10 @@ package train
 
 import (
 	"fmt"
-	"image/color"
-	"io"
 	"math"
 	"path/filepath"
 
-	"github.com/vlmrb/vlmrb/internal/atomicfile"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
+	"github.com/vlmrb/vlmrb/internal/curveplot"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -27,65 +23,59 @@ var curves = []curve{
 	{"vlm.png", "VLM scoring", "fraction", []string{"vlm/scored_fraction", "vlm/lambda", "vlm/mean_score"}},
 }
 
-var linePalette = []color.Color{
-	color.RGBA{31, 119, 180, 255}, color.RGBA{255, 127, 14, 255},
-	color.RGBA{44, 160, 44, 255}, color.RGBA{214, 39, 40, 255},
+// evalStd is the ±1 standard deviation band of an evaluation metric over
+// its episodes: the return's own, and √(p(1−p)) for a success rate p.
+var evalStd = map[string]func(v map[string]float64) (float64, bool){
+	"eval/mean_return": func(v map[string]float64) (float64, bool) {
+		sd, ok := v["eval/std_return"]
+		return sd, ok
+	},
+	"eval/success_rate": func(v map[string]float64) (float64, bool) {
+		p, ok := v["eval/success_rate"]
+		return math.Sqrt(max(p*(1-p), 0)), ok
+	},
 }
 
 // PlotCurves writes learning-curve PNGs into dir from rows and returns the
 // paths it wrote; a curve whose metrics have no finite values yet is
-// skipped. Files are replaced atomically.
+// skipped. Evaluation points are markers with a ±1 std band over the
+// episodes; the legend sits right of the plot. Files are replaced
+// atomically.
 func PlotCurves(dir string, title string, rows []Row) ([]string, error) {
 	var written []string
 	for _, c := range curves {
-		p := plot.New()
-		p.Title.Text = title + ": " + c.title
-		p.X.Label.Text = "env steps"
-		p.Y.Label.Text = c.ylabel
-		p.Add(plotter.NewGrid())
-		n := 0
-		for i, k := range c.keys {
-			var xy plotter.XYs
+		f := curveplot.New(title+": "+c.title, "env steps", c.ylabel)
+		for _, k := range c.keys {
+			s := curveplot.Series{Name: k}
+			band := evalStd[k]
 			for _, r := range rows {
-				if v, ok := r.Values[k]; ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
-					xy = append(xy, plotter.XY{X: float64(r.Step), Y: v})
+				v, ok := r.Values[k]
+				if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
+					continue
+				}
+				s.X, s.Y = append(s.X, float64(r.Step)), append(s.Y, v)
+				if band != nil {
+					sd, ok := band(r.Values)
+					if !ok || math.IsNaN(sd) {
+						sd = 0
+					}
+					lo, hi := v-sd, v+sd
+					if k == "eval/success_rate" {
+						lo, hi = max(lo, 0), min(hi, 1)
+					}
+					s.Lo, s.Hi = append(s.Lo, lo), append(s.Hi, hi)
 				}
 			}
-			if len(xy) == 0 {
-				continue
-			}
-			l, err := plotter.NewLine(xy)
-			if err != nil {
+			if err := f.Add(s); err != nil {
 				return written, fmt.Errorf("plot %s: %w", k, err)
 			}
-			l.Color = linePalette[i%len(linePalette)]
-			l.Width = vg.Points(1.5)
-			p.Add(l)
-			if len(xy) == 1 {
-				s, err := plotter.NewScatter(xy)
-				if err == nil {
-					s.Color = l.Color
-					p.Add(s)
-				}
-			}
-			p.Legend.Add(k, l)
-			n++
 		}
-		if n == 0 {
+		if f.Len() == 0 {
 			continue
 		}
-		p.Legend.Top = true
-		p.Legend.YOffs = -vg.Points(6) // keep clear of the title
-		wt, err := p.WriterTo(6*vg.Inch, 4*vg.Inch, "png")
-		if err != nil {
-			return written, fmt.Errorf("render %s: %w", c.file, err)
-		}
 		path := filepath.Join(dir, c.file)
-		if err := atomicfile.Write(path, 0o644, func(w io.Writer) error {
-			_, err := wt.WriteTo(w)
-			return err
-		}); err != nil {
-			return written, err
+		if err := f.Save(path, 7.5*vg.Inch, 4*vg.Inch, 1.9*vg.Inch); err != nil {
+			return written, fmt.Errorf("render %s: %w", c.file, err)
 		}
 		written = append(written, path)
 	}

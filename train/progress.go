@@ -10,15 +10,35 @@ import (
 
 // Progress draws a one-line progress bar with steps/s and ETA. It draws
 // only when its writer is a terminal, so logs and pipes stay clean.
+//
+// The speed is that of the last 30 seconds: a run is much faster before
+// learning starts (random actions, no updates) than after, and an ETA
+// from the average since the start would promise seconds for what takes
+// minutes.
 type Progress struct {
 	w         io.Writer
 	tty       bool
 	total     int64
 	startStep int64
-	start     time.Time
 	lastDraw  time.Time
 	drawn     bool
+	now       func() time.Time
+
+	samples []progressSample // ring, one per rateSampleEvery, oldest at next
+	next    int
 }
+
+type progressSample struct {
+	t    time.Time
+	step int64
+}
+
+// The recent-speed window: samples every rateSampleEvery, rateSamples of
+// them (30 s).
+const (
+	rateSampleEvery = time.Second
+	rateSamples     = 30
+)
 
 // IsTerminal reports whether w (or the writer it wraps) is a character
 // device (a TTY).
@@ -39,17 +59,40 @@ func IsTerminal(w io.Writer) bool {
 
 // NewProgress starts a bar for steps startStep..total.
 func NewProgress(w io.Writer, startStep, total int64) *Progress {
-	now := time.Now()
-	return &Progress{w: w, tty: w != nil && IsTerminal(w), total: total, startStep: startStep, start: now}
+	return newProgressClock(w, startStep, total, time.Now)
 }
 
-// Rate returns env steps per second since the bar started.
+func newProgressClock(w io.Writer, startStep, total int64, now func() time.Time) *Progress {
+	t := now()
+	return &Progress{w: w, tty: w != nil && IsTerminal(w), total: total, startStep: startStep, now: now,
+		samples: []progressSample{{t, startStep}}}
+}
+
+// sample records (now, step) once per rateSampleEvery.
+func (p *Progress) sample(step int64) {
+	t := p.now()
+	newest := p.samples[(p.next+len(p.samples)-1)%len(p.samples)]
+	if t.Sub(newest.t) < rateSampleEvery {
+		return
+	}
+	if len(p.samples) < rateSamples {
+		p.samples = append(p.samples, progressSample{t, step})
+		return
+	}
+	p.samples[p.next] = progressSample{t, step}
+	p.next = (p.next + 1) % rateSamples
+}
+
+// Rate returns env steps per second over the last 30 seconds (since the
+// start while the bar is younger than that).
 func (p *Progress) Rate(step int64) float64 {
-	el := time.Since(p.start).Seconds()
+	p.sample(step)
+	oldest := p.samples[p.next%len(p.samples)]
+	el := p.now().Sub(oldest.t).Seconds()
 	if el <= 0 {
 		return 0
 	}
-	return float64(step-p.startStep) / el
+	return float64(step-oldest.step) / el
 }
 
 // Update redraws the bar at most 5 times per second.
@@ -57,7 +100,8 @@ func (p *Progress) Update(step int64) {
 	if !p.tty {
 		return
 	}
-	now := time.Now()
+	p.sample(step)
+	now := p.now()
 	if now.Sub(p.lastDraw) < 200*time.Millisecond && step < p.total {
 		return
 	}

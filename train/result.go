@@ -2,6 +2,7 @@ package train
 
 import (
 	"fmt"
+	"github.com/vlmrb/vlmrb/frame"
 	"io"
 	"strings"
 	"time"
@@ -23,6 +24,14 @@ type Options struct {
 	// (scorer, rater or embedder). Without it training continues and the
 	// failures are warned once per kind and reported (outage.go).
 	VLMRequired bool
+	// Hooks observe every stored transition, gradient update, evaluation
+	// and checkpoint of the run (hooks.go), after the run's own hooks.
+	Hooks []Hook
+	// Frames, when set, gives env i's camera: VLM-RB's scorer takes its
+	// frames from it instead of rendering the simulation (a real camera
+	// from package hw, a recording, any frame.Source). Next is called once
+	// per env step, before the action; the run closes the sources.
+	Frames func(env int) (frame.Source, error)
 }
 
 // EvalResult summarises one deterministic evaluation.

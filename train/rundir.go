@@ -57,7 +57,7 @@ func hasCheckpoints(runDir string) bool {
 // openRunDir decides how this run uses cfg.Out: it returns the checkpoint
 // to restore (nil man for a fresh start), errFinished for a finished run,
 // or a *ConfigError. It writes nothing.
-func (r *runner) openRunDir() (ckptDir string, man *Manifest, err error) {
+func (r *core) openRunDir() (ckptDir string, man *Manifest, err error) {
 	cfg := &r.cfg
 	_, statErr := os.Stat(filepath.Join(cfg.Out, "config.yaml"))
 	hasConfig := statErr == nil
@@ -102,7 +102,11 @@ func (r *runner) openRunDir() (ckptDir string, man *Manifest, err error) {
 
 // freshCapacity sizes a new run's buffer: it never needs more slots than
 // the run has steps.
-func (r *runner) freshCapacity() {
+func (r *core) freshCapacity() {
 	cfg := &r.cfg
-	cfg.Buffer.Capacity = int(min(int64(cfg.Buffer.Capacity), max(cfg.Steps, int64(cfg.SAC.BatchSize))))
+	batch := cfg.SAC.BatchSize
+	if cfg.ResolvedAlgo() == "dqn" {
+		batch = cfg.DQN.BatchSize
+	}
+	cfg.Buffer.Capacity = int(min(int64(cfg.Buffer.Capacity), max(cfg.Steps, int64(batch))))
 }

@@ -3,7 +3,6 @@ package train
 import (
 	"context"
 	"fmt"
-	"image"
 	"time"
 
 	"github.com/vlmrb/vlmrb/frame"
@@ -30,12 +29,13 @@ const (
 	darkTolerance = 35
 )
 
-// scoring is the VLM-RB pipeline of a run: sim camera frames → Clipper →
-// Prioritizer (bounded queue, workers, Scorer) → VLMRB.SetScore.
+// scoring is the VLM-RB pipeline of a run: frames (one frame.Source per
+// env: the sim camera, or Options.Frames) → Clipper → Prioritizer (bounded
+// queue, workers, Scorer) → VLMRB.SetScore.
 type scoring struct {
 	cfg      *Config
-	cam      *SimCamera // nil for the oracle scorer (it reads progress only)
-	imgs     []*image.RGBA
+	cam      *SimCamera     // the sim camera behind srcs (nil: oracle, or Options.Frames)
+	srcs     []frame.Source // per env; nil for the oracle scorer (it reads progress only)
 	frames   []frame.Frame
 	progress []float64
 	clipper  *vlmprio.Clipper
@@ -128,11 +128,11 @@ func newScoring(ctx context.Context, r *runner) (*scoring, error) {
 		s.scorer = outageScorer{s.scorer, r.vlm}
 	}
 	if cfg.Scorer != "oracle" {
-		if s.cam, err = NewSimCameraWith(cfg.VLM.Backend, cfg.VLM.Camera, cfg.VLM.Theme, cfg.VLM.Width, cfg.VLM.Height, r.envs[0], cfg.VLM.CameraOptions()); err != nil {
-			return nil, fmt.Errorf("scorer frames: %w", err)
+		if s.srcs, err = r.frameSources(); err != nil {
+			return nil, err
 		}
-		for range cfg.NumEnvs {
-			s.imgs = append(s.imgs, image.NewRGBA(image.Rect(0, 0, cfg.VLM.Width, cfg.VLM.Height)))
+		if r.opts.Frames == nil {
+			s.cam = r.frameCam
 		}
 	}
 	s.frames = make([]frame.Frame, cfg.NumEnvs)
@@ -149,26 +149,29 @@ func newScoring(ctx context.Context, r *runner) (*scoring, error) {
 }
 
 func (s *scoring) describe() string {
-	if s.cam == nil {
+	switch {
+	case s.srcs == nil:
 		return "privileged progress, no frames"
+	case s.cam == nil:
+		return "frames from the run's own sources"
 	}
 	return fmt.Sprintf("%s camera %dx%d, %s", s.cfg.VLM.Camera, s.cfg.VLM.Width, s.cfg.VLM.Height, s.cam.Describe())
 }
 
-// capture renders every env's current state (the state its next action
-// is taken in) and reads its privileged progress.
-func (s *scoring) capture(r *runner) error {
+// capture takes every env's frame of its current state (the state its
+// next action is taken in) and reads its privileged progress.
+func (s *scoring) capture(ctx context.Context, r *runner) error {
 	t0 := time.Now()
 	for i, e := range r.envs {
 		s.progress[i], _ = e.Progress()
 		f := &s.frames[i]
-		f.Camera, f.Seq = s.cfg.VLM.Camera, s.seq
-		f.Time = time.Unix(0, 0).Add(time.Duration(e.State().Time * float64(time.Second)))
-		if s.cam != nil {
-			if err := s.cam.Render(e, s.imgs[i]); err != nil {
-				return fmt.Errorf("render scorer frame: %w", err)
-			}
-			f.Image = s.imgs[i]
+		if s.srcs == nil {
+			f.Camera, f.Seq = s.cfg.VLM.Camera, s.seq
+			f.Time = time.Unix(0, 0).Add(time.Duration(e.State().Time * float64(time.Second)))
+			continue
+		}
+		if err := s.srcs[i].Next(ctx, f); err != nil {
+			return fmt.Errorf("scorer frame of env %d: %w", i, err)
 		}
 	}
 	s.seq++
@@ -190,12 +193,18 @@ func (s *scoring) push(r *runner, i int, ref replay.Ref, done bool) {
 
 // metrics adds the vlm/ group to a log row.
 func (s *scoring) metrics(r *runner, v map[string]float64) {
-	m := s.prio.Metrics()
-	st := r.vlmrb.Stats()
-	if n := r.buf.Len(); n > 0 {
-		v["vlm/scored_fraction"] = float64(st.Scored) / float64(n)
+	vlmMetrics(v, s.prio, r.vlmrb, r.buf.Len(), s.renderT)
+}
+
+// vlmMetrics is the vlm/ group of a VLM-RB run: how much of the buffer is
+// scored, λ, the scoring queue, failures and latency, and render time.
+func vlmMetrics(v map[string]float64, prio *vlmprio.Prioritizer, vb *replay.VLMRB, bufLen int, renderT time.Duration) {
+	m := prio.Metrics()
+	st := vb.Stats()
+	if bufLen > 0 {
+		v["vlm/scored_fraction"] = float64(st.Scored) / float64(bufLen)
 	}
-	v["vlm/lambda"] = r.vlmrb.Lambda()
+	v["vlm/lambda"] = vb.Lambda()
 	v["vlm/queue"] = float64(m.QueueDepth)
 	v["vlm/clips_scored"] = float64(m.Scored)
 	v["vlm/clips_dropped"] = float64(m.Dropped)
@@ -206,7 +215,7 @@ func (s *scoring) metrics(r *runner, v map[string]float64) {
 	if m.PromptTokens > 0 {
 		v["vlm/prompt_tokens"] = float64(m.PromptTokens)
 	}
-	v["time/render_s"] = s.renderT.Seconds()
+	v["time/render_s"] = renderT.Seconds()
 }
 
 // stop closes the Prioritizer (workers drain; queued clips are dropped).
@@ -218,7 +227,7 @@ func (s *scoring) stop() {
 }
 
 func (s *scoring) close() {
-	if s.cam != nil {
-		s.cam.Close()
+	for _, src := range s.srcs {
+		_ = src.Close()
 	}
 }

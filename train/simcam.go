@@ -1,11 +1,14 @@
 package train
 
 import (
+	"context"
 	"fmt"
 	"image"
+	"time"
 
 	"github.com/go-gl/mathgl/mgl64"
 
+	"github.com/vlmrb/vlmrb/frame"
 	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/sim"
 	"github.com/vlmrb/vlmrb/tasks"
@@ -193,3 +196,39 @@ func (c *SimCamera) Describe() string { return c.r.Info().String() }
 
 // Close releases the renderer.
 func (c *SimCamera) Close() { _ = c.r.Close() }
+
+// Source is the camera bound to one env as a frame.Source: each Next
+// renders env's current state, stamped with the simulated time and the
+// camera's name. Several Sources may share one SimCamera (they render in
+// turn, on one goroutine); closing a Source leaves the camera open.
+func (c *SimCamera) Source(env *tasks.Env, name string) frame.Source {
+	return &envSource{cam: c, env: env, name: name}
+}
+
+type envSource struct {
+	cam    *SimCamera
+	env    *tasks.Env
+	name   string
+	seq    uint64
+	closed bool
+}
+
+func (s *envSource) Next(ctx context.Context, dst *frame.Frame) error {
+	if s.closed {
+		return frame.ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	dst.Image = frame.EnsureRGBA(dst.Image, image.Rect(0, 0, s.cam.Width, s.cam.Height))
+	if err := s.cam.Render(s.env, dst.Image); err != nil {
+		return err
+	}
+	dst.Depth = nil
+	dst.Camera, dst.Seq = s.name, s.seq
+	dst.Time = time.Unix(0, 0).Add(time.Duration(s.env.State().Time * float64(time.Second)))
+	s.seq++
+	return nil
+}
+
+func (s *envSource) Close() error { s.closed = true; return nil }

@@ -1,0 +1,117 @@
+package curveplot
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+
+	"github.com/vlmrb/vlmrb/internal/atomicfile"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+)
+
+// Palette is Tableau 10, the colours rliable's and matplotlib's plots use.
+var Palette = []color.RGBA{
+	{31, 119, 180, 255}, {255, 127, 14, 255}, {44, 160, 44, 255}, {214, 39, 40, 255},
+	{148, 103, 189, 255}, {140, 86, 75, 255}, {227, 119, 194, 255}, {127, 127, 127, 255},
+	{188, 189, 34, 255}, {23, 190, 207, 255},
+}
+
+// Series is one curve: y at each x, and optionally a band [Lo, Hi] at
+// each x (nil: no band).
+type Series struct {
+	Name   string
+	X, Y   []float64
+	Lo, Hi []float64
+}
+
+// Figure is a plot with a legend kept outside it.
+type Figure struct {
+	Plot   *plot.Plot
+	legend plot.Legend
+	n      int
+}
+
+// New starts a figure with a title, axis labels and a grid.
+func New(title, xlabel, ylabel string) *Figure {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = xlabel
+	p.Y.Label.Text = ylabel
+	p.Add(plotter.NewGrid())
+	l := plot.NewLegend()
+	l.Top, l.Left = true, true
+	return &Figure{Plot: p, legend: l}
+}
+
+// Add draws s in the next palette colour: its band (when it has one and
+// more than one point), the line and a marker at every point.
+func (f *Figure) Add(s Series) error {
+	if len(s.X) != len(s.Y) || s.Lo != nil && (len(s.Lo) != len(s.X) || len(s.Hi) != len(s.X)) {
+		return fmt.Errorf("curveplot: series %q has %d x, %d y, %d lo, %d hi", s.Name, len(s.X), len(s.Y), len(s.Lo), len(s.Hi))
+	}
+	if len(s.X) == 0 {
+		return nil
+	}
+	col := Palette[f.n%len(Palette)]
+	f.n++
+	if s.Lo != nil && len(s.X) > 1 {
+		band := make(plotter.XYs, 0, 2*len(s.X))
+		for i := range s.X {
+			band = append(band, plotter.XY{X: s.X[i], Y: s.Lo[i]})
+		}
+		for i := len(s.X) - 1; i >= 0; i-- {
+			band = append(band, plotter.XY{X: s.X[i], Y: s.Hi[i]})
+		}
+		poly, err := plotter.NewPolygon(band)
+		if err != nil {
+			return fmt.Errorf("curveplot: %s: %w", s.Name, err)
+		}
+		poly.Color = color.NRGBA{col.R, col.G, col.B, 56}
+		poly.LineStyle.Width = 0
+		poly.LineStyle.Color = color.Transparent
+		f.Plot.Add(poly)
+	}
+	xy := make(plotter.XYs, len(s.X))
+	for i := range s.X {
+		xy[i] = plotter.XY{X: s.X[i], Y: s.Y[i]}
+	}
+	l, pts, err := plotter.NewLinePoints(xy)
+	if err != nil {
+		return fmt.Errorf("curveplot: %s: %w", s.Name, err)
+	}
+	l.Color, l.Width = col, vg.Points(1.6)
+	pts.Color, pts.Shape, pts.Radius = col, draw.CircleGlyph{}, vg.Points(2)
+	f.Plot.Add(l, pts)
+	f.legend.Add(s.Name, l, pts)
+	return nil
+}
+
+// Len is the number of series drawn.
+func (f *Figure) Len() int { return f.n }
+
+// PNG renders the figure w×h with the legend in a column legendW wide
+// right of the plot.
+func (f *Figure) PNG(w, h, legendW vg.Length) ([]byte, error) {
+	img := vgimg.New(w, h)
+	dc := draw.New(img)
+	f.Plot.Draw(draw.Crop(dc, 0, -legendW, 0, 0))
+	f.legend.Draw(draw.Crop(dc, w-legendW+vg.Points(6), 0, 0, -vg.Points(20)))
+	var buf bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Save writes PNG(w, h, legendW) to path atomically.
+func (f *Figure) Save(path string, w, h, legendW vg.Length) error {
+	b, err := f.PNG(w, h, legendW)
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteBytes(path, b)
+}

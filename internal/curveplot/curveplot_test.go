@@ -1,0 +1,64 @@
+package curveplot
+
+import (
+	"bytes"
+	"image/png"
+	"testing"
+
+	"gonum.org/v1/plot/vg"
+)
+
+// A lone evaluation point is drawn as a marker in the plot area, and the
+// legend column right of it holds the legend only: the series' colour
+// appears there just in the legend's sample (top rows), never where data
+// could be drawn under it.
+func TestLonePointVisibleLegendOutside(t *testing.T) {
+	f := New("t", "x", "y")
+	if err := f.Add(Series{Name: "eval", X: []float64{5000}, Y: []float64{0.5}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Add(Series{Name: "band", X: []float64{0, 1, 2}, Y: []float64{0, 1, 0}, Lo: []float64{-1, 0, -1}, Hi: []float64{1, 2, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Add(Series{Name: "bad", X: []float64{1}, Y: []float64{1, 2}}); err == nil {
+		t.Fatal("mismatched series accepted")
+	}
+	const dpi = 96
+	b, err := f.PNG(6*vg.Inch, 4*vg.Inch, 2*vg.Inch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bd := img.Bounds()
+	if bd.Dx() != 6*dpi || bd.Dy() != 4*dpi {
+		t.Fatalf("image %v, want %dx%d", bd.Size(), 6*dpi, 4*dpi)
+	}
+	legendX := bd.Dx() - 2*dpi
+	c0 := Palette[0]
+	isC0 := func(x, y int) bool {
+		r, g, b, _ := img.At(x, y).RGBA()
+		return uint8(r>>8) == c0.R && uint8(g>>8) == c0.G && uint8(b>>8) == c0.B
+	}
+	inPlot, lowInLegend := 0, 0
+	for y := bd.Min.Y; y < bd.Max.Y; y++ {
+		for x := bd.Min.X; x < bd.Max.X; x++ {
+			if !isC0(x, y) {
+				continue
+			}
+			if x < legendX {
+				inPlot++
+			} else if y > bd.Dy()/3 {
+				lowInLegend++
+			}
+		}
+	}
+	if inPlot == 0 {
+		t.Error("the lone point left no marker in the plot area")
+	}
+	if lowInLegend != 0 {
+		t.Errorf("%d pixels of the series' colour in the lower legend column", lowInLegend)
+	}
+}

@@ -1,0 +1,98 @@
+package train
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// EvalRun of a finished run with the defaults reproduces the run's final
+// evaluation exactly: same checkpoint, episodes, seed, episode length.
+func TestEvalRunReproducesFinalEval(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		cfg  func(out string) Config
+	}{
+		{"sac", func(out string) Config {
+			c := tinyConfig(out, "uniform")
+			c.Eval = EvalConfig{Every: 100, Episodes: 3}
+			c.Reward = "dense"
+			return c
+		}},
+		{"dqn", func(out string) Config {
+			c := tinyGridConfig(out, "uniform", "pixel")
+			c.Eval.GIF = false
+			c.DQN.EvalEps = 0.2 // the ε stream must be the training evaluation's too
+			return c
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "run")
+			res, err := Run(context.Background(), tc.cfg(out), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := EvalRun(context.Background(), out, EvalRunOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Step != res.Step || got.Checkpoint != res.Checkpoint {
+				t.Fatalf("evaluated %s (step %d), the run ended at %s (step %d)", got.Checkpoint, got.Step, res.Checkpoint, res.Step)
+			}
+			if !reflect.DeepEqual(got.EvalResult, res.FinalEval) {
+				t.Fatalf("eval %+v\nfinal eval of the run %+v", got.EvalResult, res.FinalEval)
+			}
+			// the checkpoint directory itself names the same checkpoint
+			again, err := EvalRun(context.Background(), res.Checkpoint, EvalRunOptions{})
+			if err != nil || again.Step != res.Step || !reflect.DeepEqual(again.EvalResult, res.FinalEval) {
+				t.Fatalf("eval of %s: %+v, %v", res.Checkpoint, again, err)
+			}
+		})
+	}
+}
+
+// The best checkpoint holds the agent of the best evaluation, and a step
+// that has no checkpoint is a clear error naming the ones there are.
+func TestEvalRunBestAndStep(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "run")
+	c := tinyConfig(out, "uniform")
+	c.Reward = "dense"
+	c.Eval = EvalConfig{Every: 50, Episodes: 2}
+	c.Ckpt.Keep = 10
+	var evals []EvalEvent
+	if _, err := Run(context.Background(), c, Options{Hooks: []Hook{HookFuncs{Eval: func(e EvalEvent) error {
+		evals = append(evals, e)
+		return nil
+	}}}}); err != nil {
+		t.Fatal(err)
+	}
+	want := evals[0]
+	for _, e := range evals[1:] {
+		if e.Result.SuccessRate > want.Result.SuccessRate ||
+			e.Result.SuccessRate == want.Result.SuccessRate && e.Result.MeanReturn > want.Result.MeanReturn {
+			want = e
+		}
+	}
+	best, err := EvalRun(context.Background(), filepath.Join(out, "checkpoints", BestName), EvalRunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if best.Step != want.Step || !reflect.DeepEqual(best.EvalResult, want.Result) {
+		t.Fatalf("best: step %d %+v, want step %d %+v", best.Step, best.EvalResult, want.Step, want.Result)
+	}
+	mid, err := EvalRun(context.Background(), out, EvalRunOptions{Step: 100})
+	if err != nil || mid.Step != 100 {
+		t.Fatalf("step 100: %+v, %v", mid, err)
+	}
+	_, err = EvalRun(context.Background(), out, EvalRunOptions{Step: 150})
+	var ce *ConfigError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "100") || !strings.Contains(err.Error(), "200") {
+		t.Fatalf("missing step: %v", err)
+	}
+}
