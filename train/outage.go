@@ -106,6 +106,21 @@ func (o *vlmOutage) summary() []string {
 	return out
 }
 
+// metrics adds vlm/errors/KIND (failures so far of every VLM user, by
+// kind) to a log row: vlm/errors says that scoring fails, these say why.
+func (o *vlmOutage) metrics(v map[string]float64) {
+	if o == nil {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, byKind := range o.count {
+		for k, c := range byKind {
+			v["vlm/errors/"+k] += float64(c)
+		}
+	}
+}
+
 var statusRE = regexp.MustCompile(`\b([45])\d\d\b`)
 
 // errKind classifies a VLM failure with vlmprio's kind names.

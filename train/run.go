@@ -368,6 +368,7 @@ func (r *runner) values(v map[string]float64) {
 	if r.rm != nil {
 		r.rm.metrics(v)
 	}
+	r.vlm.metrics(v)
 }
 
 func (r *runner) stop() {
