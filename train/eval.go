@@ -102,12 +102,15 @@ func Evaluate(ctx context.Context, env *tasks.Env, policy control.Policy, opts E
 		totalLen += t
 	}
 	n := float64(opts.Episodes)
+	succ := 0
 	for i, r := range res.Returns {
-		res.MeanReturn += r / n
+		res.MeanReturn += r
 		if res.Successes[i] {
-			res.SuccessRate += 1 / n
+			succ++
 		}
 	}
+	res.MeanReturn /= n
+	res.SuccessRate = float64(succ) / n // k/n exactly: 20 of 20 is 1, not 1.0000000000000002
 	for _, r := range res.Returns {
 		res.StdReturn += (r - res.MeanReturn) * (r - res.MeanReturn) / n
 	}
