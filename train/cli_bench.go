@@ -186,4 +186,3 @@ func measureRate(ctx context.Context, d time.Duration, per float64, f func() err
 	}
 	return n / time.Since(start).Seconds(), nil
 }
-

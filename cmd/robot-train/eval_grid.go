@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"github.com/vlmrb/vlmrb/train"
+	"io"
 )
 
 // isDQNRun reports whether runDir holds a run of the dqn learner.
