@@ -4,8 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/vlmrb/vlmrb/train"
 	"io"
+
+	"github.com/vlmrb/vlmrb/train"
 )
 
 // isDQNRun reports whether runDir holds a run of the dqn learner.

@@ -63,7 +63,7 @@ var trainFlags = []flagDef{
 	{name: "blas", key: "blas", resume: true, help: "BLAS backend: auto|gonum|openblas"},
 	{name: "threads", key: "sac.threads", resume: true, help: "SAC threads: 1, or 2 to run the twin critics in parallel"},
 	{name: "vlm-base-url", key: "vlm.base_url", resume: true, noDefault: true, help: "OpenAI-compatible server `URL` for --scorer openai (default $OPENAI_BASE_URL)"},
-	{name: "vlm-model", key: "vlm.model", resume: true, noDefault: true, help: "model `NAME` on that server (--scorer openai, --rater openai)"},
+	{name: "vlm-model", key: "vlm.model", resume: true, noDefault: true, help: "model `NAME` on the --vlm-base-url server (--scorer openai, --rater openai)"},
 
 	{name: "rater", key: "reward_model.rater", help: "erlvlm rater: oracle (task progress, offline) | openai (the --vlm-base-url server)"},
 	{name: "label-noise", key: "reward_model.label_noise", help: "erlvlm oracle: probability `P` a rating is replaced by another class"},

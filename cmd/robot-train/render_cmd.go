@@ -160,6 +160,11 @@ func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	ckpt := fs.String("checkpoint", "", "watch the newest checkpoint of `RUN_DIR`")
 	seed := fs.Uint64("seed", 0, "seed `S` of the first episode")
 	maxFrames := fs.Int("max-frames", 0, "close after N frames (0: run until the window is closed)")
+	flagUsage := fs.Usage
+	fs.Usage = func() {
+		flagUsage()
+		_, _ = fmt.Fprintf(stderr, "\nwindow controls:\n%s", render.ViewerControls)
+	}
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -198,7 +203,7 @@ func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	ep := train.NewEpisodes(env, pol, *seed)
 	ep.Reset()
 	var sc render.Scene
-	_, _ = fmt.Fprintf(stdout, "viewing %s; mouse: drag to orbit, right-drag to pan, wheel to zoom; Space pauses, N steps, C switches camera, Esc closes\n", name)
+	_, _ = fmt.Fprintf(stdout, "viewing %s; window controls:\n%s", name, render.ViewerControls)
 	err = render.RunViewer(render.ViewerConfig{
 		Title: "robot-train view " + name, Target: render.MetaWorldCenter, Distance: 1.2, Cameras: cams,
 		Resolve: func(c render.Camera) render.Camera {

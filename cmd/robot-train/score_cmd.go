@@ -41,8 +41,8 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) (ret
 	camera := fs.String("camera", def.VLM.Camera, "sim camera name")
 	size := fs.String("size", "160x120", "frame size `WxH` (sim render size; camera frames are resized)")
 	backend := fs.String("render-backend", "auto", "renderer for sim sources: auto|egl|soft")
-	baseURL := fs.String("vlm-base-url", "", "OpenAI-compatible server `URL` (default $OPENAI_BASE_URL)")
-	model := fs.String("vlm-model", "", "model `NAME` on that server")
+	baseURL := fs.String("vlm-base-url", "", sharedFlag("vlm-base-url").help) // train's flag
+	model := fs.String("vlm-model", "", sharedFlag("vlm-model").help)
 	asJSON := fs.Bool("json", false, "one JSON line per clip (clip, score, latency_ms, error)")
 	timeout := fs.Duration("timeout", 30*time.Second, "deadline `D` for scoring one clip, retries included (0: none)")
 	frameTimeout := fs.Duration("frame-timeout", 10*time.Second, "a camera source that yields no frame for `D` fails (0: wait forever)")
