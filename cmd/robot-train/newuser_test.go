@@ -52,7 +52,7 @@ func TestMistypedNamesAreShort(t *testing.T) {
 	}{
 		{[]string{"train", "--stpes", "5"}, "flag provided but not defined: -stpes; did you mean --steps?"},
 		{[]string{"train", "-replya=per"}, "did you mean --replay?"},
-		{[]string{"eval", "--episdoes", "3"}, "did you mean --episodes?"},
+		{[]string{"eval", "--episodez", "3"}, "did you mean --episodes?"},
 		{[]string{"render", "--tsak", "reach"}, "did you mean --task?"},
 		{[]string{"trian"}, `unknown command "trian"; did you mean train?`},
 		{[]string{"study", "rpeort"}, "did you mean report?"},
