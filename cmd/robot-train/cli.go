@@ -79,8 +79,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err := c.run(ctx, args[1:], stdout, stderr)
 		return report(stderr, name, err)
 	}
-	_, _ = fmt.Fprintf(stderr, "robot-train: unknown command %q\n\n", name)
-	printUsage(stderr)
+	names := make([]string, 0, len(commands())+1)
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	_, _ = fmt.Fprintf(stderr, "robot-train: unknown command %q%s\nRun `robot-train help` for the list of commands.\n", name, didYouMean("", suggest(name, append(names, "help"))))
 	return exitUsage
 }
 
@@ -93,8 +96,6 @@ func report(stderr io.Writer, name string, err error) int {
 		return exitOK
 	case errors.Is(err, flag.ErrHelp):
 		return exitOK
-	case errors.Is(err, errFlagParse):
-		return exitUsage // the flag package already printed the problem and the flags
 	case errors.As(err, &ue), errors.As(err, &ce):
 		_, _ = fmt.Fprintf(stderr, "robot-train %s: %v\nRun `robot-train %s -h` for usage.\n", name, err, name)
 		return exitUsage
@@ -107,8 +108,6 @@ func report(stderr io.Writer, name string, err error) int {
 	}
 }
 
-var errFlagParse = errors.New("flag parse error")
-
 // newFlags returns a FlagSet that reports to stderr and returns errors.
 func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
@@ -120,13 +119,35 @@ func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
+// parseFlags parses args. -h prints the usage and returns flag.ErrHelp;
+// a bad flag is a short usage error, with the closest known flag names
+// for a mistyped one, instead of the whole flag list.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	usage, out := fs.Usage, fs.Output()
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	fs.Usage = usage
+	fs.SetOutput(out)
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		fs.Usage()
+		return err
+	}
+	const undefined = "flag provided but not defined: -"
+	if name, ok := strings.CutPrefix(err.Error(), undefined); ok {
+		name, _, _ = strings.Cut(strings.TrimLeft(name, "-"), "=")
+		return usagef("%v%s", err, didYouMean("--", suggest(name, flagNames(fs))))
+	}
+	return usagef("%v", err)
+}
+
 // parse parses args and rejects stray positional arguments.
 func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errFlagParse
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q (flags start with -, e.g. --task reach)", fs.Arg(0))

@@ -7,9 +7,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/vlmrb/vlmrb/control"
-	"github.com/vlmrb/vlmrb/tasks"
-	"github.com/vlmrb/vlmrb/tasks/grid"
 	"github.com/vlmrb/vlmrb/train"
 )
 
@@ -37,7 +34,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *episodes <= 0 {
 		return usagef("--episodes must be ≥ 1")
 	}
-	if (*ckpt != "" && isDQNRun(*ckpt)) || grid.IsGrid(*task) { // eval_grid.go
+	if (*ckpt != "" && isDQNRun(*ckpt)) || train.IsGridTask(*task) { // eval_grid.go
 		if *video != "" {
 			return usagef("--video is for the simulator's cameras; use robot-train render for grid GIFs")
 		}
@@ -49,8 +46,8 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *video != "" && !strings.HasSuffix(strings.ToLower(*video), ".gif") {
 		return usagef("--video %s: only .gif is supported here (robot-train render writes MP4)", *video)
 	}
-	opts := tasks.Options{MaxSteps: *maxLen}
-	var pol control.Policy
+	maxSteps := *maxLen
+	var pol train.Policy
 	var what string
 	var closeFn func()
 	name, rew := *task, *reward
@@ -70,8 +67,8 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if rew == "" {
 			rew = cfg.EnvReward()
 		}
-		if opts.MaxSteps == 0 {
-			opts.MaxSteps = cfg.MaxEpisodeLen
+		if maxSteps == 0 {
+			maxSteps = cfg.MaxEpisodeLen
 		}
 		pol = train.AgentPolicy(agent)
 		what = fmt.Sprintf("checkpoint %s (step %d)", *ckpt, man.Step)
@@ -79,17 +76,10 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if name == "" {
 		return usagef("--task NAME is required with --policy (robot-train tasks lists them)")
 	}
-	if _, err := tasks.Lookup(name); err != nil {
-		return usagef("%v", err)
-	}
 	if rew == "" {
 		rew = "dense"
 	}
-	var err error
-	if opts.Reward, err = tasks.ParseRewardMode(rew); err != nil {
-		return usagef("%v", err)
-	}
-	env, err := tasks.Make(name, opts)
+	env, err := train.MakeTaskEnv(name, rew, maxSteps) // unknown task or reward: *train.ConfigError (exit 2)
 	if err != nil {
 		return err
 	}

@@ -5,10 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/rand/v2"
 
-	"github.com/vlmrb/vlmrb/control"
-	"github.com/vlmrb/vlmrb/tasks/grid"
 	"github.com/vlmrb/vlmrb/train"
 )
 
@@ -21,9 +18,9 @@ func isDQNRun(runDir string) bool {
 // evalGrid is robot-train eval for the grid tasks: a DQN checkpoint (greedy,
 // or ε-greedy with --epsilon) or the planner/random policy.
 func evalGrid(ctx context.Context, stdout, stderr io.Writer, ckpt, policy, task string, episodes int, seed uint64, eps float64, asJSON bool) error {
-	var pol control.Policy
+	var pol train.Policy
 	var what string
-	view := grid.Egocentric
+	view := "" // egocentric
 	if ckpt != "" {
 		agent, cfg, ac, err := train.LoadDQNCheckpoint(ckpt)
 		if err != nil {
@@ -33,37 +30,22 @@ func evalGrid(ctx context.Context, stdout, stderr io.Writer, ckpt, policy, task 
 		if task == "" {
 			task = cfg.Task
 		}
-		if view, err = grid.ParseView(cfg.Grid.View); err != nil {
-			return err
-		}
-		rng := rand.New(rand.NewPCG(seed, 0x65707331))
-		pol = control.PolicyFunc(func(obs, dst []float64) {
-			if eps > 0 && rng.Float64() < eps {
-				dst[0] = float64(rng.IntN(grid.NumActions))
-				return
-			}
-			dst[0] = float64(agent.Greedy(obs))
-		})
+		view = cfg.Grid.View
+		pol = train.DQNPolicy(agent, eps, seed)
 		what = fmt.Sprintf("checkpoint %s (step %d)", ckpt, ac.Manifest.Step)
 	}
 	if task == "" {
 		return usagef("--task NAME is required with --policy (robot-train tasks lists them)")
 	}
-	env, err := grid.Make(task, grid.Options{View: view})
+	env, err := train.MakeGridEnv(task, view) // unknown task: *train.ConfigError (exit 2)
 	if err != nil {
-		return usagef("%v", err)
+		return err
 	}
-	switch policy {
-	case "":
-	case "expert":
-		p := grid.Expert(env)
-		pol, what = p, "expert policy"
-	case "random":
-		rng := rand.New(rand.NewPCG(seed, 0x72616e64))
-		pol = control.PolicyFunc(func(_, dst []float64) { dst[0] = float64(rng.IntN(grid.NumActions)) })
-		what = "random policy"
-	default:
-		return usagef("--policy %q: choose expert or random", policy)
+	if policy != "" {
+		if pol, err = train.GridScriptedPolicy(policy, env, seed); err != nil {
+			return err
+		}
+		what = policy + " policy"
 	}
 	res, err := train.EvaluateGrid(ctx, env, pol, episodes, seed)
 	if err != nil {

@@ -9,10 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/render"
-	"github.com/vlmrb/vlmrb/tasks"
-	"github.com/vlmrb/vlmrb/tasks/grid"
 	"github.com/vlmrb/vlmrb/train"
 )
 
@@ -67,17 +64,14 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *steps < 0 || *every < 1 {
 		return usagef("--steps must be ≥ 0 and --every ≥ 1")
 	}
-	if grid.IsGrid(*task) { // tile frames of the grid tasks (render_grid.go)
+	if train.IsGridTask(*task) { // tile frames of the grid tasks (render_grid.go)
 		if *depthOut != "" || *segOut != "" {
 			return usagef("--depth and --seg are for the simulator's cameras; %s renders tiles", *task)
 		}
 		return renderGrid(ctx, stdout, gridRender{task: *task, policy: *policy, theme: *theme, out: *out, ext: ext, sheet: *sheetOut,
 			side: min(w, h), steps: *steps, every: *every, seed: *seed, sheetFrames: *sheetFrames, sheetCols: *sheetCols})
 	}
-	if _, err := tasks.Lookup(*task); err != nil {
-		return usagef("%v", err)
-	}
-	env, err := tasks.Make(*task, tasks.Options{})
+	env, err := train.MakeTaskEnv(*task, "", 0) // unknown task: *train.ConfigError (exit 2)
 	if err != nil {
 		return err
 	}
@@ -97,11 +91,8 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	// GIF, MP4 and contact sheets keep every --every-th frame
 	collect := ext != ".png" || *sheetOut != ""
-	if rs, ok := pol.(control.Resetter); ok {
-		rs.Reset()
-	}
-	obs, _ := env.Reset(control.EpisodeSeed(*seed, 0, 0))
-	act := make([]float64, env.Spec().ActDim)
+	ep := train.NewEpisodes(env, pol, *seed)
+	ep.Reset()
 	var frames []*image.RGBA
 	grab := func() error {
 		img := image.NewRGBA(image.Rect(0, 0, w, h))
@@ -121,13 +112,11 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		pol.Act(obs, act)
-		next, _, term, trunc, info, err := env.Step(act)
+		term, trunc, ok, err := ep.Step()
 		if err != nil {
 			return err
 		}
-		success = success || info.Success()
-		obs = next
+		success = success || ok
 		if collect && (t%*every == 0 || term || trunc || t == n) {
 			if err := grab(); err != nil {
 				return err
@@ -160,7 +149,8 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		_, _ = fmt.Fprintf(stdout, "wrote %s (%d frame(s), %s camera, %dx%d, %s; %s)\n", *out, nf, *camera, w, h, cam.Describe(), what)
 	}
-	return writeExtras(stdout, cam, env, frames, extraOutputs{depth: *depthOut, seg: *segOut, sheet: *sheetOut, sheetFrames: *sheetFrames, sheetCols: *sheetCols})
+	buffers := func(b render.Buffers) error { return cam.RenderBuffers(env.Model(), env.State(), b) }
+	return writeExtras(stdout, buffers, cam.Width, cam.Height, frames, extraOutputs{depth: *depthOut, seg: *segOut, sheet: *sheetOut, sheetFrames: *sheetFrames, sheetCols: *sheetCols})
 }
 
 func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -170,11 +160,16 @@ func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	ckpt := fs.String("checkpoint", "", "watch the newest checkpoint of `RUN_DIR`")
 	seed := fs.Uint64("seed", 0, "seed `S` of the first episode")
 	maxFrames := fs.Int("max-frames", 0, "close after N frames (0: run until the window is closed)")
+	flagUsage := fs.Usage
+	fs.Usage = func() {
+		flagUsage()
+		_, _ = fmt.Fprintf(stderr, "\nwindow controls:\n%s", render.ViewerControls)
+	}
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	name := *task
-	var pol control.Policy
+	var pol train.Policy
 	if *ckpt != "" {
 		agent, cfg, _, err := train.LoadAgent(*ckpt)
 		if err != nil {
@@ -189,10 +184,7 @@ func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if name == "" {
 		return usagef("--task NAME is required (robot-train tasks lists them)")
 	}
-	if _, err := tasks.Lookup(name); err != nil {
-		return usagef("%v", err)
-	}
-	env, err := tasks.Make(name, tasks.Options{})
+	env, err := train.MakeTaskEnv(name, "", 0) // unknown task: *train.ConfigError (exit 2)
 	if err != nil {
 		return err
 	}
@@ -208,19 +200,10 @@ func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			cams = append(cams, c)
 		}
 	}
-	ep := 0
-	reset := func() []float64 {
-		if rs, ok := pol.(control.Resetter); ok {
-			rs.Reset()
-		}
-		o, _ := env.Reset(control.EpisodeSeed(*seed, 0, ep))
-		ep++
-		return o
-	}
-	obs := reset()
-	act := make([]float64, env.Spec().ActDim)
+	ep := train.NewEpisodes(env, pol, *seed)
+	ep.Reset()
 	var sc render.Scene
-	_, _ = fmt.Fprintf(stdout, "viewing %s; mouse: drag to orbit, right-drag to pan, wheel to zoom; Space pauses, N steps, C switches camera, Esc closes\n", name)
+	_, _ = fmt.Fprintf(stdout, "viewing %s; window controls:\n%s", name, render.ViewerControls)
 	err = render.RunViewer(render.ViewerConfig{
 		Title: "robot-train view " + name, Target: render.MetaWorldCenter, Distance: 1.2, Cameras: cams,
 		Resolve: func(c render.Camera) render.Camera {
@@ -232,14 +215,12 @@ func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		pol.Act(obs, act)
-		next, _, term, trunc, _, err := env.Step(act)
+		term, trunc, _, err := ep.Step()
 		if err != nil {
 			return err
 		}
-		obs = next
 		if term || trunc {
-			obs = reset()
+			ep.Reset()
 		}
 		return nil
 	}, func() *render.Scene {

@@ -8,8 +8,6 @@ import (
 	"math"
 
 	"github.com/vlmrb/vlmrb/render"
-	"github.com/vlmrb/vlmrb/tasks"
-	"github.com/vlmrb/vlmrb/train"
 	"github.com/vlmrb/vlmrb/vlmprio"
 )
 
@@ -19,10 +17,10 @@ type extraOutputs struct {
 	sheetFrames, sheetCols int
 }
 
-// writeExtras writes the depth and segmentation images of env's current
-// state and the contact sheet of frames, for the paths that are set.
-func writeExtras(stdout io.Writer, cam *train.SimCamera, env *tasks.Env, frames []*image.RGBA, x extraOutputs) error {
-	w, h := cam.Width, cam.Height
+// writeExtras writes the w×h depth and segmentation images that buffers
+// renders (of the env's current state) and the contact sheet of frames,
+// for the paths that are set.
+func writeExtras(stdout io.Writer, buffers func(render.Buffers) error, w, h int, frames []*image.RGBA, x extraOutputs) error {
 	if x.depth != "" || x.seg != "" {
 		var b render.Buffers
 		if x.depth != "" {
@@ -31,7 +29,7 @@ func writeExtras(stdout io.Writer, cam *train.SimCamera, env *tasks.Env, frames 
 		if x.seg != "" {
 			b.Seg = make([]int32, w*h)
 		}
-		if err := cam.RenderBuffers(env.Model(), env.State(), b); err != nil {
+		if err := buffers(b); err != nil {
 			return err
 		}
 		if x.depth != "" {

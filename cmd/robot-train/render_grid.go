@@ -6,11 +6,9 @@ import (
 	"image"
 	"image/color"
 	"io"
-	"math/rand/v2"
 
-	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/render"
-	"github.com/vlmrb/vlmrb/tasks/grid"
+	"github.com/vlmrb/vlmrb/train"
 	"github.com/vlmrb/vlmrb/vlmprio"
 )
 
@@ -25,53 +23,12 @@ type gridRender struct {
 }
 
 func renderGrid(ctx context.Context, stdout io.Writer, g gridRender) error {
-	theme, err := grid.ParseTheme(g.theme)
+	ge, err := train.RenderGridEpisode(ctx, train.GridRender{Task: g.task, Policy: g.policy, Theme: g.theme,
+		Side: g.side, Steps: g.steps, Every: g.every, Seed: g.seed, Still: g.ext == ".png"})
 	if err != nil {
-		return usagef("%v", err)
+		return err // bad task, policy or theme: *train.ConfigError (exit 2)
 	}
-	env, err := grid.Make(g.task, grid.Options{})
-	if err != nil {
-		return usagef("%v", err)
-	}
-	var pol func() grid.Action
-	switch g.policy {
-	case "expert":
-		p := grid.Expert(env)
-		pol = p.Next
-	case "random":
-		rng := rand.New(rand.NewPCG(g.seed, 0x72616e64))
-		pol = func() grid.Action { return grid.Action(rng.IntN(grid.NumActions)) }
-	default:
-		return usagef("--policy %q: choose expert or random", g.policy)
-	}
-	tile := env.TileFor(g.side)
-	side := env.FrameSize(tile)
-	env.Reset(control.EpisodeSeed(g.seed, 0, 0))
-	var frames []*image.RGBA
-	grab := func() {
-		img := image.NewRGBA(image.Rect(0, 0, side, side))
-		env.Render(img, tile, theme)
-		frames = append(frames, img)
-	}
-	n := g.steps
-	if n == 0 && g.ext != ".png" {
-		n = env.MaxSteps()
-	}
-	grab()
-	success := false
-	for t := 1; t <= n; t++ {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		r, term, trunc := env.StepIndex(pol())
-		success = success || (term && r > 0)
-		if t%g.every == 0 || term || trunc || t == n {
-			grab()
-		}
-		if term || trunc {
-			break
-		}
-	}
+	frames, side, theme, success := ge.Frames, ge.Side, ge.Theme, ge.Success
 	switch g.ext {
 	case ".png":
 		err = render.WritePNG(g.out, frames[len(frames)-1])

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -28,3 +29,31 @@ func reportCheckpoint(stderr io.Writer, ac *train.AgentCheckpoint) {
 	}
 	_, _ = fmt.Fprintf(stderr, "eval: using %s (env step %d)\n", ac.Dir, ac.Manifest.Step)
 }
+
+// freshRunDir returns the directory a new run writes to: dir itself when
+// train.CheckNewRunDir allows it. A dir that holds a run is refused with
+// what to do instead, unless auto (the name was derived, not given with
+// --out or in a --config file): then the first of dir_2, dir_3, … that
+// allows a new run. A live run's lock is reported as train.Run would.
+func freshRunDir(dir string, auto bool) (string, error) {
+	err := train.CheckNewRunDir(dir)
+	var re *train.RunExistsError
+	switch {
+	case err == nil:
+		return dir, nil
+	case !errors.As(err, &re):
+		return "", err
+	case !auto:
+		return "", usagef("%v; nothing was started or written. To continue it: robot-train train --resume %s [--steps N]; to start a new run: pass another --out RUN_DIR", err, dir)
+	}
+	for i := 2; i <= maxAutoSuffix; i++ {
+		next := fmt.Sprintf("%s_%d", dir, i)
+		if train.CheckNewRunDir(next) == nil {
+			return next, nil
+		}
+	}
+	return "", usagef("%s and %s_2 … %s_%d all hold runs; pass --out RUN_DIR", dir, dir, dir, maxAutoSuffix)
+}
+
+// maxAutoSuffix bounds the search for a free derived run directory.
+const maxAutoSuffix = 999

@@ -3,19 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"image"
 	"io"
 	"os"
 	"strings"
 	"time"
 
-	"github.com/vlmrb/vlmrb/control"
-	"github.com/vlmrb/vlmrb/frame"
 	"github.com/vlmrb/vlmrb/hw"
-	"github.com/vlmrb/vlmrb/replay"
-	"github.com/vlmrb/vlmrb/tasks"
 	"github.com/vlmrb/vlmrb/train"
 	"github.com/vlmrb/vlmrb/vlmprio"
 )
@@ -47,8 +41,8 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) (ret
 	camera := fs.String("camera", def.VLM.Camera, "sim camera name")
 	size := fs.String("size", "160x120", "frame size `WxH` (sim render size; camera frames are resized)")
 	backend := fs.String("render-backend", "auto", "renderer for sim sources: auto|egl|soft")
-	baseURL := fs.String("vlm-base-url", "", "OpenAI-compatible server `URL` (default $OPENAI_BASE_URL)")
-	model := fs.String("vlm-model", "", "model `NAME` on that server")
+	baseURL := fs.String("vlm-base-url", "", sharedFlag("vlm-base-url").help) // train's flag
+	model := fs.String("vlm-model", "", sharedFlag("vlm-model").help)
 	asJSON := fs.Bool("json", false, "one JSON line per clip (clip, score, latency_ms, error)")
 	timeout := fs.Duration("timeout", 30*time.Second, "deadline `D` for scoring one clip, retries included (0: none)")
 	frameTimeout := fs.Duration("frame-timeout", 10*time.Second, "a camera source that yields no frame for `D` fails (0: wait forever)")
@@ -81,9 +75,9 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) (ret
 	if taskName == "" {
 		taskName = "reach"
 	}
-	meta, err := tasks.Lookup(taskName)
+	meta, err := train.TaskMeta(taskName) // unknown task: *train.ConfigError (exit 2)
 	if err != nil {
-		return usagef("%v", err)
+		return err
 	}
 	vc := def.VLM
 	vc.BaseURL, vc.Model, vc.APIKey = *baseURL, *model, os.Getenv("OPENAI_API_KEY")
@@ -148,7 +142,7 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) (ret
 	}
 
 	if isSim {
-		env, err := tasks.Make(taskName, tasks.Options{})
+		env, err := train.MakeTaskEnv(taskName, "", 0)
 		if err != nil {
 			return err
 		}
@@ -164,44 +158,7 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) (ret
 			}
 			defer cam.Close()
 		}
-		img := image.NewRGBA(image.Rect(0, 0, w, h))
-		act := make([]float64, env.Spec().ActDim)
-		slot := int32(0)
-		for ep := int64(0); n < *clips; ep++ {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if rs, ok := pol.(control.Resetter); ok {
-				rs.Reset()
-			}
-			obs, _ := env.Reset(control.EpisodeSeed(*seed, 0, int(ep)))
-			for t := 0; ; t++ {
-				prog, _ := env.Progress()
-				f := frame.Frame{Camera: *camera, Seq: uint64(t)}
-				if cam != nil {
-					if err := cam.Render(env, img); err != nil {
-						return err
-					}
-					f.Image = img
-				}
-				pol.Act(obs, act)
-				next, _, term, trunc, _, err := env.Step(act)
-				if err != nil {
-					return err
-				}
-				done := term || trunc
-				slot++
-				if take(clipper.Push(0, vlmprio.Step{Episode: ep, Frame: f, Ref: replay.Ref{Slot: slot, Gen: 1},
-					Progress: prog, HasProgress: true, Done: done})) {
-					return nil
-				}
-				obs = next
-				if done {
-					break
-				}
-			}
-		}
-		return nil
+		return train.SimClips(ctx, train.NewEpisodes(env, pol, *seed), cam, *camera, w, h, clipper, take)
 	}
 
 	octx, ocancel := ctx, context.CancelFunc(func() {})
@@ -214,24 +171,12 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) (ret
 		return fmt.Errorf("open %s: %w", hw.Redact(*source), err)
 	}
 	defer func() { _ = src.Close() }()
-	var f frame.Frame
-	slot := int32(0)
-	for n < *clips {
-		err := src.Next(ctx, &f)
-		if errors.Is(err, frame.ErrEndOfStream) {
-			take(clipper.Flush(0))
-			if n == 0 {
-				return fmt.Errorf("%s ended before one clip of %d frames (pass a smaller --clip-len)", *source, *length)
-			}
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		slot++
-		if take(clipper.Push(0, vlmprio.Step{Episode: 0, Frame: f, Ref: replay.Ref{Slot: slot, Gen: 1}})) {
-			return nil
-		}
+	ended, err := vlmprio.ClipSource(ctx, src, clipper, take)
+	if err != nil {
+		return err
+	}
+	if ended && n == 0 {
+		return fmt.Errorf("%s ended before one clip of %d frames (pass a smaller --clip-len)", *source, *length)
 	}
 	return nil
 }

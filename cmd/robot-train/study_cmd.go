@@ -36,7 +36,7 @@ func cmdStudy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case "report":
 		return studyReport(args[1:], stdout, stderr)
 	}
-	return usagef("unknown study subcommand %q: use run or report", args[0])
+	return usagef("unknown study subcommand %q: use run or report%s", args[0], didYouMean("", suggest(args[0], []string{"run", "report"})))
 }
 
 // parseWithArg parses flags and the one positional argument, which may
@@ -45,11 +45,8 @@ func parseWithArg(fs *flag.FlagSet, args []string) (string, error) {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		return args[0], parse(fs, args[1:])
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return "", err
-		}
-		return "", errFlagParse
+	if err := parseFlags(fs, args); err != nil {
+		return "", err
 	}
 	switch fs.NArg() {
 	case 0:

@@ -8,10 +8,8 @@ import (
 	"runtime/debug"
 	"text/tabwriter"
 
-	"github.com/vlmrb/vlmrb/nn"
 	"github.com/vlmrb/vlmrb/render"
-	"github.com/vlmrb/vlmrb/tasks"
-	"github.com/vlmrb/vlmrb/tasks/grid"
+	"github.com/vlmrb/vlmrb/train"
 )
 
 func cmdTasks(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -19,22 +17,14 @@ func cmdTasks(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	list, err := train.TaskList()
+	if err != nil {
+		return err
+	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	_, _ = fmt.Fprintln(tw, "TASK\tFAMILY\tSTAGES\tDESCRIPTION")
-	for _, n := range tasks.Names() {
-		m, err := tasks.Lookup(n)
-		if err != nil {
-			return err
-		}
-		_, _ = fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", n, m.Family, len(m.Stages), m.Description)
-	}
-	// discrete grid tasks (MiniGrid DoorKey; trained with DQN)
-	for _, n := range grid.Names() {
-		m, err := grid.Lookup(n)
-		if err != nil {
-			return err
-		}
-		_, _ = fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", n, m.Family, len(m.Stages), m.Description)
+	for _, t := range list {
+		_, _ = fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", t.Name, t.Family, t.Stages, t.Description)
 	}
 	return tw.Flush()
 }
@@ -66,7 +56,14 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		_, _ = fmt.Fprintf(stdout, " (%s)", rev)
 	}
 	_, _ = fmt.Fprintf(stdout, "\ngo: %s %s/%s, %d CPUs\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
-	_, _ = fmt.Fprintf(stdout, "BLAS backend: %s (available: %v)\n", nn.Backend(), nn.Backends())
+	// the backend train selects for the default blas setting, not the
+	// package's initial one
+	blas := train.DefaultConfig().BLAS
+	if b, err := train.SelectBLAS(blas); err != nil {
+		_, _ = fmt.Fprintf(stdout, "BLAS backend: %s (blas %s unavailable: %v; available: %v)\n", b, blas, err, train.BLASBackends())
+	} else {
+		_, _ = fmt.Fprintf(stdout, "BLAS backend: %s (selected by blas: %s; available: %v)\n", b, blas, train.BLASBackends())
+	}
 	_, _ = fmt.Fprintf(stdout, "render backends: %v\n", render.Backends())
 	r, err := render.New("auto", render.Options{Logf: func(string, ...any) {}})
 	if err != nil {
@@ -75,6 +72,14 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		_, _ = fmt.Fprintf(stdout, "renderer: %s\n", r.Info())
 		_ = r.Close()
 	}
-	_, _ = fmt.Fprintf(stdout, "tasks: %d registered (%d manipulation, %d grid)\n", len(tasks.Names())+len(grid.Names()), len(tasks.Names()), len(grid.Names()))
+	if list, err := train.TaskList(); err == nil {
+		ng := 0
+		for _, t := range list {
+			if t.Grid {
+				ng++
+			}
+		}
+		_, _ = fmt.Fprintf(stdout, "tasks: %d registered (%d manipulation, %d grid)\n", len(list), len(list)-ng, ng)
+	}
 	return nil
 }

@@ -1,0 +1,259 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/vlmrb/vlmrb/train"
+)
+
+// flagDef is one row of the flag table: a flag, the train.Config key it
+// sets, whether it may change on --resume, and its help. The flags of
+// train, the --resume check and the flag→config mapping all come from
+// trainFlags; other commands take the rows they share (sharedFlag).
+type flagDef struct {
+	name string // flag name, without dashes
+	// key is the train.Config key (see train.ConfigKeys) the flag sets; ""
+	// for run options that never enter config.yaml. The flag's type and
+	// default come from the key's field in train.DefaultConfig.
+	key string
+	// dqnKey is the key the flag also sets when the learner resolves to
+	// dqn (the learner flags name the DQN's settings on discrete tasks).
+	dqnKey string
+	// resume: the flag may be given with --resume, because it does not
+	// change the experiment (budget, cadence, where servers live).
+	resume bool
+	help   string
+	// option rows (key ""): "bool" for a switch, else a string flag.
+	kind string
+	// noDefault shows no default in -h: the value is derived when the flag
+	// is not given (--out from task, replay and seed; URLs from $OPENAI_BASE_URL).
+	noDefault bool
+}
+
+// trainFlags is the table of robot-train train's flags.
+var trainFlags = []flagDef{
+	{name: "config", help: "YAML config file applied on top of the defaults (flags override it)"},
+	{name: "resume", resume: true, help: "continue the run in `RUN_DIR` from its last complete checkpoint"},
+	{name: "quiet", kind: "bool", resume: true, help: "no console table or progress bar (files are still written)"},
+	{name: "cpuprofile", resume: true, help: "write a CPU profile of the run to `FILE` (go tool pprof FILE)"},
+	{name: "vlm-required", kind: "bool", resume: true, help: "stop the run at the first VLM server failure (default: keep training, warn once per error kind, report in the summary)"},
+
+	{name: "task", key: "task", help: "task `NAME` (robot-train tasks lists them)"},
+	{name: "reward", key: "reward", help: "reward SAC trains on: dense|sparse (the task's), erlvlm (learned from VLM ratings), vlmrm (VLM embedding similarity)"},
+	{name: "replay", key: "replay", help: "replay sampler: uniform|per|relo|vlmrb"},
+	{name: "algo", key: "algo", help: "learner: auto (dqn for the discrete doorkey tasks, sac otherwise) | sac | dqn"},
+	{name: "scorer", key: "scorer", help: "clip scorer for vlmrb: pixel|oracle|openai"},
+	{name: "steps", key: "steps", resume: true, help: "total environment steps `N`"},
+	{name: "seed", key: "seed", help: "random seed `S`"},
+	{name: "out", key: "out", noDefault: true, help: "run directory `RUN_DIR` (default runs/TASK-REPLAY-sSEED, or runs/TASK-REPLAY-sSEED_2, _3, … when that already holds a run)"},
+	{name: "num-envs", key: "num_envs", help: "parallel training environments"},
+	{name: "max-episode-len", key: "max_episode_len", help: "control steps per episode (0 = task default)"},
+	{name: "learning-starts", key: "sac.learning_starts", dqnKey: "dqn.learning_starts", help: "env steps of random actions before updates"},
+	{name: "batch-size", key: "sac.batch_size", dqnKey: "dqn.batch_size", help: "SAC batch size"},
+	{name: "updates-per-step", key: "sac.updates_per_step", help: "gradient updates per env step"},
+	{name: "hidden", key: "sac.hidden", dqnKey: "dqn.hidden", help: "hidden layer widths, comma-separated"},
+	{name: "eval-every", key: "eval.every", resume: true, help: "env steps between evaluations (0 = only at the end)"},
+	{name: "eval-episodes", key: "eval.episodes", resume: true, help: "episodes per evaluation"},
+	{name: "log-every", key: "log.every", resume: true, help: "env steps between log rows"},
+	{name: "checkpoint-every", key: "checkpoint.every", resume: true, help: "env steps between checkpoints (0 = only at exit)"},
+	{name: "render-backend", key: "vlm.backend", resume: true, help: "renderer for scorer frames and GIFs: auto|egl|soft"},
+	{name: "blas", key: "blas", resume: true, help: "BLAS backend: auto|gonum|openblas"},
+	{name: "threads", key: "sac.threads", resume: true, help: "SAC threads: 1, or 2 to run the twin critics in parallel"},
+	{name: "vlm-base-url", key: "vlm.base_url", resume: true, noDefault: true, help: "OpenAI-compatible server `URL` for --scorer openai (default $OPENAI_BASE_URL)"},
+	{name: "vlm-model", key: "vlm.model", resume: true, noDefault: true, help: "model `NAME` on the --vlm-base-url server (--scorer openai, --rater openai)"},
+
+	{name: "rater", key: "reward_model.rater", help: "erlvlm rater: oracle (task progress, offline) | openai (the --vlm-base-url server)"},
+	{name: "label-noise", key: "reward_model.label_noise", help: "erlvlm oracle: probability `P` a rating is replaced by another class"},
+	{name: "rating-classes", key: "reward_model.classes", help: "erlvlm rating classes 2–5 (0: the paper's choice for the task)"},
+	{name: "embed-base-url", key: "reward_model.embed_base_url", resume: true, noDefault: true, help: "vlmrm: /v1/embeddings server `URL` that embeds images and text"},
+	{name: "embed-model", key: "reward_model.embed_model", noDefault: true, help: "vlmrm: embedding model `NAME` on that server"},
+	{name: "alpha", key: "reward_model.alpha", help: "vlmrm: goal–baseline projection strength `A` in [0, 1]"},
+	{name: "goal", key: "reward_model.goal", help: "vlmrm goal prompt (repeat to average several)"},
+	{name: "baseline", key: "reward_model.baseline", help: "vlmrm baseline prompt (repeat to average several)"},
+}
+
+// sharedFlag returns the row of trainFlags named name, for commands that
+// share a flag with train. It panics for names not in the table (a
+// programming error, caught by the tests).
+func sharedFlag(name string) flagDef {
+	for _, d := range trainFlags {
+		if d.name == name {
+			return d
+		}
+	}
+	panic("robot-train: no flag " + name + " in trainFlags")
+}
+
+// resumeSafeFlags returns the names of the flags allowed with --resume,
+// in table order.
+func resumeSafeFlags() []string {
+	var out []string
+	for _, d := range trainFlags {
+		if d.resume {
+			out = append(out, d.name)
+		}
+	}
+	return out
+}
+
+// boundFlags are the flags of a table registered on a FlagSet.
+type boundFlags struct {
+	fs   *flag.FlagSet
+	defs []flagDef
+	vals map[string]flag.Value
+}
+
+// bindFlags registers every row of defs on fs. A config row gets the
+// type and default of its key in def; an option row is a string or bool
+// flag with an empty default.
+func bindFlags(fs *flag.FlagSet, defs []flagDef, def *train.Config) (*boundFlags, error) {
+	b := &boundFlags{fs: fs, defs: defs, vals: map[string]flag.Value{}}
+	for _, d := range defs {
+		if d.key == "" {
+			if d.kind == "bool" {
+				fs.Bool(d.name, false, d.help)
+			} else {
+				fs.String(d.name, "", d.help)
+			}
+			b.vals[d.name] = fs.Lookup(d.name).Value
+			continue
+		}
+		kind, err := train.ConfigKeyType(d.key)
+		if err != nil {
+			return nil, fmt.Errorf("flag --%s: %w", d.name, err)
+		}
+		text, err := train.GetConfigKey(def, d.key)
+		if err != nil {
+			return nil, fmt.Errorf("flag --%s: %w", d.name, err)
+		}
+		if d.noDefault {
+			text = ""
+		}
+		if err := defineFlag(fs, d, kind, text); err != nil {
+			return nil, err
+		}
+		b.vals[d.name] = fs.Lookup(d.name).Value
+	}
+	return b, nil
+}
+
+// defineFlag registers one config row as a flag of the key's kind, so
+// that the flag package parses and checks its syntax and -h shows its type.
+func defineFlag(fs *flag.FlagSet, d flagDef, kind, def string) error {
+	var err error
+	switch kind {
+	case "string":
+		fs.String(d.name, def, d.help)
+	case "bool":
+		fs.Bool(d.name, def == "true", d.help)
+	case "int":
+		var v int64
+		if def != "" {
+			_, err = fmt.Sscan(def, &v)
+		}
+		fs.Int64(d.name, v, d.help)
+	case "uint":
+		var v uint64
+		if def != "" {
+			_, err = fmt.Sscan(def, &v)
+		}
+		fs.Uint64(d.name, v, d.help)
+	case "float":
+		var v float64
+		if def != "" {
+			_, err = fmt.Sscan(def, &v)
+		}
+		fs.Float64(d.name, v, d.help)
+	case "[]int":
+		v := &keyList{key: d.key}
+		if def != "" {
+			v.texts = []string{def}
+		}
+		fs.Var(v, d.name, d.help)
+	case "[]string":
+		fs.Var(&keyList{key: d.key, repeat: true}, d.name, d.help)
+	default:
+		return fmt.Errorf("flag --%s: config key %s has unsupported kind %s", d.name, d.key, kind)
+	}
+	if err != nil {
+		return fmt.Errorf("flag --%s: default %q: %w", d.name, def, err)
+	}
+	return nil
+}
+
+// keyList is the flag.Value of a slice key: []int takes one
+// comma-separated list (the last one given wins), []string is repeated,
+// one element per use. Set checks the text against the key's type.
+type keyList struct {
+	key    string
+	repeat bool
+	texts  []string
+	set    bool
+}
+
+func (l *keyList) String() string {
+	if l == nil {
+		return ""
+	}
+	return strings.Join(l.texts, " | ")
+}
+
+func (l *keyList) Set(v string) error {
+	next := []string{v}
+	if l.repeat {
+		if !l.set {
+			l.texts = nil // a flag given on the command line replaces the default
+		}
+		next = append(l.texts, v)
+	}
+	var probe train.Config
+	if err := train.SetConfigKey(&probe, l.key, next...); err != nil {
+		if l.repeat && strings.TrimSpace(v) == "" {
+			return errors.New("empty prompt")
+		}
+		return err
+	}
+	l.texts, l.set = next, true
+	return nil
+}
+
+// texts returns what flag name was given as, ready for train.SetConfigKey.
+func (b *boundFlags) texts(name string) []string {
+	v := b.vals[name]
+	if l, ok := v.(*keyList); ok {
+		return l.texts
+	}
+	return []string{v.String()}
+}
+
+// str and on return the values of option rows.
+func (b *boundFlags) str(name string) string { return b.vals[name].String() }
+func (b *boundFlags) on(name string) bool    { return b.vals[name].String() == "true" }
+
+// apply sets the config key of every flag given on the command line
+// (set). Flags override whatever cfg held before (defaults, a --config
+// file). applyDQN then sets the dqn keys of the learner flags, for runs
+// whose learner resolves to dqn.
+func (b *boundFlags) apply(cfg *train.Config, set map[string]bool) error {
+	return b.applyKeys(cfg, set, func(d flagDef) string { return d.key })
+}
+
+func (b *boundFlags) applyDQN(cfg *train.Config, set map[string]bool) error {
+	return b.applyKeys(cfg, set, func(d flagDef) string { return d.dqnKey })
+}
+
+func (b *boundFlags) applyKeys(cfg *train.Config, set map[string]bool, key func(flagDef) string) error {
+	for _, d := range b.defs {
+		k := key(d)
+		if k == "" || !set[d.name] {
+			continue
+		}
+		if err := train.SetConfigKey(cfg, k, b.texts(d.name)...); err != nil {
+			return usagef("--%s: %v", d.name, err)
+		}
+	}
+	return nil
+}

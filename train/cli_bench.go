@@ -1,0 +1,188 @@
+package train
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"math/rand/v2"
+	"time"
+
+	"github.com/vlmrb/vlmrb/control"
+	"github.com/vlmrb/vlmrb/nn"
+	"github.com/vlmrb/vlmrb/replay"
+	"github.com/vlmrb/vlmrb/sac"
+	"github.com/vlmrb/vlmrb/tasks"
+)
+
+// ThroughputOptions says what Throughput measures.
+type ThroughputOptions struct {
+	Task     string  // task whose scene is simulated and rendered
+	Seconds  float64 // seconds per measurement (> 0)
+	Backend  string  // renderer: auto | egl | soft
+	Capacity int     // replay buffer size for the sampling measurements (≥ 256)
+	BLAS     string  // BLAS backend for the SAC measurements: auto | gonum | openblas
+}
+
+// ThroughputRow is one measured rate; Err is set when the measurement
+// could not run (e.g. no renderer).
+type ThroughputRow struct {
+	What, Unit string
+	Rate       float64
+	Note       string
+	Err        error
+}
+
+// Throughput is robot-train bench: a quick look at this machine's rates
+// for the sim, the renderer, SAC updates and acts, replay insert and
+// sample, and a two-env VecEnv, each measured for o.Seconds. The
+// benchmarks of record are the packages' go test -bench functions; this is
+// the same work measured once without the test harness. Bad options are a
+// *ConfigError.
+func Throughput(ctx context.Context, o ThroughputOptions) ([]ThroughputRow, error) {
+	if o.Seconds <= 0 || o.Capacity < 256 {
+		return nil, &ConfigError{Msg: "--seconds must be > 0 and --replay-capacity ≥ 256"}
+	}
+	if _, err := TaskMeta(o.Task); err != nil {
+		return nil, err
+	}
+	if err := nn.SetBackend(o.BLAS); err != nil {
+		return nil, &ConfigError{Msg: "--blas: " + err.Error()}
+	}
+	d := time.Duration(o.Seconds * float64(time.Second))
+	var rows []ThroughputRow
+
+	// sim: control steps of the task env (frame skip 5) under random actions
+	env, err := tasks.Make(o.Task, tasks.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = env.Close() }()
+	rng := rand.New(rand.NewPCG(1, 2))
+	act := make([]float64, env.Spec().ActDim)
+	env.Reset(1)
+	ep := uint64(1)
+	rate, err := measureRate(ctx, d, 100, func() error {
+		for range 100 {
+			for i := range act {
+				act[i] = 2*rng.Float64() - 1
+			}
+			_, _, term, trunc, _, err := env.Step(act)
+			if err != nil {
+				return err
+			}
+			if term || trunc {
+				ep++
+				env.Reset(ep)
+			}
+		}
+		return nil
+	})
+	rows = append(rows, ThroughputRow{What: "sim: " + o.Task + " env step (5 substeps)", Unit: "steps/s", Rate: rate, Err: err})
+
+	// render: scorer-size frames of the same scene
+	for _, sz := range []int{84, 128} {
+		cam, err := NewSimCamera(o.Backend, "corner", "", sz, sz, env)
+		if err != nil {
+			rows = append(rows, ThroughputRow{What: fmt.Sprintf("render %dx%d", sz, sz), Unit: "frames/s", Err: err})
+			continue
+		}
+		img := image.NewRGBA(image.Rect(0, 0, sz, sz))
+		rate, err := measureRate(ctx, d, 1, func() error { return cam.Render(env, img) })
+		rows = append(rows, ThroughputRow{What: fmt.Sprintf("render %dx%d", sz, sz), Unit: "frames/s", Rate: rate, Note: cam.Describe(), Err: err})
+		cam.Close()
+	}
+
+	// sac: updates at the issue's size (obs 39, act 4, 256×256, batch 256)
+	sc := sac.DefaultConfig()
+	agent, err := sac.New(sc, tasks.ObsDim, tasks.ActDim)
+	if err != nil {
+		return nil, err
+	}
+	defer agent.Close()
+	batch := replay.NewBatch(256, tasks.ObsDim, tasks.ActDim)
+	for i := range batch.Obs {
+		batch.Obs[i], batch.NextObs[i] = float32(rng.NormFloat64()), float32(rng.NormFloat64())
+	}
+	for i := range batch.Actions {
+		batch.Actions[i] = float32(2*rng.Float64() - 1)
+	}
+	for i := range batch.Rewards {
+		batch.Rewards[i], batch.Weights[i] = float32(rng.Float64()), 1
+	}
+	rate, err = measureRate(ctx, d, 1, func() error { _, err := agent.Update(batch); return err })
+	rows = append(rows, ThroughputRow{What: "sac update (256x256, batch 256)", Unit: "updates/s", Rate: rate, Note: "BLAS " + nn.Backend(), Err: err})
+	obs := make([]float64, tasks.ObsDim)
+	rate, err = measureRate(ctx, d, 1000, func() error {
+		for range 1000 {
+			agent.Act(act, obs, false)
+		}
+		return nil
+	})
+	rows = append(rows, ThroughputRow{What: "sac act (batch 1)", Unit: "actions/s", Rate: rate, Err: err})
+
+	// replay: batch-256 samples from a full buffer
+	buf, err := replay.NewBuffer(replay.Config{Capacity: o.Capacity, ObsDim: tasks.ObsDim, ActDim: tasks.ActDim})
+	if err != nil {
+		return nil, err
+	}
+	per, _ := replay.NewPER(buf, replay.DefaultPERConfig())
+	zo := make([]float64, tasks.ObsDim)
+	a := make([]float64, tasks.ActDim)
+	t0 := time.Now()
+	for i := range buf.Cap() {
+		buf.Add(replay.Transition{Obs: zo, NextObs: zo, Action: a, Reward: float64(i % 7)})
+	}
+	insert := float64(buf.Cap()) / time.Since(t0).Seconds()
+	rows = append(rows, ThroughputRow{What: "replay insert (with PER attached)", Unit: "transitions/s", Rate: insert})
+	for _, s := range []struct {
+		name string
+		s    replay.Sampler
+	}{{"uniform", replay.NewUniform(buf)}, {"per", per}} {
+		rate, err := measureRate(ctx, d, 1, func() error { s.s.Sample(batch, rng); return nil })
+		rows = append(rows, ThroughputRow{What: fmt.Sprintf("replay sample batch 256 (%s, %d slots)", s.name, buf.Cap()), Unit: "batches/s", Rate: rate, Err: err})
+	}
+
+	// end-to-end: vec env with 2 envs, random actions
+	vec, err := control.NewVecEnv(2, func(int) (control.Env, error) { return tasks.Make(o.Task, tasks.Options{}) })
+	if err == nil {
+		vec.Reset(3)
+		acts := [][]float64{make([]float64, 4), make([]float64, 4)}
+		rate, err = measureRate(ctx, d, 200, func() error {
+			for range 100 {
+				for _, a := range acts {
+					for i := range a {
+						a[i] = 2*rng.Float64() - 1
+					}
+				}
+				if _, _, _, _, _, err := vec.Step(acts); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		_ = vec.Close()
+	}
+	rows = append(rows, ThroughputRow{What: "VecEnv 2 envs, random actions", Unit: "steps/s", Rate: rate, Err: err})
+
+	return rows, nil
+}
+
+// measureRate calls f (which does `per` units of work) until d has passed and
+// returns units per second.
+func measureRate(ctx context.Context, d time.Duration, per float64, f func() error) (float64, error) {
+	if err := f(); err != nil { // warm-up
+		return 0, err
+	}
+	start := time.Now()
+	n := 0.0
+	for time.Since(start) < d {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		if err := f(); err != nil {
+			return 0, err
+		}
+		n += per
+	}
+	return n / time.Since(start).Seconds(), nil
+}

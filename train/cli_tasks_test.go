@@ -1,0 +1,101 @@
+package train
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+)
+
+func TestMakeTaskEnvErrors(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ task, reward string }{{"fly", ""}, {"reach", "bogus"}} {
+		_, err := MakeTaskEnv(tc.task, tc.reward, 0)
+		var ce *ConfigError
+		if !errors.As(err, &ce) {
+			t.Errorf("%s/%s: %v, want a *ConfigError", tc.task, tc.reward, err)
+		}
+	}
+	if _, err := MakeGridEnv("doorkey-5x5", "sideways"); err == nil {
+		t.Error("bad grid view accepted")
+	}
+	if _, err := TaskMeta("fly"); err == nil {
+		t.Error("unknown task meta")
+	}
+}
+
+// TestEpisodesTimeLimit: the driver runs episodes to the env's time limit
+// and numbers them.
+func TestEpisodesTimeLimit(t *testing.T) {
+	t.Parallel()
+	const limit = 7
+	env, err := MakeTaskEnv("reach", "sparse", limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = env.Close() }()
+	ep := NewEpisodes(env, RandomPolicy(1), 3)
+	for k := range 2 {
+		ep.Reset()
+		if ep.Episode() != k {
+			t.Fatalf("episode %d, want %d", ep.Episode(), k)
+		}
+		n := 0
+		for {
+			term, trunc, _, err := ep.Step()
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+			if term || trunc {
+				break
+			}
+		}
+		if n > limit {
+			t.Fatalf("episode of %d steps, limit %d", n, limit)
+		}
+	}
+}
+
+func TestTaskListAndGridFrames(t *testing.T) {
+	t.Parallel()
+	list, err := TaskList()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var manip, grids []string
+	for _, ti := range list {
+		if ti.Grid {
+			grids = append(grids, ti.Name)
+		} else {
+			manip = append(manip, ti.Name)
+		}
+		if IsGridTask(ti.Name) != ti.Grid {
+			t.Errorf("%s: IsGridTask %v, listed as grid %v", ti.Name, !ti.Grid, ti.Grid)
+		}
+	}
+	if !slices.Contains(manip, "reach") || !slices.Contains(grids, "doorkey-5x5") {
+		t.Fatalf("task list %v / %v", manip, grids)
+	}
+	g, err := RenderGridEpisode(context.Background(), GridRender{Task: "doorkey-5x5", Policy: "expert", Theme: "standard", Side: 64, Every: 1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !g.Success || len(g.Frames) < 2 || g.Frames[0].Bounds().Dx() != g.Side {
+		t.Fatalf("expert grid episode: success %v, %d frames of side %d", g.Success, len(g.Frames), g.Side)
+	}
+	if _, err := RenderGridEpisode(context.Background(), GridRender{Task: "doorkey-5x5", Policy: "genius", Theme: "standard", Side: 64, Every: 1}); err == nil {
+		t.Fatal("unknown policy accepted")
+	}
+}
+
+func TestSelectBLASAuto(t *testing.T) {
+	want := "gonum"
+	if slices.Contains(BLASBackends(), "openblas") {
+		want = "openblas"
+	}
+	got, err := SelectBLAS("auto")
+	if err != nil || got != want || BLASBackend() != want {
+		t.Fatalf("SelectBLAS(auto) = %s, %v; want %s", got, err, want)
+	}
+}
