@@ -32,6 +32,10 @@ type EvalRunOptions struct {
 	// Epsilon of a DQN run's ε-greedy evaluation (nil: the run's
 	// dqn.eval_eps).
 	Epsilon *float64
+	// Task, Reward and MaxEpisodeLen evaluate a SAC run's policy on other
+	// episodes ("" and 0: the run's own).
+	Task, Reward  string
+	MaxEpisodeLen int
 	// GIF records the first episode (SAC runs; see EvalOptions).
 	GIF     string
 	GIFSize int
@@ -138,6 +142,26 @@ func EvalRun(ctx context.Context, path string, o EvalRunOptions) (*EvalRunResult
 	}
 	res := &EvalRunResult{RunDir: runDir, Checkpoint: ac.Dir, Step: ac.Manifest.Step, Task: cfg.Task,
 		Seed: EvalSeed(cfg), Skipped: ac.Skipped}
+	if o.Task != "" || o.Reward != "" || o.MaxEpisodeLen != 0 {
+		if cfg.ResolvedAlgo() == "dqn" {
+			return nil, &ConfigError{Msg: "a DQN run is evaluated on its own task and episodes (no task, reward or episode-length override)"}
+		}
+		if o.Task != "" {
+			if _, err := TaskMeta(o.Task); err != nil {
+				return nil, err
+			}
+			cfg.Task, res.Task = o.Task, o.Task
+		}
+		if o.Reward != "" {
+			if _, err := tasks.ParseRewardMode(o.Reward); err != nil {
+				return nil, &ConfigError{Msg: err.Error()}
+			}
+			cfg.Reward = o.Reward
+		}
+		if o.MaxEpisodeLen != 0 {
+			cfg.MaxEpisodeLen = o.MaxEpisodeLen
+		}
+	}
 	if o.Seed != nil {
 		res.Seed = *o.Seed
 	}

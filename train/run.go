@@ -216,22 +216,6 @@ func (c *core) printStart(ckptDir string, man *Manifest) {
 	}
 }
 
-// sacConfig is the agent's configuration from the run's.
-func (c *Config) sacConfig() sac.Config {
-	sc := sac.DefaultConfig()
-	sc.Gamma, sc.Tau, sc.BatchSize = c.SAC.Gamma, c.SAC.Tau, c.SAC.BatchSize
-	sc.LearningStarts = int(c.SAC.LearningStarts)
-	sc.PolicyLR, sc.QLR = c.SAC.ActorLR, c.SAC.CriticLR
-	sc.PolicyFrequency, sc.TargetNetworkFrequency = c.SAC.PolicyFreq, c.SAC.TargetFreq
-	sc.Autotune, sc.Alpha = c.SAC.AutoAlpha, c.SAC.Alpha
-	sc.TargetEntropy, sc.AlphaMin, sc.NoEntropyBackup = c.SAC.TargetEntropy, c.SAC.AlphaMin, !c.SAC.EntropyBackup
-	sc.Hidden = c.SAC.Hidden
-	sc.ReLo = c.Replay == "relo"
-	sc.Seed = c.Seed
-	sc.Threads = c.SAC.Threads
-	return sc
-}
-
 // totalUpdates is the number of gradient updates the budget implies.
 func (r *runner) totalUpdates() int64 {
 	return int64(float64(max(r.cfg.Steps-r.cfg.SAC.LearningStarts, 0)) * r.cfg.SAC.UpdatesPerStep)

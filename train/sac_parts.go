@@ -180,3 +180,19 @@ func (r *runner) frameSources() ([]frame.Source, error) {
 	}
 	return srcs, nil
 }
+
+// sacConfig is the agent's configuration from the run's.
+func (c *Config) sacConfig() sac.Config {
+	sc := sac.DefaultConfig()
+	sc.Gamma, sc.Tau, sc.BatchSize = c.SAC.Gamma, c.SAC.Tau, c.SAC.BatchSize
+	sc.LearningStarts = int(c.SAC.LearningStarts)
+	sc.PolicyLR, sc.QLR = c.SAC.ActorLR, c.SAC.CriticLR
+	sc.PolicyFrequency, sc.TargetNetworkFrequency = c.SAC.PolicyFreq, c.SAC.TargetFreq
+	sc.Autotune, sc.Alpha = c.SAC.AutoAlpha, c.SAC.Alpha
+	sc.TargetEntropy, sc.AlphaMin, sc.NoEntropyBackup = c.SAC.TargetEntropy, c.SAC.AlphaMin, !c.SAC.EntropyBackup
+	sc.Hidden = c.SAC.Hidden
+	sc.ReLo = c.Replay == "relo"
+	sc.Seed = c.Seed
+	sc.Threads = c.SAC.Threads
+	return sc
+}

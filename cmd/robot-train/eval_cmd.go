@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -11,87 +12,97 @@ import (
 )
 
 func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("eval", "(--checkpoint RUN_DIR | --policy expert|random) --task NAME --episodes N [--seed S] [--video FILE.gif] [--json]", stderr)
-	ckpt := fs.String("checkpoint", "", "evaluate the newest checkpoint of `RUN_DIR`")
+	fs := newFlags("eval", "(--checkpoint RUN_DIR[/checkpoints/step-N|best] [--step N|--best] | --policy expert|random --task NAME) [--episodes N] [--seed S] [--video FILE.gif] [--json]", stderr)
+	ckpt := fs.String("checkpoint", "", "evaluate a checkpoint of `RUN_DIR` (the newest; RUN_DIR/checkpoints/step-N or …/best name one), as the run's own evaluations did")
+	step := fs.Int64("step", 0, "with --checkpoint: the checkpoint of env step `N`")
+	best := fs.Bool("best", false, "with --checkpoint: the agent of the run's best evaluation (checkpoints/best)")
 	policy := fs.String("policy", "", "evaluate a scripted policy instead: expert|random")
 	task := fs.String("task", "", "task `NAME` (default: the checkpoint's task)")
 	reward := fs.String("reward", "", "reward: dense|sparse (default: the checkpoint's, else dense)")
-	episodes := fs.Int("episodes", 10, "episodes `N`")
-	seed := fs.Uint64("seed", 0, "seed `S` of the evaluation episodes")
+	episodes := fs.Int("episodes", 10, "episodes `N` (default with --checkpoint: the run's eval.episodes)")
+	seed := fs.Uint64("seed", 0, "seed `S` of the evaluation episodes (default with --checkpoint: the run's evaluation seed)")
 	video := fs.String("video", "", "record the first episode to `FILE.gif`")
 	camera := fs.String("camera", train.WorkspaceCamera, "camera for --video")
 	size := fs.Int("video-size", 160, "GIF frame size (px, square)")
 	backend := fs.String("render-backend", "auto", "renderer for --video: auto|egl|soft")
 	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
-	maxLen := fs.Int("max-episode-len", 0, "control steps per episode (0 = the checkpoint's or task default)")
-	eps := fs.Float64("epsilon", 0, "grid tasks: ε of the DQN checkpoint's ε-greedy evaluation (0: greedy)")
+	maxLen := fs.Int("max-episode-len", 0, fmt.Sprintf("control steps per episode (0: the checkpoint's, else training's default %d)", train.DefaultConfig().MaxEpisodeLen))
+	eps := fs.Float64("epsilon", 0, "grid tasks: ε of the DQN checkpoint's ε-greedy evaluation (default with --checkpoint: the run's dqn.eval_eps)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if (*ckpt == "") == (*policy == "") {
 		return usagef("give exactly one of --checkpoint RUN_DIR or --policy expert|random")
 	}
 	if *episodes <= 0 {
 		return usagef("--episodes must be ≥ 1")
 	}
-	if (*ckpt != "" && isDQNRun(*ckpt)) || train.IsGridTask(*task) { // eval_grid.go
-		if *video != "" {
-			return usagef("--video is for the simulator's cameras; use robot-train render for grid GIFs")
-		}
-		if !(*eps >= 0 && *eps <= 1) {
-			return usagef("--epsilon must be in [0, 1]")
-		}
-		return evalGrid(ctx, stdout, stderr, *ckpt, *policy, *task, *episodes, *seed, *eps, *asJSON)
+	if *ckpt == "" && (set["step"] || set["best"]) {
+		return usagef("--step and --best choose a checkpoint: give --checkpoint RUN_DIR")
+	}
+	if set["step"] && (*best || *step <= 0) {
+		return usagef("--step N needs N > 0 and no --best")
+	}
+	if !(*eps >= 0 && *eps <= 1) {
+		return usagef("--epsilon must be in [0, 1]")
 	}
 	if *video != "" && !strings.HasSuffix(strings.ToLower(*video), ".gif") {
 		return usagef("--video %s: only .gif is supported here (robot-train render writes MP4)", *video)
 	}
-	maxSteps := *maxLen
-	var pol train.Policy
-	var what string
-	var closeFn func()
-	name, rew := *task, *reward
 	if *ckpt != "" {
-		agent, cfg, ac, err := train.LoadAgentCheckpoint(*ckpt)
+		o := train.EvalRunOptions{Best: *best, Step: *step, Task: *task, Reward: *reward, MaxEpisodeLen: *maxLen,
+			GIF: *video, GIFSize: *size, Camera: *camera, Backend: *backend,
+			Warnf: func(f string, a ...any) { _, _ = fmt.Fprintf(stderr, "warning: "+f+"\n", a...) }}
+		if set["episodes"] {
+			o.Episodes = *episodes
+		}
+		if set["seed"] {
+			o.Seed = seed
+		}
+		if set["epsilon"] {
+			o.Epsilon = eps
+		}
+		if *video != "" && isDQNRun(*ckpt) {
+			return usagef("--video is for the simulator's cameras; use robot-train render for grid GIFs")
+		}
+		res, err := train.EvalRun(ctx, *ckpt, o)
 		if err != nil {
 			return err
 		}
-		man := ac.Manifest
-		reportCheckpoint(stderr, ac)
-		closeFn = func() { agent.Close() }
-		if name == "" {
-			name = cfg.Task
-		} else if name != cfg.Task {
-			_, _ = fmt.Fprintf(stderr, "note: evaluating a %s policy on task %s\n", cfg.Task, name)
+		for _, s := range res.Skipped {
+			_, _ = fmt.Fprintf(stderr, "eval: skipped a newer checkpoint: %s\n", s)
 		}
-		if rew == "" {
-			rew = cfg.EnvReward()
+		seedNote := "the run's evaluation episodes"
+		if set["seed"] {
+			seedNote = "given"
 		}
-		if maxSteps == 0 {
-			maxSteps = cfg.MaxEpisodeLen
-		}
-		pol = train.AgentPolicy(agent)
-		what = fmt.Sprintf("checkpoint %s (step %d)", *ckpt, man.Step)
+		_, _ = fmt.Fprintf(stderr, "eval: using %s (env step %d), seed %d (%s)\n", res.Checkpoint, res.Step, res.Seed, seedNote)
+		what := fmt.Sprintf("checkpoint %s (step %d)", res.RunDir, res.Step)
+		return printEval(stdout, *asJSON, res.Task, what, res.Seed, res.EvalResult, *video)
 	}
-	if name == "" {
+	if train.IsGridTask(*task) { // eval_grid.go
+		if *video != "" {
+			return usagef("--video is for the simulator's cameras; use robot-train render for grid GIFs")
+		}
+		return evalGrid(ctx, stdout, *policy, *task, *episodes, *seed, *asJSON)
+	}
+	if *task == "" {
 		return usagef("--task NAME is required with --policy (robot-train tasks lists them)")
 	}
+	rew := *reward
 	if rew == "" {
 		rew = "dense"
 	}
-	env, err := train.MakeTaskEnv(name, rew, maxSteps) // unknown task or reward: *train.ConfigError (exit 2)
+	env, err := train.MakeTaskEnv(*task, rew, *maxLen) // unknown task or reward: *train.ConfigError (exit 2)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = env.Close() }()
-	if closeFn != nil {
-		defer closeFn()
-	}
-	if *policy != "" {
-		if pol, err = train.ScriptedPolicy(*policy, env, *seed); err != nil {
-			return usagef("%v", err)
-		}
-		what = *policy + " policy"
+	pol, err := train.ScriptedPolicy(*policy, env, *seed)
+	if err != nil {
+		return usagef("%v", err)
 	}
 	res, err := train.Evaluate(ctx, env, pol, train.EvalOptions{
 		Episodes: *episodes, Seed: *seed, GIF: *video, GIFSize: *size, Camera: *camera, Backend: *backend,
@@ -100,20 +111,25 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	if *asJSON {
+	return printEval(stdout, *asJSON, *task, *policy+" policy", *seed, res, *video)
+}
+
+// printEval prints one evaluation: a line, or one JSON object.
+func printEval(stdout io.Writer, asJSON bool, task, what string, seed uint64, res *train.EvalResult, video string) error {
+	if asJSON {
 		out := struct {
 			Task   string `json:"task"`
 			Policy string `json:"policy"`
 			Seed   uint64 `json:"seed"`
 			*train.EvalResult
 			Video string `json:"video,omitempty"`
-		}{name, what, *seed, res, *video}
+		}{task, what, seed, res, video}
 		return json.NewEncoder(stdout).Encode(out)
 	}
-	_, _ = fmt.Fprintf(stdout, "%s on %s: success rate %.2f, mean return %.1f ± %.1f, mean length %.0f over %d episodes\n",
-		what, name, res.SuccessRate, res.MeanReturn, res.StdReturn, res.MeanLength, res.Episodes)
-	if *video != "" {
-		_, _ = fmt.Fprintf(stdout, "video: %s\n", *video)
+	_, _ = fmt.Fprintf(stdout, "%s on %s: success rate %.2f, mean return %.2f ± %.2f, mean length %.0f over %d episodes\n",
+		what, task, res.SuccessRate, res.MeanReturn, res.StdReturn, res.MeanLength, res.Episodes)
+	if video != "" {
+		_, _ = fmt.Fprintf(stdout, "video: %s\n", video)
 	}
 	return nil
 }
