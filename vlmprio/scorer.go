@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/vlmrb/vlmrb/internal/vlmclient"
 	"github.com/vlmrb/vlmrb/replay"
 )
 
@@ -86,7 +87,8 @@ type ScoreError struct {
 }
 
 func (e *ScoreError) Error() string {
-	if e.Attempts > 1 {
+	var ce *vlmclient.Error
+	if e.Attempts > 1 && !errors.As(e.Err, &ce) { // a client error names its attempts itself
 		return fmt.Sprintf("vlmprio: %s after %d attempts: %v", e.Kind, e.Attempts, e.Err)
 	}
 	return fmt.Sprintf("vlmprio: %s: %v", e.Kind, e.Err)
