@@ -23,8 +23,8 @@ type OpenAIRaterConfig struct {
 	APIKey  string // bearer token (default $OPENAI_API_KEY; never logged)
 	// AnalysisModel serves stage 1 when TwoStage (default Model).
 	AnalysisModel string
-	Classes       int  // 2–5
-	TwoStage      bool // analysis then label (ERL-VLM); false: one call with the image and the enum answer
+	Classes       int           // 2–5
+	TwoStage      bool          // analysis then label (ERL-VLM); false: one call with the image and the enum answer
 	Timeout       time.Duration // per request (default 60 s)
 	MaxRetries    int           // retries on 429/5xx/timeouts/network errors (default 3; negative: none)
 	Backoff       time.Duration // first backoff, doubled per retry with jitter (default 1 s)
