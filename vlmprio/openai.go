@@ -148,31 +148,16 @@ func (c OpenAIConfig) withDefaults() OpenAIConfig {
 	if c.Detail == "" {
 		c.Detail = "low"
 	}
-	if c.Timeout <= 0 {
-		c.Timeout = 60 * time.Second
-	}
 	if c.MaxRetries == 0 {
 		c.MaxRetries = 4
 	} else if c.MaxRetries < 0 {
 		c.MaxRetries = 0
-	}
-	if c.BackoffBase <= 0 {
-		c.BackoffBase = 500 * time.Millisecond
-	}
-	if c.BackoffMax <= 0 {
-		c.BackoffMax = 20 * time.Second
-	}
-	if c.MaxRetryAfter <= 0 {
-		c.MaxRetryAfter = 60 * time.Second
 	}
 	if c.MaxConcurrent <= 0 {
 		c.MaxConcurrent = 4
 	}
 	if c.BreakerThreshold == 0 {
 		c.BreakerThreshold = 5
-	}
-	if c.BreakerCooldown <= 0 {
-		c.BreakerCooldown = 30 * time.Second
 	}
 	if c.CacheSize == 0 {
 		c.CacheSize = 4096
@@ -228,6 +213,10 @@ func NewOpenAIScorer(cfg OpenAIConfig) (*OpenAIScorer, error) {
 	if s.client, err = vlmclient.New(cc); err != nil {
 		return nil, fmt.Errorf("vlmprio: openai scorer: %w", err)
 	}
+	// the client's defaults for the HTTP fields (see OpenAIConfig)
+	rc := s.client.Config()
+	s.cfg.Timeout, s.cfg.BackoffBase, s.cfg.BackoffMax = rc.Timeout, rc.BackoffBase, rc.BackoffMax
+	s.cfg.MaxRetryAfter, s.cfg.BreakerCooldown = rc.MaxRetryAfter, rc.BreakerCooldown
 	return s, nil
 }
 

@@ -18,18 +18,23 @@ func faultImage() *image.RGBA {
 	return img
 }
 
+// retriesOrNone maps the table's retry count to the rater's and
+// embedder's MaxRetries, where 0 means the default (3) and negative none.
+func retriesOrNone(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
+}
+
 // TestOpenAIRaterSharedFaults runs the fault table every VLM client shares
 // (internal/vlmclient/vlmclienttest) through OpenAIRater.Rate.
 func TestOpenAIRaterSharedFaults(t *testing.T) {
 	vlmclienttest.Run(t, vlmclienttest.Target{
 		Name: "vlmreward.OpenAIRater", Path: vlmclienttest.ChatPath, OK: vlmclienttest.ChatRatingGood, Cap: vlmhttp.MaxChatBytes,
 		New: func(t *testing.T, st vlmclienttest.Settings) func(ctx context.Context) error {
-			retries := st.Retries
-			if retries == 0 {
-				retries = -1 // OpenAIRaterConfig: 0 is the default (3), negative is none
-			}
 			r, err := NewOpenAIRater(OpenAIRaterConfig{BaseURL: st.BaseURL, Model: "gpt-4o-mini", APIKey: st.Key, Classes: 3,
-				Timeout: st.Timeout, MaxRetries: retries, Backoff: st.Backoff, BreakerThreshold: st.BreakerThreshold})
+				Timeout: st.Timeout, MaxRetries: retriesOrNone(st.Retries), Backoff: st.Backoff, BreakerThreshold: st.BreakerThreshold})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -50,12 +55,8 @@ func TestHTTPEmbedderSharedFaults(t *testing.T) {
 	vlmclienttest.Run(t, vlmclienttest.Target{
 		Name: "vlmreward.HTTPEmbedder", Path: vlmclienttest.EmbeddingsPath, OK: vlmclienttest.Embeddings, Cap: vlmhttp.MaxEmbeddingBytes,
 		New: func(t *testing.T, st vlmclienttest.Settings) func(ctx context.Context) error {
-			retries := st.Retries
-			if retries == 0 {
-				retries = -1 // HTTPEmbedder: 0 is the default (3), negative is none
-			}
 			e := &HTTPEmbedder{BaseURL: st.BaseURL, Model: "clip", APIKey: st.Key, Timeout: st.Timeout,
-				MaxRetries: retries, Backoff: st.Backoff, BreakerThreshold: st.BreakerThreshold}
+				MaxRetries: retriesOrNone(st.Retries), Backoff: st.Backoff, BreakerThreshold: st.BreakerThreshold}
 			return func(ctx context.Context) error {
 				embs, err := e.EmbedImages(ctx, []image.Image{faultImage()})
 				if err == nil && (len(embs) != 1 || len(embs[0]) != 3) {

@@ -20,7 +20,7 @@ import (
 type OpenAIRaterConfig struct {
 	BaseURL string // API root including /v1 (default $OPENAI_BASE_URL)
 	Model   string // required (default $OPENAI_MODEL)
-	APIKey  string // bearer token (default $OPENAI_API_KEY; never logged)
+	APIKey  string // bearer token, sent to BaseURL's host only (default $OPENAI_API_KEY when $OPENAI_BASE_URL is unset or the same host; never logged)
 	// AnalysisModel serves stage 1 when TwoStage (default Model).
 	AnalysisModel string
 	Classes       int           // 2–5
