@@ -224,7 +224,7 @@ func rows(tg Target) []row {
 					s.t.Error(err)
 					return
 				}
-				fmt.Fprintf(buf, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(ok), ok[:len(ok)/2])
+				_, _ = fmt.Fprintf(buf, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(ok), ok[:len(ok)/2])
 				_ = buf.Flush()
 				_ = conn.Close()
 				return
