@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"image"
-	"image/jpeg"
 	"image/png"
 )
 
@@ -23,13 +22,4 @@ func PNGDataURL(img image.Image) (string, error) {
 		return "", fmt.Errorf("encoding PNG: %w", err)
 	}
 	return DataURL("image/png", buf.Bytes()), nil
-}
-
-// JPEGDataURL encodes img as a JPEG data URL at quality q (1–100).
-func JPEGDataURL(img image.Image, q int) (string, error) {
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: q}); err != nil {
-		return "", fmt.Errorf("encoding JPEG: %w", err)
-	}
-	return DataURL("image/jpeg", buf.Bytes()), nil
 }
