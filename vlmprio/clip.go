@@ -2,7 +2,6 @@ package vlmprio
 
 import (
 	"bytes"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"image"
@@ -11,6 +10,7 @@ import (
 	"golang.org/x/image/draw"
 
 	"github.com/vlmrb/vlmrb/frame"
+	"github.com/vlmrb/vlmrb/internal/vlmclient"
 	"github.com/vlmrb/vlmrb/replay"
 )
 
@@ -162,7 +162,7 @@ func EncodeClip(c *Clip, enc Encoding) ([]string, error) {
 		if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: enc.Quality}); err != nil {
 			return nil, fmt.Errorf("vlmprio: encoding JPEG: %w", err)
 		}
-		urls[i] = "data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(buf.Bytes())
+		urls[i] = vlmclient.DataURL("image/jpeg", buf.Bytes())
 	}
 	return urls, nil
 }

@@ -2,13 +2,10 @@ package vlmprio
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +13,8 @@ import (
 	"strings"
 
 	"golang.org/x/image/draw"
+
+	"github.com/vlmrb/vlmrb/internal/vlmclient"
 )
 
 // Clip formats: how a clip reaches the VLM (train's vlm.clip_format).
@@ -91,7 +90,7 @@ func encodeVideo(c *Clip, enc Encoding) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return "data:video/mp4;base64," + base64.StdEncoding.EncodeToString(mp4), nil
+	return vlmclient.DataURL("video/mp4", mp4), nil
 }
 
 // EncodeMP4 encodes equal-sized frames as an H.264 (yuv420p, CRF 23) MP4
@@ -185,39 +184,11 @@ func EstimateTokens(enc Encoding, n int) TokenEstimate {
 	return TokenEstimate{OpenAILow: 85, Qwen: patches(w, h)}
 }
 
-// videoPartDoer rewrites the chat-completions body so that parts marked as
-// video carry their URL under "video_url", the key vLLM and SGLang read:
-// go-openai's ChatMessagePart knows only text and image_url, so request
-// builds a video part as {"type": "video_url", "image_url": {...}} and this
-// renames the key on the way out.
-type videoPartDoer struct{ next openaiDoer }
-
-type openaiDoer interface {
-	Do(*http.Request) (*http.Response, error)
-}
-
-func (d videoPartDoer) Do(req *http.Request) (*http.Response, error) {
-	if req.Method != http.MethodPost || req.Body == nil || !strings.HasSuffix(req.URL.Path, "/chat/completions") {
-		return d.next.Do(req)
-	}
-	body, err := io.ReadAll(req.Body)
-	req.Body.Close()
-	if err != nil {
-		return nil, err
-	}
-	if bytes.Contains(body, []byte(`"type":"video_url"`)) {
-		if b, ok := renameVideoParts(body); ok {
-			body = b
-		}
-	}
-	req.Body = io.NopCloser(bytes.NewReader(body))
-	req.ContentLength = int64(len(body))
-	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-	return d.next.Do(req)
-}
-
 // renameVideoParts moves "image_url" to "video_url" in every content part
-// of type video_url (dropping the image-only "detail" hint).
+// of type video_url (dropping the image-only "detail" hint), the key vLLM
+// and SGLang read: go-openai's ChatMessagePart knows only text and
+// image_url, so request builds a video part as {"type": "video_url",
+// "image_url": {...}} and scoreMode renames the key in the encoded body.
 func renameVideoParts(body []byte) ([]byte, bool) {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(body, &m) != nil {

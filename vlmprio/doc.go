@@ -42,6 +42,12 @@
 // sampler maps them to priorities (threshold at 0.5 by default), so leave
 // PrioritizerConfig.Priority nil unless the sink expects priorities.
 //
+// OpenAIScorer's HTTP side (retries with backoff and Retry-After, the
+// circuit breaker, the response cache, temperature handling, size caps,
+// host-bound keys, error kinds) is internal/vlmclient's, shared with
+// vlmreward; openai.go holds only the request it builds and how it reads
+// the answer.
+//
 // vlmprio imports frame and replay only; it never imports sac, tasks or
 // render. Nothing here logs an API key or writes one to disk.
 package vlmprio

@@ -2,30 +2,22 @@ package vlmprio
 
 import (
 	"bytes"
-	"container/list"
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
-	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/sashabaranov/go-openai/jsonschema"
 
 	"github.com/vlmrb/vlmrb/internal/redact"
+	"github.com/vlmrb/vlmrb/internal/vlmclient"
 	"github.com/vlmrb/vlmrb/internal/vlmhttp"
 )
 
@@ -78,8 +70,10 @@ type OpenAIConfig struct {
 	BaseURL string
 	// Model is the served model name (required; default $OPENAI_MODEL).
 	Model string
-	// APIKey is sent as a bearer token (default $OPENAI_API_KEY; empty is
-	// fine for local servers). It is never logged or written to disk.
+	// APIKey is sent as a bearer token to BaseURL's host only (default
+	// $OPENAI_API_KEY when $OPENAI_BASE_URL is unset or names the same
+	// host; empty is fine for local servers). It is never logged or
+	// written to disk.
 	APIKey string
 
 	Prompts  Prompts  // prompt templates per family (default DefaultPrompts)
@@ -138,7 +132,8 @@ func (c OpenAIConfig) withDefaults() OpenAIConfig {
 		c.Model = os.Getenv("OPENAI_MODEL")
 	}
 	if c.APIKey == "" {
-		c.APIKey = os.Getenv("OPENAI_API_KEY")
+		// $OPENAI_API_KEY only for its own server (vlmclient.EnvKey)
+		c.APIKey = vlmclient.EnvKey(c.BaseURL)
 	}
 	if c.Prompts == nil {
 		c.Prompts = DefaultPrompts()
@@ -153,31 +148,16 @@ func (c OpenAIConfig) withDefaults() OpenAIConfig {
 	if c.Detail == "" {
 		c.Detail = "low"
 	}
-	if c.Timeout <= 0 {
-		c.Timeout = 60 * time.Second
-	}
 	if c.MaxRetries == 0 {
 		c.MaxRetries = 4
 	} else if c.MaxRetries < 0 {
 		c.MaxRetries = 0
-	}
-	if c.BackoffBase <= 0 {
-		c.BackoffBase = 500 * time.Millisecond
-	}
-	if c.BackoffMax <= 0 {
-		c.BackoffMax = 20 * time.Second
-	}
-	if c.MaxRetryAfter <= 0 {
-		c.MaxRetryAfter = 60 * time.Second
 	}
 	if c.MaxConcurrent <= 0 {
 		c.MaxConcurrent = 4
 	}
 	if c.BreakerThreshold == 0 {
 		c.BreakerThreshold = 5
-	}
-	if c.BreakerCooldown <= 0 {
-		c.BreakerCooldown = 30 * time.Second
 	}
 	if c.CacheSize == 0 {
 		c.CacheSize = 4096
@@ -197,20 +177,14 @@ type OpenAIStats struct {
 
 // OpenAIScorer scores clips with a VLM behind an OpenAI-compatible
 // chat-completions endpoint (vLLM, SGLang, Ollama, llama.cpp server,
-// LM Studio, OpenAI, Gemini). Safe for concurrent use.
+// LM Studio, OpenAI, Gemini). The HTTP side (retries, Retry-After,
+// breaker, cache, caps, key handling) is internal/vlmclient's; this file
+// holds the prompt and reads the answer. Safe for concurrent use.
 type OpenAIScorer struct {
 	cfg    OpenAIConfig
-	client *openai.Client
-	sem    chan struct{}
-	brk    *breaker
-	cache  *lru
+	client *vlmclient.Client
 
 	noLogprobs atomic.Bool // AnswerAuto saw a response without logprobs
-
-	requests, retries, cacheHits atomic.Int64
-
-	rngMu sync.Mutex
-	rng   *rand.Rand
 
 	now func() time.Time // the breaker's clock; time.Now outside tests
 }
@@ -221,28 +195,28 @@ func NewOpenAIScorer(cfg OpenAIConfig) (*OpenAIScorer, error) {
 	if cfg.Model == "" {
 		return nil, errors.New("vlmprio: openai scorer needs a model name: set --vlm-model or OPENAI_MODEL")
 	}
-	if !strings.HasPrefix(cfg.BaseURL, "http://") && !strings.HasPrefix(cfg.BaseURL, "https://") {
-		return nil, fmt.Errorf("vlmprio: openai base URL %q must start with http:// or https:// (e.g. http://127.0.0.1:8000/v1)", redact.URL(cfg.BaseURL))
+	s := &OpenAIScorer{cfg: cfg, now: time.Now}
+	cc := vlmclient.Config{
+		BaseURL: cfg.BaseURL, APIKey: cfg.APIKey,
+		Timeout: cfg.Timeout, MaxRetries: cfg.MaxRetries,
+		BackoffBase: cfg.BackoffBase, BackoffMax: cfg.BackoffMax, MaxRetryAfter: cfg.MaxRetryAfter,
+		MaxConcurrent:    cfg.MaxConcurrent,
+		BreakerThreshold: max(cfg.BreakerThreshold, 0), BreakerCooldown: cfg.BreakerCooldown,
+		CacheSize: max(cfg.CacheSize, 0),
+		// every response capped: a runaway server costs one capped read
+		// and a too_large error, never the process's memory
+		MaxBytes:   vlmhttp.MaxChatBytes,
+		HTTPClient: cfg.HTTPClient,
+		Now:        func() time.Time { return s.now() },
 	}
-	// every response capped (vlmhttp.MaxChatBytes): a runaway server costs
-	// one capped read and a too_large error, never the process's memory
-	hc := vlmhttp.Client(cfg.HTTPClient, vlmhttp.MaxChatBytes)
-	oc := openai.DefaultConfig(cfg.APIKey)
-	oc.BaseURL = cfg.BaseURL
-	oc.HTTPClient = videoPartDoer{zeroTemperatureDoer{hc}}
-	s := &OpenAIScorer{
-		cfg:    cfg,
-		client: openai.NewClientWithConfig(oc),
-		sem:    make(chan struct{}, cfg.MaxConcurrent),
-		rng:    rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x9e3779b97f4a7c15)),
-		now:    time.Now,
+	var err error
+	if s.client, err = vlmclient.New(cc); err != nil {
+		return nil, fmt.Errorf("vlmprio: openai scorer: %w", err)
 	}
-	if cfg.BreakerThreshold > 0 {
-		s.brk = &breaker{threshold: cfg.BreakerThreshold, cooldown: cfg.BreakerCooldown}
-	}
-	if cfg.CacheSize > 0 {
-		s.cache = newLRU(cfg.CacheSize)
-	}
+	// the client's defaults for the HTTP fields (see OpenAIConfig)
+	rc := s.client.Config()
+	s.cfg.Timeout, s.cfg.BackoffBase, s.cfg.BackoffMax = rc.Timeout, rc.BackoffBase, rc.BackoffMax
+	s.cfg.MaxRetryAfter, s.cfg.BreakerCooldown = rc.MaxRetryAfter, rc.BreakerCooldown
 	return s, nil
 }
 
@@ -251,16 +225,12 @@ func (s *OpenAIScorer) Config() OpenAIConfig { return s.cfg }
 
 // Stats returns a snapshot of the traffic counters.
 func (s *OpenAIScorer) Stats() OpenAIStats {
-	st := OpenAIStats{
-		Requests:     s.requests.Load(),
-		Retries:      s.retries.Load(),
-		CacheHits:    s.cacheHits.Load(),
+	st := s.client.Stats()
+	return OpenAIStats{
+		Requests: st.Requests, Retries: st.Retries, CacheHits: st.CacheHits,
+		BreakerOpens: st.BreakerOpens, BreakerDenied: st.BreakerDenied,
 		JSONFallback: s.noLogprobs.Load(),
 	}
-	if s.brk != nil {
-		st.BreakerOpens, st.BreakerDenied = s.brk.stats()
-	}
-	return st
 }
 
 // Score asks the VLM whether the clip shows progress on its task.
@@ -274,17 +244,6 @@ func (s *OpenAIScorer) Score(ctx context.Context, c *Clip) (Score, error) {
 	}
 	prompt := s.cfg.Prompts.Render(c.Family, c.Task)
 	mode := s.mode()
-	key := s.cacheKey(mode, prompt, urls)
-	if s.cache != nil {
-		if sc, ok := s.cache.get(key); ok {
-			s.cacheHits.Add(1)
-			sc.Cached, sc.PromptTokens, sc.CompletionTokens, sc.Attempts = true, 0, 0, 0
-			return sc, nil
-		}
-	}
-	if s.brk != nil && !s.brk.allow(s.now()) {
-		return Score{}, &ScoreError{Kind: KindCircuitOpen, Err: errors.New("circuit breaker open after repeated failures; scoring paused")}
-	}
 	sc, err := s.scoreMode(ctx, mode, prompt, urls)
 	if err != nil && mode == AnswerAuto && KindOf(err) == KindNoScore && errors.Is(err, errNoLogprobs) {
 		// the server answered but returned no logprobs: switch to JSON answers
@@ -296,14 +255,8 @@ func (s *OpenAIScorer) Score(ctx context.Context, c *Clip) (Score, error) {
 		sc2.Attempts += sc.Attempts
 		sc = sc2
 	}
-	if s.brk != nil {
-		s.brk.done(s.now(), err)
-	}
 	if err != nil {
 		return sc, s.redactErr(err)
-	}
-	if s.cache != nil {
-		s.cache.put(key, sc)
 	}
 	return sc, nil
 }
@@ -315,92 +268,78 @@ func (s *OpenAIScorer) mode() AnswerMode {
 	return s.cfg.Answer
 }
 
-func (s *OpenAIScorer) cacheKey(mode AnswerMode, prompt string, urls []string) [32]byte {
-	h := sha256.New()
-	var n [8]byte
-	for _, part := range append([]string{s.cfg.BaseURL, s.cfg.Model, mode.String(), prompt}, urls...) {
-		binary.LittleEndian.PutUint64(n[:], uint64(len(part)))
-		h.Write(n[:])
-		h.Write([]byte(part))
-	}
-	var k [32]byte
-	h.Sum(k[:0])
-	return k
-}
-
 var errNoLogprobs = errors.New("server returned no logprobs")
 
-// scoreMode runs one logical query (with retries) in one answer mode.
+// zero is the temperature every scoring request asks for.
+var zero = 0.0
+
+// scoreMode runs one logical query (the client retries) in one answer mode.
 func (s *OpenAIScorer) scoreMode(ctx context.Context, mode AnswerMode, prompt string, urls []string) (Score, error) {
-	req := s.request(mode, prompt, urls)
-	var sc Score
-	for attempt := 0; ; attempt++ {
-		resp, err := s.send(ctx, req)
-		sc.Attempts++
-		if err == nil {
-			sc.PromptTokens += resp.Usage.PromptTokens
-			sc.CompletionTokens += resp.Usage.CompletionTokens
-			v, method, perr := parseAnswer(resp, mode)
-			if perr != nil {
-				perr.Attempts = sc.Attempts
-				return sc, perr
-			}
-			sc.Value, sc.Method = v, method
-			return sc, nil
-		}
-		if errors.Is(err, openai.ErrReasoningModelLimitationsLogprobs) || errors.Is(err, openai.ErrO1BetaLimitationsLogprobs) { //nolint:staticcheck // older go-openai paths still return the O1 error
-			// go-openai refuses logprobs for reasoning models client-side
-			return sc, &ScoreError{Kind: KindNoScore, Err: fmt.Errorf("%w: model %s cannot return logprobs", errNoLogprobs, s.cfg.Model), Attempts: sc.Attempts}
-		}
-		kind, retry := classify(ctx, err)
-		wait := s.backoff(attempt)
-		if ra, ok := retryAfter(resp.Header()); ok && (kind == KindRateLimit || kind == KindServer) {
-			if ra > s.cfg.MaxRetryAfter {
-				retry = false
-			}
-			wait = max(wait, ra)
-		}
-		if !retry || attempt >= s.cfg.MaxRetries {
-			return sc, &ScoreError{Kind: kind, Err: shortErr(err), Attempts: sc.Attempts}
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return sc, &ScoreError{Kind: ctxKind(ctx), Err: ctx.Err(), Attempts: sc.Attempts}
-		case <-t.C:
-		}
-		s.retries.Add(1)
+	if (mode == AnswerLogprobs || mode == AnswerAuto) && vlmclient.ReasoningModel(s.cfg.Model) {
+		// reasoning models return no logprobs: do not spend a request
+		return Score{}, &ScoreError{Kind: KindNoScore, Err: fmt.Errorf("%w: model %s cannot return logprobs", errNoLogprobs, s.cfg.Model)}
 	}
+	body, err := json.Marshal(s.request(mode, prompt, urls))
+	if err != nil {
+		return Score{}, &ScoreError{Kind: KindInput, Err: err}
+	}
+	if bytes.Contains(body, []byte(`"type":"video_url"`)) {
+		if b, ok := renameVideoParts(body); ok {
+			body = b
+		}
+	}
+	var resp openai.ChatCompletionResponse
+	res, err := s.client.Do(ctx, vlmclient.Request{Path: "/chat/completions", Body: body, Temperature: &zero}, &resp)
+	sc := Score{Attempts: res.Attempts, Cached: res.Cached}
+	if err != nil {
+		return sc, &ScoreError{Kind: scoreKind(err), Err: err, Attempts: res.Attempts}
+	}
+	if !res.Cached {
+		sc.PromptTokens, sc.CompletionTokens = resp.Usage.PromptTokens, resp.Usage.CompletionTokens
+	}
+	v, method, perr := parseAnswer(resp, mode)
+	if perr != nil {
+		perr.Attempts = sc.Attempts
+		return sc, perr
+	}
+	sc.Value, sc.Method = v, method
+	return sc, nil
 }
 
-// send makes one HTTP request under the concurrency limit and per-request timeout.
-func (s *OpenAIScorer) send(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
-	select {
-	case s.sem <- struct{}{}:
-	case <-ctx.Done():
-		return openai.ChatCompletionResponse{}, ctx.Err()
+// scoreKind maps a vlmclient error kind to the scorer's finer ErrorKind
+// (HTTP statuses split into rate_limit, server and client).
+func scoreKind(err error) ErrorKind {
+	switch vlmclient.Kind(err) {
+	case vlmclient.KindHTTP:
+		switch st := vlmclient.Status(err); {
+		case st == http.StatusTooManyRequests:
+			return KindRateLimit
+		case st == http.StatusRequestTimeout:
+			return KindTimeout
+		case st >= 500:
+			return KindServer
+		}
+		return KindClient
+	case vlmclient.KindTimeout:
+		return KindTimeout
+	case vlmclient.KindNetwork:
+		return KindNetwork
+	case vlmclient.KindParse:
+		return KindMalformed
+	case vlmclient.KindTooLarge:
+		return KindTooLarge
+	case vlmclient.KindBreaker:
+		return KindCircuitOpen
+	case vlmclient.KindInput:
+		return KindInput
+	case vlmclient.KindCanceled:
+		return KindCanceled
 	}
-	defer func() { <-s.sem }()
-	actx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
-	defer cancel()
-	s.requests.Add(1)
-	return s.client.CreateChatCompletion(actx, req)
+	return KindOther
 }
 
-func (s *OpenAIScorer) backoff(attempt int) time.Duration {
-	d := s.cfg.BackoffBase << min(attempt, 30)
-	if d <= 0 || d > s.cfg.BackoffMax {
-		d = s.cfg.BackoffMax
-	}
-	s.rngMu.Lock()
-	j := s.rng.Int64N(int64(d)/2 + 1)
-	s.rngMu.Unlock()
-	return d/2 + time.Duration(j) // "equal jitter": uniform in [d/2, d]
-}
-
-// request builds the chat-completions request. Temperature is 0; go-openai
-// drops a zero temperature (omitempty), so zeroTemperatureDoer puts it back.
+// request builds the chat-completions request. Temperature 0 is added by
+// the client (go-openai drops a zero temperature: omitempty).
 func (s *OpenAIScorer) request(mode AnswerMode, prompt string, urls []string) openai.ChatCompletionRequest {
 	parts := make([]openai.ChatMessagePart, 0, 1+len(urls))
 	parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText, Text: prompt})
@@ -438,7 +377,7 @@ func (s *OpenAIScorer) request(mode AnswerMode, prompt string, urls []string) op
 		req.LogProbs = true
 		req.TopLogProbs = s.cfg.TopLogprobs
 	}
-	if reasoningModel(s.cfg.Model) {
+	if vlmclient.ReasoningModel(s.cfg.Model) {
 		// these reject max_tokens and spend completion tokens on reasoning
 		req.MaxCompletionTokens = max(maxTokens, 1024)
 	} else {
@@ -565,240 +504,9 @@ func normToken(t string) string {
 	return strings.ToLower(t)
 }
 
-// classify maps a go-openai/transport error to a kind and whether to retry.
-func classify(ctx context.Context, err error) (ErrorKind, bool) {
-	if ctx.Err() != nil {
-		return ctxKind(ctx), false
-	}
-	if errors.Is(err, vlmhttp.ErrTooLarge) {
-		return KindTooLarge, false
-	}
-	status := 0
-	var apiErr *openai.APIError
-	var reqErr *openai.RequestError
-	switch {
-	case errors.As(err, &apiErr):
-		status = apiErr.HTTPStatusCode
-	case errors.As(err, &reqErr):
-		status = reqErr.HTTPStatusCode
-	}
-	switch {
-	case status == http.StatusTooManyRequests:
-		return KindRateLimit, true
-	case status == http.StatusRequestTimeout:
-		return KindTimeout, true
-	case status >= 500:
-		return KindServer, true
-	case status >= 400:
-		return KindClient, false
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return KindTimeout, true
-	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return KindTimeout, true
-	}
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &se) || errors.As(err, &te) {
-		return KindMalformed, false
-	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
-		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) {
-		return KindNetwork, true
-	}
-	var oe *net.OpError
-	if errors.As(err, &oe) {
-		return KindNetwork, true
-	}
-	if strings.Contains(err.Error(), "invalid character") { // decoding errors wrapped without a type
-		return KindMalformed, false
-	}
-	return KindOther, false
-}
-
-// retryAfter parses a Retry-After header (delay-seconds or HTTP date).
-func retryAfter(h http.Header) (time.Duration, bool) {
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0, false
-	}
-	if n, err := strconv.ParseFloat(v, 64); err == nil && n >= 0 && n < 1e6 {
-		return time.Duration(n * float64(time.Second)), true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(time.Until(t), 0), true
-	}
-	return 0, false
-}
-
-// shortErr keeps error text short: proxy error pages can be large.
-func shortErr(err error) error {
-	var apiErr *openai.APIError
-	var reqErr *openai.RequestError
-	switch {
-	case errors.As(err, &apiErr):
-		return fmt.Errorf("HTTP %d: %s", apiErr.HTTPStatusCode, truncate(apiErr.Message, 200))
-	case errors.As(err, &reqErr):
-		return fmt.Errorf("HTTP %d: %s", reqErr.HTTPStatusCode, bodySummary(reqErr.Body))
-	}
-	return err // transport errors are short and name only the URL
-}
-
-// bodySummary shortens an error body: the <title> of an HTML page (proxy
-// error pages), else the first 200 bytes.
-func bodySummary(b []byte) string {
-	s := string(b)
-	if i := strings.Index(strings.ToLower(s), "<title>"); i >= 0 {
-		rest := s[i+len("<title>"):]
-		if j := strings.Index(strings.ToLower(rest), "</title>"); j >= 0 {
-			return "HTML page: " + truncate(strings.TrimSpace(rest[:j]), 120)
-		}
-	}
-	if strings.HasPrefix(strings.TrimSpace(s), "<") {
-		return "HTML page"
-	}
-	return truncate(s, 200)
-}
-
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
 	return s[:n] + "…"
-}
-
-// zeroTemperatureDoer is a go-openai HTTPDoer that adds "temperature": 0 to
-// chat-completion bodies that lack it: go-openai's Temperature field is
-// omitempty, so a zero would otherwise leave the server default (0.8–1.0).
-type zeroTemperatureDoer struct{ hc *http.Client }
-
-func (d zeroTemperatureDoer) Do(req *http.Request) (*http.Response, error) {
-	if req.Method == http.MethodPost && req.Body != nil && strings.HasSuffix(req.URL.Path, "/chat/completions") {
-		body, err := io.ReadAll(req.Body)
-		req.Body.Close()
-		if err != nil {
-			return nil, err
-		}
-		var m map[string]json.RawMessage
-		if json.Unmarshal(body, &m) == nil {
-			var model string
-			_ = json.Unmarshal(m["model"], &model)
-			if _, ok := m["temperature"]; !ok && !reasoningModel(model) {
-				m["temperature"] = json.RawMessage("0")
-				if b, err := json.Marshal(m); err == nil {
-					body = b
-				}
-			}
-		}
-		req.Body = io.NopCloser(bytes.NewReader(body))
-		req.ContentLength = int64(len(body))
-		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-	}
-	return d.hc.Do(req)
-}
-
-// reasoningModel reports model names (o1, o3, o4, gpt-5 families) that
-// accept only the default temperature.
-func reasoningModel(model string) bool {
-	for _, p := range []string{"o1", "o3", "o4", "gpt-5"} {
-		if strings.HasPrefix(model, p) {
-			return true
-		}
-	}
-	return false
-}
-
-// breaker is a consecutive-failure circuit breaker with a half-open probe.
-type breaker struct {
-	mu          sync.Mutex
-	threshold   int
-	cooldown    time.Duration
-	fails       int
-	openUntil   time.Time
-	probing     bool
-	opens, deny int64
-}
-
-func (b *breaker) allow(now time.Time) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.fails < b.threshold {
-		return true
-	}
-	if now.Before(b.openUntil) || b.probing {
-		b.deny++
-		return false
-	}
-	b.probing = true // half-open: one probe call
-	return true
-}
-
-func (b *breaker) done(now time.Time, err error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	defer func() { b.probing = false }()
-	switch KindOf(err) {
-	case KindCanceled, KindInput, KindCircuitOpen:
-		return // says nothing about the server's health
-	case KindNoScore:
-		err = nil // the server answered: healthy
-	}
-	if err == nil {
-		b.fails = 0
-		return
-	}
-	b.fails++
-	if b.fails == b.threshold || (b.fails > b.threshold && b.probing) {
-		b.openUntil = now.Add(b.cooldown)
-		b.opens++
-	}
-}
-
-func (b *breaker) stats() (opens, denied int64) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.opens, b.deny
-}
-
-// lru is a small mutex-guarded LRU cache of scores by content hash.
-type lru struct {
-	mu  sync.Mutex
-	cap int
-	ll  *list.List
-	m   map[[32]byte]*list.Element
-}
-
-type lruEntry struct {
-	key [32]byte
-	val Score
-}
-
-func newLRU(n int) *lru { return &lru{cap: n, ll: list.New(), m: make(map[[32]byte]*list.Element)} }
-
-func (c *lru) get(k [32]byte) (Score, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.m[k]; ok {
-		c.ll.MoveToFront(e)
-		return e.Value.(*lruEntry).val, true
-	}
-	return Score{}, false
-}
-
-func (c *lru) put(k [32]byte, v Score) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.m[k]; ok {
-		e.Value.(*lruEntry).val = v
-		c.ll.MoveToFront(e)
-		return
-	}
-	c.m[k] = c.ll.PushFront(&lruEntry{k, v})
-	if c.ll.Len() > c.cap {
-		old := c.ll.Back()
-		c.ll.Remove(old)
-		delete(c.m, old.Value.(*lruEntry).key)
-	}
 }

@@ -368,9 +368,9 @@ func TestOpenAIFaults(t *testing.T) {
 			w.Header().Set("Content-Type", "text/html")
 			io.WriteString(w, html)
 		}, KindMalformed, 1, false},
-		{"malformed json", func(w http.ResponseWriter, r *http.Request, n int64) {
+		{"truncated json", func(w http.ResponseWriter, r *http.Request, n int64) {
 			io.WriteString(w, `{"id": "x", "choices": [ {"index": 0, "message": `)
-		}, KindNetwork, retries + 1, false}, // a truncated body reads as an unexpected EOF
+		}, KindMalformed, retries + 1, false}, // a body cut short is malformed, and retried as transient
 		{"invalid json", func(w http.ResponseWriter, r *http.Request, n int64) {
 			io.WriteString(w, `{"id": "x", "choices": nope}`)
 		}, KindMalformed, 1, false},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/vlmrb/vlmrb/internal/vlmclient"
 	"github.com/vlmrb/vlmrb/replay"
 )
 
@@ -86,7 +87,8 @@ type ScoreError struct {
 }
 
 func (e *ScoreError) Error() string {
-	if e.Attempts > 1 {
+	var ce *vlmclient.Error
+	if e.Attempts > 1 && !errors.As(e.Err, &ce) { // a client error names its attempts itself
 		return fmt.Sprintf("vlmprio: %s after %d attempts: %v", e.Kind, e.Attempts, e.Err)
 	}
 	return fmt.Sprintf("vlmprio: %s: %v", e.Kind, e.Err)
@@ -95,19 +97,15 @@ func (e *ScoreError) Error() string {
 func (e *ScoreError) Unwrap() error { return e.Err }
 
 // KindOf returns the ErrorKind of err: the kind of a *ScoreError in its
-// chain, KindCanceled for context cancellation, else KindOther.
+// chain, else the scorer kind of the shared client's kind (KindCanceled
+// for context cancellation, KindTimeout for a passed deadline), else
+// KindOther.
 func KindOf(err error) ErrorKind {
 	var se *ScoreError
 	if errors.As(err, &se) {
 		return se.Kind
 	}
-	if errors.Is(err, context.Canceled) {
-		return KindCanceled
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return KindTimeout
-	}
-	return KindOther
+	return scoreKind(err)
 }
 
 func scoreErr(kind ErrorKind, format string, args ...any) *ScoreError {

@@ -24,7 +24,9 @@
 // embedding. An Embedder supplies embeddings; HTTPEmbedder talks to an
 // OpenAI-style /v1/embeddings endpoint (text as "input", images as a
 // chat-style "messages" body with a data-URL image_url part, vLLM's
-// multimodal embeddings convention).
+// multimodal embeddings convention). Both send through internal/vlmclient,
+// the HTTP client vlmprio's scorer uses too (retries, Retry-After, optional
+// breaker, size caps, keys sent to their own host only, error kinds).
 //
 // Rewards reach SAC through a RewardTable keyed by replay.Ref: the replay
 // buffer itself has no reward setter, so Apply overwrites a sampled Batch's

@@ -1,21 +1,18 @@
 package vlmreward
 
 import (
-	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
-	"image/png"
-	"io"
 	"net/http"
 	"os"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/vlmrb/vlmrb/internal/vlmclient"
 	"github.com/vlmrb/vlmrb/internal/vlmhttp"
 )
 
@@ -23,15 +20,18 @@ import (
 type OpenAIRaterConfig struct {
 	BaseURL string // API root including /v1 (default $OPENAI_BASE_URL)
 	Model   string // required (default $OPENAI_MODEL)
-	APIKey  string // bearer token (default $OPENAI_API_KEY; never logged)
+	APIKey  string // bearer token, sent to BaseURL's host only (default $OPENAI_API_KEY when $OPENAI_BASE_URL is unset or the same host; never logged)
 	// AnalysisModel serves stage 1 when TwoStage (default Model).
 	AnalysisModel string
-	Classes       int  // 2–5
-	TwoStage      bool // analysis then label (ERL-VLM); false: one call with the image and the enum answer
-	Timeout       time.Duration
-	MaxRetries    int           // retries on 429/5xx/network errors (default 3; negative: none)
-	Backoff       time.Duration // first backoff, doubled per retry (default 1 s)
-	HTTPClient    *http.Client
+	Classes       int           // 2–5
+	TwoStage      bool          // analysis then label (ERL-VLM); false: one call with the image and the enum answer
+	Timeout       time.Duration // per request (default 60 s)
+	MaxRetries    int           // retries on 429/5xx/timeouts/network errors (default 3; negative: none)
+	Backoff       time.Duration // first backoff, doubled per retry with jitter (default 1 s)
+	// BreakerThreshold consecutive failed ratings open a circuit breaker
+	// for 30 s (0: no breaker), so a dead server fails a batch fast.
+	BreakerThreshold int
+	HTTPClient       *http.Client
 }
 
 // OpenAIRater rates frames through an OpenAI-compatible chat-completions
@@ -41,7 +41,7 @@ type OpenAIRaterConfig struct {
 type OpenAIRater struct {
 	cfg    OpenAIRaterConfig
 	names  []string
-	calls  atomic.Int64
+	client *vlmclient.Client
 	errors atomic.Int64
 }
 
@@ -54,7 +54,8 @@ func NewOpenAIRater(cfg OpenAIRaterConfig) (*OpenAIRater, error) {
 		cfg.Model = os.Getenv("OPENAI_MODEL")
 	}
 	if cfg.APIKey == "" {
-		cfg.APIKey = os.Getenv("OPENAI_API_KEY")
+		// $OPENAI_API_KEY only for its own server (vlmclient.EnvKey)
+		cfg.APIKey = vlmclient.EnvKey(cfg.BaseURL)
 	}
 	if cfg.BaseURL == "" || cfg.Model == "" {
 		return nil, errors.New("vlmreward: OpenAI rater needs a base URL and a model")
@@ -75,16 +76,24 @@ func NewOpenAIRater(cfg OpenAIRaterConfig) (*OpenAIRater, error) {
 	if cfg.Backoff <= 0 {
 		cfg.Backoff = time.Second
 	}
-	cfg.HTTPClient = vlmhttp.Client(cfg.HTTPClient, vlmhttp.MaxChatBytes)
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	return &OpenAIRater{cfg: cfg, names: names}, nil
+	client, err := vlmclient.New(vlmclient.Config{
+		BaseURL: cfg.BaseURL, APIKey: cfg.APIKey,
+		Timeout: cfg.Timeout, MaxRetries: max(cfg.MaxRetries, 0), BackoffBase: cfg.Backoff,
+		BreakerThreshold: cfg.BreakerThreshold,
+		MaxBytes:         vlmhttp.MaxChatBytes, HTTPClient: cfg.HTTPClient,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("vlmreward: OpenAI rater: %w", err)
+	}
+	return &OpenAIRater{cfg: cfg, names: names, client: client}, nil
 }
 
 // Classes returns the number of rating classes.
 func (o *OpenAIRater) Classes() int { return len(o.names) }
 
 // Calls and Errors count HTTP calls and failed Rate calls.
-func (o *OpenAIRater) Calls() int64  { return o.calls.Load() }
+func (o *OpenAIRater) Calls() int64  { return o.client.Stats().Requests }
 func (o *OpenAIRater) Errors() int64 { return o.errors.Load() }
 
 func analysisPrompt(task string) string {
@@ -166,7 +175,6 @@ func (o *OpenAIRater) parse(content string) (int, error) {
 type chatRequest struct {
 	Model          string          `json:"model"`
 	Messages       []message       `json:"messages"`
-	Temperature    float64         `json:"temperature"`
 	MaxTokens      int             `json:"max_tokens,omitempty"`
 	ResponseFormat *responseFormat `json:"response_format,omitempty"`
 }
@@ -205,15 +213,14 @@ type chatResponse struct {
 	} `json:"choices"`
 }
 
+// zero is the temperature of every rating request (the client leaves it
+// out for models that accept only their default).
+var zero = 0.0
+
 func (o *OpenAIRater) chat(ctx context.Context, req chatRequest) (string, error) {
-	body, err := json.Marshal(req)
-	if err != nil {
-		return "", err
-	}
 	var resp chatResponse
-	if err := postJSON(ctx, o.cfg.HTTPClient, o.cfg.BaseURL+"/chat/completions", o.cfg.APIKey, body,
-		o.cfg.Timeout, o.cfg.MaxRetries, o.cfg.Backoff, &resp, &o.calls); err != nil {
-		return "", err
+	if _, err := o.client.Do(ctx, vlmclient.Request{Path: "/chat/completions", Body: req, Temperature: &zero}, &resp); err != nil {
+		return "", fmt.Errorf("vlmreward: %w", err)
 	}
 	if len(resp.Choices) == 0 {
 		return "", errors.New("vlmreward: response without choices")
@@ -221,72 +228,13 @@ func (o *OpenAIRater) chat(ctx context.Context, req chatRequest) (string, error)
 	return resp.Choices[0].Message.Content, nil
 }
 
-// postJSON posts body and decodes a 200 response into out, retrying
-// network errors, 429 and 5xx with doubling backoff.
-func postJSON(ctx context.Context, hc *http.Client, url, key string, body []byte, timeout time.Duration,
-	retries int, backoff time.Duration, out any, calls *atomic.Int64) error {
-	var last error
-	for attempt := 0; attempt <= max(0, retries); attempt++ {
-		if attempt > 0 {
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(backoff << (attempt - 1)):
-			}
-		}
-		retry, err := postOnce(ctx, hc, url, key, body, timeout, out, calls)
-		if err == nil {
-			return nil
-		}
-		last = err
-		if !retry || ctx.Err() != nil {
-			break
-		}
-	}
-	// servers echo keys in 401 bodies; transport errors quote the URL
-	return vlmhttp.Redact(last, key)
-}
-
-func postOnce(ctx context.Context, hc *http.Client, url, key string, body []byte, timeout time.Duration, out any, calls *atomic.Int64) (bool, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return false, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
-	if calls != nil {
-		calls.Add(1)
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return !errors.Is(err, vlmhttp.ErrTooLarge), fmt.Errorf("vlmreward: POST %s: %w", url, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body) // capped by the vlmhttp transport
-	if err != nil {
-		return !errors.Is(err, vlmhttp.ErrTooLarge), fmt.Errorf("vlmreward: reading response: %w", err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		retry := resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500
-		return retry, fmt.Errorf("vlmreward: POST %s: %s: %s", url, resp.Status, truncate(string(data), 200))
-	}
-	if err := json.Unmarshal(data, out); err != nil {
-		return false, fmt.Errorf("vlmreward: decoding response: %w", err)
-	}
-	return false, nil
-}
-
 // DataURL encodes img as a PNG data URL ("data:image/png;base64,…").
 func DataURL(img image.Image) (string, error) {
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		return "", fmt.Errorf("vlmreward: encoding PNG: %w", err)
+	u, err := vlmclient.PNGDataURL(img)
+	if err != nil {
+		return "", fmt.Errorf("vlmreward: %w", err)
 	}
-	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(buf.Bytes()), nil
+	return u, nil
 }
 
 func truncate(s string, n int) string {

@@ -2,7 +2,6 @@ package vlmreward
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
@@ -11,9 +10,9 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/vlmrb/vlmrb/internal/vlmclient"
 	"github.com/vlmrb/vlmrb/internal/vlmhttp"
 	"github.com/vlmrb/vlmrb/replay"
 )
@@ -191,14 +190,23 @@ func (p *Pending) Flush(ctx context.Context, e Embedder, v *VLMRM, t *RewardTabl
 // {"model", "messages": [{"role": "user", "content": [{"type": "image_url",
 // "image_url": {"url": "data:image/png;base64,…"}}]}],
 // "encoding_format": "float"}. Safe for concurrent use.
+//
+// APIKey is sent to BaseURL's host only. The fields are read when the
+// first request is made; later changes have no effect.
 type HTTPEmbedder struct {
 	BaseURL, Model, APIKey string
 	Timeout                time.Duration // per request (default 60 s)
-	MaxRetries             int           // default 3
+	MaxRetries             int           // default 3; negative: none
 	Backoff                time.Duration // default 500 ms
 	Workers                int           // concurrent image requests (default 8)
-	Client                 *http.Client
-	calls                  atomic.Int64
+	// BreakerThreshold consecutive failed requests open a circuit breaker
+	// for 30 s (0: no breaker).
+	BreakerThreshold int
+	Client           *http.Client
+
+	once      sync.Once
+	client    *vlmclient.Client
+	clientErr error
 }
 
 // NewHTTPEmbedder returns an embedder for baseURL (including /v1; default
@@ -214,7 +222,38 @@ func NewHTTPEmbedder(baseURL, model, apiKey string) (*HTTPEmbedder, error) {
 }
 
 // Calls counts HTTP requests.
-func (h *HTTPEmbedder) Calls() int64 { return h.calls.Load() }
+func (h *HTTPEmbedder) Calls() int64 {
+	if c, err := h.http(); err == nil {
+		return c.Stats().Requests
+	}
+	return 0
+}
+
+// http returns the embedder's client, built from its fields on first use.
+func (h *HTTPEmbedder) http() (*vlmclient.Client, error) {
+	h.once.Do(func() {
+		timeout, retries, backoff := h.Timeout, h.MaxRetries, h.Backoff
+		if timeout <= 0 {
+			timeout = 60 * time.Second
+		}
+		if retries == 0 {
+			retries = 3
+		}
+		if backoff <= 0 {
+			backoff = 500 * time.Millisecond
+		}
+		h.client, h.clientErr = vlmclient.New(vlmclient.Config{
+			BaseURL: h.BaseURL, APIKey: h.APIKey,
+			Timeout: timeout, MaxRetries: max(retries, 0), BackoffBase: backoff,
+			BreakerThreshold: h.BreakerThreshold,
+			MaxBytes:         vlmhttp.MaxEmbeddingBytes, HTTPClient: h.Client,
+		})
+		if h.clientErr != nil {
+			h.clientErr = fmt.Errorf("vlmreward: embedder: %w", h.clientErr)
+		}
+	})
+	return h.client, h.clientErr
+}
 
 type embedResponse struct {
 	Data []struct {
@@ -224,24 +263,13 @@ type embedResponse struct {
 }
 
 func (h *HTTPEmbedder) post(ctx context.Context, req any, want int) ([][]float64, error) {
-	body, err := json.Marshal(req)
+	c, err := h.http()
 	if err != nil {
 		return nil, err
 	}
-	hc := vlmhttp.Client(h.Client, vlmhttp.MaxEmbeddingBytes)
-	timeout, retries, backoff := h.Timeout, h.MaxRetries, h.Backoff
-	if timeout <= 0 {
-		timeout = 60 * time.Second
-	}
-	if retries == 0 {
-		retries = 3
-	}
-	if backoff <= 0 {
-		backoff = 500 * time.Millisecond
-	}
 	var resp embedResponse
-	if err := postJSON(ctx, hc, h.BaseURL+"/embeddings", h.APIKey, body, timeout, retries, backoff, &resp, &h.calls); err != nil {
-		return nil, err
+	if _, err := c.Do(ctx, vlmclient.Request{Path: "/embeddings", Body: req}, &resp); err != nil {
+		return nil, fmt.Errorf("vlmreward: %w", err)
 	}
 	if len(resp.Data) != want {
 		return nil, fmt.Errorf("vlmreward: %d embeddings in response, want %d", len(resp.Data), want)

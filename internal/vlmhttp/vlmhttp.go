@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"sync"
 	"time"
-
-	"github.com/vlmrb/vlmrb/internal/redact"
 )
 
 // Caps on one response (bytes). Chat completions with logprobs are a few
@@ -132,7 +130,3 @@ func Client(hc *http.Client, max int64) *http.Client {
 	c.Transport = &Transport{Base: hc.Transport, Max: max}
 	return &c
 }
-
-// Redact masks key, Authorization values and URL credentials in err's
-// message, keeping its chain for errors.Is/As.
-func Redact(err error, secrets ...string) error { return redact.Error(err, secrets...) }
