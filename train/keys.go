@@ -1,9 +1,9 @@
 package train
 
 import (
-	"net/url"
 	"os"
-	"strings"
+
+	"github.com/vlmrb/vlmrb/internal/vlmclient"
 )
 
 // EmbedKeyEnv names the environment variable with the API key for VLM-RM's
@@ -19,16 +19,8 @@ func embedKey(c *Config) (key string, withheld bool) {
 	if k := os.Getenv(EmbedKeyEnv); k != "" {
 		return k, false
 	}
-	if c.VLM.APIKey == "" || c.VLM.BaseURL == "" || sameHost(c.RM.EmbedBaseURL, c.VLM.BaseURL) {
+	if c.VLM.APIKey == "" || c.VLM.BaseURL == "" || vlmclient.SameHost(c.RM.EmbedBaseURL, c.VLM.BaseURL) {
 		return c.VLM.APIKey, false
 	}
 	return "", true
-}
-
-// sameHost reports whether two URLs name the same scheme, host and port.
-func sameHost(a, b string) bool {
-	ua, err1 := url.Parse(a)
-	ub, err2 := url.Parse(b)
-	return err1 == nil && err2 == nil && ua.Host != "" &&
-		strings.EqualFold(ua.Scheme, ub.Scheme) && strings.EqualFold(ua.Host, ub.Host)
 }

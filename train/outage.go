@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -121,28 +120,21 @@ func (o *vlmOutage) metrics(v map[string]float64) {
 	}
 }
 
-var statusRE = regexp.MustCompile(`\b([45])\d\d\b`)
-
-// errKind classifies a VLM failure with vlmprio's kind names.
+// errKind classifies a VLM failure with vlmprio's kind names: the
+// scorer's own ScoreError kinds, and for the rater's and embedder's errors
+// the shared client's classes (vlmprio.KindOf maps them: 429 rate_limit,
+// other 4xx client, 5xx server, timeout, network, malformed, too_large,
+// circuit_open, input, canceled).
 func errKind(err error) string {
-	var se *vlmprio.ScoreError
-	if errors.As(err, &se) {
-		return string(se.Kind)
+	if k := vlmprio.KindOf(err); k != vlmprio.KindOther {
+		return string(k)
 	}
 	var ne net.Error
 	switch {
-	case errors.Is(err, context.Canceled):
-		return string(vlmprio.KindCanceled)
 	case errors.Is(err, vlmhttp.ErrTooLarge):
 		return string(vlmprio.KindTooLarge)
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+	case errors.As(err, &ne) && ne.Timeout():
 		return string(vlmprio.KindTimeout)
-	}
-	if m := statusRE.FindStringSubmatch(err.Error()); m != nil && strings.Contains(err.Error(), "POST") {
-		if m[1] == "4" {
-			return string(vlmprio.KindClient)
-		}
-		return string(vlmprio.KindServer)
 	}
 	var oe *net.OpError
 	if errors.As(err, &oe) {
