@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -198,6 +199,27 @@ func TestTrainSmokeAndEvalCheckpoint(t *testing.T) {
 			if !strings.Contains(js, `"success_rate"`) {
 				t.Fatalf("eval JSON %q", js)
 			}
+			// by default eval repeats the run's own final evaluation: its
+			// newest checkpoint, episodes and evaluation seed
+			code, js, stderr = runCLI(t, "eval", "--checkpoint", out, "--json")
+			var got struct {
+				SuccessRate float64 `json:"success_rate"`
+				MeanReturn  float64 `json:"mean_return"`
+				Episodes    int     `json:"episodes"`
+			}
+			if code != 0 || json.Unmarshal([]byte(js), &got) != nil || !strings.Contains(stderr, "(the run's evaluation episodes)") {
+				t.Fatalf("eval exit %d: %s\n%s", code, js, stderr)
+			}
+			var last train.Row
+			for _, r := range rows {
+				if _, ok := r.Values["eval/success_rate"]; ok {
+					last = r
+				}
+			}
+			if got.SuccessRate != last.Values["eval/success_rate"] || got.MeanReturn != last.Values["eval/mean_return"] ||
+				float64(got.Episodes) != last.Values["eval/episodes"] {
+				t.Fatalf("eval %+v does not reproduce the run's final evaluation %v", got, last.Values)
+			}
 			// a second train into the same directory is refused
 			code, _, stderr = runCLI(t, tiny(out)...)
 			if code != exitUsage || !strings.Contains(stderr, "--resume") {
@@ -298,7 +320,7 @@ func TestViewUnderXvfb(t *testing.T) {
 		t.Skip("xvfb-run not installed (make deps installs it)")
 	}
 	bin := buildBinary(t)
-	out, err := exec.Command(xvfb, "-a", bin, "view", "--task", "push", "--max-frames", "5").CombinedOutput()
+	out, err := exec.Command(xvfb, "-a", "-n", strconv.Itoa(100+os.Getpid()%5000), bin, "view", "--task", "push", "--max-frames", "5").CombinedOutput()
 	if err != nil {
 		t.Fatalf("view under xvfb: %v\n%s", err, out)
 	}
