@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/vlmrb/vlmrb/internal/atomicfile"
@@ -387,16 +388,72 @@ func (r *Report) Markdown() string {
 	if len(r.Overall) > 0 {
 		section("All tasks (runs pooled; bootstrap stratified by task)", r.Overall)
 	}
-	var notDone []string
-	for _, rs := range r.Runs {
-		if rs.State != Done {
-			notDone = append(notDone, fmt.Sprintf("%s (%s)", rs.ID, rs.State))
+	if nd := notDone(r.Runs); len(nd) > 0 {
+		b.WriteString("Not done:\n")
+		for _, l := range nd {
+			fmt.Fprintf(&b, "- %s\n", l)
 		}
 	}
-	if len(notDone) > 0 {
-		fmt.Fprintf(&b, "Not done: %s\n", strings.Join(notDone, ", "))
-	}
 	return b.String()
+}
+
+// notDone lists the runs that are not done, one line per task/arm and
+// state, seeds as ranges: "window-open/per: missing s102–s110".
+func notDone(runs []RunStatus) []string {
+	type group struct {
+		key   string
+		seeds []string
+	}
+	var gs []*group
+	byKey := map[string]*group{}
+	for _, rs := range runs {
+		if rs.State == Done {
+			continue
+		}
+		cell, seed := rs.ID, ""
+		if i := strings.LastIndexByte(rs.ID, '/'); i >= 0 {
+			cell, seed = rs.ID[:i], rs.ID[i+1:]
+		}
+		key := fmt.Sprintf("%s: %s", cell, rs.State)
+		g := byKey[key]
+		if g == nil {
+			g = &group{key: key}
+			byKey[key] = g
+			gs = append(gs, g)
+		}
+		g.seeds = append(g.seeds, seed)
+	}
+	out := make([]string, len(gs))
+	for i, g := range gs {
+		out[i] = g.key + " " + seedRanges(g.seeds)
+	}
+	return out
+}
+
+// seedRanges joins "sN" seeds, runs of consecutive numbers as "sA–sB".
+func seedRanges(seeds []string) string {
+	var parts []string
+	for i := 0; i < len(seeds); {
+		j := i
+		for j+1 < len(seeds) && seedNum(seeds[j+1]) == seedNum(seeds[j])+1 && seedNum(seeds[j]) >= 0 {
+			j++
+		}
+		if j > i+1 {
+			parts = append(parts, seeds[i]+"–"+seeds[j])
+		} else {
+			parts = append(parts, seeds[i:j+1]...)
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
+}
+
+func seedNum(s string) int64 {
+	n, err := strconv.ParseInt(strings.TrimPrefix(s, "s"), 10, 64)
+	if err != nil || !strings.HasPrefix(s, "s") {
+		return -2
+	}
+	return n
 }
 
 func fmtIv(iv Interval) string {
