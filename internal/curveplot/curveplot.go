@@ -71,7 +71,7 @@ func (f *Figure) Add(s Series) error {
 			return fmt.Errorf("curveplot: %s: %w", s.Name, err)
 		}
 		poly.Color = color.NRGBA{col.R, col.G, col.B, 56}
-		poly.LineStyle.Width = 0
+		poly.Width = 0
 		poly.LineStyle.Color = color.Transparent
 		f.Plot.Add(poly)
 	}
