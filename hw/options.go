@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/vlmrb/vlmrb/internal/redact"
 )
 
 // Options configures a source. The zero value is usable: every zero field
@@ -221,107 +223,36 @@ func isPermanent(err error) bool {
 
 // redactURL returns u as a string with any userinfo, and the values of
 // query parameters that look like credentials (many IP cameras take
-// ?user=…&pwd=…), replaced by "REDACTED". It is the only form in which
+// ?user=…&pwd=…), masked (internal/redact). It is the only form in which
 // this package prints a URL.
 func redactURL(u *url.URL) string {
 	if u == nil {
 		return ""
 	}
-	c := *u
-	if c.User != nil {
-		c.User = url.User("REDACTED")
-	}
-	if c.RawQuery != "" {
-		q := c.Query()
-		for k := range q {
-			if sensitiveParam(k) {
-				q[k] = []string{"REDACTED"}
-			}
-		}
-		c.RawQuery = q.Encode()
-	}
-	return c.String()
-}
-
-// sensitiveParam reports query keys whose values are credentials.
-func sensitiveParam(k string) bool {
-	k = strings.ToLower(k)
-	for _, s := range []string{"pass", "pwd", "token", "key", "secret", "auth", "sig", "user", "login"} {
-		if strings.Contains(k, s) {
-			return true
-		}
-	}
-	return false
+	return redact.URL(u.String())
 }
 
 // urlSecrets lists the strings of u that must never be printed: the
-// password and sensitive query values, raw and escaped.
+// password and the credential-like query values, raw and escaped.
 func urlSecrets(u *url.URL) []string {
+	_, c := redact.StripURL(u.String())
 	var out []string
-	add := func(v string) {
-		if len(v) >= 3 { // shorter values would redact ordinary text
-			out = append(out, v, url.QueryEscape(v), url.PathEscape(v))
-		}
-	}
-	if u.User != nil {
-		if p, ok := u.User.Password(); ok {
-			add(p)
-		}
-	}
-	for k, vs := range u.Query() {
-		if sensitiveParam(k) {
-			for _, v := range vs {
-				add(v)
-			}
-		}
+	for _, v := range c.Secrets() {
+		out = append(out, v, url.QueryEscape(v), url.PathEscape(v))
 	}
 	return out
 }
 
-// redactSpec removes credentials from a spec string that may be a URL.
+// redactSpec removes credentials from a spec string that may be a URL
+// (an unparsable one is masked by pattern).
 func redactSpec(spec string) string {
-	if i := strings.Index(spec, "://"); i >= 0 {
-		if u, err := url.Parse(spec); err == nil {
-			return redactURL(u)
-		}
-		// unparsable URL: drop everything between "://" and the last '@'
-		// of the authority so a password cannot leak.
-		rest := spec[i+3:]
-		end := strings.IndexAny(rest, "/?#")
-		if end < 0 {
-			end = len(rest)
-		}
-		if at := strings.LastIndex(rest[:end], "@"); at >= 0 {
-			return spec[:i+3] + "REDACTED@" + rest[at+1:]
-		}
+	if strings.Contains(spec, "://") {
+		return redact.URL(spec)
 	}
 	return spec
 }
 
-// scrubError wraps err so its message cannot contain the given secrets
-// (errors from libraries may embed the URL they were given).
-type scrubbedError struct {
-	msg string
-	err error
-}
-
-func (e *scrubbedError) Error() string { return e.msg }
-func (e *scrubbedError) Unwrap() error { return e.err }
-
-func scrub(err error, secrets ...string) error {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	changed := false
-	for _, s := range secrets {
-		if s != "" && strings.Contains(msg, s) {
-			msg = strings.ReplaceAll(msg, s, "REDACTED")
-			changed = true
-		}
-	}
-	if !changed {
-		return err
-	}
-	return &scrubbedError{msg: msg, err: err}
-}
+// scrub masks the given secrets (and anything credential-like) in err's
+// message; errors from libraries may embed the URL they were given.
+// errors.Is and errors.As still reach the original.
+func scrub(err error, secrets ...string) error { return redact.Error(err, secrets...) }

@@ -12,8 +12,9 @@ import (
 const Mask = "REDACTED"
 
 // minSecret is the shortest explicit secret that is masked: shorter
-// strings would mask ordinary words.
-const minSecret = 4
+// strings would mask ordinary words. (IP cameras ship with passwords as
+// short as three characters.)
+const minSecret = 3
 
 var (
 	// "Bearer xyz", "Basic xyz" (Authorization values, also when echoed)
@@ -76,7 +77,8 @@ func Error(err error, secrets ...string) error {
 // credentials.
 func sensitiveParam(k string) bool {
 	k = strings.ToLower(k)
-	for _, s := range []string{"key", "token", "secret", "password", "passwd", "pwd", "pass", "auth", "sig", "credential"} {
+	// user and login too: IP cameras take ?user=…&pwd=…
+	for _, s := range []string{"key", "token", "secret", "password", "passwd", "pwd", "pass", "auth", "sig", "credential", "user", "login"} {
 		if strings.Contains(k, s) {
 			return true
 		}
