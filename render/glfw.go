@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/go-gl/gl/v3.3-core/gl"
@@ -252,9 +253,18 @@ func runViewer(cfg ViewerConfig, step func() error, scene func() *Scene) error {
 		v.camIdx = 0
 	})
 
+	var shown string
+	var lastTitle time.Time
 	for frames := 0; !win.ShouldClose(); frames++ {
 		if cfg.MaxFrames > 0 && frames >= cfg.MaxFrames {
 			break
+		}
+		if cfg.Status != nil && time.Since(lastTitle) >= 100*time.Millisecond {
+			lastTitle = time.Now()
+			if st := cfg.Status(); st != shown {
+				shown = st
+				win.SetTitle(title + " — " + st)
+			}
 		}
 		glfw.PollEvents()
 		if !v.paused || v.stepOnce {

@@ -9,7 +9,11 @@ import (
 // ViewerConfig configures RunViewer (available when built with cgo and
 // without the nogl/noglfw tags; otherwise RunViewer returns ErrUnavailable).
 type ViewerConfig struct {
-	Title         string
+	Title string
+	// Status, when set, is called every frame and its line is shown after
+	// the title in the window's title bar (step, reward, success of the
+	// episode on screen), refreshed at most 10 times a second.
+	Status        func() string
 	Width, Height int // window size (0: 800x600)
 	// Target and Distance (m) set the free camera's initial orbit.
 	Target   mgl64.Vec3

@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"image"
 	"os"
 	"os/exec"
@@ -55,7 +56,9 @@ func viewerChild(t *testing.T) {
 	sc := DemoTabletop()
 	cube := sc.Find("cube")
 	var shot *image.RGBA
-	cfg := ViewerConfig{Width: 320, Height: 240, MaxFrames: 20, Target: mgl64.Vec3{0, 0.1, 0.05}}
+	statusCalls := 0
+	cfg := ViewerConfig{Width: 320, Height: 240, MaxFrames: 20, Target: mgl64.Vec3{0, 0.1, 0.05},
+		Status: func() string { statusCalls++; return fmt.Sprintf("step %d", steps) }}
 	cfg.snapshot = func(img *image.RGBA) { shot = img }
 	err := RunViewer(cfg,
 		func() error { steps++; sc.Objects[cube].Pos[0] += 0.001; return nil },
@@ -65,6 +68,9 @@ func viewerChild(t *testing.T) {
 	}
 	if steps != 20 || frames != 20 {
 		t.Fatalf("viewer ran %d steps and %d frames, want 20 and 20", steps, frames)
+	}
+	if statusCalls == 0 {
+		t.Fatal("the status readout was never asked for")
 	}
 	// The window shows the free orbit camera's view of the last scene.
 	if shot == nil || shot.Rect.Dx() != 320 || shot.Rect.Dy() != 240 {

@@ -107,8 +107,15 @@ type Episodes struct {
 	Policy Policy
 	Seed   uint64
 	Obs    []float64 // the current observation
-	act    []float64
-	next   int // episodes started
+	// T, Return, Reward and Success describe the current episode: steps
+	// taken, the sum of rewards, the last reward, and whether success held
+	// at any step.
+	T       int
+	Return  float64
+	Reward  float64
+	Success bool
+	act     []float64
+	next    int // episodes started
 }
 
 // NewEpisodes returns the driver of env under pol; call Reset to start
@@ -125,6 +132,17 @@ func (e *Episodes) Reset() {
 	}
 	e.Obs, _ = e.Env.Reset(control.EpisodeSeed(e.Seed, 0, e.next))
 	e.next++
+	e.T, e.Return, e.Reward, e.Success = 0, 0, 0, false
+}
+
+// Status is a one-line readout of the current episode (the viewer shows
+// it in its title bar).
+func (e *Episodes) Status() string {
+	succ := "no"
+	if e.Success {
+		succ = "yes"
+	}
+	return fmt.Sprintf("episode %d  step %d  reward %.3f  return %.2f  success %s", e.Episode(), e.T, e.Reward, e.Return, succ)
 }
 
 // Episode returns the index of the current episode (0 for the first).
@@ -133,11 +151,14 @@ func (e *Episodes) Episode() int { return e.next - 1 }
 // Step applies the policy's action for the current observation.
 func (e *Episodes) Step() (terminated, truncated, success bool, err error) {
 	e.Policy.Act(e.Obs, e.act)
-	next, _, term, trunc, info, err := e.Env.Step(e.act)
+	next, rew, term, trunc, info, err := e.Env.Step(e.act)
 	if err != nil {
 		return false, false, false, err
 	}
 	e.Obs = next
+	e.T++
+	e.Reward, e.Return = rew, e.Return+rew
+	e.Success = e.Success || info.Success()
 	return term, trunc, info.Success(), nil
 }
 

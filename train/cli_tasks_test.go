@@ -3,7 +3,10 @@ package train
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -97,5 +100,50 @@ func TestSelectBLASAuto(t *testing.T) {
 	got, err := SelectBLAS("auto")
 	if err != nil || got != want || BLASBackend() != want {
 		t.Fatalf("SelectBLAS(auto) = %s, %v; want %s", got, err, want)
+	}
+}
+
+// The episode readout adds up what the env returned: steps, last reward,
+// return, and success at any step; Reset clears it.
+func TestEpisodesReadout(t *testing.T) {
+	t.Parallel()
+	env, err := MakeTaskEnv("reach", "dense", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = env.Close() }()
+	pol, err := ScriptedPolicy("expert", env, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := NewEpisodes(env, pol, 1)
+	ep.Reset()
+	sum, anySucc, n := 0.0, false, 0
+	for {
+		term, trunc, succ, err := ep.Step()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+		sum += ep.Reward
+		anySucc = anySucc || succ
+		if ep.T != n || math.Abs(ep.Return-sum) > 1e-9 || ep.Success != anySucc {
+			t.Fatalf("step %d: readout T %d return %g success %v, want %d %g %v", n, ep.T, ep.Return, ep.Success, n, sum, anySucc)
+		}
+		if term || trunc {
+			break
+		}
+	}
+	// reach does not terminate on success: the episode runs to the time
+	// limit, which by default is training's episode length
+	if n != DefaultConfig().MaxEpisodeLen {
+		t.Fatalf("episode of %d steps, training's default is %d", n, DefaultConfig().MaxEpisodeLen)
+	}
+	if !ep.Success || !strings.Contains(ep.Status(), "success yes") || !strings.Contains(ep.Status(), fmt.Sprintf("step %d", n)) {
+		t.Fatalf("expert episode readout %q", ep.Status())
+	}
+	ep.Reset()
+	if ep.T != 0 || ep.Return != 0 || ep.Success || !strings.HasPrefix(ep.Status(), "episode 1  step 0") {
+		t.Fatalf("after reset: %q", ep.Status())
 	}
 }

@@ -210,6 +210,7 @@ func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			c, _ = render.ResolveCamera(env.Model(), env.State(), c)
 			return c
 		},
+		Status:    ep.Status,
 		MaxFrames: *maxFrames,
 	}, func() error {
 		if err := ctx.Err(); err != nil {
