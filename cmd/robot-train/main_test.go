@@ -395,6 +395,15 @@ func TestScoreDirSource(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	checkScoreLines(t, out, 2)
+	// 12 frames hold fewer than 5 clips of 8: asking for 5 says how many
+	// there were instead of passing silently
+	code, out, stderr = runCLI(t, "score", "--source", "dir:"+dir, "--task", "push", "--scorer", "pixel",
+		"--clips", "5", "--clip-len", "8", "--stride", "4", "--size", "64x48", "--json")
+	n := strings.Count(strings.TrimSpace(out), "\n") + 1
+	if code != 0 || n >= 5 || !strings.Contains(stderr, fmt.Sprintf("ended after %d of the 5 clips asked for", n)) {
+		t.Fatalf("exit %d, %d clips, stderr %q", code, n, stderr)
+	}
+	checkScoreLines(t, out, n)
 }
 
 func TestScoreMJPEGStream(t *testing.T) {

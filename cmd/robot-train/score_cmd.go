@@ -178,6 +178,10 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) (ret
 	if ended && n == 0 {
 		return fmt.Errorf("%s ended before one clip of %d frames (pass a smaller --clip-len)", *source, *length)
 	}
+	if ended && n < *clips {
+		_, _ = fmt.Fprintf(stderr, "warning: %s ended after %d of the %d clips asked for (a clip is --clip-len %d frames, one every --stride %d): pass a smaller --stride or --clip-len for more\n",
+			hw.Redact(*source), n, *clips, *length, *stride)
+	}
 	return nil
 }
 
