@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/vlmrb/vlmrb/control"
-	"github.com/vlmrb/vlmrb/dqn"
 	"github.com/vlmrb/vlmrb/nn"
 	"github.com/vlmrb/vlmrb/tasks"
 	"github.com/vlmrb/vlmrb/tasks/grid"
@@ -190,19 +189,6 @@ func GridScriptedPolicy(name string, env *grid.Env, seed uint64) (Policy, error)
 		return control.PolicyFunc(func(_, dst []float64) { dst[0] = float64(rng.IntN(grid.NumActions)) }), nil
 	}
 	return nil, &ConfigError{Msg: fmt.Sprintf("--policy %q: choose expert or random", name)}
-}
-
-// DQNPolicy returns the greedy policy of a DQN agent, ε-greedy with a
-// generator seeded by seed when eps > 0.
-func DQNPolicy(agent *dqn.Agent, eps float64, seed uint64) Policy {
-	rng := rand.New(rand.NewPCG(seed, 0x65707331))
-	return control.PolicyFunc(func(obs, dst []float64) {
-		if eps > 0 && rng.Float64() < eps {
-			dst[0] = float64(rng.IntN(grid.NumActions))
-			return
-		}
-		dst[0] = float64(agent.Greedy(obs))
-	})
 }
 
 // GridRender says which grid episode to draw (robot-train render).

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 
 	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/dqn"
@@ -521,31 +519,6 @@ type gridScoringHook struct {
 func (h gridScoringHook) OnStep(e StepEvent) error {
 	h.s.push(e.Env, e.Ref, e.Done)
 	return nil
-}
-
-// LoadDQNCheckpoint loads the DQN agent of runDir's newest checkpoint whose
-// manifest and agent.bin verify, with the run's config.
-func LoadDQNCheckpoint(runDir string) (*dqn.Agent, Config, *AgentCheckpoint, error) {
-	cfg := DefaultConfig()
-	if err := LoadConfigFile(filepath.Join(runDir, "config.yaml"), &cfg); err != nil {
-		return nil, cfg, nil, err
-	}
-	if cfg.ResolvedAlgo() != "dqn" {
-		return nil, cfg, nil, &ConfigError{Msg: fmt.Sprintf("%s is a %s run, not a DQN one", runDir, cfg.ResolvedAlgo())}
-	}
-	ac, err := LatestAgentCheckpoint(runDir)
-	if err != nil {
-		return nil, cfg, ac, &ConfigError{Msg: fmt.Sprintf("%v: train longer or let the run reach a checkpoint", err)}
-	}
-	b, err := os.ReadFile(filepath.Join(ac.Dir, "agent.bin"))
-	if err != nil {
-		return nil, cfg, ac, err
-	}
-	a, err := dqn.Unmarshal(b)
-	if err != nil {
-		return nil, cfg, ac, fmt.Errorf("load agent from %s: %w", ac.Dir, err)
-	}
-	return a, cfg, ac, nil
 }
 
 func (r *dqnRunner) marshalAgent() ([]byte, error) { return r.agent.MarshalBinary() }
