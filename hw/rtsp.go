@@ -174,7 +174,11 @@ func (r *rtspConn) setupMJPEG(c *gortsplib.Client, desc *description.Session, me
 			return
 		}
 		if len(img) > maxBytes {
-			s.l.c.decodeErrors.Add(1)
+			// over the cap: dropped, counted as too large, and named by a
+			// FrameTimeout error if no frame follows
+			s.l.c.tooLarge.Add(1)
+			msg := fmt.Sprintf("hw: %s: a frame of %d bytes is over MaxFrameBytes %d (%v)", r.name, len(img), maxBytes, ErrFrameTooLarge)
+			s.l.c.lastErr.Store(&msg)
 			return
 		}
 		p := s.buffer()

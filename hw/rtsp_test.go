@@ -2,6 +2,7 @@ package hw
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -258,4 +259,38 @@ func TestRTSPReconnect(t *testing.T) {
 		}
 	}
 	t.Logf("stats %+v", src.(StatsReporter).Stats())
+}
+
+// An RTSP camera whose frames are over MaxFrameBytes yields no frame: each
+// is dropped and counted as too large, and Next fails at its FrameTimeout
+// with an error that says why.
+func TestRTSPFrameTooLarge(t *testing.T) {
+	t.Parallel()
+	needFFmpeg(t)
+	srv, url := newRTSPServer(t)
+	pub := publishRTSP(t, url, "smptebars=size=160x120:rate=15", "mjpeg", 8*time.Second)
+	select {
+	case <-srv.published:
+	case <-pub:
+		t.Fatal("ffmpeg exited before publishing")
+	case <-time.After(15 * time.Second):
+		t.Fatal("ffmpeg did not publish within 15 s")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	// a 160×120 JPEG of colour bars is a few kilobytes: 500 bytes is too few
+	src, err := Open(ctx, url, Options{MaxFrameBytes: 500, FrameTimeout: 3 * time.Second, MaxReconnects: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = src.Close() }()
+	var f frame.Frame
+	err = src.Next(ctx, &f)
+	st := src.(StatsReporter).Stats()
+	if !errors.Is(err, ErrFrameTimeout) || !strings.Contains(err.Error(), "over MaxFrameBytes 500") {
+		t.Fatalf("Next: %v (stats %+v)", err, st)
+	}
+	if st.TooLarge == 0 || st.Delivered != 0 {
+		t.Fatalf("stats %+v: want frames counted as too large, none delivered", st)
+	}
 }
