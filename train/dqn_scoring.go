@@ -93,7 +93,7 @@ func newGridScoring(r *dqnRunner) (*gridScoring, error) {
 	s.clipper = vlmprio.NewClipper(vlmprio.ClipperConfig{
 		Length: cfg.VLM.ClipLen, Stride: cfg.VLM.Stride, Apply: cfg.VLM.applyRule(), Task: meta.Description, Family: meta.Family,
 	})
-	s.prio = vlmprio.NewPrioritizer(scorer, r.vlmrb, vlmprio.PrioritizerConfig{Workers: cfg.VLM.Workers, QueueSize: cfg.VLM.Queue})
+	s.prio = vlmprio.NewPrioritizer(scorer, r.smp.vlmrb, vlmprio.PrioritizerConfig{Workers: cfg.VLM.Workers, QueueSize: cfg.VLM.Queue})
 	s.prio.Start(context.Background())
 	return s, nil
 }
@@ -148,7 +148,7 @@ func (s *gridScoring) push(i int, ref replay.Ref, done bool) {
 }
 
 func (s *gridScoring) metrics(v map[string]float64) {
-	vlmMetrics(v, s.prio, s.r.vlmrb, s.r.buf.Len(), s.renderT)
+	vlmMetrics(v, s.prio, s.r.smp.vlmrb, s.r.buf.Len(), s.renderT)
 }
 
 func (s *gridScoring) stop() {

@@ -57,7 +57,6 @@ type core struct {
 
 	buf     *replay.Buffer
 	smp     sampler
-	vlmrb   *replay.VLMRB // smp.vlmrb, for the scorer
 	batch   *replay.Batch
 	prioBuf []float64
 	diag    *replayDiag
@@ -118,7 +117,6 @@ func (c *core) initLoop(obsDim, actDim, batchSize int, totalUpdates, warmupSampl
 	if c.smp, err = newSampler(&c.cfg, c.buf, totalUpdates, warmupSamples); err != nil {
 		return err
 	}
-	c.vlmrb = c.smp.vlmrb
 	c.diag = newReplayDiag(c.buf.Cap(), c.cfg.NumEnvs)
 	c.batch = replay.NewBatch(batchSize, obsDim, actDim)
 	c.prioBuf = make([]float64, batchSize)

@@ -141,7 +141,7 @@ func newScoring(ctx context.Context, r *runner) (*scoring, error) {
 		Length: cfg.VLM.ClipLen, Stride: cfg.VLM.Stride, Apply: cfg.VLM.applyRule(),
 		Task: r.meta.Description, Family: r.meta.Family,
 	})
-	s.prio = vlmprio.NewPrioritizer(s.scorer, r.vlmrb, vlmprio.PrioritizerConfig{
+	s.prio = vlmprio.NewPrioritizer(s.scorer, r.smp.vlmrb, vlmprio.PrioritizerConfig{
 		Workers: cfg.VLM.Workers, QueueSize: cfg.VLM.Queue,
 	})
 	s.prio.Start(ctx)
@@ -193,7 +193,7 @@ func (s *scoring) push(r *runner, i int, ref replay.Ref, done bool) {
 
 // metrics adds the vlm/ group to a log row.
 func (s *scoring) metrics(r *runner, v map[string]float64) {
-	vlmMetrics(v, s.prio, r.vlmrb, r.buf.Len(), s.renderT)
+	vlmMetrics(v, s.prio, r.smp.vlmrb, r.buf.Len(), s.renderT)
 }
 
 // vlmMetrics is the vlm/ group of a VLM-RB run: how much of the buffer is
