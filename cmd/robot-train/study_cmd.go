@@ -58,10 +58,12 @@ func parseWithArg(fs *flag.FlagSet, args []string) (string, error) {
 }
 
 func studyRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("study run", "STUDY.yaml --out DIR [--parallel N] [--shard K/N]", stderr)
+	fs := newFlags("study run", "STUDY.yaml --out DIR [--parallel N] [--shard K/N] [--arms A,B] [--tasks T]", stderr)
 	out := fs.String("out", "", "study directory DIR (runs/TASK/ARM/sSEED, report.md, curves/)")
 	par := fs.Int("parallel", 1, "runs trained at once; each gets cores/N BLAS and Go threads")
 	shard := fs.String("shard", "", "K/N: run only the K-th of N deterministic parts of the grid (Slurm arrays, Kubernetes Indexed Jobs)")
+	arms := fs.String("arms", "", "comma-separated `ARMS`: run only these arms (e.g. the cheap ones of every seed first)")
+	tasks := fs.String("tasks", "", "comma-separated `TASKS`: run only these tasks")
 	dry := fs.Bool("dry-run", false, "list the runs that would start or resume, and check that started runs still match the study file, without training")
 	file, err := parseWithArg(fs, args)
 	if err != nil {
@@ -90,7 +92,11 @@ func studyRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("study run: cannot find the robot-train executable: %w", err)
 	}
-	r := &study.Runner{Spec: spec, Dir: *out, Binary: bin, Parallel: *par, Shard: sh, Log: stdout, DryRun: *dry}
+	r := &study.Runner{Spec: spec, Dir: *out, Binary: bin, Parallel: *par, Shard: sh,
+		Only: study.Filter{Arms: study.ParseList(*arms), Tasks: study.ParseList(*tasks)}, Log: stdout, DryRun: *dry}
+	if err := r.Only.Check(spec); err != nil {
+		return usagef("%v", err)
+	}
 	sum, err := r.Run(ctx)
 	if err == nil && *dry {
 		_, _ = fmt.Fprintf(stdout, "study %s: %d runs in this shard, %d done or running elsewhere (dry run: nothing started)\n", spec.Name, sum.Total, sum.Skipped)

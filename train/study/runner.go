@@ -120,7 +120,8 @@ type Runner struct {
 	Dir      string    // study output directory
 	Binary   string    // robot-train executable (its `train` subcommand runs each cell)
 	Parallel int       // runs at once (≥ 1)
-	Shard    Shard     // which part of the grid (zero: all)
+	Shard    Shard     // which part of the grid (zero: all), taken after Only
+	Only     Filter    // which arms and tasks (zero: all)
 	Log      io.Writer // one line per started and finished run (nil: none)
 	// DryRun lists what Run would do (start, resume, skip) without running.
 	DryRun bool
@@ -152,7 +153,10 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	if err != nil {
 		return sum, err
 	}
-	runs = r.Shard.Select(runs)
+	if err := r.Only.Check(r.Spec); err != nil {
+		return sum, err
+	}
+	runs = r.Shard.Select(r.Only.Select(runs))
 	sum.Total = len(runs)
 	if err := atomicfile.WriteBytes(filepath.Join(r.Dir, SpecFile), r.Spec.src); err != nil {
 		return sum, fmt.Errorf("study: %w", err)

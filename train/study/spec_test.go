@@ -123,3 +123,43 @@ func TestShardsPartition(t *testing.T) {
 		}
 	}
 }
+
+func TestFilterSelects(t *testing.T) {
+	s, err := ParseSpec([]byte(gridYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, _ := s.Runs("")
+	f := Filter{Arms: ParseList(" lam25 ,"), Tasks: ParseList("reach,push")}
+	if err := f.Check(s); err != nil {
+		t.Fatal(err)
+	}
+	got := f.Select(runs)
+	if len(got) != 2*3 { // one arm × two tasks × three seeds
+		t.Fatalf("%d runs selected, want 6", len(got))
+	}
+	for _, r := range got {
+		if r.Arm != "lam25" || r.Task == "window-open" {
+			t.Errorf("selected %s", r.ID())
+		}
+	}
+	if n := len((Filter{}).Select(runs)); n != len(runs) {
+		t.Errorf("empty filter kept %d of %d runs", n, len(runs))
+	}
+	// a filtered study still shards into disjoint parts that cover it
+	seen := map[string]int{}
+	for k := 1; k <= 4; k++ {
+		for _, r := range (Shard{k, 4}).Select(got) {
+			seen[r.ID()]++
+		}
+	}
+	if len(seen) != len(got) {
+		t.Errorf("shards of the filtered grid cover %d runs, want %d", len(seen), len(got))
+	}
+	for _, bad := range []Filter{{Arms: []string{"lam-25"}}, {Tasks: []string{"drawer-open"}}} {
+		err := bad.Check(s)
+		if err == nil || !strings.Contains(err.Error(), "it has") {
+			t.Errorf("Check(%+v) = %v, want an error listing the study's names", bad, err)
+		}
+	}
+}
