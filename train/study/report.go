@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -74,6 +75,119 @@ type ArmReport struct {
 	// SampleEff compares env steps to reach the baseline's final IQM.
 	SampleEff *SampleEff `json:"sample_efficiency,omitempty"`
 	CPUS      float64    `json:"cpu_s"`
+	// Diags summarise the run diagnostics that explain a result (per task
+	// only; absent keys are left out).
+	Diags []Diag `json:"diagnostics,omitempty"`
+}
+
+// Diag is one diagnostic of an arm on a task: each done run is reduced to
+// one number (Agg: "max" or "mean" of the key over its logged rows, "max2"
+// the max over the second half of the run, or
+// "first": the first step at which the study's metric is above 0, +Inf
+// when never), and Median, Min and Max are over those runs.
+type Diag struct {
+	Key    string `json:"key"`
+	Agg    string `json:"agg"`
+	Runs   int    `json:"runs"`
+	Median Finite `json:"median"`
+	Min    Finite `json:"min"`
+	Max    Finite `json:"max"`
+}
+
+// Finite is a float64 that encodes to JSON as null when it is not finite
+// (a "first" diagnostic of a run that never succeeded is +Inf).
+type Finite float64
+
+// MarshalJSON implements json.Marshaler.
+func (f Finite) MarshalJSON() ([]byte, error) {
+	if math.IsInf(float64(f), 0) || math.IsNaN(float64(f)) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(float64(f))
+}
+
+// diagKeys are the diagnostics a report summarises when runs log them:
+// value blow-ups (mean Q of the batches, SAC's α), what the prioritized
+// branch draws against what the buffer holds, and the Fig. 3 check.
+var diagKeys = []struct{ key, agg, label string }{
+	{"", "first", "first success (step)"},
+	{"losses/qf1_values", "max", "max mean Q"},
+	{"losses/q_values", "max", "max mean Q (DQN)"},
+	{"charts/alpha", "max2", "max α, 2nd half"},
+	{"replay/prioritized_frac", "mean", "prioritized share"},
+	{"replay/semantic_hit_rate_prioritized", "mean", "progress share, prioritized draws"},
+	{"replay/semantic_buffer_frac", "mean", "progress share, buffer"},
+	{"replay/reward_batch_frac", "mean", "reward share, batches"},
+	{"replay/reward_buffer_frac", "mean", "reward share, buffer"},
+	{"eval/score_dq_spearman", "mean", "score–ΔQ Spearman"},
+}
+
+// runDiags reduces one run's rows to its diagnostics (NaN: not logged).
+// "max2" is the max over the rows of the run's second half (steps), where
+// a late rise of SAC's α marks a blow-up and its early decay does not.
+func runDiags(rows []train.Row, steps, vals []float64) []float64 {
+	out := make([]float64, len(diagKeys))
+	half := 0.0
+	if len(rows) > 0 {
+		half = float64(rows[len(rows)-1].Step) / 2
+	}
+	for k, dk := range diagKeys {
+		out[k] = math.NaN()
+		if dk.agg == "first" {
+			out[k] = math.Inf(1)
+			for i, v := range vals {
+				if v > 0 {
+					out[k] = steps[i]
+					break
+				}
+			}
+			continue
+		}
+		n, acc := 0, 0.0
+		for _, row := range rows {
+			v, ok := row.Values[dk.key]
+			if !ok || math.IsNaN(v) || (dk.agg == "max2" && float64(row.Step) < half) {
+				continue
+			}
+			switch {
+			case (dk.agg == "max" || dk.agg == "max2") && (n == 0 || v > acc):
+				acc = v
+			case dk.agg == "mean":
+				acc += v
+			}
+			n++
+		}
+		if n > 0 {
+			if dk.agg == "mean" {
+				acc /= float64(n)
+			}
+			out[k] = acc
+		}
+	}
+	return out
+}
+
+// armDiags summarises the runs' diagnostics key by key.
+func armDiags(ds []*runData) []Diag {
+	var out []Diag
+	for k, dk := range diagKeys {
+		var xs []float64
+		for _, d := range ds {
+			if v := d.diags[k]; !math.IsNaN(v) {
+				xs = append(xs, v)
+			}
+		}
+		if len(xs) == 0 {
+			continue
+		}
+		sort.Float64s(xs)
+		key := dk.key
+		if key == "" {
+			key = "metric"
+		}
+		out = append(out, Diag{Key: key, Agg: dk.agg, Runs: len(xs), Median: Finite(median(xs)), Min: Finite(xs[0]), Max: Finite(xs[len(xs)-1])})
+	}
+	return out
 }
 
 // SampleEff is the step at which the arm's IQM curve first reaches the
@@ -100,6 +214,7 @@ type runData struct {
 	state State
 	steps []float64
 	vals  []float64
+	diags []float64 // per diagKeys
 	cpu   float64
 }
 
@@ -154,6 +269,7 @@ func Analyze(spec *Spec, dir string, o ReportOptions) (*Report, error) {
 			if len(d.vals) == 0 {
 				return nil, fmt.Errorf("study report: run %s is done but its metrics.jsonl has no %s", r.ID(), metric)
 			}
+			d.diags = runDiags(rows, d.steps, d.vals)
 		case Running:
 			rep.Status.Running++
 		case Partial:
@@ -189,6 +305,7 @@ func Analyze(spec *Spec, dir string, o ReportOptions) (*Report, error) {
 				ar.Finals = append(ar.Finals, d.vals[len(d.vals)-1])
 			}
 			ar.Runs = len(ds)
+			ar.Diags = armDiags(ds)
 			var au []float64
 			for _, d := range ds {
 				au = append(au, AUC(d.steps, d.vals))
@@ -384,6 +501,7 @@ func (r *Report) Markdown() string {
 			}
 		}
 		b.WriteString("\n")
+		writeDiags(&b, t.Arms)
 	}
 	if len(r.Overall) > 0 {
 		section("All tasks (runs pooled; bootstrap stratified by task)", r.Overall)
@@ -395,6 +513,75 @@ func (r *Report) Markdown() string {
 		}
 	}
 	return b.String()
+}
+
+// writeDiags writes a task's diagnostics table: the median over done runs
+// and the range, one column per diagnostic that some run logged.
+func writeDiags(b *strings.Builder, arms []ArmReport) {
+	var cols []int
+	for k, dk := range diagKeys {
+		key := dk.key
+		if key == "" {
+			key = "metric"
+		}
+		for _, a := range arms {
+			if slices.ContainsFunc(a.Diags, func(d Diag) bool { return d.Key == key }) {
+				cols = append(cols, k)
+				break
+			}
+		}
+	}
+	if len(cols) == 0 {
+		return
+	}
+	b.WriteString("Diagnostics, median over done runs [min – max]:\n\n| arm |")
+	for _, k := range cols {
+		fmt.Fprintf(b, " %s |", diagKeys[k].label)
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---|", len(cols)) + "\n")
+	for _, a := range arms {
+		fmt.Fprintf(b, "| %s |", a.Arm)
+		for _, k := range cols {
+			key := diagKeys[k].key
+			if key == "" {
+				key = "metric"
+			}
+			i := slices.IndexFunc(a.Diags, func(d Diag) bool { return d.Key == key })
+			if i < 0 {
+				b.WriteString(" – |")
+				continue
+			}
+			d := a.Diags[i]
+			fmt.Fprintf(b, " %s [%s – %s] |", fmtDiag(float64(d.Median)), fmtDiag(float64(d.Min)), fmtDiag(float64(d.Max)))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
+}
+
+// median of sorted xs, where +Inf ("never") counts as the largest value.
+func median(xs []float64) float64 {
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	a, b := xs[n/2-1], xs[n/2]
+	if math.IsInf(b, 1) {
+		return b
+	}
+	return (a + b) / 2
+}
+
+func fmtDiag(v float64) string {
+	switch {
+	case math.IsInf(v, 1):
+		return "never"
+	case v != 0 && math.Abs(v) < 0.01:
+		return fmt.Sprintf("%.1e", v)
+	case math.Abs(v) >= 1000:
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
 }
 
 // notDone lists the runs that are not done, one line per task/arm and

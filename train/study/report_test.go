@@ -1,0 +1,72 @@
+package study
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+
+	"github.com/vlmrb/vlmrb/train"
+)
+
+func TestRunDiagsAggregates(t *testing.T) {
+	row := func(step int64, kv map[string]float64) train.Row { return train.Row{Step: step, Values: kv} }
+	rows := []train.Row{
+		row(10, map[string]float64{"losses/qf1_values": 3, "charts/alpha": 0.2, "replay/prioritized_frac": 0.2}),
+		row(20, map[string]float64{"losses/qf1_values": 9, "charts/alpha": 0.01, "replay/prioritized_frac": 0.4}),
+		row(30, map[string]float64{"losses/qf1_values": 5, "charts/alpha": 0.05, "replay/prioritized_frac": math.NaN()}),
+		row(40, map[string]float64{"losses/qf1_values": 4, "charts/alpha": 0.02, "replay/prioritized_frac": 0.6}),
+	}
+	steps, vals := []float64{10, 20, 30, 40}, []float64{0, 0, 0.5, 1}
+	got := runDiags(rows, steps, vals)
+	want := map[string]float64{
+		"first":                 30,   // first step with the metric above 0
+		"losses/qf1_values":       9,    // max
+		"charts/alpha":            0.05, // max over steps ≥ 20 (half of 40): not the early 0.2
+		"replay/prioritized_frac": 0.4,  // mean of 0.2, 0.4, 0.6 (NaN skipped)
+	}
+	for k, dk := range diagKeys {
+		key := dk.key
+		if key == "" {
+			key = "first"
+		}
+		w, ok := want[key]
+		switch {
+		case !ok && !math.IsNaN(got[k]):
+			t.Errorf("%s: %v, want NaN (not logged)", key, got[k])
+		case ok && math.Abs(got[k]-w) > 1e-12:
+			t.Errorf("%s: %v, want %v", key, got[k], w)
+		}
+	}
+	if never := runDiags(rows, steps, []float64{0, 0, 0, 0}); !math.IsInf(never[0], 1) {
+		t.Errorf("first of a run that never succeeds = %v, want +Inf", never[0])
+	}
+}
+
+func TestArmDiagsMedianAndJSON(t *testing.T) {
+	mk := func(first, q float64) *runData {
+		d := &runData{diags: make([]float64, len(diagKeys))}
+		for k := range d.diags {
+			d.diags[k] = math.NaN()
+		}
+		d.diags[0], d.diags[1] = first, q
+		return d
+	}
+	ds := []*runData{mk(30, 5), mk(math.Inf(1), 100), mk(10, 7)}
+	got := armDiags(ds)
+	if len(got) != 2 {
+		t.Fatalf("%d diagnostics, want 2 (the others were never logged): %+v", len(got), got)
+	}
+	if f := got[0]; f.Median != 30 || f.Min != 10 || !math.IsInf(float64(f.Max), 1) || f.Runs != 3 {
+		t.Errorf("first success: %+v, want median 30, min 10, max +Inf", f)
+	}
+	if q := got[1]; q.Median != 7 || q.Min != 5 || q.Max != 100 {
+		t.Errorf("max Q: %+v, want median 7 of {5, 7, 100}", q)
+	}
+	b, err := json.Marshal(got[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"key":"metric","agg":"first","runs":3,"median":30,"min":10,"max":null}`; string(b) != want {
+		t.Errorf("JSON %s, want %s", b, want)
+	}
+}
