@@ -19,7 +19,7 @@ func TestRunDiagsAggregates(t *testing.T) {
 	steps, vals := []float64{10, 20, 30, 40}, []float64{0, 0, 0.5, 1}
 	got := runDiags(rows, steps, vals)
 	want := map[string]float64{
-		"first":                 30,   // first step with the metric above 0
+		"first":                   30,   // first step with the metric above 0
 		"losses/qf1_values":       9,    // max
 		"charts/alpha":            0.05, // max over steps ≥ 20 (half of 40): not the early 0.2
 		"replay/prioritized_frac": 0.4,  // mean of 0.2, 0.4, 0.6 (NaN skipped)
