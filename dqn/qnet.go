@@ -1,6 +1,7 @@
 package dqn
 
 import (
+	"gonum.org/v1/gonum/blas/gonum"
 	"math"
 	"math/rand/v2"
 
@@ -137,20 +138,15 @@ func (q qnet) backward(t *qtape, dy []float32) {
 	}
 }
 
-// add sets y ← y + x (len(x) ≥ len(y)).
-func add(y, x []float32) {
-	x = x[:len(y)]
-	for i := range y {
-		y[i] += x[i]
-	}
-}
+// add sets y ← y + x (len(x) ≥ len(y)). The sparse first layer is a sum
+// of weight rows, three quarters of an update's time; gonum's SSE kernel
+// (x·1 + y, exact) does it about 3× faster than a Go loop, with the same
+// per-element additions in the same order, so the same results.
+func add(y, x []float32) { axpy(y, x, 1) }
 
 // axpy sets y ← y + a·x (len(x) ≥ len(y)).
 func axpy(y, x []float32, a float32) {
-	x = x[:len(y)]
-	for i := range y {
-		y[i] += a * x[i]
-	}
+	gonum.Implementation{}.Saxpy(len(y), a, x, 1, y, 1)
 }
 
 // gradNorm returns the L2 norm of both parts' gradients.
