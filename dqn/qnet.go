@@ -1,9 +1,10 @@
 package dqn
 
 import (
-	"gonum.org/v1/gonum/blas/gonum"
 	"math"
 	"math/rand/v2"
+
+	"gonum.org/v1/gonum/blas/gonum"
 
 	"github.com/vlmrb/vlmrb/nn"
 )
