@@ -20,7 +20,8 @@ run trains every cell not yet done (interrupted cells resume from their
 checkpoint; Ctrl-C stops them at a checkpoint). report aggregates the done runs
 (IQM, 95% stratified-bootstrap CIs, AUC, probability of improvement, sample
 efficiency) into DIR/report.md, DIR/report.json and DIR/curves/TASK.png, and
-says which runs are done, running or missing.`
+says which runs are done, running or missing; against another --baseline than
+the study's it writes DIR/report-vs-ARM.md and .json.`
 
 func cmdStudy(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
@@ -140,7 +141,7 @@ func studyReport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	paths, err := rep.Write(dir)
+	paths, err := rep.Write(dir, spec)
 	if err != nil {
 		return err
 	}

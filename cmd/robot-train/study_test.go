@@ -142,6 +142,19 @@ func TestStudyRunResumesAfterInterrupt(t *testing.T) {
 			t.Errorf("report did not write %s", f)
 		}
 	}
+
+	// against another baseline: its own files, the default report kept
+	if res, err := exec.Command(bin, "study", "report", out, "--baseline", "per", "--reps", "200").CombinedOutput(); err != nil {
+		t.Fatalf("report --baseline per: %v\n%s", err, res)
+	}
+	vs, err := os.ReadFile(filepath.Join(out, "report-vs-per.md"))
+	if err != nil || !strings.Contains(string(vs), "P(> per)") {
+		t.Errorf("report --baseline per did not write report-vs-per.md comparing against per (%v)", err)
+	}
+	def, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	if !strings.Contains(string(def), "P(> uniform)") {
+		t.Errorf("report --baseline per overwrote report.md (the study's own baseline is uniform)")
+	}
 }
 
 func hasCheckpoint(dir string) bool {

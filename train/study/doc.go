@@ -18,5 +18,6 @@
 // normalised area under the learning curve, probability of improvement
 // over a baseline arm (Mann–Whitney), and the sample-efficiency ratio of
 // env steps to reach the baseline's final IQM. Report.Write produces
-// report.md, report.json and curves/TASK.png (IQM with a shaded CI band).
+// report.md, report.json and curves/TASK.png (IQM with a shaded CI band);
+// against another baseline than the study's, report-vs-ARM.md and .json.
 package study

@@ -659,9 +659,15 @@ func fmtFinals(seeds []uint64, v []float64) string {
 }
 
 // Write writes report.md, report.json and curves/TASK.png into dir and
-// returns their paths.
-func (r *Report) Write(dir string) ([]string, error) {
-	md := filepath.Join(dir, "report.md")
+// returns their paths. A report against another baseline than the study's
+// own (spec.BaselineArm) goes to report-vs-ARM.md and .json instead, so
+// both comparisons can sit side by side.
+func (r *Report) Write(dir string, spec *Spec) ([]string, error) {
+	name := "report"
+	if r.Baseline != spec.BaselineArm() {
+		name = "report-vs-" + r.Baseline
+	}
+	md := filepath.Join(dir, name+".md")
 	if err := atomicfile.WriteBytes(md, []byte(r.Markdown())); err != nil {
 		return nil, err
 	}
@@ -669,7 +675,7 @@ func (r *Report) Write(dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	jp := filepath.Join(dir, "report.json")
+	jp := filepath.Join(dir, name+".json")
 	if err := atomicfile.WriteBytes(jp, js); err != nil {
 		return nil, err
 	}
