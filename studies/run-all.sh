@@ -6,8 +6,8 @@
 #   studies/run-all.sh [ROBOT_TRAIN] [PARALLEL]
 # ROBOT_TRAIN defaults to a binary built from this checkout into a temporary
 # folder; PARALLEL to 2 (the project's 2-core machine: two trainings at once).
-# CPU-hours on that machine (2026-12-01): vlmrb-sparse ≈ 9, sac-sparse ≈ 2,
-# doorkey5-dqn ≈ 0.5, variants ≈ 2, lambda ≈ 2, themes ≈ 6, doorkey ≈ 5,
+# CPU-hours on that machine (2026-12-01): vlmrb-sparse ≈ 9, vlmrb-demos ≈ 3.5,
+# sac-sparse ≈ 2, doorkey5-dqn ≈ 0.5, variants ≈ 2, lambda ≈ 2, themes ≈ 6, doorkey ≈ 5,
 # doorkey-themes ≈ 1. Then: robot-train study report studies/results/NAME.
 set -eu
 cd "$(dirname "$0")/.."
@@ -19,8 +19,12 @@ if [ -z "$bin" ]; then
 	go build -o "$tmp/robot-train" ./cmd/robot-train
 	bin=$tmp/robot-train
 fi
-# the main comparison's cheap arms for every seed first, then its pixel arm
+# the cheap arms of the main comparison and of the mechanism test
+# (vlmrb-demos) for every seed first, then their pixel arms
 "$bin" study run studies/vlmrb-sparse.yaml --out studies/results/vlmrb-sparse --parallel "$par" --arms uniform,per,relo,vlmrb-oracle
-for s in doorkey5-dqn vlmrb-sparse sac-sparse variants lambda themes doorkey doorkey-themes; do
+"$bin" study run studies/doorkey5-dqn.yaml --out studies/results/doorkey5-dqn --parallel "$par"
+"$bin" study run studies/vlmrb-demos.yaml --out studies/results/vlmrb-demos --parallel "$par" --arms uniform,per,vlmrb-oracle
+"$bin" study run studies/vlmrb-sparse.yaml --out studies/results/vlmrb-sparse --parallel "$par"
+for s in vlmrb-demos sac-sparse variants lambda themes doorkey doorkey-themes; do
 	"$bin" study run "studies/$s.yaml" --out "studies/results/$s" --parallel "$par"
 done

@@ -26,6 +26,7 @@ type Config struct {
 
 	NumEnvs       int    `yaml:"num_envs"`        // parallel training environments
 	MaxEpisodeLen int    `yaml:"max_episode_len"` // control steps per episode (0 = task default)
+	Demos         int    `yaml:"demos"`           // first episodes driven by the task's scripted expert (they count toward steps)
 	BLAS          string `yaml:"blas"`            // BLAS backend: auto (OpenBLAS when built with cgo) | gonum | openblas
 
 	Algo string     `yaml:"algo"` // learner: auto (dqn for discrete tasks, sac otherwise) | sac | dqn
@@ -370,6 +371,9 @@ func (c *Config) Validate() error {
 	pos("num_envs", int64(c.NumEnvs))
 	if c.MaxEpisodeLen < 0 {
 		add(badf("max_episode_len must be ≥ 0 (0 = task default)"))
+	}
+	if c.Demos < 0 {
+		add(badf("demos must be ≥ 0 (scripted-expert episodes at the start; 0 = none)"))
 	}
 	if len(c.SAC.Hidden) == 0 {
 		add(badf("sac.hidden needs at least one layer width"))

@@ -14,6 +14,10 @@
 // of the run; Options.Hooks adds a library user's own. The scorer's
 // frames come through frame.Source: the simulation's camera, or any
 // source given in Options.Frames (a real camera from package hw).
+// With demos N the first N episodes (by episode id, across the envs) are
+// driven by the task's scripted expert: a sparse-reward run then holds
+// successful experience from the start, as with a few demonstrations, and
+// the clips of those episodes are scored like any others.
 //
 // With reward erlvlm or vlmrm the environments run with the sparse task
 // reward (kept in replay and logged) and SAC trains on a VLM-derived

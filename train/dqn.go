@@ -151,6 +151,7 @@ type dqnRunner struct {
 	*core
 
 	envs    []*grid.Env
+	experts []*grid.Planner // per env, for demo episodes
 	evalEnv *grid.Env
 	epCount []int // episodes started per env, for EpisodeSeed
 	seed    uint64
@@ -288,9 +289,18 @@ func (r *dqnRunner) totalUpdates() int64 {
 func (r *dqnRunner) collect(context.Context) error {
 	eps := r.dcfg.Epsilon(r.step)
 	for i, e := range r.envs {
-		if r.step < r.cfg.DQN.LearningStarts || r.rng.Float64() < eps {
+		switch {
+		case r.demo(i):
+			if r.experts == nil {
+				r.experts = make([]*grid.Planner, r.cfg.NumEnvs)
+			}
+			if r.experts[i] == nil || r.experts[i].Env != e {
+				r.experts[i] = grid.Expert(e)
+			}
+			r.act[0] = float64(r.experts[i].Next())
+		case r.step < r.cfg.DQN.LearningStarts || r.rng.Float64() < eps:
 			r.act[0] = float64(r.rng.IntN(grid.NumActions))
-		} else {
+		default:
 			r.act[0] = float64(r.agent.Greedy(r.obs[i]))
 		}
 		a := r.act[0]

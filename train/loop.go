@@ -154,6 +154,11 @@ func (c *core) startEpisode(i int) {
 	c.epT[i], c.epRet[i], c.epSucc[i] = 0, 0, false
 }
 
+// demo reports whether env i's episode is one of the first cfg.Demos
+// episodes, which the task's scripted expert drives: the buffer then holds
+// reward-bearing experience from the start, whatever exploration finds.
+func (c *core) demo(i int) bool { return c.epID[i] < int64(c.cfg.Demos) }
+
 // add stores env i's transition and calls the hooks.
 func (c *core) add(step int64, i int, t replay.Transition, info map[string]float64, done bool) (replay.Ref, error) {
 	ref := c.buf.Add(t)

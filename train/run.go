@@ -78,8 +78,10 @@ type runner struct {
 	camErr   error         // why evalCam could not be opened (warned once)
 
 	obs     [][]float64
-	actions [][]float64 // agent actions in [−1, 1] (stored in replay)
-	scaled  [][]float64 // the same mapped to the env's bounds
+	experts []control.Policy // per env: the expert of its demo episode (nil otherwise)
+	expEp   []int64          // the episode each expert was made for
+	actions [][]float64      // agent actions in [−1, 1] (stored in replay)
+	scaled  [][]float64      // the same mapped to the env's bounds
 	actF32  []float32
 	obsF32  []float32
 }
@@ -222,7 +224,8 @@ func (r *runner) totalUpdates() int64 {
 }
 
 // collect takes one step in every env: uniform random actions until
-// learning starts, then the stochastic policy.
+// learning starts, then the stochastic policy; the scripted expert in the
+// first cfg.Demos episodes.
 func (r *runner) collect(ctx context.Context) error {
 	cfg := &r.cfg
 	n, A := cfg.NumEnvs, r.spec.ActDim
@@ -248,6 +251,11 @@ func (r *runner) collect(ctx context.Context) error {
 			for j := range r.actions[i] {
 				r.actions[i][j] = float64(r.actF32[i*A+j])
 			}
+		}
+	}
+	for i := range n {
+		if r.demo(i) {
+			r.expertAction(i)
 		}
 	}
 	next, rew, term, trunc, infos, err := r.vec.Step(r.scaleActions())
@@ -278,6 +286,28 @@ func (r *runner) collect(ctx context.Context) error {
 		return r.rm.afterStep(ctx, r.step)
 	}
 	return nil
+}
+
+// expertAction sets env i's action to its scripted expert's (a fresh
+// expert per demo episode), mapped from the env's bounds to the agent's
+// [−1, 1] and clamped there, so that what replay stores is what the env
+// executes.
+func (r *runner) expertAction(i int) {
+	if r.experts == nil {
+		r.experts, r.expEp = make([]control.Policy, r.cfg.NumEnvs), make([]int64, r.cfg.NumEnvs)
+	}
+	if r.experts[i] == nil || r.expEp[i] != r.epID[i] {
+		r.experts[i], r.expEp[i] = r.envs[i].Expert(), r.epID[i]
+	}
+	a := r.actions[i]
+	r.experts[i].Act(r.obs[i], a)
+	lo, hi := r.spec.ActLow, r.spec.ActHigh
+	for j, v := range a {
+		if lo != nil && hi != nil && hi[j] > lo[j] {
+			v = 2*(v-lo[j])/(hi[j]-lo[j]) - 1
+		}
+		a[j] = min(max(v, -1), 1)
+	}
 }
 
 // scaleActions maps the agent's [−1, 1] actions to the env's bounds,

@@ -26,8 +26,8 @@ func TestRunDiagsAggregates(t *testing.T) {
 	}
 	for k, dk := range diagKeys {
 		key := dk.key
-		if key == "" {
-			key = "first"
+		if key == "" || dk.agg != "mean" && dk.agg != "max" && dk.agg != "max2" {
+			key = dk.agg // first, lag, firstpos, pre, post
 		}
 		w, ok := want[key]
 		switch {
@@ -39,6 +39,50 @@ func TestRunDiagsAggregates(t *testing.T) {
 	}
 	if never := runDiags(rows, steps, []float64{0, 0, 0, 0}); !math.IsInf(never[0], 1) {
 		t.Errorf("first of a run that never succeeds = %v, want +Inf", never[0])
+	}
+}
+
+func TestRunDiagsSplitsAtFirstReward(t *testing.T) {
+	row := func(step int64, kv map[string]float64) train.Row { return train.Row{Step: step, Values: kv} }
+	const rho = "eval/score_dq_spearman"
+	rows := []train.Row{
+		row(10, map[string]float64{rewardKey: 0}),
+		row(10, map[string]float64{rho: -0.6}),
+		row(20, map[string]float64{rewardKey: 0}),
+		row(20, map[string]float64{rho: -0.4}),
+		row(30, map[string]float64{rewardKey: 0.01}), // the first reward is in the buffer
+		row(30, map[string]float64{rho: 0.5}),
+		row(40, map[string]float64{rewardKey: 0.02}),
+		row(40, map[string]float64{rho: 0.9}),
+	}
+	got := map[string]float64{}
+	for k, v := range runDiags(rows, []float64{10, 20, 30, 40, 50}, []float64{0, 0.6, 0, 0.3, 0.5}) {
+		switch dk := diagKeys[k]; {
+		case dk.key == rho:
+			got[dk.agg] = v
+		case dk.agg == "firstpos" || dk.agg == "lag":
+			got[dk.agg] = v
+		}
+	}
+	// the reward enters the buffer at step 30; the success at 20 came
+	// before it (luck), the first ≥ 0.5 after it is at 50
+	if got["firstpos"] != 30 || got["lag"] != 20 {
+		t.Errorf("first reward %v, lag %v; want 30 and 20", got["firstpos"], got["lag"])
+	}
+	for agg, want := range map[string]float64{"mean": 0.1, "pre": -0.5, "post": 0.7} {
+		if math.Abs(got[agg]-want) > 1e-12 {
+			t.Errorf("%s Spearman %v, want %v", agg, got[agg], want)
+		}
+	}
+	// a run whose buffer never holds a reward has no "post" value and no
+	// lag, and its first reward is never
+	for k, v := range runDiags(rows[:4], []float64{10, 20}, []float64{0, 0}) {
+		switch dk := diagKeys[k]; {
+		case (dk.key == rho && dk.agg == "post" || dk.agg == "lag") && !math.IsNaN(v):
+			t.Errorf("%s of a run without reward = %v, want NaN", dk.agg, v)
+		case dk.agg == "firstpos" && !math.IsInf(v, 1):
+			t.Errorf("first reward of a run without reward = %v, want +Inf", v)
+		}
 	}
 }
 
