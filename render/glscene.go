@@ -20,9 +20,10 @@ type glScene struct {
 	mc   meshCache
 	b    batch
 
-	// progs[aux][kind]: colour only (aux 0) or colour + depth +
-	// segmentation (aux 1), one per texture kind.
-	progs          [2][numTexKinds]glProgram
+	// progs[aux][kind][sh]: colour only (aux 0) or colour + depth +
+	// segmentation (aux 1), one per texture kind, with the shadow lookup
+	// (sh 1) or without it (sh 0: objects no shadow falls on).
+	progs          [2][numTexKinds][2]glProgram
 	shadowProg     uint32
 	shadowLoc      int32
 	vao, vbo, ebo  uint32
@@ -113,7 +114,7 @@ func newGLScene(opts Options) (*glScene, error) {
 	// Scene programs are compiled on first use (most scenes need one or
 	// two of the eight variants); compile the plain colour one now so a
 	// broken driver fails here.
-	if err = g.program(0, 0); err != nil {
+	if err = g.program(0, 0, 0); err != nil {
 		return nil, err
 	}
 	if g.shadowProg, err = linkProgram(shadowVertexSrc, shadowFragmentSrc); err != nil {
@@ -298,7 +299,7 @@ func (g *glScene) drawTo(sc *Scene, cam Camera, dst Buffers, screen bool) error 
 	if err := g.ensureTargets(w, h); err != nil {
 		return err
 	}
-	g.b.build(sc, g.mc)
+	g.b.build(sc, g.mc, cam.Pos)
 	fp := g.b.params(sc, cam, g.shadowSize > 0)
 	g.upload()
 
@@ -323,8 +324,9 @@ func (g *glScene) drawTo(sc *Scene, cam Camera, dst Buffers, screen bool) error 
 		gl.BindFramebuffer(gl.FRAMEBUFFER, g.msFBO)
 		bufs := [1]uint32{gl.COLOR_ATTACHMENT0}
 		gl.DrawBuffers(1, &bufs[0])
-		gl.ClearBufferfv(gl.COLOR, 0, &bg[0])
-		gl.Clear(gl.DEPTH_BUFFER_BIT)
+		// one clear of both buffers: llvmpipe bins it as a single command
+		gl.ClearColor(bg[0], bg[1], bg[2], bg[3])
+		gl.Clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT)
 		if err := g.drawKinds(0, &fp); err != nil {
 			return err
 		}
@@ -416,13 +418,13 @@ func (g *glScene) readRows(pix []byte, stride, w, h, bpp int, format, typ uint32
 	}
 }
 
-// program compiles variant (aux, kind) if it is not compiled yet.
-func (g *glScene) program(aux, k int) error {
-	if g.progs[aux][k].id != 0 {
+// program compiles variant (aux, kind, sh) if it is not compiled yet.
+func (g *glScene) program(aux, k, sh int) error {
+	if g.progs[aux][k][sh].id != 0 {
 		return nil
 	}
 	pre := fmt.Sprintf("#define TEX_KIND %d\n", k)
-	if g.opts.shadowSize() > 0 {
+	if sh == 1 && g.opts.shadowSize() > 0 {
 		pre += "#define SHADOWS\n"
 	}
 	if g.opts.PixelLighting {
@@ -435,21 +437,27 @@ func (g *glScene) program(aux, k int) error {
 	if err != nil {
 		return err
 	}
-	g.progs[aux][k] = p
+	g.progs[aux][k][sh] = p
 	return nil
 }
 
-// drawKinds issues one draw per texture kind present in the batch.
+// drawKinds issues the colour pass's draws (batch.draws, front to back),
+// each with its texture kind's program, with or without the shadow lookup.
 func (g *glScene) drawKinds(aux int, fp *frameParams) error {
-	for k := 0; k < numTexKinds; k++ {
-		if g.b.kindCount[k] == 0 {
-			continue
+	var cur *glProgram
+	for _, d := range g.b.draws {
+		k, sh := int(d.kind), 0
+		if d.shadow {
+			sh = 1
 		}
-		if err := g.program(aux, k); err != nil {
-			return err
+		if p := &g.progs[aux][k][sh]; p != cur {
+			if err := g.program(aux, k, sh); err != nil {
+				return err
+			}
+			g.use(p, fp)
+			cur = p
 		}
-		g.use(&g.progs[aux][k], fp)
-		gl.DrawElementsWithOffset(gl.TRIANGLES, g.b.kindCount[k], gl.UNSIGNED_INT, uintptr(4*g.b.kindStart[k]))
+		gl.DrawElementsWithOffset(gl.TRIANGLES, d.count, gl.UNSIGNED_INT, uintptr(4*d.start))
 	}
 	return nil
 }
@@ -457,9 +465,11 @@ func (g *glScene) drawKinds(aux int, fp *frameParams) error {
 func (g *glScene) deletePrograms() {
 	for aux := range g.progs {
 		for k := range g.progs[aux] {
-			if g.progs[aux][k].id != 0 {
-				gl.DeleteProgram(g.progs[aux][k].id)
-				g.progs[aux][k].id = 0
+			for sh := range g.progs[aux][k] {
+				if p := &g.progs[aux][k][sh]; p.id != 0 {
+					gl.DeleteProgram(p.id)
+					p.id = 0
+				}
 			}
 		}
 	}

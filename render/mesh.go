@@ -2,6 +2,7 @@ package render
 
 import (
 	"math"
+	"sort"
 
 	"github.com/go-gl/mathgl/mgl64"
 )
@@ -192,16 +193,28 @@ type batch struct {
 	verts []float32
 	idx   []uint32
 	mats  []float32
-	// kindStart/kindCount give the index range of each texture kind's
-	// triangles in idx (indices are grouped by kind, one draw per kind).
-	kindStart, kindCount [numTexKinds]int32
+	// draws are the index ranges of the colour pass, in drawing order:
+	// every non-plane object grouped by texture kind and shadow lookup,
+	// then the planes nearest the camera first (see build). Each range has
+	// one program (texture kind, with or without shadows) and one draw.
+	draws []drawRange
+	order []int
 	// casterStart/casterCount: a second copy of the indices of every
 	// non-plane object, after the kind groups, for the shadow pass.
 	casterStart, casterCount int32
 	objKind                  []uint8
+	objRecv                  []bool // shadows fall on the object
 	// casterLo/Hi bound every non-plane object (for the shadow map).
 	casterLo, casterHi [3]float32
 	hasCaster          bool
+}
+
+// drawRange is one draw call of the colour pass: count indices of one
+// texture kind from start.
+type drawRange struct {
+	kind         uint8
+	shadow       bool // shadows fall on these objects (Object.NoReceive unset)
+	start, count int32
 }
 
 // numTexKinds is the number of Texture values the shaders know.
@@ -214,14 +227,18 @@ func texKind(t Texture) uint8 {
 	return uint8(t)
 }
 
-func (b *batch) build(sc *Scene, mc meshCache) {
+// build flattens sc into the batch; eye (the camera position) orders the
+// colour pass front to back.
+func (b *batch) build(sc *Scene, mc meshCache, eye mgl64.Vec3) {
 	b.verts, b.idx, b.mats = b.verts[:0], b.idx[:0], b.mats[:0]
 	b.objKind = b.objKind[:0]
+	b.objRecv = b.objRecv[:0]
 	b.hasCaster = false
 	for oi := range sc.Objects {
 		o := &sc.Objects[oi]
 		me := mc.get(o.Kind, o.Size)
 		b.objKind = append(b.objKind, texKind(o.Mat.Texture))
+		b.objRecv = append(b.objRecv, !o.NoReceive)
 		rot := o.Rot
 		if rot.Len() == 0 {
 			rot = mgl64.QuatIdent()
@@ -269,22 +286,57 @@ func (b *batch) build(sc *Scene, mc meshCache) {
 			mt.Color2[0], mt.Color2[1], mt.Color2[2], scale,
 			mt.Specular, shin, float32(o.ID), float32(base))
 	}
-	// Indices grouped by texture kind; mats[12*oi+11] holds each object's
-	// first vertex.
+	// The colour pass draws front to back so the early depth test rejects
+	// hidden fragments before they are shaded (llvmpipe skips the shader
+	// for them in single-sample rendering; under multisampling it shades
+	// every rasterized fragment, so there only less hidden area helps):
+	// first every object that is not a plane, grouped by texture kind and
+	// shadow lookup; then the planes (table top, floor, backdrop: large
+	// receivers behind the rest), nearest the eye first. The image does not
+	// depend on this order (depth test LESS, no blending); only the work
+	// does. mats[12*oi+11] holds each object's first vertex.
+	b.draws = b.draws[:0]
+	appendObj := func(oi int) {
+		o := &sc.Objects[oi]
+		me := mc.get(o.Kind, o.Size)
+		base := uint32(b.mats[oi*matStride+11])
+		for _, ix := range me.idx {
+			b.idx = append(b.idx, base+ix)
+		}
+	}
+	// add appends object oi's triangles, extending the last range when it
+	// has the same program.
+	add := func(oi int) {
+		k, sh := b.objKind[oi], b.objRecv[oi]
+		start := int32(len(b.idx))
+		appendObj(oi)
+		n := int32(len(b.idx)) - start
+		if l := len(b.draws); l > 0 && b.draws[l-1].kind == k && b.draws[l-1].shadow == sh && b.draws[l-1].start+b.draws[l-1].count == start {
+			b.draws[l-1].count += n
+		} else if n > 0 {
+			b.draws = append(b.draws, drawRange{kind: k, shadow: sh, start: start, count: n})
+		}
+	}
 	for k := uint8(0); k < numTexKinds; k++ {
-		b.kindStart[k] = int32(len(b.idx))
-		for oi := range sc.Objects {
-			if b.objKind[oi] != k {
-				continue
-			}
-			o := &sc.Objects[oi]
-			me := mc.get(o.Kind, o.Size)
-			base := uint32(b.mats[oi*matStride+11])
-			for _, ix := range me.idx {
-				b.idx = append(b.idx, base+ix)
+		for _, sh := range [2]bool{true, false} {
+			for oi := range sc.Objects {
+				if b.objKind[oi] == k && b.objRecv[oi] == sh && sc.Objects[oi].Kind != Plane {
+					add(oi)
+				}
 			}
 		}
-		b.kindCount[k] = int32(len(b.idx)) - b.kindStart[k]
+	}
+	b.order = b.order[:0]
+	for oi := range sc.Objects {
+		if sc.Objects[oi].Kind == Plane {
+			b.order = append(b.order, oi)
+		}
+	}
+	sort.SliceStable(b.order, func(i, j int) bool {
+		return planeDist(&sc.Objects[b.order[i]], eye) < planeDist(&sc.Objects[b.order[j]], eye)
+	})
+	for _, oi := range b.order {
+		add(oi)
 	}
 	b.casterStart = int32(len(b.idx))
 	for oi := range sc.Objects {
@@ -299,6 +351,26 @@ func (b *batch) build(sc *Scene, mc meshCache) {
 		}
 	}
 	b.casterCount = int32(len(b.idx)) - b.casterStart
+}
+
+// planeDist is the distance from eye to the nearest point of the plane
+// object o (a rectangle of half-extents Size[0] × Size[1] in its local xy).
+func planeDist(o *Object, eye mgl64.Vec3) float64 {
+	rot := o.Rot
+	if rot.Len() == 0 {
+		rot = mgl64.QuatIdent()
+	}
+	a, b := o.Size[0], o.Size[1]
+	if a <= 0 {
+		a = planeInf
+	}
+	if b <= 0 {
+		b = planeInf
+	}
+	l := rot.Normalize().Inverse().Rotate(eye.Sub(o.Pos))
+	x := math.Max(-a, math.Min(a, l[0]))
+	y := math.Max(-b, math.Min(b, l[1]))
+	return mgl64.Vec3{l[0] - x, l[1] - y, l[2]}.Len()
 }
 
 // mainIdx returns the indices of the colour pass (every object once).

@@ -307,6 +307,39 @@ func TestShadow(t *testing.T) {
 	}
 }
 
+// TestNoReceive: the same hovering box and slanted light as TestShadow;
+// with the plane marked NoReceive the shadow spot is lit like the rest of
+// it, and the box itself is unchanged.
+func TestNoReceive(t *testing.T) {
+	for _, be := range []string{"soft", "egl"} {
+		t.Run(be, func(t *testing.T) {
+			sc, cam := knownScene()
+			sc.Objects[1].Pos = mgl64.Vec3{0, 0, 0.5}
+			sc.Lights[0].Shadow = true
+			sc.Lights[0].Dir = mgl64.Vec3{1, 0, -1}
+			cam.Pos = mgl64.Vec3{0, 0, 3}
+			r, err := New(be, Options{Shadows: true, ShadowSize: 256, MSAA: 4})
+			if err != nil {
+				t.Skipf("%s: %v", be, err)
+			}
+			defer func() { _ = r.Close() }()
+			with := render(t, r, sc, cam)
+			sc.Objects[0].NoReceive = true
+			without := render(t, r, sc, cam)
+			px := 32 + int(0.5/(3*math.Tan(math.Pi/8))*32)
+			if c := with.RGBAAt(px, 32); c.G > 5 {
+				t.Errorf("receiving plane: shadow pixel (%d,32) = %v, want black", px, c)
+			}
+			if c := without.RGBAAt(px, 32); abs(int(c.G)-72) > 2 {
+				t.Errorf("NoReceive plane: pixel (%d,32) = %v, want lit green 72", px, c)
+			}
+			if a, b := with.RGBAAt(32, 32), without.RGBAAt(32, 32); a != b {
+				t.Errorf("the box changed: %v vs %v", a, b)
+			}
+		})
+	}
+}
+
 func TestBadInput(t *testing.T) {
 	rs := []Renderer{mustSoft(t, Options{})}
 	if r, err := New("egl", Options{}); err == nil {

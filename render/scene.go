@@ -89,6 +89,10 @@ type Object struct {
 	// NoShadow keeps the object out of the shadow map (it casts no shadow
 	// and does not widen the shadow frustum); planes never cast shadows.
 	NoShadow bool
+	// NoReceive draws the object without shadows falling on it, for
+	// scenery that no caster's shadow reaches in view (floor, backdrop,
+	// legs, the arm): it skips the shadow-map lookup of each of its pixels.
+	NoReceive bool
 }
 
 // Light is a directional or point light.

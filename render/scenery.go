@@ -103,7 +103,7 @@ func (sc *Scene) addScenery(m *sim.Model, s *sim.State) {
 	id := mgl64.QuatIdent()
 	add := func(name string, k Kind, size, pos mgl64.Vec3, rot mgl64.Quat, mat Material, seg int32, role Role, noShadow bool) {
 		sc.Objects = append(sc.Objects, Object{Name: name, Kind: k, Size: size, Pos: pos, Rot: rot, Mat: mat,
-			ID: seg, Role: role, NoShadow: noShadow})
+			ID: seg, Role: role, NoShadow: noShadow, NoReceive: true})
 	}
 	top := hi[2]
 	c := lo.Add(hi).Mul(0.5)
@@ -113,10 +113,26 @@ func (sc *Scene) addScenery(m *sim.Model, s *sim.State) {
 	wood := Wood()
 	edge := Solid(wood.Color[0]*0.8, wood.Color[1]*0.8, wood.Color[2]*0.8)
 	if plane {
-		// a slab under the plane so the table has an edge; its top stays just
-		// below the plane so the plane's texture wins the depth test
-		add("table slab", Box, mgl64.Vec3{half[0], half[1], slabThick / 2}, mgl64.Vec3{c[0], c[1], top - 0.002 - slabThick/2}, id, edge, SegTable, RoleStatic, true)
-		bottom = top - 0.002 - slabThick
+		// a slab under the plane so the table has an edge: its four sides and
+		// its bottom, from 2 mm below the plane down. A closed box's top would
+		// lie under the plane where it is never seen, yet under multisampling
+		// llvmpipe shades every rasterized fragment, hidden or not, and that
+		// face would cost as much as the table top itself.
+		zt := top - 0.002
+		bottom = zt - slabThick
+		zm := (zt + bottom) / 2
+		for _, f := range [5]struct {
+			size, pos mgl64.Vec3
+			rot       mgl64.Quat
+		}{
+			{mgl64.Vec3{half[0], slabThick / 2, 0}, mgl64.Vec3{c[0], lo[1], zm}, mgl64.QuatRotate(math.Pi/2, mgl64.Vec3{1, 0, 0})},
+			{mgl64.Vec3{half[0], slabThick / 2, 0}, mgl64.Vec3{c[0], hi[1], zm}, mgl64.QuatRotate(-math.Pi/2, mgl64.Vec3{1, 0, 0})},
+			{mgl64.Vec3{slabThick / 2, half[1], 0}, mgl64.Vec3{lo[0], c[1], zm}, mgl64.QuatRotate(-math.Pi/2, mgl64.Vec3{0, 1, 0})},
+			{mgl64.Vec3{slabThick / 2, half[1], 0}, mgl64.Vec3{hi[0], c[1], zm}, mgl64.QuatRotate(math.Pi/2, mgl64.Vec3{0, 1, 0})},
+			{mgl64.Vec3{half[0], half[1], 0}, mgl64.Vec3{c[0], c[1], bottom}, mgl64.QuatRotate(math.Pi, mgl64.Vec3{1, 0, 0})},
+		} {
+			add("table slab", Plane, f.size, f.pos, f.rot, edge, SegTable, RoleStatic, true)
+		}
 	}
 	legH := (bottom - floorZ) / 2
 	if legH > 0 {
@@ -126,12 +142,18 @@ func (sc *Scene) addScenery(m *sim.Model, s *sim.State) {
 				mgl64.Vec3{legHalf, legHalf, legH}, p, id, edge, SegTable, RoleStatic, true)
 		}
 	}
-	add("floor", Plane, mgl64.Vec3{4, 4, 0}, mgl64.Vec3{c[0], c[1], floorZ}, id,
+	// The floor runs from 5 m in front of the table's centre to the
+	// backdrop and no further: floor behind the wall is never seen, yet it
+	// would be rasterized (and, under multisampling, shaded) behind it. Its
+	// centre moves by whole metres so the 0.5 m checker keeps its place.
+	wallY := hi[1] + SceneryWallGap
+	floorY := c[1] - 2
+	add("floor", Plane, mgl64.Vec3{4, wallY - floorY, 0}, mgl64.Vec3{c[0], floorY, floorZ}, id,
 		Checker(floorColors[0], floorColors[1], 2), SegFloor, RoleStatic, true)
 	// the backdrop faces the robot: local +z (the plane's normal) → world −y
 	wall := mgl64.QuatRotate(math.Pi/2, mgl64.Vec3{1, 0, 0})
 	wallH := 1.1
-	add("backdrop", Plane, mgl64.Vec3{4, wallH, 0}, mgl64.Vec3{c[0], hi[1] + SceneryWallGap, floorZ + wallH}, wall,
+	add("backdrop", Plane, mgl64.Vec3{4, wallH, 0}, mgl64.Vec3{c[0], wallY, floorZ + wallH}, wall,
 		Material{Color: wallColor, Specular: 0.02, Shininess: 8}, SegBackdrop, RoleStatic, true)
 	sc.addArm(m, s, mgl64.Vec3{c[0], lo[1] - armBaseBack, top}, floorZ)
 }
@@ -176,7 +198,7 @@ func (sc *Scene) addArm(m *sim.Model, s *sim.State, base mgl64.Vec3, floorZ floa
 	joint := Solid(armJointColor[0], armJointColor[1], armJointColor[2])
 	add := func(name string, k Kind, size, pos mgl64.Vec3, rot mgl64.Quat, mat Material) {
 		sc.Objects = append(sc.Objects, Object{Name: name, Kind: k, Size: size, Pos: pos, Rot: rot, Mat: mat,
-			ID: SegArm, Role: RoleRobot, NoShadow: true})
+			ID: SegArm, Role: RoleRobot, NoShadow: true, NoReceive: true})
 	}
 	id := mgl64.QuatIdent()
 	pedH := (base[2] - floorZ) / 2

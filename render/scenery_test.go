@@ -169,7 +169,7 @@ func TestSceneryShadowsIgnoreNoShadow(t *testing.T) {
 	m, s := sceneryModel(t, sim.V3(0, 0.6, 0.2), sim.V3(0.1, 0.8, 0.2))
 	sc := FromSim(m, s, &Style{Scenery: true})
 	var b batch
-	b.build(sc, meshCache{})
+	b.build(sc, meshCache{}, mgl64.Vec3{0, -1, 1})
 	if b.casterHi[2] > 0.3 || b.casterLo[2] < -0.01 {
 		t.Errorf("casters span z %.3f..%.3f m; the arm or legs were included", b.casterLo[2], b.casterHi[2])
 	}

@@ -40,9 +40,13 @@ uniform vec4 uLight[4];
 uniform vec3 uLightCol[4];
 uniform vec3 uAmbient;
 uniform int uShadowIdx;
+uniform mat4 uLightVP;
 out vec3 vP;
 out vec2 vUV;
 out float vDepth;
+#ifdef SHADOWS
+out vec3 vLS;
+#endif
 flat out vec4 vM0;
 flat out vec4 vM1;
 flat out vec4 vM2;
@@ -64,6 +68,12 @@ void main() {
 	vM2 = uMat[3 * o + 2];
 	vDepth = -dot(uViewZ, vec4(aPos, 1.0));
 	gl_Position = uViewProj * vec4(aPos, 1.0);
+#ifdef SHADOWS
+	// The light's projection is orthographic (affine), so its clip
+	// coordinates interpolate exactly; computing them here saves a matrix
+	// product per fragment.
+	vLS = (uLightVP * vec4(aPos, 1.0)).xyz * 0.5 + 0.5;
+#endif
 #ifdef PIXEL_LIGHTING
 	vN = aNrm;
 #else
@@ -102,6 +112,9 @@ const fragmentShaderSrc = `
 in vec3 vP;
 in vec2 vUV;
 in float vDepth;
+#ifdef SHADOWS
+in vec3 vLS;
+#endif
 #ifdef PIXEL_LIGHTING
 in vec3 vN;
 #else
@@ -125,7 +138,6 @@ uniform vec4 uLight[4];
 uniform vec3 uLightCol[4];
 uniform vec3 uAmbient;
 uniform int uShadowIdx;
-uniform mat4 uLightVP;
 uniform sampler2D uShadowMap;
 uniform int uShadowSize;
 
@@ -149,9 +161,7 @@ vec3 texColor(vec4 m0, vec4 m1, vec2 uv) {
 #endif
 }
 
-float shadowAt(vec3 p, float ndotl) {
-	vec4 q = uLightVP * vec4(p, 1.0);
-	vec3 c = q.xyz / q.w * 0.5 + 0.5;
+float shadowAt(vec3 c, float ndotl) {
 	if (c.x < 0.0 || c.y < 0.0 || c.x >= 1.0 || c.y >= 1.0 || c.z > 1.0) return 1.0;
 	float d = texelFetch(uShadowMap, ivec2(c.xy * float(uShadowSize)), 0).r;
 	return (c.z - (0.002 + 0.004 * (1.0 - ndotl)) > d) ? 0.0 : 1.0;
@@ -165,7 +175,7 @@ void main() {
 #ifndef PIXEL_LIGHTING
 	float sf = 1.0;
 #ifdef SHADOWS
-	if (uShadowIdx >= 0) sf = shadowAt(vP, vNdl);
+	if (uShadowIdx >= 0) sf = shadowAt(vLS, vNdl);
 #endif
 	vec3 col = vA * base + vS + sf * (vDsh * base + vSsh);
 #else
@@ -173,7 +183,7 @@ void main() {
 	vec3 v = unit(uEye - vP);
 	float sf = 1.0;
 #ifdef SHADOWS
-	if (uShadowIdx >= 0) sf = shadowAt(vP, dot(n, uLight[uShadowIdx].xyz));
+	if (uShadowIdx >= 0) sf = shadowAt(vLS, dot(n, uLight[uShadowIdx].xyz));
 #endif
 	vec3 col = uAmbient * base;
 	// A constant trip count lets the compiler unroll the loop.

@@ -58,7 +58,7 @@ func (r *softRenderer) RenderBuffers(sc *Scene, cam Camera, dst Buffers) error {
 	if r.opts.RequireGPU {
 		return ErrSoftwareGL
 	}
-	r.b.build(sc, r.mc)
+	r.b.build(sc, r.mc, cam.Pos)
 	fp := r.b.params(sc, cam, r.opts.Shadows)
 	ssize := r.opts.shadowSize()
 	if fp.shadowIdx >= 0 {
@@ -407,7 +407,7 @@ func (r *softRenderer) shadeRows(fp *frameParams, pix []uint8, stride, w, h int,
 				for k := range lit {
 					lit[k] = 1
 				}
-				if fp.shadowIdx >= 0 {
+				if fp.shadowIdx >= 0 && r.b.objRecv[int(v0[8])] {
 					l := fp.light[fp.shadowIdx]
 					var ndl float32
 					if nl := float32(math.Sqrt(float64(n[0]*n[0] + n[1]*n[1] + n[2]*n[2]))); nl > 0 {
@@ -424,7 +424,7 @@ func (r *softRenderer) shadeRows(fp *frameParams, pix []uint8, stride, w, h int,
 				}
 				br, bg, bb := texColor(m, u, vv)
 				sf := float32(1)
-				if fp.shadowIdx >= 0 {
+				if fp.shadowIdx >= 0 && r.b.objRecv[int(v0[8])] {
 					sf = r.shadowAt(fp, p, t[12], ssize)
 				}
 				cr = t[0]*br + t[3] + sf*(t[6]*br+t[9])
