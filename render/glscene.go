@@ -31,7 +31,9 @@ type glScene struct {
 
 	fbo, rbColor, rbDepthOut, rbSeg, rbZ uint32
 	fw, fh                               int
-	msFBO, msColor, msZ                  uint32
+	msFBO, msTex, msZ                    uint32
+	resolveProg                          uint32
+	resolveLoc                           int32
 	msW, msH, samples                    int
 	shadowFBO, shadowTex                 uint32
 	shadowSize                           int
@@ -247,8 +249,12 @@ func (g *glScene) ensureTargets(w, h int) error {
 			gl.GenFramebuffers(1, &g.msFBO)
 		}
 		gl.BindFramebuffer(gl.FRAMEBUFFER, g.msFBO)
-		renderbuffer(&g.msColor, g.samples, gl.RGBA8, w, h)
-		gl.FramebufferRenderbuffer(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.RENDERBUFFER, g.msColor)
+		if g.msTex == 0 {
+			gl.GenTextures(1, &g.msTex)
+		}
+		gl.BindTexture(gl.TEXTURE_2D_MULTISAMPLE, g.msTex)
+		gl.TexImage2DMultisample(gl.TEXTURE_2D_MULTISAMPLE, int32(g.samples), gl.RGBA8, int32(w), int32(h), true)
+		gl.FramebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D_MULTISAMPLE, g.msTex, 0)
 		renderbuffer(&g.msZ, g.samples, gl.DEPTH_COMPONENT24, w, h)
 		gl.FramebufferRenderbuffer(gl.FRAMEBUFFER, gl.DEPTH_ATTACHMENT, gl.RENDERBUFFER, g.msZ)
 		if st := gl.CheckFramebufferStatus(gl.FRAMEBUFFER); st != gl.FRAMEBUFFER_COMPLETE {
@@ -330,10 +336,9 @@ func (g *glScene) drawTo(sc *Scene, cam Camera, dst Buffers, screen bool) error 
 		if err := g.drawKinds(0, &fp); err != nil {
 			return err
 		}
-		gl.BindFramebuffer(gl.READ_FRAMEBUFFER, g.msFBO)
-		gl.BindFramebuffer(gl.DRAW_FRAMEBUFFER, g.fbo)
-		gl.DrawBuffers(1, &bufs[0])
-		gl.BlitFramebuffer(0, 0, int32(w), int32(h), 0, 0, int32(w), int32(h), gl.COLOR_BUFFER_BIT, gl.NEAREST)
+		if err := g.resolve(); err != nil {
+			return err
+		}
 	}
 	gl.BindFramebuffer(gl.FRAMEBUFFER, g.fbo)
 	bufs := [3]uint32{none, none, none}
@@ -388,6 +393,59 @@ func (g *glScene) drawTo(sc *Scene, cam Camera, dst Buffers, screen bool) error 
 		g.readRows(unsafe.Slice((*byte)(unsafe.Pointer(&dst.Seg[0])), 4*w*h), 4*w, w, h, 4, gl.RED_INTEGER, gl.INT)
 	}
 	return glCheck("draw")
+}
+
+const resolveVS = `#version 330 core
+void main() {
+	vec2 p = vec2(float((gl_VertexID << 1) & 2), float(gl_VertexID & 2));
+	gl_Position = vec4(p * 2.0 - 1.0, 0.0, 1.0);
+}
+`
+
+const resolveFS = `#version 330 core
+uniform sampler2DMS uTex;
+uniform int uSamples;
+layout(location = 0) out vec4 o;
+void main() {
+	ivec2 p = ivec2(gl_FragCoord.xy);
+	vec4 c = vec4(0.0);
+	for (int i = 0; i < 8; i++) {
+		if (i >= uSamples) break;
+		c += texelFetch(uTex, p, i);
+	}
+	o = c / float(uSamples);
+}
+`
+
+// resolve averages the multisampled colour (a multisample texture) into the
+// single-sample fbo's colour attachment with a full-screen triangle: the
+// box filter glBlitFramebuffer applies, without the state save and restore
+// that llvmpipe's blitter wraps around the same draw.
+func (g *glScene) resolve() error {
+	if g.resolveProg == 0 {
+		p, err := linkProgram(resolveVS, resolveFS)
+		if err != nil {
+			return err
+		}
+		g.resolveProg = p
+		g.resolveLoc = gl.GetUniformLocation(p, gl.Str("uSamples\x00"))
+		gl.UseProgram(p)
+		gl.Uniform1i(gl.GetUniformLocation(p, gl.Str("uTex\x00")), 1)
+	}
+	gl.BindFramebuffer(gl.FRAMEBUFFER, g.fbo)
+	bufs := [1]uint32{gl.COLOR_ATTACHMENT0}
+	gl.DrawBuffers(1, &bufs[0])
+	gl.Disable(gl.DEPTH_TEST)
+	gl.Disable(gl.CULL_FACE)
+	gl.UseProgram(g.resolveProg)
+	gl.Uniform1i(g.resolveLoc, int32(g.samples))
+	gl.ActiveTexture(gl.TEXTURE1)
+	gl.BindTexture(gl.TEXTURE_2D_MULTISAMPLE, g.msTex)
+	gl.DrawArrays(gl.TRIANGLES, 0, 3)
+	gl.ActiveTexture(gl.TEXTURE0)
+	gl.Enable(gl.DEPTH_TEST)
+	gl.Enable(gl.CULL_FACE)
+	return nil
 }
 
 // readRows reads the bound read buffer into pix (top row first).
@@ -509,7 +567,13 @@ func (g *glScene) destroy() {
 			gl.DeleteFramebuffers(1, f)
 		}
 	}
-	for _, rb := range []*uint32{&g.rbColor, &g.rbDepthOut, &g.rbSeg, &g.rbZ, &g.msColor, &g.msZ} {
+	if g.resolveProg != 0 {
+		gl.DeleteProgram(g.resolveProg)
+	}
+	if g.msTex != 0 {
+		gl.DeleteTextures(1, &g.msTex)
+	}
+	for _, rb := range []*uint32{&g.rbColor, &g.rbDepthOut, &g.rbSeg, &g.rbZ, &g.msZ} {
 		if *rb != 0 {
 			gl.DeleteRenderbuffers(1, rb)
 		}
