@@ -413,7 +413,9 @@ func TestOpenAIFaults(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			v := newVLMServer(t, func(w http.ResponseWriter, r *http.Request, body map[string]any, n int64) { tc.handle(w, r, n) })
-			s := v.scorer(t, OpenAIConfig{MaxRetries: retries, Timeout: 150 * time.Millisecond, Answer: AnswerLogprobs})
+			// 400 ms per attempt: under load a shorter deadline can pass before
+			// the server has read the request, and then it never counts it
+			s := v.scorer(t, OpenAIConfig{MaxRetries: retries, Timeout: 400 * time.Millisecond, Answer: AnswerLogprobs})
 			sc, err := s.Score(context.Background(), testClip())
 			if got := v.n.Load(); got != int64(tc.attempts) {
 				t.Errorf("server saw %d requests, want %d", got, tc.attempts)
