@@ -211,3 +211,65 @@ func TestSceneryBackendsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestDrawOrderFrontToBack: the colour pass draws every non-plane object
+// before any plane, and the planes nearest the eye first (the table top
+// before the floor and the backdrop from the scorer's side of the table),
+// each object exactly once.
+func TestDrawOrderFrontToBack(t *testing.T) {
+	t.Parallel()
+	m, s := sceneryModel(t, sim.V3(0.05, 0.62, 0.15), sim.V3(0.1, 0.8, 0.2))
+	sc := FromSim(m, s, &Style{Scenery: true})
+	eye := mgl64.Vec3{-0.65, 0.2, 0.6}
+	var b batch
+	b.build(sc, meshCache{}, eye)
+	// object of each drawn triangle, in drawing order
+	var seq []int
+	for _, d := range b.draws {
+		for i := d.start; i < d.start+d.count; i += 3 {
+			oi := int(b.verts[int(b.idx[i])*vertexStride+8])
+			if len(seq) == 0 || seq[len(seq)-1] != oi {
+				seq = append(seq, oi)
+			}
+			if k := b.objKind[oi]; k != d.kind || b.objRecv[oi] != d.shadow {
+				t.Fatalf("object %s (kind %d, shadow %v) in a range of kind %d, shadow %v", sc.Objects[oi].Name, k, b.objRecv[oi], d.kind, d.shadow)
+			}
+		}
+	}
+	seen := map[int]bool{}
+	lastDist, inPlanes := -1.0, false
+	for _, oi := range seq {
+		if seen[oi] {
+			t.Fatalf("object %s drawn in two places", sc.Objects[oi].Name)
+		}
+		seen[oi] = true
+		o := &sc.Objects[oi]
+		if o.Kind != Plane {
+			if inPlanes {
+				t.Fatalf("%s drawn after a plane", o.Name)
+			}
+			continue
+		}
+		inPlanes = true
+		if d := planeDist(o, eye); d < lastDist {
+			t.Errorf("plane %s (%.3f m from the eye) after one %.3f m away", o.Name, d, lastDist)
+		} else {
+			lastDist = d
+		}
+	}
+	if len(seen) != len(sc.Objects) {
+		t.Errorf("%d of %d objects drawn", len(seen), len(sc.Objects))
+	}
+	at := func(name string) int {
+		for i, oi := range seq {
+			if sc.Objects[oi].Name == name {
+				return i
+			}
+		}
+		t.Fatalf("%s not drawn", name)
+		return -1
+	}
+	if at("table") > at("floor") || at("table") > at("backdrop") {
+		t.Error("the table top is not drawn before the floor and the backdrop")
+	}
+}
