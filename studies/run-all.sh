@@ -27,6 +27,6 @@ fi
 "$bin" study run studies/vlmrb-demos.yaml --out studies/results/vlmrb-demos --parallel "$par" --arms uniform,per,vlmrb-oracle
 "$bin" study run studies/vlmrb-sparse.yaml --out studies/results/vlmrb-sparse --parallel "$par"
 # default-dense decides the main job's replay (its rule is in the file)
-for s in default-dense vlmrb-demos sac-sparse variants lambda themes doorkey doorkey-themes; do
+for s in default-dense vlmrb-demos pixel-scoremap sac-sparse variants lambda themes doorkey doorkey-themes; do
 	"$bin" study run "studies/$s.yaml" --out "studies/results/$s" --parallel "$par"
 done
