@@ -70,6 +70,7 @@ type gridScoring struct {
 	seq     uint64
 	renderT time.Duration
 	stopped bool
+	scores  scoreWindow
 }
 
 type pendingFrame struct {
@@ -148,7 +149,7 @@ func (s *gridScoring) push(i int, ref replay.Ref, done bool) {
 }
 
 func (s *gridScoring) metrics(v map[string]float64) {
-	vlmMetrics(v, s.prio, s.r.smp.vlmrb, s.r.buf.Len(), s.renderT)
+	vlmMetrics(v, s.prio, s.r.smp.vlmrb, s.r.buf.Len(), s.renderT, &s.scores)
 }
 
 func (s *gridScoring) stop() {

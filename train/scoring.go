@@ -44,6 +44,7 @@ type scoring struct {
 	seq      uint64
 	renderT  time.Duration
 	stopped  bool
+	scores   scoreWindow
 }
 
 // PixelSpecFor returns the pixel scorer's colour keys for a task's colours.
@@ -193,13 +194,14 @@ func (s *scoring) push(r *runner, i int, ref replay.Ref, done bool) {
 
 // metrics adds the vlm/ group to a log row.
 func (s *scoring) metrics(r *runner, v map[string]float64) {
-	vlmMetrics(v, s.prio, r.smp.vlmrb, r.buf.Len(), s.renderT)
+	vlmMetrics(v, s.prio, r.smp.vlmrb, r.buf.Len(), s.renderT, &s.scores)
 }
 
 // vlmMetrics is the vlm/ group of a VLM-RB run: how much of the buffer is
 // scored, λ, the scoring queue, failures and latency, and render time.
-func vlmMetrics(v map[string]float64, prio *vlmprio.Prioritizer, vb *replay.VLMRB, bufLen int, renderT time.Duration) {
+func vlmMetrics(v map[string]float64, prio *vlmprio.Prioritizer, vb *replay.VLMRB, bufLen int, renderT time.Duration, w *scoreWindow) {
 	m := prio.Metrics()
+	w.metrics(v, m)
 	st := vb.Stats()
 	if bufLen > 0 {
 		v["vlm/scored_fraction"] = float64(st.Scored) / float64(bufLen)
@@ -216,6 +218,34 @@ func vlmMetrics(v map[string]float64, prio *vlmprio.Prioritizer, vb *replay.VLMR
 		v["vlm/prompt_tokens"] = float64(m.PromptTokens)
 	}
 	v["time/render_s"] = renderT.Seconds()
+}
+
+// scoreWindow remembers the Prioritizer's score totals at the last log row,
+// so each row describes the clips scored since the one before.
+type scoreWindow struct {
+	sum  float64
+	hist [10]int64
+}
+
+// metrics adds vlm/mean_score and vlm/score_above_half (the share of clips
+// scoring ≥ 0.5, the paper's threshold) over the clips scored since the
+// last row; rows with no new clip leave both out.
+func (w *scoreWindow) metrics(v map[string]float64, m vlmprio.Metrics) {
+	// counts from the histogram, which the Prioritizer updates under the
+	// same lock as the sum (Scored is counted a moment earlier)
+	var n, above int64
+	for k := range m.ScoreHist {
+		d := m.ScoreHist[k] - w.hist[k]
+		n += d
+		if k >= 5 {
+			above += d
+		}
+	}
+	if n > 0 {
+		v["vlm/mean_score"] = (m.ScoreSum - w.sum) / float64(n)
+		v["vlm/score_above_half"] = float64(above) / float64(n)
+	}
+	w.sum, w.hist = m.ScoreSum, m.ScoreHist
 }
 
 // stop closes the Prioritizer (workers drain; queued clips are dropped).

@@ -81,16 +81,22 @@ func (c PrioritizerConfig) withDefaults() PrioritizerConfig {
 
 // Metrics is a snapshot of the Prioritizer's counters.
 type Metrics struct {
-	QueueDepth       int                 // clips waiting now
-	Submitted        int64               // clips offered to Submit
-	Dropped          int64               // clips dropped because the queue was full (or after Close)
-	Scored           int64               // clips scored successfully
-	Failed           int64               // clips whose scoring failed (their refs keep the default priority)
-	Errors           map[ErrorKind]int64 // failures by kind
-	Written          int64               // refs the sink accepted
-	Stale            int64               // refs the sink rejected (slot overwritten)
-	Cached           int64               // scores served from a scorer cache
-	LatencyP50       time.Duration       // over the last LatencyWindow successful Score calls
+	QueueDepth int                 // clips waiting now
+	Submitted  int64               // clips offered to Submit
+	Dropped    int64               // clips dropped because the queue was full (or after Close)
+	Scored     int64               // clips scored successfully
+	Failed     int64               // clips whose scoring failed (their refs keep the default priority)
+	Errors     map[ErrorKind]int64 // failures by kind
+	Written    int64               // refs the sink accepted
+	Stale      int64               // refs the sink rejected (slot overwritten)
+	Cached     int64               // scores served from a scorer cache
+	// ScoreSum and ScoreHist describe the scores of the clips scored so
+	// far, before PrioritizerConfig.Priority: their sum, and their counts in
+	// tenths ([0, 0.1), …, [0.9, 1]), so a run can show whether its scorer
+	// ever crosses a threshold.
+	ScoreSum         float64
+	ScoreHist        [10]int64
+	LatencyP50       time.Duration // over the last LatencyWindow successful Score calls
 	LatencyP95       time.Duration
 	PromptTokens     int64 // server-reported usage
 	CompletionTokens int64
@@ -118,6 +124,8 @@ type Prioritizer struct {
 	errs   map[ErrorKind]int64
 	lat    []time.Duration // ring of recent latencies
 	latN   int
+	sum    float64   // scores so far (p.mu)
+	hist   [10]int64 // scores so far in tenths (p.mu)
 	comb   map[replay.Ref]combEntry
 	vals   []float64 // BatchScoreSink scratch (guarded by mu)
 	oks    []bool
@@ -247,7 +255,8 @@ func (p *Prioritizer) process(ctx context.Context, c *Clip) {
 	}
 	p.promptTok.Add(int64(sc.PromptTokens))
 	p.complTok.Add(int64(sc.CompletionTokens))
-	v := clamp01(sc.Value)
+	raw := clamp01(sc.Value)
+	v := raw
 	if p.cfg.Priority != nil {
 		v = p.cfg.Priority(v)
 	}
@@ -255,6 +264,8 @@ func (p *Prioritizer) process(ctx context.Context, c *Clip) {
 	defer p.mu.Unlock()
 	p.lat[p.latN%len(p.lat)] = dt
 	p.latN++
+	p.sum += raw
+	p.hist[min(int(raw*10), 9)]++
 	// combine and write under one lock: otherwise a worker holding an
 	// older combined value could overwrite a newer, higher one
 	if bs, ok := p.sink.(BatchScoreSink); ok {
@@ -331,6 +342,7 @@ func (p *Prioritizer) Metrics() Metrics {
 	}
 	n := min(p.latN, len(p.lat))
 	lat := slices.Clone(p.lat[:n])
+	m.ScoreSum, m.ScoreHist = p.sum, p.hist
 	p.mu.Unlock()
 	if n > 0 {
 		slices.Sort(lat)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"image"
+	"math"
 	"net/http"
 	"sync"
 	"testing"
@@ -366,5 +367,43 @@ func TestPrioritizerBatchSink(t *testing.T) {
 		if want := i != 6; ok != want || (ok && v != 0.75) {
 			t.Fatalf("ref %d: %v %v", i, v, ok)
 		}
+	}
+}
+
+// TestPrioritizerScoreHistogram: Metrics sums the clips' scores and counts
+// them in tenths after clamping to [0, 1] (NaN counts as 0), before the
+// Priority transform.
+func TestPrioritizerScoreHistogram(t *testing.T) {
+	checkNoLeak(t)
+	vals := []float64{0.05, 0.15, 0.5, 0.95, 1.0, 1.7, -0.2, math.NaN(), 0.49}
+	var mu sync.Mutex
+	next := 0
+	sc := funcScorer(func(ctx context.Context, c *Clip) (Score, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		v := vals[next]
+		next++
+		return Score{Value: v, Method: "test"}, nil
+	})
+	sink := newRecordSink()
+	p := NewPrioritizer(sc, sink, PrioritizerConfig{Workers: 1, QueueSize: 64, Priority: func(v float64) float64 { return 1 - v }})
+	p.Start(context.Background())
+	defer p.Close()
+	for i := range vals {
+		c := testClip()
+		c.Refs = []replay.Ref{sink.add(int32(i))}
+		if !p.Submit(c) {
+			t.Fatal("Submit refused")
+		}
+	}
+	waitFor(t, "all clips scored", func() bool { return p.Metrics().Scored == int64(len(vals)) })
+	m := p.Metrics()
+	// clamped: 0.05 0.15 0.5 0.95 1 1 0 0 0.49
+	want := [10]int64{3, 1, 0, 0, 1, 1, 0, 0, 0, 3}
+	if m.ScoreHist != want {
+		t.Errorf("ScoreHist %v, want %v", m.ScoreHist, want)
+	}
+	if s := 0.05 + 0.15 + 0.5 + 0.95 + 1 + 1 + 0.49; math.Abs(m.ScoreSum-s) > 1e-12 {
+		t.Errorf("ScoreSum %v, want %v", m.ScoreSum, s)
 	}
 }
