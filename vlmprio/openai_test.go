@@ -413,9 +413,16 @@ func TestOpenAIFaults(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			v := newVLMServer(t, func(w http.ResponseWriter, r *http.Request, body map[string]any, n int64) { tc.handle(w, r, n) })
-			// 400 ms per attempt: under load a shorter deadline can pass before
-			// the server has read the request, and then it never counts it
-			s := v.scorer(t, OpenAIConfig{MaxRetries: retries, Timeout: 400 * time.Millisecond, Answer: AnswerLogprobs})
+			// The per-attempt deadline only matters to the timeout case (1 s,
+			// so that even under load the server reads each attempt before
+			// the client gives up on it); every other case answers at once
+			// and gets 10 s, so a slow machine does not turn it into a
+			// timeout and a retry.
+			timeout := 10 * time.Second
+			if tc.kind == KindTimeout {
+				timeout = time.Second
+			}
+			s := v.scorer(t, OpenAIConfig{MaxRetries: retries, Timeout: timeout, Answer: AnswerLogprobs})
 			sc, err := s.Score(context.Background(), testClip())
 			if got := v.n.Load(); got != int64(tc.attempts) {
 				t.Errorf("server saw %d requests, want %d", got, tc.attempts)
