@@ -113,8 +113,8 @@ func newProgram(fragPrefix string) (glProgram, error) {
 func newGLScene(opts Options) (*glScene, error) {
 	g := &glScene{opts: opts, mc: meshCache{}}
 	var err error
-	// Scene programs are compiled on first use (most scenes need one or
-	// two of the eight variants); compile the plain colour one now so a
+	// Scene programs are compiled on first use (most scenes need a
+	// few of the sixteen variants); compile the plain colour one now so a
 	// broken driver fails here.
 	if err = g.program(0, 0, 0); err != nil {
 		return nil, err
