@@ -185,8 +185,8 @@ type CkptConfig struct {
 // shorter episodes give more goal positions per step of budget), VLM-RB
 // replay with the offline pixel scorer on 224×224 frames of the task's
 // scorer camera (scenery, shadows, 4× MSAA), CleanRL's SAC (256×256, batch
-// 256), 30,000 env steps: 590–690 CPU-s on the 2-core machine against
-// 380–440 with uniform replay, the difference being the scorer frames (≈ 5–6
+// 256), 30,000 env steps: 550–690 CPU-s on the 2-core machine against
+// 370–440 with uniform replay, the difference being the scorer frames (≈ 5–6
 // ms of CPU each on llvmpipe) and their scoring (studies/default-dense,
 // measured under load).
 func DefaultConfig() Config {
