@@ -1,8 +1,9 @@
 package render
 
 import (
+	"cmp"
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/go-gl/mathgl/mgl64"
 )
@@ -332,8 +333,8 @@ func (b *batch) build(sc *Scene, mc meshCache, eye mgl64.Vec3) {
 			b.order = append(b.order, oi)
 		}
 	}
-	sort.SliceStable(b.order, func(i, j int) bool {
-		return planeDist(&sc.Objects[b.order[i]], eye) < planeDist(&sc.Objects[b.order[j]], eye)
+	slices.SortStableFunc(b.order, func(i, j int) int {
+		return cmp.Compare(planeDist(&sc.Objects[i], eye), planeDist(&sc.Objects[j], eye))
 	})
 	for _, oi := range b.order {
 		add(oi)
