@@ -29,7 +29,7 @@ func (c *Config) Warnings() []string {
 	}
 	if c.Replay != "vlmrb" {
 		if c.Scorer != d.Scorer {
-			w = append(w, fmt.Sprintf("scorer %s does nothing with replay %s (the scorer feeds replay vlmrb)", c.Scorer, c.Replay))
+			w = append(w, fmt.Sprintf("scorer %s does nothing with replay %s (the scorer feeds replay vlmrb: add --replay vlmrb)", c.Scorer, c.Replay))
 		}
 		if ks := changed(c.Buffer, d.Buffer, "lambda_max", "lambda_warmup", "default_prio", "score_map", "threshold",
 			"score_floor", "vlm_alpha", "td_product", "importance_is"); len(ks) > 0 {
