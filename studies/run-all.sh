@@ -6,10 +6,10 @@
 #   studies/run-all.sh [ROBOT_TRAIN] [PARALLEL]
 # ROBOT_TRAIN defaults to a binary built from this checkout into a temporary
 # folder; PARALLEL to 2 (the project's 2-core machine: two trainings at once).
-# CPU-hours on that machine (2026-12-01): vlmrb-sparse 13.1 (done), vlmrb-demos ≈ 3.7,
-# default-dense ≈ 2.9, sac-sparse ≈ 2, doorkey5-dqn ≈ 0.5, variants ≈ 2, lambda ≈ 2,
-# themes ≈ 5, doorkey ≈ 5, doorkey-themes ≈ 1. Then: robot-train study report
-# studies/results/NAME.
+# CPU-hours on that machine (2026-12-01): vlmrb-sparse 13.1 (done), default-dense 2.9
+# (done), vlmrb-demos ≈ 3.7, sac-sparse ≈ 2, doorkey5-dqn ≈ 0.5, variants ≈ 2,
+# lambda ≈ 2, themes ≈ 5, doorkey ≈ 3.5, doorkey-themes ≈ 1, pixel-scoremap ≈ 6.7.
+# Then: robot-train study report studies/results/NAME.
 set -eu
 cd "$(dirname "$0")/.."
 bin=${1:-}
@@ -26,7 +26,8 @@ fi
 "$bin" study run studies/doorkey5-dqn.yaml --out studies/results/doorkey5-dqn --parallel "$par"
 "$bin" study run studies/vlmrb-demos.yaml --out studies/results/vlmrb-demos --parallel "$par" --arms uniform,per,vlmrb-oracle
 "$bin" study run studies/vlmrb-sparse.yaml --out studies/results/vlmrb-sparse --parallel "$par"
-# default-dense decides the main job's replay (its rule is in the file)
-for s in default-dense vlmrb-demos pixel-scoremap sac-sparse variants lambda themes doorkey doorkey-themes; do
+# default-dense decided the main job's replay (its rule is in the file);
+# then the paper's DoorKey-8×8, the open VLM-RB choices, the rest
+for s in default-dense doorkey variants lambda vlmrb-demos pixel-scoremap sac-sparse themes doorkey-themes; do
 	"$bin" study run "studies/$s.yaml" --out "studies/results/$s" --parallel "$par"
 done
