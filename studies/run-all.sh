@@ -8,7 +8,8 @@
 # folder; PARALLEL to 2 (the project's 2-core machine: two trainings at once).
 # CPU-hours on that machine (2026-12-01): vlmrb-sparse 13.1 (done), default-dense 2.9
 # (done), vlmrb-demos ≈ 3.7, sac-sparse ≈ 2, doorkey5-dqn ≈ 0.5, variants ≈ 2,
-# lambda ≈ 2, themes ≈ 5, doorkey ≈ 3.5, doorkey-themes ≈ 1, pixel-scoremap ≈ 6.7.
+# lambda ≈ 2, themes ≈ 5, doorkey ≈ 3.5, doorkey-themes ≈ 1, doorkey-demos ≈ 2,
+# pixel-scoremap ≈ 6.7.
 # Then: robot-train study report studies/results/NAME.
 set -eu
 cd "$(dirname "$0")/.."
@@ -28,6 +29,6 @@ fi
 "$bin" study run studies/vlmrb-sparse.yaml --out studies/results/vlmrb-sparse --parallel "$par"
 # default-dense decided the main job's replay (its rule is in the file);
 # then the paper's DoorKey-8×8, the open VLM-RB choices, the rest
-for s in default-dense doorkey variants lambda vlmrb-demos pixel-scoremap sac-sparse themes doorkey-themes; do
+for s in default-dense doorkey variants lambda doorkey-demos vlmrb-demos pixel-scoremap sac-sparse themes doorkey-themes; do
 	"$bin" study run "studies/$s.yaml" --out "studies/results/$s" --parallel "$par"
 done
