@@ -437,7 +437,10 @@ func (c *Config) Validate() error {
 	if c.VLM.Width > 4096 || c.VLM.Height > 4096 {
 		add(badf("vlm.width/height above 4096 px: use a smaller scorer frame"))
 	}
-	if c.Replay == "vlmrb" && c.Scorer == "openai" {
+	// Scorer openai needs its server whichever replay is set: a user who
+	// names it means to use a VLM, and the warning for a replay that
+	// ignores the scorer comes after (Warnings).
+	if c.Scorer == "openai" {
 		if c.VLM.BaseURL == "" {
 			add(badf("scorer openai needs a server: pass --vlm-base-url URL (or set OPENAI_BASE_URL)"))
 		}

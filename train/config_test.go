@@ -54,7 +54,7 @@ func TestValidateNamesField(t *testing.T) {
 		{func(c *Config) { c.Steps = 0 }, "steps"},
 		{func(c *Config) { c.SAC.Gamma = 1.5 }, "sac.gamma"},
 		{func(c *Config) { c.Buffer.Capacity = 10 }, "buffer.capacity"},
-		{func(c *Config) { c.Replay, c.Scorer = "vlmrb", "openai" }, "--vlm-base-url"},
+		{func(c *Config) { c.Scorer = "openai" }, "--vlm-base-url"},
 	} {
 		c := DefaultConfig()
 		tc.mut(&c)

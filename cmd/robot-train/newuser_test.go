@@ -117,7 +117,7 @@ func TestExistingRunDir(t *testing.T) {
 	if code, so, se := runCLI(t, noOut...); code != 0 {
 		t.Fatalf("first run: exit %d\n%s\n%s", code, so, se)
 	}
-	first := filepath.Join("runs", "reach-vlmrb-s1")
+	first := filepath.Join("runs", "reach-uniform-s1") // TASK-REPLAY-sSEED of the defaults
 	if _, m, err := train.LatestCheckpoint(first); err != nil || m.Step != 200 {
 		t.Fatalf("first run not in %s: %v", first, err)
 	}
