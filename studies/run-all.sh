@@ -28,7 +28,7 @@ fi
 "$bin" study run studies/vlmrb-demos.yaml --out studies/results/vlmrb-demos --parallel "$par" --arms uniform,per,vlmrb-oracle
 "$bin" study run studies/vlmrb-sparse.yaml --out studies/results/vlmrb-sparse --parallel "$par"
 # default-dense decided the main job's replay (its rule is in the file);
-# then the paper's DoorKey-8×8, the open VLM-RB choices, the rest
-for s in default-dense doorkey variants lambda doorkey-demos vlmrb-demos pixel-scoremap sac-sparse themes doorkey-themes; do
+# then the open VLM-RB choices, the paper's DoorKey grid, the rest
+for s in default-dense doorkey-demos variants lambda doorkey vlmrb-demos pixel-scoremap sac-sparse themes doorkey-themes; do
 	"$bin" study run "studies/$s.yaml" --out "studies/results/$s" --parallel "$par"
 done
