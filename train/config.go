@@ -187,7 +187,7 @@ type CkptConfig struct {
 // CPU-s on the 2-core machine. The replay was chosen by studies/default-dense
 // (this configuration, 10 seeds, a decision rule fixed before running):
 // VLM-RB with the offline pixel scorer did not beat uniform replay on it and
-// cost 1.5× the CPU, so it is one flag away (--replay vlmrb, which scores
+// cost 1.6× the CPU, so it is one flag away (--replay vlmrb, which scores
 // with Scorer, the pixel scorer unless changed) rather than the default.
 func DefaultConfig() Config {
 	return Config{
