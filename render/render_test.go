@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -194,6 +195,36 @@ func TestParityMSAA(t *testing.T) {
 	}
 	if e.Info().MSAA < 2 {
 		t.Errorf("egl MSAA = %d, want >= 2", e.Info().MSAA)
+	}
+}
+
+// TestMSAADepthAcrossFrames: one multisampled renderer drawing a sequence
+// of scenes (its depth buffer is cleared every few frames, each frame
+// using a nearer slice of the depth range) gives every frame exactly the
+// image a fresh renderer gives it, including frames after one whose
+// geometry was much nearer the camera than theirs.
+func TestMSAADepthAcrossFrames(t *testing.T) {
+	opts := Options{MSAA: 4, Shadows: true}
+	r := openEGL(t, opts)
+	base, cam := knownScene()
+	near := *base
+	near.Objects = append(slices.Clone(base.Objects), Object{Name: "near", Kind: Box,
+		Size: mgl64.Vec3{0.3, 0.3, 0.05}, Pos: mgl64.Vec3{0, 0, 1.5}, Rot: mgl64.QuatIdent(), ID: 9,
+		Mat: Material{Color: [3]float32{0.9, 0.9, 0.1}}})
+	bare := *base
+	bare.Objects = base.Objects[:1] // the plane alone
+	seq := []*Scene{&near, base, &bare, &near, &bare, base, base, &near, &bare, base}
+	for i, sc := range seq {
+		got := render(t, r, sc, cam)
+		f := openEGL(t, opts)
+		want := render(t, f, sc, cam)
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Pix, want.Pix) {
+			frac, worst := within(got, want, 0)
+			t.Fatalf("frame %d (%d objects): %.4f of pixels equal to a fresh renderer's, worst difference %d", i, len(sc.Objects), frac, worst)
+		}
 	}
 }
 
