@@ -47,8 +47,27 @@ func New(title, xlabel, ylabel string) *Figure {
 	return &Figure{Plot: p, legend: l}
 }
 
-// Add draws s in the next palette colour: its band (when it has one and
-// more than one point), the line and a marker at every point.
+// lineStyles tell apart series that share a palette colour: the first
+// len(Palette) series are solid with round markers, the next ones dashed
+// with square markers, then dotted with triangles.
+var lineStyles = []struct {
+	dashes []vg.Length
+	glyph  draw.GlyphDrawer
+}{
+	{nil, draw.CircleGlyph{}},
+	{[]vg.Length{vg.Points(6), vg.Points(3)}, draw.SquareGlyph{}},
+	{[]vg.Length{vg.Points(1.5), vg.Points(2.5)}, draw.TriangleGlyph{}},
+}
+
+// look is the colour, dash pattern and marker of the n-th series.
+func look(n int) (color.RGBA, []vg.Length, draw.GlyphDrawer) {
+	st := lineStyles[(n/len(Palette))%len(lineStyles)]
+	return Palette[n%len(Palette)], st.dashes, st.glyph
+}
+
+// Add draws s in the next palette colour (and line style, past the
+// palette's length): its band (when it has one and more than one point),
+// the line and a marker at every point.
 func (f *Figure) Add(s Series) error {
 	if len(s.X) != len(s.Y) || s.Lo != nil && (len(s.Lo) != len(s.X) || len(s.Hi) != len(s.X)) {
 		return fmt.Errorf("curveplot: series %q has %d x, %d y, %d lo, %d hi", s.Name, len(s.X), len(s.Y), len(s.Lo), len(s.Hi))
@@ -56,7 +75,7 @@ func (f *Figure) Add(s Series) error {
 	if len(s.X) == 0 {
 		return nil
 	}
-	col := Palette[f.n%len(Palette)]
+	col, dashes, glyph := look(f.n)
 	f.n++
 	if s.Lo != nil && len(s.X) > 1 {
 		band := make(plotter.XYs, 0, 2*len(s.X))
@@ -83,8 +102,8 @@ func (f *Figure) Add(s Series) error {
 	if err != nil {
 		return fmt.Errorf("curveplot: %s: %w", s.Name, err)
 	}
-	l.Color, l.Width = col, vg.Points(1.6)
-	pts.Color, pts.Shape, pts.Radius = col, draw.CircleGlyph{}, vg.Points(2)
+	l.Color, l.Width, l.Dashes = col, vg.Points(1.6), dashes
+	pts.Color, pts.Shape, pts.Radius = col, glyph, vg.Points(2)
 	f.Plot.Add(l, pts)
 	f.legend.Add(s.Name, l, pts)
 	return nil

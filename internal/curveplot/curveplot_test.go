@@ -2,6 +2,8 @@ package curveplot
 
 import (
 	"bytes"
+	"fmt"
+	"image/color"
 	"image/png"
 	"testing"
 
@@ -60,5 +62,24 @@ func TestLonePointVisibleLegendOutside(t *testing.T) {
 	}
 	if lowInLegend != 0 {
 		t.Errorf("%d pixels of the series' colour in the lower legend column", lowInLegend)
+	}
+}
+
+// Series past the palette's length reuse its colours with another dash
+// pattern and marker, so eleven arms are still eleven distinct curves.
+func TestStylesPastPalette(t *testing.T) {
+	type key struct {
+		col    color.RGBA
+		dashes string
+		glyph  string
+	}
+	seen := map[key]int{}
+	for i := 0; i < len(lineStyles)*len(Palette); i++ {
+		col, dashes, glyph := look(i)
+		k := key{col, fmt.Sprint(dashes), fmt.Sprintf("%T", glyph)}
+		if j, dup := seen[k]; dup {
+			t.Fatalf("series %d looks like series %d: %+v", i, j, k)
+		}
+		seen[k] = i
 	}
 }
