@@ -8,7 +8,7 @@
 # folder; PARALLEL to 2 (the project's 2-core machine: two trainings at once).
 # CPU-hours on that machine (2026-12-02): vlmrb-sparse 13.1 (done), default-dense 2.9
 # (done), variants 3.6 (done), doorkey-demos 1.9 (done), doorkey5-dqn ≈ 0.5 (done),
-# vlmrb-demos ≈ 3.7, sac-sparse ≈ 2, variants-confirm ≈ 1.3, lambda ≈ 3, themes ≈ 5,
+# variants-confirm 1.3 (done), vlmrb-demos ≈ 3.7, sac-sparse ≈ 2, lambda ≈ 3, themes ≈ 5,
 # doorkey ≈ 7, doorkey-themes ≈ 2, pixel-scoremap ≈ 6.7.
 # Then: robot-train study report studies/results/NAME.
 set -eu
