@@ -206,6 +206,9 @@ func TestParityMSAA(t *testing.T) {
 func TestMSAADepthAcrossFrames(t *testing.T) {
 	opts := Options{MSAA: 4, Shadows: true}
 	r := openEGL(t, opts)
+	if r.Info().MSAA < 2 {
+		t.Fatalf("egl MSAA = %d: the multisample path under test is not in use", r.Info().MSAA)
+	}
 	base, cam := knownScene()
 	near := *base
 	near.Objects = append(slices.Clone(base.Objects), Object{Name: "near", Kind: Box,
