@@ -309,7 +309,7 @@ func (g *glScene) drawTo(sc *Scene, cam Camera, dst Buffers, screen bool) error 
 	if err := g.ensureTargets(w, h); err != nil {
 		return err
 	}
-	g.b.build(sc, g.mc, cam.Pos)
+	g.b.build(sc, g.mc, newLODView(cam))
 	fp := g.b.params(sc, cam, g.shadowSize > 0)
 	g.upload()
 
@@ -317,7 +317,9 @@ func (g *glScene) drawTo(sc *Scene, cam Camera, dst Buffers, screen bool) error 
 		gl.BindFramebuffer(gl.FRAMEBUFFER, g.shadowFBO)
 		gl.Viewport(0, 0, int32(g.shadowSize), int32(g.shadowSize))
 		gl.Clear(gl.DEPTH_BUFFER_BIT)
-		gl.Disable(gl.CULL_FACE)
+		// Back faces are culled (see softRenderer.Render): the map is the
+		// same with half the triangles rasterized.
+		gl.Enable(gl.CULL_FACE)
 		gl.UseProgram(g.shadowProg)
 		gl.UniformMatrix4fv(g.shadowLoc, 1, false, &fp.lightVP[0])
 		gl.DrawElementsWithOffset(gl.TRIANGLES, g.b.casterCount, gl.UNSIGNED_INT, uintptr(4*g.b.casterStart))

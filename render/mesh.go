@@ -16,13 +16,64 @@ type mesh struct {
 	idx      []uint32
 }
 
-// Tessellation of round shapes: a trade between silhouettes a VLM reads as
-// round at 224 px and per-vertex cost on llvmpipe.
+// Tessellation of round shapes (spheres, capsules, cylinders): slices
+// around the axis, stacks = slices/2 from pole to pole (even, so capsules
+// split at the equator). An object gets the fewest slices, from
+// minRoundSlices up to maxRoundSlices in steps of 4, whose polygon departs
+// from the true silhouette by at most lodErrPx pixels where it is drawn
+// (roundSlicesFor): a far or small shape needs fewer triangles to look
+// round, and llvmpipe's cost grows with every triangle it sets up and bins
+// (≈ 0.35 µs each in a 224² 4× MSAA frame, bench/RESULTS.md).
 const (
-	roundSlices = 16
-	roundStacks = 8 // even, so capsules split at the equator
-	planeInf    = 5 // half extent (m) used for planes of size 0 (MuJoCo: infinite)
+	minRoundSlices = 8
+	maxRoundSlices = 16
+	lodErrPx       = 0.5
+	planeInf       = 5 // half extent (m) used for planes of size 0 (MuJoCo: infinite)
 )
+
+// roundSlicesFor returns the slices for a round shape whose radius spans
+// rPx pixels: a regular n-gon inscribed in a circle of radius R departs
+// from it by at most R·(1 − cos(π/n)).
+func roundSlicesFor(rPx float64) int {
+	for n := minRoundSlices; n < maxRoundSlices; n += 4 {
+		if rPx*(1-math.Cos(math.Pi/float64(n))) <= lodErrPx {
+			return n
+		}
+	}
+	return maxRoundSlices
+}
+
+// lodView is what roundSlicesFor needs to know of the camera: its position
+// and its focal length in pixels. The zero value (focal 0) asks for the
+// finest tessellation.
+type lodView struct {
+	eye   mgl64.Vec3
+	focal float64 // pixels per unit of tangent: (height/2)/tan(fovY/2)
+}
+
+func newLODView(cam Camera) lodView {
+	return lodView{eye: cam.Pos, focal: float64(cam.Height) / 2 / math.Tan(cam.fovy()*math.Pi/360)}
+}
+
+// slices returns the tessellation of object o seen from v (0 for shapes
+// that are not round). The radius is projected at the distance of the
+// object's nearest point to the eye.
+func (v lodView) slices(o *Object) int {
+	switch o.Kind {
+	case Sphere, Capsule, Cylinder:
+	default:
+		return 0
+	}
+	if v.focal <= 0 {
+		return maxRoundSlices
+	}
+	r := o.Size[0]
+	d := o.Pos.Sub(v.eye).Len() - r - max(o.Size[1], 0)
+	if d <= 1e-3 {
+		return maxRoundSlices
+	}
+	return roundSlicesFor(r * v.focal / d)
+}
 
 func (m *mesh) add(p, n [3]float64, u, v float64) uint32 {
 	m.pos = append(m.pos, [3]float32{float32(p[0]), float32(p[1]), float32(p[2])})
@@ -34,37 +85,48 @@ func (m *mesh) add(p, n [3]float64, u, v float64) uint32 {
 func (m *mesh) quad(a, b, c, d uint32) { m.idx = append(m.idx, a, b, c, a, c, d) }
 
 type meshKey struct {
-	kind Kind
-	size [3]float64
+	kind   Kind
+	size   [3]float64
+	slices int
 }
 
 // meshCache keeps one mesh per (kind, size). Not safe for concurrent use.
 type meshCache map[meshKey]*mesh
 
-func (mc meshCache) get(k Kind, s mgl64.Vec3) *mesh {
-	key := meshKey{k, [3]float64(s)}
+// get returns the mesh of a shape; slices (roundSlicesFor) applies to
+// round shapes only.
+func (mc meshCache) get(k Kind, s mgl64.Vec3, slices int) *mesh {
+	switch k {
+	case Sphere, Capsule, Cylinder:
+		if slices < minRoundSlices {
+			slices = maxRoundSlices
+		}
+	default:
+		slices = 0
+	}
+	key := meshKey{k, [3]float64(s), slices}
 	if m, ok := mc[key]; ok {
 		return m
 	}
 	if len(mc) > 4096 { // scenes with ever-changing sizes: start over
 		clear(mc)
 	}
-	m := buildMesh(k, s)
+	m := buildMesh(k, s, slices)
 	mc[key] = m
 	return m
 }
 
-func buildMesh(k Kind, s mgl64.Vec3) *mesh {
+func buildMesh(k Kind, s mgl64.Vec3, slices int) *mesh {
 	m := &mesh{}
 	switch k {
 	case Box:
 		boxMesh(m, s)
 	case Sphere:
-		roundMesh(m, s[0], 0, false)
+		roundMesh(m, s[0], 0, false, slices)
 	case Capsule:
-		roundMesh(m, s[0], s[1], true)
+		roundMesh(m, s[0], s[1], true, slices)
 	case Cylinder:
-		cylinderMesh(m, s[0], s[1])
+		cylinderMesh(m, s[0], s[1], slices)
 	case Plane:
 		a, b := s[0], s[1]
 		if a <= 0 {
@@ -106,20 +168,22 @@ func boxMesh(m *mesh, h mgl64.Vec3) {
 	}
 }
 
-// roundMesh builds a sphere (halfLen 0) or a capsule along z.
-func roundMesh(m *mesh, r, halfLen float64, capsule bool) {
+// roundMesh builds a sphere (halfLen 0) or a capsule along z with slices
+// around the axis and slices/2 stacks.
+func roundMesh(m *mesh, r, halfLen float64, capsule bool, slices int) {
 	type ring struct{ theta, z float64 }
 	var rings []ring
-	for i := 0; i <= roundStacks; i++ {
-		th := math.Pi * float64(i) / roundStacks
+	stacks := slices / 2
+	for i := 0; i <= stacks; i++ {
+		th := math.Pi * float64(i) / float64(stacks)
 		if !capsule {
 			rings = append(rings, ring{th, 0})
 			continue
 		}
-		if i <= roundStacks/2 {
+		if i <= stacks/2 {
 			rings = append(rings, ring{th, halfLen})
 		}
-		if i >= roundStacks/2 {
+		if i >= stacks/2 {
 			rings = append(rings, ring{th, -halfLen})
 		}
 	}
@@ -131,33 +195,44 @@ func roundMesh(m *mesh, r, halfLen float64, capsule bool) {
 			arc += r*(rg.theta-p.theta) + math.Abs(rg.z-p.z)
 		}
 		st, ct := math.Sin(rg.theta), math.Cos(rg.theta)
-		for j := 0; j <= roundSlices; j++ {
-			ph := 2 * math.Pi * float64(j) / roundSlices
+		for j := 0; j <= slices; j++ {
+			ph := 2 * math.Pi * float64(j) / float64(slices)
 			n := [3]float64{st * math.Cos(ph), st * math.Sin(ph), ct}
 			m.add([3]float64{r * n[0], r * n[1], r*n[2] + rg.z}, n, r*ph, arc)
 		}
 	}
-	w := uint32(roundSlices + 1)
-	for i := uint32(0); i+1 < uint32(len(rings)); i++ {
-		for j := uint32(0); j < roundSlices; j++ {
+	// The first and last rings sit on the poles: their bands are fans, one
+	// triangle a quad (the quad's other triangle would have zero area, and
+	// llvmpipe still sets up and bins every triangle it is given).
+	w, ns := uint32(slices+1), uint32(slices)
+	last := uint32(len(rings)) - 2
+	for i := uint32(0); i <= last; i++ {
+		for j := uint32(0); j < ns; j++ {
 			a := base + i*w + j
 			b := base + (i+1)*w + j
-			m.quad(a, b, b+1, a+1)
+			switch i {
+			case 0:
+				m.idx = append(m.idx, a, b, b+1)
+			case last:
+				m.idx = append(m.idx, a, b+1, a+1)
+			default:
+				m.quad(a, b, b+1, a+1)
+			}
 		}
 	}
 }
 
-func cylinderMesh(m *mesh, r, hl float64) {
-	w := uint32(roundSlices + 1)
+func cylinderMesh(m *mesh, r, hl float64, slices int) {
+	w, ns := uint32(slices+1), uint32(slices)
 	base := uint32(len(m.pos))
 	for _, z := range [2]float64{hl, -hl} {
-		for j := 0; j <= roundSlices; j++ {
-			ph := 2 * math.Pi * float64(j) / roundSlices
+		for j := 0; j <= slices; j++ {
+			ph := 2 * math.Pi * float64(j) / float64(slices)
 			n := [3]float64{math.Cos(ph), math.Sin(ph), 0}
 			m.add([3]float64{r * n[0], r * n[1], z}, n, r*ph, z)
 		}
 	}
-	for j := uint32(0); j < roundSlices; j++ {
+	for j := uint32(0); j < ns; j++ {
 		a, b := base+j, base+w+j
 		m.quad(a, b, b+1, a+1)
 	}
@@ -165,12 +240,12 @@ func cylinderMesh(m *mesh, r, hl float64) {
 		n := [3]float64{0, 0, math.Copysign(1, z)}
 		c := m.add([3]float64{0, 0, z}, n, 0, 0)
 		first := uint32(len(m.pos))
-		for j := 0; j <= roundSlices; j++ {
-			ph := 2 * math.Pi * float64(j) / roundSlices
+		for j := 0; j <= slices; j++ {
+			ph := 2 * math.Pi * float64(j) / float64(slices)
 			x, y := r*math.Cos(ph), r*math.Sin(ph)
 			m.add([3]float64{x, y, z}, n, x, y)
 		}
-		for j := uint32(0); j < roundSlices; j++ {
+		for j := uint32(0); j < ns; j++ {
 			if z > 0 {
 				m.idx = append(m.idx, c, first+j, first+j+1)
 			} else {
@@ -204,7 +279,9 @@ type batch struct {
 	// non-plane object, after the kind groups, for the shadow pass.
 	casterStart, casterCount int32
 	objKind                  []uint8
-	objRecv                  []bool // shadows fall on the object
+	objMesh                  []*mesh // each object's mesh, as tessellated for this view
+	holed                    []*mesh // this view's planes with a covered part left out (holedPlane)
+	objRecv                  []bool  // shadows fall on the object
 	// casterLo/Hi bound every non-plane object (for the shadow map).
 	casterLo, casterHi [3]float32
 	hasCaster          bool
@@ -228,16 +305,30 @@ func texKind(t Texture) uint8 {
 	return uint8(t)
 }
 
-// build flattens sc into the batch; eye (the camera position) orders the
-// colour pass front to back.
-func (b *batch) build(sc *Scene, mc meshCache, eye mgl64.Vec3) {
+// build flattens sc into the batch as view sees it: the camera position
+// orders the colour pass front to back, and the projected size of each
+// round shape sets its tessellation (lodView.slices).
+func (b *batch) build(sc *Scene, mc meshCache, view lodView) {
+	eye := view.eye
 	b.verts, b.idx, b.mats = b.verts[:0], b.idx[:0], b.mats[:0]
 	b.objKind = b.objKind[:0]
 	b.objRecv = b.objRecv[:0]
+	b.objMesh = b.objMesh[:0]
 	b.hasCaster = false
+	nHoled := 0
 	for oi := range sc.Objects {
 		o := &sc.Objects[oi]
-		me := mc.get(o.Kind, o.Size)
+		me := mc.get(o.Kind, o.Size, view.slices(o))
+		if o.Kind == Plane && o.cover.ok {
+			if nHoled == len(b.holed) {
+				b.holed = append(b.holed, &mesh{})
+			}
+			if holedPlane(b.holed[nHoled], o, view.eye) {
+				me = b.holed[nHoled]
+				nHoled++
+			}
+		}
+		b.objMesh = append(b.objMesh, me)
 		b.objKind = append(b.objKind, texKind(o.Mat.Texture))
 		b.objRecv = append(b.objRecv, !o.NoReceive)
 		rot := o.Rot
@@ -298,8 +389,7 @@ func (b *batch) build(sc *Scene, mc meshCache, eye mgl64.Vec3) {
 	// does. mats[12*oi+11] holds each object's first vertex.
 	b.draws = b.draws[:0]
 	appendObj := func(oi int) {
-		o := &sc.Objects[oi]
-		me := mc.get(o.Kind, o.Size)
+		me := b.objMesh[oi]
 		base := uint32(b.mats[oi*matStride+11])
 		for _, ix := range me.idx {
 			b.idx = append(b.idx, base+ix)
@@ -345,13 +435,67 @@ func (b *batch) build(sc *Scene, mc meshCache, eye mgl64.Vec3) {
 		if o.Kind == Plane || o.NoShadow {
 			continue
 		}
-		me := mc.get(o.Kind, o.Size)
+		me := b.objMesh[oi]
 		base := uint32(b.mats[oi*matStride+11])
 		for _, ix := range me.idx {
 			b.idx = append(b.idx, base+ix)
 		}
 	}
 	b.casterCount = int32(len(b.idx)) - b.casterStart
+}
+
+// coverMargin (m) is how far the hole holedPlane cuts stays inside the
+// covered part of the plane and inside the plane's edges: the plane runs on
+// a little under its cover, so no sample on the cover's silhouette falls
+// between the two, and the plane's outline keeps its four corners (no
+// T-junction with a neighbour such as the backdrop).
+const coverMargin = 0.01
+
+// holedPlane builds into m the mesh of plane object o (horizontal, with
+// o.cover set) with the part its cover hides from eye left out: the plane's
+// rectangle minus a rectangular hole, as four trapezoids (eight triangles
+// sharing their vertices). The cover rectangle, seen from eye, projects onto
+// the plane as the cover scaled by k = (eye.z − plane z)/(eye.z − cover z)
+// about eye's foot (a central projection between parallel planes is a
+// homothety). It reports false, leaving m unused, when nothing can be cut:
+// the eye is not above the cover, o is rotated, or the hole is empty.
+func holedPlane(m *mesh, o *Object, eye mgl64.Vec3) bool {
+	c := &o.cover
+	if o.Rot.Len() != 0 && math.Abs(math.Abs(o.Rot.W)-1) > 1e-9 {
+		return false
+	}
+	fz := o.Pos[2]
+	if c.z <= fz || eye[2] <= c.z+1e-3 {
+		return false
+	}
+	a, b := o.Size[0], o.Size[1]
+	if a <= 0 {
+		a = planeInf
+	}
+	if b <= 0 {
+		b = planeInf
+	}
+	k := (eye[2] - fz) / (eye[2] - c.z)
+	proj := func(v, e, p float64) float64 { return e + k*(v-e) - p }
+	hx0 := max(proj(c.x0, eye[0], o.Pos[0])+coverMargin, -a+coverMargin)
+	hx1 := min(proj(c.x1, eye[0], o.Pos[0])-coverMargin, a-coverMargin)
+	hy0 := max(proj(c.y0, eye[1], o.Pos[1])+coverMargin, -b+coverMargin)
+	hy1 := min(proj(c.y1, eye[1], o.Pos[1])-coverMargin, b-coverMargin)
+	if hx1-hx0 <= coverMargin || hy1-hy0 <= coverMargin {
+		return false
+	}
+	m.pos, m.nrm, m.uv, m.idx = m.pos[:0], m.nrm[:0], m.uv[:0], m.idx[:0]
+	n := [3]float64{0, 0, 1}
+	// outer corners 0–3 then hole corners 4–7, both counter-clockwise
+	// seen from +z; uv = local xy, as the plain plane mesh has.
+	for _, p := range [8][2]float64{{-a, -b}, {a, -b}, {a, b}, {-a, b}, {hx0, hy0}, {hx1, hy0}, {hx1, hy1}, {hx0, hy1}} {
+		m.add([3]float64{p[0], p[1], 0}, n, p[0], p[1])
+	}
+	for i := uint32(0); i < 4; i++ {
+		j := (i + 1) % 4
+		m.quad(i, j, 4+j, 4+i)
+	}
+	return true
 }
 
 // planeDist is the distance from eye to the nearest point of the plane

@@ -482,7 +482,7 @@ func TestMeshWinding(t *testing.T) {
 		s mgl64.Vec3
 	}{{Box, mgl64.Vec3{0.1, 0.2, 0.3}}, {Sphere, mgl64.Vec3{0.1, 0, 0}}, {Capsule, mgl64.Vec3{0.05, 0.2, 0}},
 		{Cylinder, mgl64.Vec3{0.05, 0.1, 0}}, {Plane, mgl64.Vec3{1, 1, 0}}} {
-		m := buildMesh(c.k, c.s)
+		m := buildMesh(c.k, c.s, maxRoundSlices)
 		area := 0.0
 		for i := 0; i < len(m.idx); i += 3 {
 			a, b, cc := m.pos[m.idx[i]], m.pos[m.idx[i+1]], m.pos[m.idx[i+2]]
@@ -491,7 +491,7 @@ func TestMeshWinding(t *testing.T) {
 			vc := mgl64.Vec3{float64(cc[0]), float64(cc[1]), float64(cc[2])}
 			n := vb.Sub(va).Cross(vc.Sub(va))
 			if n.Len() < 1e-12 {
-				continue // pole triangles
+				t.Fatalf("%v: triangle %d has zero area", c.k, i/3)
 			}
 			out := va.Add(vb).Add(vc).Mul(1.0 / 3)
 			if c.k == Plane {
@@ -523,6 +523,82 @@ func TestMeshWinding(t *testing.T) {
 		if math.Abs(area-want)/want > 0.04 { // tessellation loses a few %
 			t.Errorf("%v: surface area %.5f, want %.5f", c.k, area, want)
 		}
+	}
+}
+
+// TestMeshClosed checks that every caster mesh is closed: each directed
+// edge, keyed by vertex position (seams and poles repeat positions), is
+// matched by the reverse edge of a neighbouring triangle as often as it
+// occurs. The shadow pass culls back faces on the strength of this: the
+// first surface a ray from outside a closed, outward-wound mesh meets is a
+// front face.
+func TestMeshClosed(t *testing.T) {
+	type key [3]int64
+	q := func(p [3]float32) key {
+		return key{int64(math.Round(float64(p[0]) * 1e6)), int64(math.Round(float64(p[1]) * 1e6)), int64(math.Round(float64(p[2]) * 1e6))}
+	}
+	for _, c := range []struct {
+		k Kind
+		s mgl64.Vec3
+		n int
+	}{{Box, mgl64.Vec3{0.1, 0.2, 0.3}, 0}, {Sphere, mgl64.Vec3{0.1, 0, 0}, 8}, {Sphere, mgl64.Vec3{0.1, 0, 0}, 12},
+		{Sphere, mgl64.Vec3{0.1, 0, 0}, 16}, {Capsule, mgl64.Vec3{0.05, 0.2, 0}, 8}, {Capsule, mgl64.Vec3{0.05, 0.2, 0}, 12},
+		{Capsule, mgl64.Vec3{0.05, 0.2, 0}, 16}, {Cylinder, mgl64.Vec3{0.05, 0.1, 0}, 8}, {Cylinder, mgl64.Vec3{0.05, 0.1, 0}, 16}} {
+		m := buildMesh(c.k, c.s, c.n)
+		edges := map[[2]key]int{}
+		for i := 0; i < len(m.idx); i += 3 {
+			for e := 0; e < 3; e++ {
+				a, b := q(m.pos[m.idx[i+e]]), q(m.pos[m.idx[i+(e+1)%3]])
+				if a == b {
+					t.Fatalf("%v: triangle %d has a zero-length edge", c.k, i/3)
+				}
+				edges[[2]key{a, b}]++
+			}
+		}
+		for e, n := range edges {
+			if r := edges[[2]key{e[1], e[0]}]; r != n {
+				t.Fatalf("%v, %d slices: edge %v→%v occurs %d times, its reverse %d: the mesh is open", c.k, c.n, e[0], e[1], n, r)
+			}
+		}
+	}
+}
+
+// TestRoundLOD checks the tessellation rule: the slices chosen for a
+// radius of r pixels are the fewest (of 8, 12, 16) whose inscribed polygon
+// stays within lodErrPx of the circle, 16 when none does; and an object
+// seen from farther away never gets more slices.
+func TestRoundLOD(t *testing.T) {
+	dev := func(r float64, n int) float64 { return r * (1 - math.Cos(math.Pi/float64(n))) }
+	for r := 0.5; r < 100; r *= 1.1 {
+		n := roundSlicesFor(r)
+		if n < maxRoundSlices && dev(r, n) > lodErrPx {
+			t.Fatalf("radius %.1f px: %d slices depart %.2f px from the circle, more than %.2f", r, n, dev(r, n), lodErrPx)
+		}
+		if n-4 >= minRoundSlices && dev(r, n-4) <= lodErrPx {
+			t.Fatalf("radius %.1f px: %d slices chosen, %d would do", r, n, n-4)
+		}
+	}
+	if roundSlicesFor(3) != minRoundSlices || roundSlicesFor(1000) != maxRoundSlices {
+		t.Fatalf("3 px → %d slices, 1000 px → %d; want %d and %d", roundSlicesFor(3), roundSlicesFor(1000), minRoundSlices, maxRoundSlices)
+	}
+	o := Object{Kind: Sphere, Size: mgl64.Vec3{0.02, 0, 0}}
+	prev := maxRoundSlices + 1
+	for d := 0.05; d < 10; d *= 1.3 {
+		cam := LookAt(mgl64.Vec3{d, 0, 0}, mgl64.Vec3{}, mgl64.Vec3{0, 0, 1}, 45, 224, 224)
+		n := newLODView(cam).slices(&o)
+		if n > prev {
+			t.Fatalf("at %.2f m the sphere gets %d slices, nearer it got %d", d, n, prev)
+		}
+		prev = n
+	}
+	if prev != minRoundSlices {
+		t.Fatalf("a 2 cm sphere 10 m away gets %d slices, want %d", prev, minRoundSlices)
+	}
+	if n := (lodView{}).slices(&o); n != maxRoundSlices {
+		t.Fatalf("the zero lodView gives %d slices, want %d", n, maxRoundSlices)
+	}
+	if n := newLODView(LookAt(mgl64.Vec3{1, 0, 0}, mgl64.Vec3{}, mgl64.Vec3{0, 0, 1}, 45, 224, 224)).slices(&Object{Kind: Box, Size: mgl64.Vec3{1, 1, 1}}); n != 0 {
+		t.Fatalf("a box gets %d slices, want 0", n)
 	}
 }
 

@@ -93,6 +93,18 @@ type Object struct {
 	// scenery that no caster's shadow reaches in view (floor, backdrop,
 	// legs, the arm): it skips the shadow-map lookup of each of its pixels.
 	NoReceive bool
+	// cover, set by the scenery on the floor, is the table top above it.
+	cover coverRect
+}
+
+// coverRect is an opaque horizontal rectangle [x0, x1] × [y0, y1] at height
+// z (world, m) above a horizontal plane object: from an eye above z it hides
+// a rectangle of the plane, which batch.build leaves out of the plane's
+// triangles (under multisampling llvmpipe shades every fragment it
+// rasterizes, hidden or not).
+type coverRect struct {
+	x0, y0, x1, y1, z float64
+	ok                bool
 }
 
 // Light is a directional or point light.

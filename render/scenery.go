@@ -63,12 +63,20 @@ var (
 // tableBounds returns the xy extent and top height of the static shapes
 // named like a table.
 func tableBounds(m *sim.Model, s *sim.State) (lo, hi mgl64.Vec3, plane, ok bool) {
+	lo, hi, plane, _, ok = tableShapes(m, s)
+	return lo, hi, plane, ok
+}
+
+// tableShapes is tableBounds, and whether the table is one shape whose
+// pose has no rotation (so its top fills the bounds' top rectangle).
+func tableShapes(m *sim.Model, s *sim.State) (lo, hi mgl64.Vec3, plane, single, ok bool) {
+	n, rotated := 0, false
 	for i := range m.Shapes {
 		d := &m.Shapes[i]
 		if d.Body != sim.World || !containsFold(d.Name, "table") {
 			continue
 		}
-		p, _ := s.ShapePose(m, sim.ShapeID(i))
+		p, q := s.ShapePose(m, sim.ShapeID(i))
 		var h mgl64.Vec3
 		switch d.Kind {
 		case sim.Plane:
@@ -82,6 +90,10 @@ func tableBounds(m *sim.Model, s *sim.State) (lo, hi mgl64.Vec3, plane, ok bool)
 		default:
 			continue
 		}
+		n++
+		if math.Abs(math.Abs(q.W)-1) > 1e-9 {
+			rotated = true
+		}
 		a, b := vec(p).Sub(h), vec(p).Add(h)
 		if !ok {
 			lo, hi, ok = a, b, true
@@ -91,12 +103,12 @@ func tableBounds(m *sim.Model, s *sim.State) (lo, hi mgl64.Vec3, plane, ok bool)
 			lo[k], hi[k] = math.Min(lo[k], a[k]), math.Max(hi[k], b[k])
 		}
 	}
-	return lo, hi, plane, ok
+	return lo, hi, plane, ok && n == 1 && !rotated, ok
 }
 
 // addScenery appends the scenery objects to sc (see Scenery).
 func (sc *Scene) addScenery(m *sim.Model, s *sim.State) {
-	lo, hi, plane, ok := tableBounds(m, s)
+	lo, hi, plane, single, ok := tableShapes(m, s)
 	if !ok {
 		return
 	}
@@ -150,6 +162,11 @@ func (sc *Scene) addScenery(m *sim.Model, s *sim.State) {
 	floorY := c[1] - 2
 	add("floor", Plane, mgl64.Vec3{4, wallY - floorY, 0}, mgl64.Vec3{c[0], floorY, floorZ}, id,
 		Checker(floorColors[0], floorColors[1], 2), SegFloor, RoleStatic, true)
+	if single {
+		// The table top hides part of the floor from any camera above it:
+		// the batch leaves that part out (coverRect).
+		sc.Objects[len(sc.Objects)-1].cover = coverRect{lo[0], lo[1], hi[0], hi[1], top, true}
+	}
 	// the backdrop faces the robot: local +z (the plane's normal) → world −y
 	wall := mgl64.QuatRotate(math.Pi/2, mgl64.Vec3{1, 0, 0})
 	wallH := 1.1

@@ -58,12 +58,15 @@ func (r *softRenderer) RenderBuffers(sc *Scene, cam Camera, dst Buffers) error {
 	if r.opts.RequireGPU {
 		return ErrSoftwareGL
 	}
-	r.b.build(sc, r.mc, cam.Pos)
+	r.b.build(sc, r.mc, newLODView(cam))
 	fp := r.b.params(sc, cam, r.opts.Shadows)
 	ssize := r.opts.shadowSize()
 	if fp.shadowIdx >= 0 {
 		r.shadow.resetDepth(ssize, ssize)
-		r.rasterize(&r.shadow, &fp.lightVP, false, r.b.casterIdx())
+		// Back faces are culled as in the colour pass: casters are closed
+		// meshes (TestMeshClosed), so the nearest surface along any ray
+		// from the light is a front face and the map is the same.
+		r.rasterize(&r.shadow, &fp.lightVP, true, r.b.casterIdx())
 	}
 	if !r.opts.PixelLighting && dst.RGB != nil {
 		r.computeVertexTerms(&fp)
