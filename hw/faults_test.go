@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"image/color"
 	"io"
 	"net"
 	"strings"
@@ -161,5 +162,50 @@ func TestRTSPRefusedFails(t *testing.T) {
 	t.Logf("%v", err)
 	if err == nil || !strings.Contains(err.Error(), "127.0.0.1:1") || !strings.Contains(err.Error(), "refused") {
 		t.Fatalf("Open(rtsp://127.0.0.1:1/x) = %v, want a refusal naming the URL", err)
+	}
+}
+
+// TestOpenShortStream: a stream that connects, sends its frames and ends
+// before Open looks opens all the same, and Next hands over every frame it
+// sent, then the end-of-stream error. (waitOpen used to wait on "connected"
+// and "ended" in one select; with both ready Go picks one at random, and
+// half the time Open failed with the end of stream. Here the producer runs
+// to its end before waitOpen, so both are always ready.)
+func TestOpenShortStream(t *testing.T) {
+	t.Parallel()
+	jpg := testJPEG(t, 16, 8, color.RGBA{200, 10, 10, 255})
+	opts := Options{MaxReconnects: -1, Buffer: 4}.withDefaults()
+	connect := func(ctx context.Context, s *sink) error {
+		s.connected()
+		for k := 0; k < 3; k++ {
+			if s.keep(time.Now()) {
+				p := s.buffer()
+				p.kind, p.data = kindJPEG, append(p.data[:0], jpg...)
+				s.publish(p)
+			}
+		}
+		return io.ErrUnexpectedEOF
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for i := 0; i < 50; i++ {
+		l := newLive("short", opts)
+		runCtx, stop := context.WithCancel(context.Background())
+		l.cancel = stop
+		l.run(runCtx, connect) // to the end: connected and done
+		src, err := l.waitOpen(ctx)
+		if err != nil {
+			t.Fatalf("attempt %d: Open failed after the stream had connected: %v", i, err)
+		}
+		var f frame.Frame
+		for k := 0; k < 3; k++ {
+			if err := src.Next(ctx, &f); err != nil {
+				t.Fatalf("attempt %d: frame %d: %v", i, k, err)
+			}
+		}
+		if err := src.Next(ctx, &f); err == nil || !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Fatalf("attempt %d: after the last frame Next returned %v, want the end of stream", i, err)
+		}
+		_ = src.Close()
 	}
 }

@@ -42,6 +42,14 @@ type live struct {
 // the first connection is established. Transient failures are retried with
 // backoff until ctx ends; permanent ones return at once.
 func startLive(ctx context.Context, name string, opts Options, connect connectFunc) (*live, error) {
+	l := newLive(name, opts)
+	runCtx, cancel := context.WithCancel(context.Background())
+	l.cancel = cancel
+	go l.run(runCtx, connect)
+	return l.waitOpen(ctx)
+}
+
+func newLive(name string, opts Options) *live {
 	l := &live{
 		name:  name,
 		opts:  opts,
@@ -50,14 +58,24 @@ func startLive(ctx context.Context, name string, opts Options, connect connectFu
 	}
 	l.slot = newSlot(&l.c, opts.Buffer)
 	l.shp = shaper{opts: opts}
-	runCtx, cancel := context.WithCancel(context.Background())
-	l.cancel = cancel
-	go l.run(runCtx, connect)
+	return l
+}
 
+// waitOpen waits, bounded by ctx, until the producer has connected (the
+// source is open) or has given up (it is closed and the error returned).
+func (l *live) waitOpen(ctx context.Context) (*live, error) {
+	name := l.name
 	select {
 	case <-l.ready:
 		return l, nil
 	case <-l.done:
+		// A stream can connect, deliver and end before this select runs;
+		// then both cases are ready and select picks one at random. Once
+		// connected, the source is open: Next returns the frames it
+		// queued, then the terminal error.
+		if l.isReady() {
+			return l, nil
+		}
 		_ = l.Close()
 		return nil, l.termErr
 	case <-ctx.Done():
