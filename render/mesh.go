@@ -90,7 +90,7 @@ type meshKey struct {
 	slices int
 }
 
-// meshCache keeps one mesh per (kind, size). Not safe for concurrent use.
+// meshCache keeps one mesh per (kind, size, slices). Not safe for concurrent use.
 type meshCache map[meshKey]*mesh
 
 // get returns the mesh of a shape; slices (roundSlicesFor) applies to
