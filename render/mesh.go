@@ -128,13 +128,7 @@ func buildMesh(k Kind, s mgl64.Vec3, slices int) *mesh {
 	case Cylinder:
 		cylinderMesh(m, s[0], s[1], slices)
 	case Plane:
-		a, b := s[0], s[1]
-		if a <= 0 {
-			a = planeInf
-		}
-		if b <= 0 {
-			b = planeInf
-		}
+		a, b := planeHalf(s)
 		n := [3]float64{0, 0, 1}
 		i0 := m.add([3]float64{-a, -b, 0}, n, -a, -b)
 		i1 := m.add([3]float64{a, -b, 0}, n, a, -b)
@@ -143,6 +137,18 @@ func buildMesh(k Kind, s mgl64.Vec3, slices int) *mesh {
 		m.quad(i0, i1, i2, i3)
 	}
 	return m
+}
+
+// planeHalf returns a plane's half extents; a size of 0 means planeInf.
+func planeHalf(s mgl64.Vec3) (a, b float64) {
+	a, b = s[0], s[1]
+	if a <= 0 {
+		a = planeInf
+	}
+	if b <= 0 {
+		b = planeInf
+	}
+	return a, b
 }
 
 func boxMesh(m *mesh, h mgl64.Vec3) {
@@ -435,11 +441,7 @@ func (b *batch) build(sc *Scene, mc meshCache, view lodView) {
 		if o.Kind == Plane || o.NoShadow {
 			continue
 		}
-		me := b.objMesh[oi]
-		base := uint32(b.mats[oi*matStride+11])
-		for _, ix := range me.idx {
-			b.idx = append(b.idx, base+ix)
-		}
+		appendObj(oi)
 	}
 	b.casterCount = int32(len(b.idx)) - b.casterStart
 }
@@ -468,13 +470,7 @@ func holedPlane(m *mesh, o *Object, eye mgl64.Vec3) bool {
 	if c.z <= fz || eye[2] <= c.z+1e-3 {
 		return false
 	}
-	a, b := o.Size[0], o.Size[1]
-	if a <= 0 {
-		a = planeInf
-	}
-	if b <= 0 {
-		b = planeInf
-	}
+	a, b := planeHalf(o.Size)
 	k := (eye[2] - fz) / (eye[2] - c.z)
 	proj := func(v, e, p float64) float64 { return e + k*(v-e) - p }
 	hx0 := max(proj(c.x0, eye[0], o.Pos[0])+coverMargin, -a+coverMargin)
@@ -505,13 +501,7 @@ func planeDist(o *Object, eye mgl64.Vec3) float64 {
 	if rot.Len() == 0 {
 		rot = mgl64.QuatIdent()
 	}
-	a, b := o.Size[0], o.Size[1]
-	if a <= 0 {
-		a = planeInf
-	}
-	if b <= 0 {
-		b = planeInf
-	}
+	a, b := planeHalf(o.Size)
 	l := rot.Normalize().Inverse().Rotate(eye.Sub(o.Pos))
 	x := math.Max(-a, math.Min(a, l[0]))
 	y := math.Max(-b, math.Min(b, l[1]))
