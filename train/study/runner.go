@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -289,6 +290,21 @@ func encodeConfig(c train.Config) ([]byte, error) {
 }
 
 // exec runs (or resumes) one run in a child process and records the attempt.
+// childEnv is a run's environment: environ with BLAS, OpenMP and Go
+// threads set to threads. With one thread it also sets Mesa's
+// LP_NUM_THREADS=0 unless environ sets it: llvmpipe then rasterizes the
+// scorer's frames on the calling thread instead of waking one helper per
+// core, which costs CPU when every core already runs a training. The
+// pixels are the same either way.
+func childEnv(environ []string, threads int) []string {
+	t := strconv.Itoa(threads)
+	env := append(environ[:len(environ):len(environ)], "OPENBLAS_NUM_THREADS="+t, "OMP_NUM_THREADS="+t, "GOMAXPROCS="+t)
+	if threads == 1 && !slices.ContainsFunc(environ, func(kv string) bool { return strings.HasPrefix(kv, "LP_NUM_THREADS=") }) {
+		env = append(env, "LP_NUM_THREADS=0")
+	}
+	return env
+}
+
 func (r *Runner) exec(ctx context.Context, run Run, threads int) (Attempt, error) {
 	dir := run.Config.Out
 	host, _ := os.Hostname()
@@ -327,8 +343,7 @@ func (r *Runner) exec(ctx context.Context, run Run, threads int) (Attempt, error
 	defer logf.Close()
 	cmd := exec.Command(r.Binary, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	t := strconv.Itoa(threads)
-	cmd.Env = append(os.Environ(), "OPENBLAS_NUM_THREADS="+t, "OMP_NUM_THREADS="+t, "GOMAXPROCS="+t)
+	cmd.Env = childEnv(os.Environ(), threads)
 	cmd.SysProcAttr = childAttr() // the child checkpoints and stops if the study process dies
 	if err := cmd.Start(); err != nil {
 		return a, fmt.Errorf("start %s: %w", r.Binary, err)
