@@ -68,6 +68,8 @@ func TestUsageErrors(t *testing.T) {
 		{"score no source", []string{"score"}, "--source is required"},
 		{"score oracle on camera", []string{"score", "--source", "dir:/tmp", "--scorer", "oracle"}, "only sim:TASK"},
 		{"score bad task", []string{"score", "--source", "sim:fly"}, "unknown task"},
+		{"score bad theme", []string{"score", "--source", "sim:reach", "--theme", "neon"}, "standard|misleading|abstract"},
+		{"score theme on camera", []string{"score", "--source", "dir:/tmp", "--theme", "abstract"}, "not sim:TASK"},
 	} {
 		code, _, stderr := runCLI(t, tc.args...)
 		if code != exitUsage {
@@ -285,6 +287,36 @@ func TestScoreSimPixelRanksExpertAboveRandom(t *testing.T) {
 	// pixel scores of expert pushing exceed random flailing (the scorer's contract)
 	if e, r := mean("expert"), mean("random"); e <= r {
 		t.Fatalf("expert mean pixel score %.3f ≤ random %.3f", e, r)
+	}
+}
+
+// The abstract theme draws the task's objects without their colours, so the
+// pixel scorer's colour keys find nothing in an expert's clips and it has no
+// evidence of progress (score 0), where standard frames score above 0.
+func TestScoreThemeAbstractHidesColours(t *testing.T) {
+	t.Parallel()
+	mean := func(theme string) float64 {
+		code, out, stderr := runCLI(t, "score", "--source", "sim:window-open", "--scorer", "pixel", "--clips", "4",
+			"--policy", "expert", "--size", "96x96", "--theme", theme, "--json")
+		if code != 0 {
+			t.Fatalf("theme %s: exit %d: %s", theme, code, stderr)
+		}
+		s, n := 0.0, 0
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			var v scoreLine
+			if err := json.Unmarshal([]byte(l), &v); err != nil || v.Score == nil {
+				t.Fatalf("theme %s: line %q: %v", theme, l, err)
+			}
+			s += *v.Score
+			n++
+		}
+		return s / float64(n)
+	}
+	if a := mean("abstract"); a != 0 {
+		t.Errorf("abstract theme: mean pixel score %.3f, want 0 (no task colour visible)", a)
+	}
+	if st := mean("standard"); st <= 0 {
+		t.Errorf("standard theme: mean pixel score %.3f, want > 0", st)
 	}
 }
 

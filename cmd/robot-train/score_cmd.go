@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vlmrb/vlmrb/hw"
+	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/train"
 	"github.com/vlmrb/vlmrb/vlmprio"
 )
@@ -41,6 +42,7 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) (ret
 	camera := fs.String("camera", def.VLM.Camera, "sim camera name")
 	size := fs.String("size", "160x120", "frame size `WxH` (sim render size; camera frames are resized)")
 	backend := fs.String("render-backend", "auto", "renderer for sim sources: auto|egl|soft")
+	theme := fs.String("theme", "standard", "appearance of a sim source's frames: standard|misleading|abstract (the agent's scene is unchanged)")
 	baseURL := fs.String("vlm-base-url", "", sharedFlag("vlm-base-url").help) // train's flag
 	model := fs.String("vlm-model", "", sharedFlag("vlm-model").help)
 	asJSON := fs.Bool("json", false, "one JSON line per clip (clip, score, latency_ms, error)")
@@ -66,6 +68,12 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) (ret
 		return err
 	}
 	simTask, isSim := strings.CutPrefix(*source, "sim:")
+	if err := oneOf("theme", *theme, render.ThemeNames...); err != nil {
+		return err
+	}
+	if !isSim && *theme != "standard" {
+		return usagef("--theme %s recolours a simulated scene; %s is not sim:TASK", *theme, *source)
+	}
 	taskName := *task
 	if isSim {
 		taskName = simTask
@@ -153,7 +161,7 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) (ret
 		}
 		var cam *train.SimCamera
 		if *scorer != "oracle" {
-			if cam, err = train.NewSimCamera(*backend, *camera, "", w, h, env); err != nil {
+			if cam, err = train.NewSimCamera(*backend, *camera, *theme, w, h, env); err != nil {
 				return err
 			}
 			defer cam.Close()
