@@ -2,12 +2,13 @@
 # How each theme of the scorer's frames changes what the pixel scorer sees,
 # without training: N expert and N random-policy clips of a task in each
 # theme, scored at the training default 224×224, same seed and clips across
-# themes. Prints per theme the mean score of each policy, the share of
+# themes (DoorKey tasks: 96×96 tiles, the studies' size). Prints per theme the mean score of each policy, the share of
 # clips above the 0.5 threshold (what VLM-RB's sampler sees) and
 # P(expert clip > random clip), the ranking's AUC (ties count ½).
 # Usage: bench/theme-scores.sh [TASK [N [SEED]]]   (defaults: window-open 48 3)
 set -euo pipefail
 task=${1:-window-open}; n=${2:-48}; seed=${3:-3}
+size=224x224; case $task in doorkey-*) size=96x96 ;; esac
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/robot-train" ./cmd/robot-train
@@ -15,7 +16,7 @@ printf '| theme | expert mean | random mean | expert > 0.5 | random > 0.5 | P(ex
 for theme in standard misleading abstract; do
   for pol in expert random; do
     "$tmp/robot-train" score --source "sim:$task" --scorer pixel --policy "$pol" --clips "$n" \
-      --seed "$seed" --size 224x224 --theme "$theme" --json |
+      --seed "$seed" --size "$size" --theme "$theme" --json |
       sed -n 's/.*"score":\([0-9.e+-]*\).*/\1/p' > "$tmp/$pol"
   done
   awk -v theme="$theme" '

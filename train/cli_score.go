@@ -2,10 +2,14 @@ package train
 
 import (
 	"context"
+	"fmt"
 	"image"
+	"math/rand/v2"
 
+	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/frame"
 	"github.com/vlmrb/vlmrb/replay"
+	"github.com/vlmrb/vlmrb/tasks/grid"
 	"github.com/vlmrb/vlmrb/vlmprio"
 )
 
@@ -40,6 +44,60 @@ func SimClips(ctx context.Context, ep *Episodes, cam *SimCamera, camera string, 
 			slot++
 			if take(c.Push(0, vlmprio.Step{Episode: int64(ep.Episode()), Frame: f, Ref: replay.Ref{Slot: slot, Gen: 1},
 				Progress: prog, HasProgress: true, Done: done})) {
+				return nil
+			}
+			if done {
+				break
+			}
+		}
+	}
+}
+
+// GridClips is SimClips for a grid task (robot-train score --source
+// sim:doorkey-N): policy (expert|random) plays episode after episode of
+// task from seed, and each step's tile frame of the state it reached, in
+// theme at about side px, becomes a clip step with the stage reached as
+// its progress, as in training (gridScoring). The oracle needs no
+// images; noImages skips drawing them. Bad names are a *ConfigError.
+func GridClips(ctx context.Context, task, policy, theme string, side int, seed uint64, noImages bool, c *vlmprio.Clipper, take func([]*vlmprio.Clip) bool) error {
+	th, err := grid.ParseTheme(theme)
+	if err != nil {
+		return &ConfigError{Msg: err.Error()}
+	}
+	env, err := grid.Make(task, grid.Options{})
+	if err != nil {
+		return &ConfigError{Msg: err.Error()}
+	}
+	var next func() grid.Action
+	switch policy {
+	case "expert":
+		next = grid.Expert(env).Next
+	case "random":
+		rng := rand.New(rand.NewPCG(seed, 0x72616e64))
+		next = func() grid.Action { return grid.Action(rng.IntN(grid.NumActions)) }
+	default:
+		return &ConfigError{Msg: fmt.Sprintf("--policy %q: choose expert or random", policy)}
+	}
+	tile := env.TileFor(side)
+	px := env.FrameSize(tile)
+	img := image.NewRGBA(image.Rect(0, 0, px, px))
+	slot := int32(0)
+	for ep := 0; ; ep++ {
+		env.Reset(control.EpisodeSeed(seed, 0, ep))
+		for t := 1; ; t++ {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			_, term, trunc := env.StepIndex(next())
+			f := frame.Frame{Camera: "grid", Seq: uint64(t)}
+			if !noImages {
+				env.Render(img, tile, th)
+				f.Image = img
+			}
+			done := term || trunc
+			slot++
+			if take(c.Push(0, vlmprio.Step{Episode: int64(ep), Frame: f, Ref: replay.Ref{Slot: slot, Gen: 1},
+				Progress: float64(env.Stage()) / float64(len(grid.Stages)-1), HasProgress: true, Done: done})) {
 				return nil
 			}
 			if done {

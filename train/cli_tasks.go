@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/nn"
@@ -51,11 +52,11 @@ func TaskList() ([]TaskInfo, error) {
 func IsGridTask(name string) bool { return grid.IsGrid(name) }
 
 // TaskMeta returns the description of the manipulation task name, or a
-// *ConfigError that lists the known tasks.
+// *ConfigError that lists the known tasks, the grid ones included.
 func TaskMeta(name string) (tasks.Meta, error) {
 	m, err := tasks.Lookup(name)
 	if err != nil {
-		return m, &ConfigError{Msg: err.Error()}
+		return m, &ConfigError{Msg: err.Error() + "; or the grid tasks " + strings.Join(grid.Names(), ", ")}
 	}
 	return m, nil
 }

@@ -320,6 +320,53 @@ func TestScoreThemeAbstractHidesColours(t *testing.T) {
 	}
 }
 
+// Grid sources: every clip of a planner episode on DoorKey-8×8 holds an
+// event (the episode is shorter than a clip, so each clip runs to the goal),
+// so the event oracle says yes to all of them; the pixel scorer ranks the
+// planner's standard-theme tiles above a random policy's and sees nothing
+// in the abstract theme.
+func TestScoreGridSource(t *testing.T) {
+	t.Parallel()
+	scores := func(args ...string) []float64 {
+		args = append([]string{"score", "--source", "sim:doorkey-8x8", "--clips", "6", "--size", "96x96", "--json"}, args...)
+		code, out, stderr := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		var v []float64
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			var line scoreLine
+			if err := json.Unmarshal([]byte(l), &line); err != nil || line.Score == nil {
+				t.Fatalf("line %q: %v", l, err)
+			}
+			v = append(v, *line.Score)
+		}
+		if len(v) != 6 {
+			t.Fatalf("%v: %d clips, want 6", args, len(v))
+		}
+		return v
+	}
+	mean := func(v []float64) float64 {
+		s := 0.0
+		for _, x := range v {
+			s += x
+		}
+		return s / float64(len(v))
+	}
+	for i, s := range scores("--scorer", "oracle", "--policy", "expert") {
+		if s != 1 {
+			t.Errorf("oracle, planner clip %d: score %v, want 1", i, s)
+		}
+	}
+	e, r := mean(scores("--scorer", "pixel", "--policy", "expert")), mean(scores("--scorer", "pixel", "--policy", "random"))
+	if e <= r {
+		t.Errorf("pixel: planner mean %.3f ≤ random %.3f", e, r)
+	}
+	if a := mean(scores("--scorer", "pixel", "--policy", "expert", "--theme", "abstract")); a != 0 {
+		t.Errorf("pixel, abstract theme: mean %.3f, want 0", a)
+	}
+}
+
 func TestBenchQuick(t *testing.T) {
 	t.Parallel()
 	code, out, stderr := runCLI(t, "bench", "--seconds", "0.05", "--replay-capacity", "4096", "--task", "reach")

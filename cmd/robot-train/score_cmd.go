@@ -11,6 +11,8 @@ import (
 
 	"github.com/vlmrb/vlmrb/hw"
 	"github.com/vlmrb/vlmrb/render"
+	"github.com/vlmrb/vlmrb/tasks"
+	"github.com/vlmrb/vlmrb/tasks/grid"
 	"github.com/vlmrb/vlmrb/train"
 	"github.com/vlmrb/vlmrb/vlmprio"
 )
@@ -40,7 +42,7 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) (ret
 	length := fs.Int("clip-len", def.VLM.ClipLen, "frames per clip")
 	stride := fs.Int("stride", def.VLM.Stride, "frames between clip starts")
 	camera := fs.String("camera", def.VLM.Camera, "sim camera name")
-	size := fs.String("size", "160x120", "frame size `WxH` (sim render size; camera frames are resized)")
+	size := fs.String("size", "160x120", "frame size `WxH` (sim render size; grid tiles fill the smaller side; camera frames are resized)")
 	backend := fs.String("render-backend", "auto", "renderer for sim sources: auto|egl|soft")
 	theme := fs.String("theme", "standard", "appearance of a sim source's frames: standard|misleading|abstract (the agent's scene is unchanged)")
 	baseURL := fs.String("vlm-base-url", "", sharedFlag("vlm-base-url").help) // train's flag
@@ -83,8 +85,12 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) (ret
 	if taskName == "" {
 		taskName = "reach"
 	}
-	meta, err := train.TaskMeta(taskName) // unknown task: *train.ConfigError (exit 2)
-	if err != nil {
+	isGrid := isSim && train.IsGridTask(taskName)
+	var meta tasks.Meta
+	if isGrid {
+		gm, _ := grid.Lookup(taskName)
+		meta = tasks.Meta{Description: gm.Description, Family: gm.Family}
+	} else if meta, err = train.TaskMeta(taskName); err != nil { // unknown task: *train.ConfigError (exit 2)
 		return err
 	}
 	vc := def.VLM
@@ -98,7 +104,12 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) (ret
 	if *scorer == "openai" && (vc.BaseURL == "" || vc.Model == "") {
 		return usagef("--scorer openai needs --vlm-base-url URL (or $OPENAI_BASE_URL) and --vlm-model NAME")
 	}
-	sc, err := train.NewScorer(*scorer, meta, vc)
+	var sc vlmprio.Scorer
+	if isGrid {
+		sc, err = train.NewGridScorer(*scorer, vc)
+	} else {
+		sc, err = train.NewScorer(*scorer, meta, vc)
+	}
 	if err != nil {
 		return err
 	}
@@ -149,6 +160,10 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) (ret
 		return n >= *clips
 	}
 
+	if isGrid {
+		// square tiles: the frame side is the smaller of --size's two
+		return train.GridClips(ctx, taskName, *policy, *theme, min(w, h), *seed, *scorer == "oracle", clipper, take)
+	}
 	if isSim {
 		env, err := train.MakeTaskEnv(taskName, "", 0)
 		if err != nil {
