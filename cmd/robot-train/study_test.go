@@ -184,3 +184,39 @@ func TestStudyShardsRunEachOnce(t *testing.T) {
 		t.Errorf("--shard 4/3: %v %s", err, res)
 	}
 }
+
+// A dry run lists the runs and writes nothing: no study directory, no
+// frozen defaults, and an existing directory's copy of the study file stays
+// as the runs that started were resolved against.
+func TestStudyDryRunWritesNothing(t *testing.T) {
+	spec := writeStudy(t, 300)
+	out := filepath.Join(t.TempDir(), "st")
+	code, stdout, stderr := runCLI(t, "study", "run", spec, "--out", out, "--dry-run")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if n := strings.Count(stdout+stderr, "would start"); n != len(tinyRuns) {
+		t.Errorf("dry run lists %d runs to start, want %d:\n%s%s", n, len(tinyRuns), stdout, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("dry run created %s (stat: %v)", out, err)
+	}
+
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old := []byte("# the study as it was\n")
+	snap := filepath.Join(out, study.SpecFile)
+	if err := os.WriteFile(snap, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, "study", "run", spec, "--out", out, "--dry-run"); code != 0 {
+		t.Fatalf("second dry run: exit %d: %s", code, stderr)
+	}
+	if b, err := os.ReadFile(snap); err != nil || !bytes.Equal(b, old) {
+		t.Errorf("dry run rewrote %s: %q (%v)", snap, b, err)
+	}
+	if _, err := os.Stat(filepath.Join(out, study.DefaultsFile)); !os.IsNotExist(err) {
+		t.Errorf("dry run wrote %s (stat: %v)", study.DefaultsFile, err)
+	}
+}

@@ -25,8 +25,9 @@ const DefaultsFile = "study-defaults.yaml"
 // first run: from train.DefaultConfig for a new study, or, for a study
 // directory that predates the file, from the config of a run it already
 // started with every key the study file sets removed (what remains is what
-// the defaults were then).
-func (s *Spec) freezeDefaults(dir string) error {
+// the defaults were then). With write false (a dry run) they are loaded or
+// computed the same way but nothing is written.
+func (s *Spec) freezeDefaults(dir string, write bool) error {
 	path := filepath.Join(dir, DefaultsFile)
 	if b, err := os.ReadFile(path); err == nil {
 		s.defaults = b
@@ -62,8 +63,10 @@ func (s *Spec) freezeDefaults(dir string) error {
 		}
 	}
 	head := "# train's defaults when this study began (robot-train study run resolves every run against them)\n"
-	if err := atomicfile.WriteBytes(path, append([]byte(head), frozen...)); err != nil {
-		return fmt.Errorf("study: %w", err)
+	if write {
+		if err := atomicfile.WriteBytes(path, append([]byte(head), frozen...)); err != nil {
+			return fmt.Errorf("study: %w", err)
+		}
 	}
 	s.defaults = frozen
 	return nil

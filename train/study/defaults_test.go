@@ -30,7 +30,7 @@ func TestFreezeDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if err := s.freezeDefaults(dir); err != nil {
+	if err := s.freezeDefaults(dir, true); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, DefaultsFile)); err != nil {
@@ -60,7 +60,7 @@ func TestFreezeDefaults(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(started.Config.Out, configFile), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := s2.freezeDefaults(legacy); err != nil {
+	if err := s2.freezeDefaults(legacy, true); err != nil {
 		t.Fatal(err)
 	}
 	runs, err = s2.Runs(legacy)

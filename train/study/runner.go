@@ -144,10 +144,12 @@ type Summary struct {
 // stop; they resume on the next call).
 func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	var sum Summary
-	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
-		return sum, fmt.Errorf("study: %w", err)
+	if !r.DryRun {
+		if err := os.MkdirAll(r.Dir, 0o755); err != nil {
+			return sum, fmt.Errorf("study: %w", err)
+		}
 	}
-	if err := r.Spec.freezeDefaults(r.Dir); err != nil {
+	if err := r.Spec.freezeDefaults(r.Dir, !r.DryRun); err != nil {
 		return sum, err
 	}
 	runs, err := r.Spec.Runs(r.Dir)
@@ -159,8 +161,10 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	}
 	runs = r.Shard.Select(r.Only.Select(runs))
 	sum.Total = len(runs)
-	if err := atomicfile.WriteBytes(filepath.Join(r.Dir, SpecFile), r.Spec.src); err != nil {
-		return sum, fmt.Errorf("study: %w", err)
+	if !r.DryRun {
+		if err := atomicfile.WriteBytes(filepath.Join(r.Dir, SpecFile), r.Spec.src); err != nil {
+			return sum, fmt.Errorf("study: %w", err)
+		}
 	}
 	par := max(1, r.Parallel)
 	cpus := r.CPUs
