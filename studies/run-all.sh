@@ -7,9 +7,10 @@
 # ROBOT_TRAIN defaults to a binary built from this checkout into a temporary
 # folder; PARALLEL to 2 (the project's 2-core machine: two trainings at once).
 # CPU-hours on that machine (2026-12-02): vlmrb-sparse 13.1 (done), default-dense 2.9
-# (done), variants 3.6 (done), doorkey-demos 1.9 (done; its ReLo, AER and ERO arms
-# added that day ≈ 1.4 more), doorkey5-dqn ≈ 0.5 (done), variants-confirm 1.3 (done),
-# lambda 3.3 (done), doorkey-themes ≈ 2.8, themes ≈ 5, doorkey ≈ 7, vlmrb-demos ≈ 3.7,
+# (done), variants 3.6 (done), doorkey-demos 1.9 (done; its ReLo, AER, ERO and
+# score × TD arms added that day ≈ 1.8 more), doorkey5-dqn ≈ 0.5 (done),
+# variants-confirm 1.3 (done), lambda 3.3 (done), doorkey-themes 2.8 (done),
+# themes ≈ 4.1, doorkey12-demos ≈ 3.2, doorkey (8×8) ≈ 2.6, vlmrb-demos ≈ 3.7,
 # pixel-scoremap ≈ 6.7, sac-sparse ≈ 2.
 # Then: robot-train study report studies/results/NAME.
 set -eu
@@ -30,6 +31,6 @@ fi
 "$bin" study run studies/vlmrb-sparse.yaml --out studies/results/vlmrb-sparse --parallel "$par"
 # default-dense decided the main job's replay (its rule is in the file);
 # then the open VLM-RB choices, the paper's DoorKey grid, the rest
-for s in default-dense variants variants-confirm lambda doorkey-themes doorkey-demos themes doorkey vlmrb-demos pixel-scoremap sac-sparse; do
+for s in default-dense variants variants-confirm lambda doorkey-themes themes doorkey-demos doorkey12-demos doorkey vlmrb-demos pixel-scoremap sac-sparse; do
 	"$bin" study run "studies/$s.yaml" --out "studies/results/$s" --parallel "$par"
 done
