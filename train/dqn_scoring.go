@@ -65,6 +65,7 @@ type gridScoring struct {
 	tile    int
 	clipper *vlmprio.Clipper
 	prio    *vlmprio.Prioritizer
+	images  bool             // draw tile frames (every scorer but the oracle, which reads the stage)
 	pending [][]pendingFrame // per env, oldest first
 	free    []*image.RGBA    // frame images handed back after the Clipper cloned them
 	seq     uint64
@@ -89,7 +90,7 @@ func newGridScoring(r *dqnRunner) (*gridScoring, error) {
 		return nil, err
 	}
 	s := &gridScoring{cfg: cfg, r: r, theme: theme, tile: r.evalEnv.TileFor(min(cfg.VLM.Width, cfg.VLM.Height)),
-		pending: make([][]pendingFrame, cfg.NumEnvs)}
+		images: cfg.Scorer != "oracle", pending: make([][]pendingFrame, cfg.NumEnvs)}
 	meta, _ := grid.Lookup(cfg.Task)
 	s.clipper = vlmprio.NewClipper(vlmprio.ClipperConfig{
 		Length: cfg.VLM.ClipLen, Stride: cfg.VLM.Stride, Apply: cfg.VLM.applyRule(), Task: meta.Description, Family: meta.Family,
@@ -100,6 +101,9 @@ func newGridScoring(r *dqnRunner) (*gridScoring, error) {
 }
 
 func (s *gridScoring) describe() string {
+	if !s.images {
+		return "privileged stages, no frames"
+	}
 	side := s.r.evalEnv.FrameSize(s.tile)
 	return fmt.Sprintf("%s tiles %dx%d", s.theme, side, side)
 }
@@ -107,7 +111,7 @@ func (s *gridScoring) describe() string {
 // episodeStart forgets env i's pending frames (a new episode).
 func (s *gridScoring) episodeStart(i int, _ *grid.Env) {
 	for _, p := range s.pending[i] {
-		s.free = append(s.free, p.f.Image)
+		s.recycle(p.f.Image)
 	}
 	s.pending[i] = s.pending[i][:0]
 }
@@ -116,14 +120,16 @@ func (s *gridScoring) episodeStart(i int, _ *grid.Env) {
 // reached, for the transition just taken.
 func (s *gridScoring) afterStep(i int, e *grid.Env) {
 	t0 := time.Now()
-	side := e.FrameSize(s.tile)
 	var img *image.RGBA
-	if n := len(s.free); n > 0 {
-		img, s.free = s.free[n-1], s.free[:n-1]
-	} else {
-		img = image.NewRGBA(image.Rect(0, 0, side, side))
+	if s.images {
+		side := e.FrameSize(s.tile)
+		if n := len(s.free); n > 0 {
+			img, s.free = s.free[n-1], s.free[:n-1]
+		} else {
+			img = image.NewRGBA(image.Rect(0, 0, side, side))
+		}
+		e.Render(img, s.tile, s.theme)
 	}
-	e.Render(img, s.tile, s.theme)
 	s.pending[i] = append(s.pending[i], pendingFrame{
 		f:        frame.Frame{Image: img, Camera: "grid", Seq: s.seq, Time: time.Unix(0, 0).Add(time.Duration(e.StepCount()) * time.Second)},
 		progress: float64(e.Stage()) / float64(len(grid.Stages)-1),
@@ -145,7 +151,14 @@ func (s *gridScoring) push(i int, ref replay.Ref, done bool) {
 	}) {
 		s.prio.Submit(c)
 	}
-	s.free = append(s.free, p.f.Image) // the Clipper keeps its own copy
+	s.recycle(p.f.Image) // the Clipper keeps its own copy
+}
+
+// recycle keeps a frame image for the next afterStep.
+func (s *gridScoring) recycle(img *image.RGBA) {
+	if img != nil {
+		s.free = append(s.free, img)
+	}
 }
 
 func (s *gridScoring) metrics(v map[string]float64) {

@@ -1,0 +1,5 @@
+//go:build !amd64
+
+package dqn
+
+func setAVX(bool) bool { return false }
