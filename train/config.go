@@ -102,7 +102,7 @@ type VLMConfig struct {
 	Shadows    bool    `yaml:"shadows"`   // shadow map in scorer and reward frames
 	MSAA       int     `yaml:"msaa"`      // anti-aliasing samples per pixel of scorer and reward frames (0 or 1: off)
 	Theme      string  `yaml:"theme"`     // scene appearance: standard | misleading | abstract
-	Workers    int     `yaml:"workers"`   // scorer goroutines
+	Workers    int     `yaml:"workers"`   // scorer goroutines; 0 scores each clip in the training loop (a run is then a function of its seed)
 	Queue      int     `yaml:"queue"`     // pending clip capacity (drops beyond)
 	BaseURL    string  `yaml:"base_url"`  // OpenAI-compatible server (openai scorer)
 	Model      string  `yaml:"model"`     // model name on that server
@@ -432,7 +432,7 @@ func (c *Config) Validate() error {
 	if c.VLM.MSAA < 0 || c.VLM.MSAA > 16 {
 		add(badf("vlm.msaa must be in 0..16 (got %d)", c.VLM.MSAA))
 	}
-	pos("vlm.workers", int64(c.VLM.Workers))
+	nonneg("vlm.workers", float64(c.VLM.Workers))
 	pos("vlm.queue", int64(c.VLM.Queue))
 	if c.VLM.Width > 4096 || c.VLM.Height > 4096 {
 		add(badf("vlm.width/height above 4096 px: use a smaller scorer frame"))

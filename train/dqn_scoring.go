@@ -95,7 +95,7 @@ func newGridScoring(r *dqnRunner) (*gridScoring, error) {
 	s.clipper = vlmprio.NewClipper(vlmprio.ClipperConfig{
 		Length: cfg.VLM.ClipLen, Stride: cfg.VLM.Stride, Apply: cfg.VLM.applyRule(), Task: meta.Description, Family: meta.Family,
 	})
-	s.prio = vlmprio.NewPrioritizer(scorer, r.smp.vlmrb, vlmprio.PrioritizerConfig{Workers: cfg.VLM.Workers, QueueSize: cfg.VLM.Queue})
+	s.prio = vlmprio.NewPrioritizer(scorer, r.smp.vlmrb, vlmprio.PrioritizerConfig{Workers: cfg.VLM.Workers, Inline: cfg.VLM.Workers == 0, QueueSize: cfg.VLM.Queue})
 	s.prio.Start(context.Background())
 	return s, nil
 }

@@ -143,7 +143,7 @@ func newScoring(ctx context.Context, r *runner) (*scoring, error) {
 		Task: r.meta.Description, Family: r.meta.Family,
 	})
 	s.prio = vlmprio.NewPrioritizer(s.scorer, r.smp.vlmrb, vlmprio.PrioritizerConfig{
-		Workers: cfg.VLM.Workers, QueueSize: cfg.VLM.Queue,
+		Workers: cfg.VLM.Workers, Inline: cfg.VLM.Workers == 0, QueueSize: cfg.VLM.Queue,
 	})
 	s.prio.Start(ctx)
 	return s, nil

@@ -36,7 +36,13 @@ const (
 
 // PrioritizerConfig configures a Prioritizer. Zero fields take the defaults.
 type PrioritizerConfig struct {
-	Workers   int        // concurrent Score calls (default 2)
+	Workers int // concurrent Score calls (default 2)
+	// Inline scores each clip inside Submit, on the caller's goroutine, with
+	// no workers or queue: Submit blocks for the Score call, and a score is
+	// written at the same point of the caller's work on every run, so a
+	// training run with a local scorer is a function of its seed. Clips
+	// submitted before Start are dropped (counted).
+	Inline    bool
 	QueueSize int        // clips waiting for a worker (default 64)
 	Drop      DropPolicy // default DropNewest
 	Combine   Combine    // default CombineMax
@@ -113,6 +119,7 @@ type Prioritizer struct {
 	queue  chan *Clip
 
 	startOnce, closeOnce sync.Once
+	ctx                  context.Context // Start's, for Inline scoring
 	cancel               context.CancelFunc
 	wg                   sync.WaitGroup
 	closed               atomic.Bool
@@ -157,6 +164,10 @@ func NewPrioritizer(scorer Scorer, sink ScoreSink, cfg PrioritizerConfig) *Prior
 func (p *Prioritizer) Start(ctx context.Context) {
 	p.startOnce.Do(func() {
 		ctx, p.cancel = context.WithCancel(ctx)
+		p.ctx = ctx
+		if p.cfg.Inline {
+			return
+		}
 		for range p.cfg.Workers {
 			p.wg.Add(1)
 			go p.worker(ctx)
@@ -186,12 +197,22 @@ func (p *Prioritizer) Close() {
 }
 
 // Submit queues a clip for scoring and reports whether it was queued (under
-// DropOldest it may instead evict an older clip). It never blocks.
+// DropOldest it may instead evict an older clip). It never blocks, except
+// under Inline, where it scores the clip before it returns (true).
 func (p *Prioritizer) Submit(c *Clip) bool {
 	p.submitted.Add(1)
 	if c == nil || len(c.Refs) == 0 || p.closed.Load() {
 		p.dropped.Add(1)
 		return false
+	}
+	if p.cfg.Inline {
+		ctx := p.ctx
+		if ctx == nil { // not started
+			p.dropped.Add(1)
+			return false
+		}
+		p.process(ctx, c)
+		return true
 	}
 	select {
 	case p.queue <- c:

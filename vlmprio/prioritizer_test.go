@@ -407,3 +407,38 @@ func TestPrioritizerScoreHistogram(t *testing.T) {
 		t.Errorf("ScoreSum %v, want %v", m.ScoreSum, s)
 	}
 }
+
+// Inline scores a clip inside Submit, on the caller's goroutine: its score
+// is written by the time Submit returns, with no goroutine started.
+func TestPrioritizerInline(t *testing.T) {
+	checkNoLeak(t)
+	sink := newRecordSink()
+	calls := 0
+	sc := funcScorer(func(ctx context.Context, c *Clip) (Score, error) {
+		calls++ // no lock: a second goroutine here is a race the detector reports
+		return Score{Value: 0.25 * float64(len(c.Refs))}, nil
+	})
+	p := NewPrioritizer(sc, sink, PrioritizerConfig{Inline: true})
+	early := sink.add(1)
+	if p.Submit(&Clip{Refs: []replay.Ref{early}}) {
+		t.Fatal("Submit before Start scored a clip")
+	}
+	p.Start(context.Background())
+	defer p.Close()
+	for i := range 3 {
+		refs := []replay.Ref{sink.add(int32(10 + 2*i)), sink.add(int32(11 + 2*i))}
+		if !p.Submit(&Clip{Refs: refs}) {
+			t.Fatalf("clip %d not taken", i)
+		}
+		// written before Submit returned, without waiting
+		for _, r := range refs {
+			if v, ok := sink.score(r); !ok || v != 0.5 {
+				t.Fatalf("clip %d ref %v: score %v, %v right after Submit; want 0.5", i, r, v, ok)
+			}
+		}
+	}
+	m := p.Metrics()
+	if calls != 3 || m.Scored != 3 || m.Dropped != 1 || m.Written != 6 || m.QueueDepth != 0 {
+		t.Fatalf("calls %d, metrics %+v; want 3 scored, 1 dropped, 6 written", calls, m)
+	}
+}

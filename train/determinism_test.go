@@ -1,0 +1,62 @@
+package train
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// With vlm.workers 0 the scorer runs inside the training loop, so a
+// VLM-RB run is a function of its config and seed: two runs log the same
+// values (the clock's aside). With workers the scores land at steps that
+// depend on timing.
+func TestInlineScoringIsDeterministic(t *testing.T) {
+	t.Parallel()
+	for name, mk := range map[string]func(out string) Config{
+		"sac-reach": func(out string) Config {
+			c := tinyConfig(out, "vlmrb")
+			c.Steps, c.Buffer.LambdaWarmup = 400, 150
+			c.VLM.ClipLen, c.VLM.Stride = 8, 4
+			return c
+		},
+		"dqn-doorkey": func(out string) Config { return tinyGridConfig(out, "vlmrb", "oracle") },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var runs [2][]Row
+			for i := range runs {
+				out := filepath.Join(t.TempDir(), "run")
+				c := mk(out)
+				c.VLM.Workers = 0
+				if _, err := Run(context.Background(), c, Options{}); err != nil {
+					t.Fatal(err)
+				}
+				rows, err := ReadMetricsJSONL(filepath.Join(out, "metrics.jsonl"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				runs[i] = rows
+			}
+			if len(runs[0]) != len(runs[1]) || len(runs[0]) == 0 {
+				t.Fatalf("%d and %d log rows", len(runs[0]), len(runs[1]))
+			}
+			scored := 0.0
+			for i, r := range runs[0] {
+				for k, v := range r.Values {
+					if strings.HasPrefix(k, "time/") || strings.HasPrefix(k, "vlm/latency") || strings.HasPrefix(k, "vlm/render") {
+						continue
+					}
+					if w, ok := runs[1][i].Values[k]; !ok || w != v && !(math.IsNaN(v) && math.IsNaN(w)) {
+						t.Errorf("row %d %s: %v then %v", i, k, v, w)
+					}
+				}
+				scored = max(scored, r.Values["vlm/clips_scored"])
+			}
+			if scored == 0 {
+				t.Error("no clip was scored: nothing was tested")
+			}
+		})
+	}
+}
