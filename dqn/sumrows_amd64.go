@@ -5,13 +5,13 @@ import "golang.org/x/sys/cpu"
 // The kernels are in sumrows_amd64.s.
 //
 //go:noescape
-func sumRows32(h, w *float32, rows *int32, n, stride int)
+func sumRows32(vec, mat *float32, rows *int32, n, stride int)
 
 //go:noescape
-func sumRows128AVX(h, w *float32, rows *int32, n, stride int)
+func sumRows128AVX(vec, mat *float32, rows *int32, n, stride int)
 
 //go:noescape
-func addToRows128AVX(w, x *float32, rows *int32, n, stride int)
+func addToRows128AVX(vec, mat *float32, rows *int32, n, stride int)
 
 var hasAVX = cpu.X86.HasAVX
 
@@ -58,6 +58,6 @@ func addToRows(W, x []float32, rows []int32, H int) {
 	_ = x[H-1]
 	checkRows(rows, H, len(W))
 	for c := 0; c < H; c += 128 {
-		addToRows128AVX(&W[c], &x[c], &rows[0], len(rows), H)
+		addToRows128AVX(&x[c], &W[c], &rows[0], len(rows), H)
 	}
 }

@@ -1,35 +1,58 @@
 #include "textflag.h"
 
-// func sumRows32(h, w *float32, rows *int32, n, stride int)
+// Arguments of every kernel: func(vec, mat *float32, rows *int32, n, stride int).
+// vec is the 32 or 128 floats held in registers, mat the weight (or
+// gradient) matrix whose rows rows[0:n] are visited, stride its row length.
+#define ARGS \
+	MOVQ vec+0(FP), DI \
+	MOVQ mat+8(FP), SI \
+	MOVQ rows+16(FP), BX \
+	MOVQ n+24(FP), CX \
+	MOVQ stride+32(FP), DX \
+	SHLQ $2, DX
+
+// AX = the address of row rows[0] of mat (plus the column offset in SI).
+#define ROWADDR \
+	MOVLQSX (BX), AX \
+	IMULQ   DX, AX \
+	ADDQ    SI, AX
+
+#define LOADX8(p) \
+	MOVUPS 0(p), X0; MOVUPS 16(p), X1; MOVUPS 32(p), X2; MOVUPS 48(p), X3 \
+	MOVUPS 64(p), X4; MOVUPS 80(p), X5; MOVUPS 96(p), X6; MOVUPS 112(p), X7
+
+#define STOREX8(p) \
+	MOVUPS X0, 0(p); MOVUPS X1, 16(p); MOVUPS X2, 32(p); MOVUPS X3, 48(p) \
+	MOVUPS X4, 64(p); MOVUPS X5, 80(p); MOVUPS X6, 96(p); MOVUPS X7, 112(p)
+
+#define LOADY14(p) \
+	VMOVUPS 0(p), Y0; VMOVUPS 32(p), Y1; VMOVUPS 64(p), Y2; VMOVUPS 96(p), Y3 \
+	VMOVUPS 128(p), Y4; VMOVUPS 160(p), Y5; VMOVUPS 192(p), Y6; VMOVUPS 224(p), Y7 \
+	VMOVUPS 256(p), Y8; VMOVUPS 288(p), Y9; VMOVUPS 320(p), Y10; VMOVUPS 352(p), Y11 \
+	VMOVUPS 384(p), Y12; VMOVUPS 416(p), Y13
+
+#define STOREY16(p) \
+	VMOVUPS Y0, 0(p); VMOVUPS Y1, 32(p); VMOVUPS Y2, 64(p); VMOVUPS Y3, 96(p) \
+	VMOVUPS Y4, 128(p); VMOVUPS Y5, 160(p); VMOVUPS Y6, 192(p); VMOVUPS Y7, 224(p) \
+	VMOVUPS Y8, 256(p); VMOVUPS Y9, 288(p); VMOVUPS Y10, 320(p); VMOVUPS Y11, 352(p) \
+	VMOVUPS Y12, 384(p); VMOVUPS Y13, 416(p); VMOVUPS Y14, 448(p); VMOVUPS Y15, 480(p)
+
+// func sumRows32(vec, mat *float32, rows *int32, n, stride int)
 //
-// h[0:32] += w[rows[k]·stride : rows[k]·stride+32] for k = 0 … n−1, in
+// vec[0:32] += mat[rows[k]·stride : rows[k]·stride+32] for k = 0 … n−1, in
 // that order, with the 32 sums held in eight SSE registers: one load and
 // one add per element and row, where an axpy per row also loads and
-// stores h. Each element sees the same additions in the same order as
+// stores vec. Each element sees the same additions in the same order as
 // the axpy loop, so the results are bit-identical. The caller checks the
 // bounds.
 TEXT ·sumRows32(SB), NOSPLIT, $0-40
-	MOVQ h+0(FP), DI
-	MOVQ w+8(FP), SI
-	MOVQ rows+16(FP), BX
-	MOVQ n+24(FP), CX
-	MOVQ stride+32(FP), DX
-	SHLQ $2, DX
-	MOVUPS 0(DI), X0
-	MOVUPS 16(DI), X1
-	MOVUPS 32(DI), X2
-	MOVUPS 48(DI), X3
-	MOVUPS 64(DI), X4
-	MOVUPS 80(DI), X5
-	MOVUPS 96(DI), X6
-	MOVUPS 112(DI), X7
+	ARGS
+	LOADX8(DI)
 	TESTQ CX, CX
 	JEQ   done
 
 loop:
-	MOVLQSX (BX), AX
-	IMULQ   DX, AX
-	ADDQ    SI, AX
+	ROWADDR
 	MOVUPS  0(AX), X8
 	MOVUPS  16(AX), X9
 	MOVUPS  32(AX), X10
@@ -51,50 +74,23 @@ loop:
 	JNE     loop
 
 done:
-	MOVUPS X0, 0(DI)
-	MOVUPS X1, 16(DI)
-	MOVUPS X2, 32(DI)
-	MOVUPS X3, 48(DI)
-	MOVUPS X4, 64(DI)
-	MOVUPS X5, 80(DI)
-	MOVUPS X6, 96(DI)
-	MOVUPS X7, 112(DI)
+	STOREX8(DI)
 	RET
 
-// func sumRows128AVX(h, w *float32, rows *int32, n, stride int)
+// func sumRows128AVX(vec, mat *float32, rows *int32, n, stride int)
 //
 // sumRows32 for 128 columns at once, in the sixteen AVX registers: each
 // row is read once, front to back. The same additions in the same order.
 TEXT ·sumRows128AVX(SB), NOSPLIT, $0-40
-	MOVQ h+0(FP), DI
-	MOVQ w+8(FP), SI
-	MOVQ rows+16(FP), BX
-	MOVQ n+24(FP), CX
-	MOVQ stride+32(FP), DX
-	SHLQ $2, DX
-	VMOVUPS 0(DI), Y0
-	VMOVUPS 32(DI), Y1
-	VMOVUPS 64(DI), Y2
-	VMOVUPS 96(DI), Y3
-	VMOVUPS 128(DI), Y4
-	VMOVUPS 160(DI), Y5
-	VMOVUPS 192(DI), Y6
-	VMOVUPS 224(DI), Y7
-	VMOVUPS 256(DI), Y8
-	VMOVUPS 288(DI), Y9
-	VMOVUPS 320(DI), Y10
-	VMOVUPS 352(DI), Y11
-	VMOVUPS 384(DI), Y12
-	VMOVUPS 416(DI), Y13
+	ARGS
+	LOADY14(DI)
 	VMOVUPS 448(DI), Y14
 	VMOVUPS 480(DI), Y15
 	TESTQ CX, CX
 	JEQ   avxdone
 
 avxloop:
-	MOVLQSX (BX), AX
-	IMULQ   DX, AX
-	ADDQ    SI, AX
+	ROWADDR
 	VADDPS  0(AX), Y0, Y0
 	VADDPS  32(AX), Y1, Y1
 	VADDPS  64(AX), Y2, Y2
@@ -116,58 +112,24 @@ avxloop:
 	JNE     avxloop
 
 avxdone:
-	VMOVUPS Y0, 0(DI)
-	VMOVUPS Y1, 32(DI)
-	VMOVUPS Y2, 64(DI)
-	VMOVUPS Y3, 96(DI)
-	VMOVUPS Y4, 128(DI)
-	VMOVUPS Y5, 160(DI)
-	VMOVUPS Y6, 192(DI)
-	VMOVUPS Y7, 224(DI)
-	VMOVUPS Y8, 256(DI)
-	VMOVUPS Y9, 288(DI)
-	VMOVUPS Y10, 320(DI)
-	VMOVUPS Y11, 352(DI)
-	VMOVUPS Y12, 384(DI)
-	VMOVUPS Y13, 416(DI)
-	VMOVUPS Y14, 448(DI)
-	VMOVUPS Y15, 480(DI)
+	STOREY16(DI)
 	VZEROUPPER
 	RET
 
-// func addToRows128AVX(w, x *float32, rows *int32, n, stride int)
+// func addToRows128AVX(vec, mat *float32, rows *int32, n, stride int)
 //
-// w[rows[k]·stride : +128] += x[0:128] for k = 0 … n−1, in that order, x held
-// in the sixteen AVX registers: the first layer's weight gradient for one
-// sample. Rows are loaded and stored each time, so a repeated row adds twice.
+// mat[rows[k]·stride : +128] += vec[0:128] for k = 0 … n−1, in that order,
+// vec[0:112] held in fourteen AVX registers: the first layer's weight
+// gradient for one sample. Rows are loaded and stored each time, so a
+// repeated row adds twice.
 TEXT ·addToRows128AVX(SB), NOSPLIT, $0-40
-	MOVQ w+0(FP), SI
-	MOVQ x+8(FP), DI
-	MOVQ rows+16(FP), BX
-	MOVQ n+24(FP), CX
-	MOVQ stride+32(FP), DX
-	SHLQ $2, DX
-	VMOVUPS 0(DI), Y0
-	VMOVUPS 32(DI), Y1
-	VMOVUPS 64(DI), Y2
-	VMOVUPS 96(DI), Y3
-	VMOVUPS 128(DI), Y4
-	VMOVUPS 160(DI), Y5
-	VMOVUPS 192(DI), Y6
-	VMOVUPS 224(DI), Y7
-	VMOVUPS 256(DI), Y8
-	VMOVUPS 288(DI), Y9
-	VMOVUPS 320(DI), Y10
-	VMOVUPS 352(DI), Y11
-	VMOVUPS 384(DI), Y12
-	VMOVUPS 416(DI), Y13
+	ARGS
+	LOADY14(DI)
 	TESTQ CX, CX
 	JEQ   scdone
 
 scloop:
-	MOVLQSX (BX), AX
-	IMULQ   DX, AX
-	ADDQ    SI, AX
+	ROWADDR
 	VADDPS  0(AX), Y0, Y14
 	VMOVUPS Y14, 0(AX)
 	VADDPS  32(AX), Y1, Y14
