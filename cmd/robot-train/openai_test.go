@@ -1,15 +1,19 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
+	"github.com/vlmrb/vlmrb/tasks/grid"
 	"github.com/vlmrb/vlmrb/train"
 )
 
@@ -138,5 +142,42 @@ func TestTrainERLVLMWithOpenAIRater(t *testing.T) {
 	}
 	if rated != 20 || failed != 0 || calls.Load() != 20 {
 		t.Fatalf("rated %v, failed %v, server calls %d; want 20, 0, 20", rated, failed, calls.Load())
+	}
+}
+
+// A grid source asks the server with the DoorKey prompt and the grid's
+// mission, with the tile frames as images.
+func TestScoreGridWithOpenAIServer(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int64
+	inner := chatServer(t, &calls)
+	defer inner.Close()
+	var mu sync.Mutex
+	var bodies []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies = append(bodies, string(b))
+		mu.Unlock()
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		inner.Config.Handler.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	code, out, stderr := runCLI(t, "score", "--source", "sim:doorkey-6x6", "--scorer", "openai", "--clips", "2",
+		"--size", "64x64", "--vlm-base-url", srv.URL+"/v1", "--vlm-model", "test-vlm", "--json")
+	if code != 0 {
+		t.Fatalf("score: exit %d: %s", code, stderr)
+	}
+	if n := strings.Count(strings.TrimSpace(out), "\n") + 1; n != 2 || calls.Load() != 2 {
+		t.Fatalf("%d lines, %d server calls; want 2 and 2:\n%s", n, calls.Load(), out)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, b := range bodies {
+		for _, want := range []string{"grid-world game", grid.Mission} {
+			if !strings.Contains(b, want) {
+				t.Errorf("request lacks %q: %.300s…", want, b)
+			}
+		}
 	}
 }
