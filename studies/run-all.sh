@@ -10,7 +10,7 @@
 # (done), variants 3.6 (done), doorkey-demos 1.9 (done; its ReLo, AER, ERO and
 # score × TD arms added that day ≈ 1.8 more), doorkey5-dqn ≈ 0.5 (done),
 # variants-confirm 1.3 (done), lambda 3.3 (done), doorkey-themes 2.8 (done),
-# themes ≈ 4.1, doorkey12-demos ≈ 3.2, doorkey (8×8) ≈ 2.6, vlmrb-demos ≈ 3.7,
+# themes 3.2 (done), doorkey12-demos ≈ 3.2, doorkey (8×8) ≈ 2.6, vlmrb-demos ≈ 3.7,
 # pixel-scoremap ≈ 6.7, sac-sparse ≈ 2.
 # Then: robot-train study report studies/results/NAME.
 set -eu

@@ -18,7 +18,7 @@ import (
 type Config struct {
 	Task   string `yaml:"task"`   // task name (robot-train tasks lists them)
 	Reward string `yaml:"reward"` // dense | sparse | erlvlm | vlmrm (the last two learn on the sparse env reward's env with a VLM reward)
-	Replay string `yaml:"replay"` // uniform | per | relo | vlmrb
+	Replay string `yaml:"replay"` // auto (uniform for SAC, per for DQN) | uniform | per | relo | vlmrb | aer | ero
 	Scorer string `yaml:"scorer"` // pixel | oracle | openai (used by replay vlmrb)
 	Steps  int64  `yaml:"steps"`  // total environment steps (all envs together)
 	Seed   uint64 `yaml:"seed"`   // seeds envs, agent, replay and scoring
@@ -189,11 +189,13 @@ type CkptConfig struct {
 // VLM-RB with the offline pixel scorer did not beat uniform replay on it and
 // cost 1.6× the CPU, so it is one flag away (--replay vlmrb, which scores
 // with Scorer, the pixel scorer unless changed) rather than the default.
+// Replay "auto" is that uniform replay for SAC and PER for DQN on the grid
+// tasks (ResolvedReplay), by studies/doorkey-themes' rule.
 func DefaultConfig() Config {
 	return Config{
 		Task:          "reach",
 		Reward:        "dense",
-		Replay:        "uniform",
+		Replay:        "auto",
 		Scorer:        "pixel",
 		Steps:         30000,
 		Seed:          1,
@@ -345,7 +347,7 @@ func (c *Config) Validate() error {
 		}
 	}
 	add(oneOf("reward", c.Reward, RewardChoices))
-	add(oneOf("replay", c.Replay, ReplayChoices))
+	add(oneOf("replay", c.Replay, append([]string{"auto"}, ReplayChoices...)))
 	add(oneOf("scorer", c.Scorer, ScorerChoices))
 	add(oneOf("buffer.score_map", c.Buffer.ScoreMap, []string{"threshold", "raw"}))
 	add(oneOf("vlm.clip_format", c.VLM.ClipFormat, ClipFormatChoices))

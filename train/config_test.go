@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -85,5 +86,36 @@ func TestSaveConfigOmitsSecretsAndRoundTrips(t *testing.T) {
 	}
 	if d.Task != "push" || d.SAC.BatchSize != c.SAC.BatchSize || d.VLM.APIKey != "" {
 		t.Fatalf("round trip: %+v", d)
+	}
+}
+
+// replay "auto", the default, is PER for DQN on the grid tasks and uniform
+// replay for SAC (the studies behind each are in ResolvedReplay's doc); a
+// run writes the sampler it used into its config.
+func TestReplayAutoResolves(t *testing.T) {
+	c := DefaultConfig()
+	if c.Replay != "auto" || c.ResolvedReplay() != "uniform" {
+		t.Fatalf("default replay %q resolves to %q for %s; want auto → uniform", c.Replay, c.ResolvedReplay(), c.Task)
+	}
+	c.Task = "doorkey-8x8"
+	if got := c.ResolvedReplay(); got != "per" {
+		t.Fatalf("auto on %s (dqn) resolves to %q, want per", c.Task, got)
+	}
+	c.Replay = "uniform"
+	if got := c.ResolvedReplay(); got != "uniform" {
+		t.Fatalf("an explicit replay resolves to %q", got)
+	}
+
+	out := filepath.Join(t.TempDir(), "run")
+	g := tinyGridConfig(out, "auto", "pixel")
+	if _, err := Run(context.Background(), g, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var saved Config
+	if err := LoadConfigFile(filepath.Join(out, "config.yaml"), &saved); err != nil {
+		t.Fatal(err)
+	}
+	if saved.Replay != "per" {
+		t.Fatalf("the run's config.yaml says replay %q, want per", saved.Replay)
 	}
 }

@@ -23,6 +23,7 @@ import (
 // tasks (this file), DQN on the grid tasks (dqn.go). opts.Hooks observe
 // every stored transition, update, evaluation and checkpoint.
 func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
+	cfg.Replay = cfg.ResolvedReplay() // the run directory's config names the sampler
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

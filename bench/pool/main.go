@@ -8,7 +8,7 @@
 //	  uniform=studies/results/doorkey-demos:uniform+studies/results/doorkey-themes:uniform \
 //	  oracle=studies/results/doorkey-demos:vlmrb-oracle+studies/results/doorkey-themes:oracle \
 //	  pixel=studies/results/doorkey-demos:vlmrb-pixel+studies/results/doorkey-themes:pixel-standard \
-//	  per=studies/results/doorkey-demos:per
+//	  per=studies/results/doorkey-demos:per+studies/results/doorkey-themes:per
 //
 // It reads each DIR/report.json (written by robot-train study report), so
 // run the report first; only runs in the "done" state count.

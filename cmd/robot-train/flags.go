@@ -43,7 +43,7 @@ var trainFlags = []flagDef{
 
 	{name: "task", key: "task", help: "task `NAME` (robot-train tasks lists them)"},
 	{name: "reward", key: "reward", help: "reward SAC trains on: dense|sparse (the task's), erlvlm (learned from VLM ratings), vlmrm (VLM embedding similarity)"},
-	{name: "replay", key: "replay", help: "replay sampler: uniform|per|relo|vlmrb"},
+	{name: "replay", key: "replay", help: "replay sampler: auto|uniform|per|relo|vlmrb|aer|ero (auto: uniform for SAC, per for DQN)"},
 	{name: "algo", key: "algo", help: "learner: auto (dqn for the discrete doorkey tasks, sac otherwise) | sac | dqn"},
 	{name: "scorer", key: "scorer", help: "clip scorer for vlmrb: pixel|oracle|openai"},
 	{name: "steps", key: "steps", resume: true, help: "total environment steps `N`"},

@@ -50,7 +50,7 @@ func TestUsageErrors(t *testing.T) {
 		{"no args", nil, "usage: robot-train"},
 		{"unknown command", []string{"trian"}, `unknown command "trian"`},
 		{"unknown flag", []string{"train", "--bogus"}, "flag provided but not defined: -bogus"},
-		{"bad replay", []string{"train", "--replay", "fifo", "--out", filepath.Join(dir, "a")}, `replay "fifo" is not one of uniform|per|relo|vlmrb`},
+		{"bad replay", []string{"train", "--replay", "fifo", "--out", filepath.Join(dir, "a")}, `replay "fifo" is not one of auto|uniform|per|relo|vlmrb`},
 		{"bad scorer", []string{"train", "--scorer", "gpt", "--out", filepath.Join(dir, "b")}, "scorer"},
 		{"unknown task", []string{"train", "--task", "fly", "--steps", "10", "--out", filepath.Join(dir, "c")}, "unknown task \"fly\""},
 		{"openai without server", []string{"train", "--scorer", "openai", "--out", filepath.Join(dir, "d")}, "--vlm-base-url"},

@@ -81,7 +81,7 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cfg.VLM.APIKey = os.Getenv("OPENAI_API_KEY")
 	auto := resume == "" && !set["out"] && (cfgFile == "" || cfg.Out == train.DefaultConfig().Out)
 	if auto {
-		name := cfg.Replay
+		name := cfg.ResolvedReplay()
 		if cfg.Reward == "erlvlm" || cfg.Reward == "vlmrm" {
 			name = cfg.Reward
 		}
