@@ -2,9 +2,7 @@ package train
 
 import (
 	"context"
-	"fmt"
 	"image"
-	"math/rand/v2"
 
 	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/frame"
@@ -68,15 +66,9 @@ func GridClips(ctx context.Context, task, policy, theme string, side int, seed u
 	if err != nil {
 		return &ConfigError{Msg: err.Error()}
 	}
-	var next func() grid.Action
-	switch policy {
-	case "expert":
-		next = grid.Expert(env).Next
-	case "random":
-		rng := rand.New(rand.NewPCG(seed, 0x72616e64))
-		next = func() grid.Action { return grid.Action(rng.IntN(grid.NumActions)) }
-	default:
-		return &ConfigError{Msg: fmt.Sprintf("--policy %q: choose expert or random", policy)}
+	next, err := gridActions(policy, env, seed)
+	if err != nil {
+		return err
 	}
 	tile := env.TileFor(side)
 	px := env.FrameSize(tile)

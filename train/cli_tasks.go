@@ -182,12 +182,22 @@ func MakeGridEnv(name, view string) (*grid.Env, error) {
 // GridScriptedPolicy returns the planner ("expert") or a uniformly
 // random ("random", seeded by seed) policy for a grid env.
 func GridScriptedPolicy(name string, env *grid.Env, seed uint64) (Policy, error) {
+	next, err := gridActions(name, env, seed)
+	if err != nil {
+		return nil, err
+	}
+	return control.PolicyFunc(func(_, dst []float64) { dst[0] = float64(next()) }), nil
+}
+
+// gridActions is the action source of GridScriptedPolicy: the planner's
+// next action, or a uniformly random one from a generator seeded by seed.
+func gridActions(name string, env *grid.Env, seed uint64) (func() grid.Action, error) {
 	switch name {
 	case "expert":
-		return grid.Expert(env), nil
+		return grid.Expert(env).Next, nil
 	case "random":
 		rng := rand.New(rand.NewPCG(seed, 0x72616e64))
-		return control.PolicyFunc(func(_, dst []float64) { dst[0] = float64(rng.IntN(grid.NumActions)) }), nil
+		return func() grid.Action { return grid.Action(rng.IntN(grid.NumActions)) }, nil
 	}
 	return nil, &ConfigError{Msg: fmt.Sprintf("--policy %q: choose expert or random", name)}
 }
@@ -225,16 +235,9 @@ func RenderGridEpisode(ctx context.Context, g GridRender) (*GridFrames, error) {
 	if err != nil {
 		return nil, &ConfigError{Msg: err.Error()}
 	}
-	var pol func() grid.Action
-	switch g.Policy {
-	case "expert":
-		p := grid.Expert(env)
-		pol = p.Next
-	case "random":
-		rng := rand.New(rand.NewPCG(g.Seed, 0x72616e64))
-		pol = func() grid.Action { return grid.Action(rng.IntN(grid.NumActions)) }
-	default:
-		return nil, &ConfigError{Msg: fmt.Sprintf("--policy %q: choose expert or random", g.Policy)}
+	pol, err := gridActions(g.Policy, env, g.Seed)
+	if err != nil {
+		return nil, err
 	}
 	tile := env.TileFor(g.Side)
 	side := env.FrameSize(tile)
