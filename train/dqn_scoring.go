@@ -20,6 +20,11 @@ import (
 // the door (200,140,0) are 110 apart, so 40 separates them.
 const gridPixelTolerance = 40
 
+// gridPixelMaxSide is the grid pixel scorer's PixelScorer.MaxSide: larger
+// than any grid frame (vlm.width and height are at most 4096), so no frame
+// is subsampled.
+const gridPixelMaxSide = 4096
+
 // GridPixelSpec returns the pixel scorer's colour keys for grid frames in
 // the standard theme's colours: the key as the object, the green goal as
 // the goal and the red agent as the gripper. Tiles are flat, so lighting
@@ -40,7 +45,13 @@ func GridPixelSpec() vlmprio.PixelSpec {
 func NewGridScorer(name string, v VLMConfig) (vlmprio.Scorer, error) {
 	switch name {
 	case "pixel":
-		return vlmprio.NewPixelScorer(GridPixelSpec()), nil
+		ps := vlmprio.NewPixelScorer(GridPixelSpec())
+		// every pixel: the carried key is a quarter-size sprite on the
+		// agent's tile, which a two-pixel subsampling grid misses at tiles
+		// of 11–16 px (frames of 132–192 px on 12×12); grid frames are
+		// small, so reading them whole stays cheap
+		ps.MaxSide = gridPixelMaxSide
+		return ps, nil
 	case "oracle":
 		return vlmprio.EventOracleScorer{}, nil
 	case "openai":

@@ -392,13 +392,27 @@ func (p *PixelScorer) segment(img *image.RGBA, keys *[3]ColorKey) [3]blob {
 	y0 := x0
 	x1 := [3]int{-1, -1, -1}
 	y1 := x1
+	// neighbouring pixels often share a colour (flat-shaded tiles, a
+	// uniform background), so the last colour's matches are reused
+	last, mask := uint32(1<<24), uint8(0) // no pixel has colour 1<<24
 	for y := 0; y < h; y += step {
 		row := img.Pix[y*img.Stride:]
 		for x := 0; x < w; x += step {
 			px := row[4*x : 4*x+3 : 4*x+3]
-			r, g, b := float64(px[0]), float64(px[1]), float64(px[2])
+			if c := uint32(px[0])<<16 | uint32(px[1])<<8 | uint32(px[2]); c != last {
+				last, mask = c, 0
+				r, g, b := float64(px[0]), float64(px[1]), float64(px[2])
+				for e := range m {
+					if m[e].match(r, g, b) {
+						mask |= 1 << e
+					}
+				}
+			}
+			if mask == 0 {
+				continue
+			}
 			for e := range m {
-				if !m[e].match(r, g, b) {
+				if mask&(1<<e) == 0 {
 					continue
 				}
 				out[e].n++
