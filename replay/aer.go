@@ -32,9 +32,10 @@ func DefaultAERConfig() AERConfig { return AERConfig{Lambda0: 4} }
 // on-distribution states vanishes as the policy converges. The paper's
 // exact similarity function is not reproduced here (research/papers.md
 // §4.5 lists it as unverified); this implementation uses
-// sim(s_j, s_t) = −‖s_j − s_t‖² on the stored observation vectors, which
-// for categorical codes (grid tasks) grows with the number of differing
-// cells. The learner sets s_t with SetQuery before each Sample; without a
+// sim(s_j, s_t) = −‖s_j − s_t‖² on the stored observation vectors; for
+// categorical codes (grid tasks store MiniGrid's integer object, colour
+// and state codes) a differing cell adds the squared gap between its two
+// codes, not 1 per cell as on the learner's one-hot input. The learner sets s_t with SetQuery before each Sample; without a
 // query AER samples uniformly. Weights are 1 (AER applies no importance
 // correction). Safe for concurrent use.
 type AER struct {
@@ -65,6 +66,15 @@ func NewAER(buf *Buffer, cfg AERConfig) (*AER, error) {
 func (s *AER) Lambda() float64 {
 	s.buf.mu.Lock()
 	defer s.buf.mu.Unlock()
+	return s.lambdaLocked()
+}
+
+// lambdaLocked is λ after s.step Samples: Lambda0 falling linearly to 1
+// over LambdaSteps, or Lambda0 throughout when LambdaSteps is 0.
+func (s *AER) lambdaLocked() float64 {
+	if s.cfg.LambdaSteps == 0 {
+		return s.cfg.Lambda0
+	}
 	return linear(s.cfg.Lambda0, 1, s.step, s.cfg.LambdaSteps)
 }
 
@@ -90,7 +100,7 @@ func (s *AER) Sample(dst *Batch, rng *rand.Rand) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	k := dst.Len()
-	lambda := linear(s.cfg.Lambda0, 1, s.step, s.cfg.LambdaSteps)
+	lambda := s.lambdaLocked()
 	m := k
 	if s.query != nil {
 		m = max(k, int(lambda*float64(k)+0.999999))

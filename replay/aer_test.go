@@ -83,4 +83,9 @@ func TestAERNoAllocs(t *testing.T) {
 	if a := testing.AllocsPerRun(100, func() { s.Sample(b, rng) }); a != 0 {
 		t.Fatalf("Sample allocates %.0f times", a)
 	}
+	// LambdaSteps 0 keeps λ at λ₀ (not uniform replay), so these draws
+	// took the nearest-neighbour path
+	if l := s.Lambda(); l != DefaultAERConfig().Lambda0 {
+		t.Fatalf("λ = %g after %d Samples without a schedule, want λ₀ = %g", l, 102, DefaultAERConfig().Lambda0)
+	}
 }

@@ -14,7 +14,8 @@ type EROConfig struct {
 	// LR is the replay policy's REINFORCE step size (default 0.05).
 	LR float64
 	// Memory bounds the (features, decision) pairs kept between two
-	// replay-policy updates (default 65536; older ones are dropped).
+	// replay-policy updates (default 65536): beyond it a uniform reservoir
+	// sample of all the decisions since the last update is kept.
 	Memory int
 }
 
@@ -37,11 +38,17 @@ const eroFeatures = 4
 // and a Bernoulli decision I_i ~ Bern(λ_i); the agent's batch is drawn
 // uniformly from the kept transitions. The replay policy is trained by
 // REINFORCE on the replay reward r^r = r^c_π − r^c_π′, the change of the
-// agent's cumulative (evaluation) return since the previous update
-// (paper Eq. 4–6):
+// agent's cumulative reward since the previous update (paper Eq. 4–6; the
+// caller chooses what r^c is: train uses the return of each training
+// episode against the one before), with the gradient taken over the
+// decisions of a mini-batch B^batch:
 //
-//	∇_w J = r^r · Σ_i ∇_w [I_i log λ_i + (1 − I_i) log(1 − λ_i)]
-//	      = r^r · Σ_i (I_i − λ_i) f_i.
+//	∇_w J = r^r · Σ_{i∈B^batch} ∇_w [I_i log λ_i + (1 − I_i) log(1 − λ_i)]
+//	      = r^r · Σ_{i∈B^batch} (I_i − λ_i) f_i.
+//
+// Reward estimates that per-batch sum by the mean decision of all the
+// batches since the last update times the decisions per batch: the same
+// expectation, with the variance of many batches instead of one.
 //
 // Two simplifications, both documented: the paper's φ is an MLP, this one
 // is logistic (linear in f); and instead of masking the whole buffer the
@@ -49,7 +56,10 @@ const eroFeatures = 4
 // paper's own remedy for large buffers (it scores a sampled subset). The
 // features are read from the buffer and from UpdatePriorities (|δ| per
 // sampled slot; unseen slots use the largest |δ| seen, as PER's new
-// transitions do). Weights are 1. Safe for concurrent use.
+// transitions do). A batch's rows are distinct kept transitions (drawn
+// without replacement; topped up from the other candidates in the rare
+// batch where fewer than k are kept). Weights are 1. Safe for concurrent
+// use.
 type ERO struct {
 	buf *Buffer
 	cfg EROConfig
@@ -60,10 +70,17 @@ type ERO struct {
 	maxTD   float64
 	rewards struct{ lo, hi float64 } // running reward range for scaling
 	mem     [][eroFeatures + 1]float64
-	updates int64
+	seen    int64   // decisions since the last update (mem is a reservoir of them)
+	perCall int     // decisions per Sample: Candidates·k of the last batch
+	keepSum float64 // Σ λ_i over the decisions since the last Stats
+	keepN   int64
+	// legacyState is set by Load for an ERO section of the older kind
+	legacyState bool
+	updates     int64
 
 	cand []int32
-	keep []int32
+	keep []int32 // kept candidates (then the others, when too few are kept)
+	rest []int32 // candidates not kept
 }
 
 // NewERO returns an ERO sampler over buf.
@@ -96,6 +113,26 @@ func (s *ERO) onAdd(slot int) {
 
 func (s *ERO) onReady(int) {}
 
+// EROStats describes the replay policy for a log row.
+type EROStats struct {
+	Updates  int64   // replay-policy updates so far (Reward calls with decisions)
+	KeepMean float64 // mean keep probability λ of the decisions since the last Stats (NaN: none)
+}
+
+// Stats returns the policy's update count and the mean keep probability
+// of the candidates offered since the previous call, and starts a new
+// window.
+func (s *ERO) Stats() EROStats {
+	s.buf.mu.Lock()
+	defer s.buf.mu.Unlock()
+	st := EROStats{Updates: s.updates, KeepMean: math.NaN()}
+	if s.keepN > 0 {
+		st.KeepMean = s.keepSum / float64(s.keepN)
+	}
+	s.keepSum, s.keepN = 0, 0
+	return st
+}
+
 // Weights returns the replay policy's parameters (reward, |TD|, age, bias).
 func (s *ERO) Weights() [eroFeatures]float64 {
 	s.buf.mu.Lock()
@@ -121,8 +158,8 @@ func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 
 // Sample offers Candidates·k uniform draws to the replay policy, keeps each
 // with probability λ_i (recording the decision for the next Reward), and
-// fills dst uniformly from the kept ones (from all candidates when none is
-// kept).
+// fills dst with k distinct kept ones, uniformly (topped up uniformly from
+// the candidates not kept when fewer than k are).
 func (s *ERO) Sample(dst *Batch, rng *rand.Rand) bool {
 	b := s.buf
 	b.checkBatch(dst)
@@ -131,13 +168,14 @@ func (s *ERO) Sample(dst *Batch, rng *rand.Rand) bool {
 	k := dst.Len()
 	m := s.cfg.Candidates * k
 	if cap(s.cand) < m {
-		s.cand, s.keep = make([]int32, m), make([]int32, 0, m)
+		s.cand, s.keep, s.rest = make([]int32, m), make([]int32, 0, m), make([]int32, 0, m)
 	}
 	cand := s.cand[:m]
 	if !b.drawUniformLocked(cand, rng) {
 		return false
 	}
 	keep := s.keep[:0]
+	s.rest = s.rest[:0]
 	var f [eroFeatures]float64
 	for _, i := range cand {
 		s.features(int(i), &f)
@@ -145,32 +183,55 @@ func (s *ERO) Sample(dst *Batch, rng *rand.Rand) bool {
 		for j := range f {
 			z += s.w[j] * f[j]
 		}
-		decision := 0.0
-		if rng.Float64() < sigmoid(z) {
+		decision, lam := 0.0, sigmoid(z)
+		s.keepSum += lam
+		s.keepN++
+		if rng.Float64() < lam {
 			decision = 1
 			keep = append(keep, i)
-		}
-		if len(s.mem) >= s.cfg.Memory {
-			s.mem = s.mem[1:]
+		} else {
+			s.rest = append(s.rest, i)
 		}
 		var rec [eroFeatures + 1]float64
 		copy(rec[:], f[:])
 		rec[eroFeatures] = decision
-		s.mem = append(s.mem, rec)
+		s.remember(rec, rng)
 	}
-	if len(keep) == 0 {
-		keep = append(keep, cand...)
-	}
+	s.perCall = m
 	s.keep = keep
-	idx := cand[:k] // reuse: the batch rows drawn from the kept set
-	for r := range idx {
-		idx[r] = keep[rng.IntN(len(keep))]
+	// k distinct rows: a partial Fisher–Yates shuffle of the kept
+	// candidates, then of the others when fewer than k were kept
+	nk := len(keep)
+	if nk < k {
+		keep = append(keep, s.rest...)
 	}
-	b.gatherRows(dst, idx)
+	for r := range k {
+		lo, hi := r, nk
+		if r >= nk {
+			hi = len(keep)
+		}
+		j := lo + rng.IntN(hi-lo)
+		keep[r], keep[j] = keep[j], keep[r]
+	}
+	b.gatherRows(dst, keep[:k])
 	for r := range dst.Weights {
 		dst.Weights[r] = 1
 	}
 	return true
+}
+
+// remember adds one decision to the memory: all of them up to Memory, then
+// a uniform reservoir sample (Vitter's algorithm R) of the decisions since
+// the last Reward.
+func (s *ERO) remember(rec [eroFeatures + 1]float64, rng *rand.Rand) {
+	s.seen++
+	if len(s.mem) < s.cfg.Memory {
+		s.mem = append(s.mem, rec)
+		return
+	}
+	if j := rng.Int64N(s.seen); j < int64(len(s.mem)) {
+		s.mem[j] = rec
+	}
 }
 
 // UpdatePriorities records |values| as the latest TD errors of refs (the
@@ -193,16 +254,17 @@ func (s *ERO) UpdatePriorities(refs []Ref, values []float64) int {
 }
 
 // Reward trains the replay policy with replay reward rr = r^c_π − r^c_π′
-// (the change in the agent's evaluation return since the last call) on
+// (the change in the agent's cumulative reward since the last call) on
 // the decisions made since then, and forgets them:
-// w ← w + LR·rr·mean_i (I_i − λ_i) f_i. It returns how many decisions
-// it used.
+// w ← w + LR·rr·B·mean_i (I_i − λ_i) f_i, B the decisions per batch
+// (Candidates·k), so that the step is the paper's per-mini-batch sum in
+// expectation. It returns how many decisions it used.
 func (s *ERO) Reward(rr float64) int {
 	s.buf.mu.Lock()
 	defer s.buf.mu.Unlock()
 	n := len(s.mem)
 	if n == 0 || math.IsNaN(rr) || math.IsInf(rr, 0) {
-		s.mem = s.mem[:0]
+		s.mem, s.seen = s.mem[:0], 0
 		return 0
 	}
 	var g [eroFeatures]float64
@@ -217,9 +279,9 @@ func (s *ERO) Reward(rr float64) int {
 		}
 	}
 	for j := range s.w {
-		s.w[j] += s.cfg.LR * rr * g[j] / float64(n)
+		s.w[j] += s.cfg.LR * rr * g[j] * float64(s.perCall) / float64(n)
 	}
-	s.mem = s.mem[:0]
+	s.mem, s.seen = s.mem[:0], 0
 	s.updates++
 	return n
 }

@@ -54,7 +54,8 @@ const (
 	kindReLo  uint32 = 2
 	kindVLMRB uint32 = 3
 	kindAER   uint32 = 4
-	kindERO   uint32 = 5
+	kindERO   uint32 = 5 // ERO before its reservoir: no seen and perCall
+	kindERO2  uint32 = 6
 )
 
 // ErrCorrupt is wrapped by Load errors for data that is truncated, fails
@@ -249,7 +250,7 @@ func (b *Buffer) Load(r io.Reader) error {
 	sts := b.statefulLocked()
 	// files written before AER and ERO saved their state hold none for
 	// them: such a buffer loads with those samplers at their defaults
-	legacy := nst == 0 && !slices.ContainsFunc(sts, func(st stateful) bool { k := st.kind(); return k != kindAER && k != kindERO })
+	legacy := nst == 0 && !slices.ContainsFunc(sts, func(st stateful) bool { k := st.kind(); return k != kindAER && k != kindERO2 })
 	if legacy {
 		sts = nil
 	}
@@ -302,7 +303,9 @@ func (b *Buffer) Load(r io.Reader) error {
 			if d.err != nil {
 				break
 			}
-			if k != st.kind() {
+			if e, ok := st.(*ERO); ok && k == kindERO {
+				e.legacyState = true // an older ERO section: read it, fill in the rest
+			} else if k != st.kind() {
 				return fail(fmt.Errorf("replay: load: file holds %s sampler state, buffer has %s attached (buffer emptied)", kindName(k), kindName(st.kind())))
 			}
 			if err := st.readState(d, n); err != nil {
@@ -393,7 +396,7 @@ func kindName(k uint32) string {
 		return "VLMRB"
 	case kindAER:
 		return "AER"
-	case kindERO:
+	case kindERO, kindERO2:
 		return "ERO"
 	}
 	return fmt.Sprintf("unknown (%d)", k)

@@ -30,9 +30,12 @@ func (s *AER) resetLocked() { s.step = 0 }
 
 // ERO state: the replay policy w f64[4], max |δ| f64, reward range lo/hi
 // f64, updates i64, decisions since the last policy update (count u32,
-// then features and decision f64[5] each), td f32[size], born i64[size].
+// then features and decision f64[5] each), td f32[size], born i64[size],
+// then (kind ERO2 only) the decisions seen since the last update i64 and
+// the decisions per batch u32. An older ERO section loads with seen = the
+// decisions it holds and the decisions per batch from the next Sample.
 
-func (s *ERO) kind() uint32 { return kindERO }
+func (s *ERO) kind() uint32 { return kindERO2 }
 
 func (s *ERO) writeState(e *encoder, size int) {
 	for _, w := range s.w {
@@ -50,6 +53,8 @@ func (s *ERO) writeState(e *encoder, size int) {
 	}
 	e.f32s(s.td[:size])
 	e.i64s(s.born[:size])
+	e.u64(uint64(s.seen))
+	e.u32(uint32(s.perCall))
 }
 
 func (s *ERO) readState(d *decoder, size int) error {
@@ -74,8 +79,17 @@ func (s *ERO) readState(d *decoder, size int) error {
 	}
 	d.f32s(s.td[:size])
 	d.i64s(s.born[:size])
+	legacy := s.legacyState
+	s.legacyState = false
+	seen, perCall := int64(n), 0
+	if !legacy {
+		seen, perCall = int64(d.u64()), int(d.u32())
+	}
 	if d.err != nil {
 		return nil
+	}
+	if seen < int64(n) || perCall < 0 {
+		return fmt.Errorf("%w: saved ERO memory of %d decisions out of %d seen", ErrCorrupt, n, seen)
 	}
 	for _, v := range w {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -86,12 +100,14 @@ func (s *ERO) readState(d *decoder, size int) error {
 		return fmt.Errorf("%w: saved ERO max |δ| %v, updates %d", ErrCorrupt, maxTD, updates)
 	}
 	s.w, s.maxTD, s.updates, s.mem = w, maxTD, updates, mem
+	s.seen, s.perCall = seen, perCall
 	s.rewards.lo, s.rewards.hi = lo, hi
 	return nil
 }
 
 func (s *ERO) resetLocked() {
 	s.w, s.maxTD, s.updates, s.mem = [eroFeatures]float64{}, 1, 0, s.mem[:0]
+	s.seen, s.perCall = 0, 0
 	s.rewards.lo, s.rewards.hi = math.Inf(1), math.Inf(-1)
 	clear(s.td)
 	clear(s.born)

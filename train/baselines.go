@@ -1,6 +1,8 @@
 package train
 
 import (
+	"math"
+
 	"github.com/vlmrb/vlmrb/replay"
 )
 
@@ -15,7 +17,7 @@ type AERConfig struct {
 // EROConfig configures replay ero (Experience Replay Optimization, the
 // `ero:` section): a logistic replay policy over reward, |TD error| and age
 // keeps candidates by Bernoulli draws and learns by REINFORCE on the change
-// of the evaluation return between evaluations.
+// of the return from one training episode to the next.
 type EROConfig struct {
 	Candidates int     `yaml:"candidates"` // uniform candidates per batch row offered to the replay policy
 	LR         float64 `yaml:"lr"`         // replay-policy step size
@@ -47,18 +49,22 @@ func (c *Config) validateBaselines(add func(error)) {
 	}
 }
 
-// eroSampler is replay.ERO with the previous evaluation return, so each
-// evaluation can hand the replay policy its replay reward
-// r^r = R_now − R_previous.
+// eroSampler is replay.ERO with the return of the previous training
+// episode, so each episode's end hands the replay policy its replay reward
+// r^r = r^c_π − r^c_π′ (Zha et al. 2019, Algorithm 1: the cumulative reward
+// of the policy's latest episode against its previous one). Training
+// episodes, not greedy evaluations: a sparse task's evaluations return 0
+// until the agent has learned, which left the replay policy at its
+// initial weights in every DoorKey run.
 type eroSampler struct {
 	*replay.ERO
 	prev float64
 	have bool
 }
 
-// evalReturn trains the replay policy on the change of the mean
-// evaluation return since the last evaluation (nothing at the first).
-func (e *eroSampler) evalReturn(ret float64) {
+// episodeReturn trains the replay policy on the change of the training
+// return since the previous episode (nothing at the first).
+func (e *eroSampler) episodeReturn(ret float64) {
 	if e.have {
 		e.Reward(ret - e.prev)
 	}
@@ -90,9 +96,25 @@ func attend(s replay.Sampler, obs [][]float64, k int64) {
 	}
 }
 
-// afterEval hands ERO its replay reward; other samplers ignore it.
-func afterEval(s replay.Sampler, meanReturn float64) {
+// eroMetrics adds ERO's replay-policy updates and mean keep probability to
+// a log row (replay/ero_updates, replay/ero_keep_mean); other samplers add
+// nothing.
+func eroMetrics(s replay.Sampler, v map[string]float64) {
+	e, ok := s.(*eroSampler)
+	if !ok {
+		return
+	}
+	st := e.Stats()
+	v["replay/ero_updates"] = float64(st.Updates)
+	if !math.IsNaN(st.KeepMean) {
+		v["replay/ero_keep_mean"] = st.KeepMean
+	}
+}
+
+// afterEpisode hands ERO the return of a finished training episode (not a
+// demonstration's); other samplers ignore it.
+func afterEpisode(s replay.Sampler, ret float64) {
 	if e, ok := s.(*eroSampler); ok {
-		e.evalReturn(meanReturn)
+		e.episodeReturn(ret)
 	}
 }

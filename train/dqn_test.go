@@ -144,3 +144,40 @@ func TestSACWithAERAndERO(t *testing.T) {
 		}
 	}
 }
+
+// TestEROLearnsFromTrainingEpisodes: ERO's replay reward is the change of
+// the return from one training episode to the next (Zha et al. 2019), so
+// its policy is updated at episode ends, not at evaluations, and the
+// planner's demonstration episodes give it none. With two evaluations the
+// evaluation-driven scheme could update it once.
+func TestEROLearnsFromTrainingEpisodes(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "run")
+	c := tinyGridConfig(out, "ero", "pixel")
+	c.Steps, c.Demos = 4000, 2
+	c.Eval.Every, c.Eval.GIF = 2000, false
+	c.Log.Every = 4000
+	if _, err := Run(context.Background(), c, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ReadMetricsJSONL(filepath.Join(out, "metrics.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var updates, episodes, keep float64
+	for _, r := range rows {
+		if v, ok := r.Values["replay/ero_updates"]; ok {
+			updates, episodes, keep = v, r.Values["time/episodes"], r.Values["replay/ero_keep_mean"]
+		}
+	}
+	// every finished training episode after the first gives an update once
+	// there are decisions (after learning_starts): more than the 1 that
+	// two evaluations allowed, at most one per non-demonstration episode
+	t.Logf("%g replay-policy updates over %g episodes (2 demonstrations), mean keep probability %.3f", updates, episodes, keep)
+	if updates < 3 || updates > episodes-float64(c.Demos)-1 {
+		t.Fatalf("%g replay-policy updates over %g episodes with %d demonstrations", updates, episodes, c.Demos)
+	}
+	if !(keep > 0 && keep < 1) {
+		t.Fatalf("mean keep probability %g", keep)
+	}
+}

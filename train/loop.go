@@ -182,6 +182,9 @@ func (c *core) record(i int, reward float64, success, done bool) {
 			*s = (*s)[1:]
 		}
 	}
+	if !c.demo(i) {
+		afterEpisode(c.smp.Sampler, c.epRet[i]) // ERO's replay reward
+	}
 	push(&c.recentRet, c.epRet[i])
 	push(&c.recentLen, float64(c.epT[i]))
 	push(&c.recentSucc, b2f(c.epSucc[i]))
@@ -296,6 +299,7 @@ func (c *core) logRow(l learner) error {
 	}
 	l.values(v)
 	c.diag.metrics(v, c.buf.Len())
+	eroMetrics(c.smp.Sampler, v)
 	if err := c.mlog.Write(Row{Step: c.step, Values: v}); err != nil {
 		return err
 	}
@@ -327,7 +331,6 @@ func (c *core) evalAndLog(ctx context.Context, l learner, final bool) error {
 	if final {
 		c.res.FinalEval = res
 	}
-	afterEval(c.smp.Sampler, res.MeanReturn) // ERO's replay reward
 	row := Row{Step: c.step, Values: map[string]float64{
 		"eval/success_rate":   res.SuccessRate,
 		"eval/mean_return":    res.MeanReturn,
@@ -400,8 +403,9 @@ type loopState struct {
 	HaveUpd     bool        `json:"have_update_metrics"`
 	LastEval    *EvalResult `json:"last_eval,omitempty"`
 	Best        *bestEval   `json:"best,omitempty"`
-	// EROPrev is ERO's previous evaluation return (its replay reward is
-	// the change since it); the sampler's own state is in replay.bin.
+	// EROPrev is the return of ERO's previous training episode (its replay
+	// reward is the change since it); the sampler's own state is in
+	// replay.bin.
 	EROPrev *float64 `json:"ero_prev_return,omitempty"`
 }
 

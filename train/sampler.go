@@ -35,10 +35,10 @@ func newSampler(cfg *Config, buf *replay.Buffer, totalUpdates, warmupSamples int
 	case "uniform":
 		s.Sampler = replay.NewUniform(buf)
 	case "per", "relo":
+		// ReLo takes PER's buffer.per_* values too (α 0.6, β₀ 0.4, ε 1e-6
+		// by default; the reference's DQN uses α 0.6 and ε 1e-5, its SAC
+		// replay.DefaultReLoConfig's α 0.5 and ε 1e-5)
 		pc := replay.DefaultPERConfig()
-		if cfg.Replay == "relo" {
-			pc = replay.DefaultReLoConfig()
-		}
 		pc.Alpha, pc.Beta0, pc.Eps = b.PERAlpha, b.PERBeta0, b.PEREps
 		pc.BetaSteps = totalUpdates
 		var p *replay.PER
