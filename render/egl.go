@@ -98,6 +98,17 @@ type eglDisplay struct {
 	surfaceless bool
 }
 
+// eglMu serialises the GL work of every EGL context in the process:
+// context set-up, drawing and teardown. Mesa 22.3's llvmpipe crashed
+// (SIGSEGV inside glDrawArrays, at a context's first draw with a new
+// program) while other contexts of the same process drew in parallel: a
+// CI run of the parallel vlmprio tests under the race detector, with two
+// trainings loading the machine. A training process draws with one
+// context at a time anyway (the scorer's and the evaluation's cameras take
+// turns in the loop), so the lock costs it nothing; parallel tests and
+// benchmarks draw one frame at a time.
+var eglMu sync.Mutex
+
 var (
 	eglOnce sync.Once
 	eglDpy  *eglDisplay
@@ -223,6 +234,8 @@ func newEGL(opts Options) (*eglRenderer, error) {
 	}
 	d := eglDpy
 	r := &eglRenderer{}
+	eglMu.Lock()
+	defer eglMu.Unlock()
 	th, err := startGLThread(func() error {
 		if C.eglBindAPI(C.EGL_OPENGL_API) == 0 { // per-thread state
 			return eglError("eglBindAPI")
@@ -304,7 +317,9 @@ func (r *eglRenderer) RenderBuffers(sc *Scene, cam Camera, dst Buffers) error {
 	if err := checkCall(r.closed, sc, cam, dst); err != nil {
 		return err
 	}
+	eglMu.Lock()
 	err := r.th.call(func() error { return r.g.draw(sc, cam, dst) })
+	eglMu.Unlock()
 	if errors.Is(err, ErrContextLost) {
 		r.broken = err
 	}
@@ -318,6 +333,8 @@ func (r *eglRenderer) Close() error {
 		return nil
 	}
 	r.closed = true
+	eglMu.Lock()
+	defer eglMu.Unlock()
 	return r.th.stop(func() error {
 		r.g.destroy()
 		r.release(eglDpy)

@@ -10,7 +10,8 @@
 # (done), variants 3.6 (done), doorkey-demos 1.9 (done; its ReLo, AER, ERO and
 # score × TD arms added that day ≈ 1.8 more), doorkey5-dqn ≈ 0.5 (done),
 # variants-confirm 1.3 (done), lambda 3.3 (done), doorkey-themes 2.8 (done),
-# themes 3.2 (done), doorkey12-demos ≈ 3.2, doorkey (8×8) ≈ 2.6, vlmrb-demos ≈ 3.7,
+# themes 3.2 (done), doorkey12-demos 4.4 (done), doorkey12-long ≈ 2.3 and doorkey12-long2
+# ≈ 1.2 (2026-12-03, a quiet machine: ≈ 280 CPU-s a 12×12 run of 800k steps), doorkey (8×8) ≈ 2.6, vlmrb-demos ≈ 3.7,
 # pixel-scoremap ≈ 6.7, sac-sparse ≈ 2.
 # Then: robot-train study report studies/results/NAME.
 set -eu
@@ -31,6 +32,6 @@ fi
 "$bin" study run studies/vlmrb-sparse.yaml --out studies/results/vlmrb-sparse --parallel "$par"
 # default-dense decided the main job's replay (its rule is in the file);
 # then the open VLM-RB choices, the paper's DoorKey grid, the rest
-for s in default-dense variants variants-confirm lambda doorkey-themes themes doorkey-demos doorkey12-demos doorkey vlmrb-demos pixel-scoremap sac-sparse; do
+for s in default-dense variants variants-confirm lambda doorkey-themes themes doorkey-demos doorkey12-demos doorkey12-long doorkey12-long2 doorkey vlmrb-demos pixel-scoremap sac-sparse; do
 	"$bin" study run "studies/$s.yaml" --out "studies/results/$s" --parallel "$par"
 done
