@@ -35,7 +35,8 @@ func DefaultAERConfig() AERConfig { return AERConfig{Lambda0: 4} }
 // sim(s_j, s_t) = −‖s_j − s_t‖² on the stored observation vectors; for
 // categorical codes (grid tasks store MiniGrid's integer object, colour
 // and state codes) a differing cell adds the squared gap between its two
-// codes, not 1 per cell as on the learner's one-hot input. The learner sets s_t with SetQuery before each Sample; without a
+// codes, not 1 per cell as on the learner's one-hot input. The learner
+// sets s_t with SetQuery before each Sample; without a
 // query AER samples uniformly. Weights are 1 (AER applies no importance
 // correction). Safe for concurrent use.
 type AER struct {
