@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# regress.sh OLD_BIN NEW_BIN [WORK_DIR]
+#
+# Trains the same short runs with two robot-train binaries on fixed seeds
+# under a pinned BLAS kernel and one thread, and checks that their
+# metrics.jsonl files are identical once the time/ columns (wall-clock and
+# CPU time, steps per second, scorer latency) are removed. Used to check that a refactor of
+# the training loop changes no result:
+#
+#   git worktree add /tmp/old-src <commit> && (cd /tmp/old-src && go build -o /tmp/old ./cmd/robot-train)
+#   go build -o /tmp/new ./cmd/robot-train
+#   scripts/regress.sh /tmp/old /tmp/new
+#
+# Runs: SAC uniform, SAC PER, SAC VLM-RB with the oracle scorer scoring in
+# the loop (vlm.workers 0, so the run is a function of its seed), all on
+# reach, and DQN PER on doorkey-5x5. Exit status 0 when every pair matches;
+# 1 with a diff of the first differing rows otherwise. Needs jq. With
+# REUSE_OLD=1 and a WORK_DIR from an earlier call, the old binary's runs
+# are kept rather than retrained.
+set -euo pipefail
+if [ $# -lt 2 ]; then
+	echo "usage: $0 OLD_BIN NEW_BIN [WORK_DIR]" >&2
+	exit 2
+fi
+old=$1 new=$2
+work=${3:-$(mktemp -d)}
+mkdir -p "$work"
+command -v jq >/dev/null || { echo "regress.sh needs jq (apt-get install -y jq)" >&2; exit 2; }
+export OPENBLAS_CORETYPE=Haswell GOMAXPROCS=1 OPENBLAS_NUM_THREADS=1
+
+cat >"$work/sac.yaml" <<'YAML'
+sac:
+  hidden: [64, 64]
+  batch_size: 64
+  learning_starts: 500
+eval:
+  every: 3000
+  episodes: 2
+  gif: false
+log:
+  every: 500
+  tensorboard: false
+  console: false
+checkpoint:
+  every: 3000
+vlm:
+  workers: 0
+  width: 64
+  height: 64
+  msaa: 0
+  shadows: false
+  backend: soft
+buffer:
+  lambda_warmup: 1000
+YAML
+cat >"$work/dqn.yaml" <<'YAML'
+eval:
+  every: 10000
+  episodes: 3
+  gif: false
+log:
+  every: 1000
+  tensorboard: false
+  console: false
+checkpoint:
+  every: 10000
+YAML
+
+# name | flags
+runs=(
+	"sac-uniform|--task reach --replay uniform --steps 6000 --seed 7 --config $work/sac.yaml"
+	"sac-per|--task reach --replay per --steps 6000 --seed 7 --config $work/sac.yaml"
+	"sac-vlmrb-oracle|--task reach --replay vlmrb --scorer oracle --steps 6000 --seed 7 --config $work/sac.yaml"
+	"dqn-per|--task doorkey-5x5 --replay per --steps 20000 --seed 3 --config $work/dqn.yaml"
+)
+
+# strip drops the time columns of every row: time/… and vlm/latency_….
+strip() { jq -cS 'with_entries(select(.key | (startswith("time/") or startswith("vlm/latency_")) | not))' "$1"; }
+
+fail=0
+for r in "${runs[@]}"; do
+	name=${r%%|*}
+	flags=${r#*|}
+	for which in old new; do
+		bin=$old
+		[ "$which" = new ] && bin=$new
+		if [ "$which" = old ] && [ "${REUSE_OLD:-0}" = 1 ] && [ -s "$work/$name-old/metrics.jsonl" ]; then
+			continue
+		fi
+		rm -rf "$work/$name-$which"
+		# shellcheck disable=SC2086
+		"$bin" train $flags --quiet --out "$work/$name-$which" >"$work/$name-$which.log" 2>&1 ||
+			{ echo "$name: $which binary failed (see $work/$name-$which.log)"; fail=1; continue 2; }
+	done
+	a=$(strip "$work/$name-old/metrics.jsonl")
+	b=$(strip "$work/$name-new/metrics.jsonl")
+	rows=$(printf '%s\n' "$a" | wc -l)
+	if [ "$a" = "$b" ]; then
+		echo "$name: identical ($rows rows, time columns excluded)"
+	else
+		echo "$name: DIFFERENT"
+		diff <(printf '%s\n' "$a" | jq -c .) <(printf '%s\n' "$b" | jq -c .) | head -20 || true
+		fail=1
+	fi
+done
+exit $fail
