@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/vlmrb/vlmrb/frame"
+	"github.com/vlmrb/vlmrb/nn"
 	"github.com/vlmrb/vlmrb/replay"
 	"github.com/vlmrb/vlmrb/tasks"
 	"github.com/vlmrb/vlmrb/vlmprio"
@@ -158,16 +159,13 @@ func (d *replayDiag) metrics(v map[string]float64, bufLen int) {
 // smaller of the two online critics at the expert's action. Clips start
 // every stride steps. NaN when the episode is shorter than L + 1 steps or
 // either series is constant, or when the scorer's frames come from the
-// run's own cameras (Options.Frames: there is no simulated expert to film).
-func scoreValueCorrelation(ctx context.Context, r *runner, s *scoring, seed uint64, stride int) (float64, error) {
-	if s.srcs != nil && s.cam == nil {
-		return math.NaN(), nil
-	}
-	reward, err := tasks.ParseRewardMode(r.cfg.EnvReward())
+// run's own cameras (the caller checks: there is no simulated expert to film).
+func scoreValueCorrelation(ctx context.Context, f fig3Setup, seed uint64, stride int) (float64, error) {
+	reward, err := tasks.ParseRewardMode(f.cfg.EnvReward())
 	if err != nil {
 		return math.NaN(), err
 	}
-	env, err := tasks.Make(r.cfg.Task, tasks.Options{Reward: reward, MaxSteps: r.cfg.MaxEpisodeLen})
+	env, err := tasks.Make(f.cfg.Task, tasks.Options{Reward: reward, MaxSteps: f.cfg.MaxEpisodeLen})
 	if err != nil {
 		return math.NaN(), err
 	}
@@ -178,7 +176,7 @@ func scoreValueCorrelation(ctx context.Context, r *runner, s *scoring, seed uint
 	var xs []float32
 	var frames []frame.Frame
 	var prog []float64
-	w, h := r.cfg.VLM.Width, r.cfg.VLM.Height
+	w, h := f.cfg.VLM.Width, f.cfg.VLM.Height
 	for t := 0; ; t++ {
 		pol.Act(obs, act)
 		for _, v := range obs {
@@ -193,31 +191,30 @@ func scoreValueCorrelation(ctx context.Context, r *runner, s *scoring, seed uint
 		}
 		p, _ := env.Progress()
 		prog = append(prog, p)
-		f := frame.Frame{Camera: r.cfg.VLM.Camera, Seq: uint64(t)}
-		if s.cam != nil {
+		fr := frame.Frame{Camera: f.cfg.VLM.Camera, Seq: uint64(t)}
+		if f.cam != nil {
 			img := image.NewRGBA(image.Rect(0, 0, w, h))
-			if err := s.cam.Render(env, img); err != nil {
+			if err := f.cam.Render(env, img); err != nil {
 				return math.NaN(), err
 			}
-			f.Image = img
+			fr.Image = img
 		}
-		frames = append(frames, f)
+		frames = append(frames, fr)
 		obs = next
 		if term || trunc {
 			break
 		}
 	}
 	T := len(prog)
-	L := r.cfg.VLM.ClipLen
+	L := f.cfg.VLM.ClipLen
 	if T < L+1 {
 		return math.NaN(), nil
 	}
-	online, _ := r.agent.Critics()
 	q := make([]float64, T)
 	var qs [2][]float32
-	for k := range online {
-		tape := online[k].NewTape(T)
-		qs[k] = append([]float32(nil), online[k].Forward(tape, xs, T)...)
+	for k := range f.critics {
+		tape := f.critics[k].NewTape(T)
+		qs[k] = append([]float32(nil), f.critics[k].Forward(tape, xs, T)...)
 	}
 	for t := range q {
 		q[t] = float64(min(qs[0][t], qs[1][t]))
@@ -225,8 +222,8 @@ func scoreValueCorrelation(ctx context.Context, r *runner, s *scoring, seed uint
 	var scores, dq []float64
 	for i := 0; i+L < T; i += max(1, stride) {
 		c := &vlmprio.Clip{Frames: frames[i : i+L], Start: i, End: i + L, Progress: prog[i : i+L],
-			Task: r.meta.Description, Family: r.meta.Family}
-		sc, err := s.scorer.Score(ctx, c)
+			Task: f.meta.Description, Family: f.meta.Family}
+		sc, err := f.scorer.Score(ctx, c)
 		if err != nil {
 			continue // an unscorable clip (e.g. nothing visible) is left out
 		}
@@ -234,4 +231,15 @@ func scoreValueCorrelation(ctx context.Context, r *runner, s *scoring, seed uint
 		dq = append(dq, q[i+L]-q[i])
 	}
 	return vlmreward.Spearman(scores, dq), nil
+}
+
+// fig3Setup is what the Fig. 3 check reads of a run: its config and task,
+// the scorer's camera (nil: image-less frames), the scorer and the online
+// critics.
+type fig3Setup struct {
+	cfg     *Config
+	meta    tasks.Meta
+	cam     *SimCamera
+	scorer  vlmprio.Scorer
+	critics [2]*nn.MLP
 }

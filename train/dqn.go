@@ -175,7 +175,7 @@ type dqnRunner struct {
 
 	agent *dqn.Agent
 	dcfg  dqn.Config
-	score *gridScoring // replay vlmrb
+	score *scoring // replay vlmrb
 
 	obs  [][]float64
 	act  []float64
@@ -194,7 +194,7 @@ type nstepQueue struct {
 
 // setup prepares the run directory, environments, agent and replay,
 // restoring a checkpoint when resuming.
-func (r *dqnRunner) setup(context.Context) error {
+func (r *dqnRunner) setup(ctx context.Context) error {
 	cfg := &r.cfg
 	view, err := grid.ParseView(cfg.Grid.View)
 	if err != nil {
@@ -244,10 +244,10 @@ func (r *dqnRunner) setup(context.Context) error {
 	}
 	r.hooks = hookList{r.diag}
 	if cfg.Replay == "vlmrb" {
-		if r.score, err = newGridScoring(r); err != nil {
+		if r.score, err = r.newScoring(ctx); err != nil {
 			return err
 		}
-		r.hooks = append(r.hooks, gridScoringHook{s: r.score})
+		r.hooks = append(r.hooks, r.score)
 	}
 
 	n := cfg.NumEnvs
@@ -260,9 +260,6 @@ func (r *dqnRunner) setup(context.Context) error {
 		r.obs[i], _ = e.Reset(control.EpisodeSeed(r.seed, i, 0))
 		r.epCount[i] = 1
 		r.startEpisode(i)
-		if r.score != nil {
-			r.score.episodeStart(i, e)
-		}
 	}
 	if err := r.openLog(man); err != nil {
 		return err
@@ -270,7 +267,7 @@ func (r *dqnRunner) setup(context.Context) error {
 	if r.out != nil {
 		_, _ = fmt.Fprintf(r.out, "training %s (%s view) with DQN and %s replay", cfg.Task, view, cfg.Replay)
 		if r.score != nil {
-			_, _ = fmt.Fprintf(r.out, ", %s scorer (%s)", cfg.Scorer, r.score.describe())
+			_, _ = fmt.Fprintf(r.out, ", %s scorer (%s)", cfg.Scorer, r.score.desc)
 		}
 		r.printStart(ckptDir, man)
 	}
@@ -303,8 +300,13 @@ func (r *dqnRunner) totalUpdates() int64 {
 
 // collect steps every env in turn with an ε-greedy action (uniform random
 // before learning starts), resetting finished episodes.
-func (r *dqnRunner) collect(context.Context) error {
+func (r *dqnRunner) collect(ctx context.Context) error {
 	eps := r.dcfg.Epsilon(r.step)
+	if r.score != nil { // o_t of every env (each env's state is its own until its step)
+		if err := r.score.capture(ctx, len(r.envs), r.view); err != nil {
+			return err
+		}
+	}
 	for i, e := range r.envs {
 		switch {
 		case r.demo(i):
@@ -325,8 +327,10 @@ func (r *dqnRunner) collect(context.Context) error {
 		if err != nil {
 			return fmt.Errorf("env step: %w", err)
 		}
-		if r.score != nil {
-			r.score.afterStep(i, e)
+		if r.score != nil && term { // o_T: the terminal state closes the episode's clips
+			if err := r.score.terminal(ctx, i, r.view); err != nil {
+				return err
+			}
 		}
 		r.info["success"] = b2f(info.Success())
 		if err := r.store(i, a, rew, next, term, trunc, r.info); err != nil {
@@ -336,9 +340,6 @@ func (r *dqnRunner) collect(context.Context) error {
 		if term || trunc {
 			next, _ = e.Reset(control.EpisodeSeed(r.seed, i, r.epCount[i]))
 			r.epCount[i]++
-			if r.score != nil {
-				r.score.episodeStart(i, e)
-			}
 		}
 		r.obs[i] = next
 	}
@@ -420,7 +421,7 @@ func (u dqnUpdater) signal(f feedback) []float32 {
 func (r *dqnRunner) values(v map[string]float64) {
 	v["rollout/exploration"] = r.dcfg.Epsilon(r.step)
 	if r.score != nil {
-		r.score.metrics(v)
+		r.score.metrics(v, r.buf.Len())
 	}
 }
 
@@ -536,19 +537,10 @@ func (r *dqnRunner) stop() {
 }
 
 func (r *dqnRunner) close() {
-	r.stop()
+	if r.score != nil {
+		r.score.close()
+	}
 	r.closeLog()
-}
-
-// gridScoringHook hands every stored transition to VLM-RB's clipper.
-type gridScoringHook struct {
-	NopHook
-	s *gridScoring
-}
-
-func (h gridScoringHook) OnStep(e StepEvent) error {
-	h.s.push(e.Env, e.Ref, e.Done)
-	return nil
 }
 
 func (r *dqnRunner) marshalAgent() ([]byte, error) { return r.agent.MarshalBinary() }

@@ -2,10 +2,12 @@ package train
 
 import (
 	"fmt"
-	"github.com/vlmrb/vlmrb/frame"
 	"io"
 	"strings"
 	"time"
+
+	"github.com/vlmrb/vlmrb/frame"
+	"github.com/vlmrb/vlmrb/vlmprio"
 )
 
 // Options are the run-time settings of Run that are not part of the
@@ -32,6 +34,10 @@ type Options struct {
 	// from package hw, a recording, any frame.Source). Next is called once
 	// per env step, before the action; the run closes the sources.
 	Frames func(env int) (frame.Source, error)
+	// Scorer, when set, replaces the configured clip scorer of replay
+	// vlmrb (Config.Scorer still decides whether frames are rendered:
+	// none for oracle). It must be safe for concurrent use.
+	Scorer vlmprio.Scorer
 }
 
 // EvalResult summarises one deterministic evaluation.

@@ -160,10 +160,10 @@ func (r *runner) setup(ctx context.Context) error {
 		r.hooks = append(r.hooks, rewardHook{r: r})
 	}
 	if cfg.Replay == "vlmrb" {
-		if r.score, err = newScoring(ctx, r); err != nil {
+		if r.score, err = r.newScoring(ctx); err != nil {
 			return err
 		}
-		r.hooks = append(r.hooks, scoringHook{r: r})
+		r.hooks = append(r.hooks, r.score)
 	}
 
 	n := cfg.NumEnvs
@@ -186,7 +186,7 @@ func (r *runner) setup(ctx context.Context) error {
 	if r.out != nil {
 		_, _ = fmt.Fprintf(r.out, "training %s (%s reward) with %s replay", cfg.Task, cfg.Reward, cfg.Replay)
 		if r.score != nil {
-			_, _ = fmt.Fprintf(r.out, ", %s scorer (%s)", cfg.Scorer, r.score.describe())
+			_, _ = fmt.Fprintf(r.out, ", %s scorer (%s)", cfg.Scorer, r.score.desc)
 		}
 		if r.rm != nil {
 			_, _ = fmt.Fprintf(r.out, ", reward from %s", r.rm.describe())
@@ -230,8 +230,8 @@ func (r *runner) totalUpdates() int64 {
 func (r *runner) collect(ctx context.Context) error {
 	cfg := &r.cfg
 	n, A := cfg.NumEnvs, r.spec.ActDim
-	if r.score != nil { // frames and progress of the states the actions are taken in
-		if err := r.score.capture(ctx, r); err != nil {
+	if r.score != nil { // o_t: frames and progress of the states the actions are taken in
+		if err := r.score.capture(ctx, n, r.view); err != nil {
 			return err
 		}
 	}
@@ -378,7 +378,7 @@ func (u sacUpdater) signal(f feedback) []float32 {
 // values adds the VLM-RB and learned-reward groups to a log row.
 func (r *runner) values(v map[string]float64) {
 	if r.score != nil {
-		r.score.metrics(r, v)
+		r.score.metrics(v, r.buf.Len())
 	}
 	if r.rm != nil {
 		r.rm.metrics(v)
@@ -397,7 +397,6 @@ func (r *runner) fillVLM() { r.res.VLMFailures = r.vlm.summary() }
 func (r *runner) close() {
 	r.fillVLM()
 	if r.score != nil {
-		r.score.stop()
 		r.score.close()
 	}
 	if r.rm != nil {

@@ -113,7 +113,7 @@ func (r *runner) evaluate(ctx context.Context) (*EvalResult, map[string]float64,
 	}
 	if r.score != nil {
 		// the paper's Fig. 3 check: clip scores against the critic's ΔQ
-		rho, err := scoreValueCorrelation(ctx, r, r.score, r.cfg.Seed^evalSeedSalt^0xd9, 4)
+		rho, err := r.scoreValueCorrelation(ctx)
 		if err != nil {
 			r.warnf("score vs ΔQ on an expert episode: %v", err)
 		} else if !math.IsNaN(rho) {
@@ -121,17 +121,6 @@ func (r *runner) evaluate(ctx context.Context) (*EvalResult, map[string]float64,
 		}
 	}
 	return res, extra, nil
-}
-
-// scoringHook hands every stored transition to VLM-RB's clipper.
-type scoringHook struct {
-	NopHook
-	r *runner
-}
-
-func (h scoringHook) OnStep(e StepEvent) error {
-	h.r.score.push(h.r, e.Env, e.Ref, e.Done)
-	return nil
 }
 
 // rewardHook renders every stored transition's s_{t+1} for the learned
@@ -195,4 +184,53 @@ func (c *Config) sacConfig() sac.Config {
 	sc.Seed = c.Seed
 	sc.Threads = c.SAC.Threads
 	return sc
+}
+
+// newScoring sets up VLM-RB's clip scoring: the configured scorer (an
+// OpenAI server's failures counted by the outage record) and, for every
+// scorer but the oracle, the envs' cameras.
+func (r *runner) newScoring(ctx context.Context) (*scoring, error) {
+	cfg := &r.cfg
+	scorer := r.opts.Scorer
+	if scorer == nil {
+		var err error
+		if scorer, err = NewScorer(cfg.Scorer, r.meta, cfg.VLM); err != nil {
+			return nil, err
+		}
+		if cfg.Scorer == "openai" {
+			scorer = outageScorer{scorer, r.vlm}
+		}
+	}
+	su := scoringSetup{scorer: scorer, sink: r.smp.vlmrb, task: r.meta.Description, family: r.meta.Family,
+		desc: "privileged progress, no frames"}
+	if cfg.Scorer != "oracle" {
+		var err error
+		if su.srcs, err = r.frameSources(); err != nil {
+			return nil, err
+		}
+		su.desc = "frames from the run's own sources"
+		if r.frameCam != nil {
+			su.desc = fmt.Sprintf("%s camera %dx%d, %s", cfg.VLM.Camera, cfg.VLM.Width, cfg.VLM.Height, r.frameCam.Describe())
+		}
+	}
+	return newScoring(ctx, cfg, su), nil
+}
+
+// view is env i's privileged progress and simulated time, for the scorer.
+func (r *runner) view(i int) (float64, time.Duration) {
+	e := r.envs[i]
+	p, _ := e.Progress()
+	return p, time.Duration(e.State().Time * float64(time.Second))
+}
+
+// scoreValueCorrelation is the Fig. 3 check of the run's scorer and
+// critics (diag.go); NaN when the scorer's frames come from Options.Frames
+// (there is no simulated expert to film).
+func (r *runner) scoreValueCorrelation(ctx context.Context) (float64, error) {
+	if r.opts.Frames != nil && r.cfg.Scorer != "oracle" {
+		return math.NaN(), nil
+	}
+	online, _ := r.agent.Critics()
+	return scoreValueCorrelation(ctx, fig3Setup{cfg: &r.cfg, meta: r.meta, cam: r.frameCam, scorer: r.score.scorer, critics: online},
+		r.cfg.Seed^evalSeedSalt^0xd9, 4)
 }

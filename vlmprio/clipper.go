@@ -95,8 +95,9 @@ type Step struct {
 	// Episode identifies the episode within the env. A new value starts a
 	// new episode (the previous one is closed as if Done had been set).
 	Episode int64
-	// Frame is the camera frame that goes with the transition (train renders
-	// it after the env step). The Clipper clones it.
+	// Frame is the camera frame that goes with the transition: o_t, the
+	// observation its action is taken in (Pipeline states the rule). The
+	// Clipper clones it.
 	Frame frame.Frame
 	// Ref is the replay slot the transition was stored in.
 	Ref replay.Ref
@@ -106,6 +107,12 @@ type Step struct {
 	HasProgress bool
 	// Done marks the last transition of the episode (terminated or truncated).
 	Done bool
+	// Terminal, on a Done step of a terminated episode, is the episode's
+	// final observation o_T (no transition starts at it): the episode's
+	// last clips end with it instead of with o_{T−1}. The Clipper clones
+	// it. TerminalProgress is its privileged progress.
+	Terminal         *frame.Frame
+	TerminalProgress float64
 }
 
 // ClipperStats counts what the Clipper did.
@@ -181,10 +188,16 @@ func (c *Clipper) Push(env int, s Step) []*Clip {
 	r.refs = append(r.refs, s.Ref)
 	r.prog = append(r.prog, s.Progress)
 	r.hasProg = r.hasProg && s.HasProgress
+	if s.Done && s.Terminal != nil {
+		// o_T: a frame without a transition of its own
+		r.frames = append(r.frames, s.Terminal.Clone())
+		r.prog = append(r.prog, s.TerminalProgress)
+	}
 
 	L := c.cfg.Length
-	// full clips: the clip starting at r.next is complete once frame next+L-1 exists
-	for r.next+L <= r.base+len(r.frames) {
+	// full clips: the clip starting at r.next (a transition) is complete
+	// once frame next+L-1 exists
+	for r.next+L <= r.base+len(r.frames) && r.next < r.base+len(r.refs) {
 		out = append(out, c.makeClip(env, r, r.next, L, 0))
 		r.next += c.cfg.Stride
 	}
@@ -210,12 +223,12 @@ func (c *Clipper) Flush(env int) []*Clip {
 // closeEpisode applies the tail policy to the transitions no clip has
 // started at yet, then resets the ring.
 func (c *Clipper) closeEpisode(env int, r *envRing, out []*Clip) []*Clip {
-	end := r.base + len(r.frames)
+	end, last := r.base+len(r.refs), r.base+len(r.frames) // transitions; frames (o_T included)
 	for r.next < end {
-		real := end - r.next
+		real := min(last-r.next, c.cfg.Length)
 		switch {
 		case c.cfg.Tail == TailSkip || real < c.cfg.MinTail:
-			c.stats.TailSkipped += int64(min(c.cfg.Stride, real))
+			c.stats.TailSkipped += int64(min(c.cfg.Stride, end-r.next))
 		case c.cfg.Tail == TailShorter:
 			out = append(out, c.makeClip(env, r, r.next, real, 0))
 			c.stats.TailClips++
@@ -260,6 +273,7 @@ func (c *Clipper) makeClip(env int, r *envRing, start, n, pad int) *Clip {
 	if c.cfg.Apply == ApplyStride {
 		nref = min(c.cfg.Stride, n)
 	}
+	nref = min(nref, len(r.refs)-i0) // o_T starts no transition
 	cl.Refs = append([]replay.Ref(nil), r.refs[i0:i0+nref]...)
 	c.stats.Clips++
 	return cl

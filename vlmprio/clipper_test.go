@@ -322,3 +322,36 @@ func TestClipperOwnsFrames(t *testing.T) {
 		t.Fatal("clip frames alias the caller's image")
 	}
 }
+
+// A terminated episode's final observation o_T ends its last clips: with
+// T = 10 transitions, L = 4 and S = 2 the clips start at 0, 2, 4, 6 (full,
+// the one at 6 being o_6 … o_9) and 8 (o_8, o_9, o_T, padded once); no
+// clip starts at o_T, and o_T's progress is the clip's.
+func TestClipperTerminalFrame(t *testing.T) {
+	c := NewClipper(ClipperConfig{Length: 4, Stride: 2})
+	var clips []*Clip
+	for i := range 10 {
+		st := Step{Episode: 3, Frame: frame.Frame{Seq: uint64(i)}, Ref: replay.Ref{Slot: int32(i), Gen: 1},
+			Progress: float64(i) / 10, HasProgress: true, Done: i == 9}
+		if st.Done {
+			st.Terminal, st.TerminalProgress = &frame.Frame{Seq: 10}, 1
+		}
+		clips = append(clips, c.Push(0, st)...)
+	}
+	var got []string
+	for _, cl := range clips {
+		s := fmt.Sprintf("%d-%d:", cl.Start, cl.End)
+		for _, f := range cl.Frames {
+			s += fmt.Sprintf(" %d", f.Seq)
+		}
+		s += fmt.Sprintf(" refs %d p %.1f", len(cl.Refs), cl.Progress[len(cl.Progress)-1])
+		got = append(got, s)
+	}
+	want := []string{
+		"0-4: 0 1 2 3 refs 2 p 0.3", "2-6: 2 3 4 5 refs 2 p 0.5", "4-8: 4 5 6 7 refs 2 p 0.7",
+		"6-10: 6 7 8 9 refs 2 p 0.9", "8-11: 8 9 10 10 refs 2 p 1.0",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("clips\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -38,6 +38,14 @@
 //		prio.Submit(c)
 //	}
 //
+// A Pipeline is that wiring for a training loop with any learner: one
+// frame.Source per environment, the Clipper and the Prioritizer, with one
+// rule for which frame goes with a transition (Pipeline's doc): the clip
+// that scores transition i is (o_i … o_{i+L−1}), o_t the observation the
+// action a_t is taken in, each state rendered once; a terminated episode's
+// final observation o_T closes its last clips. presets.go holds the pixel
+// scorer's colour keys for lit scenes and for grid tiles.
+//
 // The Prioritizer writes raw scores in [0,1] by default; replay's VLM-RB
 // sampler maps them to priorities (threshold at 0.5 by default), so leave
 // PrioritizerConfig.Priority nil unless the sink expects priorities.
