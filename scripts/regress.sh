@@ -13,8 +13,12 @@
 #
 # Runs: SAC uniform, SAC PER, SAC VLM-RB with the oracle scorer scoring in
 # the loop (vlm.workers 0, so the run is a function of its seed), all on
-# reach, and DQN PER on doorkey-5x5. Exit status 0 when every pair matches;
-# 1 with a diff of the first differing rows otherwise. Needs jq. With
+# reach, and DQN PER on doorkey-5x5; then SAC AER, DQN ERO and DQN VLM-RB
+# with the pixel scorer (also scoring in the loop). The last one differs
+# between binaries on either side of a change of the scorer's frame rule
+# (the grid learner's frames were s_{t+1} before it became o_t). Exit status 0 when every pair matches;
+# 1 otherwise, naming the first differing rows and the differing columns.
+# EXPECT_DIFF="name …" lists runs expected to differ (reported, not failed). Needs jq. With
 # REUSE_OLD=1 and a WORK_DIR from an earlier call, the old binary's runs
 # are kept rather than retrained.
 set -euo pipefail
@@ -54,6 +58,8 @@ buffer:
   lambda_warmup: 1000
 YAML
 cat >"$work/dqn.yaml" <<'YAML'
+vlm:
+  workers: 0
 eval:
   every: 10000
   episodes: 3
@@ -72,10 +78,18 @@ runs=(
 	"sac-per|--task reach --replay per --steps 6000 --seed 7 --config $work/sac.yaml"
 	"sac-vlmrb-oracle|--task reach --replay vlmrb --scorer oracle --steps 6000 --seed 7 --config $work/sac.yaml"
 	"dqn-per|--task doorkey-5x5 --replay per --steps 20000 --seed 3 --config $work/dqn.yaml"
+	"sac-aer|--task reach --replay aer --steps 4000 --seed 7 --config $work/sac.yaml"
+	"dqn-ero|--task doorkey-5x5 --replay ero --steps 20000 --seed 3 --config $work/dqn.yaml"
+	"dqn-vlmrb-pixel|--task doorkey-5x5 --replay vlmrb --scorer pixel --steps 12000 --seed 3 --config $work/dqn.yaml"
 )
 
 # strip drops the time columns of every row: time/… and vlm/latency_….
-strip() { jq -cS 'with_entries(select(.key | (startswith("time/") or startswith("vlm/latency_")) | not))' "$1"; }
+# IGNORE_COLS is a regular expression of further columns to drop (e.g.
+# '^replay/semantic_' across a fix of the semantic diagnostic).
+strip() {
+	jq -cS --arg ig "${IGNORE_COLS:-^\$}" \
+		'with_entries(select(.key | (startswith("time/") or startswith("vlm/latency_") or test($ig)) | not))' "$1"
+}
 
 fail=0
 for r in "${runs[@]}"; do
@@ -98,9 +112,16 @@ for r in "${runs[@]}"; do
 	if [ "$a" = "$b" ]; then
 		echo "$name: identical ($rows rows, time columns excluded)"
 	else
-		echo "$name: DIFFERENT"
-		diff <(printf '%s\n' "$a" | jq -c .) <(printf '%s\n' "$b" | jq -c .) | head -20 || true
-		fail=1
+		first=$(diff <(printf '%s\n' "$a") <(printf '%s\n' "$b") | grep -m1 '^[0-9]' || true)
+		cols=$(paste -d'\n' <(printf '%s\n' "$a") <(printf '%s\n' "$b") | jq -sr '
+			[range(0; length; 2) as $i | .[$i] as $x | .[$i+1] as $y
+			 | ($x + $y | keys[]) | select($x[.] != $y[.])] | unique | join(" ")')
+		if [[ " ${EXPECT_DIFF:-} " == *" $name "* ]]; then
+			echo "$name: different, as expected (EXPECT_DIFF); first at rows $first; columns: $cols"
+		else
+			echo "$name: DIFFERENT from rows $first; columns: $cols"
+			fail=1
+		fi
 	fi
 done
 exit $fail

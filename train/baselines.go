@@ -49,6 +49,22 @@ func (c *Config) validateBaselines(add func(error)) {
 	}
 }
 
+// aerSampler is replay.AER told the agent's current state before every
+// Sample.
+type aerSampler struct{ *replay.AER }
+
+func (a *aerSampler) setQuery(obs []float64) { a.SetQuery(obs) }
+
+// newAER builds replay aer over buf; totalUpdates is the length of its λ
+// annealing (one Sample per update).
+func newAER(cfg *Config, buf *replay.Buffer, totalUpdates int64) (*aerSampler, error) {
+	s, err := replay.NewAER(buf, replay.AERConfig{Lambda0: cfg.AER.Lambda0, LambdaSteps: totalUpdates})
+	if err != nil {
+		return nil, err
+	}
+	return &aerSampler{s}, nil
+}
+
 // eroSampler is replay.ERO with the return of the previous training
 // episode, so each episode's end hands the replay policy its replay reward
 // r^r = r^c_π − r^c_π′ (Zha et al. 2019, Algorithm 1: the cumulative reward
@@ -62,48 +78,26 @@ type eroSampler struct {
 	have bool
 }
 
-// episodeReturn trains the replay policy on the change of the training
+func newERO(cfg *Config, buf *replay.Buffer) (*eroSampler, error) {
+	s, err := replay.NewERO(buf, replay.EROConfig{Candidates: cfg.ERO.Candidates, LR: cfg.ERO.LR})
+	if err != nil {
+		return nil, err
+	}
+	return &eroSampler{ERO: s}, nil
+}
+
+// endEpisode trains the replay policy on the change of the training
 // return since the previous episode (nothing at the first).
-func (e *eroSampler) episodeReturn(ret float64) {
+func (e *eroSampler) endEpisode(ret float64) {
 	if e.have {
 		e.Reward(ret - e.prev)
 	}
 	e.prev, e.have = ret, true
 }
 
-// newBaselineSampler builds replay aer or ero over buf; totalUpdates is the
-// length of AER's λ annealing (one Sample per update).
-func newBaselineSampler(cfg *Config, buf *replay.Buffer, totalUpdates int64) (replay.Sampler, error) {
-	if cfg.Replay == "aer" {
-		s, err := replay.NewAER(buf, replay.AERConfig{Lambda0: cfg.AER.Lambda0, LambdaSteps: totalUpdates})
-		if err != nil {
-			return nil, &ConfigError{Msg: err.Error()}
-		}
-		return s, nil
-	}
-	s, err := replay.NewERO(buf, replay.EROConfig{Candidates: cfg.ERO.Candidates, LR: cfg.ERO.LR})
-	if err != nil {
-		return nil, &ConfigError{Msg: err.Error()}
-	}
-	return &eroSampler{ERO: s}, nil
-}
-
-// attend gives AER the state the agent is in now (env k's current
-// observation, k cycling over the envs); other samplers ignore it.
-func attend(s replay.Sampler, obs [][]float64, k int64) {
-	if a, ok := s.(*replay.AER); ok && len(obs) > 0 {
-		a.SetQuery(obs[int(k%int64(len(obs)))])
-	}
-}
-
-// eroMetrics adds ERO's replay-policy updates and mean keep probability to
-// a log row (replay/ero_updates, replay/ero_keep_mean); other samplers add
-// nothing.
-func eroMetrics(s replay.Sampler, v map[string]float64) {
-	e, ok := s.(*eroSampler)
-	if !ok {
-		return
-	}
+// metrics adds ERO's replay-policy updates and mean keep probability to a
+// log row (replay/ero_updates, replay/ero_keep_mean).
+func (e *eroSampler) metrics(v map[string]float64) {
 	st := e.Stats()
 	v["replay/ero_updates"] = float64(st.Updates)
 	if !math.IsNaN(st.KeepMean) {
@@ -111,10 +105,17 @@ func eroMetrics(s replay.Sampler, v map[string]float64) {
 	}
 }
 
-// afterEpisode hands ERO the return of a finished training episode (not a
-// demonstration's); other samplers ignore it.
-func afterEpisode(s replay.Sampler, ret float64) {
-	if e, ok := s.(*eroSampler); ok {
-		e.episodeReturn(ret)
+// saveState keeps the previous return in state.json (the replay policy
+// itself is in replay.bin).
+func (e *eroSampler) saveState(ls *loopState) {
+	if e.have {
+		prev := e.prev
+		ls.EROPrev = &prev
+	}
+}
+
+func (e *eroSampler) loadState(ls *loopState) {
+	if ls.EROPrev != nil {
+		e.prev, e.have = *ls.EROPrev, true
 	}
 }

@@ -183,7 +183,7 @@ func (c *core) record(i int, reward float64, success, done bool) {
 		}
 	}
 	if !c.demo(i) {
-		afterEpisode(c.smp.Sampler, c.epRet[i]) // ERO's replay reward
+		c.smp.endEpisode(c.epRet[i]) // ERO's replay reward
 	}
 	push(&c.recentRet, c.epRet[i])
 	push(&c.recentLen, float64(c.epT[i]))
@@ -205,7 +205,7 @@ type updater interface {
 // current observations (AER's query states).
 func (c *core) update(target int64, obs [][]float64, u updater) error {
 	for c.updates < target {
-		attend(c.smp.Sampler, obs, c.updates) // AER's current state
+		c.smp.query(obs, c.updates) // AER's current state
 		if !c.smp.Sample(c.batch, c.rng) {
 			return nil
 		}
@@ -299,7 +299,7 @@ func (c *core) logRow(l learner) error {
 	}
 	l.values(v)
 	c.diag.metrics(v, c.buf.Len())
-	eroMetrics(c.smp.Sampler, v)
+	c.smp.addMetrics(v)
 	if err := c.mlog.Write(Row{Step: c.step, Values: v}); err != nil {
 		return err
 	}
@@ -412,9 +412,7 @@ type loopState struct {
 func (c *core) loopState() loopState {
 	ls := loopState{NextEpisode: c.nextEpisode, RecentRet: c.recentRet, RecentLen: c.recentLen,
 		RecentSucc: c.recentSucc, HaveUpd: c.haveUpd, LastEval: c.lastEval, Best: c.best}
-	if e, ok := c.smp.Sampler.(*eroSampler); ok && e.have {
-		ls.EROPrev = &e.prev
-	}
+	c.smp.saveState(&ls)
 	return ls
 }
 
@@ -499,9 +497,7 @@ func (c *core) restore(dir string, man *Manifest, state any, ls *loopState) ([]b
 	c.nextEpisode = ls.NextEpisode
 	c.recentRet, c.recentLen, c.recentSucc = ls.RecentRet, ls.RecentLen, ls.RecentSucc
 	c.haveUpd, c.lastEval, c.best = ls.HaveUpd, ls.LastEval, ls.Best
-	if e, ok := c.smp.Sampler.(*eroSampler); ok && ls.EROPrev != nil {
-		e.prev, e.have = *ls.EROPrev, true
-	}
+	c.smp.loadState(ls)
 	c.res.Resumed, c.res.ResumedFrom = true, man.Step
 	return ab, nil
 }

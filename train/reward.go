@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/internal/redact"
 	"github.com/vlmrb/vlmrb/replay"
 	"github.com/vlmrb/vlmrb/sim"
@@ -32,7 +33,9 @@ const maxPendingChunks = 50
 // get the learned rewards (apply) before the SAC update; rows whose reward
 // is not known yet are weighted 0.
 type rewardShaper struct {
+	NopHook
 	cfg   *Config
+	envs  []*tasks.Env // the training envs (their states are rendered)
 	cam   *SimCamera
 	imgs  []*image.RGBA
 	final []*sim.State // per env, written by VecEnv.OnEpisodeEnd on env i's worker
@@ -73,19 +76,33 @@ func defaultClasses(task string) int {
 	return 3
 }
 
-func newRewardShaper(ctx context.Context, r *runner) (*rewardShaper, error) {
-	cfg := &r.cfg
+// rewardSetup is what the learned reward takes from the run: its config
+// and task, the training envs and their VecEnv (whose episode ends it
+// watches), the replay buffer's capacity, the run's VLM failure record and
+// its warnings.
+type rewardSetup struct {
+	cfg    *Config
+	meta   tasks.Meta
+	envs   []*tasks.Env
+	vec    *control.VecEnv
+	replay *replay.Buffer // its capacity; the state-entropy reward reads its observations
+	vlm    *vlmOutage
+	warnf  func(string, ...any)
+}
+
+func newRewardShaper(ctx context.Context, su rewardSetup) (*rewardShaper, error) {
+	cfg := su.cfg
 	m := &cfg.RM
-	s := &rewardShaper{vlm: r.vlm, cfg: cfg}
+	s := &rewardShaper{vlm: su.vlm, cfg: cfg, envs: su.envs}
 	var err error
-	if s.cam, err = NewSimCameraWith(cfg.VLM.Backend, m.Camera, cfg.VLM.Theme, m.FrameSize, m.FrameSize, r.envs[0], cfg.VLM.CameraOptions()); err != nil {
+	if s.cam, err = NewSimCameraWith(cfg.VLM.Backend, m.Camera, cfg.VLM.Theme, m.FrameSize, m.FrameSize, su.envs[0], cfg.VLM.CameraOptions()); err != nil {
 		return nil, fmt.Errorf("reward frames: %w", err)
 	}
 	for i := range cfg.NumEnvs {
 		s.imgs = append(s.imgs, image.NewRGBA(image.Rect(0, 0, m.FrameSize, m.FrameSize)))
-		s.final = append(s.final, r.envs[i].State().Clone(r.envs[i].Model()))
+		s.final = append(s.final, su.envs[i].State().Clone(su.envs[i].Model()))
 	}
-	r.vec.OnEpisodeEnd = func(i int) { s.final[i].CopyFrom(r.envs[i].State()) }
+	su.vec.OnEpisodeEnd = func(i int) { s.final[i].CopyFrom(su.envs[i].State()) }
 
 	switch cfg.Reward {
 	case "erlvlm":
@@ -105,9 +122,9 @@ func newRewardShaper(ctx context.Context, r *runner) (*rewardShaper, error) {
 			}); err != nil {
 				return nil, &ConfigError{Msg: err.Error()}
 			}
-			s.rater = outageRater{s.rater, r.vlm}
+			s.rater = outageRater{s.rater, su.vlm}
 		}
-		lc := vlmreward.DefaultLearnerConfig(n, r.meta.Description)
+		lc := vlmreward.DefaultLearnerConfig(n, su.meta.Description)
 		lc.Model.CNN.Size = m.CNNSize
 		lc.Model.Ensemble, lc.Model.Batch, lc.Model.LR, lc.Model.MaxEpochs = m.Ensemble, m.Batch, m.LR, m.Epochs
 		lc.Model.Seed = cfg.Seed
@@ -119,17 +136,17 @@ func newRewardShaper(ctx context.Context, r *runner) (*rewardShaper, error) {
 		lc.Episodes, lc.PerEpisode, lc.Workers = m.Episodes, m.PerEpisode, m.Workers
 		lc.Standardize = m.Standardize
 		lc.Seed = cfg.Seed
-		if s.learner, err = vlmreward.NewLearner(lc, s.rater, r.buf.Cap()); err != nil {
+		if s.learner, err = vlmreward.NewLearner(lc, s.rater, su.replay.Cap()); err != nil {
 			return nil, &ConfigError{Msg: fmt.Sprintf("reward_model (cnn_size %d, classes %d): %v", m.CNNSize, n, err)}
 		}
 		s.table = s.learner.Relabel.Table
 		if m.Pretrain == "entropy" {
-			s.ent = newStateEntropy(r.buf, m.EntropyK)
+			s.ent = newStateEntropy(su.replay, m.EntropyK)
 		}
 	case "vlmrm":
 		key, withheld := embedKey(cfg)
 		if withheld {
-			r.warnf("not sending OPENAI_API_KEY to the embedding server %s (it is for %s); set %s for it", redact.URL(m.EmbedBaseURL), redact.URL(cfg.VLM.BaseURL), EmbedKeyEnv)
+			su.warnf("not sending OPENAI_API_KEY to the embedding server %s (it is for %s); set %s for it", redact.URL(m.EmbedBaseURL), redact.URL(cfg.VLM.BaseURL), EmbedKeyEnv)
 		}
 		if s.emb, err = vlmreward.NewHTTPEmbedder(m.EmbedBaseURL, m.EmbedModel, key); err != nil {
 			return nil, &ConfigError{Msg: err.Error()}
@@ -137,7 +154,7 @@ func newRewardShaper(ctx context.Context, r *runner) (*rewardShaper, error) {
 		if s.vrm, err = vlmreward.NewVLMRMFromPrompts(ctx, s.emb, m.Goal, m.Baseline, m.Alpha); err != nil {
 			return nil, fmt.Errorf("VLM-RM prompts: %w", err)
 		}
-		s.table = vlmreward.NewRewardTable(r.buf.Cap())
+		s.table = vlmreward.NewRewardTable(su.replay.Cap())
 	}
 	return s, nil
 }
@@ -159,11 +176,22 @@ func (s *rewardShaper) ready() bool { return s.learner == nil || s.learner.Train
 // before the first fit on the state-entropy reward when pre-training.
 func (s *rewardShaper) canTrain() bool { return s.ready() || s.ent != nil }
 
+// OnStep renders the stored transition's s_{t+1} (the env's state, or its
+// final state when the step ended the episode) and hands it on with its
+// privileged progress (NaN when the task reports none).
+func (s *rewardShaper) OnStep(e StepEvent) error {
+	p, ok := e.Info["progress"]
+	if !ok {
+		p = math.NaN()
+	}
+	return s.observe(e.Env, e.Ref, e.Transition.Episode, e.Done, p)
+}
+
 // observe renders env i's s_{t+1} for the transition stored at ref and
 // hands it on; progress is the privileged progress of s_{t+1}.
-func (s *rewardShaper) observe(r *runner, i int, ref replay.Ref, done bool, progress float64) error {
+func (s *rewardShaper) observe(i int, ref replay.Ref, episode int64, done bool, progress float64) error {
 	t0 := time.Now()
-	e := r.envs[i]
+	e := s.envs[i]
 	st := e.State()
 	if done {
 		st = s.final[i]
@@ -173,7 +201,7 @@ func (s *rewardShaper) observe(r *runner, i int, ref replay.Ref, done bool, prog
 	}
 	s.renderT += time.Since(t0)
 	if s.learner != nil {
-		s.learner.Observe(ref, int32(i), r.epID[i], s.imgs[i], progress)
+		s.learner.Observe(ref, int32(i), episode, s.imgs[i], progress)
 		if v, ok := s.table.Get(ref); ok {
 			s.record(float64(v), progress)
 		}

@@ -142,7 +142,8 @@ func (r *runner) setup(ctx context.Context) error {
 	r.title = fmt.Sprintf("%s / %s", cfg.Task, cfg.Replay)
 
 	if cfg.Reward == "erlvlm" || cfg.Reward == "vlmrm" {
-		if r.rm, err = newRewardShaper(ctx, r); err != nil {
+		if r.rm, err = newRewardShaper(ctx, rewardSetup{cfg: cfg, meta: r.meta, envs: r.envs, vec: r.vec, replay: r.buf,
+			vlm: r.vlm, warnf: r.warnf}); err != nil {
 			return err
 		}
 	}
@@ -157,7 +158,7 @@ func (r *runner) setup(ctx context.Context) error {
 	r.hooks = hookList{r.diag}
 	if r.rm != nil {
 		r.rm.lastStep = r.step
-		r.hooks = append(r.hooks, rewardHook{r: r})
+		r.hooks = append(r.hooks, r.rm)
 	}
 	if cfg.Replay == "vlmrb" {
 		if r.score, err = r.newScoring(ctx); err != nil {

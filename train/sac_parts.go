@@ -123,21 +123,6 @@ func (r *runner) evaluate(ctx context.Context) (*EvalResult, map[string]float64,
 	return res, extra, nil
 }
 
-// rewardHook renders every stored transition's s_{t+1} for the learned
-// reward.
-type rewardHook struct {
-	NopHook
-	r *runner
-}
-
-func (h rewardHook) OnStep(e StepEvent) error {
-	p, ok := e.Info["progress"]
-	if !ok {
-		p = math.NaN()
-	}
-	return h.r.rm.observe(h.r, e.Env, e.Ref, e.Done, p)
-}
-
 func (r *runner) marshalAgent() ([]byte, error) { return r.agent.MarshalBinary() }
 
 // frameSources opens the scorer's camera of every env: Options.Frames, or

@@ -14,19 +14,47 @@ const (
 	reloFeedback          // ReLo's reducible loss
 )
 
-// sampler is the configured replay sampler with what it needs from the
-// learner: its feedback kind, and VLM-RB's concrete type for the scorer.
+// The optional parts of a sampler, which the loop calls without knowing
+// the sampler's type. A sampler implements those it needs.
+type (
+	// episodeEnder learns from the return of every finished training
+	// episode (ERO's replay reward).
+	episodeEnder interface{ endEpisode(ret float64) }
+	// stateQuerier ranks candidates against the agent's current state
+	// (AER), given before every Sample.
+	stateQuerier interface{ setQuery(obs []float64) }
+	// samplerMetrics adds the sampler's own replay/ values to a log row.
+	samplerMetrics interface{ metrics(v map[string]float64) }
+	// samplerState keeps loop state beyond replay.bin in the checkpoint's
+	// state.json (ERO's previous return).
+	samplerState interface {
+		saveState(*loopState)
+		loadState(*loopState)
+	}
+	// prioritizedCounter reports how many of the last batch's first draws
+	// came from a prioritized branch (VLM-RB).
+	prioritizedCounter interface{ LastPrioritized() int }
+)
+
+// sampler is the configured replay sampler with what the loop needs of
+// it: its feedback kind, its optional parts (nil when it has none), and
+// VLM-RB's sampler for the scorer's write-backs.
 type sampler struct {
 	replay.Sampler
-	vlmrb    *replay.VLMRB // nil unless replay is vlmrb
 	feedback feedback
+	vlmrb    *replay.VLMRB // the score sink of replay vlmrb (nil otherwise)
+
+	ender   episodeEnder
+	querier stateQuerier
+	metrics samplerMetrics
+	state   samplerState
+	counter prioritizedCounter
 }
 
 // newSampler builds the configured replay sampler over buf. totalUpdates
 // anneals PER's β; warmupSamples is VLM-RB's λ warm-up in Sample calls
 // (one per update).
 func newSampler(cfg *Config, buf *replay.Buffer, totalUpdates, warmupSamples int64) (sampler, error) {
-	b := cfg.Buffer
 	var (
 		s   sampler
 		err error
@@ -35,44 +63,32 @@ func newSampler(cfg *Config, buf *replay.Buffer, totalUpdates, warmupSamples int
 	case "uniform":
 		s.Sampler = replay.NewUniform(buf)
 	case "per", "relo":
-		// ReLo takes PER's buffer.per_* values too (α 0.6, β₀ 0.4, ε 1e-6
-		// by default; the reference's DQN uses α 0.6 and ε 1e-5, its SAC
-		// replay.DefaultReLoConfig's α 0.5 and ε 1e-5)
-		pc := replay.DefaultPERConfig()
-		pc.Alpha, pc.Beta0, pc.Eps = b.PERAlpha, b.PERBeta0, b.PEREps
-		pc.BetaSteps = totalUpdates
 		var p *replay.PER
-		if cfg.Replay == "per" {
-			p, err = replay.NewPER(buf, pc)
-			s.feedback = tdFeedback
-		} else {
-			p, err = replay.NewReLo(buf, pc)
+		if p, err = newPER(cfg, buf, totalUpdates); err == nil {
+			s.Sampler = p
+		}
+		s.feedback = tdFeedback
+		if cfg.Replay == "relo" {
 			s.feedback = reloFeedback
 		}
-		s.Sampler = p
 	case "vlmrb":
-		vc := replay.DefaultVLMRBConfig()
-		vc.LambdaMax, vc.Default = b.LambdaMax, b.DefaultPrio
-		vc.Threshold, vc.Floor, vc.Alpha = b.Threshold, b.ScoreFloor, b.VLMAlpha
-		if b.ScoreMap == "raw" {
-			vc.Mapping = replay.MapRaw
+		if s.vlmrb, err = newVLMRB(cfg, buf, totalUpdates, warmupSamples); err == nil {
+			s.Sampler, s.counter = s.vlmrb, s.vlmrb
 		}
-		vc.UseTD, vc.ISWeights = b.TDProduct, b.ImportanceIS
-		vc.Beta0, vc.BetaSteps = b.PERBeta0, totalUpdates
-		vc.WarmupSteps = warmupSamples
-		s.vlmrb, err = replay.NewVLMRB(buf, vc)
-		s.Sampler = s.vlmrb
-		if b.TDProduct {
+		if cfg.Buffer.TDProduct {
 			s.feedback = tdFeedback
 		}
-	case "aer", "ero":
-		s.Sampler, err = newBaselineSampler(cfg, buf, totalUpdates)
-		if err != nil {
-			return s, err
+	case "aer":
+		var a *aerSampler
+		if a, err = newAER(cfg, buf, totalUpdates); err == nil {
+			s.Sampler, s.querier = a, a
 		}
-		if cfg.Replay == "ero" {
-			s.feedback = tdFeedback
+	case "ero":
+		var e *eroSampler
+		if e, err = newERO(cfg, buf); err == nil {
+			s.Sampler, s.ender, s.metrics, s.state = e, e, e, e
 		}
+		s.feedback = tdFeedback
 	default:
 		return s, badf("replay %q is not available (choose one of %v)", cfg.Replay, ReplayChoices)
 	}
@@ -82,11 +98,76 @@ func newSampler(cfg *Config, buf *replay.Buffer, totalUpdates, warmupSamples int
 	return s, nil
 }
 
+// newPER is replay per or relo. ReLo takes PER's buffer.per_* values too
+// (α 0.6, β₀ 0.4, ε 1e-6 by default; the reference's DQN uses α 0.6 and ε
+// 1e-5, its SAC replay.DefaultReLoConfig's α 0.5 and ε 1e-5).
+func newPER(cfg *Config, buf *replay.Buffer, totalUpdates int64) (*replay.PER, error) {
+	b := cfg.Buffer
+	pc := replay.DefaultPERConfig()
+	pc.Alpha, pc.Beta0, pc.Eps = b.PERAlpha, b.PERBeta0, b.PEREps
+	pc.BetaSteps = totalUpdates
+	if cfg.Replay == "relo" {
+		return replay.NewReLo(buf, pc)
+	}
+	return replay.NewPER(buf, pc)
+}
+
+// newVLMRB is replay vlmrb from the buffer section.
+func newVLMRB(cfg *Config, buf *replay.Buffer, totalUpdates, warmupSamples int64) (*replay.VLMRB, error) {
+	b := cfg.Buffer
+	vc := replay.DefaultVLMRBConfig()
+	vc.LambdaMax, vc.Default = b.LambdaMax, b.DefaultPrio
+	vc.Threshold, vc.Floor, vc.Alpha = b.Threshold, b.ScoreFloor, b.VLMAlpha
+	if b.ScoreMap == "raw" {
+		vc.Mapping = replay.MapRaw
+	}
+	vc.UseTD, vc.ISWeights = b.TDProduct, b.ImportanceIS
+	vc.Beta0, vc.BetaSteps = b.PERBeta0, totalUpdates
+	vc.WarmupSteps = warmupSamples
+	return replay.NewVLMRB(buf, vc)
+}
+
 // prioritized is how many of the last batch's first draws came from the
-// prioritized branch.
+// prioritized branch (0 for samplers without one).
 func (s *sampler) prioritized() int {
-	if s.vlmrb == nil {
+	if s.counter == nil {
 		return 0
 	}
-	return s.vlmrb.LastPrioritized()
+	return s.counter.LastPrioritized()
+}
+
+// query gives a state querier the agent's current state: env k's
+// observation, k cycling over the envs with the update count.
+func (s *sampler) query(obs [][]float64, update int64) {
+	if s.querier != nil && len(obs) > 0 {
+		s.querier.setQuery(obs[int(update%int64(len(obs)))])
+	}
+}
+
+// endEpisode hands a finished training episode's return to the sampler.
+func (s *sampler) endEpisode(ret float64) {
+	if s.ender != nil {
+		s.ender.endEpisode(ret)
+	}
+}
+
+// addMetrics adds the sampler's own values to a log row.
+func (s *sampler) addMetrics(v map[string]float64) {
+	if s.metrics != nil {
+		s.metrics.metrics(v)
+	}
+}
+
+// saveState and loadState carry the sampler's loop state through
+// state.json.
+func (s *sampler) saveState(ls *loopState) {
+	if s.state != nil {
+		s.state.saveState(ls)
+	}
+}
+
+func (s *sampler) loadState(ls *loopState) {
+	if s.state != nil {
+		s.state.loadState(ls)
+	}
 }
