@@ -890,3 +890,49 @@ func TestSin32(t *testing.T) {
 		}
 	}
 }
+
+// A tiled camera draws each view into its own tile: the left half of a
+// 2-view 64×32 frame is the first view drawn alone at 32×32, the right
+// half the second, and depth lands in the same places.
+func TestTiledSimCamera(t *testing.T) {
+	m, s := tinySim(t)
+	r := mustSoft(t, Options{})
+	top, _ := NamedCamera("topview", mgl64.Vec3{}, 32, 32)
+	corner, _ := NamedCamera("corner", mgl64.Vec3{}, 32, 32)
+	tiled, err := NewTiledSimCamera(r, m, s, []Camera{top, corner}, 64, 32, SimCameraOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	frameImg := image.NewRGBA(image.Rect(0, 0, 64, 32))
+	depth := make([]float32, 64*32)
+	if err := tiled.RenderBuffers(m, s, Buffers{RGB: frameImg, Depth: depth}); err != nil {
+		t.Fatal(err)
+	}
+	for k, cam := range []Camera{top, corner} {
+		one, err := NewSimCamera(r, m, s, cam, SimCameraOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		img := image.NewRGBA(image.Rect(0, 0, 32, 32))
+		d := make([]float32, 32*32)
+		if err := one.RenderBuffers(m, s, Buffers{RGB: img, Depth: d}); err != nil {
+			t.Fatal(err)
+		}
+		for y := range 32 {
+			for x := range 32 {
+				if a, b := frameImg.RGBAAt(32*k+x, y), img.RGBAAt(x, y); a != b {
+					t.Fatalf("view %d pixel (%d,%d): tiled %v, alone %v", k, x, y, a, b)
+				}
+				if a, b := depth[y*64+32*k+x], d[y*32+x]; a != b {
+					t.Fatalf("view %d depth (%d,%d): tiled %g, alone %g", k, x, y, a, b)
+				}
+			}
+		}
+	}
+	if w, h := tiled.Size(); w != 64 || h != 32 {
+		t.Errorf("size %dx%d", w, h)
+	}
+	if _, err := NewTiledSimCamera(r, m, s, []Camera{top, corner}, 1, 32, SimCameraOptions{}); err == nil {
+		t.Error("two views in a 1 px wide frame accepted")
+	}
+}

@@ -11,20 +11,28 @@ import (
 	"github.com/vlmrb/vlmrb/sim"
 )
 
-// SimCamera is a frame.Source over a live simulation: each Next renders the
-// current (m, s) from its camera. It reads s, so the caller must not Step s
-// while Next runs (call Next between steps, as a real camera's exposure
-// would be).
+// SimCamera renders a live simulation: one camera, or several views tiled
+// side by side into one frame (NewTiledSimCamera). It is a frame.Source
+// over the (m, s) it was opened on — each Next renders their current
+// state — and it draws any other state of a model on request
+// (RenderState, RenderBuffers) and through Source, so one renderer serves
+// several environments. It reads s, so the caller must not Step s while it
+// draws (call it between steps, as a real camera's exposure would be).
 type SimCamera struct {
 	mu     sync.Mutex
 	r      Renderer
 	m      *sim.Model
 	s      *sim.State
-	cam    Camera
+	name   string
+	w, h   int
+	cams   []Camera          // one per tile, each the size of its tile
+	tiles  []image.Rectangle // where each camera's image goes in the frame
 	style  *Style
 	depth  bool
 	owns   bool
 	sc     Scene
+	dbuf   []float32 // one tile's depth while tiling
+	sbuf   []int32   // one tile's segmentation while tiling
 	seq    uint64
 	closed bool
 }
@@ -32,7 +40,7 @@ type SimCamera struct {
 // SimCameraOptions configure NewSimCamera.
 type SimCameraOptions struct {
 	Style *Style // appearance and theme (nil: defaults)
-	// Depth also fills frame.Frame.Depth (linear depth in m).
+	// Depth also fills frame.Frame.Depth (linear depth in m) in Next.
 	Depth bool
 	// CloseRenderer makes Close also close the renderer.
 	CloseRenderer bool
@@ -41,16 +49,34 @@ type SimCameraOptions struct {
 // NewSimCamera returns a camera that renders (m, s) with r from cam. A
 // body-attached cam (Body set) follows that body.
 func NewSimCamera(r Renderer, m *sim.Model, s *sim.State, cam Camera, opts SimCameraOptions) (*SimCamera, error) {
-	if r == nil || m == nil || s == nil {
-		return nil, fmt.Errorf("render: NewSimCamera needs a renderer, model and state")
+	return NewTiledSimCamera(r, m, s, []Camera{cam}, cam.Width, cam.Height, opts)
+}
+
+// NewTiledSimCamera returns a camera of w×h pixels whose frame holds the
+// views side by side, in order, each in a tile of w/len(views) columns (the
+// views' own Width and Height are replaced by their tile's). The frame is
+// named after the first view.
+func NewTiledSimCamera(r Renderer, m *sim.Model, s *sim.State, views []Camera, w, h int, opts SimCameraOptions) (*SimCamera, error) {
+	if r == nil || m == nil || s == nil || len(views) == 0 {
+		return nil, fmt.Errorf("render: NewSimCamera needs a renderer, model, state and at least one camera")
 	}
-	if err := cam.CheckSize(); err != nil {
+	if err := (Camera{Name: views[0].Name, Width: w, Height: h}).CheckSize(); err != nil {
 		return nil, err
 	}
-	if _, ok := ResolveCamera(m, s, cam); !ok {
-		return nil, fmt.Errorf("render: camera %q is attached to unknown body %q", cam.Name, cam.Body)
+	if w < len(views) {
+		return nil, fmt.Errorf("render: %d views side by side need a frame at least %d px wide (got %d)", len(views), len(views), w)
 	}
-	return &SimCamera{r: r, m: m, s: s, cam: cam, style: opts.Style, depth: opts.Depth, owns: opts.CloseRenderer}, nil
+	c := &SimCamera{r: r, m: m, s: s, name: views[0].Name, w: w, h: h, style: opts.Style, depth: opts.Depth, owns: opts.CloseRenderer}
+	for i, v := range views {
+		x0, x1 := i*w/len(views), (i+1)*w/len(views)
+		v.Width, v.Height = x1-x0, h
+		if _, ok := ResolveCamera(m, s, v); !ok {
+			return nil, fmt.Errorf("render: camera %q is attached to unknown body %q", v.Name, v.Body)
+		}
+		c.cams = append(c.cams, v)
+		c.tiles = append(c.tiles, image.Rect(x0, 0, x1, h))
+	}
+	return c, nil
 }
 
 // SetState points the camera at another model and state (after an episode
@@ -61,8 +87,19 @@ func (c *SimCamera) SetState(m *sim.Model, s *sim.State) {
 	c.mu.Unlock()
 }
 
-// Camera returns the camera description.
-func (c *SimCamera) Camera() Camera { return c.cam }
+// Camera returns the camera description (the first view's, at the frame's
+// size).
+func (c *SimCamera) Camera() Camera {
+	cam := c.cams[0]
+	cam.Width, cam.Height = c.w, c.h
+	return cam
+}
+
+// Size returns the frame's width and height in pixels.
+func (c *SimCamera) Size() (w, h int) { return c.w, c.h }
+
+// Describe names the renderer in use (its GL_RENDERER and backend).
+func (c *SimCamera) Describe() string { return c.r.Info().String() }
 
 // Next renders the current state into dst. Time is the simulated time since
 // the Unix epoch.
@@ -75,15 +112,10 @@ func (c *SimCamera) Next(ctx context.Context, dst *frame.Frame) error {
 	if c.closed {
 		return frame.ErrClosed
 	}
-	cam, ok := ResolveCamera(c.m, c.s, c.cam)
-	if !ok {
-		return fmt.Errorf("render: camera %q is attached to unknown body %q", c.cam.Name, c.cam.Body)
-	}
-	c.sc.UpdateFromSim(c.m, c.s, c.style)
-	dst.Image = frame.EnsureRGBA(dst.Image, image.Rect(0, 0, cam.Width, cam.Height))
+	dst.Image = frame.EnsureRGBA(dst.Image, image.Rect(0, 0, c.w, c.h))
 	buf := Buffers{RGB: dst.Image}
 	if c.depth {
-		n := cam.Width * cam.Height
+		n := c.w * c.h
 		if cap(dst.Depth) < n {
 			dst.Depth = make([]float32, n)
 		}
@@ -92,15 +124,142 @@ func (c *SimCamera) Next(ctx context.Context, dst *frame.Frame) error {
 	} else {
 		dst.Depth = nil
 	}
-	if err := c.r.RenderBuffers(&c.sc, cam, buf); err != nil {
+	if err := c.draw(c.m, c.s, buf); err != nil {
 		return err
 	}
-	dst.Time = time.Unix(0, 0).Add(time.Duration(c.s.Time * float64(time.Second)))
-	dst.Camera = c.cam.Name
-	dst.Seq = c.seq
-	c.seq++
+	c.stamp(dst, c.s, c.name)
 	return nil
 }
+
+func (c *SimCamera) stamp(dst *frame.Frame, s *sim.State, name string) {
+	dst.Time = time.Unix(0, 0).Add(time.Duration(s.Time * float64(time.Second)))
+	dst.Camera = name
+	dst.Seq = c.seq
+	c.seq++
+}
+
+// Render draws live's current state into dst (the frame's size).
+func (c *SimCamera) Render(live Live, dst *image.RGBA) error {
+	return c.RenderState(live.Model(), live.State(), dst)
+}
+
+// RenderState draws state s of model m (a model like the camera's) into
+// dst, which must be the frame's size.
+func (c *SimCamera) RenderState(m *sim.Model, s *sim.State, dst *image.RGBA) error {
+	return c.RenderBuffers(m, s, Buffers{RGB: dst})
+}
+
+// RenderBuffers draws state s of model m into the buffers of a frame (see
+// Buffers; nil fields are skipped): colour, linear depth (m) and
+// segmentation ids (body index + 1, scenery ids from SegFloor on).
+func (c *SimCamera) RenderBuffers(m *sim.Model, s *sim.State, dst Buffers) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return frame.ErrClosed
+	}
+	return c.draw(m, s, dst)
+}
+
+// draw renders every tile; the caller holds mu.
+func (c *SimCamera) draw(m *sim.Model, s *sim.State, dst Buffers) error {
+	if dst.RGB != nil && (dst.RGB.Rect.Dx() != c.w || dst.RGB.Rect.Dy() != c.h) {
+		return fmt.Errorf("render: destination is %v, camera is %dx%d", dst.RGB.Rect.Size(), c.w, c.h)
+	}
+	n := c.w * c.h
+	if (dst.Depth != nil && len(dst.Depth) != n) || (dst.Seg != nil && len(dst.Seg) != n) {
+		return fmt.Errorf("render: depth/segmentation buffers must hold %d values", n)
+	}
+	c.sc.UpdateFromSim(m, s, c.style)
+	tiled := len(c.cams) > 1
+	for i, cam0 := range c.cams {
+		cam, ok := ResolveCamera(m, s, cam0)
+		if !ok {
+			return fmt.Errorf("render: camera %q is attached to unknown body %q", cam0.Name, cam0.Body)
+		}
+		tile := c.tiles[i]
+		var b Buffers
+		if dst.RGB != nil {
+			b.RGB = dst.RGB.SubImage(tile.Add(dst.RGB.Rect.Min)).(*image.RGBA)
+		}
+		k := tile.Dx() * tile.Dy()
+		b.Depth, b.Seg = dst.Depth, dst.Seg
+		if tiled && dst.Depth != nil {
+			c.dbuf = grow(c.dbuf, k)
+			b.Depth = c.dbuf
+		}
+		if tiled && dst.Seg != nil {
+			c.sbuf = grow(c.sbuf, k)
+			b.Seg = c.sbuf
+		}
+		if err := c.r.RenderBuffers(&c.sc, cam, b); err != nil {
+			return err
+		}
+		if tiled {
+			for y := 0; y < tile.Dy(); y++ {
+				o := y*c.w + tile.Min.X
+				if dst.Depth != nil {
+					copy(dst.Depth[o:o+tile.Dx()], c.dbuf[y*tile.Dx():(y+1)*tile.Dx()])
+				}
+				if dst.Seg != nil {
+					copy(dst.Seg[o:o+tile.Dx()], c.sbuf[y*tile.Dx():(y+1)*tile.Dx()])
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// Live is a simulation whose current model and state a Source renders (a
+// task environment, whose state changes at every step and reset).
+type Live interface {
+	Model() *sim.Model
+	State() *sim.State
+}
+
+// Source is the camera bound to one simulation as a frame.Source: each
+// Next renders live's current state, stamped with its simulated time and
+// name. Several Sources may share one SimCamera (they render in turn, on
+// one goroutine); closing a Source leaves the camera open.
+func (c *SimCamera) Source(live Live, name string) frame.Source {
+	return &liveSource{cam: c, live: live, name: name}
+}
+
+type liveSource struct {
+	cam    *SimCamera
+	live   Live
+	name   string
+	seq    uint64
+	closed bool
+}
+
+func (s *liveSource) Next(ctx context.Context, dst *frame.Frame) error {
+	if s.closed {
+		return frame.ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	dst.Image = frame.EnsureRGBA(dst.Image, image.Rect(0, 0, s.cam.w, s.cam.h))
+	st := s.live.State()
+	if err := s.cam.RenderState(s.live.Model(), st, dst.Image); err != nil {
+		return err
+	}
+	dst.Depth = nil
+	dst.Camera, dst.Seq = s.name, s.seq
+	dst.Time = time.Unix(0, 0).Add(time.Duration(st.Time * float64(time.Second)))
+	s.seq++
+	return nil
+}
+
+func (s *liveSource) Close() error { s.closed = true; return nil }
 
 // Close stops the camera (and its renderer when CloseRenderer was set). It
 // is safe to call more than once.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"image"
 
+	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/frame"
 	"github.com/vlmrb/vlmrb/replay"
@@ -17,7 +18,7 @@ import (
 // before the step, with the task progress of that moment (HasProgress);
 // cam nil renders no image (the oracle scorer needs only progress).
 // Frames are w×h and named camera.
-func SimClips(ctx context.Context, ep *Episodes, cam *SimCamera, camera string, w, h int, c *vlmprio.Clipper, take func([]*vlmprio.Clip) bool) error {
+func SimClips(ctx context.Context, ep *Episodes, cam *render.SimCamera, camera string, w, h int, c *vlmprio.Clipper, take func([]*vlmprio.Clip) bool) error {
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	slot := int32(0)
 	for {

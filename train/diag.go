@@ -5,6 +5,7 @@ import (
 	"image"
 	"math"
 
+	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/frame"
 	"github.com/vlmrb/vlmrb/nn"
 	"github.com/vlmrb/vlmrb/replay"
@@ -239,7 +240,7 @@ func scoreValueCorrelation(ctx context.Context, f fig3Setup, seed uint64, stride
 type fig3Setup struct {
 	cfg     *Config
 	meta    tasks.Meta
-	cam     *SimCamera
+	cam     *render.SimCamera
 	scorer  vlmprio.Scorer
 	critics [2]*nn.MLP
 }

@@ -24,7 +24,7 @@ type EvalOptions struct {
 	Backend  string // renderer backend for the GIF (auto|egl|soft)
 	// Cam, when set, is used for the GIF instead of opening a renderer
 	// (Camera, Backend and GIFSize are then ignored).
-	Cam *SimCamera
+	Cam *render.SimCamera
 	// Warnf receives non-fatal problems (a GIF that could not be rendered).
 	Warnf func(format string, a ...any)
 }
@@ -121,12 +121,12 @@ func Evaluate(ctx context.Context, env *tasks.Env, policy control.Policy, opts E
 
 // gifRecorder collects frames of one episode.
 type gifRecorder struct {
-	cam    *SimCamera
+	cam    *render.SimCamera
 	owned  bool
 	frames []*image.RGBA
 }
 
-func newGIFRecorder(cam *SimCamera, backend, camera string, size int, env *tasks.Env) (*gifRecorder, error) {
+func newGIFRecorder(cam *render.SimCamera, backend, camera string, size int, env *tasks.Env) (*gifRecorder, error) {
 	if cam != nil {
 		return &gifRecorder{cam: cam}, nil
 	}
@@ -138,7 +138,8 @@ func newGIFRecorder(cam *SimCamera, backend, camera string, size int, env *tasks
 }
 
 func (g *gifRecorder) capture(env *tasks.Env) error {
-	img := image.NewRGBA(image.Rect(0, 0, g.cam.Width, g.cam.Height))
+	w, h := g.cam.Size()
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	if err := g.cam.Render(env, img); err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/internal/redact"
 	"github.com/vlmrb/vlmrb/replay"
@@ -36,7 +37,7 @@ type rewardShaper struct {
 	NopHook
 	cfg   *Config
 	envs  []*tasks.Env // the training envs (their states are rendered)
-	cam   *SimCamera
+	cam   *render.SimCamera
 	imgs  []*image.RGBA
 	final []*sim.State // per env, written by VecEnv.OnEpisodeEnd on env i's worker
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/nn"
 	"github.com/vlmrb/vlmrb/replay"
@@ -74,8 +75,8 @@ type runner struct {
 	score    *scoring
 	rm       *rewardShaper // reward erlvlm | vlmrm
 	vlm      *vlmOutage    // VLM failures of scorer, rater, embedder (outage.go)
-	frameCam *SimCamera    // the scorer's sim camera (nil: oracle scorer or Options.Frames)
-	evalCam  *SimCamera    // eval GIF camera, opened at the first evaluation
+	frameCam *render.SimCamera    // the scorer's sim camera (nil: oracle scorer or Options.Frames)
+	evalCam  *render.SimCamera    // eval GIF camera, opened at the first evaluation
 	camErr   error         // why evalCam could not be opened (warned once)
 
 	obs     [][]float64

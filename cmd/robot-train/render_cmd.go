@@ -150,7 +150,7 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		_, _ = fmt.Fprintf(stdout, "wrote %s (%d frame(s), %s camera, %dx%d, %s; %s)\n", *out, nf, *camera, w, h, cam.Describe(), what)
 	}
 	buffers := func(b render.Buffers) error { return cam.RenderBuffers(env.Model(), env.State(), b) }
-	return writeExtras(stdout, buffers, cam.Width, cam.Height, frames, extraOutputs{depth: *depthOut, seg: *segOut, sheet: *sheetOut, sheetFrames: *sheetFrames, sheetCols: *sheetCols})
+	return writeExtras(stdout, buffers, w, h, frames, extraOutputs{depth: *depthOut, seg: *segOut, sheet: *sheetOut, sheetFrames: *sheetFrames, sheetCols: *sheetCols})
 }
 
 func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -174,7 +174,7 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) (ret
 		if err != nil {
 			return usagef("%v", err)
 		}
-		var cam *train.SimCamera
+		var cam *render.SimCamera
 		if *scorer != "oracle" {
 			if cam, err = train.NewSimCamera(*backend, *camera, *theme, w, h, env); err != nil {
 				return err
