@@ -13,7 +13,8 @@
 #
 # Runs: SAC uniform, SAC PER, SAC VLM-RB with the oracle scorer scoring in
 # the loop (vlm.workers 0, so the run is a function of its seed), all on
-# reach, and DQN PER on doorkey-5x5; then SAC AER, DQN ERO and DQN VLM-RB
+# reach, and DQN PER on doorkey-5x5; then SAC VLM-RB with the pixel scorer
+# on soft-rendered frames, SAC AER, DQN ERO and DQN VLM-RB
 # with the pixel scorer (also scoring in the loop). The last one differs
 # between binaries on either side of a change of the scorer's frame rule
 # (the grid learner's frames were s_{t+1} before it became o_t). Exit status 0 when every pair matches;
@@ -78,6 +79,7 @@ runs=(
 	"sac-per|--task reach --replay per --steps 6000 --seed 7 --config $work/sac.yaml"
 	"sac-vlmrb-oracle|--task reach --replay vlmrb --scorer oracle --steps 6000 --seed 7 --config $work/sac.yaml"
 	"dqn-per|--task doorkey-5x5 --replay per --steps 20000 --seed 3 --config $work/dqn.yaml"
+	"sac-vlmrb-pixel|--task reach --replay vlmrb --scorer pixel --steps 4000 --seed 7 --config $work/sac.yaml"
 	"sac-aer|--task reach --replay aer --steps 4000 --seed 7 --config $work/sac.yaml"
 	"dqn-ero|--task doorkey-5x5 --replay ero --steps 20000 --seed 3 --config $work/dqn.yaml"
 	"dqn-vlmrb-pixel|--task doorkey-5x5 --replay vlmrb --scorer pixel --steps 12000 --seed 3 --config $work/dqn.yaml"

@@ -4,9 +4,9 @@ import (
 	"context"
 	"image"
 
-	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/frame"
+	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/replay"
 	"github.com/vlmrb/vlmrb/tasks/grid"
 	"github.com/vlmrb/vlmrb/vlmprio"

@@ -5,9 +5,9 @@ import (
 	"image"
 	"math"
 
-	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/frame"
 	"github.com/vlmrb/vlmrb/nn"
+	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/replay"
 	"github.com/vlmrb/vlmrb/tasks"
 	"github.com/vlmrb/vlmrb/vlmprio"

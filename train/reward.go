@@ -9,9 +9,9 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/internal/redact"
+	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/replay"
 	"github.com/vlmrb/vlmrb/sim"
 	"github.com/vlmrb/vlmrb/tasks"

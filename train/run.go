@@ -7,9 +7,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/nn"
+	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/replay"
 	"github.com/vlmrb/vlmrb/sac"
 	"github.com/vlmrb/vlmrb/tasks"
@@ -73,11 +73,11 @@ type runner struct {
 
 	agent    *sac.Agent
 	score    *scoring
-	rm       *rewardShaper // reward erlvlm | vlmrm
-	vlm      *vlmOutage    // VLM failures of scorer, rater, embedder (outage.go)
-	frameCam *render.SimCamera    // the scorer's sim camera (nil: oracle scorer or Options.Frames)
-	evalCam  *render.SimCamera    // eval GIF camera, opened at the first evaluation
-	camErr   error         // why evalCam could not be opened (warned once)
+	rm       *rewardShaper     // reward erlvlm | vlmrm
+	vlm      *vlmOutage        // VLM failures of scorer, rater, embedder (outage.go)
+	frameCam *render.SimCamera // the scorer's sim camera (nil: oracle scorer or Options.Frames)
+	evalCam  *render.SimCamera // eval GIF camera, opened at the first evaluation
+	camErr   error             // why evalCam could not be opened (warned once)
 
 	obs     [][]float64
 	experts []control.Policy // per env: the expert of its demo episode (nil otherwise)
