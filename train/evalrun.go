@@ -232,3 +232,13 @@ func dqnEvalPolicy(a *dqn.Agent, eps float64, rng *rand.Rand) control.Policy {
 		dst[0] = float64(a.Greedy(obs))
 	})
 }
+
+// TaskMeta returns the description of the manipulation task name, or a
+// *ConfigError that lists the known tasks, the grid ones included.
+func TaskMeta(name string) (tasks.Meta, error) {
+	m, err := tasks.Lookup(name)
+	if err != nil {
+		return m, &ConfigError{Msg: err.Error() + "; or the grid tasks " + strings.Join(grid.Names(), ", ")}
+	}
+	return m, nil
+}

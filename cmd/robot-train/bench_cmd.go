@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"io"
 	"text/tabwriter"
-
-	"github.com/vlmrb/vlmrb/train"
 )
 
-// cmdBench prints train.Throughput: a quick look at this machine's rates.
+// cmdBench prints Throughput: a quick look at this machine's rates.
 // The benchmarks of record are go test -bench (see bench/RESULTS.md).
 func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench", "[--task NAME] [--seconds S]", stderr)
@@ -21,7 +19,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	rows, err := train.Throughput(ctx, train.ThroughputOptions{Task: *task, Seconds: *secs, Backend: *backend, Capacity: *capacity, BLAS: *blas})
+	rows, err := Throughput(ctx, ThroughputOptions{Task: *task, Seconds: *secs, Backend: *backend, Capacity: *capacity, BLAS: *blas})
 	if err != nil {
 		return err
 	}

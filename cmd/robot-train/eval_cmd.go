@@ -82,7 +82,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		what := fmt.Sprintf("checkpoint %s (step %d)", res.RunDir, res.Step)
 		return printEval(stdout, *asJSON, res.Task, what, res.Seed, res.EvalResult, *video)
 	}
-	if train.IsGridTask(*task) { // eval_grid.go
+	if IsGridTask(*task) { // eval_grid.go
 		if *video != "" {
 			return usagef("--video is for the simulator's cameras; use robot-train render for grid GIFs")
 		}
@@ -95,7 +95,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if rew == "" {
 		rew = "dense"
 	}
-	env, err := train.MakeTaskEnv(*task, rew, *maxLen) // unknown task or reward: *train.ConfigError (exit 2)
+	env, err := MakeTaskEnv(*task, rew, *maxLen) // unknown task or reward: *train.ConfigError (exit 2)
 	if err != nil {
 		return err
 	}

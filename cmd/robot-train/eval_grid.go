@@ -18,11 +18,11 @@ func isDQNRun(path string) bool {
 // evalGrid is robot-train eval --policy on a grid task: the planner
 // (expert) or random policy. A DQN checkpoint goes through train.EvalRun.
 func evalGrid(ctx context.Context, stdout io.Writer, policy, task string, episodes int, seed uint64, asJSON bool) error {
-	env, err := train.MakeGridEnv(task, "") // egocentric; unknown task: *train.ConfigError (exit 2)
+	env, err := MakeGridEnv(task, "") // egocentric; unknown task: *train.ConfigError (exit 2)
 	if err != nil {
 		return err
 	}
-	pol, err := train.GridScriptedPolicy(policy, env, seed)
+	pol, err := GridScriptedPolicy(policy, env, seed)
 	if err != nil {
 		return err
 	}

@@ -75,7 +75,7 @@ func TestMistypedNamesAreShort(t *testing.T) {
 // backend, which training tests share.
 func TestVersionNamesSelectedBLAS(t *testing.T) {
 	want := "gonum"
-	if slices.Contains(train.BLASBackends(), "openblas") {
+	if slices.Contains(BLASBackends(), "openblas") {
 		want = "openblas"
 	}
 	code, out, stderr := runCLI(t, "version")
@@ -85,7 +85,7 @@ func TestVersionNamesSelectedBLAS(t *testing.T) {
 	if !strings.Contains(out, "BLAS backend: "+want+" (selected by blas: auto") {
 		t.Fatalf("version does not name the selected backend %s:\n%s", want, out)
 	}
-	if got := train.BLASBackend(); got != want {
+	if got := BLASBackend(); got != want {
 		t.Fatalf("selected backend %s after version, want %s", got, want)
 	}
 }

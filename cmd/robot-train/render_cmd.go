@@ -64,14 +64,14 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *steps < 0 || *every < 1 {
 		return usagef("--steps must be ≥ 0 and --every ≥ 1")
 	}
-	if train.IsGridTask(*task) { // tile frames of the grid tasks (render_grid.go)
+	if IsGridTask(*task) { // tile frames of the grid tasks (render_grid.go)
 		if *depthOut != "" || *segOut != "" {
 			return usagef("--depth and --seg are for the simulator's cameras; %s renders tiles", *task)
 		}
 		return renderGrid(ctx, stdout, gridRender{task: *task, policy: *policy, theme: *theme, out: *out, ext: ext, sheet: *sheetOut,
 			side: min(w, h), steps: *steps, every: *every, seed: *seed, sheetFrames: *sheetFrames, sheetCols: *sheetCols})
 	}
-	env, err := train.MakeTaskEnv(*task, "", 0) // unknown task: *train.ConfigError (exit 2)
+	env, err := MakeTaskEnv(*task, "", 0) // unknown task: *train.ConfigError (exit 2)
 	if err != nil {
 		return err
 	}
@@ -91,7 +91,7 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	// GIF, MP4 and contact sheets keep every --every-th frame
 	collect := ext != ".png" || *sheetOut != ""
-	ep := train.NewEpisodes(env, pol, *seed)
+	ep := NewEpisodes(env, pol, *seed)
 	ep.Reset()
 	var frames []*image.RGBA
 	grab := func() error {
@@ -169,7 +169,7 @@ func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	name := *task
-	var pol train.Policy
+	var pol Policy
 	if *ckpt != "" {
 		agent, cfg, _, err := train.LoadAgent(*ckpt)
 		if err != nil {
@@ -184,7 +184,7 @@ func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if name == "" {
 		return usagef("--task NAME is required (robot-train tasks lists them)")
 	}
-	env, err := train.MakeTaskEnv(name, "", 0) // unknown task: *train.ConfigError (exit 2)
+	env, err := MakeTaskEnv(name, "", 0) // unknown task: *train.ConfigError (exit 2)
 	if err != nil {
 		return err
 	}
@@ -200,7 +200,7 @@ func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			cams = append(cams, c)
 		}
 	}
-	ep := train.NewEpisodes(env, pol, *seed)
+	ep := NewEpisodes(env, pol, *seed)
 	ep.Reset()
 	var sc render.Scene
 	_, _ = fmt.Fprintf(stdout, "viewing %s; window controls:\n%s", name, render.ViewerControls)

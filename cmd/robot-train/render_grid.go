@@ -8,7 +8,6 @@ import (
 	"io"
 
 	"github.com/vlmrb/vlmrb/render"
-	"github.com/vlmrb/vlmrb/train"
 	"github.com/vlmrb/vlmrb/vlmprio"
 )
 
@@ -23,7 +22,7 @@ type gridRender struct {
 }
 
 func renderGrid(ctx context.Context, stdout io.Writer, g gridRender) error {
-	ge, err := train.RenderGridEpisode(ctx, train.GridRender{Task: g.task, Policy: g.policy, Theme: g.theme,
+	ge, err := RenderGridEpisode(ctx, GridRender{Task: g.task, Policy: g.policy, Theme: g.theme,
 		Side: g.side, Steps: g.steps, Every: g.every, Seed: g.seed, Still: g.ext == ".png"})
 	if err != nil {
 		return err // bad task, policy or theme: *train.ConfigError (exit 2)

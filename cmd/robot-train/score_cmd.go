@@ -85,7 +85,7 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) (ret
 	if taskName == "" {
 		taskName = "reach"
 	}
-	isGrid := isSim && train.IsGridTask(taskName)
+	isGrid := isSim && IsGridTask(taskName)
 	var meta tasks.Meta
 	if isGrid {
 		gm, _ := grid.Lookup(taskName)
@@ -162,10 +162,10 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) (ret
 
 	if isGrid {
 		// square tiles: the frame side is the smaller of --size's two
-		return train.GridClips(ctx, taskName, *policy, *theme, min(w, h), *seed, *scorer == "oracle", clipper, take)
+		return GridClips(ctx, taskName, *policy, *theme, min(w, h), *seed, *scorer == "oracle", clipper, take)
 	}
 	if isSim {
-		env, err := train.MakeTaskEnv(taskName, "", 0)
+		env, err := MakeTaskEnv(taskName, "", 0)
 		if err != nil {
 			return err
 		}
@@ -181,7 +181,7 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) (ret
 			}
 			defer cam.Close()
 		}
-		return train.SimClips(ctx, train.NewEpisodes(env, pol, *seed), cam, *camera, w, h, clipper, take)
+		return SimClips(ctx, NewEpisodes(env, pol, *seed), cam, *camera, w, h, clipper, take)
 	}
 
 	octx, ocancel := ctx, context.CancelFunc(func() {})

@@ -17,7 +17,7 @@ func cmdTasks(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	list, err := train.TaskList()
+	list, err := TaskList()
 	if err != nil {
 		return err
 	}
@@ -59,10 +59,10 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	// the backend train selects for the default blas setting, not the
 	// package's initial one
 	blas := train.DefaultConfig().BLAS
-	if b, err := train.SelectBLAS(blas); err != nil {
-		_, _ = fmt.Fprintf(stdout, "BLAS backend: %s (blas %s unavailable: %v; available: %v)\n", b, blas, err, train.BLASBackends())
+	if b, err := SelectBLAS(blas); err != nil {
+		_, _ = fmt.Fprintf(stdout, "BLAS backend: %s (blas %s unavailable: %v; available: %v)\n", b, blas, err, BLASBackends())
 	} else {
-		_, _ = fmt.Fprintf(stdout, "BLAS backend: %s (selected by blas: %s; available: %v)\n", b, blas, train.BLASBackends())
+		_, _ = fmt.Fprintf(stdout, "BLAS backend: %s (selected by blas: %s; available: %v)\n", b, blas, BLASBackends())
 	}
 	_, _ = fmt.Fprintf(stdout, "render backends: %v\n", render.Backends())
 	r, err := render.New("auto", render.Options{Logf: func(string, ...any) {}})
@@ -72,7 +72,7 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		_, _ = fmt.Fprintf(stdout, "renderer: %s\n", r.Info())
 		_ = r.Close()
 	}
-	if list, err := train.TaskList(); err == nil {
+	if list, err := TaskList(); err == nil {
 		ng := 0
 		for _, t := range list {
 			if t.Grid {

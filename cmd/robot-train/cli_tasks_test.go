@@ -1,4 +1,4 @@
-package train
+package main
 
 import (
 	"context"
@@ -8,21 +8,23 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/vlmrb/vlmrb/train"
 )
 
 func TestMakeTaskEnvErrors(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ task, reward string }{{"fly", ""}, {"reach", "bogus"}} {
 		_, err := MakeTaskEnv(tc.task, tc.reward, 0)
-		var ce *ConfigError
+		var ce *train.ConfigError
 		if !errors.As(err, &ce) {
-			t.Errorf("%s/%s: %v, want a *ConfigError", tc.task, tc.reward, err)
+			t.Errorf("%s/%s: %v, want a *train.ConfigError", tc.task, tc.reward, err)
 		}
 	}
 	if _, err := MakeGridEnv("doorkey-5x5", "sideways"); err == nil {
 		t.Error("bad grid view accepted")
 	}
-	if _, err := TaskMeta("fly"); err == nil {
+	if _, err := train.TaskMeta("fly"); err == nil {
 		t.Error("unknown task meta")
 	}
 }
@@ -37,7 +39,7 @@ func TestEpisodesTimeLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = env.Close() }()
-	ep := NewEpisodes(env, RandomPolicy(1), 3)
+	ep := NewEpisodes(env, train.RandomPolicy(1), 3)
 	for k := range 2 {
 		ep.Reset()
 		if ep.Episode() != k {
@@ -112,7 +114,7 @@ func TestEpisodesReadout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = env.Close() }()
-	pol, err := ScriptedPolicy("expert", env, 1)
+	pol, err := train.ScriptedPolicy("expert", env, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,8 +138,8 @@ func TestEpisodesReadout(t *testing.T) {
 	}
 	// reach does not terminate on success: the episode runs to the time
 	// limit, which by default is training's episode length
-	if n != DefaultConfig().MaxEpisodeLen {
-		t.Fatalf("episode of %d steps, training's default is %d", n, DefaultConfig().MaxEpisodeLen)
+	if n != train.DefaultConfig().MaxEpisodeLen {
+		t.Fatalf("episode of %d steps, training's default is %d", n, train.DefaultConfig().MaxEpisodeLen)
 	}
 	if !ep.Success || !strings.Contains(ep.Status(), "success yes") || !strings.Contains(ep.Status(), fmt.Sprintf("step %d", n)) {
 		t.Fatalf("expert episode readout %q", ep.Status())

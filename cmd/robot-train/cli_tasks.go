@@ -1,4 +1,4 @@
-package train
+package main
 
 import (
 	"context"
@@ -6,17 +6,17 @@ import (
 	"fmt"
 	"image"
 	"math/rand/v2"
-	"strings"
 
 	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/nn"
 	"github.com/vlmrb/vlmrb/tasks"
 	"github.com/vlmrb/vlmrb/tasks/grid"
+	"github.com/vlmrb/vlmrb/train"
 )
 
-// This file and the other cli_*.go files are what the robot-train command
-// needs from the packages below train, as small functions, so that the
-// command imports train, render, hw and vlmprio only.
+// This file and the other cli_*.go files are the command's own helpers
+// over the packages below train (tasks, the grid tasks, nn): task
+// listings, episode drivers for render and score, bench's rates.
 
 // Policy maps an observation to an action (control.Policy).
 type Policy = control.Policy
@@ -51,34 +51,24 @@ func TaskList() ([]TaskInfo, error) {
 // IsGridTask reports whether name is a grid task.
 func IsGridTask(name string) bool { return grid.IsGrid(name) }
 
-// TaskMeta returns the description of the manipulation task name, or a
-// *ConfigError that lists the known tasks, the grid ones included.
-func TaskMeta(name string) (tasks.Meta, error) {
-	m, err := tasks.Lookup(name)
-	if err != nil {
-		return m, &ConfigError{Msg: err.Error() + "; or the grid tasks " + strings.Join(grid.Names(), ", ")}
-	}
-	return m, nil
-}
-
 // MakeTaskEnv makes one env of the manipulation task name. reward is
 // dense or sparse ("" keeps the task's default); maxSteps is the time
 // limit in control steps (0: training's default episode length,
-// DefaultConfig().MaxEpisodeLen, so that train, eval and render run the
+// train.DefaultConfig().MaxEpisodeLen, so that train, eval and render run the
 // same episodes unless told otherwise). An unknown task or reward is a
-// *ConfigError.
+// *train.ConfigError.
 func MakeTaskEnv(name, reward string, maxSteps int) (*tasks.Env, error) {
-	if _, err := TaskMeta(name); err != nil {
+	if _, err := train.TaskMeta(name); err != nil {
 		return nil, err
 	}
 	if maxSteps == 0 {
-		maxSteps = DefaultConfig().MaxEpisodeLen
+		maxSteps = train.DefaultConfig().MaxEpisodeLen
 	}
 	opts := tasks.Options{MaxSteps: maxSteps}
 	if reward != "" {
 		var err error
 		if opts.Reward, err = tasks.ParseRewardMode(reward); err != nil {
-			return nil, &ConfigError{Msg: err.Error()}
+			return nil, &train.ConfigError{Msg: err.Error()}
 		}
 	}
 	return tasks.Make(name, opts)
@@ -163,7 +153,7 @@ func (e *Episodes) Step() (terminated, truncated, success bool, err error) {
 }
 
 // MakeGridEnv makes the grid task name with the observation view (""
-// egocentric; a run's grid.view). An unknown task is a *ConfigError.
+// egocentric; a run's grid.view). An unknown task is a *train.ConfigError.
 func MakeGridEnv(name, view string) (*grid.Env, error) {
 	v := grid.Egocentric
 	if view != "" {
@@ -174,7 +164,7 @@ func MakeGridEnv(name, view string) (*grid.Env, error) {
 	}
 	env, err := grid.Make(name, grid.Options{View: v})
 	if err != nil {
-		return nil, &ConfigError{Msg: err.Error()}
+		return nil, &train.ConfigError{Msg: err.Error()}
 	}
 	return env, nil
 }
@@ -199,7 +189,7 @@ func gridActions(name string, env *grid.Env, seed uint64) (func() grid.Action, e
 		rng := rand.New(rand.NewPCG(seed, 0x72616e64))
 		return func() grid.Action { return grid.Action(rng.IntN(grid.NumActions)) }, nil
 	}
-	return nil, &ConfigError{Msg: fmt.Sprintf("--policy %q: choose expert or random", name)}
+	return nil, &train.ConfigError{Msg: fmt.Sprintf("--policy %q: choose expert or random", name)}
 }
 
 // GridRender says which grid episode to draw (robot-train render).
@@ -222,18 +212,18 @@ type GridFrames struct {
 
 // RenderGridEpisode runs one episode of a grid task and draws its tile
 // frames: the first, every Every-th and the last. Bad names are a
-// *ConfigError.
+// *train.ConfigError.
 func RenderGridEpisode(ctx context.Context, g GridRender) (*GridFrames, error) {
 	if g.Every < 1 {
 		return nil, errors.New("train: GridRender.Every must be ≥ 1")
 	}
 	theme, err := grid.ParseTheme(g.Theme)
 	if err != nil {
-		return nil, &ConfigError{Msg: err.Error()}
+		return nil, &train.ConfigError{Msg: err.Error()}
 	}
 	env, err := grid.Make(g.Task, grid.Options{})
 	if err != nil {
-		return nil, &ConfigError{Msg: err.Error()}
+		return nil, &train.ConfigError{Msg: err.Error()}
 	}
 	pol, err := gridActions(g.Policy, env, g.Seed)
 	if err != nil {

@@ -1,4 +1,4 @@
-package train
+package main
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/vlmrb/vlmrb/replay"
 	"github.com/vlmrb/vlmrb/sac"
 	"github.com/vlmrb/vlmrb/tasks"
+	"github.com/vlmrb/vlmrb/train"
 )
 
 // ThroughputOptions says what Throughput measures.
@@ -37,16 +38,16 @@ type ThroughputRow struct {
 // sample, and a two-env VecEnv, each measured for o.Seconds. The
 // benchmarks of record are the packages' go test -bench functions; this is
 // the same work measured once without the test harness. Bad options are a
-// *ConfigError.
+// *train.ConfigError.
 func Throughput(ctx context.Context, o ThroughputOptions) ([]ThroughputRow, error) {
 	if o.Seconds <= 0 || o.Capacity < 256 {
-		return nil, &ConfigError{Msg: "--seconds must be > 0 and --replay-capacity ≥ 256"}
+		return nil, &train.ConfigError{Msg: "--seconds must be > 0 and --replay-capacity ≥ 256"}
 	}
-	if _, err := TaskMeta(o.Task); err != nil {
+	if _, err := train.TaskMeta(o.Task); err != nil {
 		return nil, err
 	}
 	if err := nn.SetBackend(o.BLAS); err != nil {
-		return nil, &ConfigError{Msg: "--blas: " + err.Error()}
+		return nil, &train.ConfigError{Msg: "--blas: " + err.Error()}
 	}
 	d := time.Duration(o.Seconds * float64(time.Second))
 	var rows []ThroughputRow
@@ -81,7 +82,7 @@ func Throughput(ctx context.Context, o ThroughputOptions) ([]ThroughputRow, erro
 
 	// render: scorer-size frames of the same scene
 	for _, sz := range []int{84, 128} {
-		cam, err := NewSimCamera(o.Backend, "corner", "", sz, sz, env)
+		cam, err := train.NewSimCamera(o.Backend, "corner", "", sz, sz, env)
 		if err != nil {
 			rows = append(rows, ThroughputRow{What: fmt.Sprintf("render %dx%d", sz, sz), Unit: "frames/s", Err: err})
 			continue

@@ -1,4 +1,4 @@
-package train
+package main
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/replay"
 	"github.com/vlmrb/vlmrb/tasks/grid"
+	"github.com/vlmrb/vlmrb/train"
 	"github.com/vlmrb/vlmrb/vlmprio"
 )
 
@@ -57,15 +58,15 @@ func SimClips(ctx context.Context, ep *Episodes, cam *render.SimCamera, camera s
 // task from seed, and each step's tile frame of the state it reached, in
 // theme at about side px, becomes a clip step with the stage reached as
 // its progress, as in training (gridScoring). The oracle needs no
-// images; noImages skips drawing them. Bad names are a *ConfigError.
+// images; noImages skips drawing them. Bad names are a *train.ConfigError.
 func GridClips(ctx context.Context, task, policy, theme string, side int, seed uint64, noImages bool, c *vlmprio.Clipper, take func([]*vlmprio.Clip) bool) error {
 	th, err := grid.ParseTheme(theme)
 	if err != nil {
-		return &ConfigError{Msg: err.Error()}
+		return &train.ConfigError{Msg: err.Error()}
 	}
 	env, err := grid.Make(task, grid.Options{})
 	if err != nil {
-		return &ConfigError{Msg: err.Error()}
+		return &train.ConfigError{Msg: err.Error()}
 	}
 	next, err := gridActions(policy, env, seed)
 	if err != nil {
