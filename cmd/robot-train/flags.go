@@ -4,7 +4,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"strings"
+	"time"
 
 	"github.com/vlmrb/vlmrb/train"
 )
@@ -26,8 +28,10 @@ type flagDef struct {
 	// change the experiment (budget, cadence, where servers live).
 	resume bool
 	help   string
-	// option rows (key ""): "bool" for a switch, else a string flag.
+	// option rows (key ""): the flag's kind — string (the default), bool,
+	// int, uint, float or duration — and its default as text.
 	kind string
+	def  string
 	// noDefault shows no default in -h: the value is derived when the flag
 	// is not given (--out from task, replay and seed; URLs from $OPENAI_BASE_URL).
 	noDefault bool
@@ -114,10 +118,8 @@ func bindFlags(fs *flag.FlagSet, defs []flagDef, def *train.Config) (*boundFlags
 	b := &boundFlags{fs: fs, defs: defs, vals: map[string]flag.Value{}}
 	for _, d := range defs {
 		if d.key == "" {
-			if d.kind == "bool" {
-				fs.Bool(d.name, false, d.help)
-			} else {
-				fs.String(d.name, "", d.help)
+			if err := defineOption(fs, d); err != nil {
+				return nil, err
 			}
 			b.vals[d.name] = fs.Lookup(d.name).Value
 			continue
@@ -139,6 +141,34 @@ func bindFlags(fs *flag.FlagSet, defs []flagDef, def *train.Config) (*boundFlags
 		b.vals[d.name] = fs.Lookup(d.name).Value
 	}
 	return b, nil
+}
+
+// defineOption registers one option row (no config key) with its kind
+// and default.
+func defineOption(fs *flag.FlagSet, d flagDef) error {
+	var err error
+	switch d.kind {
+	case "", "string":
+		fs.String(d.name, d.def, d.help)
+	case "bool":
+		fs.Bool(d.name, d.def == "true", d.help)
+	case "duration":
+		var v time.Duration
+		if d.def != "" {
+			v, err = time.ParseDuration(d.def)
+		}
+		fs.Duration(d.name, v, d.help)
+	default:
+		kind := map[string]string{"int": "int", "uint": "uint", "float": "float"}[d.kind]
+		if kind == "" {
+			return fmt.Errorf("flag --%s: unknown kind %q", d.name, d.kind)
+		}
+		return defineFlag(fs, d, kind, d.def)
+	}
+	if err != nil {
+		return fmt.Errorf("flag --%s: default %q: %w", d.name, d.def, err)
+	}
+	return nil
 }
 
 // defineFlag registers one config row as a flag of the key's kind, so
@@ -230,9 +260,55 @@ func (b *boundFlags) texts(name string) []string {
 	return []string{v.String()}
 }
 
-// str and on return the values of option rows.
+// str, on, int, u64, f64 and dur return the values of option rows; a
+// name not in the table or of another kind panics (a programming error,
+// caught by the tests).
 func (b *boundFlags) str(name string) string { return b.vals[name].String() }
-func (b *boundFlags) on(name string) bool    { return b.vals[name].String() == "true" }
+func (b *boundFlags) on(name string) bool    { return b.get(name).(bool) }
+func (b *boundFlags) int(name string) int    { return int(b.get(name).(int64)) }
+func (b *boundFlags) u64(name string) uint64 { return b.get(name).(uint64) }
+func (b *boundFlags) f64(name string) float64 {
+	return b.get(name).(float64)
+}
+func (b *boundFlags) dur(name string) time.Duration { return b.get(name).(time.Duration) }
+
+func (b *boundFlags) get(name string) any {
+	v, ok := b.vals[name]
+	if !ok {
+		panic("robot-train: no flag " + name + " in the command's table")
+	}
+	return v.(flag.Getter).Get()
+}
+
+// given reports whether flag name was on the command line.
+func (b *boundFlags) given(name string) bool {
+	set := false
+	b.fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// commandFlags parses args with the flags of table for command name: the
+// table's rows bound on a new FlagSet, train's defaults for config rows.
+func commandFlags(name, usage string, table []flagDef, args []string, stderr io.Writer) (*boundFlags, error) {
+	fs := newFlags(name, usage, stderr)
+	def := train.DefaultConfig()
+	b, err := bindFlags(fs, table, &def)
+	if err != nil {
+		return nil, err
+	}
+	if err := parse(fs, args); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// optionRow is a shared train row as an option row of another command
+// (same name and help, no config key): the command reads it itself.
+func optionRow(name string) flagDef {
+	d := sharedFlag(name)
+	d.key, d.dqnKey, d.kind = "", "", ""
+	return d
+}
 
 // apply sets the config key of every flag given on the command line
 // (set). Flags override whatever cfg held before (defaults, a --config
