@@ -10,92 +10,130 @@ import (
 	"strings"
 
 	"github.com/vlmrb/vlmrb/render"
+	"github.com/vlmrb/vlmrb/tasks"
 	"github.com/vlmrb/vlmrb/train"
 )
 
+// renderFlags is the table of robot-train render's flags.
+var renderFlags = []flagDef{
+	{name: "task", help: "task `NAME`"},
+	{name: "camera", def: train.TaskCamera, help: "camera: task (the task's scorer views), workspace, corner, corner2, corner3, corner4, topview, close, behindGripper, gripperPOV"},
+	{name: "size", def: "256x256", help: "image size `WxH`"},
+	{name: "policy", def: "expert", help: "policy that moves the robot: expert|random"},
+	{name: "steps", kind: "int", def: "0", help: "control steps to run (PNG: the frame after N steps; GIF/MP4: N+1 frames; default 0 for PNG, one episode otherwise)"},
+	{name: "seed", kind: "uint", def: "0", help: "episode seed `S`"},
+	{name: "out", help: "output `FILE` (.png, .gif or .mp4)"},
+	{name: "render-backend", def: "auto", help: "renderer: auto|egl|soft"},
+	{name: "every", kind: "int", def: "2", help: "GIF/MP4: keep every k-th control step"},
+	{name: "theme", def: "standard", help: "appearance: standard|misleading|abstract"},
+	{name: "shadows", kind: "bool", def: "true", help: "shadow map from the key light"},
+	{name: "msaa", kind: "int", def: "4", help: "anti-aliasing samples per pixel `N` (0 or 1: off)"},
+	{name: "scenery", kind: "bool", def: "true", help: "draw the robot arm, table legs, floor and backdrop"},
+	{name: "depth", help: "also write the last frame's linear depth as a 16-bit grey PNG in mm (0: nothing) to `FILE.png`"},
+	{name: "seg", help: "also write the last frame's segmentation (one colour per body, black background) to `FILE.png`"},
+	{name: "sheet", help: "also write a contact sheet of the episode (--sheet-frames frames, --sheet-cols per row) to `FILE.png`"},
+	{name: "sheet-frames", kind: "int", def: "8", help: "frames in the contact sheet, evenly spread over the rendered ones"},
+	{name: "sheet-cols", kind: "int", def: "4", help: "contact sheet columns"},
+}
+
+// renderJob is one robot-train render command, checked.
+type renderJob struct {
+	task, camera, policy, out, ext, backend, theme string
+	w, h, steps, every                             int
+	seed                                           uint64
+	opts                                           train.CameraOptions
+	extras                                         extraOutputs
+}
+
 func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("render", "--task NAME [--camera NAME] [--size WxH] [--policy expert|random] [--steps N] --out FILE.png|FILE.gif|FILE.mp4 [--depth FILE.png] [--seg FILE.png] [--sheet FILE.png]", stderr)
-	task := fs.String("task", "", "task `NAME`")
-	camera := fs.String("camera", train.TaskCamera, "camera: task (the task's scorer views), workspace, corner, corner2, corner3, corner4, topview, close, behindGripper, gripperPOV")
-	size := fs.String("size", "256x256", "image size `WxH`")
-	policy := fs.String("policy", "expert", "policy that moves the robot: expert|random")
-	steps := fs.Int("steps", 0, "control steps to run (PNG: the frame after N steps; GIF/MP4: N+1 frames; default 0 for PNG, one episode otherwise)")
-	seed := fs.Uint64("seed", 0, "episode seed `S`")
-	out := fs.String("out", "", "output `FILE` (.png, .gif or .mp4)")
-	backend := fs.String("render-backend", "auto", "renderer: auto|egl|soft")
-	every := fs.Int("every", 2, "GIF/MP4: keep every k-th control step")
-	theme := fs.String("theme", "standard", "appearance: standard|misleading|abstract")
-	opts := train.DefaultCameraOptions()
-	fs.BoolVar(&opts.Shadows, "shadows", opts.Shadows, "shadow map from the key light")
-	fs.IntVar(&opts.MSAA, "msaa", opts.MSAA, "anti-aliasing samples per pixel `N` (0 or 1: off)")
-	fs.BoolVar(&opts.Scenery, "scenery", opts.Scenery, "draw the robot arm, table legs, floor and backdrop")
-	depthOut := fs.String("depth", "", "also write the last frame's linear depth as a 16-bit grey PNG in mm (0: nothing) to `FILE.png`")
-	segOut := fs.String("seg", "", "also write the last frame's segmentation (one colour per body, black background) to `FILE.png`")
-	sheetOut := fs.String("sheet", "", "also write a contact sheet of the episode (--sheet-frames frames, --sheet-cols per row) to `FILE.png`")
-	sheetFrames := fs.Int("sheet-frames", 8, "frames in the contact sheet, evenly spread over the rendered ones")
-	sheetCols := fs.Int("sheet-cols", 4, "contact sheet columns")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if *task == "" {
-		return usagef("--task NAME is required (robot-train tasks lists them)")
-	}
-	if *out == "" && *sheetOut == "" {
-		return usagef("--out FILE.png|FILE.gif|FILE.mp4 (or --sheet FILE.png) is required")
-	}
-	ext := strings.ToLower(filepath.Ext(*out))
-	if *out == "" {
-		ext = ".sheet"
-	} else if ext != ".png" && ext != ".gif" && ext != ".mp4" {
-		return usagef("--out %s: the extension must be .png, .gif or .mp4", *out)
-	}
-	for _, f := range []struct{ flag, path string }{{"--depth", *depthOut}, {"--seg", *segOut}, {"--sheet", *sheetOut}} {
-		if f.path != "" && strings.ToLower(filepath.Ext(f.path)) != ".png" {
-			return usagef("%s %s: the extension must be .png", f.flag, f.path)
-		}
-	}
-	if opts.MSAA < 0 || opts.MSAA > 16 || *sheetFrames < 1 || *sheetCols < 1 {
-		return usagef("--msaa must be in 0..16, --sheet-frames and --sheet-cols ≥ 1")
-	}
-	w, h, err := parseSize(*size)
+	j, err := parseRender(args, stderr)
 	if err != nil {
 		return err
 	}
-	if *steps < 0 || *every < 1 {
-		return usagef("--steps must be ≥ 0 and --every ≥ 1")
-	}
-	if IsGridTask(*task) { // tile frames of the grid tasks (render_grid.go)
-		if *depthOut != "" || *segOut != "" {
-			return usagef("--depth and --seg are for the simulator's cameras; %s renders tiles", *task)
+	if IsGridTask(j.task) { // tile frames of the grid tasks (render_grid.go)
+		if j.extras.depth != "" || j.extras.seg != "" {
+			return usagef("--depth and --seg are for the simulator's cameras; %s renders tiles", j.task)
 		}
-		return renderGrid(ctx, stdout, gridRender{task: *task, policy: *policy, theme: *theme, out: *out, ext: ext, sheet: *sheetOut,
-			side: min(w, h), steps: *steps, every: *every, seed: *seed, sheetFrames: *sheetFrames, sheetCols: *sheetCols})
+		return renderGrid(ctx, stdout, gridRender{task: j.task, policy: j.policy, theme: j.theme, out: j.out, ext: j.ext, sheet: j.extras.sheet,
+			side: min(j.w, j.h), steps: j.steps, every: j.every, seed: j.seed, sheetFrames: j.extras.sheetFrames, sheetCols: j.extras.sheetCols})
 	}
-	env, err := MakeTaskEnv(*task, "", 0) // unknown task: *train.ConfigError (exit 2)
+	env, err := MakeTaskEnv(j.task, "", 0) // unknown task: *train.ConfigError (exit 2)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = env.Close() }()
-	pol, err := train.ScriptedPolicy(*policy, env, *seed)
+	pol, err := train.ScriptedPolicy(j.policy, env, j.seed)
 	if err != nil {
 		return usagef("%v", err)
 	}
-	cam, err := train.NewSimCameraWith(*backend, *camera, *theme, w, h, env, opts)
+	cam, err := train.NewSimCameraWith(j.backend, j.camera, j.theme, j.w, j.h, env, j.opts)
 	if err != nil {
 		return err
 	}
-	defer cam.Close()
-	n := *steps
-	if n == 0 && ext != ".png" {
+	defer func() { _ = cam.Close() }()
+	frames, success, err := j.episode(ctx, env, pol, cam)
+	if err != nil {
+		return err
+	}
+	if err := j.write(stdout, env, cam, frames, success); err != nil {
+		return err
+	}
+	buffers := func(b render.Buffers) error { return cam.RenderBuffers(env.Model(), env.State(), b) }
+	return writeExtras(stdout, buffers, j.w, j.h, frames, j.extras)
+}
+
+// parseRender reads and checks render's flags.
+func parseRender(args []string, stderr io.Writer) (*renderJob, error) {
+	b, err := commandFlags("render", "--task NAME [--camera NAME] [--size WxH] [--policy expert|random] [--steps N] --out FILE.png|FILE.gif|FILE.mp4 [--depth FILE.png] [--seg FILE.png] [--sheet FILE.png]", renderFlags, args, stderr)
+	if err != nil {
+		return nil, err
+	}
+	j := &renderJob{task: b.str("task"), camera: b.str("camera"), policy: b.str("policy"), out: b.str("out"),
+		backend: b.str("render-backend"), theme: b.str("theme"), steps: b.int("steps"), every: b.int("every"), seed: b.u64("seed"),
+		opts:   train.CameraOptions{Shadows: b.on("shadows"), MSAA: b.int("msaa"), Scenery: b.on("scenery")},
+		extras: extraOutputs{depth: b.str("depth"), seg: b.str("seg"), sheet: b.str("sheet"), sheetFrames: b.int("sheet-frames"), sheetCols: b.int("sheet-cols")}}
+	if j.task == "" {
+		return nil, usagef("--task NAME is required (robot-train tasks lists them)")
+	}
+	if j.out == "" && j.extras.sheet == "" {
+		return nil, usagef("--out FILE.png|FILE.gif|FILE.mp4 (or --sheet FILE.png) is required")
+	}
+	j.ext = strings.ToLower(filepath.Ext(j.out))
+	if j.out == "" {
+		j.ext = ".sheet"
+	} else if j.ext != ".png" && j.ext != ".gif" && j.ext != ".mp4" {
+		return nil, usagef("--out %s: the extension must be .png, .gif or .mp4", j.out)
+	}
+	for _, f := range []struct{ flag, path string }{{"--depth", j.extras.depth}, {"--seg", j.extras.seg}, {"--sheet", j.extras.sheet}} {
+		if f.path != "" && strings.ToLower(filepath.Ext(f.path)) != ".png" {
+			return nil, usagef("%s %s: the extension must be .png", f.flag, f.path)
+		}
+	}
+	if j.opts.MSAA < 0 || j.opts.MSAA > 16 || j.extras.sheetFrames < 1 || j.extras.sheetCols < 1 {
+		return nil, usagef("--msaa must be in 0..16, --sheet-frames and --sheet-cols ≥ 1")
+	}
+	if j.w, j.h, err = parseSize(b.str("size")); err != nil {
+		return nil, err
+	}
+	if j.steps < 0 || j.every < 1 {
+		return nil, usagef("--steps must be ≥ 0 and --every ≥ 1")
+	}
+	return j, nil
+}
+
+// episode runs the policy for the job's steps (one episode by default for
+// GIF and MP4), keeping every --every-th frame for GIF, MP4 and sheets.
+func (j *renderJob) episode(ctx context.Context, env *tasks.Env, pol Policy, cam *render.SimCamera) ([]*image.RGBA, bool, error) {
+	n := j.steps
+	if n == 0 && j.ext != ".png" {
 		n = env.Spec().MaxEpisodeSteps
 	}
-	// GIF, MP4 and contact sheets keep every --every-th frame
-	collect := ext != ".png" || *sheetOut != ""
-	ep := NewEpisodes(env, pol, *seed)
+	collect := j.ext != ".png" || j.extras.sheet != ""
+	ep := NewEpisodes(env, pol, j.seed)
 	ep.Reset()
 	var frames []*image.RGBA
 	grab := func() error {
-		img := image.NewRGBA(image.Rect(0, 0, w, h))
+		img := image.NewRGBA(image.Rect(0, 0, j.w, j.h))
 		if err := cam.Render(env, img); err != nil {
 			return err
 		}
@@ -104,62 +142,74 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if collect {
 		if err := grab(); err != nil {
-			return err
+			return nil, false, err
 		}
 	}
 	success := false
 	for t := 1; t <= n; t++ {
 		if err := ctx.Err(); err != nil {
-			return err
+			return nil, false, err
 		}
 		term, trunc, ok, err := ep.Step()
 		if err != nil {
-			return err
+			return nil, false, err
 		}
 		success = success || ok
-		if collect && (t%*every == 0 || term || trunc || t == n) {
+		if collect && (t%j.every == 0 || term || trunc || t == n) {
 			if err := grab(); err != nil {
-				return err
+				return nil, false, err
 			}
 		}
 		if term || trunc {
 			break
 		}
 	}
-	switch ext {
+	return frames, success, nil
+}
+
+// write saves --out: the current frame as PNG, or the frames as GIF/MP4.
+func (j *renderJob) write(stdout io.Writer, env *tasks.Env, cam *render.SimCamera, frames []*image.RGBA, success bool) error {
+	var err error
+	switch j.ext {
 	case ".png":
-		img := image.NewRGBA(image.Rect(0, 0, w, h))
+		img := image.NewRGBA(image.Rect(0, 0, j.w, j.h))
 		if err := cam.Render(env, img); err != nil {
 			return err
 		}
-		err = render.WritePNG(*out, img)
+		err = render.WritePNG(j.out, img)
 	case ".gif":
-		err = render.WriteGIF(*out, frames, 4)
+		err = render.WriteGIF(j.out, frames, 4)
 	case ".mp4":
-		err = render.WriteMP4(*out, frames, 25)
+		err = render.WriteMP4(j.out, frames, 25)
 	}
-	if err != nil {
+	if err != nil || j.out == "" {
 		return err
 	}
 	what := map[bool]string{true: "task succeeded", false: "no success"}[success]
-	if *out != "" {
-		nf := len(frames)
-		if ext == ".png" {
-			nf = 1
-		}
-		_, _ = fmt.Fprintf(stdout, "wrote %s (%d frame(s), %s camera, %dx%d, %s; %s)\n", *out, nf, *camera, w, h, cam.Describe(), what)
+	nf := len(frames)
+	if j.ext == ".png" {
+		nf = 1
 	}
-	buffers := func(b render.Buffers) error { return cam.RenderBuffers(env.Model(), env.State(), b) }
-	return writeExtras(stdout, buffers, w, h, frames, extraOutputs{depth: *depthOut, seg: *segOut, sheet: *sheetOut, sheetFrames: *sheetFrames, sheetCols: *sheetCols})
+	_, _ = fmt.Fprintf(stdout, "wrote %s (%d frame(s), %s camera, %dx%d, %s; %s)\n", j.out, nf, j.camera, j.w, j.h, cam.Describe(), what)
+	return nil
+}
+
+// viewFlags is the table of robot-train view's flags.
+var viewFlags = []flagDef{
+	{name: "task", help: "task `NAME` (default: the checkpoint's task)"},
+	{name: "policy", def: "expert", help: "policy: expert|random"},
+	{name: "checkpoint", help: "watch the newest checkpoint of `RUN_DIR`"},
+	{name: "seed", kind: "uint", def: "0", help: "seed `S` of the first episode"},
+	{name: "max-frames", kind: "int", def: "0", help: "close after N frames (0: run until the window is closed)"},
 }
 
 func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("view", "--task NAME [--policy expert|random | --checkpoint RUN_DIR]", stderr)
-	task := fs.String("task", "", "task `NAME` (default: the checkpoint's task)")
-	policy := fs.String("policy", "expert", "policy: expert|random")
-	ckpt := fs.String("checkpoint", "", "watch the newest checkpoint of `RUN_DIR`")
-	seed := fs.Uint64("seed", 0, "seed `S` of the first episode")
-	maxFrames := fs.Int("max-frames", 0, "close after N frames (0: run until the window is closed)")
+	def := train.DefaultConfig()
+	b, err := bindFlags(fs, viewFlags, &def)
+	if err != nil {
+		return err
+	}
 	flagUsage := fs.Usage
 	fs.Usage = func() {
 		flagUsage()
@@ -168,10 +218,11 @@ func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	name := *task
+	task, policy, ckpt, seed, maxFrames := b.str("task"), b.str("policy"), b.str("checkpoint"), b.u64("seed"), b.int("max-frames")
+	name := task
 	var pol Policy
-	if *ckpt != "" {
-		agent, cfg, _, err := train.LoadAgent(*ckpt)
+	if ckpt != "" {
+		agent, cfg, _, err := train.LoadAgent(ckpt)
 		if err != nil {
 			return err
 		}
@@ -190,7 +241,7 @@ func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	defer func() { _ = env.Close() }()
 	if pol == nil {
-		if pol, err = train.ScriptedPolicy(*policy, env, *seed); err != nil {
+		if pol, err = train.ScriptedPolicy(policy, env, seed); err != nil {
 			return usagef("%v", err)
 		}
 	}
@@ -200,7 +251,7 @@ func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			cams = append(cams, c)
 		}
 	}
-	ep := NewEpisodes(env, pol, *seed)
+	ep := NewEpisodes(env, pol, seed)
 	ep.Reset()
 	var sc render.Scene
 	_, _ = fmt.Fprintf(stdout, "viewing %s; window controls:\n%s", name, render.ViewerControls)
@@ -211,7 +262,7 @@ func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return c
 		},
 		Status:    ep.Status,
-		MaxFrames: *maxFrames,
+		MaxFrames: maxFrames,
 	}, func() error {
 		if err := ctx.Err(); err != nil {
 			return err
