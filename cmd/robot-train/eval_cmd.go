@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -11,107 +10,128 @@ import (
 	"github.com/vlmrb/vlmrb/train"
 )
 
+// evalFlags is the table of robot-train eval's flags.
+var evalFlags = []flagDef{
+	{name: "checkpoint", help: "evaluate a checkpoint of `RUN_DIR` (the newest; RUN_DIR/checkpoints/step-N or …/best name one), as the run's own evaluations did"},
+	{name: "step", kind: "int", def: "0", help: "with --checkpoint: the checkpoint of env step `N`"},
+	{name: "best", kind: "bool", help: "with --checkpoint: the agent of the run's best evaluation (checkpoints/best)"},
+	{name: "policy", help: "evaluate a scripted policy instead: expert|random"},
+	{name: "task", help: "task `NAME` (default: the checkpoint's task)"},
+	{name: "reward", help: "reward: dense|sparse (default: the checkpoint's, else dense)"},
+	{name: "episodes", kind: "int", def: "10", help: "episodes `N` (default with --checkpoint: the run's eval.episodes)"},
+	{name: "seed", kind: "uint", def: "0", help: "seed `S` of the evaluation episodes (default with --checkpoint: the run's evaluation seed)"},
+	{name: "video", help: "record the first episode to `FILE.gif`"},
+	{name: "camera", def: train.WorkspaceCamera, help: "camera for --video"},
+	{name: "video-size", kind: "int", def: "160", help: "GIF frame size (px, square)"},
+	{name: "render-backend", def: "auto", help: "renderer for --video: auto|egl|soft"},
+	{name: "json", kind: "bool", help: "print one JSON object on stdout"},
+	{name: "max-episode-len", kind: "int", def: "0", help: fmt.Sprintf("control steps per episode (0: the checkpoint's, else training's default %d)", train.DefaultConfig().MaxEpisodeLen)},
+	{name: "epsilon", kind: "float", def: "0", help: "grid tasks: ε of the DQN checkpoint's ε-greedy evaluation (default with --checkpoint: the run's dqn.eval_eps)"},
+}
+
 func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("eval", "(--checkpoint RUN_DIR[/checkpoints/step-N|best] [--step N|--best] | --policy expert|random --task NAME) [--episodes N] [--seed S] [--video FILE.gif] [--json]", stderr)
-	ckpt := fs.String("checkpoint", "", "evaluate a checkpoint of `RUN_DIR` (the newest; RUN_DIR/checkpoints/step-N or …/best name one), as the run's own evaluations did")
-	step := fs.Int64("step", 0, "with --checkpoint: the checkpoint of env step `N`")
-	best := fs.Bool("best", false, "with --checkpoint: the agent of the run's best evaluation (checkpoints/best)")
-	policy := fs.String("policy", "", "evaluate a scripted policy instead: expert|random")
-	task := fs.String("task", "", "task `NAME` (default: the checkpoint's task)")
-	reward := fs.String("reward", "", "reward: dense|sparse (default: the checkpoint's, else dense)")
-	episodes := fs.Int("episodes", 10, "episodes `N` (default with --checkpoint: the run's eval.episodes)")
-	seed := fs.Uint64("seed", 0, "seed `S` of the evaluation episodes (default with --checkpoint: the run's evaluation seed)")
-	video := fs.String("video", "", "record the first episode to `FILE.gif`")
-	camera := fs.String("camera", train.WorkspaceCamera, "camera for --video")
-	size := fs.Int("video-size", 160, "GIF frame size (px, square)")
-	backend := fs.String("render-backend", "auto", "renderer for --video: auto|egl|soft")
-	asJSON := fs.Bool("json", false, "print one JSON object on stdout")
-	maxLen := fs.Int("max-episode-len", 0, fmt.Sprintf("control steps per episode (0: the checkpoint's, else training's default %d)", train.DefaultConfig().MaxEpisodeLen))
-	eps := fs.Float64("epsilon", 0, "grid tasks: ε of the DQN checkpoint's ε-greedy evaluation (default with --checkpoint: the run's dqn.eval_eps)")
-	if err := parse(fs, args); err != nil {
+	b, err := commandFlags("eval", "(--checkpoint RUN_DIR[/checkpoints/step-N|best] [--step N|--best] | --policy expert|random --task NAME) [--episodes N] [--seed S] [--video FILE.gif] [--json]", evalFlags, args, stderr)
+	if err != nil {
 		return err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if (*ckpt == "") == (*policy == "") {
+	ckpt, policy, video := b.str("checkpoint"), b.str("policy"), b.str("video")
+	if (ckpt == "") == (policy == "") {
 		return usagef("give exactly one of --checkpoint RUN_DIR or --policy expert|random")
 	}
-	if *episodes <= 0 {
+	if b.int("episodes") <= 0 {
 		return usagef("--episodes must be ≥ 1")
 	}
-	if *ckpt == "" && (set["step"] || set["best"]) {
+	if ckpt == "" && (b.given("step") || b.given("best")) {
 		return usagef("--step and --best choose a checkpoint: give --checkpoint RUN_DIR")
 	}
-	if set["step"] && (*best || *step <= 0) {
+	if b.given("step") && (b.on("best") || b.int("step") <= 0) {
 		return usagef("--step N needs N > 0 and no --best")
 	}
-	if !(*eps >= 0 && *eps <= 1) {
+	if eps := b.f64("epsilon"); !(eps >= 0 && eps <= 1) {
 		return usagef("--epsilon must be in [0, 1]")
 	}
-	if *video != "" && !strings.HasSuffix(strings.ToLower(*video), ".gif") {
-		return usagef("--video %s: only .gif is supported here (robot-train render writes MP4)", *video)
+	if video != "" && !strings.HasSuffix(strings.ToLower(video), ".gif") {
+		return usagef("--video %s: only .gif is supported here (robot-train render writes MP4)", video)
 	}
-	if *ckpt != "" {
-		o := train.EvalRunOptions{Best: *best, Step: *step, Task: *task, Reward: *reward, MaxEpisodeLen: *maxLen,
-			GIF: *video, GIFSize: *size, Camera: *camera, Backend: *backend,
-			Warnf: func(f string, a ...any) { _, _ = fmt.Fprintf(stderr, "warning: "+f+"\n", a...) }}
-		if set["episodes"] {
-			o.Episodes = *episodes
-		}
-		if set["seed"] {
-			o.Seed = seed
-		}
-		if set["epsilon"] {
-			o.Epsilon = eps
-		}
-		if *video != "" && isDQNRun(*ckpt) {
+	if ckpt != "" {
+		return evalCheckpoint(ctx, b, stdout, stderr)
+	}
+	return evalPolicy(ctx, b, stdout, stderr)
+}
+
+func warnTo(stderr io.Writer) func(string, ...any) {
+	return func(f string, a ...any) { _, _ = fmt.Fprintf(stderr, "warning: "+f+"\n", a...) }
+}
+
+// evalCheckpoint evaluates a run's checkpoint as its own evaluations did.
+func evalCheckpoint(ctx context.Context, b *boundFlags, stdout, stderr io.Writer) error {
+	ckpt, video := b.str("checkpoint"), b.str("video")
+	o := train.EvalRunOptions{Best: b.on("best"), Step: int64(b.int("step")), Task: b.str("task"), Reward: b.str("reward"),
+		MaxEpisodeLen: b.int("max-episode-len"), GIF: video, GIFSize: b.int("video-size"), Camera: b.str("camera"),
+		Backend: b.str("render-backend"), Warnf: warnTo(stderr)}
+	if b.given("episodes") {
+		o.Episodes = b.int("episodes")
+	}
+	if b.given("seed") {
+		seed := b.u64("seed")
+		o.Seed = &seed
+	}
+	if b.given("epsilon") {
+		eps := b.f64("epsilon")
+		o.Epsilon = &eps
+	}
+	if video != "" && isDQNRun(ckpt) {
+		return usagef("--video is for the simulator's cameras; use robot-train render for grid GIFs")
+	}
+	res, err := train.EvalRun(ctx, ckpt, o)
+	if err != nil {
+		return err
+	}
+	for _, s := range res.Skipped {
+		_, _ = fmt.Fprintf(stderr, "eval: skipped a newer checkpoint: %s\n", s)
+	}
+	seedNote := "the run's evaluation episodes"
+	if b.given("seed") {
+		seedNote = "given"
+	}
+	_, _ = fmt.Fprintf(stderr, "eval: using %s (env step %d), seed %d (%s)\n", res.Checkpoint, res.Step, res.Seed, seedNote)
+	what := fmt.Sprintf("checkpoint %s (step %d)", res.RunDir, res.Step)
+	return printEval(stdout, b.on("json"), res.Task, what, res.Seed, res.EvalResult, video)
+}
+
+// evalPolicy evaluates a scripted policy on a task.
+func evalPolicy(ctx context.Context, b *boundFlags, stdout, stderr io.Writer) error {
+	task, policy, video, seed, episodes := b.str("task"), b.str("policy"), b.str("video"), b.u64("seed"), b.int("episodes")
+	if IsGridTask(task) { // eval_grid.go
+		if video != "" {
 			return usagef("--video is for the simulator's cameras; use robot-train render for grid GIFs")
 		}
-		res, err := train.EvalRun(ctx, *ckpt, o)
-		if err != nil {
-			return err
-		}
-		for _, s := range res.Skipped {
-			_, _ = fmt.Fprintf(stderr, "eval: skipped a newer checkpoint: %s\n", s)
-		}
-		seedNote := "the run's evaluation episodes"
-		if set["seed"] {
-			seedNote = "given"
-		}
-		_, _ = fmt.Fprintf(stderr, "eval: using %s (env step %d), seed %d (%s)\n", res.Checkpoint, res.Step, res.Seed, seedNote)
-		what := fmt.Sprintf("checkpoint %s (step %d)", res.RunDir, res.Step)
-		return printEval(stdout, *asJSON, res.Task, what, res.Seed, res.EvalResult, *video)
+		return evalGrid(ctx, stdout, policy, task, episodes, seed, b.on("json"))
 	}
-	if IsGridTask(*task) { // eval_grid.go
-		if *video != "" {
-			return usagef("--video is for the simulator's cameras; use robot-train render for grid GIFs")
-		}
-		return evalGrid(ctx, stdout, *policy, *task, *episodes, *seed, *asJSON)
-	}
-	if *task == "" {
+	if task == "" {
 		return usagef("--task NAME is required with --policy (robot-train tasks lists them)")
 	}
-	rew := *reward
+	rew := b.str("reward")
 	if rew == "" {
 		rew = "dense"
 	}
-	env, err := MakeTaskEnv(*task, rew, *maxLen) // unknown task or reward: *train.ConfigError (exit 2)
+	env, err := MakeTaskEnv(task, rew, b.int("max-episode-len")) // unknown task or reward: *train.ConfigError (exit 2)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = env.Close() }()
-	pol, err := train.ScriptedPolicy(*policy, env, *seed)
+	pol, err := train.ScriptedPolicy(policy, env, seed)
 	if err != nil {
 		return usagef("%v", err)
 	}
 	res, err := train.Evaluate(ctx, env, pol, train.EvalOptions{
-		Episodes: *episodes, Seed: *seed, GIF: *video, GIFSize: *size, Camera: *camera, Backend: *backend,
-		Warnf: func(f string, a ...any) { _, _ = fmt.Fprintf(stderr, "warning: "+f+"\n", a...) },
+		Episodes: episodes, Seed: seed, GIF: video, GIFSize: b.int("video-size"), Camera: b.str("camera"),
+		Backend: b.str("render-backend"), Warnf: warnTo(stderr),
 	})
 	if err != nil {
 		return err
 	}
-	return printEval(stdout, *asJSON, *task, *policy+" policy", *seed, res, *video)
+	return printEval(stdout, b.on("json"), task, policy+" policy", seed, res, video)
 }
 
 // printEval prints one evaluation: a line, or one JSON object.

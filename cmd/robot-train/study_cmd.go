@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/vlmrb/vlmrb/train"
 	"github.com/vlmrb/vlmrb/train/study"
 )
 
@@ -58,34 +59,52 @@ func parseWithArg(fs *flag.FlagSet, args []string) (string, error) {
 	return "", usagef("unexpected argument %q", fs.Arg(1))
 }
 
+// studyRunFlags and studyReportFlags are the tables of robot-train study
+// run's and study report's flags.
+var (
+	studyRunFlags = []flagDef{
+		{name: "out", help: "study directory DIR (runs/TASK/ARM/sSEED, report.md, curves/)"},
+		{name: "parallel", kind: "int", def: "1", help: "runs trained at once; each gets cores/N BLAS and Go threads"},
+		{name: "shard", help: "K/N: run only the K-th of N deterministic parts of the grid (Slurm arrays, Kubernetes Indexed Jobs)"},
+		{name: "arms", help: "comma-separated `ARMS`: run only these arms (e.g. the cheap ones of every seed first)"},
+		{name: "tasks", help: "comma-separated `TASKS`: run only these tasks"},
+		{name: "dry-run", kind: "bool", help: "list the runs that would start or resume, and check that started runs still match the study file, without training"},
+	}
+	studyReportFlags = []flagDef{
+		{name: "json", kind: "bool", help: "print the report as JSON instead of Markdown"},
+		{name: "baseline", help: "arm to compare against (default: the study's baseline, else its first arm)"},
+		{name: "reps", kind: "int", def: "5000", help: "bootstrap resamples for the confidence intervals"},
+	}
+)
+
 func studyRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("study run", "STUDY.yaml --out DIR [--parallel N] [--shard K/N] [--arms A,B] [--tasks T]", stderr)
-	out := fs.String("out", "", "study directory DIR (runs/TASK/ARM/sSEED, report.md, curves/)")
-	par := fs.Int("parallel", 1, "runs trained at once; each gets cores/N BLAS and Go threads")
-	shard := fs.String("shard", "", "K/N: run only the K-th of N deterministic parts of the grid (Slurm arrays, Kubernetes Indexed Jobs)")
-	arms := fs.String("arms", "", "comma-separated `ARMS`: run only these arms (e.g. the cheap ones of every seed first)")
-	tasks := fs.String("tasks", "", "comma-separated `TASKS`: run only these tasks")
-	dry := fs.Bool("dry-run", false, "list the runs that would start or resume, and check that started runs still match the study file, without training")
+	def := train.DefaultConfig()
+	b, err := bindFlags(fs, studyRunFlags, &def)
+	if err != nil {
+		return err
+	}
 	file, err := parseWithArg(fs, args)
 	if err != nil {
 		return err
 	}
+	out, par, shard, dry := b.str("out"), b.int("parallel"), b.str("shard"), b.on("dry-run")
 	if file == "" {
 		return usagef("study run needs a study file: robot-train study run studies/smoke.yaml --out DIR")
 	}
-	if *out == "" {
+	if out == "" {
 		return usagef("study run needs --out DIR (where the runs and the report go)")
 	}
-	if *par < 1 || *par > 64 {
-		return usagef("--parallel %d: use 1 to 64", *par)
+	if par < 1 || par > 64 {
+		return usagef("--parallel %d: use 1 to 64", par)
 	}
 	spec, err := study.LoadSpec(file)
 	if err != nil {
 		return usagef("%v", err)
 	}
 	var sh study.Shard
-	if *shard != "" {
-		if sh, err = study.ParseShard(*shard); err != nil {
+	if shard != "" {
+		if sh, err = study.ParseShard(shard); err != nil {
 			return usagef("%v", err)
 		}
 	}
@@ -93,13 +112,13 @@ func studyRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("study run: cannot find the robot-train executable: %w", err)
 	}
-	r := &study.Runner{Spec: spec, Dir: *out, Binary: bin, Parallel: *par, Shard: sh,
-		Only: study.Filter{Arms: study.ParseList(*arms), Tasks: study.ParseList(*tasks)}, Log: stdout, DryRun: *dry}
+	r := &study.Runner{Spec: spec, Dir: out, Binary: bin, Parallel: par, Shard: sh,
+		Only: study.Filter{Arms: study.ParseList(b.str("arms")), Tasks: study.ParseList(b.str("tasks"))}, Log: stdout, DryRun: dry}
 	if err := r.Only.Check(spec); err != nil {
 		return usagef("%v", err)
 	}
 	sum, err := r.Run(ctx)
-	if err == nil && *dry {
+	if err == nil && dry {
 		_, _ = fmt.Fprintf(stdout, "study %s: %d runs in this shard, %d done or running elsewhere (dry run: nothing started)\n", spec.Name, sum.Total, sum.Skipped)
 		return nil
 	}
@@ -114,30 +133,33 @@ func studyRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if sum.Failed > 0 {
 		return fmt.Errorf("%d runs failed:\n  %s", sum.Failed, strings.Join(sum.Errors, "\n  "))
 	}
-	_, _ = fmt.Fprintf(stdout, "report: robot-train study report %s\n", *out)
+	_, _ = fmt.Fprintf(stdout, "report: robot-train study report %s\n", out)
 	return nil
 }
 
 func studyReport(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("study report", "DIR [--json] [--baseline ARM] [--reps N]", stderr)
-	asJSON := fs.Bool("json", false, "print the report as JSON instead of Markdown")
-	base := fs.String("baseline", "", "arm to compare against (default: the study's baseline, else its first arm)")
-	reps := fs.Int("reps", 5000, "bootstrap resamples for the confidence intervals")
+	def := train.DefaultConfig()
+	b, err := bindFlags(fs, studyReportFlags, &def)
+	if err != nil {
+		return err
+	}
 	dir, err := parseWithArg(fs, args)
 	if err != nil {
 		return err
 	}
+	asJSON, base, reps := b.on("json"), b.str("baseline"), b.int("reps")
 	if dir == "" {
 		return usagef("study report needs the study directory: robot-train study report DIR")
 	}
-	if *reps < 100 || *reps > 1_000_000 {
-		return usagef("--reps %d: use 100 to 1000000", *reps)
+	if reps < 100 || reps > 1_000_000 {
+		return usagef("--reps %d: use 100 to 1000000", reps)
 	}
 	spec, err := study.LoadDir(dir)
 	if err != nil {
 		return usagef("%v", err)
 	}
-	rep, err := study.Analyze(spec, dir, study.ReportOptions{Baseline: *base, Reps: *reps})
+	rep, err := study.Analyze(spec, dir, study.ReportOptions{Baseline: base, Reps: reps})
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -145,7 +167,7 @@ func studyReport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *asJSON {
+	if asJSON {
 		b, err := rep.JSON()
 		if err != nil {
 			return err

@@ -26,70 +26,11 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	set := setFlags(fs)
-	cfgFile, resume := flags.str("config"), flags.str("resume")
-
-	cfg := train.DefaultConfig()
-	if resume != "" {
-		var bad []string
-		safe := resumeSafeFlags()
-		for _, d := range trainFlags {
-			if set[d.name] && !slices.Contains(safe, d.name) {
-				bad = append(bad, "--"+d.name)
-			}
-		}
-		sort.Strings(bad)
-		if len(bad) > 0 {
-			allowed := make([]string, 0, len(safe))
-			for _, n := range safe {
-				if n != "resume" {
-					allowed = append(allowed, "--"+n)
-				}
-			}
-			return usagef("--resume continues an experiment as it was configured; %s cannot change on resume (allowed with --resume: %s); start a new run with --out instead", strings.Join(bad, ", "), strings.Join(allowed, ", "))
-		}
-		path := filepath.Join(resume, "config.yaml")
-		if err := train.LoadConfigFile(path, &cfg); err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				return usagef("--resume %s: no config.yaml there; is it a run directory written by robot-train train?", resume)
-			}
-			return &train.ConfigError{Msg: err.Error()}
-		}
-		cfg.Out = resume
-	} else if cfgFile != "" {
-		if err := train.LoadConfigFile(cfgFile, &cfg); err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				return usagef("--config %s: file not found", cfgFile)
-			}
-			return &train.ConfigError{Msg: err.Error()}
-		}
-	}
-	// explicit flags override the file
-	if err := flags.apply(&cfg, set); err != nil {
+	cfg, auto, err := trainConfig(flags, set)
+	if err != nil {
 		return err
 	}
-	if cfg.ResolvedAlgo() == "dqn" {
-		if set["updates-per-step"] {
-			return usagef("--updates-per-step is SAC's; DQN updates every dqn.train_freq env steps (set it in a --config file)")
-		}
-		if err := flags.applyDQN(&cfg, set); err != nil {
-			return err
-		}
-	}
-	if cfg.VLM.BaseURL == "" {
-		cfg.VLM.BaseURL = os.Getenv("OPENAI_BASE_URL")
-	}
-	cfg.VLM.APIKey = os.Getenv("OPENAI_API_KEY")
-	auto := resume == "" && !set["out"] && (cfgFile == "" || cfg.Out == train.DefaultConfig().Out)
-	if auto {
-		name := cfg.ResolvedReplay()
-		if cfg.Reward == "erlvlm" || cfg.Reward == "vlmrm" {
-			name = cfg.Reward
-		}
-		cfg.Out = filepath.Join("runs", fmt.Sprintf("%s-%s-s%d", cfg.Task, name, cfg.Seed))
-	}
-	if err := cfg.Validate(); err != nil {
-		return err
-	}
+	resume := flags.str("resume")
 	if resume == "" {
 		// refuse (or, for a derived --out, step aside) before anything is
 		// printed or written: a run directory with a checkpoint is continued
@@ -105,16 +46,106 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	opts := train.Options{Resume: resume != "", Stdout: stdout, Stderr: stderr, Quiet: flags.on("quiet"), VLMRequired: flags.on("vlm-required")}
 	if p := flags.str("cpuprofile"); p != "" {
-		f, err := os.Create(p)
+		stop, err := startProfile(p)
 		if err != nil {
-			return usagef("--cpuprofile: %v", err)
+			return err
 		}
-		defer func() { _ = f.Close() }()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return fmt.Errorf("--cpuprofile: %w", err)
-		}
-		defer pprof.StopCPUProfile()
+		defer stop()
 	}
+	return runTraining(ctx, cfg, opts, stdout)
+}
+
+// trainConfig is the run's configuration: the defaults, then the run
+// directory's config.yaml (--resume) or a --config file, then the flags
+// given; auto reports an --out derived from task, replay and seed.
+func trainConfig(flags *boundFlags, set map[string]bool) (cfg train.Config, auto bool, err error) {
+	cfgFile, resume := flags.str("config"), flags.str("resume")
+	cfg = train.DefaultConfig()
+	switch {
+	case resume != "":
+		if err := checkResumeFlags(set); err != nil {
+			return cfg, false, err
+		}
+		path := filepath.Join(resume, "config.yaml")
+		if err := train.LoadConfigFile(path, &cfg); err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return cfg, false, usagef("--resume %s: no config.yaml there; is it a run directory written by robot-train train?", resume)
+			}
+			return cfg, false, &train.ConfigError{Msg: err.Error()}
+		}
+		cfg.Out = resume
+	case cfgFile != "":
+		if err := train.LoadConfigFile(cfgFile, &cfg); err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return cfg, false, usagef("--config %s: file not found", cfgFile)
+			}
+			return cfg, false, &train.ConfigError{Msg: err.Error()}
+		}
+	}
+	// explicit flags override the file
+	if err := flags.apply(&cfg, set); err != nil {
+		return cfg, false, err
+	}
+	if cfg.ResolvedAlgo() == "dqn" {
+		if set["updates-per-step"] {
+			return cfg, false, usagef("--updates-per-step is SAC's; DQN updates every dqn.train_freq env steps (set it in a --config file)")
+		}
+		if err := flags.applyDQN(&cfg, set); err != nil {
+			return cfg, false, err
+		}
+	}
+	if cfg.VLM.BaseURL == "" {
+		cfg.VLM.BaseURL = os.Getenv("OPENAI_BASE_URL")
+	}
+	cfg.VLM.APIKey = os.Getenv("OPENAI_API_KEY")
+	auto = resume == "" && !set["out"] && (cfgFile == "" || cfg.Out == train.DefaultConfig().Out)
+	if auto {
+		name := cfg.ResolvedReplay()
+		if cfg.Reward == "erlvlm" || cfg.Reward == "vlmrm" {
+			name = cfg.Reward
+		}
+		cfg.Out = filepath.Join("runs", fmt.Sprintf("%s-%s-s%d", cfg.Task, name, cfg.Seed))
+	}
+	return cfg, auto, cfg.Validate()
+}
+
+// checkResumeFlags refuses flags that would change a resumed experiment.
+func checkResumeFlags(set map[string]bool) error {
+	var bad []string
+	safe := resumeSafeFlags()
+	for _, d := range trainFlags {
+		if set[d.name] && !slices.Contains(safe, d.name) {
+			bad = append(bad, "--"+d.name)
+		}
+	}
+	sort.Strings(bad)
+	if len(bad) == 0 {
+		return nil
+	}
+	allowed := make([]string, 0, len(safe))
+	for _, n := range safe {
+		if n != "resume" {
+			allowed = append(allowed, "--"+n)
+		}
+	}
+	return usagef("--resume continues an experiment as it was configured; %s cannot change on resume (allowed with --resume: %s); start a new run with --out instead", strings.Join(bad, ", "), strings.Join(allowed, ", "))
+}
+
+// startProfile starts a CPU profile into path; stop ends it.
+func startProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, usagef("--cpuprofile: %v", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); _ = f.Close() }, nil
+}
+
+// runTraining runs cfg and prints the run's summary.
+func runTraining(ctx context.Context, cfg train.Config, opts train.Options, stdout io.Writer) error {
 	res, err := train.Run(ctx, cfg, opts)
 	if res != nil && err != nil && !errors.Is(err, context.Canceled) {
 		res.Failed = true
