@@ -106,41 +106,9 @@ func (r *runner) setup(ctx context.Context) error {
 		return err
 	}
 
-	// environments: N training envs in a VecEnv, one evaluation env
-	topts := tasks.Options{Reward: reward, MaxSteps: cfg.MaxEpisodeLen}
-	r.envs = make([]*tasks.Env, cfg.NumEnvs)
-	r.vec, err = control.NewVecEnv(cfg.NumEnvs, func(i int) (control.Env, error) {
-		e, err := tasks.Make(cfg.Task, topts)
-		r.envs[i] = e
-		return e, err
-	})
-	if err != nil {
+	if err := r.build(reward); err != nil {
 		return err
 	}
-	if r.evalEnv, err = tasks.Make(cfg.Task, topts); err != nil {
-		return err
-	}
-	r.spec = r.vec.Spec()
-
-	// agent
-	if err := nn.SetBackend(cfg.BLAS); err != nil {
-		return &ConfigError{Msg: err.Error()}
-	}
-	if r.agent, err = sac.New(cfg.sacConfig(), r.spec.ObsDim, r.spec.ActDim); err != nil {
-		return &ConfigError{Msg: err.Error()}
-	}
-
-	// replay
-	if r.buf, err = replay.NewBuffer(replay.Config{Capacity: cfg.Buffer.Capacity, ObsDim: r.spec.ObsDim, ActDim: r.spec.ActDim,
-		ShareNextObs: cfg.Buffer.ShareNextObs}); err != nil {
-		return &ConfigError{Msg: err.Error()}
-	}
-	// λ warms up over Sample calls: one per update
-	warm := int64(float64(cfg.Buffer.LambdaWarmup) * cfg.SAC.UpdatesPerStep)
-	if err := r.initLoop(r.spec.ObsDim, r.spec.ActDim, cfg.SAC.BatchSize, r.totalUpdates(), warm); err != nil {
-		return err
-	}
-	r.title = fmt.Sprintf("%s / %s", cfg.Task, cfg.Replay)
 
 	if cfg.Reward == "erlvlm" || cfg.Reward == "vlmrm" {
 		if r.rm, err = newRewardShaper(ctx, rewardSetup{cfg: cfg, meta: r.meta, envs: r.envs, vec: r.vec, replay: r.buf,
@@ -168,20 +136,7 @@ func (r *runner) setup(ctx context.Context) error {
 		r.hooks = append(r.hooks, r.score)
 	}
 
-	n := cfg.NumEnvs
-	r.obs, _ = r.vec.Reset(resetSeed)
-	r.obs = append([][]float64(nil), r.obs...)
-	r.actions = make([][]float64, n)
-	r.scaled = make([][]float64, n)
-	for i := range r.actions {
-		r.actions[i] = make([]float64, r.spec.ActDim)
-		r.scaled[i] = make([]float64, r.spec.ActDim)
-	}
-	r.actF32 = make([]float32, n*r.spec.ActDim)
-	r.obsF32 = make([]float32, n*r.spec.ObsDim)
-	for i := range n {
-		r.startEpisode(i)
-	}
+	r.startEpisodes(resetSeed)
 	if err := r.openLog(man); err != nil {
 		return err
 	}
@@ -196,6 +151,62 @@ func (r *runner) setup(ctx context.Context) error {
 		r.printStart(ckptDir, man)
 	}
 	return nil
+}
+
+// build makes the environments (N training envs in a VecEnv, one
+// evaluation env), the agent, the replay buffer and the loop's sampler.
+func (r *runner) build(reward tasks.RewardMode) error {
+	cfg := &r.cfg
+	topts := tasks.Options{Reward: reward, MaxSteps: cfg.MaxEpisodeLen}
+	r.envs = make([]*tasks.Env, cfg.NumEnvs)
+	var err error
+	r.vec, err = control.NewVecEnv(cfg.NumEnvs, func(i int) (control.Env, error) {
+		e, err := tasks.Make(cfg.Task, topts)
+		r.envs[i] = e
+		return e, err
+	})
+	if err != nil {
+		return err
+	}
+	if r.evalEnv, err = tasks.Make(cfg.Task, topts); err != nil {
+		return err
+	}
+	r.spec = r.vec.Spec()
+	if err := nn.SetBackend(cfg.BLAS); err != nil {
+		return &ConfigError{Msg: err.Error()}
+	}
+	if r.agent, err = sac.New(cfg.sacConfig(), r.spec.ObsDim, r.spec.ActDim); err != nil {
+		return &ConfigError{Msg: err.Error()}
+	}
+	if r.buf, err = replay.NewBuffer(replay.Config{Capacity: cfg.Buffer.Capacity, ObsDim: r.spec.ObsDim, ActDim: r.spec.ActDim,
+		ShareNextObs: cfg.Buffer.ShareNextObs}); err != nil {
+		return &ConfigError{Msg: err.Error()}
+	}
+	// λ warms up over Sample calls: one per update
+	warm := int64(float64(cfg.Buffer.LambdaWarmup) * cfg.SAC.UpdatesPerStep)
+	if err := r.initLoop(r.spec.ObsDim, r.spec.ActDim, cfg.SAC.BatchSize, r.totalUpdates(), warm); err != nil {
+		return err
+	}
+	r.title = fmt.Sprintf("%s / %s", cfg.Task, cfg.Replay)
+	return nil
+}
+
+// startEpisodes resets the envs from seed and sizes the action buffers.
+func (r *runner) startEpisodes(seed uint64) {
+	n := r.cfg.NumEnvs
+	r.obs, _ = r.vec.Reset(seed)
+	r.obs = append([][]float64(nil), r.obs...)
+	r.actions = make([][]float64, n)
+	r.scaled = make([][]float64, n)
+	for i := range r.actions {
+		r.actions[i] = make([]float64, r.spec.ActDim)
+		r.scaled[i] = make([]float64, r.spec.ActDim)
+	}
+	r.actF32 = make([]float32, n*r.spec.ActDim)
+	r.obsF32 = make([]float32, n*r.spec.ObsDim)
+	for i := range n {
+		r.startEpisode(i)
+	}
 }
 
 // prepareRunDir decides how the run uses its directory (fresh, resume,
@@ -224,157 +235,6 @@ func (c *core) printStart(ckptDir string, man *Manifest) {
 // totalUpdates is the number of gradient updates the budget implies.
 func (r *runner) totalUpdates() int64 {
 	return int64(float64(max(r.cfg.Steps-r.cfg.SAC.LearningStarts, 0)) * r.cfg.SAC.UpdatesPerStep)
-}
-
-// collect takes one step in every env: uniform random actions until
-// learning starts, then the stochastic policy; the scripted expert in the
-// first cfg.Demos episodes.
-func (r *runner) collect(ctx context.Context) error {
-	cfg := &r.cfg
-	n, A := cfg.NumEnvs, r.spec.ActDim
-	if r.score != nil { // o_t: frames and progress of the states the actions are taken in
-		if err := r.score.capture(ctx, n, r.view); err != nil {
-			return err
-		}
-	}
-	if r.step < cfg.SAC.LearningStarts {
-		for i := range r.actions {
-			for j := range r.actions[i] {
-				r.actions[i][j] = 2*r.rng.Float64() - 1
-			}
-		}
-	} else {
-		for i, o := range r.obs {
-			for j, v := range o {
-				r.obsF32[i*r.spec.ObsDim+j] = float32(v)
-			}
-		}
-		r.agent.ActBatch(r.actF32, r.obsF32, n, false)
-		for i := range r.actions {
-			for j := range r.actions[i] {
-				r.actions[i][j] = float64(r.actF32[i*A+j])
-			}
-		}
-	}
-	for i := range n {
-		if r.demo(i) {
-			r.expertAction(i)
-		}
-	}
-	next, rew, term, trunc, infos, err := r.vec.Step(r.scaleActions())
-	if err != nil {
-		return fmt.Errorf("env step: %w", err)
-	}
-	for i := range n {
-		nobs, vals := next[i], infos[i].Values
-		done := term[i] || trunc[i]
-		if done {
-			nobs, vals = infos[i].FinalObs, infos[i].FinalValues
-		}
-		if _, err := r.add(r.step, i, replay.Transition{
-			Obs: r.obs[i], Action: r.actions[i], Reward: rew[i], NextObs: nobs,
-			Terminated: term[i], Truncated: trunc[i],
-			Env: int32(i), Episode: r.epID[i], Step: r.epT[i],
-		}, vals, done); err != nil {
-			return err
-		}
-		r.record(i, rew[i], vals["success"] != 0, done)
-		r.obs[i] = next[i]
-	}
-	r.step += int64(n)
-	if err := r.vlm.err(); err != nil {
-		return err
-	}
-	if r.rm != nil {
-		return r.rm.afterStep(ctx, r.step)
-	}
-	return nil
-}
-
-// expertAction sets env i's action to its scripted expert's (a fresh
-// expert per demo episode), mapped from the env's bounds to the agent's
-// [−1, 1] and clamped there, so that what replay stores is what the env
-// executes.
-func (r *runner) expertAction(i int) {
-	if r.experts == nil {
-		r.experts, r.expEp = make([]control.Policy, r.cfg.NumEnvs), make([]int64, r.cfg.NumEnvs)
-	}
-	if r.experts[i] == nil || r.expEp[i] != r.epID[i] {
-		r.experts[i], r.expEp[i] = r.envs[i].Expert(), r.epID[i]
-	}
-	a := r.actions[i]
-	r.experts[i].Act(r.obs[i], a)
-	lo, hi := r.spec.ActLow, r.spec.ActHigh
-	for j, v := range a {
-		if lo != nil && hi != nil && hi[j] > lo[j] {
-			v = 2*(v-lo[j])/(hi[j]-lo[j]) - 1
-		}
-		a[j] = min(max(v, -1), 1)
-	}
-}
-
-// scaleActions maps the agent's [−1, 1] actions to the env's bounds,
-// leaving r.actions (what replay stores) in the agent's space.
-func (r *runner) scaleActions() [][]float64 {
-	lo, hi := r.spec.ActLow, r.spec.ActHigh
-	for i, a := range r.actions {
-		for j, v := range a {
-			if lo != nil && hi != nil {
-				v = lo[j] + (v+1)/2*(hi[j]-lo[j])
-			}
-			r.scaled[i][j] = v
-		}
-	}
-	return r.scaled
-}
-
-// train runs the gradient updates the step count calls for: UpdatesPerStep
-// per env step after learning starts (and, with a learned reward, after
-// the reward exists, plus its catch-up updates).
-func (r *runner) train(context.Context) error {
-	cfg := &r.cfg
-	if r.step < cfg.SAC.LearningStarts || r.buf.Len() < cfg.SAC.BatchSize {
-		return nil
-	}
-	start := cfg.SAC.LearningStarts
-	var extra int64
-	if r.rm != nil {
-		if !r.rm.canTrain() {
-			return nil
-		}
-		start = max(start, r.rm.startStep)
-		if r.rm.fitted { // the reward just changed under the agent (PEBBLE)
-			r.rm.fitted = false
-			if cfg.RM.ResetCritic {
-				r.agent.ResetCritics()
-			}
-			r.rm.catchup += int64(cfg.RM.Catchup)
-		}
-		extra = r.rm.catchup
-	}
-	target := int64(float64(r.step-start+int64(cfg.NumEnvs))*cfg.SAC.UpdatesPerStep) + extra
-	return r.update(target, r.obs, sacUpdater{r})
-}
-
-// sacUpdater is the SAC agent's gradient step for core.update.
-type sacUpdater struct{ r *runner }
-
-func (u sacUpdater) prepare(b *replay.Batch) {
-	if u.r.rm != nil {
-		u.r.rm.apply(b, u.r.rng)
-	}
-}
-
-func (u sacUpdater) update(b *replay.Batch) (UpdateMetrics, error) { return u.r.agent.Update(b) }
-
-func (u sacUpdater) signal(f feedback) []float32 {
-	switch f {
-	case tdFeedback:
-		return u.r.agent.TDErrors()
-	case reloFeedback:
-		return u.r.agent.ReLoScores()
-	}
-	return nil
 }
 
 // values adds the VLM-RB and learned-reward groups to a log row.

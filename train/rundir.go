@@ -111,7 +111,6 @@ func (r *core) freshCapacity() {
 	cfg.Buffer.Capacity = int(min(int64(cfg.Buffer.Capacity), max(cfg.Steps, int64(batch))))
 }
 
-
 // RunExistsError reports a run directory that already holds a run with a
 // complete checkpoint: a new run there would mix two runs.
 type RunExistsError struct {

@@ -50,15 +50,29 @@ func Throughput(ctx context.Context, o ThroughputOptions) ([]ThroughputRow, erro
 		return nil, &train.ConfigError{Msg: "--blas: " + err.Error()}
 	}
 	d := time.Duration(o.Seconds * float64(time.Second))
-	var rows []ThroughputRow
-
-	// sim: control steps of the task env (frame skip 5) under random actions
 	env, err := tasks.Make(o.Task, tasks.Options{})
 	if err != nil {
 		return nil, err
 	}
 	defer func() { _ = env.Close() }()
 	rng := rand.New(rand.NewPCG(1, 2))
+	rows := []ThroughputRow{benchSim(ctx, d, o.Task, env, rng)}
+	rows = append(rows, benchRender(ctx, d, o.Backend, env)...)
+	sacRows, batch, err := benchSAC(ctx, d, rng)
+	if err != nil {
+		return nil, err
+	}
+	rows = append(rows, sacRows...)
+	replayRows, err := benchReplay(ctx, d, o.Capacity, batch, rng)
+	if err != nil {
+		return nil, err
+	}
+	rows = append(rows, replayRows...)
+	return append(rows, benchVec(ctx, d, o.Task, rng)), nil
+}
+
+// benchSim: control steps of the task env (frame skip 5) under random actions.
+func benchSim(ctx context.Context, d time.Duration, task string, env *tasks.Env, rng *rand.Rand) ThroughputRow {
 	act := make([]float64, env.Spec().ActDim)
 	env.Reset(1)
 	ep := uint64(1)
@@ -78,11 +92,14 @@ func Throughput(ctx context.Context, o ThroughputOptions) ([]ThroughputRow, erro
 		}
 		return nil
 	})
-	rows = append(rows, ThroughputRow{What: "sim: " + o.Task + " env step (5 substeps)", Unit: "steps/s", Rate: rate, Err: err})
+	return ThroughputRow{What: "sim: " + task + " env step (5 substeps)", Unit: "steps/s", Rate: rate, Err: err}
+}
 
-	// render: scorer-size frames of the same scene
+// benchRender: scorer-size frames of the same scene.
+func benchRender(ctx context.Context, d time.Duration, backend string, env *tasks.Env) []ThroughputRow {
+	var rows []ThroughputRow
 	for _, sz := range []int{84, 128} {
-		cam, err := train.NewSimCamera(o.Backend, "corner", "", sz, sz, env)
+		cam, err := train.NewSimCamera(backend, "corner", "", sz, sz, env)
 		if err != nil {
 			rows = append(rows, ThroughputRow{What: fmt.Sprintf("render %dx%d", sz, sz), Unit: "frames/s", Err: err})
 			continue
@@ -90,14 +107,17 @@ func Throughput(ctx context.Context, o ThroughputOptions) ([]ThroughputRow, erro
 		img := image.NewRGBA(image.Rect(0, 0, sz, sz))
 		rate, err := measureRate(ctx, d, 1, func() error { return cam.Render(env, img) })
 		rows = append(rows, ThroughputRow{What: fmt.Sprintf("render %dx%d", sz, sz), Unit: "frames/s", Rate: rate, Note: cam.Describe(), Err: err})
-		cam.Close()
+		_ = cam.Close()
 	}
+	return rows
+}
 
-	// sac: updates at the issue's size (obs 39, act 4, 256×256, batch 256)
-	sc := sac.DefaultConfig()
-	agent, err := sac.New(sc, tasks.ObsDim, tasks.ActDim)
+// benchSAC: updates at the issue's size (obs 39, act 4, 256×256, batch
+// 256) and single acts. It returns the random batch for the replay rows.
+func benchSAC(ctx context.Context, d time.Duration, rng *rand.Rand) ([]ThroughputRow, *replay.Batch, error) {
+	agent, err := sac.New(sac.DefaultConfig(), tasks.ObsDim, tasks.ActDim)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer agent.Close()
 	batch := replay.NewBatch(256, tasks.ObsDim, tasks.ActDim)
@@ -110,19 +130,22 @@ func Throughput(ctx context.Context, o ThroughputOptions) ([]ThroughputRow, erro
 	for i := range batch.Rewards {
 		batch.Rewards[i], batch.Weights[i] = float32(rng.Float64()), 1
 	}
-	rate, err = measureRate(ctx, d, 1, func() error { _, err := agent.Update(batch); return err })
-	rows = append(rows, ThroughputRow{What: "sac update (256x256, batch 256)", Unit: "updates/s", Rate: rate, Note: "BLAS " + nn.Backend(), Err: err})
-	obs := make([]float64, tasks.ObsDim)
+	rate, err := measureRate(ctx, d, 1, func() error { _, err := agent.Update(batch); return err })
+	rows := []ThroughputRow{{What: "sac update (256x256, batch 256)", Unit: "updates/s", Rate: rate, Note: "BLAS " + nn.Backend(), Err: err}}
+	obs, act := make([]float64, tasks.ObsDim), make([]float64, tasks.ActDim)
 	rate, err = measureRate(ctx, d, 1000, func() error {
 		for range 1000 {
 			agent.Act(act, obs, false)
 		}
 		return nil
 	})
-	rows = append(rows, ThroughputRow{What: "sac act (batch 1)", Unit: "actions/s", Rate: rate, Err: err})
+	return append(rows, ThroughputRow{What: "sac act (batch 1)", Unit: "actions/s", Rate: rate, Err: err}), batch, nil
+}
 
-	// replay: batch-256 samples from a full buffer
-	buf, err := replay.NewBuffer(replay.Config{Capacity: o.Capacity, ObsDim: tasks.ObsDim, ActDim: tasks.ActDim})
+// benchReplay: inserts into a buffer of capacity slots, then batch-256
+// samples from it full.
+func benchReplay(ctx context.Context, d time.Duration, capacity int, batch *replay.Batch, rng *rand.Rand) ([]ThroughputRow, error) {
+	buf, err := replay.NewBuffer(replay.Config{Capacity: capacity, ObsDim: tasks.ObsDim, ActDim: tasks.ActDim})
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +157,7 @@ func Throughput(ctx context.Context, o ThroughputOptions) ([]ThroughputRow, erro
 		buf.Add(replay.Transition{Obs: zo, NextObs: zo, Action: a, Reward: float64(i % 7)})
 	}
 	insert := float64(buf.Cap()) / time.Since(t0).Seconds()
-	rows = append(rows, ThroughputRow{What: "replay insert (with PER attached)", Unit: "transitions/s", Rate: insert})
+	rows := []ThroughputRow{{What: "replay insert (with PER attached)", Unit: "transitions/s", Rate: insert}}
 	for _, s := range []struct {
 		name string
 		s    replay.Sampler
@@ -142,9 +165,13 @@ func Throughput(ctx context.Context, o ThroughputOptions) ([]ThroughputRow, erro
 		rate, err := measureRate(ctx, d, 1, func() error { s.s.Sample(batch, rng); return nil })
 		rows = append(rows, ThroughputRow{What: fmt.Sprintf("replay sample batch 256 (%s, %d slots)", s.name, buf.Cap()), Unit: "batches/s", Rate: rate, Err: err})
 	}
+	return rows, nil
+}
 
-	// end-to-end: vec env with 2 envs, random actions
-	vec, err := control.NewVecEnv(2, func(int) (control.Env, error) { return tasks.Make(o.Task, tasks.Options{}) })
+// benchVec: end to end, a VecEnv of 2 envs under random actions.
+func benchVec(ctx context.Context, d time.Duration, task string, rng *rand.Rand) ThroughputRow {
+	var rate float64
+	vec, err := control.NewVecEnv(2, func(int) (control.Env, error) { return tasks.Make(task, tasks.Options{}) })
 	if err == nil {
 		vec.Reset(3)
 		acts := [][]float64{make([]float64, 4), make([]float64, 4)}
@@ -163,9 +190,7 @@ func Throughput(ctx context.Context, o ThroughputOptions) ([]ThroughputRow, erro
 		})
 		_ = vec.Close()
 	}
-	rows = append(rows, ThroughputRow{What: "VecEnv 2 envs, random actions", Unit: "steps/s", Rate: rate, Err: err})
-
-	return rows, nil
+	return ThroughputRow{What: "VecEnv 2 envs, random actions", Unit: "steps/s", Rate: rate, Err: err}
 }
 
 // measureRate calls f (which does `per` units of work) until d has passed and

@@ -1,0 +1,154 @@
+package train
+
+import (
+	"github.com/vlmrb/vlmrb/tasks/grid"
+)
+
+// AlgoChoices are the learners train can run: auto picks dqn for discrete
+// tasks (the grid tasks) and sac for the manipulation tasks.
+var AlgoChoices = []string{"auto", "sac", "dqn"}
+
+// DQNConfig holds the Double DQN hyperparameters of discrete tasks (the
+// `dqn:` section of a config file). Defaults: DefaultDQNConfig.
+type DQNConfig struct {
+	Hidden         []int   `yaml:"hidden"`          // hidden layer widths of the Q network
+	Gamma          float64 `yaml:"gamma"`           // discount
+	LR             float64 `yaml:"lr"`              // Adam step size
+	BatchSize      int     `yaml:"batch_size"`      // transitions per update
+	LearningStarts int64   `yaml:"learning_starts"` // env steps of uniform random actions before updates
+	TrainFreq      int     `yaml:"train_freq"`      // env steps (all envs) per gradient update
+	TargetFreq     int     `yaml:"target_freq"`     // updates between target-network updates
+	Tau            float64 `yaml:"tau"`             // target update coefficient (1: hard copy)
+	EpsStart       float64 `yaml:"eps_start"`       // ε at learning_starts
+	EpsEnd         float64 `yaml:"eps_end"`         // final ε
+	EpsFraction    float64 `yaml:"eps_fraction"`    // fraction of the post-learning_starts budget over which ε decays linearly
+	EvalEps        float64 `yaml:"eval_eps"`        // ε of evaluation episodes (0: greedy)
+	NStep          int     `yaml:"n_step"`          // n-step returns (1: one-step TD)
+	MaxGradNorm    float64 `yaml:"max_grad_norm"`   // gradient clip (L2 norm)
+	Double         bool    `yaml:"double"`          // Double DQN target (false: vanilla max over the target net)
+}
+
+// GridConfig configures the grid tasks (the `grid:` section). Grid tasks
+// ignore max_episode_len (its default suits the manipulation tasks) and
+// take their time limit from max_steps.
+type GridConfig struct {
+	View     string `yaml:"view"`      // egocentric (MiniGrid's 7×7×3 agent view) | full (FullyObsWrapper)
+	MaxSteps int    `yaml:"max_steps"` // episode time limit (0: MiniGrid's 10·size²; it also scales the reward)
+}
+
+// DefaultDQNConfig returns the defaults used for DoorKey: a 128×128
+// network on one-hot codes, batch 64, an update every 4 env steps after
+// 2,000 random steps, a hard target copy every 100 updates (400 env
+// steps), ε from 1 to 0.05 over the first 40% of the run, 3-step returns
+// and the Double-DQN target. Chosen on doorkey-5x5 with uniform replay and
+// 100k steps (studies/doorkey5-dqn*.yaml, bench/RESULTS.md): with a copy
+// every 250 updates 2 of 15 seeds ended at ≥ 0.9 eval success; every 100,
+// 14 of 15 (the 15th at 0.8): 5 calibration seeds, then 10 fresh ones.
+func DefaultDQNConfig() DQNConfig {
+	return DQNConfig{
+		Hidden: []int{128, 128}, Gamma: 0.99, LR: 5e-4, BatchSize: 64,
+		LearningStarts: 2000, TrainFreq: 4, TargetFreq: 100, Tau: 1,
+		EpsStart: 1, EpsEnd: 0.05, EpsFraction: 0.4, NStep: 3, MaxGradNorm: 10, Double: true,
+	}
+}
+
+// IsDiscrete reports whether the task has a discrete action space (the
+// grid tasks).
+func IsDiscrete(task string) bool { return grid.IsGrid(task) }
+
+// ResolvedAlgo returns the learner a config runs: Algo, or for auto dqn on
+// discrete tasks and sac otherwise.
+func (c *Config) ResolvedAlgo() string {
+	if c.Algo == "" || c.Algo == "auto" {
+		if IsDiscrete(c.Task) {
+			return "dqn"
+		}
+		return "sac"
+	}
+	return c.Algo
+}
+
+// ResolvedReplay is the replay sampler a run uses: Replay, or for "auto"
+// (the default) PER with DQN and uniform replay with SAC. On DoorKey-8×8
+// with two planner demonstrations PER beat uniform replay with
+// P(> uniform) 0.955 [0.84, 1.00] (studies/doorkey-demos, seeds 11–20)
+// and again on fresh seeds under a rule fixed before they ran, 0.935
+// [0.81, 1.00] (studies/doorkey-themes, 21–30). SAC's uniform default is
+// studies/default-dense's.
+func (c *Config) ResolvedReplay() string {
+	if c.Replay == "" || c.Replay == "auto" {
+		if c.ResolvedAlgo() == "dqn" {
+			return "per"
+		}
+		return "uniform"
+	}
+	return c.Replay
+}
+
+// validateDQN checks the algo choice and, for dqn, the dqn and grid
+// sections.
+func (c *Config) validateDQN(add func(error)) {
+	if c.Algo != "" {
+		add(oneOf("algo", c.Algo, AlgoChoices))
+	}
+	algo := c.ResolvedAlgo()
+	switch {
+	case algo == "dqn" && c.Task != "" && !IsDiscrete(c.Task):
+		add(badf("algo dqn needs a discrete task (%v); %s has continuous actions: use --algo sac", grid.Names(), c.Task))
+	case algo == "sac" && IsDiscrete(c.Task):
+		add(badf("task %s has discrete actions: use --algo dqn (or auto)", c.Task))
+	}
+	if algo != "dqn" {
+		return
+	}
+	d := c.DQN
+	if _, err := grid.ParseView(c.Grid.View); err != nil {
+		add(badf("grid.view %q is not one of egocentric|full", c.Grid.View))
+	}
+	if c.Grid.MaxSteps < 0 {
+		add(badf("grid.max_steps must be ≥ 0 (0: MiniGrid's 10·size²)"))
+	}
+	if len(d.Hidden) == 0 {
+		add(badf("dqn.hidden needs at least one layer width"))
+	}
+	for _, h := range d.Hidden {
+		if h <= 0 {
+			add(badf("dqn.hidden widths must be > 0 (got %d)", h))
+		}
+	}
+	if d.Gamma <= 0 || d.Gamma > 1 {
+		add(badf("dqn.gamma must be in (0, 1] (got %g)", d.Gamma))
+	}
+	if d.LR <= 0 {
+		add(badf("dqn.lr must be > 0 (got %g)", d.LR))
+	}
+	if d.BatchSize <= 0 || d.TrainFreq <= 0 || d.TargetFreq <= 0 || d.NStep <= 0 {
+		add(badf("dqn.batch_size, dqn.train_freq, dqn.target_freq and dqn.n_step must be > 0"))
+	}
+	if d.LearningStarts < 0 {
+		add(badf("dqn.learning_starts must be ≥ 0 (got %d)", d.LearningStarts))
+	}
+	if d.Tau <= 0 || d.Tau > 1 {
+		add(badf("dqn.tau must be in (0, 1] (got %g)", d.Tau))
+	}
+	for _, e := range []struct {
+		name string
+		v    float64
+	}{{"eps_start", d.EpsStart}, {"eps_end", d.EpsEnd}, {"eps_fraction", d.EpsFraction}, {"eval_eps", d.EvalEps}} {
+		if !(e.v >= 0 && e.v <= 1) {
+			add(badf("dqn.%s must be in [0, 1] (got %g)", e.name, e.v))
+		}
+	}
+	if d.MaxGradNorm < 0 {
+		add(badf("dqn.max_grad_norm must be ≥ 0 (0 disables)"))
+	}
+	if d.NStep > 1 && c.Buffer.ShareNextObs {
+		add(badf("buffer.share_next_obs needs one-step transitions (a stored next obs is the following transition's obs); set dqn.n_step: 1 or share_next_obs: false"))
+	}
+	if c.Buffer.Capacity < d.BatchSize {
+		add(badf("buffer.capacity (%d) is smaller than dqn.batch_size (%d)", c.Buffer.Capacity, d.BatchSize))
+	}
+	if c.Reward != "sparse" && c.Reward != "dense" {
+		add(badf("reward %s is not available for grid tasks: they have MiniGrid's own reward (use dense or sparse, which are the same there)", c.Reward))
+	}
+}

@@ -1,0 +1,106 @@
+package train
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+)
+
+// rates returns env steps/s and updates/s of this process.
+func (c *core) rates() (float64, float64) {
+	el := time.Since(c.sessionStart).Seconds()
+	if el <= 0 {
+		return 0, 0
+	}
+	return float64(c.step-c.startStep) / el, float64(c.updates-c.startUpdates) / el
+}
+
+// logRow writes one metrics row and prints the console table.
+func (c *core) logRow(l learner) error {
+	v := map[string]float64{
+		"rollout/ep_rew_mean":  mean(c.recentRet),
+		"rollout/ep_len_mean":  mean(c.recentLen),
+		"rollout/success_rate": mean(c.recentSucc),
+		"time/episodes":        float64(c.episodes),
+		"time/total_updates":   float64(c.updates),
+		"time/elapsed_s":       c.elapsedBefore + time.Since(c.sessionStart).Seconds(),
+	}
+	sps, ups := c.rates()
+	v["time/fps"], v["time/updates_per_s"] = sps, ups
+	if c.haveUpd {
+		c.lastUpd.Range(func(k string, x float64) { v[k] = x })
+	}
+	l.values(v)
+	c.diag.metrics(v, c.buf.Len())
+	c.smp.addMetrics(v)
+	if err := c.mlog.Write(Row{Step: c.step, Values: v}); err != nil {
+		return err
+	}
+	if c.out != nil {
+		if c.prog != nil {
+			c.prog.Clear()
+		}
+		// the table shows the latest evaluation; the files keep it in its own rows
+		if c.lastEval != nil {
+			v["eval/success_rate"] = c.lastEval.SuccessRate
+			v["eval/mean_return"] = c.lastEval.MeanReturn
+		}
+		_, _ = fmt.Fprint(c.out, FormatTable(c.step, v))
+	}
+	return nil
+}
+
+// evalAndLog evaluates the deterministic policy, logs eval/ metrics and
+// refreshes the curves.
+func (c *core) evalAndLog(ctx context.Context, l learner, final bool) error {
+	if c.cfg.Eval.Episodes == 0 {
+		return nil
+	}
+	res, extra, err := l.evaluate(ctx)
+	if err != nil {
+		return err
+	}
+	c.lastEval = res
+	if final {
+		c.res.FinalEval = res
+	}
+	row := Row{Step: c.step, Values: map[string]float64{
+		"eval/success_rate":   res.SuccessRate,
+		"eval/mean_return":    res.MeanReturn,
+		"eval/std_return":     res.StdReturn,
+		"eval/mean_ep_length": res.MeanLength,
+		"eval/episodes":       float64(res.Episodes),
+	}}
+	for k, x := range extra {
+		row.Values[k] = x
+	}
+	if err := c.mlog.Write(row); err != nil {
+		return err
+	}
+	if c.out != nil {
+		if c.prog != nil {
+			c.prog.Clear()
+		}
+		_, _ = fmt.Fprintf(c.out, "eval @ %d: success rate %.2f, mean return %.2f ± %.2f (%d episodes)",
+			c.step, res.SuccessRate, res.MeanReturn, res.StdReturn, res.Episodes)
+		if rho, ok := extra["eval/reward_expert_spearman"]; ok {
+			_, _ = fmt.Fprintf(c.out, "; learned reward vs progress on an expert episode: Spearman %.2f", rho)
+		}
+		_, _ = fmt.Fprintln(c.out)
+	}
+	c.plot()
+	if err := c.saveBest(l, res); err != nil {
+		return err
+	}
+	return c.hooks.eval(EvalEvent{Step: c.step, Result: res, Final: final})
+}
+
+func (c *core) plot() {
+	paths, err := PlotCurves(filepath.Join(c.cfg.Out, "curves"), c.title, c.mlog.Rows())
+	if err != nil {
+		c.warnf("learning curves: %v", err)
+		return
+	}
+	c.res.Curves = paths
+}

@@ -1,0 +1,233 @@
+package train
+
+import (
+	"fmt"
+	"strings"
+)
+
+// ConfigError is a configuration the user must fix (the CLI exits 2).
+type ConfigError struct{ Msg string }
+
+func (e *ConfigError) Error() string { return e.Msg }
+
+func badf(format string, a ...any) error { return &ConfigError{Msg: fmt.Sprintf(format, a...)} }
+
+func oneOf(name, v string, choices []string) error {
+	for _, c := range choices {
+		if v == c {
+			return nil
+		}
+	}
+	return badf("%s %q is not one of %s", name, v, strings.Join(choices, "|"))
+}
+
+// Validate checks the config for values the loop cannot run with. Task
+// names are checked by Run against the task registry.
+func (c *Config) Validate() error {
+	var errs []error
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	add(oneOf("reward", c.Reward, RewardChoices))
+	add(oneOf("replay", c.Replay, append([]string{"auto"}, ReplayChoices...)))
+	add(oneOf("scorer", c.Scorer, ScorerChoices))
+	add(oneOf("buffer.score_map", c.Buffer.ScoreMap, []string{"threshold", "raw"}))
+	add(oneOf("vlm.clip_format", c.VLM.ClipFormat, ClipFormatChoices))
+	c.validateStrict(add)
+	c.validateDQN(add)
+	c.validateBaselines(add)
+	pos := func(name string, v int64) {
+		if v <= 0 {
+			add(badf("%s must be > 0 (got %d)", name, v))
+		}
+	}
+	nonneg := func(name string, v float64) {
+		if v < 0 {
+			add(badf("%s must be ≥ 0 (got %g)", name, v))
+		}
+	}
+	if c.Task == "" {
+		add(badf("task is empty: pass --task NAME (robot-train tasks lists them)"))
+	}
+	if c.Out == "" {
+		add(badf("out is empty: pass --out RUN_DIR"))
+	}
+	pos("steps", c.Steps)
+	pos("num_envs", int64(c.NumEnvs))
+	if c.MaxEpisodeLen < 0 {
+		add(badf("max_episode_len must be ≥ 0 (0 = task default)"))
+	}
+	if c.Demos < 0 {
+		add(badf("demos must be ≥ 0 (scripted-expert episodes at the start; 0 = none)"))
+	}
+	c.validateSAC(add, pos, nonneg)
+	c.validateBuffer(add, pos, nonneg)
+	c.validateVLM(add, pos, nonneg)
+	if c.Reward == "erlvlm" || c.Reward == "vlmrm" {
+		c.validateRM(add)
+	}
+	nonneg("eval.every", float64(c.Eval.Every))
+	nonneg("eval.episodes", float64(c.Eval.Episodes))
+	pos("log.every", c.Log.Every)
+	nonneg("checkpoint.every", float64(c.Ckpt.Every))
+	pos("checkpoint.keep", int64(c.Ckpt.Keep))
+	if len(errs) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(errs))
+	for i, e := range errs {
+		msgs[i] = e.Error()
+	}
+	return &ConfigError{Msg: "invalid config: " + strings.Join(msgs, "; ")}
+}
+
+// validateSAC checks the sac section (and the BLAS choice).
+func (c *Config) validateSAC(add func(error), pos func(string, int64), nonneg func(string, float64)) {
+	if len(c.SAC.Hidden) == 0 {
+		add(badf("sac.hidden needs at least one layer width"))
+	}
+	for _, h := range c.SAC.Hidden {
+		pos("sac.hidden width", int64(h))
+	}
+	if c.SAC.Gamma <= 0 || c.SAC.Gamma > 1 {
+		add(badf("sac.gamma must be in (0, 1] (got %g)", c.SAC.Gamma))
+	}
+	if c.SAC.Tau <= 0 || c.SAC.Tau > 1 {
+		add(badf("sac.tau must be in (0, 1] (got %g)", c.SAC.Tau))
+	}
+	pos("sac.batch_size", int64(c.SAC.BatchSize))
+	nonneg("sac.learning_starts", float64(c.SAC.LearningStarts))
+	if c.SAC.ActorLR <= 0 || c.SAC.CriticLR <= 0 {
+		add(badf("sac.actor_lr and sac.critic_lr must be > 0"))
+	}
+	if c.SAC.UpdatesPerStep <= 0 {
+		add(badf("sac.updates_per_step must be > 0 (got %g)", c.SAC.UpdatesPerStep))
+	}
+	pos("sac.policy_freq", int64(c.SAC.PolicyFreq))
+	pos("sac.target_freq", int64(c.SAC.TargetFreq))
+	if c.SAC.Threads != 1 && c.SAC.Threads != 2 {
+		add(badf("sac.threads must be 1 or 2 (got %d)", c.SAC.Threads))
+	}
+	add(oneOf("blas", c.BLAS, []string{"auto", "gonum", "openblas"}))
+	nonneg("sac.alpha", c.SAC.Alpha)
+	nonneg("sac.alpha_min", c.SAC.AlphaMin)
+}
+
+// validateBuffer checks the buffer section.
+func (c *Config) validateBuffer(add func(error), pos func(string, int64), nonneg func(string, float64)) {
+	pos("buffer.capacity", int64(c.Buffer.Capacity))
+	if c.Buffer.Capacity < c.SAC.BatchSize {
+		add(badf("buffer.capacity (%d) is smaller than sac.batch_size (%d)", c.Buffer.Capacity, c.SAC.BatchSize))
+	}
+	nonneg("buffer.per_alpha", c.Buffer.PERAlpha)
+	if c.Buffer.PERBeta0 < 0 || c.Buffer.PERBeta0 > 1 {
+		add(badf("buffer.per_beta0 must be in [0, 1] (got %g)", c.Buffer.PERBeta0))
+	}
+	nonneg("buffer.per_eps", c.Buffer.PEREps)
+	if c.Buffer.LambdaMax < 0 || c.Buffer.LambdaMax > 1 {
+		add(badf("buffer.lambda_max must be in [0, 1] (got %g)", c.Buffer.LambdaMax))
+	}
+	nonneg("buffer.lambda_warmup", float64(c.Buffer.LambdaWarmup))
+	nonneg("buffer.default_prio", c.Buffer.DefaultPrio)
+	nonneg("buffer.score_floor", c.Buffer.ScoreFloor)
+	nonneg("buffer.vlm_alpha", c.Buffer.VLMAlpha)
+	if c.Buffer.Threshold < 0 || c.Buffer.Threshold > 1 {
+		add(badf("buffer.threshold must be in [0, 1] (got %g)", c.Buffer.Threshold))
+	}
+}
+
+// validateVLM checks the vlm section and the openai scorer's server.
+func (c *Config) validateVLM(add func(error), pos func(string, int64), nonneg func(string, float64)) {
+	pos("vlm.clip_len", int64(c.VLM.ClipLen))
+	pos("vlm.stride", int64(c.VLM.Stride))
+	add(oneOf("vlm.apply", c.VLM.Apply, ApplyChoices))
+	pos("vlm.frames", int64(c.VLM.Frames))
+	pos("vlm.width", int64(c.VLM.Width))
+	pos("vlm.height", int64(c.VLM.Height))
+	if c.VLM.MSAA < 0 || c.VLM.MSAA > 16 {
+		add(badf("vlm.msaa must be in 0..16 (got %d)", c.VLM.MSAA))
+	}
+	nonneg("vlm.workers", float64(c.VLM.Workers))
+	pos("vlm.queue", int64(c.VLM.Queue))
+	if c.VLM.Width > 4096 || c.VLM.Height > 4096 {
+		add(badf("vlm.width/height above 4096 px: use a smaller scorer frame"))
+	}
+	// Scorer openai needs its server whichever replay is set: a user who
+	// names it means to use a VLM, and the warning for a replay that
+	// ignores the scorer comes after (Warnings).
+	if c.Scorer == "openai" {
+		if c.VLM.BaseURL == "" {
+			add(badf("scorer openai needs a server: pass --vlm-base-url URL (or set OPENAI_BASE_URL)"))
+		}
+		if c.VLM.Model == "" {
+			add(badf("scorer openai needs a model: pass --vlm-model NAME"))
+		}
+	}
+}
+
+// validateRM checks the reward_model section for reward erlvlm and vlmrm.
+func (c *Config) validateRM(add func(error)) {
+	m := &c.RM
+	pos := func(name string, v int64) {
+		if v <= 0 {
+			add(badf("reward_model.%s must be > 0 (got %d)", name, v))
+		}
+	}
+	pos("frame_size", int64(m.FrameSize))
+	if m.FrameSize > 1024 {
+		add(badf("reward_model.frame_size above 1024 px: use a smaller reward frame"))
+	}
+	if c.Reward == "vlmrm" {
+		if m.EmbedBaseURL == "" {
+			add(badf("reward vlmrm needs an embedding server: pass --embed-base-url URL"))
+		}
+		if len(m.Goal) == 0 || len(m.Baseline) == 0 {
+			add(badf("reward vlmrm needs goal and baseline prompts: pass --goal \"...\" --baseline \"...\""))
+		}
+		if !(m.Alpha >= 0 && m.Alpha <= 1) {
+			add(badf("reward_model.alpha must be in [0, 1] (got %g)", m.Alpha))
+		}
+		pos("embed_batch", int64(m.EmbedBatch))
+		return
+	}
+	add(oneOf("reward_model.rater", m.Rater, RaterChoices))
+	add(oneOf("reward_model.loss", m.Loss, []string{"mae", "ce"}))
+	add(oneOf("reward_model.pretrain", m.Pretrain, []string{"entropy", "none"}))
+	pos("entropy_k", int64(m.EntropyK))
+	if m.Catchup < 0 {
+		add(badf("reward_model.catchup_updates must be ≥ 0 (got %d)", m.Catchup))
+	}
+	if m.Classes != 0 && (m.Classes < 2 || m.Classes > 5) {
+		add(badf("reward_model.classes must be 2–5, or 0 for the task's default (got %d)", m.Classes))
+	}
+	if !(m.LabelNoise >= 0 && m.LabelNoise <= 1) {
+		add(badf("reward_model.label_noise must be in [0, 1] (got %g)", m.LabelNoise))
+	}
+	pos("cnn_size", int64(m.CNNSize))
+	if m.CNNSize > m.FrameSize {
+		add(badf("reward_model.cnn_size (%d) exceeds frame_size (%d)", m.CNNSize, m.FrameSize))
+	}
+	pos("ensemble", int64(m.Ensemble))
+	pos("batch", int64(m.Batch))
+	if m.LR <= 0 {
+		add(badf("reward_model.lr must be > 0 (got %g)", m.LR))
+	}
+	pos("epochs", int64(m.Epochs))
+	pos("first", m.First)
+	pos("every", m.Every)
+	pos("per_session", int64(m.PerSession))
+	pos("budget", int64(m.Budget))
+	pos("episodes", int64(m.Episodes))
+	pos("per_episode", int64(m.PerEpisode))
+	pos("workers", int64(m.Workers))
+	if m.Rater == "openai" {
+		if c.VLM.BaseURL == "" {
+			add(badf("rater openai needs a server: pass --vlm-base-url URL (or set OPENAI_BASE_URL)"))
+		}
+		if c.VLM.Model == "" {
+			add(badf("rater openai needs a model: pass --vlm-model NAME"))
+		}
+	}
+}
