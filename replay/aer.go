@@ -8,15 +8,18 @@ import (
 )
 
 // AERConfig configures Attentive Experience Replay.
+//
+// The yaml tags are the keys of a training config's aer section
+// (LambdaSteps is derived from the run's length).
 type AERConfig struct {
 	// Lambda0 is the candidate factor λ at the start: each Sample draws
 	// ⌈λ·k⌉ candidates uniformly for a batch of k (Sun et al. 2020 use
 	// λ > 1; default 4).
-	Lambda0 float64
+	Lambda0 float64 `yaml:"lambda0"`
 	// LambdaSteps is the number of Sample calls over which λ falls linearly
 	// from Lambda0 to 1 ("bias annealing": at λ = 1 AER is uniform replay).
 	// 0 keeps λ at Lambda0.
-	LambdaSteps int64
+	LambdaSteps int64 `yaml:"-"`
 }
 
 // DefaultAERConfig returns λ₀ = 4 with no annealing schedule set.

@@ -7,16 +7,18 @@ import (
 )
 
 // EROConfig configures Experience Replay Optimization.
+//
+// The yaml tags are the keys of a training config's ero section.
 type EROConfig struct {
 	// Candidates is how many transitions per batch row are drawn
 	// uniformly and offered to the replay policy (default 4).
-	Candidates int
+	Candidates int `yaml:"candidates"`
 	// LR is the replay policy's REINFORCE step size (default 0.05).
-	LR float64
+	LR float64 `yaml:"lr"`
 	// Memory bounds the (features, decision) pairs kept between two
 	// replay-policy updates (default 65536): beyond it a uniform reservoir
 	// sample of all the decisions since the last update is kept.
-	Memory int
+	Memory int `yaml:"-"`
 }
 
 // DefaultEROConfig returns 4 candidates per row, step size 0.05 and a

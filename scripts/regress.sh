@@ -126,4 +126,26 @@ for r in "${runs[@]}"; do
 		fi
 	fi
 done
+# An old binary's run directory resumes under the new binary and keeps
+# its configuration (config.yaml differs in steps and out only), and every
+# committed study file still loads.
+if [ -s "$work/dqn-ero-old/metrics.jsonl" ]; then
+	rm -rf "$work/resume-check"
+	cp -r "$work/dqn-ero-old" "$work/resume-check"
+	if "$new" train --resume "$work/resume-check" --steps 22000 --quiet >"$work/resume-check.log" 2>&1 &&
+		[ "$(diff <(grep -v '^#' "$work/dqn-ero-old/config.yaml") <(grep -v '^#' "$work/resume-check/config.yaml") | grep -c '^[<>]' || true)" = 4 ]; then
+		echo "resume: the new binary continues an old run with the same config keys"
+	else
+		echo "resume: FAILED (see $work/resume-check.log)"
+		fail=1
+	fi
+fi
+here=$(cd "$(dirname "$0")/.." && pwd)
+for f in "$here"/studies/*.yaml; do
+	if ! "$new" study run "$f" --dry-run --out "$work/study-dry" >/dev/null 2>"$work/study.err"; then
+		echo "study file $(basename "$f"): does not load: $(head -1 "$work/study.err")"
+		fail=1
+	fi
+done
+echo "study files: checked (dry run)"
 exit $fail

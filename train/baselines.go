@@ -6,31 +6,14 @@ import (
 	"github.com/vlmrb/vlmrb/replay"
 )
 
-// AERConfig configures replay aer (Attentive Experience Replay, the `aer:`
-// section): each batch of k is the k transitions nearest the agent's
-// current state among ⌈λk⌉ uniform draws, λ falling linearly from lambda0
-// to 1 over the run's updates.
-type AERConfig struct {
-	Lambda0 float64 `yaml:"lambda0"` // initial candidate factor λ ≥ 1
-}
-
-// EROConfig configures replay ero (Experience Replay Optimization, the
-// `ero:` section): a logistic replay policy over reward, |TD error| and age
-// keeps candidates by Bernoulli draws and learns by REINFORCE on the change
-// of the return from one training episode to the next.
-type EROConfig struct {
-	Candidates int     `yaml:"candidates"` // uniform candidates per batch row offered to the replay policy
-	LR         float64 `yaml:"lr"`         // replay-policy step size
-}
-
-// DefaultAERConfig and DefaultEROConfig are the replay package's defaults.
-func DefaultAERConfig() AERConfig { return AERConfig{Lambda0: replay.DefaultAERConfig().Lambda0} }
-
-// DefaultEROConfig returns replay.DefaultEROConfig's candidates and step size.
-func DefaultEROConfig() EROConfig {
-	d := replay.DefaultEROConfig()
-	return EROConfig{Candidates: d.Candidates, LR: d.LR}
-}
+// The aer and ero sections of a config are replay.AERConfig (the
+// candidate factor λ₀; its annealing length is the run's update count)
+// and replay.EROConfig (candidates per batch row, the replay policy's
+// step size): AER ranks ⌈λk⌉ uniform draws by similarity to the agent's
+// current state, λ falling linearly to 1 over the run; ERO's logistic
+// replay policy over reward, |TD error| and age keeps candidates by
+// Bernoulli draws and learns by REINFORCE on the change of the return from
+// one training episode to the next.
 
 // validateBaselines checks the aer and ero sections when they are used.
 func (c *Config) validateBaselines(add func(error)) {
@@ -58,7 +41,9 @@ func (a *aerSampler) setQuery(obs []float64) { a.SetQuery(obs) }
 // newAER builds replay aer over buf; totalUpdates is the length of its λ
 // annealing (one Sample per update).
 func newAER(cfg *Config, buf *replay.Buffer, totalUpdates int64) (*aerSampler, error) {
-	s, err := replay.NewAER(buf, replay.AERConfig{Lambda0: cfg.AER.Lambda0, LambdaSteps: totalUpdates})
+	ac := cfg.AER
+	ac.LambdaSteps = totalUpdates
+	s, err := replay.NewAER(buf, ac)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +64,7 @@ type eroSampler struct {
 }
 
 func newERO(cfg *Config, buf *replay.Buffer) (*eroSampler, error) {
-	s, err := replay.NewERO(buf, replay.EROConfig{Candidates: cfg.ERO.Candidates, LR: cfg.ERO.LR})
+	s, err := replay.NewERO(buf, cfg.ERO)
 	if err != nil {
 		return nil, err
 	}

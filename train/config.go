@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/vlmrb/vlmrb/internal/atomicfile"
+	"github.com/vlmrb/vlmrb/replay"
 	"gopkg.in/yaml.v3"
 )
 
@@ -28,12 +29,12 @@ type Config struct {
 	Demos         int    `yaml:"demos"`           // first episodes driven by the task's scripted expert (they count toward steps)
 	BLAS          string `yaml:"blas"`            // BLAS backend: auto (OpenBLAS when built with cgo) | gonum | openblas
 
-	Algo string     `yaml:"algo"` // learner: auto (dqn for discrete tasks, sac otherwise) | sac | dqn
-	SAC  SACConfig  `yaml:"sac"`
-	DQN  DQNConfig  `yaml:"dqn"`  // discrete tasks (dqn.go)
-	Grid GridConfig `yaml:"grid"` // grid tasks' observation (dqn.go)
-	AER  AERConfig  `yaml:"aer"`  // replay aer (baselines.go)
-	ERO  EROConfig  `yaml:"ero"`  // replay ero (baselines.go)
+	Algo string           `yaml:"algo"` // learner: auto (dqn for discrete tasks, sac otherwise) | sac | dqn
+	SAC  SACConfig        `yaml:"sac"`
+	DQN  DQNConfig        `yaml:"dqn"`  // discrete tasks (dqn.go)
+	Grid GridConfig       `yaml:"grid"` // grid tasks' observation (dqn.go)
+	AER  replay.AERConfig `yaml:"aer"`  // replay aer (baselines.go)
+	ERO  replay.EROConfig `yaml:"ero"`  // replay ero (baselines.go)
 
 	Buffer BufferConfig `yaml:"buffer"`
 	VLM    VLMConfig    `yaml:"vlm"`
@@ -205,8 +206,8 @@ func DefaultConfig() Config {
 		Algo:          "auto",
 		DQN:           DefaultDQNConfig(),
 		Grid:          GridConfig{View: "egocentric"},
-		AER:           DefaultAERConfig(),
-		ERO:           DefaultEROConfig(),
+		AER:           replay.DefaultAERConfig(),
+		ERO:           replay.DefaultEROConfig(),
 		SAC: SACConfig{
 			Hidden:         []int{256, 256},
 			Gamma:          0.99,
