@@ -4,16 +4,33 @@
 // deterministic evaluation → logs and checkpoints.
 //
 // One loop (loop.go) serves both learners: SAC on the manipulation tasks
-// (run.go) and Double DQN on the grid tasks (dqn.go). A learner collects a
-// vector step of experience and updates; the loop stores transitions,
-// samples (the sampler and the feedback it takes — TD errors, ReLo scores
-// or none — are chosen once), paces evaluation, logging and checkpoints,
-// and calls hooks in the manner of Stable-Baselines3's callbacks: OnStep
-// for every stored transition, AfterUpdate, OnEval and OnCheckpoint. The
-// batch diagnostics, VLM-RB's clip scoring and the VLM reward are hooks
-// of the run; Options.Hooks adds a library user's own. The scorer's
-// frames come through frame.Source: the simulation's camera, or any
-// source given in Options.Frames (a real camera from package hw).
+// (run.go, sac_*.go) and Double DQN on the grid tasks (dqn*.go). The loop
+// owns the envs, the agent and the sampler: a learner collects a vector
+// step of experience and updates; the loop stores transitions, samples
+// (the sampler and the feedback it takes — TD errors, ReLo scores or none
+// — are chosen once), paces evaluation, logging and checkpoints, and hands
+// typed events to hooks in the manner of Stable-Baselines3's callbacks:
+// OnStep for every stored transition, AfterUpdate, OnEval and
+// OnCheckpoint. The side systems — the batch diagnostics (diag.go),
+// VLM-RB's clip scoring (scoring.go), the learned reward (reward.go) and
+// Options.Hooks — are hooks that keep their own state and are built from
+// narrow views (the envs' cameras, the sampler they write to, the buffer's
+// capacity), never from the loop itself. A sampler's extra needs are
+// optional interfaces (sampler.go): the end of a training episode (ERO's
+// replay reward), the agent's current state (AER's query), its own
+// metrics and checkpoint state; the loop never asks for a sampler's type.
+// The aer and ero sections of the config are replay's own config types.
+//
+// The scorer's frames come through frame.Source: the simulation's camera
+// (render.SimCamera, or the grid's tile frames), or any source given in
+// Options.Frames (a real camera from package hw). One rule says which
+// frame goes with a transition, for both learners (vlmprio.Pipeline): the
+// frame of transition t is o_t, the observation its action is taken in,
+// rendered once before the env step; the clip that scores transition i is
+// (o_i … o_{i+L−1}); a terminated episode (the grid's goal reached) ends
+// its last clips with its final observation o_T. The manipulation tasks
+// never terminate in training (they truncate at max_episode_len), so their
+// clips end at o_{T−1}.
 // With demos N the first N episodes (by episode id, across the envs) are
 // driven by the task's scripted expert: a sparse-reward run then holds
 // successful experience from the start, as with a few demonstrations, and
