@@ -11,6 +11,14 @@
 #   go build -o /tmp/new ./cmd/robot-train
 #   scripts/regress.sh /tmp/old /tmp/new
 #
+# Across the top-floor refactor (issue 34, from 7874136) two changes are
+# intended: the grid learner's scorer frames follow the one frame rule
+# (o_t, not s_{t+1}), and the Fig. 3 check's clips do too, so compare with
+#
+#   EXPECT_DIFF=dqn-vlmrb-pixel IGNORE_COLS='^eval/score_dq_spearman$' scripts/regress.sh OLD NEW
+#
+# (add '|^replay/semantic_' to IGNORE_COLS across the DoorKey diagnostics fix).
+#
 # Runs: SAC uniform, SAC PER, SAC VLM-RB with the oracle scorer scoring in
 # the loop (vlm.workers 0, so the run is a function of its seed), all on
 # reach, and DQN PER on doorkey-5x5; then SAC VLM-RB with the pixel scorer

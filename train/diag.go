@@ -154,7 +154,8 @@ func (d *replayDiag) metrics(v map[string]float64, bufLen int) {
 
 // scoreValueCorrelation is the paper's Fig. 3 check along one scripted
 // expert episode: the Spearman correlation between the score of the clip
-// of L frames starting at step i and the critic's temporal value
+// (o_i … o_{i+L−1}) of transition i (the frames of the states the actions
+// are taken in, as in training) and the critic's temporal value
 // difference over it, ΔQ = Q(i+L) − Q(i) (the paper's ΔQ(t; L) =
 // Q(t + L/2) − Q(t − L/2) at the clip's centre t = i + L/2), with Q the
 // smaller of the two online critics at the expert's action. Clips start
@@ -179,17 +180,7 @@ func scoreValueCorrelation(ctx context.Context, f fig3Setup, seed uint64, stride
 	var prog []float64
 	w, h := f.cfg.VLM.Width, f.cfg.VLM.Height
 	for t := 0; ; t++ {
-		pol.Act(obs, act)
-		for _, v := range obs {
-			xs = append(xs, float32(v))
-		}
-		for _, v := range act {
-			xs = append(xs, float32(v))
-		}
-		next, _, term, trunc, _, err := env.Step(act)
-		if err != nil {
-			return math.NaN(), err
-		}
+		// o_t, the state the action is taken in (the training frame rule)
 		p, _ := env.Progress()
 		prog = append(prog, p)
 		fr := frame.Frame{Camera: f.cfg.VLM.Camera, Seq: uint64(t)}
@@ -201,6 +192,17 @@ func scoreValueCorrelation(ctx context.Context, f fig3Setup, seed uint64, stride
 			fr.Image = img
 		}
 		frames = append(frames, fr)
+		pol.Act(obs, act)
+		for _, v := range obs {
+			xs = append(xs, float32(v))
+		}
+		for _, v := range act {
+			xs = append(xs, float32(v))
+		}
+		next, _, term, trunc, _, err := env.Step(act)
+		if err != nil {
+			return math.NaN(), err
+		}
 		obs = next
 		if term || trunc {
 			break
