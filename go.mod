@@ -30,4 +30,5 @@ require (
 	github.com/pion/sdp/v3 v3.0.10 // indirect
 	golang.org/x/net v0.34.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
+	google.golang.org/protobuf v1.36.12 // indirect
 )
