@@ -29,10 +29,10 @@ const (
 
 // Metadata keys written into metadata_props.
 const (
-	KeyPolicy      = "vlmrb.policy"           // KindSACActor or KindDQN
-	KeyTask        = "vlmrb.task"             // task name (robot-train tasks)
-	KeyRun         = "vlmrb.run"              // run directory the checkpoint came from
-	KeyStep        = "vlmrb.step"             // env step of the checkpoint
+	KeyPolicy      = "vlmrb.policy"            // KindSACActor or KindDQN
+	KeyTask        = "vlmrb.task"              // task name (robot-train tasks)
+	KeyRun         = "vlmrb.run"               // run directory the checkpoint came from
+	KeyStep        = "vlmrb.step"              // env step of the checkpoint
 	KeyObsSpace    = "vlmrb.observation_space" // JSON, see Space
 	KeyActSpace    = "vlmrb.action_space"      // JSON, see Space
 	KeySelection   = "vlmrb.action_selection"  // how the output becomes an action
