@@ -14,8 +14,9 @@ const (
 	// MaxModelBytes is the largest encoded model ReadFile reads (256 MiB).
 	MaxModelBytes = 256 << 20
 	// MaxTensorElems bounds the elements of any tensor, stored or
-	// computed (2²⁶, 256 MiB of float32).
-	MaxTensorElems = 1 << 26
+	// computed (2²⁴, 64 MiB of float32; DoorKey's one-hot input layer
+	// has 132,224 weights).
+	MaxTensorElems = 1 << 24
 	// MaxRank bounds tensor ranks.
 	MaxRank = 8
 )

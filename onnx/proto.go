@@ -118,13 +118,12 @@ type Dim struct {
 // Tensor is a TensorProto held in memory: dimensions and the values of
 // its type (Float, Int64 or Bool) in row-major order.
 type Tensor struct {
-	Name   string
-	Type   DataType
-	Dims   []int64
-	Float  []float32
-	Int64  []int64
-	Bool   []bool
-	nelems int // cached element count
+	Name  string
+	Type  DataType
+	Dims  []int64
+	Float []float32
+	Int64 []int64
+	Bool  []bool
 }
 
 // NewFloat returns a float tensor of the given dims holding v (not copied).
