@@ -10,7 +10,10 @@
 // code) and Unmarshal reads it back, bounded by MaxModelBytes and checked
 // field by field, so a crafted file gives an error, never a panic.
 // NewSession checks a graph once (operators, attributes, that every value
-// is produced before it is used) and Session.Run executes it on a batch.
+// is produced before it is used) and Session.Run executes it on a batch;
+// its matrix products run on package nn's selected BLAS backend with the
+// calls nn's own forward pass makes, so an exported network gives the
+// agent's numbers exactly.
 // An operator or feature outside the subset is an error naming it:
 // subgraphs, external data, other operator domains, sparse tensors.
 //

@@ -8,7 +8,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/gonum"
+
+	"github.com/vlmrb/vlmrb/nn"
 )
 
 // Ops lists the operators a Session runs, sorted.
@@ -485,20 +486,19 @@ func buildGemm(a attrs) (kernel, error) {
 			return []*Tensor{y}, nil
 		}
 		lda, ldb := ac, bc
-		impl := gonum.Implementation{}
 		if M == 1 && tA == blas.NoTrans && c != nil {
 			// one row: y = C + alpha·Bᵀx, accumulated onto C as package
 			// nn's single-observation forward pass does
 			copy(y.Float, c)
 			if tB == blas.NoTrans {
-				impl.Sgemv(blas.Trans, K, N, alpha, in[1].Float, ldb, in[0].Float, 1, 1, y.Float, 1)
+				nn.Sgemv(blas.Trans, K, N, alpha, in[1].Float, ldb, in[0].Float, 1, 1, y.Float, 1)
 			} else {
-				impl.Sgemv(blas.NoTrans, N, K, alpha, in[1].Float, ldb, in[0].Float, 1, 1, y.Float, 1)
+				nn.Sgemv(blas.NoTrans, N, K, alpha, in[1].Float, ldb, in[0].Float, 1, 1, y.Float, 1)
 			}
 			return []*Tensor{y}, nil
 		}
 		if K > 0 {
-			impl.Sgemm(tA, tB, M, N, K, alpha, in[0].Float, lda, in[1].Float, ldb, 0, y.Float, N)
+			nn.Sgemm(tA, tB, M, N, K, alpha, in[0].Float, lda, in[1].Float, ldb, 0, y.Float, N)
 		}
 		for e, v := range c {
 			y.Float[e] += v
@@ -524,7 +524,7 @@ func matMul(in []*Tensor) ([]*Tensor, error) {
 		return nil, err
 	}
 	if M > 0 && N > 0 && K > 0 {
-		gonum.Implementation{}.Sgemm(blas.NoTrans, blas.NoTrans, M, N, K, 1, in[0].Float, K, in[1].Float, N, 0, y.Float, N)
+		nn.Sgemm(blas.NoTrans, blas.NoTrans, M, N, K, 1, in[0].Float, K, in[1].Float, N, 0, y.Float, N)
 	}
 	return []*Tensor{y}, nil
 }
