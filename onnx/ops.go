@@ -190,10 +190,29 @@ func unaryFloat(f func(float32) float32) kernel {
 	}
 }
 
-// broadcast returns the numpy-broadcast shape of a and b and, for every
-// output element in row-major order, the index of the element of a and
-// of b it reads.
-func broadcast(a, b []int64) (out []int64, ia, ib []int, err error) {
+// imap maps an element of a broadcast result (row-major index e) to the
+// element of an operand it reads.
+type imap struct {
+	kind byte  // 'i' identity, 'z' always 0, 'm' e mod n (a suffix of the shape), 'x' idx[e]
+	n    int   // for 'm'
+	idx  []int // for 'x'
+}
+
+func (m imap) at(e int) int {
+	switch m.kind {
+	case 'i':
+		return e
+	case 'z':
+		return 0
+	case 'm':
+		return e % m.n
+	}
+	return m.idx[e]
+}
+
+// broadcast returns the numpy-broadcast shape of a and b and, for each,
+// the map from output elements to its elements.
+func broadcast(a, b []int64) (out []int64, ia, ib imap, err error) {
 	r := max(len(a), len(b))
 	out = make([]int64, r)
 	for i := range r {
@@ -210,54 +229,88 @@ func broadcast(a, b []int64) (out []int64, ia, ib []int, err error) {
 		case da == 1:
 			out[i] = db
 		default:
-			return nil, nil, nil, fmt.Errorf("shapes %v and %v do not broadcast", a, b)
+			return nil, imap{}, imap{}, fmt.Errorf("shapes %v and %v do not broadcast", a, b)
 		}
 	}
 	n, ok := numElems(out)
 	if !ok {
-		return nil, nil, nil, fmt.Errorf("broadcast shape %v is over %d elements", out, MaxTensorElems)
+		return nil, imap{}, imap{}, fmt.Errorf("broadcast shape %v is over %d elements", out, MaxTensorElems)
 	}
-	if slices.Equal(a, b) {
-		return out, nil, nil, nil // identity maps
-	}
-	stride := func(s []int64) []int {
-		st := make([]int, r)
-		acc := 1
-		for i := len(s) - 1; i >= 0; i-- {
-			k := i + r - len(s)
-			if s[i] != 1 {
-				st[k] = acc
-			}
-			acc *= int(s[i])
-		}
-		return st
-	}
-	sa, sb := stride(a), stride(b)
-	ia, ib = make([]int, n), make([]int, n)
-	idx := make([]int64, r)
-	pa, pb := 0, 0
-	for e := range n {
-		ia[e], ib[e] = pa, pb
-		for d := r - 1; d >= 0; d-- {
-			idx[d]++
-			pa += sa[d]
-			pb += sb[d]
-			if idx[d] < out[d] {
-				break
-			}
-			pa -= sa[d] * int(out[d])
-			pb -= sb[d] * int(out[d])
-			idx[d] = 0
-		}
-	}
-	return out, ia, ib, nil
+	return out, mapFor(a, out, n), mapFor(b, out, n), nil
 }
 
-func at(m []int, e int) int {
-	if m == nil {
-		return e
+func mapFor(s, out []int64, n int) imap {
+	k, _ := numElems(s)
+	if k == n {
+		return imap{kind: 'i'}
 	}
-	return m[e]
+	if k == 1 {
+		return imap{kind: 'z'}
+	}
+	// s without its leading 1s equal to the trailing dimensions of out:
+	// the operand repeats every k elements
+	t := s
+	for len(t) > 0 && t[0] == 1 {
+		t = t[1:]
+	}
+	if slices.Equal(t, out[len(out)-len(t):]) {
+		return imap{kind: 'm', n: k}
+	}
+	r := len(out)
+	st := make([]int, r)
+	acc := 1
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] != 1 {
+			st[i+r-len(s)] = acc
+		}
+		acc *= int(s[i])
+	}
+	idx := make([]int, n)
+	pos := make([]int64, r)
+	p := 0
+	for e := range n {
+		idx[e] = p
+		for d := r - 1; d >= 0; d-- {
+			pos[d]++
+			p += st[d]
+			if pos[d] < out[d] {
+				break
+			}
+			p -= st[d] * int(out[d])
+			pos[d] = 0
+		}
+	}
+	return imap{kind: 'x', idx: idx}
+}
+
+// apply2 sets y[e] = f(a[ia(e)], b[ib(e)]) for every element of y, with
+// loops without the per-element map for the common shapes.
+func apply2[T, U any](y []U, a, b []T, ia, ib imap, f func(x, z T) U) {
+	switch {
+	case ia.kind == 'i' && ib.kind == 'i':
+		for e := range y {
+			y[e] = f(a[e], b[e])
+		}
+	case ia.kind == 'i' && ib.kind == 'm':
+		for r := 0; r < len(y); r += ib.n {
+			row, ar := y[r:r+ib.n], a[r:r+ib.n]
+			for j := range row {
+				row[j] = f(ar[j], b[j])
+			}
+		}
+	case ia.kind == 'i' && ib.kind == 'z':
+		for e := range y {
+			y[e] = f(a[e], b[0])
+		}
+	case ia.kind == 'z' && ib.kind == 'i':
+		for e := range y {
+			y[e] = f(a[0], b[e])
+		}
+	default:
+		for e := range y {
+			y[e] = f(a[ia.at(e)], b[ib.at(e)])
+		}
+	}
 }
 
 func arithmetic(f func(a, b float32) float32, fi func(a, b int64) (int64, bool)) kernel {
@@ -275,17 +328,17 @@ func arithmetic(f func(a, b float32) float32, fi func(a, b int64) (int64, bool))
 			return nil, err
 		}
 		if a.Type == Float {
-			for e := range y.Float {
-				y.Float[e] = f(a.Float[at(ia, e)], b.Float[at(ib, e)])
-			}
+			apply2(y.Float, a.Float, b.Float, ia, ib, f)
 			return []*Tensor{y}, nil
 		}
-		for e := range y.Int64 {
-			v, ok := fi(a.Int64[at(ia, e)], b.Int64[at(ib, e)])
-			if !ok {
-				return nil, fmt.Errorf("integer division by zero or overflow")
-			}
-			y.Int64[e] = v
+		bad := false
+		apply2(y.Int64, a.Int64, b.Int64, ia, ib, func(x, z int64) int64 {
+			v, ok := fi(x, z)
+			bad = bad || !ok
+			return v
+		})
+		if bad {
+			return nil, fmt.Errorf("integer division by zero or overflow")
 		}
 		return []*Tensor{y}, nil
 	}
@@ -308,16 +361,12 @@ func compare(f func(c int) bool) kernel {
 		if err != nil {
 			return nil, err
 		}
-		for e := range y.Bool {
-			if a.Type == Float {
-				x, z := a.Float[at(ia, e)], b.Float[at(ib, e)]
-				if x != x || z != z {
-					continue
-				}
-				y.Bool[e] = f(cmpOrder(x, z))
-			} else {
-				y.Bool[e] = f(cmpOrder(a.Int64[at(ia, e)], b.Int64[at(ib, e)]))
-			}
+		if a.Type == Float {
+			apply2(y.Bool, a.Float, b.Float, ia, ib, func(x, z float32) bool {
+				return x == x && z == z && f(cmpOrder(x, z)) // NaN compares false
+			})
+		} else {
+			apply2(y.Bool, a.Int64, b.Int64, ia, ib, func(x, z int64) bool { return f(cmpOrder(x, z)) })
 		}
 		return []*Tensor{y}, nil
 	}
@@ -347,9 +396,7 @@ func logical(f func(a, b bool) bool) kernel {
 		if err != nil {
 			return nil, err
 		}
-		for e := range y.Bool {
-			y.Bool[e] = f(a.Bool[at(ia, e)], b.Bool[at(ib, e)])
-		}
+		apply2(y.Bool, a.Bool, b.Bool, ia, ib, f)
 		return []*Tensor{y}, nil
 	}
 }
@@ -479,7 +526,7 @@ func buildGemm(a attrs) (kernel, error) {
 			}
 			c = make([]float32, M*N)
 			for e := range c {
-				c[e] = beta * ct.Float[at(ic, e)]
+				c[e] = beta * ct.Float[ic.at(e)]
 			}
 		}
 		if M == 0 || N == 0 {

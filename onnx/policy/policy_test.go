@@ -19,8 +19,13 @@ const nObs = 1000
 
 func newSAC(t testing.TB, obs, act int) *sac.Agent {
 	t.Helper()
+	return newSACHidden(t, obs, act, []int{64, 64})
+}
+
+func newSACHidden(t testing.TB, obs, act int, hidden []int) *sac.Agent {
+	t.Helper()
 	cfg := sac.DefaultConfig()
-	cfg.Hidden, cfg.Seed = []int{64, 64}, 7
+	cfg.Hidden, cfg.Seed = hidden, 7
 	a, err := sac.New(cfg, obs, act)
 	if err != nil {
 		t.Fatal(err)
@@ -31,12 +36,17 @@ func newSAC(t testing.TB, obs, act int) *sac.Agent {
 
 func newDQN(t testing.TB) (*dqn.Agent, *grid.Env) {
 	t.Helper()
+	return newDQNHidden(t, []int{64, 64})
+}
+
+func newDQNHidden(t testing.TB, hidden []int) (*dqn.Agent, *grid.Env) {
+	t.Helper()
 	env, err := grid.Make("doorkey-5x5", grid.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := dqn.DefaultConfig()
-	cfg.Hidden, cfg.Seed, cfg.Categorical = []int{64, 64}, 11, env.Cardinalities()
+	cfg.Hidden, cfg.Seed, cfg.Categorical = hidden, 11, env.Cardinalities()
 	a, err := dqn.New(cfg, env.Spec().ObsDim, env.Spec().Discrete)
 	if err != nil {
 		t.Fatal(err)
@@ -327,4 +337,68 @@ func maxDiff(a, b []float32) float64 {
 		d = max(d, math.Abs(float64(a[i])-float64(b[i])))
 	}
 	return d
+}
+
+// TestForeignModel loads a model written elsewhere's way: PyTorch's
+// weight layout (Gemm transB=1), no metadata, and an ArgMax output of
+// action indices.
+func TestForeignModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	const O, H, nA = 6, 5, 3
+	w1, w2 := make([]float32, H*O), make([]float32, nA*H)
+	for i := range w1 {
+		w1[i] = float32(rng.NormFloat64())
+	}
+	for i := range w2 {
+		w2[i] = float32(rng.NormFloat64())
+	}
+	m := &onnx.Model{IRVersion: 8, Opsets: []onnx.OpsetID{{Version: 17}}}
+	tb := onnx.Attr{Name: "transB", Type: onnx.AttrInt, I: 1}
+	m.Graph = onnx.Graph{
+		Initializers: []*onnx.Tensor{onnx.NewFloat("w1", w1, H, O), onnx.NewFloat("w2", w2, nA, H)},
+		Nodes: []onnx.Node{
+			{OpType: "Gemm", Inputs: []string{"x", "w1"}, Outputs: []string{"h"}, Attrs: []onnx.Attr{tb}},
+			{OpType: "Relu", Inputs: []string{"h"}, Outputs: []string{"r"}},
+			{OpType: "MatMul", Inputs: []string{"r", "w2t"}, Outputs: []string{"q"}},
+			{OpType: "ArgMax", Inputs: []string{"q"}, Outputs: []string{"a"}, Attrs: []onnx.Attr{{Name: "axis", Type: onnx.AttrInt, I: 1}, {Name: "keepdims", Type: onnx.AttrInt, I: 0}}},
+		},
+		Inputs:  []onnx.ValueInfo{{Name: "x", Type: onnx.Float, Shape: []onnx.Dim{{Param: "N"}, {Value: O}}}},
+		Outputs: []onnx.ValueInfo{{Name: "a", Type: onnx.Int64}},
+	}
+	w2t := make([]float32, H*nA) // MatMul wants H×nA
+	for k := range nA {
+		for j := range H {
+			w2t[j*nA+k] = w2[k*H+j]
+		}
+	}
+	m.Graph.Initializers = append(m.Graph.Initializers, onnx.NewFloat("w2t", w2t, H, nA))
+	p := roundTrip(t, m)
+	if p.Output != policy.Indices || !p.Discrete() || p.Kind != "" || p.Task != "" {
+		t.Fatalf("loaded %+v", p)
+	}
+	obs, dst := make([]float64, O), []float64{0}
+	for range 50 {
+		for j := range obs {
+			obs[j] = rng.NormFloat64()
+		}
+		p.Act(obs, dst)
+		// the same network in float64
+		best, bq := 0, math.Inf(-1)
+		for k := range nA {
+			q := 0.0
+			for j := range H {
+				h := 0.0
+				for i := range O {
+					h += float64(w1[j*O+i]) * float64(float32(obs[i]))
+				}
+				q += float64(w2[k*H+j]) * max(h, 0)
+			}
+			if q > bq {
+				best, bq = k, q
+			}
+		}
+		if int(dst[0]) != best {
+			t.Fatalf("action %v, float64 reference %d", dst[0], best)
+		}
+	}
 }
