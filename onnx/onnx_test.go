@@ -301,3 +301,106 @@ func FuzzUnmarshal(f *testing.F) {
 		_, _ = s.Run(feeds)
 	})
 }
+
+// FuzzRun builds graphs from the fuzzer's bytes — random operators on
+// random earlier values and small constants of random shapes, types and
+// attributes — and runs them: the kernels must return errors for shapes
+// and types they cannot take, never panic.
+func FuzzRun(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	f.Add([]byte("Gemm and Gather and ArgMax, broadcast everything"))
+	ops := Ops()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		pos := 0
+		next := func() int {
+			if pos >= len(data) {
+				return 0
+			}
+			pos++
+			return int(data[pos-1])
+		}
+		m := &Model{Opsets: []OpsetID{{Version: 13}}}
+		g := &m.Graph
+		g.Inputs = []ValueInfo{{Name: "x", Type: Float, Shape: []Dim{{Param: "b"}, {Value: 3}}}}
+		names := []string{"x"}
+		for k := 0; k < 6; k++ {
+			rank := next() % 3
+			dims := make([]int64, rank)
+			n := 1
+			for i := range dims {
+				dims[i] = int64(next() % 4)
+				n *= int(dims[i])
+			}
+			name := "c" + string(rune('a'+k))
+			switch next() % 3 {
+			case 0:
+				v := make([]float32, n)
+				for i := range v {
+					v[i] = float32(next()) - 128
+				}
+				g.Initializers = append(g.Initializers, NewFloat(name, v, dims...))
+			case 1:
+				v := make([]int64, n)
+				for i := range v {
+					v[i] = int64(next()) - 128
+				}
+				g.Initializers = append(g.Initializers, NewInt64(name, v, dims...))
+			default:
+				v := make([]bool, n)
+				for i := range v {
+					v[i] = next()%2 == 0
+				}
+				g.Initializers = append(g.Initializers, &Tensor{Name: name, Type: Bool, Dims: dims, Bool: v})
+			}
+			names = append(names, name)
+		}
+		for k := 0; k < 8 && pos < len(data); k++ {
+			op := ops[next()%len(ops)]
+			spec := opTable[op]
+			nin := spec.minIn + next()%(spec.maxIn-spec.minIn+1)
+			in := make([]string, nin)
+			for i := range in {
+				in[i] = names[next()%len(names)]
+			}
+			var attrs []Attr
+			for _, a := range spec.attrs {
+				if next()%2 == 0 {
+					continue
+				}
+				switch a {
+				case "alpha", "beta", "value_float":
+					attrs = append(attrs, Attr{Name: a, Type: AttrFloat, F: float32(next()) / 64})
+				case "value":
+					attrs = append(attrs, Attr{Name: a, Type: AttrTensor, T: g.Initializers[next()%len(g.Initializers)]})
+				case "value_floats":
+					attrs = append(attrs, Attr{Name: a, Type: AttrFloats, Floats: []float32{1, 2}})
+				case "value_ints":
+					attrs = append(attrs, Attr{Name: a, Type: AttrInts, Ints: []int64{1, 2}})
+				default:
+					attrs = append(attrs, Attr{Name: a, Type: AttrInt, I: int64(next()%5) - 2})
+				}
+			}
+			out := "v" + string(rune('a'+k))
+			g.Nodes = append(g.Nodes, Node{OpType: op, Inputs: in, Outputs: []string{out}, Attrs: attrs})
+			names = append(names, out)
+		}
+		g.Outputs = []ValueInfo{{Name: names[len(names)-1]}}
+		b, err := m.MarshalBinary()
+		if err != nil {
+			return
+		}
+		m2, err := Unmarshal(b)
+		if err != nil {
+			t.Fatalf("a model this package wrote does not decode: %v", err)
+		}
+		s, err := NewSession(m2)
+		if err != nil {
+			return
+		}
+		x := make([]float32, 2*3)
+		for i := range x {
+			x[i] = float32(next()) - 100
+		}
+		_, _ = s.Run(map[string]*Tensor{"x": NewFloat("x", x, 2, 3)})
+	})
+}

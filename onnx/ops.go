@@ -533,6 +533,10 @@ func buildGemm(a attrs) (kernel, error) {
 			return []*Tensor{y}, nil
 		}
 		lda, ldb := ac, bc
+		if K == 0 { // an empty product: y = beta·C
+			copy(y.Float, c)
+			return []*Tensor{y}, nil
+		}
 		if M == 1 && tA == blas.NoTrans && c != nil {
 			// one row: y = C + alpha·Bᵀx, accumulated onto C as package
 			// nn's single-observation forward pass does
@@ -544,9 +548,7 @@ func buildGemm(a attrs) (kernel, error) {
 			}
 			return []*Tensor{y}, nil
 		}
-		if K > 0 {
-			nn.Sgemm(tA, tB, M, N, K, alpha, in[0].Float, lda, in[1].Float, ldb, 0, y.Float, N)
-		}
+		nn.Sgemm(tA, tB, M, N, K, alpha, in[0].Float, lda, in[1].Float, ldb, 0, y.Float, N)
 		for e, v := range c {
 			y.Float[e] += v
 		}

@@ -402,3 +402,37 @@ func TestForeignModel(t *testing.T) {
 		}
 	}
 }
+
+// FuzzNew loads arbitrary bytes as a policy and, when that works, acts
+// on an observation: errors are fine, panics are not.
+func FuzzNew(f *testing.F) {
+	a := newSACHidden(f, 3, 2, []int{4})
+	m, _ := policy.SAC(a, control.BoxSpec(3, 2, -1, 1), policy.Info{Task: "t"})
+	b, _ := m.MarshalBinary()
+	f.Add(b)
+	env, err := grid.Make("doorkey-5x5", grid.Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	cfg := dqn.DefaultConfig()
+	cfg.Hidden, cfg.Categorical = []int{2}, env.Cardinalities()
+	d, err := dqn.New(cfg, env.Spec().ObsDim, env.Spec().Discrete)
+	if err != nil {
+		f.Fatal(err)
+	}
+	m, _ = policy.DQN(d, env.Spec(), policy.Info{})
+	b, _ = m.MarshalBinary()
+	f.Add(b)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		mm, err := onnx.Unmarshal(data)
+		if err != nil {
+			return
+		}
+		p, err := policy.New(mm)
+		if err != nil || p.ObsDim > 4096 {
+			return
+		}
+		obs, dst := make([]float64, p.ObsDim), make([]float64, p.ActDim())
+		p.Act(obs, dst)
+	})
+}
