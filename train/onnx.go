@@ -39,12 +39,13 @@ type ExportOptions struct {
 
 // ExportResult describes a written model.
 type ExportResult struct {
-	RunDir     string
-	Checkpoint string // the checkpoint directory exported
-	Step       int64
-	Algo, Task string
-	Path       string
-	Bytes      int64
+	RunDir     string `json:"run_dir"`
+	Checkpoint string `json:"checkpoint"` // the checkpoint directory exported
+	Step       int64  `json:"step"`
+	Algo       string `json:"algo"`
+	Task       string `json:"task"`
+	Path       string `json:"path"`
+	Bytes      int64  `json:"bytes"`
 }
 
 // ExportONNX writes the policy of a checkpoint of the run at path (a run
