@@ -363,7 +363,7 @@ func compare(f func(c int) bool) kernel {
 		}
 		if a.Type == Float {
 			apply2(y.Bool, a.Float, b.Float, ia, ib, func(x, z float32) bool {
-				return x == x && z == z && f(cmpOrder(x, z)) // NaN compares false
+				return !math.IsNaN(float64(x)) && !math.IsNaN(float64(z)) && f(cmpOrder(x, z)) // NaN compares false
 			})
 		} else {
 			apply2(y.Bool, a.Int64, b.Int64, ia, ib, func(x, z int64) bool { return f(cmpOrder(x, z)) })
