@@ -12,10 +12,11 @@ import (
 )
 
 func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("eval", "(--checkpoint RUN_DIR[/checkpoints/step-N|best] [--step N|--best] | --policy expert|random --task NAME) [--episodes N] [--seed S] [--video FILE.gif] [--json]", stderr)
+	fs := newFlags("eval", "(--checkpoint RUN_DIR[/checkpoints/step-N|best] [--step N|--best] | --onnx FILE.onnx | --policy expert|random --task NAME) [--episodes N] [--seed S] [--video FILE.gif] [--json]", stderr)
 	ckpt := fs.String("checkpoint", "", "evaluate a checkpoint of `RUN_DIR` (the newest; RUN_DIR/checkpoints/step-N or …/best name one), as the run's own evaluations did")
 	step := fs.Int64("step", 0, "with --checkpoint: the checkpoint of env step `N`")
 	best := fs.Bool("best", false, "with --checkpoint: the agent of the run's best evaluation (checkpoints/best)")
+	onnxModel := fs.String("onnx", "", "evaluate an ONNX policy `FILE.onnx` (robot-train export) on its run's task, episodes and seed")
 	policy := fs.String("policy", "", "evaluate a scripted policy instead: expert|random")
 	task := fs.String("task", "", "task `NAME` (default: the checkpoint's task)")
 	reward := fs.String("reward", "", "reward: dense|sparse (default: the checkpoint's, else dense)")
@@ -33,8 +34,11 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *onnxModel != "" { // export_cmd.go
+		return evalONNX(ctx, fs, set, *onnxModel, stdout, stderr)
+	}
 	if (*ckpt == "") == (*policy == "") {
-		return usagef("give exactly one of --checkpoint RUN_DIR or --policy expert|random")
+		return usagef("give exactly one of --checkpoint RUN_DIR, --onnx FILE.onnx or --policy expert|random")
 	}
 	if *episodes <= 0 {
 		return usagef("--episodes must be ≥ 1")
