@@ -7,7 +7,7 @@ GOBIN ?= $(shell $(GO) env GOPATH)/bin
 # Packages with goroutines of their own: tested under the race detector.
 RACE_PKGS := ./replay/... ./vlmprio/... ./hw/... ./control/... ./train/...
 
-.PHONY: deps test vet unit purego lint bench run fmt
+.PHONY: deps test vet unit purego lint bench run fmt onnx-check
 
 deps:
 	@./scripts/deps.sh
@@ -29,6 +29,12 @@ purego:
 	CGO_ENABLED=0 $(GO) build ./...
 
 test: deps vet unit purego
+
+# onnx-check: exported ONNX policies against vlmrb's forward pass in gonnx
+# (module onnx/gonnxcheck) and in onnxruntime-node from npm (cached
+# outside the repository). Run by .ci/run after make test.
+onnx-check:
+	@./scripts/onnx-check.sh
 
 $(GOBIN)/golangci-lint:
 	GOBIN=$(GOBIN) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION)

@@ -179,3 +179,9 @@ func kern() kernels { return current.Load().k }
 func Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	current.Load().impl.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
+
+// Sgemv computes y = alpha·op(A)·x + beta·y on a row-major m×n matrix A
+// with the selected backend, for the same callers as Sgemm.
+func Sgemv(tA blas.Transpose, m, n int, alpha float32, a []float32, lda int, x []float32, incX int, beta float32, y []float32, incY int) {
+	current.Load().impl.Sgemv(tA, m, n, alpha, a, lda, x, incX, beta, y, incY)
+}

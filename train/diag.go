@@ -55,6 +55,13 @@ func newReplayDiag(capacity, envs int) *replayDiag {
 	return d
 }
 
+// begin starts env i's episode at the state vals describes (the reset's
+// info), so that its first transition is compared with that state rather
+// than left unlabelled.
+func (d *replayDiag) begin(i int, vals map[string]float64) {
+	d.prevProg[i], d.prevStage[i], d.fresh[i] = vals["progress"], vals["stage"], false
+}
+
 // add records the labels of env i's transition stored at ref; vals is the
 // info of the state after it.
 func (d *replayDiag) add(ref replay.Ref, i int, reward float64, vals map[string]float64, done bool) {

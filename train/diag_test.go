@@ -1,10 +1,14 @@
 package train
 
 import (
+	"context"
 	"math"
+	"path/filepath"
 	"testing"
 
+	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/replay"
+	"github.com/vlmrb/vlmrb/tasks/grid"
 )
 
 // The batch diagnostics count by definition: a transition is semantic when
@@ -67,5 +71,92 @@ func TestReplayDiagCounts(t *testing.T) {
 	d.metrics(v2, 4)
 	if _, ok := v2["replay/semantic_hit_rate"]; ok {
 		t.Error("batch counters not reset after a log row")
+	}
+}
+
+// expertEvents replays the scripted expert on env 0's first episodes of a
+// DoorKey run with base seed for steps env steps, independently of the
+// training loop, and counts what the buffer holds after them with n-step
+// returns: transitions stored (the last n−1 steps of an unfinished episode
+// are still queued), those whose own step advanced the stage (picked up the
+// key, opened the door, reached the goal) and those with a positive n-step
+// return.
+func expertEvents(t *testing.T, task string, seed uint64, steps, n int) (stored, events, rewarding int) {
+	t.Helper()
+	e, err := grid.Make(task, grid.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, left := 0, steps; left > 0; k++ {
+		e.Reset(control.EpisodeSeed(seed, 0, k))
+		p := grid.Expert(e)
+		var adv []bool
+		var rew []float64
+		done := false
+		for left > 0 && !done {
+			before := e.Stage()
+			r, term, trunc := e.StepIndex(p.Next())
+			adv, rew = append(adv, e.Stage() > before), append(rew, r)
+			done = term || trunc
+			left--
+		}
+		m := len(adv)
+		if !done {
+			m = max(m-(n-1), 0)
+		}
+		for j := 0; j < m; j++ {
+			stored++
+			if adv[j] {
+				events++
+			}
+			ret := 0.0
+			for _, v := range rew[j:min(j+n, len(rew))] {
+				ret += v
+			}
+			if ret > 0 {
+				rewarding++
+			}
+		}
+	}
+	return stored, events, rewarding
+}
+
+// On expert-driven DoorKey episodes the DQN loop's diagnostics count the
+// progress events by their definition: every solved episode contributes
+// three semantic transitions (key picked up, door opened, goal reached),
+// whatever the n-step horizon, while the reward-bearing share follows n.
+func TestDQNDiagCountsExpertEvents(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{1, 3} {
+		c := tinyGridConfig(filepath.Join(t.TempDir(), "run"), "uniform", "oracle")
+		c.NumEnvs, c.Demos, c.Steps, c.DQN.NStep = 1, 1000, 200, n
+		c.DQN.LearningStarts, c.Buffer.LambdaWarmup = 200, 0
+		c.Log.Every, c.Ckpt.Every, c.Eval = 200, 1000, EvalConfig{Every: 1000, Episodes: 1}
+		if _, err := Run(context.Background(), c, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := ReadMetricsJSONL(filepath.Join(c.Out, "metrics.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var row Row
+		for _, r := range rows {
+			if _, ok := r.Values["replay/semantic_buffer_frac"]; ok {
+				row = r
+			}
+		}
+		if row.Step == 0 {
+			t.Fatal("no log row with the replay diagnostics")
+		}
+		stored, events, rewarding := expertEvents(t, c.Task, c.Seed, int(row.Step), n)
+		if events < 6 || rewarding == 0 {
+			t.Fatalf("the expert replay saw %d events and %d rewarding transitions in %d steps: too few to test", events, rewarding, row.Step)
+		}
+		sem := row.Values["replay/semantic_buffer_frac"] * float64(stored)
+		rew := row.Values["replay/reward_buffer_frac"] * float64(stored)
+		if math.Abs(sem-float64(events)) > 1e-6 || math.Abs(rew-float64(rewarding)) > 1e-6 {
+			t.Errorf("n=%d: buffer holds %.3f semantic and %.3f rewarding of %d transitions, want %d and %d",
+				n, sem, rew, stored, events, rewarding)
+		}
 	}
 }

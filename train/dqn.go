@@ -33,13 +33,20 @@ type dqnRunner struct {
 }
 
 // nstepQueue holds an env's last n (obs, action, reward) for n-step
-// returns.
+// returns, and each step's info for the diagnostics.
 type nstepQueue struct {
 	obs  [][]float64
 	act  []float64
 	rew  []float64
 	step []int32
+	lab  []stepLabel
 }
+
+// stepLabel is the info of the state after one step: the diagnostics label
+// a stored transition (s_t, a_t, R, s_{t+m}) by its own step t, so the
+// progress events are the steps that picked up the key, opened the door and
+// reached the goal (grid.Stages), each counted once.
+type stepLabel struct{ success, stage, progress float64 }
 
 // setup prepares the run directory, environments, agent and replay,
 // restoring a checkpoint when resuming.
@@ -104,9 +111,11 @@ func (r *dqnRunner) setup(ctx context.Context) error {
 	r.epCount = make([]int, n)
 	r.act = []float64{0}
 	r.nq = make([]nstepQueue, n)
-	r.info = map[string]float64{"success": 0}
+	r.info = map[string]float64{"success": 0, "stage": 0, "progress": 0}
 	for i, e := range r.envs {
-		r.obs[i], _ = e.Reset(control.EpisodeSeed(r.seed, i, 0))
+		var info control.Info
+		r.obs[i], info = e.Reset(control.EpisodeSeed(r.seed, i, 0))
+		r.diag.begin(i, info.Values)
 		r.epCount[i] = 1
 		r.startEpisode(i)
 	}
@@ -181,13 +190,14 @@ func (r *dqnRunner) collect(ctx context.Context) error {
 				return err
 			}
 		}
-		r.info["success"] = b2f(info.Success())
-		if err := r.store(i, a, rew, next, term, trunc, r.info); err != nil {
+		lab := stepLabel{b2f(info.Success()), info.Get("stage"), info.Get("progress")}
+		if err := r.store(i, a, rew, next, term, trunc, lab); err != nil {
 			return err
 		}
 		r.record(i, rew, info.Success(), term || trunc)
 		if term || trunc {
-			next, _ = e.Reset(control.EpisodeSeed(r.seed, i, r.epCount[i]))
+			next, info = e.Reset(control.EpisodeSeed(r.seed, i, r.epCount[i]))
+			r.diag.begin(i, info.Values)
 			r.epCount[i]++
 		}
 		r.obs[i] = next
@@ -200,12 +210,13 @@ func (r *dqnRunner) collect(ctx context.Context) error {
 // that is complete: (s_t, a_t, Σ_{k<m} γ^k r_{t+k}, s_{t+m}) with m = n,
 // or the m < n steps left when the episode ends (terminated: no bootstrap;
 // truncated: the learner bootstraps with γⁿ, a small bias at time limits).
-func (r *dqnRunner) store(i int, a, rew float64, next []float64, term, trunc bool, info map[string]float64) error {
+func (r *dqnRunner) store(i int, a, rew float64, next []float64, term, trunc bool, lab stepLabel) error {
 	q := &r.nq[i]
 	q.obs = append(q.obs, r.obs[i])
 	q.act = append(q.act, a)
 	q.rew = append(q.rew, rew)
 	q.step = append(q.step, r.epT[i])
+	q.lab = append(q.lab, lab)
 	nstep := r.cfg.DQN.NStep
 	done := term || trunc
 	emit := func() error {
@@ -220,8 +231,9 @@ func (r *dqnRunner) store(i int, a, rew float64, next []float64, term, trunc boo
 			Env: int32(i), Episode: r.epID[i], Step: q.step[0],
 		}
 		last := done && len(q.rew) == 1
-		q.obs, q.act, q.rew, q.step = q.obs[1:], q.act[1:], q.rew[1:], q.step[1:]
-		_, err := r.add(r.step, i, t, info, last)
+		r.info["success"], r.info["stage"], r.info["progress"] = q.lab[0].success, q.lab[0].stage, q.lab[0].progress
+		q.obs, q.act, q.rew, q.step, q.lab = q.obs[1:], q.act[1:], q.rew[1:], q.step[1:], q.lab[1:]
+		_, err := r.add(r.step, i, t, r.info, last)
 		return err
 	}
 	if !done {

@@ -242,3 +242,26 @@ func TaskMeta(name string) (tasks.Meta, error) {
 	}
 	return m, nil
 }
+
+// MakeTaskEnv makes one env of the manipulation task name. reward is
+// dense or sparse ("" keeps the task's default); maxSteps is the time
+// limit in control steps (0: training's default episode length,
+// DefaultConfig().MaxEpisodeLen, so that train, eval and render run the
+// same episodes unless told otherwise). An unknown task or reward is a
+// *ConfigError.
+func MakeTaskEnv(name, reward string, maxSteps int) (*tasks.Env, error) {
+	if _, err := TaskMeta(name); err != nil {
+		return nil, err
+	}
+	if maxSteps == 0 {
+		maxSteps = DefaultConfig().MaxEpisodeLen
+	}
+	opts := tasks.Options{MaxSteps: maxSteps}
+	if reward != "" {
+		var err error
+		if opts.Reward, err = tasks.ParseRewardMode(reward); err != nil {
+			return nil, &ConfigError{Msg: err.Error()}
+		}
+	}
+	return tasks.Make(name, opts)
+}

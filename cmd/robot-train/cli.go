@@ -38,6 +38,7 @@ func commands() []command {
 	return []command{
 		{"train", "train a policy (SAC + replay + VLM scoring), with logs, eval GIFs and checkpoints", cmdTrain},
 		{"eval", "evaluate a checkpoint or a scripted policy: success rate and return", cmdEval},
+		{"export", "write a checkpoint's policy as an ONNX model", cmdExport},
 		{"render", "render a task's camera to PNG, GIF or MP4", cmdRender},
 		{"score", "score clips from the simulator, a folder or a camera URL", cmdScore},
 		{"view", "watch a policy in an interactive GLFW window", cmdView},

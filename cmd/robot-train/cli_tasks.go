@@ -51,29 +51,6 @@ func TaskList() ([]TaskInfo, error) {
 // IsGridTask reports whether name is a grid task.
 func IsGridTask(name string) bool { return grid.IsGrid(name) }
 
-// MakeTaskEnv makes one env of the manipulation task name. reward is
-// dense or sparse ("" keeps the task's default); maxSteps is the time
-// limit in control steps (0: training's default episode length,
-// train.DefaultConfig().MaxEpisodeLen, so that train, eval and render run the
-// same episodes unless told otherwise). An unknown task or reward is a
-// *train.ConfigError.
-func MakeTaskEnv(name, reward string, maxSteps int) (*tasks.Env, error) {
-	if _, err := train.TaskMeta(name); err != nil {
-		return nil, err
-	}
-	if maxSteps == 0 {
-		maxSteps = train.DefaultConfig().MaxEpisodeLen
-	}
-	opts := tasks.Options{MaxSteps: maxSteps}
-	if reward != "" {
-		var err error
-		if opts.Reward, err = tasks.ParseRewardMode(reward); err != nil {
-			return nil, &train.ConfigError{Msg: err.Error()}
-		}
-	}
-	return tasks.Make(name, opts)
-}
-
 // BLASBackend returns the BLAS backend networks use now.
 func BLASBackend() string { return nn.Backend() }
 

@@ -15,7 +15,7 @@ import (
 func TestMakeTaskEnvErrors(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ task, reward string }{{"fly", ""}, {"reach", "bogus"}} {
-		_, err := MakeTaskEnv(tc.task, tc.reward, 0)
+		_, err := train.MakeTaskEnv(tc.task, tc.reward, 0)
 		var ce *train.ConfigError
 		if !errors.As(err, &ce) {
 			t.Errorf("%s/%s: %v, want a *train.ConfigError", tc.task, tc.reward, err)
@@ -34,7 +34,7 @@ func TestMakeTaskEnvErrors(t *testing.T) {
 func TestEpisodesTimeLimit(t *testing.T) {
 	t.Parallel()
 	const limit = 7
-	env, err := MakeTaskEnv("reach", "sparse", limit)
+	env, err := train.MakeTaskEnv("reach", "sparse", limit)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestSelectBLASAuto(t *testing.T) {
 // return, and success at any step; Reset clears it.
 func TestEpisodesReadout(t *testing.T) {
 	t.Parallel()
-	env, err := MakeTaskEnv("reach", "dense", 0)
+	env, err := train.MakeTaskEnv("reach", "dense", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ var evalFlags = []flagDef{
 	{name: "checkpoint", help: "evaluate a checkpoint of `RUN_DIR` (the newest; RUN_DIR/checkpoints/step-N or …/best name one), as the run's own evaluations did"},
 	{name: "step", kind: "int", def: "0", help: "with --checkpoint: the checkpoint of env step `N`"},
 	{name: "best", kind: "bool", help: "with --checkpoint: the agent of the run's best evaluation (checkpoints/best)"},
+	{name: "onnx", help: "evaluate an ONNX policy `FILE.onnx` (robot-train export) on its run's task, episodes and seed"},
 	{name: "policy", help: "evaluate a scripted policy instead: expert|random"},
 	{name: "task", help: "task `NAME` (default: the checkpoint's task)"},
 	{name: "reward", help: "reward: dense|sparse (default: the checkpoint's, else dense)"},
@@ -30,13 +31,16 @@ var evalFlags = []flagDef{
 }
 
 func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	b, err := commandFlags("eval", "(--checkpoint RUN_DIR[/checkpoints/step-N|best] [--step N|--best] | --policy expert|random --task NAME) [--episodes N] [--seed S] [--video FILE.gif] [--json]", evalFlags, args, stderr)
+	b, err := commandFlags("eval", "(--checkpoint RUN_DIR[/checkpoints/step-N|best] [--step N|--best] | --onnx FILE.onnx | --policy expert|random --task NAME) [--episodes N] [--seed S] [--video FILE.gif] [--json]", evalFlags, args, stderr)
 	if err != nil {
 		return err
 	}
 	ckpt, policy, video := b.str("checkpoint"), b.str("policy"), b.str("video")
+	if m := b.str("onnx"); m != "" { // export_cmd.go
+		return evalONNX(ctx, b, m, stdout, stderr)
+	}
 	if (ckpt == "") == (policy == "") {
-		return usagef("give exactly one of --checkpoint RUN_DIR or --policy expert|random")
+		return usagef("give exactly one of --checkpoint RUN_DIR, --onnx FILE.onnx or --policy expert|random")
 	}
 	if b.int("episodes") <= 0 {
 		return usagef("--episodes must be ≥ 1")
@@ -115,7 +119,7 @@ func evalPolicy(ctx context.Context, b *boundFlags, stdout, stderr io.Writer) er
 	if rew == "" {
 		rew = "dense"
 	}
-	env, err := MakeTaskEnv(task, rew, b.int("max-episode-len")) // unknown task or reward: *train.ConfigError (exit 2)
+	env, err := train.MakeTaskEnv(task, rew, b.int("max-episode-len")) // unknown task or reward: *train.ConfigError (exit 2)
 	if err != nil {
 		return err
 	}

@@ -57,7 +57,7 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return renderGrid(ctx, stdout, gridRender{task: j.task, policy: j.policy, theme: j.theme, out: j.out, ext: j.ext, sheet: j.extras.sheet,
 			side: min(j.w, j.h), steps: j.steps, every: j.every, seed: j.seed, sheetFrames: j.extras.sheetFrames, sheetCols: j.extras.sheetCols})
 	}
-	env, err := MakeTaskEnv(j.task, "", 0) // unknown task: *train.ConfigError (exit 2)
+	env, err := train.MakeTaskEnv(j.task, "", 0) // unknown task: *train.ConfigError (exit 2)
 	if err != nil {
 		return err
 	}
@@ -235,7 +235,7 @@ func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if name == "" {
 		return usagef("--task NAME is required (robot-train tasks lists them)")
 	}
-	env, err := MakeTaskEnv(name, "", 0) // unknown task: *train.ConfigError (exit 2)
+	env, err := train.MakeTaskEnv(name, "", 0) // unknown task: *train.ConfigError (exit 2)
 	if err != nil {
 		return err
 	}
