@@ -5,40 +5,44 @@ import "fmt"
 // Config holds the SAC hyperparameters. Start from DefaultConfig; New
 // replaces zero numeric fields with the defaults (booleans are taken as
 // given).
+//
+// The yaml tags are the keys of a training config's sac section
+// (package train); fields the training loop derives (the seed, ReLo, the
+// entropy backup's sign) or leaves at their defaults are yaml:"-".
 type Config struct {
-	Gamma          float64 // discount factor (0.99)
-	Tau            float64 // Polyak coefficient of the target critics (0.005)
-	BatchSize      int     // transitions per gradient step (256); Update accepts any batch size
-	LearningStarts int     // env steps of uniform random actions before the first update (5000); used by the training loop
-	PolicyLR       float64 // Adam step size of the actor (3e-4)
-	QLR            float64 // Adam step size of the critics and of log α (1e-3)
+	Gamma          float64 `yaml:"gamma"`      // discount factor (0.99)
+	Tau            float64 `yaml:"tau"`        // Polyak coefficient of the target critics (0.005)
+	BatchSize      int     `yaml:"batch_size"` // transitions per gradient step (256); Update accepts any batch size
+	LearningStarts int     `yaml:"-"`          // env steps of uniform random actions before the first update (5000); used by the training loop
+	PolicyLR       float64 `yaml:"actor_lr"`   // Adam step size of the actor (3e-4)
+	QLR            float64 `yaml:"critic_lr"`  // Adam step size of the critics and of log α (1e-3)
 
 	// PolicyFrequency: every PolicyFrequency-th Update runs PolicyFrequency
 	// actor (and α) steps on the same batch, as CleanRL does (2).
-	PolicyFrequency int
+	PolicyFrequency int `yaml:"policy_freq"`
 	// TargetNetworkFrequency: Polyak update every this many Updates (1).
-	TargetNetworkFrequency int
+	TargetNetworkFrequency int `yaml:"target_freq"`
 
-	Autotune      bool    // tune α toward TargetEntropy (true in DefaultConfig)
-	Alpha         float64 // α when Autotune is off (0.2); with Autotune α starts at 1 (log α = 0), as CleanRL
-	TargetEntropy float64 // target entropy for Autotune; 0 means −|A|
+	Autotune      bool    `yaml:"auto_alpha"`     // tune α toward TargetEntropy (true in DefaultConfig)
+	Alpha         float64 `yaml:"alpha"`          // α when Autotune is off (0.2); with Autotune α starts at 1 (log α = 0), as CleanRL
+	TargetEntropy float64 `yaml:"target_entropy"` // target entropy for Autotune; 0 means −|A|
 	// AlphaMin is a floor on the tuned α (0: none). On sparse rewards the
 	// tuning drives α toward 0 long before the first success, which ends
 	// exploration; a floor keeps the policy's noise alive.
-	AlphaMin float64
+	AlphaMin float64 `yaml:"alpha_min"`
 	// NoEntropyBackup drops the −α·log π(a′|s′) term from the critic target
 	// (y = r + γ(1−d)·min Q̄), so Q estimates stay on the reward's scale
 	// whatever α does. Standard SAC keeps it (false).
-	NoEntropyBackup bool
+	NoEntropyBackup bool `yaml:"-"`
 
-	Hidden    []int   // hidden widths of actor and critics ({256, 256})
-	LogStdMin float64 // lower bound of the actor's log σ (−5)
-	LogStdMax float64 // upper bound of the actor's log σ (2)
+	Hidden    []int   `yaml:"hidden"` // hidden widths of actor and critics ({256, 256})
+	LogStdMin float64 `yaml:"-"`      // lower bound of the actor's log σ (−5)
+	LogStdMax float64 `yaml:"-"`      // upper bound of the actor's log σ (2)
 
-	MaxGradNorm float64 // clip each network's gradient to this L2 norm; 0 disables (CleanRL: off)
-	ReLo        bool    // compute ReLo scores (one more target-critic forward pass per Update)
-	Threads     int     // 1: Update runs on the caller's goroutine; 2: the twin critics run in parallel (1)
-	Seed        uint64  // seeds the agent's PCG generator (initialisation and action noise)
+	MaxGradNorm float64 `yaml:"-"`       // clip each network's gradient to this L2 norm; 0 disables (CleanRL: off)
+	ReLo        bool    `yaml:"-"`       // compute ReLo scores (one more target-critic forward pass per Update)
+	Threads     int     `yaml:"threads"` // 1: Update runs on the caller's goroutine; 2: the twin critics run in parallel (1)
+	Seed        uint64  `yaml:"-"`       // seeds the agent's PCG generator (initialisation and action noise)
 }
 
 // DefaultConfig returns CleanRL's defaults for sac_continuous_action.py.

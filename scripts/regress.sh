@@ -135,13 +135,14 @@ for r in "${runs[@]}"; do
 	fi
 done
 # An old binary's run directory resumes under the new binary and keeps
-# its configuration (config.yaml differs in steps and out only), and every
+# its configuration (config.yaml's lines differ in steps and out only; the
+# order of keys within a section may change), and every
 # committed study file still loads.
 if [ -s "$work/dqn-ero-old/metrics.jsonl" ]; then
 	rm -rf "$work/resume-check"
 	cp -r "$work/dqn-ero-old" "$work/resume-check"
 	if "$new" train --resume "$work/resume-check" --steps 22000 --quiet >"$work/resume-check.log" 2>&1 &&
-		[ "$(diff <(grep -v '^#' "$work/dqn-ero-old/config.yaml") <(grep -v '^#' "$work/resume-check/config.yaml") | grep -c '^[<>]' || true)" = 4 ]; then
+		[ "$(diff <(grep -v '^#' "$work/dqn-ero-old/config.yaml" | sort) <(grep -v '^#' "$work/resume-check/config.yaml" | sort) | grep -c '^[<>]' || true)" = 4 ]; then
 		echo "resume: the new binary continues an old run with the same config keys"
 	else
 		echo "resume: FAILED (see $work/resume-check.log)"

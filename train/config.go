@@ -8,6 +8,7 @@ import (
 
 	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"github.com/vlmrb/vlmrb/replay"
+	"github.com/vlmrb/vlmrb/sac"
 	"gopkg.in/yaml.v3"
 )
 
@@ -44,25 +45,17 @@ type Config struct {
 	Ckpt   CkptConfig   `yaml:"checkpoint"`
 }
 
-// SACConfig holds the agent's hyperparameters (CleanRL defaults, except
-// where the built-in budget needs smaller networks).
+// SACConfig is the `sac:` section: the agent's hyperparameters
+// (sac.Config, its yaml keys inline: hidden, gamma, tau, batch_size,
+// actor_lr, critic_lr, policy_freq, target_freq, auto_alpha, alpha,
+// target_entropy, alpha_min, threads) and what the training loop does with
+// them. CleanRL's defaults, except where the built-in budget needs smaller
+// networks.
 type SACConfig struct {
-	Hidden         []int   `yaml:"hidden"`           // hidden layer widths of actor and critics
-	Gamma          float64 `yaml:"gamma"`            // discount
-	Tau            float64 `yaml:"tau"`              // Polyak coefficient for target critics
-	BatchSize      int     `yaml:"batch_size"`       // transitions per update
+	sac.Config     `yaml:",inline"`
 	LearningStarts int64   `yaml:"learning_starts"`  // env steps of random actions before updates
-	ActorLR        float64 `yaml:"actor_lr"`         // Adam step size, actor
-	CriticLR       float64 `yaml:"critic_lr"`        // Adam step size, critics
 	UpdatesPerStep float64 `yaml:"updates_per_step"` // gradient updates per env step (UTD ratio)
-	PolicyFreq     int     `yaml:"policy_freq"`      // critic updates per actor update
-	TargetFreq     int     `yaml:"target_freq"`      // critic updates per target update
-	AutoAlpha      bool    `yaml:"auto_alpha"`       // tune α toward −|A|
-	Alpha          float64 `yaml:"alpha"`            // fixed α, or the initial α when auto
-	TargetEntropy  float64 `yaml:"target_entropy"`   // auto α's target entropy (0: −|A|)
-	AlphaMin       float64 `yaml:"alpha_min"`        // floor on the tuned α (0: none)
 	EntropyBackup  bool    `yaml:"entropy_backup"`   // keep −α·log π′ in the critic target (standard SAC)
-	Threads        int     `yaml:"threads"`          // 1, or 2 to run the twin critics in parallel
 }
 
 // BufferConfig holds replay storage and sampler parameters.
@@ -208,22 +201,7 @@ func DefaultConfig() Config {
 		Grid:          GridConfig{View: "egocentric"},
 		AER:           replay.DefaultAERConfig(),
 		ERO:           replay.DefaultEROConfig(),
-		SAC: SACConfig{
-			Hidden:         []int{256, 256},
-			Gamma:          0.99,
-			Tau:            0.005,
-			BatchSize:      256,
-			LearningStarts: 2000,
-			ActorLR:        3e-4,
-			CriticLR:       1e-3,
-			UpdatesPerStep: 1,
-			PolicyFreq:     2,
-			TargetFreq:     1,
-			AutoAlpha:      true,
-			Alpha:          0.2,
-			EntropyBackup:  true,
-			Threads:        1,
-		},
+		SAC:           defaultSAC(),
 		Buffer: BufferConfig{
 			Capacity:     1_000_000,
 			PERAlpha:     0.6,
@@ -266,6 +244,16 @@ func DefaultConfig() Config {
 		Log:  LogConfig{Every: 1000, TensorBoard: true, Console: true},
 		Ckpt: CkptConfig{Every: 10000, Keep: 2},
 	}
+}
+
+// defaultSAC is CleanRL's SAC (256×256, batch 256, auto α) with 2,000
+// random steps before updates.
+func defaultSAC() SACConfig {
+	sc := sac.DefaultConfig()
+	sc.Hidden, sc.Gamma, sc.Tau, sc.BatchSize = []int{256, 256}, 0.99, 0.005, 256
+	sc.PolicyLR, sc.QLR, sc.PolicyFrequency, sc.TargetNetworkFrequency = 3e-4, 1e-3, 2, 1
+	sc.Autotune, sc.Alpha, sc.Threads = true, 0.2, 1
+	return SACConfig{Config: sc, LearningStarts: 2000, UpdatesPerStep: 1, EntropyBackup: true}
 }
 
 // Choices for the enumerated fields.

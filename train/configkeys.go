@@ -160,16 +160,31 @@ func configField(v reflect.Value, key string) (reflect.Value, error) {
 	return v, nil
 }
 
-// fieldByYAML returns the exported field of struct v whose yaml name is name.
+// fieldByYAML returns the exported field of struct v whose yaml name is
+// name, looking into inlined structs (yaml:",inline") as yaml.v3 does;
+// v's own fields come first.
 func fieldByYAML(v reflect.Value, name string) (reflect.Value, bool) {
 	t := v.Type()
 	for i := range t.NumField() {
 		sf := t.Field(i)
-		if sf.IsExported() && yamlName(sf) == name {
+		if sf.IsExported() && !inline(sf) && yamlName(sf) == name {
 			return v.Field(i), true
 		}
 	}
+	for i := range t.NumField() {
+		if sf := t.Field(i); sf.IsExported() && inline(sf) {
+			if f, ok := fieldByYAML(v.Field(i), name); ok {
+				return f, true
+			}
+		}
+	}
 	return reflect.Value{}, false
+}
+
+// inline reports a struct field whose keys yaml.v3 merges into its parent.
+func inline(sf reflect.StructField) bool {
+	_, opts, _ := strings.Cut(sf.Tag.Get("yaml"), ",")
+	return sf.Type.Kind() == reflect.Struct && strings.Contains(","+opts+",", ",inline,")
 }
 
 // yamlName is the key yaml.v3 uses for sf ("-" for skipped fields).
@@ -187,6 +202,10 @@ func walkKeys(t reflect.Type, prefix string, f func(key string, t reflect.Type))
 		sf := t.Field(i)
 		name := yamlName(sf)
 		if !sf.IsExported() || name == "-" {
+			continue
+		}
+		if inline(sf) {
+			walkKeys(sf.Type, prefix, f)
 			continue
 		}
 		if prefix != "" {

@@ -155,19 +155,14 @@ func (r *runner) frameSources() ([]frame.Source, error) {
 	return srcs, nil
 }
 
-// sacConfig is the agent's configuration from the run's.
+// sacConfig is the agent's configuration: the sac section's, with what
+// the loop derives from the run (its seed, ReLo's scores for replay relo).
 func (c *Config) sacConfig() sac.Config {
-	sc := sac.DefaultConfig()
-	sc.Gamma, sc.Tau, sc.BatchSize = c.SAC.Gamma, c.SAC.Tau, c.SAC.BatchSize
+	sc := c.SAC.Config
 	sc.LearningStarts = int(c.SAC.LearningStarts)
-	sc.PolicyLR, sc.QLR = c.SAC.ActorLR, c.SAC.CriticLR
-	sc.PolicyFrequency, sc.TargetNetworkFrequency = c.SAC.PolicyFreq, c.SAC.TargetFreq
-	sc.Autotune, sc.Alpha = c.SAC.AutoAlpha, c.SAC.Alpha
-	sc.TargetEntropy, sc.AlphaMin, sc.NoEntropyBackup = c.SAC.TargetEntropy, c.SAC.AlphaMin, !c.SAC.EntropyBackup
-	sc.Hidden = c.SAC.Hidden
+	sc.NoEntropyBackup = !c.SAC.EntropyBackup
 	sc.ReLo = c.Replay == "relo"
 	sc.Seed = c.Seed
-	sc.Threads = c.SAC.Threads
 	return sc
 }
 

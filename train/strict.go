@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"reflect"
-	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -109,12 +108,13 @@ func walkFloats(v reflect.Value, prefix string, f func(key string, v float64)) {
 			if !sf.IsExported() {
 				continue
 			}
-			name, _, _ := strings.Cut(sf.Tag.Get("yaml"), ",")
+			name := yamlName(sf)
 			if name == "-" {
 				continue
 			}
-			if name == "" {
-				name = strings.ToLower(sf.Name)
+			if inline(sf) {
+				walkFloats(v.Field(i), prefix, f)
+				continue
 			}
 			if prefix != "" {
 				name = prefix + "." + name

@@ -99,14 +99,14 @@ func (c *Config) validateSAC(add func(error), pos func(string, int64), nonneg fu
 	}
 	pos("sac.batch_size", int64(c.SAC.BatchSize))
 	nonneg("sac.learning_starts", float64(c.SAC.LearningStarts))
-	if c.SAC.ActorLR <= 0 || c.SAC.CriticLR <= 0 {
+	if c.SAC.PolicyLR <= 0 || c.SAC.QLR <= 0 {
 		add(badf("sac.actor_lr and sac.critic_lr must be > 0"))
 	}
 	if c.SAC.UpdatesPerStep <= 0 {
 		add(badf("sac.updates_per_step must be > 0 (got %g)", c.SAC.UpdatesPerStep))
 	}
-	pos("sac.policy_freq", int64(c.SAC.PolicyFreq))
-	pos("sac.target_freq", int64(c.SAC.TargetFreq))
+	pos("sac.policy_freq", int64(c.SAC.PolicyFrequency))
+	pos("sac.target_freq", int64(c.SAC.TargetNetworkFrequency))
 	if c.SAC.Threads != 1 && c.SAC.Threads != 2 {
 		add(badf("sac.threads must be 1 or 2 (got %d)", c.SAC.Threads))
 	}
