@@ -5,37 +5,43 @@ import "fmt"
 // Config holds the Double DQN hyperparameters. Start from DefaultConfig;
 // New replaces zero numeric fields with the defaults (booleans are taken
 // as given).
+//
+// The yaml tags are the keys of a training config's dqn section (package
+// train); what the loop derives (the ε schedule's length, one-hot widths,
+// the seed, ReLo) or sets with its own meaning (max_grad_norm, where 0
+// disables) is yaml:"-".
 type Config struct {
-	Gamma     float64 // discount factor (0.99)
-	LR        float64 // Adam step size (2.5e-4, CleanRL dqn.py)
-	BatchSize int     // transitions per gradient step (64); Update accepts any batch size
-	Hidden    []int   // hidden widths of the Q network ({128, 128})
+	Gamma     float64 `yaml:"gamma"`      // discount factor (0.99)
+	LR        float64 `yaml:"lr"`         // Adam step size (2.5e-4, CleanRL dqn.py)
+	BatchSize int     `yaml:"batch_size"` // transitions per gradient step (64); Update accepts any batch size
+	Hidden    []int   `yaml:"hidden"`     // hidden widths of the Q network ({128, 128})
 
 	// TargetFrequency: every this many Updates the target network moves
 	// toward the online one by Tau (1000; Tau 1 makes it a hard copy as in
 	// Mnih et al. 2015).
-	TargetFrequency int
-	Tau             float64
+	TargetFrequency int     `yaml:"target_freq"`
+	Tau             float64 `yaml:"tau"`
 
-	HuberDelta  float64 // κ of the Huber loss (1: PyTorch's SmoothL1Loss)
-	MaxGradNorm float64 // clip the gradient to this L2 norm (10, Stable-Baselines3); negative disables
-	NStep       int     // n of n-step returns the stored rewards hold (1); the target uses γⁿ
+	HuberDelta  float64 `yaml:"-"`      // κ of the Huber loss (1: PyTorch's SmoothL1Loss)
+	MaxGradNorm float64 `yaml:"-"`      // clip the gradient to this L2 norm (10, Stable-Baselines3); negative disables
+	NStep       int     `yaml:"n_step"` // n of n-step returns the stored rewards hold (1); the target uses γⁿ
 
 	// ε-greedy: ε falls linearly from EpsStart to EpsEnd over
 	// EpsDecaySteps env steps after LearningStarts, then stays at EpsEnd
 	// (CleanRL: 1 → 0.05 over half the run).
-	EpsStart, EpsEnd float64
-	EpsDecaySteps    int64
-	LearningStarts   int64 // env steps of uniform random actions before the first update (used by the training loop)
+	EpsStart       float64 `yaml:"eps_start"`
+	EpsEnd         float64 `yaml:"eps_end"`
+	EpsDecaySteps  int64   `yaml:"-"`
+	LearningStarts int64   `yaml:"learning_starts"` // env steps of uniform random actions before the first update (used by the training loop)
 
 	// Categorical[j] > 0 one-hots observation element j into that many
 	// inputs (values are rounded and clamped to [0, width−1]); 0 passes
 	// the value through. Empty: every element passes through.
-	Categorical []int
+	Categorical []int `yaml:"-"`
 
-	Double bool   // Double DQN target (online argmax, target value); false: max over the target net (Mnih et al. 2015)
-	ReLo   bool   // compute ReLo scores (one more target forward pass per Update)
-	Seed   uint64 // seeds the agent's PCG generator (initialisation and exploration)
+	Double bool   `yaml:"double"` // Double DQN target (online argmax, target value); false: max over the target net (Mnih et al. 2015)
+	ReLo   bool   `yaml:"-"`      // compute ReLo scores (one more target forward pass per Update)
+	Seed   uint64 `yaml:"-"`      // seeds the agent's PCG generator (initialisation and exploration)
 }
 
 // DefaultConfig returns CleanRL dqn.py's defaults where they apply to a

@@ -135,17 +135,13 @@ func (r *dqnRunner) setup(ctx context.Context) error {
 // dqnConfig is the agent's configuration from the run's.
 func (r *dqnRunner) dqnConfig() dqn.Config {
 	d := r.cfg.DQN
-	dc := dqn.DefaultConfig()
-	dc.Hidden, dc.Gamma, dc.LR, dc.BatchSize = d.Hidden, d.Gamma, d.LR, d.BatchSize
-	dc.TargetFrequency, dc.Tau, dc.NStep = d.TargetFreq, d.Tau, d.NStep
+	dc := d.Config
 	dc.MaxGradNorm = d.MaxGradNorm
 	if d.MaxGradNorm == 0 {
 		dc.MaxGradNorm = -1 // 0 disables in the config file; dqn takes a negative value for that
 	}
-	dc.EpsStart, dc.EpsEnd, dc.LearningStarts = d.EpsStart, d.EpsEnd, d.LearningStarts
 	dc.EpsDecaySteps = int64(d.EpsFraction * float64(max(r.cfg.Steps-d.LearningStarts, 0)))
 	dc.Categorical = r.evalEnv.Cardinalities()
-	dc.Double = d.Double
 	dc.ReLo = r.cfg.Replay == "relo"
 	dc.Seed = r.cfg.Seed
 	return dc

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"github.com/vlmrb/vlmrb/dqn"
 	"github.com/vlmrb/vlmrb/tasks/grid"
 )
 
@@ -8,24 +9,17 @@ import (
 // tasks (the grid tasks) and sac for the manipulation tasks.
 var AlgoChoices = []string{"auto", "sac", "dqn"}
 
-// DQNConfig holds the Double DQN hyperparameters of discrete tasks (the
-// `dqn:` section of a config file). Defaults: DefaultDQNConfig.
+// DQNConfig is the `dqn:` section of discrete tasks: the agent's
+// hyperparameters (dqn.Config, its yaml keys inline: hidden, gamma, lr,
+// batch_size, learning_starts, target_freq, tau, eps_start, eps_end,
+// n_step, double) and what the training loop does with them. Defaults:
+// DefaultDQNConfig.
 type DQNConfig struct {
-	Hidden         []int   `yaml:"hidden"`          // hidden layer widths of the Q network
-	Gamma          float64 `yaml:"gamma"`           // discount
-	LR             float64 `yaml:"lr"`              // Adam step size
-	BatchSize      int     `yaml:"batch_size"`      // transitions per update
-	LearningStarts int64   `yaml:"learning_starts"` // env steps of uniform random actions before updates
-	TrainFreq      int     `yaml:"train_freq"`      // env steps (all envs) per gradient update
-	TargetFreq     int     `yaml:"target_freq"`     // updates between target-network updates
-	Tau            float64 `yaml:"tau"`             // target update coefficient (1: hard copy)
-	EpsStart       float64 `yaml:"eps_start"`       // ε at learning_starts
-	EpsEnd         float64 `yaml:"eps_end"`         // final ε
-	EpsFraction    float64 `yaml:"eps_fraction"`    // fraction of the post-learning_starts budget over which ε decays linearly
-	EvalEps        float64 `yaml:"eval_eps"`        // ε of evaluation episodes (0: greedy)
-	NStep          int     `yaml:"n_step"`          // n-step returns (1: one-step TD)
-	MaxGradNorm    float64 `yaml:"max_grad_norm"`   // gradient clip (L2 norm)
-	Double         bool    `yaml:"double"`          // Double DQN target (false: vanilla max over the target net)
+	dqn.Config  `yaml:",inline"`
+	TrainFreq   int     `yaml:"train_freq"`    // env steps (all envs) per gradient update
+	EpsFraction float64 `yaml:"eps_fraction"`  // fraction of the post-learning_starts budget over which ε decays linearly
+	EvalEps     float64 `yaml:"eval_eps"`      // ε of evaluation episodes (0: greedy)
+	MaxGradNorm float64 `yaml:"max_grad_norm"` // gradient clip (L2 norm; 0 disables)
 }
 
 // GridConfig configures the grid tasks (the `grid:` section). Grid tasks
@@ -45,11 +39,11 @@ type GridConfig struct {
 // every 250 updates 2 of 15 seeds ended at ≥ 0.9 eval success; every 100,
 // 14 of 15 (the 15th at 0.8): 5 calibration seeds, then 10 fresh ones.
 func DefaultDQNConfig() DQNConfig {
-	return DQNConfig{
-		Hidden: []int{128, 128}, Gamma: 0.99, LR: 5e-4, BatchSize: 64,
-		LearningStarts: 2000, TrainFreq: 4, TargetFreq: 100, Tau: 1,
-		EpsStart: 1, EpsEnd: 0.05, EpsFraction: 0.4, NStep: 3, MaxGradNorm: 10, Double: true,
-	}
+	dc := dqn.DefaultConfig()
+	dc.Hidden, dc.Gamma, dc.LR, dc.BatchSize = []int{128, 128}, 0.99, 5e-4, 64
+	dc.LearningStarts, dc.TargetFrequency, dc.Tau = 2000, 100, 1
+	dc.EpsStart, dc.EpsEnd, dc.NStep, dc.Double = 1, 0.05, 3, true
+	return DQNConfig{Config: dc, TrainFreq: 4, EpsFraction: 0.4, MaxGradNorm: 10}
 }
 
 // IsDiscrete reports whether the task has a discrete action space (the
@@ -122,7 +116,7 @@ func (c *Config) validateDQN(add func(error)) {
 	if d.LR <= 0 {
 		add(badf("dqn.lr must be > 0 (got %g)", d.LR))
 	}
-	if d.BatchSize <= 0 || d.TrainFreq <= 0 || d.TargetFreq <= 0 || d.NStep <= 0 {
+	if d.BatchSize <= 0 || d.TrainFreq <= 0 || d.TargetFrequency <= 0 || d.NStep <= 0 {
 		add(badf("dqn.batch_size, dqn.train_freq, dqn.target_freq and dqn.n_step must be > 0"))
 	}
 	if d.LearningStarts < 0 {
