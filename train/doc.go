@@ -19,7 +19,12 @@
 // optional interfaces (sampler.go): the end of a training episode (ERO's
 // replay reward), the agent's current state (AER's query), its own
 // metrics and checkpoint state; the loop never asks for a sampler's type.
-// The aer and ero sections of the config are replay's own config types.
+// One config tree: the sac, dqn, aer and ero sections are sac.Config,
+// dqn.Config, replay.AERConfig and replay.EROConfig themselves (yaml keys
+// inline), plus the few settings the loop owns (learning_starts,
+// updates_per_step, train_freq, the ε schedule's fraction); the buffer and
+// vlm sections are still train's own and translated in sampler.go and
+// scoring.go.
 //
 // The scorer's frames come through frame.Source: the simulation's camera
 // (render.SimCamera, or the grid's tile frames), or any source given in

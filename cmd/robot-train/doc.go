@@ -12,7 +12,11 @@
 // config or name), 130 interrupted (Ctrl-C; training checkpoints first).
 //
 // The command is a thin layer over package train (the training loop, run
-// directories, checkpoints, evaluation) and over render, vlmprio and hw for
-// the render, score and view commands. run(ctx, args, stdout, stderr) is the
+// directories, checkpoints, evaluation) and over render, vlmprio, hw and
+// tasks for the render, score, view and bench commands; its own helpers
+// over tasks and nn are the cli_*.go files. Every subcommand's flags come
+// from a table of flagDef rows (flags.go): train's rows name the config
+// keys they set and whether --resume accepts them; other commands' rows
+// are typed options with defaults. run(ctx, args, stdout, stderr) is the
 // whole CLI; main only wires the process (signals, exit code) to it.
 package main
