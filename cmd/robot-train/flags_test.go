@@ -213,3 +213,31 @@ func TestTrainHelpFromTable(t *testing.T) {
 		}
 	}
 }
+
+// Every command's flag table binds: option kinds and defaults parse,
+// config rows name real keys, names are unique, and every row has help.
+func TestCommandFlagTables(t *testing.T) {
+	def := train.DefaultConfig()
+	tables := map[string][]flagDef{
+		"train": trainFlags, "score": scoreFlags, "render": renderFlags, "view": viewFlags, "eval": evalFlags,
+		"bench": benchFlags, "study run": studyRunFlags, "study report": studyReportFlags, "export": exportFlags,
+	}
+	for name, table := range tables {
+		seen := map[string]bool{}
+		for _, d := range table {
+			if seen[d.name] || d.help == "" {
+				t.Errorf("%s: flag --%s repeated or without help", name, d.name)
+			}
+			seen[d.name] = true
+		}
+		fs := flag.NewFlagSet(name, flag.ContinueOnError)
+		if _, err := bindFlags(fs, table, &def); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	// a default that does not parse as its kind is an error, not a zero
+	fs := flag.NewFlagSet("bad", flag.ContinueOnError)
+	if _, err := bindFlags(fs, []flagDef{{name: "n", kind: "int", def: "many", help: "h"}}, &def); err == nil {
+		t.Error("an int flag with default \"many\" was accepted")
+	}
+}
