@@ -55,10 +55,12 @@ func SimClips(ctx context.Context, ep *Episodes, cam *render.SimCamera, camera s
 
 // GridClips is SimClips for a grid task (robot-train score --source
 // sim:doorkey-N): policy (expert|random) plays episode after episode of
-// task from seed, and each step's tile frame of the state it reached, in
-// theme at about side px, becomes a clip step with the stage reached as
-// its progress, as in training (gridScoring). The oracle needs no
-// images; noImages skips drawing them. Bad names are a *train.ConfigError.
+// task from seed, and the tile frame of each state an action is taken in
+// (o_t), in theme at about side px, becomes a clip step with that state's
+// stage as its progress; a terminated episode's final state o_T closes its
+// clips — the frame rule of training (vlmprio.Pipeline). The oracle needs
+// no images; noImages skips drawing them. Bad names are a
+// *train.ConfigError.
 func GridClips(ctx context.Context, task, policy, theme string, side int, seed uint64, noImages bool, c *vlmprio.Clipper, take func([]*vlmprio.Clip) bool) error {
 	th, err := grid.ParseTheme(theme)
 	if err != nil {
@@ -74,27 +76,35 @@ func GridClips(ctx context.Context, task, policy, theme string, side int, seed u
 	}
 	tile := env.TileFor(side)
 	px := env.FrameSize(tile)
-	img := image.NewRGBA(image.Rect(0, 0, px, px))
+	img, last := image.NewRGBA(image.Rect(0, 0, px, px)), image.NewRGBA(image.Rect(0, 0, px, px))
+	snap := func(dst *image.RGBA) (frame.Frame, float64) {
+		f := frame.Frame{Camera: "grid", Seq: uint64(env.StepCount())}
+		if !noImages {
+			env.Render(dst, tile, th)
+			f.Image = dst
+		}
+		return f, float64(env.Stage()) / float64(len(grid.Stages)-1)
+	}
 	slot := int32(0)
 	for ep := 0; ; ep++ {
 		env.Reset(control.EpisodeSeed(seed, 0, ep))
-		for t := 1; ; t++ {
+		for {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
+			f, prog := snap(img) // o_t
 			_, term, trunc := env.StepIndex(next())
-			f := frame.Frame{Camera: "grid", Seq: uint64(t)}
-			if !noImages {
-				env.Render(img, tile, th)
-				f.Image = img
+			st := vlmprio.Step{Episode: int64(ep), Frame: f, Ref: replay.Ref{Slot: slot + 1, Gen: 1},
+				Progress: prog, HasProgress: true, Done: term || trunc}
+			if term {
+				ft, pt := snap(last) // o_T
+				st.Terminal, st.TerminalProgress = &ft, pt
 			}
-			done := term || trunc
 			slot++
-			if take(c.Push(0, vlmprio.Step{Episode: int64(ep), Frame: f, Ref: replay.Ref{Slot: slot, Gen: 1},
-				Progress: float64(env.Stage()) / float64(len(grid.Stages)-1), HasProgress: true, Done: done})) {
+			if take(c.Push(0, st)) {
 				return nil
 			}
-			if done {
+			if st.Done {
 				break
 			}
 		}
