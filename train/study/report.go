@@ -290,6 +290,25 @@ func Analyze(spec *Spec, dir string, o ReportOptions) (*Report, error) {
 	}
 	metric := spec.MetricKey()
 	rep := &Report{Study: spec.Name, Metric: metric, Baseline: base, Reps: o.Reps, Conf: o.Conf}
+	data, err := readRuns(runs, metric, rep)
+	if err != nil {
+		return nil, err
+	}
+	// per task
+	finals := map[string][][]float64{} // arm → per task finals
+	aucs := map[string][][]float64{}
+	for ti, task := range spec.Tasks {
+		rep.Tasks = append(rep.Tasks, taskReport(spec, ti, task, data, base, o, finals, aucs, rep))
+	}
+	if len(spec.Tasks) > 1 {
+		rep.Overall = overallReport(spec, rep, finals, aucs, base, o)
+	}
+	return rep, nil
+}
+
+// readRuns reads every run's state, CPU time and metric series into rep's
+// status and run list; it returns the runs by task/arm/seed id.
+func readRuns(runs []Run, metric string, rep *Report) (map[string]*runData, error) {
 	data := map[string]*runData{} // by task/arm/seed id
 	for _, r := range runs {
 		d := &runData{run: r, state: RunState(r.Config.Out)}
@@ -333,92 +352,97 @@ func Analyze(spec *Spec, dir string, o ReportOptions) (*Report, error) {
 		rep.Runs = append(rep.Runs, rs)
 		data[r.ID()] = d
 	}
+	return data, nil
+}
 
-	// per task
-	finals := map[string][][]float64{} // arm → per task finals
-	aucs := map[string][][]float64{}
-	for ti, task := range spec.Tasks {
-		tr := TaskReport{Task: task}
-		curves := map[string]CurveSeries{}
-		for _, arm := range spec.Arms {
-			ar := ArmReport{Arm: arm.Name}
-			var ds []*runData
-			for _, seed := range spec.Seeds {
-				d := data[Run{Task: task, Arm: arm.Name, Seed: seed}.ID()]
-				ar.CPUS += d.cpu
-				if d.state != Done {
-					continue
-				}
-				ds = append(ds, d)
-				ar.Seeds = append(ar.Seeds, seed)
-				ar.Finals = append(ar.Finals, d.vals[len(d.vals)-1])
-			}
-			ar.Runs = len(ds)
-			ar.Diags = armDiags(ds)
-			var au []float64
-			for _, d := range ds {
-				au = append(au, AUC(d.steps, d.vals))
-			}
-			seed := o.Seed + uint64(ti)*1000
-			ar.IQM = BootstrapCI([][]float64{ar.Finals}, PooledIQM, o.Reps, o.Conf, seed)
-			ar.Mean = BootstrapCI([][]float64{ar.Finals}, PooledMean, o.Reps, o.Conf, seed+1)
-			ar.AUC = BootstrapCI([][]float64{au}, PooledIQM, o.Reps, o.Conf, seed+2)
-			finals[arm.Name] = append(finals[arm.Name], ar.Finals)
-			aucs[arm.Name] = append(aucs[arm.Name], au)
-			if len(ds) > 0 {
-				curves[arm.Name] = iqmCurve(task, arm.Name, ds, o, seed+3)
-			}
-			tr.Arms = append(tr.Arms, ar)
-		}
-		bc, hasBase := curves[base]
-		for i := range tr.Arms {
-			ar := &tr.Arms[i]
-			if ar.Arm == base {
+// taskReport aggregates one task's arms: finals, IQM/mean/AUC intervals,
+// curves, and each arm against the baseline; it appends the arms' finals
+// and AUCs to finals and aucs (by arm, in task order) and the curves to
+// rep.
+func taskReport(spec *Spec, ti int, task string, data map[string]*runData, base string, o ReportOptions,
+	finals, aucs map[string][][]float64, rep *Report) TaskReport {
+	tr := TaskReport{Task: task}
+	curves := map[string]CurveSeries{}
+	for _, arm := range spec.Arms {
+		ar := ArmReport{Arm: arm.Name}
+		var ds []*runData
+		for _, seed := range spec.Seeds {
+			d := data[Run{Task: task, Arm: arm.Name, Seed: seed}.ID()]
+			ar.CPUS += d.cpu
+			if d.state != Done {
 				continue
 			}
-			bf := finals[base][ti]
-			if ar.Runs > 0 && len(bf) > 0 {
-				pi := ProbImprovementCI([][]float64{ar.Finals}, [][]float64{bf}, o.Reps, o.Conf, o.Seed+uint64(ti)*1000+4)
+			ds = append(ds, d)
+			ar.Seeds = append(ar.Seeds, seed)
+			ar.Finals = append(ar.Finals, d.vals[len(d.vals)-1])
+		}
+		ar.Runs = len(ds)
+		ar.Diags = armDiags(ds)
+		var au []float64
+		for _, d := range ds {
+			au = append(au, AUC(d.steps, d.vals))
+		}
+		seed := o.Seed + uint64(ti)*1000
+		ar.IQM = BootstrapCI([][]float64{ar.Finals}, PooledIQM, o.Reps, o.Conf, seed)
+		ar.Mean = BootstrapCI([][]float64{ar.Finals}, PooledMean, o.Reps, o.Conf, seed+1)
+		ar.AUC = BootstrapCI([][]float64{au}, PooledIQM, o.Reps, o.Conf, seed+2)
+		finals[arm.Name] = append(finals[arm.Name], ar.Finals)
+		aucs[arm.Name] = append(aucs[arm.Name], au)
+		if len(ds) > 0 {
+			curves[arm.Name] = iqmCurve(task, arm.Name, ds, o, seed+3)
+		}
+		tr.Arms = append(tr.Arms, ar)
+	}
+	bc, hasBase := curves[base]
+	for i := range tr.Arms {
+		ar := &tr.Arms[i]
+		if ar.Arm == base {
+			continue
+		}
+		bf := finals[base][ti]
+		if ar.Runs > 0 && len(bf) > 0 {
+			pi := ProbImprovementCI([][]float64{ar.Finals}, [][]float64{bf}, o.Reps, o.Conf, o.Seed+uint64(ti)*1000+4)
+			ar.ProbImp = &pi
+		}
+		if c, ok := curves[ar.Arm]; ok && hasBase {
+			ar.SampleEff = sampleEff(bc, c)
+		}
+	}
+	for _, arm := range spec.Arms {
+		if c, ok := curves[arm.Name]; ok {
+			rep.Curves = append(rep.Curves, c)
+		}
+	}
+	return tr
+}
+
+// overallReport pools every task's runs per arm (stratified by task).
+func overallReport(spec *Spec, rep *Report, finals, aucs map[string][][]float64, base string, o ReportOptions) []ArmReport {
+	var out []ArmReport
+	for _, arm := range spec.Arms {
+		ar := ArmReport{Arm: arm.Name}
+		for _, f := range finals[arm.Name] {
+			ar.Runs += len(f)
+		}
+		for _, t := range rep.Tasks {
+			for _, a := range t.Arms {
+				if a.Arm == arm.Name {
+					ar.CPUS += a.CPUS
+				}
+			}
+		}
+		ar.IQM = BootstrapCI(finals[arm.Name], PooledIQM, o.Reps, o.Conf, o.Seed+7)
+		ar.Mean = BootstrapCI(finals[arm.Name], PooledMean, o.Reps, o.Conf, o.Seed+8)
+		ar.AUC = BootstrapCI(aucs[arm.Name], PooledIQM, o.Reps, o.Conf, o.Seed+9)
+		if arm.Name != base && ar.Runs > 0 {
+			pi := ProbImprovementCI(finals[arm.Name], finals[base], o.Reps, o.Conf, o.Seed+10)
+			if !math.IsNaN(pi.Point) {
 				ar.ProbImp = &pi
 			}
-			if c, ok := curves[ar.Arm]; ok && hasBase {
-				ar.SampleEff = sampleEff(bc, c)
-			}
 		}
-		for _, arm := range spec.Arms {
-			if c, ok := curves[arm.Name]; ok {
-				rep.Curves = append(rep.Curves, c)
-			}
-		}
-		rep.Tasks = append(rep.Tasks, tr)
+		out = append(out, ar)
 	}
-
-	if len(spec.Tasks) > 1 {
-		for _, arm := range spec.Arms {
-			ar := ArmReport{Arm: arm.Name}
-			for _, f := range finals[arm.Name] {
-				ar.Runs += len(f)
-			}
-			for _, t := range rep.Tasks {
-				for _, a := range t.Arms {
-					if a.Arm == arm.Name {
-						ar.CPUS += a.CPUS
-					}
-				}
-			}
-			ar.IQM = BootstrapCI(finals[arm.Name], PooledIQM, o.Reps, o.Conf, o.Seed+7)
-			ar.Mean = BootstrapCI(finals[arm.Name], PooledMean, o.Reps, o.Conf, o.Seed+8)
-			ar.AUC = BootstrapCI(aucs[arm.Name], PooledIQM, o.Reps, o.Conf, o.Seed+9)
-			if arm.Name != base && ar.Runs > 0 {
-				pi := ProbImprovementCI(finals[arm.Name], finals[base], o.Reps, o.Conf, o.Seed+10)
-				if !math.IsNaN(pi.Point) {
-					ar.ProbImp = &pi
-				}
-			}
-			rep.Overall = append(rep.Overall, ar)
-		}
-	}
-	return rep, nil
+	return out
 }
 
 func hasArm(s *Spec, name string) bool {
