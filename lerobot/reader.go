@@ -50,13 +50,13 @@ type Dataset struct {
 
 // Episode is one row of meta/episodes.
 type Episode struct {
-	Index      int64
-	Tasks      []string
-	Length     int64
-	From, To   int64 // global frame index range [From, To)
-	DataChunk  int64
-	DataFile   int64
-	Videos     map[string]VideoSpan // by video key
+	Index     int64
+	Tasks     []string
+	Length    int64
+	From, To  int64 // global frame index range [From, To)
+	DataChunk int64
+	DataFile  int64
+	Videos    map[string]VideoSpan // by video key
 }
 
 // VideoSpan locates an episode inside a video file: frames whose
@@ -143,6 +143,30 @@ func (d *Dataset) readInfo() error {
 		}
 	}
 	return nil
+}
+
+// Meta reads meta/name (a plain file name, at most Limits.MaxMetaBytes);
+// ok is false when the dataset has no such file.
+func (d *Dataset) Meta(name string) (b []byte, ok bool, err error) {
+	if name != filepath.Base(name) {
+		return nil, false, fmt.Errorf("lerobot: meta file name %q is not a plain name", name)
+	}
+	f, err := os.Open(filepath.Join(d.Dir, "meta", name))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("lerobot: %w", err)
+	}
+	defer f.Close()
+	b, err = io.ReadAll(io.LimitReader(f, d.lim.MaxMetaBytes+1))
+	if err != nil {
+		return nil, false, fmt.Errorf("lerobot: %w", err)
+	}
+	if int64(len(b)) > d.lim.MaxMetaBytes {
+		return nil, false, d.errf("meta/%s is larger than %d bytes", name, d.lim.MaxMetaBytes)
+	}
+	return b, true, nil
 }
 
 // Vector returns the dimension and per-element names (nil when unnamed)

@@ -85,6 +85,7 @@ type Writer struct {
 	stState, stAction, stNext, stReward, stTime *runStats
 	stImg                                       []*imageStats
 	f64                                         []float64
+	extra                                       map[string][]byte
 	closed                                      bool
 }
 
@@ -315,6 +316,20 @@ func (w *Writer) EndEpisode(task string) error {
 	return nil
 }
 
+// SetMeta adds a file meta/name (a plain name such as vlmrb.json) with
+// content b, written at Close. LeRobot's loader ignores files it does not
+// know; vlmrb keeps the recording's provenance there.
+func (w *Writer) SetMeta(name string, b []byte) error {
+	if name == "" || name != filepath.Base(name) || name == "info.json" || name == "stats.json" || name == "tasks.parquet" {
+		return fmt.Errorf("lerobot: meta file name %q is not a free plain file name", name)
+	}
+	if w.extra == nil {
+		w.extra = map[string][]byte{}
+	}
+	w.extra[name] = append([]byte(nil), b...)
+	return nil
+}
+
 // Episodes returns the number of completed episodes.
 func (w *Writer) Episodes() int { return len(w.episodes) }
 
@@ -388,6 +403,11 @@ func (w *Writer) finish() error {
 	}
 	if err := w.writeStats(); err != nil {
 		return err
+	}
+	for name, b := range w.extra {
+		if err := writeFileSync(filepath.Join(w.tmp, "meta", name), b); err != nil {
+			return err
+		}
 	}
 	return w.writeInfo()
 }

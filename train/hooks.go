@@ -58,6 +58,13 @@ type StepEvent struct {
 	Info map[string]float64
 	// Done reports the end of the episode (terminated or truncated).
 	Done bool
+	// Demo marks a demonstration: an episode of the scripted expert
+	// (demos N) or a recorded one (demos_path).
+	Demo bool
+	// Recorded marks a transition read from a dataset (demos_path) before
+	// the first env step: no live env or camera frame stands behind it,
+	// and Info holds only "success".
+	Recorded bool
 }
 
 // UpdateEvent is one gradient update.

@@ -167,7 +167,21 @@ func (r *runner) setup(ctx context.Context) error {
 	}
 
 	n := cfg.NumEnvs
-	r.obs, _ = r.vec.Reset(resetSeed)
+	var first []int // each env's first episode after recorded demonstrations
+	if man == nil && cfg.DemosPath != "" {
+		eps, err := loadDemos(cfg, r.spec)
+		if err != nil {
+			return err
+		}
+		if first, err = r.insertDemos(eps); err != nil {
+			return err
+		}
+	}
+	if first != nil {
+		r.obs, _ = r.vec.ResetFrom(resetSeed, first)
+	} else {
+		r.obs, _ = r.vec.Reset(resetSeed)
+	}
 	r.obs = append([][]float64(nil), r.obs...)
 	r.actions = make([][]float64, n)
 	r.scaled = make([][]float64, n)

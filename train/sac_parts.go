@@ -130,6 +130,9 @@ type scoringHook struct {
 }
 
 func (h scoringHook) OnStep(e StepEvent) error {
+	if e.Recorded { // no frame of the live env belongs to it; it keeps p̄
+		return nil
+	}
 	h.r.score.push(h.r, e.Env, e.Ref, e.Done)
 	return nil
 }

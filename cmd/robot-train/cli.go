@@ -39,6 +39,7 @@ func commands() []command {
 		{"train", "train a policy (SAC + replay + VLM scoring), with logs, eval GIFs and checkpoints", cmdTrain},
 		{"eval", "evaluate a checkpoint or a scripted policy: success rate and return", cmdEval},
 		{"render", "render a task's camera to PNG, GIF or MP4", cmdRender},
+		{"record", "record episodes (or convert a camera recording) as a LeRobot v3 dataset", cmdRecord},
 		{"score", "score clips from the simulator, a folder or a camera URL", cmdScore},
 		{"view", "watch a policy in an interactive GLFW window", cmdView},
 		{"study", "run a grid of tasks × arms × seeds and report IQM, bootstrap CIs and curves", cmdStudy},
