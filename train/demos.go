@@ -200,6 +200,10 @@ func f64s(x []float32) []float64 {
 // long. It returns each env's first episode index for VecEnv.ResetFrom.
 func (r *runner) insertDemos(eps []demoEpisode) ([]int, error) {
 	n, A := r.cfg.NumEnvs, r.spec.ActDim
+	// the run's hooks and the library user's see the demonstrations
+	own := r.hooks
+	r.hooks = append(own[:len(own):len(own)], r.opts.Hooks...)
+	defer func() { r.hooks = own }()
 	sched := newEpisodeSchedule(n)
 	perEnv := make([][]int, n)
 	for k := range eps {

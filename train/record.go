@@ -29,7 +29,7 @@ type RecordOptions struct {
 	// expert episodes are the ones a run's first `demos` episodes are.
 	Seed          uint64
 	NumEnvs       int
-	MaxEpisodeLen int    // control steps (0 = the task's default)
+	MaxEpisodeLen int    // control steps (0 = training's default max_episode_len)
 	Reward        string // dense | sparse: the reward stored in next.reward
 	// Cameras are sim camera names (task, workspace, corner, topview, …),
 	// each a video observation.images.<name> of Width×Height pixels.
@@ -75,6 +75,9 @@ func Record(ctx context.Context, dir string, o RecordOptions) (*RecordResult, er
 	if o.Reward == "" {
 		o.Reward = "sparse"
 	}
+	if o.MaxEpisodeLen == 0 {
+		o.MaxEpisodeLen = DefaultConfig().MaxEpisodeLen // what a run's episodes last
+	}
 	var pol func(env *tasks.Env, ep int) control.Policy
 	agentSpace := true // the policy acts in [−1, 1]
 	switch o.Policy {
@@ -97,6 +100,9 @@ func Record(ctx context.Context, dir string, o RecordOptions) (*RecordResult, er
 		defer a.Close()
 		if o.Task == "" {
 			o.Task = cfg.Task
+		}
+		if o.MaxEpisodeLen == DefaultConfig().MaxEpisodeLen && cfg.MaxEpisodeLen != 0 {
+			o.MaxEpisodeLen = cfg.MaxEpisodeLen
 		}
 		if o.Task != cfg.Task {
 			return nil, &ConfigError{Msg: fmt.Sprintf("run %s trained on %s, not %s", o.Policy, cfg.Task, o.Task)}

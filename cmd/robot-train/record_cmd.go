@@ -39,7 +39,7 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	seed := fs.Uint64("seed", 0, "seed `S`: episode seeds follow a training run with this seed")
 	numEnvs := fs.Int("num-envs", 1, "episode seeds as a training run with `N` envs lays them out (train's --num-envs; the default config has 2)")
 	reward := fs.String("reward", "sparse", "reward stored in next.reward: dense|sparse")
-	maxLen := fs.Int("max-episode-len", 0, "control steps per episode (0 = task default)")
+	maxLen := fs.Int("max-episode-len", 0, "control steps per episode (0 = train's default max_episode_len, or the run's)")
 	cameras := fs.String("cameras", train.TaskCamera, "comma-separated sim cameras, one video each (task, workspace, corner, topview, …; \"\" for none)")
 	size := fs.String("size", "128x128", "video frame size `WxH` (even; AV1 needs ≥ 64x64, else H.264 is used)")
 	backend := fs.String("render-backend", "auto", "renderer: auto|egl|soft")
