@@ -343,6 +343,7 @@ type FrameRow struct {
 	State, Action, NextState              []float32
 	Reward                                float32
 	Done, Success, Truncated              bool
+	CameraTime                            float64 // s (converted camera recordings)
 }
 
 // Columns reports which optional features the frame table carries.
@@ -370,6 +371,7 @@ type dataRow struct {
 	Done       bool      `parquet:"next.done"`
 	Success    bool      `parquet:"next.success"`
 	Truncated  bool      `parquet:"next.truncated"`
+	CameraTime float64   `parquet:"observation.camera_time"`
 }
 
 // readBatch is how many rows ReadFrames decodes at a time: memory stays
@@ -445,7 +447,8 @@ func (d *Dataset) ReadFrames(fn func(*FrameRow) error) error {
 					break
 				}
 				*fr = FrameRow{Index: row.Index, Episode: row.Episode, FrameIndex: row.FrameIndex, TaskIndex: row.TaskIndex,
-					Timestamp: row.Timestamp, Reward: row.Reward, Done: row.Done, Success: row.Success, Truncated: row.Truncated}
+					Timestamp: row.Timestamp, Reward: row.Reward, Done: row.Done, Success: row.Success, Truncated: row.Truncated,
+					CameraTime: row.CameraTime}
 				if cols.State {
 					fr.State = row.State
 				}

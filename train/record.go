@@ -57,6 +57,7 @@ type RecordMeta struct {
 type RecordResult struct {
 	*lerobot.Summary
 	Successes int
+	Lengths   []int // frames of each episode, in order
 	Elapsed   time.Duration
 	FPS       float64 // frames recorded per second of wall time, encoding included
 }
@@ -201,6 +202,7 @@ func Record(ctx context.Context, dir string, o RecordOptions) (*RecordResult, er
 			return nil, err
 		}
 		sched.finish(ei, n)
+		res.Lengths = append(res.Lengths, n)
 		if success {
 			res.Successes++
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -49,6 +50,7 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	frames := fs.Int("frames", 0, "with --hw: stop after `N` frames (0: the whole recording; needed for live cameras)")
 	camName := fs.String("camera-name", "cam", "with --hw: the video key is observation.images.`NAME`")
 	instruction := fs.String("instruction", "camera recording", "with --hw: the task text of the episode")
+	asJSON := fs.Bool("json", false, "print what was written as one JSON object (episode lengths, frames, codec, bytes)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -56,7 +58,7 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usagef("--lerobot DIR is required: where the dataset goes")
 	}
 	if *hwSpec != "" {
-		return recordHW(ctx, stdout, *hwSpec, *out, *fps, *frames, *camName, *instruction, *codec)
+		return recordHW(ctx, stdout, *hwSpec, *out, *fps, *frames, *camName, *instruction, *codec, *asJSON)
 	}
 	if *task == "" && (*policy == "expert" || *policy == "random") {
 		return usagef("--task NAME is required with --policy %s (robot-train tasks lists them)", *policy)
@@ -82,6 +84,11 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	if *asJSON {
+		return printJSON(stdout, recordReport{Dir: res.Dir, Episodes: res.Episodes, Frames: res.Frames, Lengths: res.Lengths,
+			Successes: res.Successes, Cameras: cams, Width: w, Height: h, Codec: res.Codec, Bytes: res.Bytes, Files: res.Files,
+			Seconds: res.Elapsed.Seconds(), FPS: res.FPS})
+	}
 	_, _ = fmt.Fprintf(stdout, "wrote %s: %d episodes (%d successful), %d frames, %d camera(s) %s, %.1f MB in %.1fs (%.0f frames/s incl. encoding)\n",
 		res.Dir, res.Episodes, res.Successes, res.Frames, len(cams), codecName(res.Codec), float64(res.Bytes)/1e6, res.Elapsed.Seconds(), res.FPS)
 	return nil
@@ -96,8 +103,8 @@ func codecName(c string) string {
 
 // recordHW converts a camera recording (or a bounded stretch of a live
 // camera) into a one-episode dataset with one video.
-func recordHW(ctx context.Context, stdout io.Writer, spec, out string, fps float64, frames int, name, instruction, codec string) error {
-	src, err := hw.Open(ctx, spec, hw.Options{Camera: name})
+func recordHW(ctx context.Context, stdout io.Writer, spec, out string, fps float64, frames int, name, instruction, codec string, asJSON bool) error {
+	src, err := hw.Open(ctx, spec, hw.Options{Camera: name, FPS: fps}) // a folder's frames are stamped at FPS
 	if err != nil {
 		return err
 	}
@@ -110,7 +117,37 @@ func recordHW(ctx context.Context, stdout io.Writer, spec, out string, fps float
 		return err
 	}
 	el := time.Since(t0)
+	if asJSON {
+		return printJSON(stdout, recordReport{Dir: res.Dir, Episodes: 1, Frames: res.Frames, Lengths: []int{int(res.Frames)},
+			Cameras: []string{name}, Width: res.Width, Height: res.Height, Codec: res.Codec, Bytes: res.Bytes, Files: res.Files,
+			Seconds: el.Seconds(), FPS: float64(res.Frames) / el.Seconds(), SourceFrames: res.SourceFrames, DatasetFPS: res.FPS})
+	}
 	_, _ = fmt.Fprintf(stdout, "wrote %s: 1 episode, %d frames (%d source frames), %dx%d %s at %g fps, %.1f MB in %.1fs\n",
 		res.Dir, res.Frames, res.SourceFrames, res.Width, res.Height, res.Codec, res.FPS, float64(res.Bytes)/1e6, el.Seconds())
 	return nil
+}
+
+// recordReport is record --json's output.
+type recordReport struct {
+	Dir          string           `json:"dir"`
+	Episodes     int              `json:"episodes"`
+	Frames       int64            `json:"frames"`
+	Lengths      []int            `json:"lengths"`
+	Successes    int              `json:"successes"`
+	Cameras      []string         `json:"cameras"`
+	Width        int              `json:"width"`
+	Height       int              `json:"height"`
+	Codec        string           `json:"codec"`
+	Bytes        int64            `json:"bytes"`
+	Files        map[string]int64 `json:"files"`
+	Seconds      float64          `json:"seconds"`
+	FPS          float64          `json:"frames_per_s"`
+	SourceFrames int              `json:"source_frames,omitempty"`
+	DatasetFPS   float64          `json:"dataset_fps,omitempty"`
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
