@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -198,7 +199,7 @@ func f64s(x []float32) []float64 {
 // continues exactly as the same run with demos N would, as long as the
 // demonstrations end before learning starts and their episodes are equally
 // long. It returns each env's first episode index for VecEnv.ResetFrom.
-func (r *runner) insertDemos(eps []demoEpisode) ([]int, error) {
+func (r *runner) insertDemos(ctx context.Context, eps []demoEpisode) ([]int, error) {
 	n, A := r.cfg.NumEnvs, r.spec.ActDim
 	// the run's hooks and the library user's see the demonstrations
 	own := r.hooks
@@ -212,6 +213,10 @@ func (r *runner) insertDemos(eps []demoEpisode) ([]int, error) {
 		sched.finish(ei, eps[k].len())
 	}
 	steps := slices.Max(sched.end)
+	if int64(steps*n) >= r.cfg.Steps {
+		return nil, &ConfigError{Msg: fmt.Sprintf("demos %s fill %d env steps (%d per env on %d envs), the whole budget of %d steps; raise --steps",
+			r.cfg.DemosPath, steps*n, steps, n, r.cfg.Steps)}
+	}
 	cur, t := make([]int, n), make([]int, n)
 	ret := make([]float64, n)
 	succ := make([]bool, n)
@@ -246,6 +251,9 @@ func (r *runner) insertDemos(eps []demoEpisode) ([]int, error) {
 			}
 		}
 		r.step += int64(n)
+		if err := r.pace(ctx, r); err != nil { // evaluations, log rows, checkpoints as the loop would
+			return nil, err
+		}
 	}
 	r.nextEpisode = int64(len(eps))
 	first := make([]int, n)

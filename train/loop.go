@@ -246,7 +246,6 @@ func (c *core) update(target int64, obs [][]float64, u updater) error {
 // loop runs vector steps, updates, evaluation, logging and checkpoints
 // until the budget is spent or ctx is cancelled.
 func (c *core) loop(ctx context.Context, l learner) error {
-	n := int64(c.cfg.NumEnvs)
 	for c.step < c.cfg.Steps {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -260,20 +259,30 @@ func (c *core) loop(ctx context.Context, l learner) error {
 		if c.prog != nil {
 			c.prog.Update(c.step)
 		}
-		if crossed(c.step, n, c.cfg.Eval.Every) && c.step < c.cfg.Steps {
-			if err := c.evalAndLog(ctx, l, false); err != nil {
-				return err
-			}
+		if err := c.pace(ctx, l); err != nil {
+			return err
 		}
-		if crossed(c.step, n, c.cfg.Log.Every) {
-			if err := c.logRow(l); err != nil {
-				return err
-			}
+	}
+	return nil
+}
+
+// pace runs the evaluation, log row and checkpoint that the vector step
+// which just ended crossed into.
+func (c *core) pace(ctx context.Context, l learner) error {
+	n := int64(c.cfg.NumEnvs)
+	if crossed(c.step, n, c.cfg.Eval.Every) && c.step < c.cfg.Steps {
+		if err := c.evalAndLog(ctx, l, false); err != nil {
+			return err
 		}
-		if crossed(c.step, n, c.cfg.Ckpt.Every) && c.step < c.cfg.Steps {
-			if err := l.checkpoint(); err != nil {
-				return err
-			}
+	}
+	if crossed(c.step, n, c.cfg.Log.Every) {
+		if err := c.logRow(l); err != nil {
+			return err
+		}
+	}
+	if crossed(c.step, n, c.cfg.Ckpt.Every) && c.step < c.cfg.Steps {
+		if err := l.checkpoint(); err != nil {
+			return err
 		}
 	}
 	return nil
