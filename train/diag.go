@@ -38,7 +38,7 @@ type replayDiag struct {
 
 	// since the last log row
 	draws, prio, semHits, semPrio, rewHits, demoHits int64
-	prioAge                                float64
+	prioAge                                          float64
 }
 
 // semanticGain is the one-step progress gain that counts as meaningful
