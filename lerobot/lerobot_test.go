@@ -2,7 +2,6 @@ package lerobot
 
 import (
 	"context"
-	"errors"
 	"image"
 	"os"
 	"os/exec"
@@ -196,5 +195,4 @@ func TestLimits(t *testing.T) {
 	if _, err := Open(t.TempDir(), Limits{}); err == nil || !strings.Contains(err.Error(), "info.json") {
 		t.Fatalf("empty dir: %v", err)
 	}
-	_ = errors.New
 }

@@ -285,7 +285,7 @@ func readEpisodeRows(pf *parquet.File, videoKeys []string) ([]Episode, error) {
 	}
 	tasksCol, hasTasks := sch.Lookup("tasks", "list", "element")
 	r := parquet.NewReader(pf)
-	defer r.Close()
+	defer func() { _ = r.Close() }()
 	var out []Episode
 	rows := make([]parquet.Row, 64)
 	for {
@@ -535,7 +535,7 @@ func readAll[T any](path string, maxRows int64) ([]T, error) {
 		return nil, fmt.Errorf("%d rows (limit %d)", pf.NumRows(), maxRows)
 	}
 	r := parquet.NewGenericReader[T](pf)
-	defer r.Close()
+	defer func() { _ = r.Close() }()
 	out := make([]T, pf.NumRows())
 	n, err := r.Read(out)
 	if err != nil && err != io.EOF {

@@ -34,13 +34,6 @@ func (s *runStats) add(x []float64) {
 	}
 }
 
-func (s *runStats) add32(x []float32, buf []float64) {
-	for i, v := range x {
-		buf[i] = float64(v)
-	}
-	s.add(buf[:len(x)])
-}
-
 // json is the stats.json entry; nest wraps every value in one-element
 // lists, the [C,1,1] shape LeRobot uses for image channels.
 func (s *runStats) json(nest bool) map[string]any {

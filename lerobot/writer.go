@@ -84,7 +84,6 @@ type Writer struct {
 
 	stState, stAction, stNext, stReward, stTime *runStats
 	stImg                                       []*imageStats
-	f64                                         []float64
 	extra                                       map[string][]byte
 	closed                                      bool
 }
@@ -111,7 +110,7 @@ func Create(ctx context.Context, dir string, spec Spec) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lerobot: %w", err)
 	}
-	w := &Writer{dir: dir, tmp: tmp, spec: spec, taskIdx: map[string]int64{}, f64: make([]float64, max(spec.StateDim, spec.ActionDim))}
+	w := &Writer{dir: dir, tmp: tmp, spec: spec, taskIdx: map[string]int64{}}
 	if err := w.open(ctx); err != nil {
 		w.Abort()
 		return nil, err

@@ -62,10 +62,10 @@ func loadDemos(cfg *Config, spec control.Spec) ([]demoEpisode, error) {
 	if !cols.State || !cols.Action || !cols.Reward {
 		return nil, bad("needs observation.state, action and next.reward features (a camera-only recording cannot be a demonstration)")
 	}
-	if err := checkVector(&d.Info, lerobot.KeyState, "observation", spec.ObsDim, obsNames(cfg.Task, spec)); err != nil {
+	if err := checkVector(&d.Info, lerobot.KeyState, "observation", spec.ObsDim, obsNames(spec)); err != nil {
 		return nil, bad("%v", err)
 	}
-	if err := checkVector(&d.Info, lerobot.KeyAction, "action", spec.ActDim, actNames(cfg.Task, spec)); err != nil {
+	if err := checkVector(&d.Info, lerobot.KeyAction, "action", spec.ActDim, actNames(spec)); err != nil {
 		return nil, bad("%v", err)
 	}
 	if n := int64(d.Info.TotalFrames); n > int64(cfg.Buffer.Capacity) {
@@ -165,14 +165,14 @@ func checkVector(in *lerobot.Info, key, what string, dim int, names []string) er
 
 // obsNames and actNames are the manipulation tasks' vector names (nil for
 // specs of another shape).
-func obsNames(task string, spec control.Spec) []string {
+func obsNames(spec control.Spec) []string {
 	if spec.ObsDim == tasks.ObsDim && spec.Discrete == 0 {
 		return tasks.ObsNames()
 	}
 	return nil
 }
 
-func actNames(task string, spec control.Spec) []string {
+func actNames(spec control.Spec) []string {
 	if spec.ActDim == tasks.ActDim && spec.Discrete == 0 {
 		return tasks.ActNames()
 	}

@@ -119,7 +119,7 @@ func Record(ctx context.Context, dir string, o RecordOptions) (*RecordResult, er
 	if err != nil {
 		return nil, &ConfigError{Msg: err.Error() + " (robot-train tasks lists them)"}
 	}
-	defer env.Close()
+	defer func() { _ = env.Close() }()
 	spec := env.Spec()
 	if spec.Discrete > 0 {
 		return nil, &ConfigError{Msg: fmt.Sprintf("task %s has discrete actions; record writes the manipulation tasks", o.Task)}
