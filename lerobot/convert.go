@@ -44,7 +44,8 @@ const fpsProbe = 16
 // newest source frame captured at or before k/fps after the first (frames
 // are repeated across a gap and dropped when they come faster), and its
 // capture time is kept in observation.camera_time. Odd frame sizes lose
-// their last column or row (yuv420p needs even sizes).
+// their last column or row (yuv420p needs even sizes). Cancelling ctx
+// ends the recording: the frames read so far are written.
 func ConvertSource(ctx context.Context, src frame.Source, dir string, o ConvertOptions) (*ConvertResult, error) {
 	if o.Camera == "" {
 		o.Camera = "cam"
@@ -137,7 +138,9 @@ func ConvertSource(ctx context.Context, src frame.Source, dir string, o ConvertO
 	}
 	for !ended && (o.MaxFrames == 0 || k < int64(o.MaxFrames)) {
 		if err := src.Next(ctx, &f); err != nil {
-			if errors.Is(err, frame.ErrEndOfStream) {
+			// the end of a recording, or the user stopping a live camera
+			// (Ctrl-C): the frames so far make the episode
+			if errors.Is(err, frame.ErrEndOfStream) || ctx.Err() != nil {
 				break
 			}
 			return nil, fmt.Errorf("lerobot: camera frame %d: %w", res.SourceFrames, err)
