@@ -90,6 +90,9 @@ func ConvertSource(ctx context.Context, src frame.Source, dir string, o ConvertO
 		return nil, err
 	}
 	defer wr.Abort()
+	if err := wr.BeginEpisode(o.Task); err != nil {
+		return nil, err
+	}
 	res := &ConvertResult{Width: w, Height: h, FPS: o.FPS}
 	period := time.Duration(float64(time.Second) / o.FPS)
 	slack := period / 100 // timestamps rounded to the nanosecond still land on their tick
@@ -153,7 +156,7 @@ func ConvertSource(ctx context.Context, src frame.Source, dir string, o ConvertO
 	if err := emitUntil(latestT + 2*slack); err != nil {
 		return nil, err
 	}
-	if err := wr.EndEpisode(o.Task); err != nil {
+	if err := wr.EndEpisode(""); err != nil {
 		return nil, err
 	}
 	sum, err := wr.Close()

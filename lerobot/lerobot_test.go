@@ -196,3 +196,49 @@ func TestLimits(t *testing.T) {
 		t.Fatalf("empty dir: %v", err)
 	}
 }
+
+// An episode begun with BeginEpisode is written in pieces of flushRows
+// frames and reads back whole, in order, under its task.
+func TestLongEpisodeFlushes(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "ds")
+	w, err := Create(context.Background(), dir, Spec{FPS: 30, StateDim: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 2*flushRows + 5
+	for ep := range 2 {
+		if err := w.BeginEpisode([]string{"a", "b"}[ep]); err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			if err := w.AddFrame(&Frame{State: []float64{float64(i)}}); err != nil {
+				t.Fatal(err)
+			}
+			if ep == 0 && i == flushRows && len(w.rows) != 1 {
+				t.Fatalf("%d rows held after %d frames", len(w.rows), i+1)
+			}
+		}
+		if err := w.EndEpisode(""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Open(dir, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var k int64
+	err = d.ReadFrames(func(r *FrameRow) error {
+		if r.State[0] != float32(r.FrameIndex) || r.TaskIndex != r.Episode || r.Index != k {
+			t.Fatalf("frame %d: %+v", k, r)
+		}
+		k++
+		return nil
+	})
+	if err != nil || k != 2*n || d.Tasks[1] != "b" {
+		t.Fatalf("%d frames, tasks %q, err %v", k, d.Tasks, err)
+	}
+}

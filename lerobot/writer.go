@@ -78,7 +78,9 @@ type Writer struct {
 	tasks    []string
 	taskIdx  map[string]int64
 	episodes []episodeMeta
-	rows     []any // the open episode's rows
+	rows     []any // the open episode's rows not yet written
+	epTask   string
+	epBegun  bool // BeginEpisode named the open episode's task
 	epFrames int64
 	frames   int64
 
@@ -286,21 +288,40 @@ func (w *Writer) AddFrame(f *Frame) error {
 	w.rows = append(w.rows, row)
 	w.epFrames++
 	w.frames++
+	if w.epBegun && len(w.rows) >= flushRows {
+		return w.flush(w.taskIndex(w.epTask))
+	}
 	return nil
 }
 
-// EndEpisode closes the open episode under the task's instruction text.
-// An episode needs at least one frame.
-func (w *Writer) EndEpisode(task string) error {
-	if w.epFrames == 0 {
-		return errors.New("lerobot: EndEpisode with no frames")
+// flushRows is how many frames of an episode begun with BeginEpisode are
+// held before they go to the parquet writer: memory stays bounded however
+// long the episode (a live camera recording) runs.
+const flushRows = 4096
+
+// BeginEpisode names the task of the episode that the next frames open.
+// It is optional; with it the episode's frames are written as they come
+// instead of being held until EndEpisode.
+func (w *Writer) BeginEpisode(task string) error {
+	if w.epFrames > 0 {
+		return errors.New("lerobot: BeginEpisode inside an episode; call EndEpisode first")
 	}
+	w.epTask, w.epBegun = task, true
+	return nil
+}
+
+func (w *Writer) taskIndex(task string) int64 {
 	ti, ok := w.taskIdx[task]
 	if !ok {
 		ti = int64(len(w.tasks))
 		w.taskIdx[task] = ti
 		w.tasks = append(w.tasks, task)
 	}
+	return ti
+}
+
+// flush writes the held rows with task index ti.
+func (w *Writer) flush(ti int64) error {
 	for _, r := range w.rows {
 		r.(map[string]any)[KeyTaskIndex] = ti
 	}
@@ -309,6 +330,26 @@ func (w *Writer) EndEpisode(task string) error {
 	}
 	clear(w.rows)
 	w.rows = w.rows[:0]
+	return nil
+}
+
+// EndEpisode closes the open episode under the task's instruction text
+// (the one BeginEpisode gave when task is ""). An episode needs at least
+// one frame.
+func (w *Writer) EndEpisode(task string) error {
+	if w.epFrames == 0 {
+		return errors.New("lerobot: EndEpisode with no frames")
+	}
+	if w.epBegun && task != "" && task != w.epTask {
+		return fmt.Errorf("lerobot: EndEpisode(%q) for an episode begun as %q", task, w.epTask)
+	}
+	if w.epBegun {
+		task = w.epTask
+	}
+	if err := w.flush(w.taskIndex(task)); err != nil {
+		return err
+	}
+	w.epBegun = false
 	from := w.frames - w.epFrames
 	w.episodes = append(w.episodes, episodeMeta{index: int64(len(w.episodes)), length: w.epFrames, from: from, task: task, videoFrom: from})
 	w.epFrames = 0

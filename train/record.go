@@ -171,6 +171,9 @@ func Record(ctx context.Context, dir string, o RecordOptions) (*RecordResult, er
 		meta.Seeds, meta.EnvOf = append(meta.Seeds, seed), append(meta.EnvOf, ei)
 		obs, _ := env.Reset(seed)
 		p := pol(env, ep)
+		if err := w.BeginEpisode(env.Description()); err != nil {
+			return nil, err
+		}
 		n, success := 0, false
 		for {
 			for i, c := range cams {
@@ -198,7 +201,7 @@ func Record(ctx context.Context, dir string, o RecordOptions) (*RecordResult, er
 			}
 			obs = append(obs[:0], next...)
 		}
-		if err := w.EndEpisode(env.Description()); err != nil {
+		if err := w.EndEpisode(""); err != nil {
 			return nil, err
 		}
 		sched.finish(ei, n)
