@@ -4,7 +4,8 @@
 # folder recording of a camera, then reads both back with DuckDB
 # (@duckdb/node-api from npm) and ffprobe and compares row counts, episode
 # boundaries, index continuity, column types, feature shapes, tasks, stats
-# and video frame counts with what robot-train reported recording.
+# and video frame counts with what robot-train reported recording; and
+# trains from the dataset after DuckDB has rewritten its parquet files.
 #
 # The npm package goes into a cache directory outside the repository
 # ($VLMRB_NPM_CACHE, default ~/.cache/vlmrb/lerobot-check); npm downloads
@@ -37,7 +38,7 @@ if [ ! -f "$CACHE/node_modules/@duckdb/node-api/package.json" ] ||
   (cd "$CACHE" && npm install --no-audit --no-fund --ignore-scripts --loglevel=error "@duckdb/node-api@$DUCKDB_VERSION")
 fi
 # ES modules resolve packages next to the importing file
-cp scripts/lerobot-check.mjs "$CACHE/lerobot-check.mjs"
+cp scripts/lerobot-check.mjs scripts/lerobot-rewrite.mjs "$CACHE/"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -48,6 +49,16 @@ go build -o "$work/robot-train" ./cmd/robot-train
   --max-episode-len 60 --cameras task,workspace --size 96x64 --render-backend auto \
   --lerobot "$work/sim" --json > "$work/sim.json"
 node "$CACHE/lerobot-check.mjs" "$work/sim" "$work/sim.json"
+
+# the same dataset with its parquet rewritten by DuckDB's writer: vlmrb's
+# reader takes it as demonstrations (3 episodes of 60 steps on 2 envs fill
+# 240 env steps of the 400)
+node "$CACHE/lerobot-rewrite.mjs" "$work/sim" "$work/sim-duckdb"
+"$work/robot-train" train --task window-open --reward sparse --seed 7 --num-envs 2 --max-episode-len 60 \
+  --steps 400 --learning-starts 300 --hidden 8,8 --batch-size 16 --eval-episodes 1 --eval-every 0 \
+  --demos "$work/sim-duckdb" --out "$work/run" > "$work/train.log"
+grep -q "demonstrations: 3 episodes, 180 transitions" "$work/train.log" && grep -q "finished at env step 400" "$work/train.log" || { cat "$work/train.log"; echo "lerobot-check: train --demos on the DuckDB-written dataset failed" >&2; exit 1; }
+echo "lerobot-check: train --demos read the DuckDB-rewritten dataset"
 
 # a camera recording: a folder of 25 odd-sized PNG frames at 10 fps
 mkdir "$work/frames"
