@@ -20,8 +20,9 @@
 // keys of LeRobot's simulation datasets. vlmrb adds next.truncated (the
 // episode hit its time limit; LeRobot's next.done does not say which) and
 // next.observation.state (s_{t+1}; the frame layout has no row for the
-// state after an episode's last action), and observation.camera_time for
-// converted camera recordings. LeRobot keeps features it does not know.
+// state after an episode's last action), observation.progress (privileged
+// task progress of simulated episodes, which vlmrb's oracle scorer rates)
+// and observation.camera_time for converted camera recordings. LeRobot keeps features it does not know.
 // The episode table has episode_index, tasks (list<string>), length,
 // dataset_from_index/dataset_to_index, data/ and meta/episodes/
 // chunk_index/file_index, and per video key videos/KEY/chunk_index,

@@ -38,6 +38,9 @@ const (
 	// frame layout has no row for). Readers of other datasets do without.
 	KeyTruncated = "next.truncated"
 	KeyNextState = "next.observation.state"
+	// KeyProgress is privileged task progress in [0, 1] at the observation
+	// (float64; simulation only), which the oracle scorer rates clips by.
+	KeyProgress = "observation.progress"
 	// KeyCameraTime is the source frame's own timestamp (s since the
 	// first frame) of a converted camera recording.
 	KeyCameraTime = "observation.camera_time"

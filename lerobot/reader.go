@@ -344,18 +344,20 @@ type FrameRow struct {
 	Reward                                float32
 	Done, Success, Truncated              bool
 	CameraTime                            float64 // s (converted camera recordings)
+	Progress                              float64 // privileged task progress (Columns.Progress)
 }
 
 // Columns reports which optional features the frame table carries.
 type Columns struct {
-	State, Action, NextState, Reward, Done, Success, Truncated bool
+	State, Action, NextState, Reward, Done, Success, Truncated, Progress bool
 }
 
 // Columns returns the optional features info.json declares.
 func (d *Dataset) Columns() Columns {
 	has := func(k string) bool { _, ok := d.Info.Features[k]; return ok }
 	return Columns{State: has(KeyState), Action: has(KeyAction), NextState: has(KeyNextState),
-		Reward: has(KeyReward), Done: has(KeyDone), Success: has(KeySuccess), Truncated: has(KeyTruncated)}
+		Reward: has(KeyReward), Done: has(KeyDone), Success: has(KeySuccess), Truncated: has(KeyTruncated),
+		Progress: has(KeyProgress)}
 }
 
 type dataRow struct {
@@ -372,6 +374,7 @@ type dataRow struct {
 	Success    bool      `parquet:"next.success"`
 	Truncated  bool      `parquet:"next.truncated"`
 	CameraTime float64   `parquet:"observation.camera_time"`
+	Progress   float64   `parquet:"observation.progress"`
 }
 
 // readBatch is how many rows ReadFrames decodes at a time: memory stays
@@ -448,7 +451,7 @@ func (d *Dataset) ReadFrames(fn func(*FrameRow) error) error {
 				}
 				*fr = FrameRow{Index: row.Index, Episode: row.Episode, FrameIndex: row.FrameIndex, TaskIndex: row.TaskIndex,
 					Timestamp: row.Timestamp, Reward: row.Reward, Done: row.Done, Success: row.Success, Truncated: row.Truncated,
-					CameraTime: row.CameraTime}
+					CameraTime: row.CameraTime, Progress: row.Progress}
 				if cols.State {
 					fr.State = row.State
 				}
@@ -505,6 +508,7 @@ func checkDataSchema(s *parquet.Schema, cols Columns) error {
 		{cols.Done, []string{KeyDone}, parquet.Boolean},
 		{cols.Success, []string{KeySuccess}, parquet.Boolean},
 		{cols.Truncated, []string{KeyTruncated}, parquet.Boolean},
+		{cols.Progress, []string{KeyProgress}, parquet.Double},
 	}
 	for _, w := range want {
 		if !w.on {

@@ -36,6 +36,9 @@ type Spec struct {
 	Rewards bool
 	// CameraTime adds observation.camera_time (float64 s).
 	CameraTime bool
+	// Progress adds observation.progress (float64, privileged task
+	// progress of simulated episodes).
+	Progress bool
 	Cameras    []Camera
 	Codec      string // auto (default) | av1 | h264
 	FFmpeg     string // ffmpeg executable (default "ffmpeg" on PATH)
@@ -48,6 +51,7 @@ type Frame struct {
 	Reward                   float64
 	Done, Truncated, Success bool
 	CameraTime               float64 // s since the first frame (Spec.CameraTime)
+	Progress                 float64 // task progress in [0, 1] (Spec.Progress)
 	Images                   []*image.RGBA
 }
 
@@ -234,6 +238,9 @@ func (w *Writer) dataSchema() *parquet.Schema {
 	if sp.CameraTime {
 		g[KeyCameraTime] = parquet.Leaf(parquet.DoubleType)
 	}
+	if sp.Progress {
+		g[KeyProgress] = parquet.Leaf(parquet.DoubleType)
+	}
 	return parquet.NewSchema("schema", g)
 }
 
@@ -284,6 +291,9 @@ func (w *Writer) AddFrame(f *Frame) error {
 	}
 	if sp.CameraTime {
 		row[KeyCameraTime] = f.CameraTime
+	}
+	if sp.Progress {
+		row[KeyProgress] = f.Progress
 	}
 	w.rows = append(w.rows, row)
 	w.epFrames++
@@ -583,6 +593,9 @@ func (w *Writer) info() *Info {
 	}
 	if sp.CameraTime {
 		fs[KeyCameraTime] = scalar("float64")
+	}
+	if sp.Progress {
+		fs[KeyProgress] = scalar("float64")
 	}
 	for _, c := range sp.Cameras {
 		fs[ImagePrefix+c.Name] = Feature{DType: "video", Shape: []int{c.Height, c.Width, 3},

@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/vlmrb/vlmrb/control"
+	"github.com/vlmrb/vlmrb/frame"
 	"github.com/vlmrb/vlmrb/lerobot"
 	"github.com/vlmrb/vlmrb/replay"
 	"github.com/vlmrb/vlmrb/tasks"
+	"github.com/vlmrb/vlmrb/vlmprio"
 )
 
 // demoEpisode is one recorded episode as replay transitions, actions
@@ -19,6 +22,7 @@ type demoEpisode struct {
 	obs, act, next     [][]float64
 	rew                []float64
 	term, trunc, succs []bool
+	prog               []float64 // privileged progress at obs (observation.progress; 0 when absent)
 }
 
 func (e *demoEpisode) len() int { return len(e.rew) }
@@ -35,41 +39,41 @@ func (e *demoEpisode) len() int { return len(e.rew) }
 // next.done ends an episode as terminated unless next.truncated says it
 // was a time limit; without next.done an episode's last transition counts
 // as truncated (bootstrapped).
-func loadDemos(cfg *Config, spec control.Spec) ([]demoEpisode, error) {
+func loadDemos(cfg *Config, spec control.Spec) (eps []demoEpisode, hasProgress bool, err error) {
 	path := cfg.DemosPath
 	bad := func(format string, a ...any) error {
 		return &ConfigError{Msg: fmt.Sprintf("demos %s: ", path) + fmt.Sprintf(format, a...)}
 	}
 	d, err := lerobot.Open(path, lerobot.Limits{})
 	if err != nil {
-		return nil, &ConfigError{Msg: err.Error()}
+		return nil, false, &ConfigError{Msg: err.Error()}
 	}
 	if b, ok, err := d.Meta("vlmrb.json"); err != nil {
-		return nil, err
+		return nil, false, err
 	} else if ok {
 		var m RecordMeta
 		if err := json.Unmarshal(b, &m); err != nil {
-			return nil, bad("meta/vlmrb.json: %v", err)
+			return nil, false, bad("meta/vlmrb.json: %v", err)
 		}
 		if m.Task != cfg.Task {
-			return nil, bad("recorded on task %s, the run trains %s; record demonstrations of %s (robot-train record --task %s)", m.Task, cfg.Task, cfg.Task, cfg.Task)
+			return nil, false, bad("recorded on task %s, the run trains %s; record demonstrations of %s (robot-train record --task %s)", m.Task, cfg.Task, cfg.Task, cfg.Task)
 		}
 		if m.Reward != cfg.EnvReward() {
-			return nil, bad("holds %s rewards, the run's env reward is %s; record with --reward %s", m.Reward, cfg.EnvReward(), cfg.EnvReward())
+			return nil, false, bad("holds %s rewards, the run's env reward is %s; record with --reward %s", m.Reward, cfg.EnvReward(), cfg.EnvReward())
 		}
 	}
 	cols := d.Columns()
 	if !cols.State || !cols.Action || !cols.Reward {
-		return nil, bad("needs observation.state, action and next.reward features (a camera-only recording cannot be a demonstration)")
+		return nil, false, bad("needs observation.state, action and next.reward features (a camera-only recording cannot be a demonstration)")
 	}
 	if err := checkVector(&d.Info, lerobot.KeyState, "observation", spec.ObsDim, obsNames(spec)); err != nil {
-		return nil, bad("%v", err)
+		return nil, false, bad("%v", err)
 	}
 	if err := checkVector(&d.Info, lerobot.KeyAction, "action", spec.ActDim, actNames(spec)); err != nil {
-		return nil, bad("%v", err)
+		return nil, false, bad("%v", err)
 	}
 	if n := int64(d.Info.TotalFrames); n > int64(cfg.Buffer.Capacity) {
-		return nil, bad("holds %d frames, more than buffer.capacity %d: the run would overwrite its demonstrations", n, cfg.Buffer.Capacity)
+		return nil, false, bad("holds %d frames, more than buffer.capacity %d: the run would overwrite its demonstrations", n, cfg.Buffer.Capacity)
 	}
 
 	// the frames, per episode; transitions are built once an episode is whole
@@ -104,14 +108,14 @@ func loadDemos(cfg *Config, spec control.Spec) ([]demoEpisode, error) {
 		if cols.NextState {
 			next = f64s(f.NextState)
 		}
-		raw[f.Episode].add(s, a, next, float64(f.Reward), done && !trunc, trunc, f.Success)
+		raw[f.Episode].add(s, a, next, float64(f.Reward), done && !trunc, trunc, f.Success, f.Progress)
 		return nil
 	})
 	if err != nil {
 		if _, ok := err.(*ConfigError); ok {
-			return nil, err
+			return nil, false, err
 		}
-		return nil, &ConfigError{Msg: err.Error()}
+		return nil, false, &ConfigError{Msg: err.Error()}
 	}
 	if !cols.NextState {
 		// s_{t+1} is the next frame's state; the last frame has none and is
@@ -126,22 +130,23 @@ func loadDemos(cfg *Config, spec control.Spec) ([]demoEpisode, error) {
 				continue
 			}
 			e.obs, e.act, e.next, e.rew = e.obs[:n-1], e.act[:n-1], e.next[:n-1], e.rew[:n-1]
-			e.term, e.trunc, e.succs = e.term[:n-1], e.trunc[:n-1], e.succs[:n-1]
+			e.term, e.trunc, e.succs, e.prog = e.term[:n-1], e.trunc[:n-1], e.succs[:n-1], e.prog[:n-1]
 			if n > 1 && !e.term[n-2] {
 				e.trunc[n-2] = true
 			}
 		}
 	}
-	eps := slices.DeleteFunc(raw, func(e demoEpisode) bool { return e.len() == 0 })
+	eps = slices.DeleteFunc(raw, func(e demoEpisode) bool { return e.len() == 0 })
 	if len(eps) == 0 {
-		return nil, bad("has no transitions")
+		return nil, false, bad("has no transitions")
 	}
-	return eps, nil
+	return eps, cols.Progress, nil
 }
 
-func (e *demoEpisode) add(s, a, next []float64, r float64, term, trunc, succ bool) {
+func (e *demoEpisode) add(s, a, next []float64, r float64, term, trunc, succ bool, prog float64) {
 	e.obs, e.act, e.next = append(e.obs, s), append(e.act, a), append(e.next, next)
 	e.rew, e.term, e.trunc, e.succs = append(e.rew, r), append(e.term, term), append(e.trunc, trunc), append(e.succs, succ)
+	e.prog = append(e.prog, prog)
 }
 
 // checkVector compares a dataset's vector feature with the task's.
@@ -199,8 +204,19 @@ func f64s(x []float32) []float64 {
 // continues exactly as the same run with demos N would, as long as the
 // demonstrations end before learning starts and their episodes are equally
 // long. It returns each env's first episode index for VecEnv.ResetFrom.
-func (r *runner) insertDemos(ctx context.Context, eps []demoEpisode) ([]int, error) {
+func (r *runner) insertDemos(ctx context.Context, eps []demoEpisode, hasProgress bool) ([]int, error) {
 	n, A := r.cfg.NumEnvs, r.spec.ActDim
+	// VLM-RB: the oracle scores clips by privileged progress alone, which
+	// robot-train record stores; other scorers need frames, which are not
+	// decoded from the videos, so those demonstrations keep p̄
+	score := r.score != nil && r.score.srcs == nil && hasProgress
+	if r.score != nil && !score {
+		why := "no frames of them are decoded from the videos"
+		if r.score.srcs == nil {
+			why = "the dataset has no observation.progress"
+		}
+		r.warnf("the %s scorer does not score the recorded demonstrations (%s); they keep the default priority", r.cfg.Scorer, why)
+	}
 	// the run's hooks and the library user's see the demonstrations
 	own := r.hooks
 	r.hooks = append(own[:len(own):len(own)], r.opts.Hooks...)
@@ -234,12 +250,21 @@ func (r *runner) insertDemos(ctx context.Context, eps []demoEpisode) ([]int, err
 			e, tt := &eps[k], t[i]
 			done := e.term[tt] || e.trunc[tt]
 			sv := b2f(e.succs[tt])
-			if _, err := r.addDemo(r.step, i, replay.Transition{
+			ref, err := r.addDemo(r.step, i, replay.Transition{
 				Obs: e.obs[tt], Action: e.act[tt], Reward: e.rew[tt], NextObs: e.next[tt],
 				Terminated: e.term[tt], Truncated: e.trunc[tt],
 				Env: int32(i), Episode: int64(k), Step: int32(tt),
-			}, map[string]float64{"success": sv}, done); err != nil {
+			}, map[string]float64{"success": sv}, done)
+			if err != nil {
 				return nil, err
+			}
+			if score { // the clip pipeline, as scoringHook feeds it from live envs
+				f := frame.Frame{Camera: r.cfg.VLM.Camera, Seq: r.score.seq,
+					Time: time.Unix(0, 0).Add(time.Duration(float64(tt) * r.spec.ControlDt * float64(time.Second)))}
+				for _, c := range r.score.clipper.Push(i, vlmprio.Step{Episode: int64(k), Frame: f, Ref: ref,
+					Progress: e.prog[tt], HasProgress: true, Done: done}) {
+					r.score.prio.Submit(c)
+				}
 			}
 			ret[i] += e.rew[tt]
 			succ[i] = succ[i] || e.succs[tt]
@@ -251,6 +276,9 @@ func (r *runner) insertDemos(ctx context.Context, eps []demoEpisode) ([]int, err
 			}
 		}
 		r.step += int64(n)
+		if score {
+			r.score.seq++
+		}
 		if err := r.pace(ctx, r); err != nil { // evaluations, log rows, checkpoints as the loop would
 			return nil, err
 		}

@@ -52,14 +52,36 @@ func (d *demoCount) hook() Hook {
 // demonstration transitions, the same metrics (but the privileged
 // semantic labels, which recordings do not carry) and bit-identical agent
 // and replay buffer at the end.
+//
+// With VLM-RB and the oracle scorer (scoring inline, vlm.workers 0, so a
+// run is a function of its seed) the recorded demonstrations are scored
+// from their stored progress exactly as the live ones are.
 func TestDemosPathReproducesBuiltIn(t *testing.T) {
 	t.Parallel()
-	root := t.TempDir()
-	builtIn := demoConfig(filepath.Join(root, "builtin"))
-	builtIn.Demos = 2
-	fromData := demoConfig(filepath.Join(root, "dataset"))
-	fromData.DemosPath = filepath.Join(root, "demos")
-	recordExpert(t, builtIn, fromData.DemosPath, 2)
+	for _, arm := range []struct {
+		name string
+		set  func(*Config)
+	}{
+		{"uniform", func(*Config) {}},
+		{"vlmrb-oracle", func(c *Config) { c.Replay, c.Scorer, c.VLM.Workers = "vlmrb", "oracle", 0 }},
+	} {
+		t.Run(arm.name, func(t *testing.T) {
+			t.Parallel()
+			root := t.TempDir()
+			builtIn := demoConfig(filepath.Join(root, "builtin"))
+			arm.set(&builtIn)
+			builtIn.Demos = 2
+			fromData := builtIn
+			fromData.Out, fromData.Demos = filepath.Join(root, "dataset"), 0
+			fromData.DemosPath = filepath.Join(root, "demos")
+			recordExpert(t, builtIn, fromData.DemosPath, 2)
+			compareDemoRuns(t, builtIn, fromData)
+		})
+	}
+}
+
+func compareDemoRuns(t *testing.T, builtIn, fromData Config) {
+	t.Helper()
 
 	var ca, cb demoCount
 	ra, err := Run(context.Background(), builtIn, Options{Hooks: []Hook{ca.hook()}})
@@ -83,7 +105,9 @@ func TestDemosPathReproducesBuiltIn(t *testing.T) {
 	compared := 0
 	for i := range rowsA {
 		for k, v := range rowsA[i].Values {
-			if strings.HasPrefix(k, "time/") || strings.HasPrefix(k, "replay/semantic") {
+			// wall-clock timings, and the privileged labels a recording lacks
+			if strings.HasPrefix(k, "time/") || strings.HasPrefix(k, "vlm/latency") || strings.HasPrefix(k, "vlm/render") ||
+				strings.HasPrefix(k, "replay/semantic") {
 				continue
 			}
 			if w := rowsB[i].Values[k]; w != v && !(v != v && w != w) {
@@ -94,6 +118,15 @@ func TestDemosPathReproducesBuiltIn(t *testing.T) {
 	}
 	if compared < 20 {
 		t.Fatalf("only %d metric values compared", compared)
+	}
+	if fromData.Replay == "vlmrb" {
+		scored := 0.0
+		for _, r := range rowsB {
+			scored = max(scored, r.Values["vlm/clips_scored"])
+		}
+		if scored == 0 {
+			t.Fatal("no clip was scored")
+		}
 	}
 	// diagnostics tell the demonstrations apart: 100 of the 300 stored transitions
 	var frac float64
@@ -228,7 +261,7 @@ func TestLoadDemosWithoutNextState(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer env.Close()
-	eps, err := loadDemos(&c, env.Spec())
+	eps, _, err := loadDemos(&c, env.Spec())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,8 +20,9 @@
 // the clips of those episodes are scored like any others. With demos_path
 // (train --demos PATH) the episodes of a LeRobot v3 dataset take their
 // place instead (demos.go): stored before the first env step, checked
-// against the task's spaces, marked in StepEvent (Demo, Recorded) and
-// left at the default priority by VLM-RB, which has no frame of them. A
+// against the task's spaces, marked in StepEvent (Demo, Recorded), and
+// scored by VLM-RB's oracle from their recorded progress (the frame-based
+// scorers leave them at the default priority: no frames are decoded). A
 // recording of a run's own expert episodes (Record, robot-train record)
 // reproduces the demos N run bit for bit. Record writes episodes of any
 // policy as such a dataset.

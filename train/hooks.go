@@ -63,7 +63,8 @@ type StepEvent struct {
 	Demo bool
 	// Recorded marks a transition read from a dataset (demos_path) before
 	// the first env step: no live env or camera frame stands behind it,
-	// and Info holds only "success".
+	// and Info holds only "success". The run's own VLM-RB scoring feeds
+	// such transitions to its clipper itself (oracle scorer only).
 	Recorded bool
 }
 

@@ -146,7 +146,7 @@ func Record(ctx context.Context, dir string, o RecordOptions) (*RecordResult, er
 	w, err := lerobot.Create(ctx, dir, lerobot.Spec{
 		FPS: 1 / spec.ControlDt, RobotType: "vlmrb-sawyer-sim",
 		StateDim: spec.ObsDim, ActionDim: spec.ActDim, StateNames: tasks.ObsNames(), ActionNames: tasks.ActNames(),
-		NextState: true, Rewards: true, Cameras: lcams, Codec: o.Codec,
+		NextState: true, Rewards: true, Progress: true, Cameras: lcams, Codec: o.Codec,
 	})
 	if err != nil {
 		return nil, err
@@ -181,6 +181,7 @@ func Record(ctx context.Context, dir string, o RecordOptions) (*RecordResult, er
 					return nil, fmt.Errorf("render %s: %w", o.Cameras[i], err)
 				}
 			}
+			fr.Progress, _ = env.Progress() // at the state the action is taken in, as the scorer sees it
 			p.Act(obs, act)
 			toEnvAction(envAct, act, spec, agentSpace)
 			next, r, term, trunc, info, err := env.Step(envAct)

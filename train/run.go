@@ -168,8 +168,9 @@ func (r *runner) setup(ctx context.Context) error {
 
 	n := cfg.NumEnvs
 	var demos []demoEpisode // recorded demonstrations, checked before any file is written
+	var demoProgress bool   // they carry privileged progress (the oracle scorer rates them)
 	if man == nil && cfg.DemosPath != "" {
-		if demos, err = loadDemos(cfg, r.spec); err != nil {
+		if demos, demoProgress, err = loadDemos(cfg, r.spec); err != nil {
 			return err
 		}
 	}
@@ -196,7 +197,7 @@ func (r *runner) setup(ctx context.Context) error {
 	}
 	var first []int // each env's first episode after recorded demonstrations
 	if demos != nil {
-		if first, err = r.insertDemos(ctx, demos); err != nil {
+		if first, err = r.insertDemos(ctx, demos, demoProgress); err != nil {
 			return err
 		}
 	}

@@ -130,7 +130,7 @@ type scoringHook struct {
 }
 
 func (h scoringHook) OnStep(e StepEvent) error {
-	if e.Recorded { // no frame of the live env belongs to it; it keeps p̄
+	if e.Recorded { // no live frame belongs to it; insertDemos feeds the clipper itself
 		return nil
 	}
 	h.r.score.push(h.r, e.Env, e.Ref, e.Done)
