@@ -39,9 +39,9 @@ type Spec struct {
 	// Progress adds observation.progress (float64, privileged task
 	// progress of simulated episodes).
 	Progress bool
-	Cameras    []Camera
-	Codec      string // auto (default) | av1 | h264
-	FFmpeg     string // ffmpeg executable (default "ffmpeg" on PATH)
+	Cameras  []Camera
+	Codec    string // auto (default) | av1 | h264
+	FFmpeg   string // ffmpeg executable (default "ffmpeg" on PATH)
 }
 
 // Frame is one row of the dataset: the observation, the action taken in
