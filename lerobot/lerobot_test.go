@@ -242,3 +242,42 @@ func TestLongEpisodeFlushes(t *testing.T) {
 		t.Fatalf("%d frames, tasks %q, err %v", k, d.Tasks, err)
 	}
 }
+
+// A corrupt frame table gives an error, never a panic: truncated files
+// fail to open, and bytes overwritten anywhere either fail a check or
+// leave a table that still reads.
+func TestCorruptDataFile(t *testing.T) {
+	t.Parallel()
+	src := filepath.Join(t.TempDir(), "ds")
+	writeSynthetic(t, src, []int{7, 3, 5}, nil)
+	data := filepath.Join("data", "chunk-000", "file-000.parquet")
+	orig, err := os.ReadFile(filepath.Join(src, data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(b []byte) error {
+		if err := os.WriteFile(filepath.Join(src, data), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		d, err := Open(src, Limits{})
+		if err != nil {
+			return err
+		}
+		return d.ReadFrames(func(*FrameRow) error { return nil })
+	}
+	for _, n := range []int{0, 4, len(orig) / 2, len(orig) - 9} {
+		if err := read(orig[:n]); err == nil {
+			t.Errorf("data file truncated to %d of %d bytes read without error", n, len(orig))
+		}
+	}
+	for off := 4; off < len(orig)-8; off += 97 { // a stride that lands in pages, headers and the footer
+		b := append([]byte(nil), orig...)
+		for i := off; i < min(off+8, len(b)-8); i++ {
+			b[i] ^= 0xff
+		}
+		_ = read(b) // must return, with or without an error
+	}
+	if err := read(orig); err != nil {
+		t.Fatalf("the restored file: %v", err)
+	}
+}

@@ -46,6 +46,7 @@ type Dataset struct {
 	Tasks    []string // by task_index
 	Episodes []Episode
 	lim      Limits
+	inFn     bool // ReadFrames is inside the caller's callback
 }
 
 // Episode is one row of meta/episodes.
@@ -69,9 +70,10 @@ type VideoSpan struct {
 // Open reads meta/info.json, meta/tasks.parquet and meta/episodes and
 // checks that they agree with each other (counts, contiguous index
 // ranges) and with lim.
-func Open(dir string, lim Limits) (*Dataset, error) {
+func Open(dir string, lim Limits) (_ *Dataset, err error) {
 	lim = lim.withDefaults()
 	d := &Dataset{Dir: dir, lim: lim}
+	defer d.recoverMalformed(&err)
 	if err := d.readInfo(); err != nil {
 		return nil, err
 	}
@@ -82,6 +84,18 @@ func Open(dir string, lim Limits) (*Dataset, error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// recoverMalformed turns a panic of the parquet decoder on a corrupt file
+// into an error: file input never crashes the caller.
+func (d *Dataset) recoverMalformed(err *error) {
+	if p := recover(); p != nil {
+		if d.inFn { // the caller's own panic, not the file's
+			d.inFn = false
+			panic(p)
+		}
+		*err = d.errf("malformed parquet file (%v); re-export the dataset", p)
+	}
 }
 
 func (d *Dataset) errf(format string, a ...any) error {
@@ -385,7 +399,8 @@ const readBatch = 1024
 // it goes that indices are contiguous, that every frame lies in its
 // episode with frame_index counting from 0, and that vectors have the
 // shapes info.json declares.
-func (d *Dataset) ReadFrames(fn func(*FrameRow) error) error {
+func (d *Dataset) ReadFrames(fn func(*FrameRow) error) (err error) {
+	defer d.recoverMalformed(&err)
 	cols := d.Columns()
 	dims := map[string]int{}
 	for _, k := range []string{KeyState, KeyAction, KeyNextState} {
@@ -461,7 +476,10 @@ func (d *Dataset) ReadFrames(fn func(*FrameRow) error) error {
 				if cols.NextState {
 					fr.NextState = row.NextState
 				}
-				if err = fn(fr); err != nil {
+				d.inFn = true
+				err = fn(fr)
+				d.inFn = false
+				if err != nil {
 					break
 				}
 				next++
