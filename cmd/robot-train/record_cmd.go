@@ -34,7 +34,7 @@ func applyDemos(cfg *train.Config, v string) error {
 func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("record", "--task NAME --policy expert|random|RUN_DIR --episodes N --lerobot DIR [--seed S] [--num-envs N] [--cameras task,workspace] [--size WxH]\n       robot-train record --hw SPEC --lerobot DIR [--fps F] [--frames N] [--camera-name NAME] [--instruction TEXT]", stderr)
 	task := fs.String("task", "", "task `NAME` (default with a RUN_DIR policy: the run's task)")
-	policy := fs.String("policy", "expert", "policy: expert (the task's scripted expert), random, or a training run's `RUN_DIR` (its newest checkpoint, deterministic)")
+	policy := fs.String("policy", "expert", "`expert|random|RUN_DIR`: the task's scripted expert, uniform random actions, or a training run's newest checkpoint (deterministic)")
 	episodes := fs.Int("episodes", 10, "episodes `N` to record")
 	out := fs.String("lerobot", "", "write a LeRobot v3.0 dataset to `DIR` (must not exist)")
 	def := train.DefaultConfig()
