@@ -3,13 +3,17 @@ package train
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"image"
 	"math"
+	"path/filepath"
 	"slices"
 	"time"
 
 	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/frame"
+	"github.com/vlmrb/vlmrb/hw"
 	"github.com/vlmrb/vlmrb/lerobot"
 	"github.com/vlmrb/vlmrb/replay"
 	"github.com/vlmrb/vlmrb/tasks"
@@ -23,6 +27,7 @@ type demoEpisode struct {
 	rew                []float64
 	term, trunc, succs []bool
 	prog               []float64 // privileged progress at obs (observation.progress; 0 when absent)
+	from               int64     // the dataset's global index of the episode's first frame
 }
 
 func (e *demoEpisode) len() int { return len(e.rew) }
@@ -136,6 +141,9 @@ func loadDemos(cfg *Config, spec control.Spec) (eps []demoEpisode, hasProgress b
 			}
 		}
 	}
+	for i := range raw {
+		raw[i].from = d.Episodes[i].From
+	}
 	eps = slices.DeleteFunc(raw, func(e demoEpisode) bool { return e.len() == 0 })
 	if len(eps) == 0 {
 		return nil, false, bad("has no transitions")
@@ -207,15 +215,25 @@ func f64s(x []float32) []float64 {
 func (r *runner) insertDemos(ctx context.Context, eps []demoEpisode, hasProgress bool) ([]int, error) {
 	n, A := r.cfg.NumEnvs, r.spec.ActDim
 	// VLM-RB: the oracle scores clips by privileged progress alone, which
-	// robot-train record stores; other scorers need frames, which are not
-	// decoded from the videos, so those demonstrations keep p̄
-	score := r.score != nil && r.score.srcs == nil && hasProgress
-	if r.score != nil && !score {
-		why := "no frames of them are decoded from the videos"
-		if r.score.srcs == nil {
-			why = "the dataset has no observation.progress"
+	// robot-train record stores; the frame scorers get the dataset's video
+	// of their camera when it matches their frames; otherwise the
+	// demonstrations keep p̄
+	var frames []*image.RGBA
+	score := false
+	if r.score != nil {
+		why := "the dataset has no observation.progress"
+		switch {
+		case r.score.srcs == nil:
+			score = hasProgress
+		case r.score.cam == nil:
+			why = "the scorer's frames come from Options.Frames"
+		default:
+			frames, why = demoFrames(ctx, &r.cfg)
+			score = frames != nil
 		}
-		r.warnf("the %s scorer does not score the recorded demonstrations (%s); they keep the default priority", r.cfg.Scorer, why)
+		if !score {
+			r.warnf("the %s scorer does not score the recorded demonstrations (%s); they keep the default priority", r.cfg.Scorer, why)
+		}
 	}
 	// the run's hooks and the library user's see the demonstrations
 	own := r.hooks
@@ -261,8 +279,11 @@ func (r *runner) insertDemos(ctx context.Context, eps []demoEpisode, hasProgress
 			if score { // the clip pipeline, as scoringHook feeds it from live envs
 				f := frame.Frame{Camera: r.cfg.VLM.Camera, Seq: r.score.seq,
 					Time: time.Unix(0, 0).Add(time.Duration(float64(tt) * r.spec.ControlDt * float64(time.Second)))}
+				if frames != nil {
+					f.Image = frames[e.from+int64(tt)]
+				}
 				for _, c := range r.score.clipper.Push(i, vlmprio.Step{Episode: int64(k), Frame: f, Ref: ref,
-					Progress: e.prog[tt], HasProgress: true, Done: done}) {
+					Progress: e.prog[tt], HasProgress: hasProgress, Done: done}) {
 					r.score.prio.Submit(c)
 				}
 			}
@@ -293,4 +314,65 @@ func (r *runner) insertDemos(ctx context.Context, eps []demoEpisode, hasProgress
 			len(eps), r.buf.Len(), r.cfg.DemosPath, r.step)
 	}
 	return first, nil
+}
+
+// maxDemoFrameBytes bounds the decoded scorer frames of recorded
+// demonstrations held in memory (RGBA).
+const maxDemoFrameBytes = 512 << 20
+
+// demoFrames decodes the dataset's video of the scorer's camera, one
+// image per dataset frame, when it shows what the scorer's own frames
+// would: the same camera name and size and the standard theme (record
+// renders with it). Otherwise it returns nil and why.
+func demoFrames(ctx context.Context, cfg *Config) ([]*image.RGBA, string) {
+	if cfg.VLM.Theme != "" && cfg.VLM.Theme != "standard" {
+		return nil, fmt.Sprintf("the scorer sees the %s theme, recordings the standard one", cfg.VLM.Theme)
+	}
+	d, err := lerobot.Open(cfg.DemosPath, lerobot.Limits{})
+	if err != nil {
+		return nil, err.Error()
+	}
+	key := lerobot.ImagePrefix + cfg.VLM.Camera
+	f, ok := d.Info.Features[key]
+	if !ok || f.DType != "video" || len(f.Shape) != 3 {
+		return nil, fmt.Sprintf("the dataset has no video %s of the scorer's camera", key)
+	}
+	if f.Shape[0] != cfg.VLM.Height || f.Shape[1] != cfg.VLM.Width {
+		return nil, fmt.Sprintf("its video %s is %dx%d, the scorer's frames %dx%d (record --size %dx%d)",
+			key, f.Shape[1], f.Shape[0], cfg.VLM.Width, cfg.VLM.Height, cfg.VLM.Width, cfg.VLM.Height)
+	}
+	if n := int64(d.Info.TotalFrames) * int64(4*f.Shape[0]*f.Shape[1]); n > maxDemoFrameBytes {
+		return nil, fmt.Sprintf("its %d frames would take %d MB decoded (limit %d MB)", d.Info.TotalFrames, n>>20, maxDemoFrameBytes>>20)
+	}
+	var paths []string
+	for _, e := range d.Episodes {
+		v := e.Videos[key]
+		p := filepath.Join(d.Dir, filepath.FromSlash(d.Info.VideoFile(key, v.Chunk, v.File)))
+		if len(paths) == 0 || paths[len(paths)-1] != p {
+			paths = append(paths, p)
+		}
+	}
+	var frames []*image.RGBA
+	for _, p := range paths {
+		src, err := hw.OpenVideo(ctx, p, hw.Options{})
+		if err != nil {
+			return nil, err.Error()
+		}
+		var fr frame.Frame
+		for {
+			if err := src.Next(ctx, &fr); err != nil {
+				_ = src.Close()
+				if errors.Is(err, frame.ErrEndOfStream) {
+					break
+				}
+				return nil, err.Error()
+			}
+			c := fr.Clone()
+			frames = append(frames, c.Image)
+		}
+	}
+	if len(frames) != d.Info.TotalFrames {
+		return nil, fmt.Sprintf("its video %s has %d frames for %d dataset frames", key, len(frames), d.Info.TotalFrames)
+	}
+	return frames, ""
 }

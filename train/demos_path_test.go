@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -280,5 +282,55 @@ func TestLoadDemosWithoutNextState(t *testing.T) {
 		if e.act[0][3] != 1 {
 			t.Fatalf("action %v not clamped to the task's [−1, 1]", e.act[0])
 		}
+	}
+}
+
+// With the pixel scorer the recorded demonstrations are scored from the
+// dataset's video of the scorer's camera (record --size at the scorer's
+// 224×224): as many clips as the live demonstrations give, with scores
+// that differ only by the video codec's loss.
+func TestDemosPathPixelScorerReadsTheVideo(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("ffmpeg"); err != nil {
+		t.Skip("no ffmpeg")
+	}
+	root := t.TempDir()
+	builtIn := demoConfig(filepath.Join(root, "builtin"))
+	builtIn.Replay, builtIn.Scorer, builtIn.VLM.Workers = "vlmrb", "pixel", 0
+	builtIn.Demos = 2
+	fromData := builtIn
+	fromData.Out, fromData.Demos, fromData.DemosPath = filepath.Join(root, "dataset"), 0, filepath.Join(root, "demos")
+	_, err := Record(context.Background(), fromData.DemosPath, RecordOptions{Task: builtIn.Task, Policy: "expert", Episodes: 2,
+		Seed: builtIn.Seed, NumEnvs: builtIn.NumEnvs, MaxEpisodeLen: builtIn.MaxEpisodeLen, Reward: builtIn.Reward,
+		Cameras: []string{builtIn.VLM.Camera}, Width: builtIn.VLM.Width, Height: builtIn.VLM.Height, Backend: builtIn.VLM.Backend})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var warnings bytes.Buffer
+	for _, c := range []Config{builtIn, fromData} {
+		if _, err := Run(context.Background(), c, Options{Stderr: &warnings}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if strings.Contains(warnings.String(), "does not score") {
+		t.Fatalf("warnings: %s", warnings.String())
+	}
+	at := func(rows []Row, step int64, k string) float64 {
+		for _, r := range rows {
+			if v, ok := r.Values[k]; ok && r.Step == step {
+				return v
+			}
+		}
+		t.Fatalf("no %s at step %d", k, step)
+		return 0
+	}
+	a, b := readRows(t, builtIn.Out), readRows(t, fromData.Out)
+	// step 100: the demonstrations' clips only (2 episodes × 50 steps)
+	if ca, cb := at(a, 100, "vlm/clips_scored"), at(b, 100, "vlm/clips_scored"); ca == 0 || ca != cb {
+		t.Fatalf("clips scored by step 100: live %v, recorded %v", ca, cb)
+	}
+	const codecTol = 0.05 // mean pixel score change from AV1/H.264 compression of the frames
+	if ma, mb := at(a, 100, "vlm/mean_score"), at(b, 100, "vlm/mean_score"); math.Abs(ma-mb) > codecTol {
+		t.Fatalf("mean score of the demonstration clips: live %v, recorded %v", ma, mb)
 	}
 }

@@ -21,8 +21,9 @@
 // (train --demos PATH) the episodes of a LeRobot v3 dataset take their
 // place instead (demos.go): stored before the first env step, checked
 // against the task's spaces, marked in StepEvent (Demo, Recorded), and
-// scored by VLM-RB's oracle from their recorded progress (the frame-based
-// scorers leave them at the default priority: no frames are decoded). A
+// scored by VLM-RB: the oracle from their recorded progress, the frame
+// scorers from the dataset's video of their camera when it matches their
+// frames (else they keep the default priority, with a warning). A
 // recording of a run's own expert episodes (Record, robot-train record)
 // reproduces the demos N run bit for bit. Record writes episodes of any
 // policy as such a dataset.

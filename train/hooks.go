@@ -64,7 +64,8 @@ type StepEvent struct {
 	// Recorded marks a transition read from a dataset (demos_path) before
 	// the first env step: no live env or camera frame stands behind it,
 	// and Info holds only "success". The run's own VLM-RB scoring feeds
-	// such transitions to its clipper itself (oracle scorer only).
+	// such transitions to its clipper itself, with the recording's
+	// progress and video frames.
 	Recorded bool
 }
 
