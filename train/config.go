@@ -27,6 +27,7 @@ type Config struct {
 	NumEnvs       int    `yaml:"num_envs"`        // parallel training environments
 	MaxEpisodeLen int    `yaml:"max_episode_len"` // control steps per episode (0 = task default)
 	Demos         int    `yaml:"demos"`           // first episodes driven by the task's scripted expert (they count toward steps)
+	DemosPath     string `yaml:"demos_path"`      // LeRobot v3 dataset whose episodes take the place of the first episodes (demos.go)
 	BLAS          string `yaml:"blas"`            // BLAS backend: auto (OpenBLAS when built with cgo) | gonum | openblas
 
 	Algo string     `yaml:"algo"` // learner: auto (dqn for discrete tasks, sac otherwise) | sac | dqn
@@ -377,6 +378,16 @@ func (c *Config) Validate() error {
 	}
 	if c.Demos < 0 {
 		add(badf("demos must be ≥ 0 (scripted-expert episodes at the start; 0 = none)"))
+	}
+	if c.DemosPath != "" {
+		switch {
+		case c.Demos > 0:
+			add(badf("demos %d and demos_path %s both give the first episodes; use one", c.Demos, c.DemosPath))
+		case c.ResolvedAlgo() == "dqn":
+			add(badf("demos_path feeds SAC runs on the manipulation tasks; grid tasks take demos N (the planner)"))
+		case c.Reward == "erlvlm" || c.Reward == "vlmrm":
+			add(badf("demos_path with reward %s: recorded transitions have no frames for the learned reward; use reward sparse or dense", c.Reward))
+		}
 	}
 	if len(c.SAC.Hidden) == 0 {
 		add(badf("sac.hidden needs at least one layer width"))

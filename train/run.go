@@ -167,8 +167,13 @@ func (r *runner) setup(ctx context.Context) error {
 	}
 
 	n := cfg.NumEnvs
-	r.obs, _ = r.vec.Reset(resetSeed)
-	r.obs = append([][]float64(nil), r.obs...)
+	var demos []demoEpisode // recorded demonstrations, checked before any file is written
+	var demoProgress bool   // they carry privileged progress (the oracle scorer rates them)
+	if man == nil && cfg.DemosPath != "" {
+		if demos, demoProgress, err = loadDemos(cfg, r.spec); err != nil {
+			return err
+		}
+	}
 	r.actions = make([][]float64, n)
 	r.scaled = make([][]float64, n)
 	for i := range r.actions {
@@ -177,9 +182,6 @@ func (r *runner) setup(ctx context.Context) error {
 	}
 	r.actF32 = make([]float32, n*r.spec.ActDim)
 	r.obsF32 = make([]float32, n*r.spec.ObsDim)
-	for i := range n {
-		r.startEpisode(i)
-	}
 	if err := r.openLog(man); err != nil {
 		return err
 	}
@@ -192,6 +194,21 @@ func (r *runner) setup(ctx context.Context) error {
 			_, _ = fmt.Fprintf(r.out, ", reward from %s", r.rm.describe())
 		}
 		r.printStart(ckptDir, man)
+	}
+	var first []int // each env's first episode after recorded demonstrations
+	if demos != nil {
+		if first, err = r.insertDemos(ctx, demos, demoProgress); err != nil {
+			return err
+		}
+	}
+	if first != nil {
+		r.obs, _ = r.vec.ResetFrom(resetSeed, first)
+	} else {
+		r.obs, _ = r.vec.Reset(resetSeed)
+	}
+	r.obs = append([][]float64(nil), r.obs...)
+	for i := range n { // episode ids continue after the demonstrations'
+		r.startEpisode(i)
 	}
 	return nil
 }

@@ -130,6 +130,9 @@ type scoringHook struct {
 }
 
 func (h scoringHook) OnStep(e StepEvent) error {
+	if e.Recorded { // no live frame belongs to it; insertDemos feeds the clipper itself
+		return nil
+	}
 	h.r.score.push(h.r, e.Env, e.Ref, e.Done)
 	return nil
 }

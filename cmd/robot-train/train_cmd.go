@@ -67,6 +67,11 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := flags.apply(&cfg, set); err != nil {
 		return err
 	}
+	if set["demos"] {
+		if err := applyDemos(&cfg, flags.str("demos")); err != nil {
+			return err
+		}
+	}
 	if cfg.ResolvedAlgo() == "dqn" {
 		if set["updates-per-step"] {
 			return usagef("--updates-per-step is SAC's; DQN updates every dqn.train_freq env steps (set it in a --config file)")
