@@ -324,3 +324,22 @@ func TestVecEnvOnEpisodeEnd(t *testing.T) {
 		}
 	}
 }
+
+// ResetFrom starts env i at episode first[i] of its seed sequence: the
+// observation a fresh env gets from that episode's seed.
+func TestVecEnvResetFromMatchesEpisodeSeeds(t *testing.T) {
+	t.Parallel()
+	v, err := NewVecEnv(2, func(int) (Env, error) { return newLineEnv(7), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	first := []int{1, 3}
+	obs, _ := v.ResetFrom(7, first)
+	for i, k := range first {
+		want, _ := newLineEnv(7).Reset(EpisodeSeed(7, i, k))
+		if obs[i][0] != want[0] || obs[i][1] != want[1] {
+			t.Fatalf("env %d: first obs %v, want %v (episode %d's seed)", i, obs[i], want, k)
+		}
+	}
+}

@@ -180,6 +180,25 @@ func (v *VecEnv) Reset(seed uint64) ([][]float64, []Info) {
 	return v.Obs, v.Infos
 }
 
+// ResetFrom is Reset with environment i starting at episode first[i] of
+// its seed sequence instead of 0: the episodes before it are taken to have
+// happened elsewhere (a training run whose first episodes were replaced
+// by recorded demonstrations of those same seeds).
+func (v *VecEnv) ResetFrom(seed uint64, first []int) ([][]float64, []Info) {
+	if len(first) != len(v.envs) {
+		panic(fmt.Sprintf("control: VecEnv.ResetFrom got %d offsets for %d envs", len(first), len(v.envs)))
+	}
+	v.seed = seed
+	for i, k := range first {
+		if k < 0 {
+			panic(fmt.Sprintf("control: VecEnv.ResetFrom offset %d of env %d is negative", k, i))
+		}
+		v.eps[i] = uint64(k)
+	}
+	v.run(0)
+	return v.Obs, v.Infos
+}
+
 // Step applies actions[i] to environment i in parallel and auto-resets
 // finished episodes (see the type comment). actions must have Len() rows of
 // ActDim values; they are copied before the workers start. If any

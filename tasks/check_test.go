@@ -102,3 +102,12 @@ func TestCheckCatchesFaults(t *testing.T) {
 		}
 	}
 }
+
+func TestNamesMatchDims(t *testing.T) {
+	if n := len(ObsNames()); n != ObsDim {
+		t.Fatalf("%d observation names for ObsDim %d", n, ObsDim)
+	}
+	if n := len(ActNames()); n != ActDim {
+		t.Fatalf("%d action names for ActDim %d", n, ActDim)
+	}
+}

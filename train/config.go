@@ -28,6 +28,7 @@ type Config struct {
 	NumEnvs       int    `yaml:"num_envs"`        // parallel training environments
 	MaxEpisodeLen int    `yaml:"max_episode_len"` // control steps per episode (0 = task default)
 	Demos         int    `yaml:"demos"`           // first episodes driven by the task's scripted expert (they count toward steps)
+	DemosPath     string `yaml:"demos_path"`      // LeRobot v3 dataset whose episodes take the place of the first episodes (demos.go)
 	BLAS          string `yaml:"blas"`            // BLAS backend: auto (OpenBLAS when built with cgo) | gonum | openblas
 
 	Algo string           `yaml:"algo"` // learner: auto (dqn for discrete tasks, sac otherwise) | sac | dqn

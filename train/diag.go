@@ -26,6 +26,9 @@ import (
 type replayDiag struct {
 	semantic  []bool  // per slot
 	rewarding []bool  // per slot: reward > 0
+	demo      []bool  // per slot: a demonstration's transition (StepEvent.Demo)
+	nDemo     int     // demonstration slots in the buffer
+	demos     bool    // the run has stored a demonstration
 	added     []int64 // per slot: the Add count when it was written (age)
 	adds      int64
 	nSem      int // semantic slots in the buffer
@@ -36,8 +39,8 @@ type replayDiag struct {
 	fresh     []bool // per env: the next step starts an episode
 
 	// since the last log row
-	draws, prio, semHits, semPrio, rewHits int64
-	prioAge                                float64
+	draws, prio, semHits, semPrio, rewHits, demoHits int64
+	prioAge                                          float64
 }
 
 // semanticGain is the one-step progress gain that counts as meaningful
@@ -47,6 +50,7 @@ const semanticGain = 0.005
 func newReplayDiag(capacity, envs int) *replayDiag {
 	d := &replayDiag{
 		semantic: make([]bool, capacity), rewarding: make([]bool, capacity), added: make([]int64, capacity),
+		demo:     make([]bool, capacity),
 		prevProg: make([]float64, envs), prevStage: make([]float64, envs), fresh: make([]bool, envs),
 	}
 	for i := range d.fresh {
@@ -109,6 +113,9 @@ func (d *replayDiag) batch(b *replay.Batch, k, bufLen int) {
 		if d.rewarding[s] { // the stored reward (a learned one may replace it in the batch)
 			d.rewHits++
 		}
+		if d.demo[s] {
+			d.demoHits++
+		}
 		if j < k {
 			d.prio++
 			if d.semantic[s] {
@@ -124,6 +131,15 @@ func (d *replayDiag) batch(b *replay.Batch, k, bufLen int) {
 // OnStep implements Hook: it labels every stored transition.
 func (d *replayDiag) OnStep(e StepEvent) error {
 	d.add(e.Ref, e.Env, e.Transition.Reward, e.Info, e.Done)
+	if s := int(e.Ref.Slot); s >= 0 && s < len(d.demo) {
+		if d.demo[s] {
+			d.nDemo--
+		}
+		if d.demo[s] = e.Demo; e.Demo {
+			d.nDemo++
+			d.demos = true
+		}
+	}
 	return nil
 }
 
@@ -150,13 +166,21 @@ func (d *replayDiag) metrics(v map[string]float64, bufLen int) {
 		v["replay/reward_batch_frac"] = float64(d.rewHits) / float64(d.draws)
 		v["replay/prioritized_frac"] = float64(d.prio) / float64(d.draws)
 	}
+	if d.demos { // demonstrations (demos N or demos_path): their share of the buffer and of the draws
+		if bufLen > 0 {
+			v["replay/demo_buffer_frac"] = float64(d.nDemo) / float64(bufLen)
+		}
+		if d.draws > 0 {
+			v["replay/demo_batch_frac"] = float64(d.demoHits) / float64(d.draws)
+		}
+	}
 	if d.prio > 0 {
 		v["replay/semantic_hit_rate_prioritized"] = float64(d.semPrio) / float64(d.prio)
 		// mean age of prioritized draws as a fraction of the buffer's span:
 		// 0.5 for draws spread like uniform ones, near 0 for the newest only
 		v["replay/prioritized_age_frac"] = d.prioAge / float64(d.prio)
 	}
-	d.draws, d.prio, d.semHits, d.semPrio, d.rewHits, d.prioAge = 0, 0, 0, 0, 0, 0
+	d.draws, d.prio, d.semHits, d.semPrio, d.rewHits, d.demoHits, d.prioAge = 0, 0, 0, 0, 0, 0, 0
 }
 
 // scoreValueCorrelation is the paper's Fig. 3 check along one scripted

@@ -39,7 +39,16 @@
 // With demos N the first N episodes (by episode id, across the envs) are
 // driven by the task's scripted expert: a sparse-reward run then holds
 // successful experience from the start, as with a few demonstrations, and
-// the clips of those episodes are scored like any others.
+// the clips of those episodes are scored like any others. With demos_path
+// (train --demos PATH) the episodes of a LeRobot v3 dataset take their
+// place instead (demos.go): stored before the first env step, checked
+// against the task's spaces, marked in StepEvent (Demo, Recorded), and
+// scored by VLM-RB: the oracle from their recorded progress, the frame
+// scorers from the dataset's video of their camera when it matches their
+// frames (else they keep the default priority, with a warning). A
+// recording of a run's own expert episodes (Record, robot-train record)
+// reproduces the demos N run bit for bit. Record writes episodes of any
+// policy as such a dataset.
 //
 // With reward erlvlm or vlmrm the environments run with the sparse task
 // reward (kept in replay and logged) and SAC trains on a VLM-derived

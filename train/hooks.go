@@ -58,6 +58,15 @@ type StepEvent struct {
 	Info map[string]float64
 	// Done reports the end of the episode (terminated or truncated).
 	Done bool
+	// Demo marks a demonstration: an episode of the scripted expert
+	// (demos N) or a recorded one (demos_path).
+	Demo bool
+	// Recorded marks a transition read from a dataset (demos_path) before
+	// the first env step: no live env or camera frame stands behind it,
+	// and Info holds only "success". The run's own VLM-RB scoring feeds
+	// such transitions to its clipper itself, with the recording's
+	// progress and video frames.
+	Recorded bool
 }
 
 // UpdateEvent is one gradient update.

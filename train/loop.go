@@ -151,7 +151,14 @@ func (c *core) demo(i int) bool { return c.epID[i] < int64(c.cfg.Demos) }
 // add stores env i's transition and calls the hooks.
 func (c *core) add(step int64, i int, t replay.Transition, info map[string]float64, done bool) (replay.Ref, error) {
 	ref := c.buf.Add(t)
-	return ref, c.hooks.step(StepEvent{Step: step, Env: i, Ref: ref, Transition: t, Info: info, Done: done})
+	return ref, c.hooks.step(StepEvent{Step: step, Env: i, Ref: ref, Transition: t, Info: info, Done: done, Demo: c.demo(i)})
+}
+
+// addDemo stores a recorded demonstration's transition (demos.go) and
+// calls the hooks with Demo and Recorded set.
+func (c *core) addDemo(step int64, i int, t replay.Transition, info map[string]float64, done bool) (replay.Ref, error) {
+	ref := c.buf.Add(t)
+	return ref, c.hooks.step(StepEvent{Step: step, Env: i, Ref: ref, Transition: t, Info: info, Done: done, Demo: true, Recorded: true})
 }
 
 // record adds one step's reward and success to env i's episode and closes
@@ -165,20 +172,25 @@ func (c *core) record(i int, reward float64, success, done bool) {
 	if !done {
 		return
 	}
+	if !c.demo(i) {
+		c.smp.endEpisode(c.epRet[i]) // ERO's replay reward
+	}
+	c.closeEpisode(c.epRet[i], float64(c.epT[i]), c.epSucc[i])
+	c.startEpisode(i)
+}
+
+// closeEpisode adds a finished episode to the rollout/ statistics.
+func (c *core) closeEpisode(ret, length float64, success bool) {
 	push := func(s *[]float64, v float64) {
 		*s = append(*s, v)
 		if len(*s) > recentEpisodes {
 			*s = (*s)[1:]
 		}
 	}
-	if !c.demo(i) {
-		c.smp.endEpisode(c.epRet[i]) // ERO's replay reward
-	}
-	push(&c.recentRet, c.epRet[i])
-	push(&c.recentLen, float64(c.epT[i]))
-	push(&c.recentSucc, b2f(c.epSucc[i]))
+	push(&c.recentRet, ret)
+	push(&c.recentLen, length)
+	push(&c.recentSucc, b2f(success))
 	c.episodes++
-	c.startEpisode(i)
 }
 
 // updater is one learner's gradient step on a sampled batch.
@@ -223,7 +235,6 @@ func (c *core) update(target int64, obs [][]float64, u updater) error {
 // loop runs vector steps, updates, evaluation, logging and checkpoints
 // until the budget is spent or ctx is cancelled.
 func (c *core) loop(ctx context.Context, l learner) error {
-	n := int64(c.cfg.NumEnvs)
 	for c.step < c.cfg.Steps {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -237,20 +248,30 @@ func (c *core) loop(ctx context.Context, l learner) error {
 		if c.prog != nil {
 			c.prog.Update(c.step)
 		}
-		if crossed(c.step, n, c.cfg.Eval.Every) && c.step < c.cfg.Steps {
-			if err := c.evalAndLog(ctx, l, false); err != nil {
-				return err
-			}
+		if err := c.pace(ctx, l); err != nil {
+			return err
 		}
-		if crossed(c.step, n, c.cfg.Log.Every) {
-			if err := c.logRow(l); err != nil {
-				return err
-			}
+	}
+	return nil
+}
+
+// pace runs the evaluation, log row and checkpoint that the vector step
+// which just ended crossed into.
+func (c *core) pace(ctx context.Context, l learner) error {
+	n := int64(c.cfg.NumEnvs)
+	if crossed(c.step, n, c.cfg.Eval.Every) && c.step < c.cfg.Steps {
+		if err := c.evalAndLog(ctx, l, false); err != nil {
+			return err
 		}
-		if crossed(c.step, n, c.cfg.Ckpt.Every) && c.step < c.cfg.Steps {
-			if err := l.checkpoint(); err != nil {
-				return err
-			}
+	}
+	if crossed(c.step, n, c.cfg.Log.Every) {
+		if err := c.logRow(l); err != nil {
+			return err
+		}
+	}
+	if crossed(c.step, n, c.cfg.Ckpt.Every) && c.step < c.cfg.Steps {
+		if err := l.checkpoint(); err != nil {
+			return err
 		}
 	}
 	return nil

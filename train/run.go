@@ -136,7 +136,14 @@ func (r *runner) setup(ctx context.Context) error {
 		r.hooks = append(r.hooks, r.score)
 	}
 
-	r.startEpisodes(resetSeed)
+	var demos []demoEpisode // recorded demonstrations, checked before any file is written
+	var demoProgress bool   // they carry privileged progress (the oracle scorer rates them)
+	if man == nil && cfg.DemosPath != "" {
+		if demos, demoProgress, err = loadDemos(cfg, r.spec); err != nil {
+			return err
+		}
+	}
+	r.allocActions()
 	if err := r.openLog(man); err != nil {
 		return err
 	}
@@ -150,6 +157,13 @@ func (r *runner) setup(ctx context.Context) error {
 		}
 		r.printStart(ckptDir, man)
 	}
+	var first []int // each env's first episode after recorded demonstrations
+	if demos != nil {
+		if first, err = r.insertDemos(ctx, demos, demoProgress); err != nil {
+			return err
+		}
+	}
+	r.startEpisodes(resetSeed, first)
 	return nil
 }
 
@@ -191,11 +205,9 @@ func (r *runner) build(reward tasks.RewardMode) error {
 	return nil
 }
 
-// startEpisodes resets the envs from seed and sizes the action buffers.
-func (r *runner) startEpisodes(seed uint64) {
+// allocActions sizes the per-env action buffers.
+func (r *runner) allocActions() {
 	n := r.cfg.NumEnvs
-	r.obs, _ = r.vec.Reset(seed)
-	r.obs = append([][]float64(nil), r.obs...)
 	r.actions = make([][]float64, n)
 	r.scaled = make([][]float64, n)
 	for i := range r.actions {
@@ -204,7 +216,19 @@ func (r *runner) startEpisodes(seed uint64) {
 	}
 	r.actF32 = make([]float32, n*r.spec.ActDim)
 	r.obsF32 = make([]float32, n*r.spec.ObsDim)
-	for i := range n {
+}
+
+// startEpisodes resets the envs from seed (each env i from its first[i]-th
+// episode when recorded demonstrations took the first ones) and starts
+// their episodes; episode ids continue after the demonstrations'.
+func (r *runner) startEpisodes(seed uint64, first []int) {
+	if first != nil {
+		r.obs, _ = r.vec.ResetFrom(seed, first)
+	} else {
+		r.obs, _ = r.vec.Reset(seed)
+	}
+	r.obs = append([][]float64(nil), r.obs...)
+	for i := range r.cfg.NumEnvs {
 		r.startEpisode(i)
 	}
 }

@@ -73,10 +73,22 @@ func (s *scoring) terminal(ctx context.Context, i int, view envView) error {
 	return s.pipe.Terminal(ctx, i, p, true, t)
 }
 
-// OnStep hands the stored transition to the Clipper.
+// OnStep hands the stored transition to the Clipper. A recorded
+// demonstration's transition (demos_path) has no live frame: the learner
+// hands it to recorded with the recording's own.
 func (s *scoring) OnStep(e StepEvent) error {
+	if e.Recorded {
+		return nil
+	}
 	s.pipe.Push(e.Env, e.Transition.Episode, e.Ref, e.Done)
 	return nil
+}
+
+// recorded hands a recorded transition (stored at ref) to the Clipper with
+// its frame o_t from the recording (an image-less frame when f.Image is
+// nil) and its progress.
+func (s *scoring) recorded(env int, episode int64, ref replay.Ref, f frame.Frame, progress float64, hasProgress, done bool) {
+	s.pipe.PushFrame(env, episode, ref, f, progress, hasProgress, done)
 }
 
 // metrics adds the vlm/ group to a log row: how much of the buffer is

@@ -62,6 +62,16 @@ func (c *Config) Validate() error {
 	if c.Demos < 0 {
 		add(badf("demos must be ≥ 0 (scripted-expert episodes at the start; 0 = none)"))
 	}
+	if c.DemosPath != "" {
+		switch {
+		case c.Demos > 0:
+			add(badf("demos %d and demos_path %s both give the first episodes; use one", c.Demos, c.DemosPath))
+		case c.ResolvedAlgo() == "dqn":
+			add(badf("demos_path feeds SAC runs on the manipulation tasks; grid tasks take demos N (the planner)"))
+		case c.Reward == "erlvlm" || c.Reward == "vlmrm":
+			add(badf("demos_path with reward %s: recorded transitions have no frames for the learned reward; use reward sparse or dense", c.Reward))
+		}
+	}
 	c.validateSAC(add, pos, nonneg)
 	c.validateBuffer(add, pos, nonneg)
 	c.validateVLM(add, pos, nonneg)

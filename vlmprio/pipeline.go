@@ -160,6 +160,18 @@ func (p *Pipeline) Push(env int, episode int64, ref replay.Ref, done bool) {
 	}
 }
 
+// PushFrame is Push for a transition whose frame o_t the caller already
+// has (a recorded demonstration's video frame, or an image-less frame):
+// it goes to the Clipper directly, past env's queue of captures.
+func (p *Pipeline) PushFrame(env int, episode int64, ref replay.Ref, f frame.Frame, progress float64, hasProgress, done bool) {
+	if f.Image == nil && f.Camera == "" {
+		f.Camera = p.cfg.Camera
+	}
+	for _, c := range p.clipper.Push(env, Step{Episode: episode, Frame: f, Ref: ref, Progress: progress, HasProgress: hasProgress, Done: done}) {
+		p.prio.Submit(c)
+	}
+}
+
 // Reset forgets env's captured frames that no transition took (an episode
 // cut short outside the loop's Push calls).
 func (p *Pipeline) Reset(env int) {

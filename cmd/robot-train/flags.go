@@ -55,7 +55,7 @@ var trainFlags = []flagDef{
 	{name: "out", key: "out", noDefault: true, help: "run directory `RUN_DIR` (default runs/TASK-REPLAY-sSEED, or runs/TASK-REPLAY-sSEED_2, _3, … when that already holds a run)"},
 	{name: "num-envs", key: "num_envs", help: "parallel training environments"},
 	{name: "max-episode-len", key: "max_episode_len", help: "control steps per episode (0 = task default)"},
-	{name: "demos", key: "demos", help: "first episodes driven by the task's scripted expert (count toward steps; 0 = none)"},
+	{name: "demos", help: "the first `N|PATH` episodes: N driven by the task's scripted expert (config key demos; they count toward steps), or those of the LeRobot v3 dataset at PATH (robot-train record), stored in replay first and marked as demonstrations (config key demos_path)"},
 	{name: "learning-starts", key: "sac.learning_starts", dqnKey: "dqn.learning_starts", help: "env steps of random actions before updates"},
 	{name: "batch-size", key: "sac.batch_size", dqnKey: "dqn.batch_size", help: "SAC batch size"},
 	{name: "updates-per-step", key: "sac.updates_per_step", help: "gradient updates per env step"},

@@ -86,6 +86,11 @@ func trainConfig(flags *boundFlags, set map[string]bool) (cfg train.Config, auto
 	if err := flags.apply(&cfg, set); err != nil {
 		return cfg, false, err
 	}
+	if set["demos"] {
+		if err := applyDemos(&cfg, flags.str("demos")); err != nil {
+			return cfg, false, err
+		}
+	}
 	if cfg.ResolvedAlgo() == "dqn" {
 		if set["updates-per-step"] {
 			return cfg, false, usagef("--updates-per-step is SAC's; DQN updates every dqn.train_freq env steps (set it in a --config file)")

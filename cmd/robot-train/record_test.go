@@ -1,0 +1,42 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// record writes a dataset that train --demos takes; a second record into
+// the same directory is refused; --demos N still means scripted episodes.
+func TestRecordThenTrainWithDemos(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ds := filepath.Join(dir, "ds")
+	code, out, errOut := runCLI(t, "record", "--task", "reach", "--policy", "expert", "--episodes", "2", "--num-envs", "2",
+		"--max-episode-len", "30", "--cameras", "", "--lerobot", ds, "--json")
+	if code != 0 {
+		t.Fatalf("record: exit %d: %s", code, errOut)
+	}
+	var rep recordReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("record --json: %v: %s", err, out)
+	}
+	if rep.Episodes != 2 || rep.Frames != 60 || len(rep.Lengths) != 2 || rep.Codec != "" {
+		t.Fatalf("report %+v", rep)
+	}
+	if code, _, errOut := runCLI(t, "record", "--task", "reach", "--episodes", "1", "--cameras", "", "--lerobot", ds); code != 1 || !strings.Contains(errOut, "already exists") {
+		t.Fatalf("second record: exit %d: %s", code, errOut)
+	}
+	run := filepath.Join(dir, "run")
+	code, out, errOut = runCLI(t, "train", "--task", "reach", "--reward", "sparse", "--steps", "100", "--num-envs", "2",
+		"--max-episode-len", "30", "--learning-starts", "80", "--hidden", "8,8", "--batch-size", "16", "--eval-episodes", "1",
+		"--demos", ds, "--out", run, "--quiet")
+	if code != 0 {
+		t.Fatalf("train --demos %s: exit %d: %s\n%s", ds, code, errOut, out)
+	}
+	code, _, errOut = runCLI(t, "train", "--task", "push", "--steps", "100", "--demos", ds, "--out", filepath.Join(dir, "run2"), "--quiet")
+	if code != 2 || !strings.Contains(errOut, "recorded on task reach") {
+		t.Fatalf("train --demos on another task: exit %d: %s", code, errOut)
+	}
+}
