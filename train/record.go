@@ -68,50 +68,14 @@ type RecordResult struct {
 // 4-value actions in the env's bounds, reward, done, success and the
 // camera videos, at the control rate (80 fps).
 func Record(ctx context.Context, dir string, o RecordOptions) (*RecordResult, error) {
-	if o.Episodes <= 0 {
-		return nil, &ConfigError{Msg: fmt.Sprintf("--episodes %d must be positive", o.Episodes)}
+	if err := o.defaults(); err != nil {
+		return nil, err
 	}
-	if o.NumEnvs <= 0 {
-		o.NumEnvs = 1
+	pol, agentSpace, closePol, err := recordPolicy(&o)
+	if err != nil {
+		return nil, err
 	}
-	if o.Reward == "" {
-		o.Reward = "sparse"
-	}
-	if o.MaxEpisodeLen == 0 {
-		o.MaxEpisodeLen = DefaultConfig().MaxEpisodeLen // what a run's episodes last
-	}
-	var pol func(env *tasks.Env, ep int) control.Policy
-	agentSpace := true // the policy acts in [−1, 1]
-	switch o.Policy {
-	case "expert":
-		agentSpace = false
-		pol = func(env *tasks.Env, _ int) control.Policy { return env.Expert() }
-	case "random":
-		pol = func(_ *tasks.Env, ep int) control.Policy {
-			return RandomPolicy(o.Seed ^ uint64(ep+1)*0x9e3779b97f4a7c15)
-		}
-	default:
-		st, err := os.Stat(o.Policy)
-		if err != nil || !st.IsDir() {
-			return nil, &ConfigError{Msg: fmt.Sprintf("--policy %q is not expert, random or a run directory", o.Policy)}
-		}
-		a, cfg, _, err := LoadAgent(o.Policy)
-		if err != nil {
-			return nil, err
-		}
-		defer a.Close()
-		if o.Task == "" {
-			o.Task = cfg.Task
-		}
-		if o.MaxEpisodeLen == DefaultConfig().MaxEpisodeLen && cfg.MaxEpisodeLen != 0 {
-			o.MaxEpisodeLen = cfg.MaxEpisodeLen
-		}
-		if o.Task != cfg.Task {
-			return nil, &ConfigError{Msg: fmt.Sprintf("run %s trained on %s, not %s", o.Policy, cfg.Task, o.Task)}
-		}
-		p := AgentPolicy(a)
-		pol = func(*tasks.Env, int) control.Policy { return p }
-	}
+	defer closePol()
 	reward, err := tasks.ParseRewardMode(o.Reward)
 	if err != nil {
 		return nil, &ConfigError{Msg: err.Error()}
@@ -126,23 +90,14 @@ func Record(ctx context.Context, dir string, o RecordOptions) (*RecordResult, er
 		return nil, &ConfigError{Msg: fmt.Sprintf("task %s has discrete actions; record writes the manipulation tasks", o.Task)}
 	}
 
-	// cameras
-	var cams []*render.SimCamera
+	cams, lcams, imgs, err := recordCameras(o, env)
 	defer func() {
 		for _, c := range cams {
-			c.Close()
+			_ = c.Close()
 		}
 	}()
-	var lcams []lerobot.Camera
-	imgs := make([]*image.RGBA, len(o.Cameras))
-	for i, name := range o.Cameras {
-		c, err := NewSimCamera(o.Backend, name, "", o.Width, o.Height, env)
-		if err != nil {
-			return nil, err
-		}
-		cams = append(cams, c)
-		lcams = append(lcams, lerobot.Camera{Name: name, Width: o.Width, Height: o.Height})
-		imgs[i] = image.NewRGBA(image.Rect(0, 0, o.Width, o.Height))
+	if err != nil {
+		return nil, err
 	}
 	w, err := lerobot.Create(ctx, dir, lerobot.Spec{
 		FPS: 1 / spec.ControlDt, RobotType: "vlmrb-sawyer-sim",
@@ -161,7 +116,6 @@ func Record(ctx context.Context, dir string, o RecordOptions) (*RecordResult, er
 	sched := newEpisodeSchedule(o.NumEnvs)
 	res := &RecordResult{}
 	t0 := time.Now()
-	act, envAct := make([]float64, spec.ActDim), make([]float64, spec.ActDim)
 	fr := lerobot.Frame{Images: imgs}
 	for ep := range o.Episodes {
 		if err := ctx.Err(); err != nil {
@@ -175,33 +129,9 @@ func Record(ctx context.Context, dir string, o RecordOptions) (*RecordResult, er
 		if err := w.BeginEpisode(env.Description()); err != nil {
 			return nil, err
 		}
-		n, success := 0, false
-		for {
-			for i, c := range cams {
-				if err := c.Render(env, imgs[i]); err != nil {
-					return nil, fmt.Errorf("render %s: %w", o.Cameras[i], err)
-				}
-			}
-			fr.Progress, _ = env.Progress() // at the state the action is taken in, as the scorer sees it
-			p.Act(obs, act)
-			toEnvAction(envAct, act, spec, agentSpace)
-			next, r, term, trunc, info, err := env.Step(envAct)
-			if err != nil {
-				return nil, fmt.Errorf("episode %d step %d: %w", ep, n, err)
-			}
-			succ := info.Values["success"] != 0
-			success = success || succ
-			done := term || trunc
-			fr.State, fr.Action, fr.NextState = obs, envAct, next
-			fr.Reward, fr.Done, fr.Truncated, fr.Success = r, done, trunc, succ
-			if err := w.AddFrame(&fr); err != nil {
-				return nil, err
-			}
-			n++
-			if done {
-				break
-			}
-			obs = append(obs[:0], next...)
+		n, success, err := recordEpisode(w, env, obs, p, cams, imgs, o.Cameras, &fr, agentSpace, ep)
+		if err != nil {
+			return nil, err
 		}
 		if err := w.EndEpisode(""); err != nil {
 			return nil, err
@@ -229,6 +159,118 @@ func Record(ctx context.Context, dir string, o RecordOptions) (*RecordResult, er
 	res.Summary, res.Elapsed = sum, time.Since(t0)
 	res.FPS = float64(sum.Frames) / res.Elapsed.Seconds()
 	return res, nil
+}
+
+// defaults checks o and fills its zero fields: one env, the sparse
+// reward, a run's default episode length.
+func (o *RecordOptions) defaults() error {
+	if o.Episodes <= 0 {
+		return &ConfigError{Msg: fmt.Sprintf("--episodes %d must be positive", o.Episodes)}
+	}
+	if o.NumEnvs <= 0 {
+		o.NumEnvs = 1
+	}
+	if o.Reward == "" {
+		o.Reward = "sparse"
+	}
+	if o.MaxEpisodeLen == 0 {
+		o.MaxEpisodeLen = DefaultConfig().MaxEpisodeLen // what a run's episodes last
+	}
+	return nil
+}
+
+// recordPolicy is record's --policy: the task's expert, uniform random
+// actions, or a run's newest agent (filling o's task and episode length
+// from the run); agentSpace reports actions in [−1, 1]; closePol releases
+// the agent.
+func recordPolicy(o *RecordOptions) (pol func(env *tasks.Env, ep int) control.Policy, agentSpace bool, closePol func(), err error) {
+	closePol = func() {}
+	agentSpace = true // the policy acts in [−1, 1]
+	switch o.Policy {
+	case "expert":
+		return func(env *tasks.Env, _ int) control.Policy { return env.Expert() }, false, closePol, nil
+	case "random":
+		return func(_ *tasks.Env, ep int) control.Policy {
+			return RandomPolicy(o.Seed ^ uint64(ep+1)*0x9e3779b97f4a7c15)
+		}, true, closePol, nil
+	}
+	st, err := os.Stat(o.Policy)
+	if err != nil || !st.IsDir() {
+		return nil, false, closePol, &ConfigError{Msg: fmt.Sprintf("--policy %q is not expert, random or a run directory", o.Policy)}
+	}
+	a, cfg, _, err := LoadAgent(o.Policy)
+	if err != nil {
+		return nil, false, closePol, err
+	}
+	closePol = a.Close
+	if o.Task == "" {
+		o.Task = cfg.Task
+	}
+	if o.MaxEpisodeLen == DefaultConfig().MaxEpisodeLen && cfg.MaxEpisodeLen != 0 {
+		o.MaxEpisodeLen = cfg.MaxEpisodeLen
+	}
+	if o.Task != cfg.Task {
+		return nil, false, closePol, &ConfigError{Msg: fmt.Sprintf("run %s trained on %s, not %s", o.Policy, cfg.Task, o.Task)}
+	}
+	p := AgentPolicy(a)
+	return func(*tasks.Env, int) control.Policy { return p }, agentSpace, closePol, nil
+}
+
+// recordCameras opens o's cameras on env, with the dataset's camera
+// entries and one image buffer each. The cameras opened so far are
+// returned with an error too (the caller closes them).
+func recordCameras(o RecordOptions, env *tasks.Env) ([]*render.SimCamera, []lerobot.Camera, []*image.RGBA, error) {
+	var cams []*render.SimCamera
+	var lcams []lerobot.Camera
+	imgs := make([]*image.RGBA, len(o.Cameras))
+	for i, name := range o.Cameras {
+		c, err := NewSimCamera(o.Backend, name, "", o.Width, o.Height, env)
+		if err != nil {
+			return cams, nil, nil, err
+		}
+		cams = append(cams, c)
+		lcams = append(lcams, lerobot.Camera{Name: name, Width: o.Width, Height: o.Height})
+		imgs[i] = image.NewRGBA(image.Rect(0, 0, o.Width, o.Height))
+	}
+	return cams, lcams, imgs, nil
+}
+
+// recordEpisode runs policy p from obs to the episode's end, writing one
+// dataset frame per step: the cameras' renders and the progress of the
+// state the action is taken in, the state, the action in the env's bounds
+// and the outcome. It returns the episode's length and success.
+func recordEpisode(w *lerobot.Writer, env *tasks.Env, obs []float64, p control.Policy, cams []*render.SimCamera, imgs []*image.RGBA,
+	names []string, fr *lerobot.Frame, agentSpace bool, ep int) (int, bool, error) {
+	spec := env.Spec()
+	act, envAct := make([]float64, spec.ActDim), make([]float64, spec.ActDim)
+	n, success := 0, false
+	for {
+		for i, c := range cams {
+			if err := c.Render(env, imgs[i]); err != nil {
+				return n, success, fmt.Errorf("render %s: %w", names[i], err)
+			}
+		}
+		fr.Progress, _ = env.Progress() // at the state the action is taken in, as the scorer sees it
+		p.Act(obs, act)
+		toEnvAction(envAct, act, spec, agentSpace)
+		next, r, term, trunc, info, err := env.Step(envAct)
+		if err != nil {
+			return n, success, fmt.Errorf("episode %d step %d: %w", ep, n, err)
+		}
+		succ := info.Values["success"] != 0
+		success = success || succ
+		done := term || trunc
+		fr.State, fr.Action, fr.NextState = obs, envAct, next
+		fr.Reward, fr.Done, fr.Truncated, fr.Success = r, done, trunc, succ
+		if err := w.AddFrame(fr); err != nil {
+			return n, success, err
+		}
+		n++
+		if done {
+			return n, success, nil
+		}
+		obs = append(obs[:0], next...)
+	}
 }
 
 // toEnvAction maps a policy's action to the env's bounds (from [−1, 1]

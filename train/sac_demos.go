@@ -122,22 +122,8 @@ func loadDemos(cfg *Config, spec control.Spec) (eps []demoEpisode, hasProgress b
 		return nil, false, &ConfigError{Msg: err.Error()}
 	}
 	if !cols.NextState {
-		// s_{t+1} is the next frame's state; the last frame has none and is
-		// dropped, and the transition before it bootstraps (truncated)
 		for i := range raw {
-			e := &raw[i]
-			n := e.len()
-			for t := 0; t+1 < n; t++ {
-				e.next[t] = e.obs[t+1]
-			}
-			if n == 0 {
-				continue
-			}
-			e.obs, e.act, e.next, e.rew = e.obs[:n-1], e.act[:n-1], e.next[:n-1], e.rew[:n-1]
-			e.term, e.trunc, e.succs, e.prog = e.term[:n-1], e.trunc[:n-1], e.succs[:n-1], e.prog[:n-1]
-			if n > 1 && !e.term[n-2] {
-				e.trunc[n-2] = true
-			}
+			raw[i].nextFromFollowing()
 		}
 	}
 	for i := range raw {
@@ -148,6 +134,24 @@ func loadDemos(cfg *Config, spec control.Spec) (eps []demoEpisode, hasProgress b
 		return nil, false, bad("has no transitions")
 	}
 	return eps, cols.Progress, nil
+}
+
+// nextFromFollowing sets s_{t+1} to the next frame's state, for datasets
+// without next.observation.state: the last frame has none and is dropped,
+// and the transition before it bootstraps (truncated).
+func (e *demoEpisode) nextFromFollowing() {
+	n := e.len()
+	for t := 0; t+1 < n; t++ {
+		e.next[t] = e.obs[t+1]
+	}
+	if n == 0 {
+		return
+	}
+	e.obs, e.act, e.next, e.rew = e.obs[:n-1], e.act[:n-1], e.next[:n-1], e.rew[:n-1]
+	e.term, e.trunc, e.succs, e.prog = e.term[:n-1], e.trunc[:n-1], e.succs[:n-1], e.prog[:n-1]
+	if n > 1 && !e.term[n-2] {
+		e.trunc[n-2] = true
+	}
 }
 
 func (e *demoEpisode) add(s, a, next []float64, r float64, term, trunc, succ bool, prog float64) {
