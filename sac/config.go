@@ -1,6 +1,10 @@
 package sac
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/vlmrb/vlmrb/nn"
+)
 
 // Config holds the SAC hyperparameters. Start from DefaultConfig; New
 // replaces zero numeric fields with the defaults (booleans are taken as
@@ -96,9 +100,12 @@ func (c Config) withDefaults() (Config, error) {
 	case c.Threads < 1 || c.Threads > 2:
 		return c, fmt.Errorf("sac: Threads %d: use 1 or 2", c.Threads)
 	}
+	if len(c.Hidden) > nn.MaxLayers-2 {
+		return c, fmt.Errorf("sac: %d hidden layers: at most %d (nn.MaxLayers)", len(c.Hidden), nn.MaxLayers-2)
+	}
 	for _, h := range c.Hidden {
-		if h < 1 {
-			return c, fmt.Errorf("sac: hidden width %d must be positive", h)
+		if h < 1 || h > nn.MaxWidth {
+			return c, fmt.Errorf("sac: hidden width %d: use 1 to %d (nn.MaxWidth)", h, nn.MaxWidth)
 		}
 	}
 	return c, nil
