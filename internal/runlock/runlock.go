@@ -169,6 +169,10 @@ func handedFD(dir string) (int, bool) {
 	return fd, err1 == nil && err2 == nil && a == b
 }
 
+// keepOpen holds inherited lock files released by this process (an
+// *os.File's finalizer would close the descriptor).
+var keepOpen []*os.File
+
 // inherit adopts the lock the parent handed down for dir, if any.
 func inherit(dir, path string) *Lock {
 	fd, ok := handedFD(dir)
@@ -200,10 +204,13 @@ func (l *Lock) Release() error {
 	// an empty file after a clean exit; a pid left in it means its
 	// holder died without releasing (see Lock.Stale)
 	if l.inherited {
-		// the parent holds the same lock and releases it
-		err := l.f.Close()
+		// the parent holds the same lock and releases it; this process
+		// keeps its descriptor open until it exits, so that when the
+		// parent is gone the run stays locked until this process has
+		// finished writing there (its attempt record included)
+		keepOpen = append(keepOpen, l.f)
 		l.f = nil
-		return err
+		return nil
 	}
 	_ = l.f.Truncate(0)
 	err := unlock(l.f)

@@ -367,7 +367,7 @@ const (
 func (r *Runner) attempt(ctx context.Context, run Run, threads int) (Attempt, outcome, error) {
 	dir := run.Config.Out
 	host, _ := os.Hostname()
-	a := Attempt{Start: time.Now().UTC(), Host: host}
+	a := Attempt{Host: host}
 	if err := safefile.CheckDir(r.Dir, dir); err != nil {
 		return a, trained, err
 	}
@@ -375,13 +375,20 @@ func (r *Runner) attempt(ctx context.Context, run Run, threads int) (Attempt, ou
 		return a, trained, err
 	}
 	lk, err := runlock.Acquire(dir, "robot-train study run ("+run.ID()+")")
-	if errors.Is(err, runlock.ErrHeld) {
-		return a, skippedHeld, err
+	var held *runlock.HeldError
+	if errors.As(err, &held) {
+		return a, skippedHeld, fmt.Errorf("another process is running it (%s)", held.Holder)
 	}
 	if err != nil {
 		return a, trained, err
 	}
 	defer func() { _ = lk.Release() }()
+	// the study's own files are appended to or kept: never links
+	for _, name := range []string{attemptsFile, "study.log", doneFile, runningFile, configFile} {
+		if st, err := os.Lstat(filepath.Join(dir, name)); err == nil && !st.Mode().IsRegular() {
+			return a, trained, fmt.Errorf("%s is not a regular file (%v); remove it (the study never writes through links)", filepath.Join(dir, name), st.Mode().Type())
+		}
+	}
 	// decided under the lock, on what is there now
 	if _, err := os.Lstat(filepath.Join(dir, doneFile)); err == nil {
 		return a, skippedDone, nil
@@ -396,7 +403,7 @@ func (r *Runner) attempt(ctx context.Context, run Run, threads int) (Attempt, ou
 		var m runningMark
 		if st, serr := os.Stat(filepath.Join(dir, runningFile)); json.Unmarshal(b, &m) == nil && serr == nil &&
 			m.Host != host && alive(m, st.ModTime()) {
-			return a, skippedHeld, fmt.Errorf("%s on %s is running it (%s)", strconv.Itoa(m.PID), m.Host, filepath.Join(dir, runningFile))
+			return a, skippedHeld, fmt.Errorf("pid %d on %s is running it (%s)", m.PID, m.Host, filepath.Join(dir, runningFile))
 		}
 	}
 	var args []string
@@ -453,6 +460,7 @@ func (r *Runner) exec(ctx context.Context, dir string, args []string, threads in
 	// (and this goroutine on it) until the child is reaped
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	a.Start = time.Now().UTC() // under the lock: attempts of one run never overlap
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start %s: %w", r.Binary, err)
 	}
