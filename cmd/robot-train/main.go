@@ -25,7 +25,7 @@ func main() {
 	// SIGHUP (the terminal closed) stops like Ctrl-C: a training
 	// checkpoints instead of losing what it did since its last one
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	go stopOnSignals(sigs, cancel, os.Stderr, stopGrace, func() { os.Exit(exitInterrupted) })
+	go stopOnSignals(sigs, cancel, os.Stderr, stopGrace, func() { os.Exit(exitInterrupted) }, time.Now)
 	stdout := &checkedWriter{w: os.Stdout}
 	code := run(ctx, os.Args[1:], stdout, os.Stderr)
 	if err := stdout.Err(); err != nil && code == exitOK {
@@ -42,13 +42,13 @@ func main() {
 // from the terminal and from a study runner, SIGHUP after SIGINT): the
 // stop in progress writes a checkpoint, and killing it would lose that.
 // A signal after grace calls kill (the stop is stuck: end it now).
-func stopOnSignals(sigs <-chan os.Signal, cancel func(), stderr io.Writer, grace time.Duration, kill func()) {
+func stopOnSignals(sigs <-chan os.Signal, cancel func(), stderr io.Writer, grace time.Duration, kill func(), now func() time.Time) {
 	first := <-sigs
 	cancel()
-	at := time.Now()
+	at := now()
 	for s := range sigs {
-		if time.Since(at) >= grace {
-			_, _ = fmt.Fprintf(stderr, "robot-train: %v again, %s after the first stop request: stopping now without a checkpoint\n", s, time.Since(at).Round(time.Second))
+		if d := now().Sub(at); d >= grace {
+			_, _ = fmt.Fprintf(stderr, "robot-train: %v again, %s after the first stop request: stopping now without a checkpoint\n", s, d.Round(time.Second))
 			kill()
 			return
 		}
