@@ -39,7 +39,9 @@ const (
 	// 4·(2·obs+act) bytes and more).
 	MaxBufferCapacity = 10_000_000
 	// MaxUpdatesPerStep bounds sac.updates_per_step (the UTD ratio; REDQ
-	// uses 20). The loop checks for a stop request between updates.
+	// uses 20). A stop request is seen between env steps, after at most
+	// MaxUpdatesPerStep × num_envs updates (the 1e7 that ignored Ctrl-C
+	// for over a minute is refused).
 	MaxUpdatesPerStep = 128
 )
 

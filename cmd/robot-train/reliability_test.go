@@ -42,7 +42,8 @@ var reportMu sync.Mutex
 
 func (m measured) record(t *testing.T) {
 	t.Helper()
-	t.Logf("%s: exit %d in %.2f s, peak RSS %.0f MB", m.Case, m.Code, m.WallS, m.PeakMB)
+	first, _, _ := strings.Cut(strings.TrimSpace(m.Out), "\n")
+	t.Logf("%s: exit %d in %.2f s, peak RSS %.0f MB: %s", m.Case, m.Code, m.WallS, m.PeakMB, first)
 	p := os.Getenv("VLMRB_RELIABILITY_OUT")
 	if p == "" {
 		return
@@ -514,7 +515,7 @@ func TestStudySymlinksNotFollowed(t *testing.T) {
 	}{
 		{"run dir", "runs/reach/uniform/s1", victim, "runs/reach/uniform/s1 is a symbolic link"},
 		{"arm dir", "runs/reach/uniform", victim, "runs/reach/uniform is a symbolic link"},
-		{"study.log", "runs/reach/uniform/s1/study.log", precious, "study.log is not a regular file"},
+		{"study.log", "runs/reach/uniform/s1/study.log", precious, "study.log is a symbolic link, not a regular file"},
 		{"attempt log", "runs/reach/uniform/s1/study-attempts.jsonl", precious, "study-attempts.jsonl"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -18,7 +18,10 @@ var ErrNotRegular = errors.New("not a regular file")
 // ErrTooLarge is wrapped by ReadFile's error for a file over its limit.
 var ErrTooLarge = errors.New("file too large")
 
-// kind names a file mode for an error message.
+// Kind names a file mode for an error message ("a symbolic link", "a
+// FIFO", …).
+func Kind(m fs.FileMode) string { return kind(m) }
+
 func kind(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeSymlink != 0:

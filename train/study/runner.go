@@ -386,7 +386,7 @@ func (r *Runner) attempt(ctx context.Context, run Run, threads int) (Attempt, ou
 	// the study's own files are appended to or kept: never links
 	for _, name := range []string{attemptsFile, "study.log", doneFile, runningFile, configFile} {
 		if st, err := os.Lstat(filepath.Join(dir, name)); err == nil && !st.Mode().IsRegular() {
-			return a, trained, fmt.Errorf("%s is not a regular file (%v); remove it (the study never writes through links)", filepath.Join(dir, name), st.Mode().Type())
+			return a, trained, fmt.Errorf("%s is %s, not a regular file; remove it (the study never writes through links)", filepath.Join(dir, name), safefile.Kind(st.Mode()))
 		}
 	}
 	// decided under the lock, on what is there now
