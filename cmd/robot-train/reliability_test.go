@@ -304,13 +304,27 @@ func TestStudyFileFaults(t *testing.T) {
 	if b, err := exec.Command(bin, "study", "run", spec, "--out", out, "--arms", "uniform").CombinedOutput(); err != nil {
 		t.Fatalf("study run: %v\n%s", err, b)
 	}
+	// a changed study file is refused before DIR/study.yaml is replaced
+	kept, err := os.ReadFile(filepath.Join(out, study.SpecFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := filepath.Join(t.TempDir(), "one.yaml")
+	if err := os.WriteFile(changed, bytes.Replace(kept, []byte("steps: 200"), []byte("steps: 300"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := runMeasured(t, "study run, changed study file", nil, bin, "study", "run", changed, "--out", out, "--arms", "uniform")
+	faultOK(t, m, "different config")
+	if now, _ := os.ReadFile(filepath.Join(out, study.SpecFile)); !bytes.Equal(now, kept) {
+		t.Errorf("%s was overwritten by the refused study file", study.SpecFile)
+	}
 	run := filepath.Join(out, "runs", "reach", "uniform", "s1")
 	ck := latestCkpt(t, run)
 	_ = os.Remove(filepath.Join(ck, "agent.bin"))
 	if err := os.Symlink("/dev/zero", filepath.Join(ck, "agent.bin")); err != nil {
 		t.Fatal(err)
 	}
-	m := runMeasured(t, "study report, agent.bin -> /dev/zero", nil, bin, "study", "report", out, "--reps", "100")
+	m = runMeasured(t, "study report, agent.bin -> /dev/zero", nil, bin, "study", "report", out, "--reps", "100")
 	m.record(t)
 	if m.PeakMB > 400 {
 		t.Errorf("peak %.0f MB", m.PeakMB)
