@@ -2,6 +2,7 @@ package vlmreward
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"image"
 	"math"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/vlmrb/vlmrb/internal/embedtest"
+	"github.com/vlmrb/vlmrb/nn"
 	"github.com/vlmrb/vlmrb/replay"
 )
 
@@ -320,4 +322,33 @@ func TestFlushDropsUnusableEmbeddings(t *testing.T) {
 	if _, err := pend.Flush(context.Background(), e, v, table, 4); err != nil || e.asked != 6 {
 		t.Errorf("second flush: %v; %d images asked for, want 6 (none again)", err, e.asked)
 	}
+}
+
+// FuzzUnmarshalModel: crafted model headers (members, CNN sizes and
+// channels) are checked against the bounds and the bytes that follow
+// before anything is allocated.
+func FuzzUnmarshalModel(f *testing.F) {
+	cfg := DefaultModelConfig(2)
+	cfg.CNN = CNNConfig{Size: 8, Channels: []int{2}, Kernels: []int{3}, Strides: []int{2}}
+	cfg.Ensemble = 1
+	m, err := NewModel(cfg)
+	if err != nil {
+		f.Fatal(err)
+	}
+	b, err := m.MarshalBinary()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	for _, huge := range []ModelConfig{
+		func() ModelConfig { c := cfg; c.Ensemble = 1 << 30; return c }(),
+		func() ModelConfig { c := cfg; c.CNN.Channels = []int{1 << 20}; return c }(),
+		func() ModelConfig { c := cfg; c.CNN.Size = 1 << 20; return c }(),
+	} {
+		js, _ := json.Marshal(huge)
+		f.Add(nn.Seal(modelMagic, 1, nn.AppendBytes(nil, js)))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, _ = UnmarshalModel(data)
+	})
 }
