@@ -369,6 +369,12 @@ func (r *Runner) attempt(ctx context.Context, run Run, threads int) (Attempt, ou
 	if err := safefile.CheckDir(r.Dir, dir); err != nil {
 		return a, trained, err
 	}
+	// done is final: a finished run is skipped without taking (or
+	// creating) its lock, so a finished study's directories stay as they
+	// are; everything else is decided under the lock
+	if _, err := os.Lstat(filepath.Join(dir, doneFile)); err == nil {
+		return a, skippedDone, nil
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return a, trained, err
 	}
