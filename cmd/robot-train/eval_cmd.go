@@ -129,15 +129,17 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 // printEval prints one evaluation: a line, or one JSON object.
+// A requested GIF that was not written is an error after the result is
+// printed (without the video).
 func printEval(stdout io.Writer, asJSON bool, task, what string, seed uint64, res *train.EvalResult, video string) error {
-	if err := gifFailed(res, video); err != nil {
-		video = "" // not written: the result is printed without it
-		if perr := printEvalResult(stdout, asJSON, task, what, seed, res, video); perr != nil {
-			return perr
-		}
+	gerr := gifFailed(res, video)
+	if gerr != nil {
+		video = ""
+	}
+	if err := printEvalResult(stdout, asJSON, task, what, seed, res, video); err != nil {
 		return err
 	}
-	return printEvalResult(stdout, asJSON, task, what, seed, res, video)
+	return gerr
 }
 
 func printEvalResult(stdout io.Writer, asJSON bool, task, what string, seed uint64, res *train.EvalResult, video string) error {
