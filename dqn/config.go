@@ -6,6 +6,9 @@ import (
 	"github.com/vlmrb/vlmrb/nn"
 )
 
+// MaxBatchSize bounds Config.BatchSize (also for a decoded checkpoint).
+const MaxBatchSize = 1 << 16
+
 // Config holds the Double DQN hyperparameters. Start from DefaultConfig;
 // New replaces zero numeric fields with the defaults (booleans are taken
 // as given).
@@ -100,6 +103,8 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("dqn: Gamma %g outside [0, 1]", c.Gamma)
 	case c.Tau < 0 || c.Tau > 1:
 		return c, fmt.Errorf("dqn: Tau %g outside [0, 1]", c.Tau)
+	case c.BatchSize > MaxBatchSize:
+		return c, fmt.Errorf("dqn: BatchSize %d above %d (dqn.MaxBatchSize)", c.BatchSize, MaxBatchSize)
 	case c.BatchSize < 1 || c.TargetFrequency < 1 || c.NStep < 1:
 		return c, fmt.Errorf("dqn: BatchSize, TargetFrequency and NStep must be positive")
 	case c.LR < 0 || c.HuberDelta < 0:

@@ -43,6 +43,9 @@ const (
 	// MaxUpdatesPerStep × num_envs updates (the 1e7 that ignored Ctrl-C
 	// for over a minute is refused).
 	MaxUpdatesPerStep = 128
+	// MaxBatchSize bounds sac.batch_size and dqn.batch_size (each update
+	// holds a few activations per hidden unit of every row).
+	MaxBatchSize = 65536
 )
 
 // loadConfig is LoadConfig: one YAML document of at most MaxConfigBytes,
@@ -107,6 +110,9 @@ func (c *Config) validateStrict(add func(error)) {
 	}
 	if c.Buffer.Capacity > MaxBufferCapacity {
 		add(badf("buffer.capacity must be ≤ %d transitions (got %d)", MaxBufferCapacity, c.Buffer.Capacity))
+	}
+	if c.SAC.BatchSize > MaxBatchSize || c.DQN.BatchSize > MaxBatchSize {
+		add(badf("sac.batch_size and dqn.batch_size must be ≤ %d (got %d and %d)", MaxBatchSize, c.SAC.BatchSize, c.DQN.BatchSize))
 	}
 	if c.SAC.UpdatesPerStep > MaxUpdatesPerStep {
 		add(badf("sac.updates_per_step must be ≤ %d (got %g)", MaxUpdatesPerStep, c.SAC.UpdatesPerStep))
