@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/vlmrb/vlmrb/internal/atomicfile"
+	"github.com/vlmrb/vlmrb/internal/safefile"
 	"gopkg.in/yaml.v3"
 )
 
@@ -286,7 +286,7 @@ func LoadConfig(r io.Reader, c *Config) error { return loadConfig(r, c) }
 
 // LoadConfigFile is LoadConfig on a file.
 func LoadConfigFile(path string, c *Config) error {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path) // a FIFO or device is refused, not read
 	if err != nil {
 		return fmt.Errorf("config: %w", err)
 	}

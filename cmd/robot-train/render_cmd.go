@@ -13,6 +13,9 @@ import (
 	"github.com/vlmrb/vlmrb/train"
 )
 
+// maxRenderBytes bounds the frames render keeps for a GIF, MP4 or sheet.
+const maxRenderBytes = 1 << 30
+
 func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("render", "--task NAME [--camera NAME] [--size WxH] [--policy expert|random] [--steps N] --out FILE.png|FILE.gif|FILE.mp4 [--depth FILE.png] [--seg FILE.png] [--sheet FILE.png]", stderr)
 	task := fs.String("task", "", "task `NAME`")
@@ -89,8 +92,16 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if n == 0 && ext != ".png" {
 		n = env.Spec().MaxEpisodeSteps
 	}
-	// GIF, MP4 and contact sheets keep every --every-th frame
+	// GIF, MP4 and contact sheets keep every --every-th frame, all in
+	// memory until written: refuse a size and length that would not fit
 	collect := ext != ".png" || *sheetOut != ""
+	if collect {
+		nf := int64(min(n, env.Spec().MaxEpisodeSteps)/(*every) + 2)
+		if need := nf * int64(w) * int64(h) * 4; need > maxRenderBytes {
+			return usagef("%d frames of %dx%d need %d MiB (limit %d MiB): use a smaller --size, a larger --every, or fewer --steps",
+				nf, w, h, need>>20, maxRenderBytes>>20)
+		}
+	}
 	ep := train.NewEpisodes(env, pol, *seed)
 	ep.Reset()
 	var frames []*image.RGBA
