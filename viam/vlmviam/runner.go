@@ -203,7 +203,7 @@ func statusMap(st RunnerStatus) map[string]any {
 	}
 	return map[string]any{
 		"running": st.Running, "checkpoint": st.Checkpoint, "checkpoint_step": float64(st.CheckpointAt), "task": st.Task,
-		"episode": float64(st.Episode), "step": float64(st.Step), "total_steps": float64(st.TotalSteps), "seed": float64(st.Seed),
+		"episode": float64(st.Episode), "step": float64(st.Step), "total_steps": float64(st.TotalSteps), "seed": strconv.FormatUint(st.Seed, 10),
 		"last_action": act, "last_target_mm": []any{st.LastTarget[0], st.LastTarget[1], st.LastTarget[2]},
 		"limit_hits": map[string]any{"workspace": float64(st.Limits.Workspace), "step": float64(st.Limits.Step),
 			"joint": float64(st.Limits.Joint), "non_finite": float64(st.Limits.NonFinite)},

@@ -1,8 +1,9 @@
 // Command viam-server is viam-server built from rdk's own source for the
-// vlmrb module's tests and local development. Build it with -tags no_cgo:
-// the builtin models that need cgo (motion planning, the real arm drivers)
-// are left out, and the APIs and fake models the tests use are registered
-// explicitly below.
+// vlmrb module's tests and local development. The cgo build (Debian:
+// libnlopt-dev libx264-dev) has motion planning, which Viam's fake UR5e
+// needs for MoveToPosition; with -tags no_cgo it builds pure Go (libc
+// only) but arms cannot plan. The APIs and fake models the tests use are
+// registered explicitly below, so both builds have them.
 //
 // viam-server contacts public STUN/TURN hosts at startup; run it only
 // through scripts/viam-netns.sh (a loopback-only network namespace).
@@ -17,9 +18,9 @@ import (
 	_ "go.viam.com/rdk/components/camera/fake"
 	_ "go.viam.com/rdk/components/gripper/fake"
 	_ "go.viam.com/rdk/components/register"
+	"go.viam.com/rdk/logging"
 	_ "go.viam.com/rdk/services/mlmodel"
 	_ "go.viam.com/rdk/services/register"
-	"go.viam.com/rdk/logging"
 	"go.viam.com/rdk/web/server"
 )
 
