@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -24,6 +25,8 @@ import (
 	"go.viam.com/rdk/services/vision"
 	"go.viam.com/rdk/spatialmath"
 
+	"github.com/vlmrb/vlmrb/frame"
+	"github.com/vlmrb/vlmrb/hw"
 	"github.com/vlmrb/vlmrb/tasks"
 )
 
@@ -89,6 +92,43 @@ func TestE2ESimClosedLoopParity(t *testing.T) {
 	metric(t, "sim_tick_ms_median", st["tick_ms_median"])
 	metric(t, "sim_tick_ms_p99", st["tick_ms_p99"])
 	metric(t, "sim_steps_per_s", float64(episodes*100)/wall.Seconds())
+
+	// vlmrb-viam eval: the same episodes through RobotEnv from the command
+	// line, recorded (frames of the sim camera + steps) in the hw layout
+	_, module := requireE2E(t)
+	rec := t.TempDir()
+	cmd := exec.Command(module, "eval", "--robot", s.addr, "--checkpoint", run, "--arm", "arm", "--gripper", "gripper",
+		"--gripper-mode", "proportional", "--pose-tracker", "poses", "--camera", "simcam", "--sim-reset",
+		"--episodes", strconv.Itoa(episodes), "--seed", strconv.Itoa(seed), "--record", rec)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("vlmrb-viam eval: %v\n%s", err, out)
+	}
+	var rep EvalReport
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("eval report: %v\n%s", err, out)
+	}
+	if !slices.Equal(rep.Successes, want.Successes) || rep.Steps != episodes*100 {
+		t.Fatalf("eval successes %v (%d steps), in process %v", rep.Successes, rep.Steps, want.Successes)
+	}
+	metric(t, "eval_cli_step_ms_median", rep.MedianMS)
+	metric(t, "eval_cli_step_ms_p99", rep.P99MS)
+	src, err := hw.OpenDir(filepath.Join(rec, "episode-000000"), hw.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	steps, err := os.ReadFile(filepath.Join(rec, "episode-000000", "steps.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.Len() != 100 || strings.Count(string(steps), "\n") != 100 {
+		t.Fatalf("recorded %d frames and %d steps, want 100 each", src.Len(), strings.Count(string(steps), "\n"))
+	}
+	var f frame.Frame
+	if err := src.Next(context.Background(), &f); err != nil || f.Image.Bounds().Dx() != 160 {
+		t.Fatalf("first recorded frame: %v, %v", err, f.Image)
+	}
 }
 
 func urStart(t *testing.T, a arm.Arm) (spatialmath.Pose, []referenceframe.Input) {
@@ -105,9 +145,9 @@ func urStart(t *testing.T, a arm.Arm) (spatialmath.Pose, []referenceframe.Input)
 	return p, j
 }
 
-// TestE2EFakeUR5e drives Viam's own fake UR5e (inverse kinematics in the
+// TestE2EFakeUR5e drives Viam's own fake UR5e (motion planning in the
 // arm) with a reach policy whose goal lies 300 mm outside a 60 mm
-// workspace box: commanded motions arrive, the step cap and the box clamp
+// workspace box and a 3 mm step cap (the policy asks for up to 10 mm): commanded motions arrive, the step cap and the box clamp
 // them (counted), the arm's end stays inside the box, stop halts the loop
 // and nothing moves afterwards, and a joint outside its limits stops the
 // arm before it moves.
@@ -139,7 +179,7 @@ func TestE2EFakeUR5e(t *testing.T) {
 		return m
 	}
 	cfg["services"] = []any{
-		map[string]any{"name": "runner", "api": "rdk:service:generic", "model": "vlmrb:service:policy-runner", "attributes": base(map[string]any{"max_steps": 60})},
+		map[string]any{"name": "runner", "api": "rdk:service:generic", "model": "vlmrb:service:policy-runner", "attributes": base(map[string]any{"max_steps": 20})},
 		map[string]any{"name": "guarded", "api": "rdk:service:generic", "model": "vlmrb:service:policy-runner",
 			"attributes": base(map[string]any{"max_steps": 10, "joint_limits": []any{[]any{5, 360}}})},
 	}
@@ -158,7 +198,7 @@ func TestE2EFakeUR5e(t *testing.T) {
 		t.Fatalf("the arm moved despite the joint limit: %v → %v", j0, j)
 	}
 
-	// one 60-step episode toward a goal far outside the box
+	// one 20-step episode toward a goal far outside the box
 	doCmd(t, runner, map[string]any{"start": map[string]any{"episodes": 1}})
 	st = waitRunnerDone(t, runner, 5*time.Minute)
 	if st["stop_reason"] != "episodes done" {
@@ -186,9 +226,23 @@ func TestE2EFakeUR5e(t *testing.T) {
 	metric(t, "ur5e_limit_hits", hits)
 	metric(t, "ur5e_moved_mm", moved)
 
+	// the fake arm's own cost: MoveToPosition 1 mm at a time from this client
+	var direct []float64
+	pose, _ := urStart(t, ur)
+	for i := range 5 {
+		pt := pose.Point()
+		next := spatialmath.NewPose(r3.Vector{X: pt.X, Y: pt.Y, Z: pt.Z - float64(i+1)}, pose.Orientation())
+		t0 := time.Now()
+		if err := ur.MoveToPosition(context.Background(), next, nil); err != nil {
+			t.Fatal(err)
+		}
+		direct = append(direct, float64(time.Since(t0).Microseconds())/1000)
+	}
+	metric(t, "ur5e_direct_move_ms_median", percentile(direct, 0.5))
+
 	// stop: after the stop command returns nothing moves any more
 	doCmd(t, runner, map[string]any{"start": map[string]any{"episodes": 0}})
-	for runnerStatus(t, runner)["total_steps"].(float64) < 65 {
+	for runnerStatus(t, runner)["total_steps"].(float64) < 23 {
 		time.Sleep(20 * time.Millisecond)
 	}
 	out := doCmd(t, runner, map[string]any{"stop": true})
