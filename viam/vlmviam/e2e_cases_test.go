@@ -21,9 +21,12 @@ import (
 	"github.com/golang/geo/r3"
 	"go.viam.com/rdk/components/arm"
 	"go.viam.com/rdk/referenceframe"
+	"go.viam.com/rdk/ml"
 	"go.viam.com/rdk/services/generic"
+	"go.viam.com/rdk/services/mlmodel"
 	"go.viam.com/rdk/services/vision"
 	"go.viam.com/rdk/spatialmath"
+	"gorgonia.org/tensor"
 
 	"github.com/vlmrb/vlmrb/frame"
 	"github.com/vlmrb/vlmrb/hw"
@@ -445,9 +448,51 @@ func TestE2EReconfigureAndKill(t *testing.T) {
 			"attributes": map[string]any{"checkpoint": ckpt, "arm": "arm", "gripper": "gripper", "gripper_mode": "proportional",
 				"pose_tracker": "poses", "sim_reset": true, "auto_start": true, "rate_hz": 200}}
 	}
-	cfg := map[string]any{"components": simComponents("reach", 0), "services": []any{runnerCfg(run1)}}
+	policy := map[string]any{"name": "policy", "api": "rdk:service:mlmodel", "model": "vlmrb:mlmodel:policy", "attributes": map[string]any{"checkpoint": run1}}
+	cfg := map[string]any{"components": simComponents("reach", 0), "services": []any{runnerCfg(run1), policy}}
 	s := startViam(t, cfg, nil)
 	runner := s.resource(t, generic.Named("runner"))
+
+	// the mlmodel service through the server is the checkpoint's policy
+	s.resource(t, mlmodel.Named("policy"))
+	ml1, err := mlmodel.FromRobot(s.robot, "policy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := tasks.Make("reach", tasks.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs, _ := env.Reset(11)
+	env.Close()
+	o32 := make([]float32, tasks.ObsDim)
+	for i, v := range obs {
+		o32[i] = float32(v)
+	}
+	outT, err := ml1.Infer(context.Background(), ml.Tensors{TensorObservation: tensor.New(tensor.WithShape(1, tasks.ObsDim), tensor.WithBacking(o32))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, err := LoadPolicy(run1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := make([]float64, tasks.ObsDim)
+	for i, v := range o32 {
+		in[i] = float64(v)
+	}
+	wantA := make([]float64, tasks.ActDim)
+	_ = pol.Act(in, wantA)
+	pol.Close()
+	gotA, ok := outT[TensorAction].Data().([]float32)
+	if !ok || len(gotA) != tasks.ActDim {
+		t.Fatalf("Infer through viam-server returned %v", outT)
+	}
+	for j := range wantA {
+		if math.Abs(float64(gotA[j])-wantA[j]) > 1e-6 {
+			t.Fatalf("Infer through viam-server %v, policy %v", gotA, wantA)
+		}
+	}
 	waitSteps := func(n float64) map[string]any {
 		deadline := time.Now().Add(60 * time.Second)
 		for {
@@ -465,7 +510,7 @@ func TestE2EReconfigureAndKill(t *testing.T) {
 	if st["checkpoint"] != run1 {
 		t.Fatalf("checkpoint %v, want %s", st["checkpoint"], run1)
 	}
-	cfg["services"] = []any{runnerCfg(run2)}
+	cfg["services"] = []any{runnerCfg(run2), policy}
 	s.writeConfig(t, cfg)
 	deadline := time.Now().Add(60 * time.Second)
 	for {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -21,6 +23,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/vlmrb/vlmrb/control"
+	"github.com/vlmrb/vlmrb/hw"
 	"github.com/vlmrb/vlmrb/tasks"
 	"github.com/vlmrb/vlmrb/train"
 )
@@ -315,6 +318,7 @@ func TestNoGoroutineLeakAfterClose(t *testing.T) {
 	run := trainedRun(t, 1, 3000)
 	ctx := context.Background()
 	base := runtime.NumGoroutine()
+	recDir := t.TempDir()
 	func() {
 		deps, _ := simRig(t, "leak", 0)
 		c, err := newSimCamera(ctx, nil, mustConf[*SimConfig](t, camera.API, SimCameraModel, "cam", map[string]any{"task": "reach", "world": "leak", "backend": "soft", "width": 64, "height": 48}), testLogger)
@@ -324,7 +328,7 @@ func TestNoGoroutineLeakAfterClose(t *testing.T) {
 		defer c.Close(ctx)
 		deps[camera.Named("cam")] = c
 		r, err := NewRunner(ctx, deps, mustConf[*RunnerConfig](t, generic.API, RunnerModel, "runner", map[string]any{
-			"checkpoint": run, "arm": "arm", "gripper": "gripper", "pose_tracker": "poses", "camera": "cam", "record_dir": t.TempDir(), "auto_start": true, "rate_hz": 200,
+			"checkpoint": run, "arm": "arm", "gripper": "gripper", "pose_tracker": "poses", "camera": "cam", "record_dir": recDir, "auto_start": true, "rate_hz": 200,
 		}), testLogger)
 		if err != nil {
 			t.Fatal(err)
@@ -350,6 +354,23 @@ func TestNoGoroutineLeakAfterClose(t *testing.T) {
 			t.Fatal("runner still running after Close")
 		}
 	}()
+	// the interrupted episode was recorded in the hw layout
+	ep := filepath.Join(recDir, "episode-000000")
+	src, err := hw.OpenDir(ep, hw.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := os.ReadFile(filepath.Join(ep, "steps.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(ep, "episode.json")); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(steps), "\n"); src.Len() < n || n < 5 {
+		t.Fatalf("recorded %d frames for %d steps", src.Len(), n)
+	}
+	src.Close()
 	deadline := time.Now().Add(5 * time.Second)
 	for runtime.NumGoroutine() > base && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
