@@ -20,8 +20,8 @@ import (
 
 	"github.com/golang/geo/r3"
 	"go.viam.com/rdk/components/arm"
-	"go.viam.com/rdk/referenceframe"
 	"go.viam.com/rdk/ml"
+	"go.viam.com/rdk/referenceframe"
 	"go.viam.com/rdk/services/generic"
 	"go.viam.com/rdk/services/mlmodel"
 	"go.viam.com/rdk/services/vision"
