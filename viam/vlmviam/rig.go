@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 
 	"github.com/golang/geo/r3"
 	"go.viam.com/rdk/components/arm"
@@ -94,6 +95,24 @@ func NewRig(deps resource.Dependencies, cfg RigConfig) (*Rig, error) {
 		r.safety.WorkspaceLow, r.safety.WorkspaceHigh = cfg.Workspace.Low, cfg.Workspace.High
 	}
 	return r, nil
+}
+
+// same reports whether o drives the same components with the same
+// configuration (a reconfigure that keeps them keeps the rig's state).
+func (r *Rig) same(o *Rig) bool {
+	return reflect.DeepEqual(r.cfg, o.cfg) && sameRes(r.arm, o.arm) && sameRes(r.gripper, o.gripper) &&
+		sameRes(r.poses, o.poses) && sameRes(r.cam, o.cam)
+}
+
+// sameRes compares two resources by identity; a resource of a
+// non-comparable type is never the same.
+func sameRes(a, b any) (same bool) {
+	defer func() {
+		if recover() != nil {
+			same = false
+		}
+	}()
+	return a == b
 }
 
 // Counts returns the limit interventions so far.

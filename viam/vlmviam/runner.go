@@ -31,7 +31,8 @@ const maxLatencies = 100000
 //
 // Reconfigure swaps checkpoint, components and limits without a restart:
 // a new checkpoint takes over at the next tick, new components or limits
-// at the next episode.
+// at the next episode. A joint outside its limits stops the runner (stop
+// reason "joint_limit"); other robot errors stop it too ("error").
 type Runner struct {
 	resource.Named
 	logger logging.Logger
@@ -106,8 +107,10 @@ func (r *Runner) Reconfigure(ctx context.Context, deps resource.Dependencies, co
 	}
 	r.mu.Lock()
 	r.cfg = *c
-	r.rig = rig
-	r.rigGen++
+	if r.rig == nil || !r.rig.same(rig) {
+		r.rig = rig
+		r.rigGen++
+	}
 	if pol != nil {
 		r.pol = pol
 		if old != nil {
@@ -303,8 +306,13 @@ func (r *Runner) loop(ctx context.Context, done chan struct{}, episodes int, see
 				return
 			}
 			r.logger.Warnw("episode ended on an error", "episode", k, "err", err)
-			r.setErr("", err)
-			if !errors.Is(err, ErrJointLimit) && !errors.Is(err, errReconfigured) {
+			switch {
+			case errors.Is(err, errReconfigured):
+				r.setErr("", err) // the next episode runs on the new rig
+			case errors.Is(err, ErrJointLimit):
+				r.setErr("joint_limit", err) // a person has to look at the arm
+				return
+			default:
 				r.setErr("error", err)
 				return
 			}
