@@ -342,13 +342,12 @@ func (g *SimGripper) set(v float64) error {
 // Open commands the fingers open.
 func (g *SimGripper) Open(context.Context, map[string]any) error { return g.set(-1) }
 
-// Grab commands the fingers closed; it reports whether they are stopped
-// short of closing (holding something).
+// Grab commands the fingers closed. They close over the following
+// control steps (the arm's moves advance the simulation), so Grab cannot
+// know yet whether they will hold something and reports false; read the
+// gap with DoCommand {"openness": true}.
 func (g *SimGripper) Grab(context.Context, map[string]any) (bool, error) {
-	if err := g.set(1); err != nil {
-		return false, err
-	}
-	return g.world().GripperOpen() > 0.05, nil
+	return false, g.set(1)
 }
 
 // ModelFrame returns nil: the fingers have no kinematic model here.
