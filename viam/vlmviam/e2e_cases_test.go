@@ -532,6 +532,53 @@ func TestE2EReconfigureAndKill(t *testing.T) {
 	}
 	metric(t, "reconfigure_steps_before_swap", before)
 
+	// add/remove cycles leave no goroutines behind in the module: after
+	// removing the runner and the mlmodel twice the count is where the
+	// first removal left it
+	simArm := s.resource(t, arm.Named("arm"))
+	settled := func() float64 {
+		t.Helper()
+		last, same := -1.0, 0
+		deadline := time.Now().Add(30 * time.Second)
+		for same < 10 && time.Now().Before(deadline) {
+			g := doCmd(t, simArm, map[string]any{"goroutines": true})["goroutines"].(float64)
+			if g == last {
+				same++
+			} else {
+				last, same = g, 0
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		return last
+	}
+	remove := func() {
+		t.Helper()
+		cfg["services"] = []any{}
+		s.writeConfig(t, cfg)
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			if _, err := s.robot.ResourceByName(generic.Named("runner")); err != nil {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("runner still configured 60 s after its removal")
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	remove()
+	g1 := settled()
+	cfg["services"] = []any{runnerCfg(run2), policy}
+	s.writeConfig(t, cfg)
+	runner = s.resource(t, generic.Named("runner"))
+	waitSteps(20)
+	remove()
+	g2 := settled()
+	metric(t, "module_goroutines_after_remove", []float64{g1, g2})
+	if g2 > g1 {
+		t.Fatalf("module goroutines %v after the first removal, %v after a second add/remove cycle", g1, g2)
+	}
+
 	pid := moduleProcess(t, s.cmd.Process.Pid, module)
 	if err := syscall.Kill(s.cmd.Process.Pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"image/jpeg"
 	"image/png"
 	"math"
+	"runtime"
 	"strconv"
 	"sync"
 	"time"
@@ -159,11 +160,14 @@ func worldCommand(w *World, cmd map[string]any) (map[string]any, error) {
 			out["obs"] = floatsToAny(w.Obs())
 		case "task":
 			out["task"] = w.Task()
+		case "goroutines":
+			// module health: the goroutines of the module process
+			out["goroutines"] = float64(runtime.NumGoroutine())
 		case "progress":
 			p, stage := w.Progress()
 			out["progress"], out["stage"] = p, stage
 		default:
-			return nil, fmt.Errorf("vlmrb sim: unknown command %q; use reset, episodes, obs, progress or task", k)
+			return nil, fmt.Errorf("vlmrb sim: unknown command %q; use reset, episodes, obs, progress, goroutines or task", k)
 		}
 	}
 	return out, nil
