@@ -59,7 +59,7 @@ func trainedRun(t *testing.T, seed uint64, steps int64) string {
 
 // mkConf builds a resource.Config with attributes converted and
 // validated as viam-server does.
-func mkConf[T resource.ConfigValidator](t *testing.T, api resource.API, model resource.Model, name string, attrs map[string]any) (resource.Config, error) {
+func mkConf[T resource.ConfigValidator](t testing.TB, api resource.API, model resource.Model, name string, attrs map[string]any) (resource.Config, error) {
 	t.Helper()
 	cv, err := resource.TransformAttributeMap[T](utils.AttributeMap(attrs))
 	if err != nil {
@@ -71,7 +71,7 @@ func mkConf[T resource.ConfigValidator](t *testing.T, api resource.API, model re
 	return resource.Config{Name: name, API: api, Model: model, Attributes: utils.AttributeMap(attrs), ConvertedAttributes: cv}, nil
 }
 
-func mustConf[T resource.ConfigValidator](t *testing.T, api resource.API, model resource.Model, name string, attrs map[string]any) resource.Config {
+func mustConf[T resource.ConfigValidator](t testing.TB, api resource.API, model resource.Model, name string, attrs map[string]any) resource.Config {
 	t.Helper()
 	c, err := mkConf[T](t, api, model, name, attrs)
 	if err != nil {

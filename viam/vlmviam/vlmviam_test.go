@@ -84,7 +84,7 @@ func TestValidateRejectsBadAttributes(t *testing.T) {
 }
 
 // simRig builds in-process sim components of world and returns their deps.
-func simRig(t *testing.T, world string, maxSteps int) (resource.Dependencies, *SimArm) {
+func simRig(t testing.TB, world string, maxSteps int) (resource.Dependencies, *SimArm) {
 	t.Helper()
 	ctx := context.Background()
 	attrs := map[string]any{"task": "reach", "world": world, "max_steps": maxSteps}
