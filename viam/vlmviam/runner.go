@@ -192,9 +192,6 @@ func (r *Runner) Status() RunnerStatus {
 	if r.pol != nil {
 		st.Checkpoint, st.CheckpointAt, st.Task = r.pol.Dir, r.pol.Step(), r.pol.Task()
 	}
-	if r.rig != nil {
-		st.Limits = r.rig.Counts()
-	}
 	st.MedianTickMS, st.P99TickMS = percentile(r.lat, 0.5), percentile(r.lat, 0.99)
 	return st
 }
@@ -398,6 +395,10 @@ func (r *Runner) episode(ctx context.Context, k int, seed uint64) error {
 			}
 		}
 		target, err := rig.Act(ctx, action)
+		counts := rig.Counts() // the loop owns the rig; status reads this copy
+		r.mu.Lock()
+		r.stat.Limits = counts
+		r.mu.Unlock()
 		if err != nil {
 			reason = "error"
 			return err
