@@ -7,7 +7,7 @@ GOBIN ?= $(shell $(GO) env GOPATH)/bin
 # Packages with goroutines of their own: tested under the race detector.
 RACE_PKGS := ./replay/... ./vlmprio/... ./hw/... ./control/... ./train/...
 
-.PHONY: deps test vet unit purego lint bench run fmt onnx-check
+.PHONY: deps test test-viam vet unit purego lint bench run fmt onnx-check
 
 deps:
 	@./scripts/deps.sh
@@ -35,6 +35,12 @@ test: deps vet unit purego
 # outside the repository). Run by .ci/run after make test.
 onnx-check:
 	@./scripts/onnx-check.sh
+
+# test-viam: the Viam module (viam/, its own Go module; rdk is AGPL) against
+# a real viam-server built from rdk's source, inside a loopback-only
+# network namespace (scripts/test-viam.sh).
+test-viam:
+	@./scripts/test-viam.sh
 
 $(GOBIN)/golangci-lint:
 	GOBIN=$(GOBIN) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION)

@@ -49,15 +49,12 @@ type inference struct {
 // discrete actions. Zero numeric fields of cfg take DefaultConfig's
 // values; an invalid cfg is an error.
 func New(cfg Config, obsDim, nActions int) (*Agent, error) {
-	if obsDim < 1 || nActions < 2 {
-		return nil, fmt.Errorf("dqn: obsDim %d must be positive and nActions %d at least 2", obsDim, nActions)
-	}
 	c, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	if len(c.Categorical) != 0 && len(c.Categorical) != obsDim {
-		return nil, fmt.Errorf("dqn: Categorical has %d widths for %d observation elements", len(c.Categorical), obsDim)
+	if _, err := c.netParams(obsDim, nActions); err != nil {
+		return nil, err
 	}
 	a := &Agent{cfg: c, obsDim: obsDim, nActions: nActions, catOff: make([]int, obsDim)}
 	for j := range obsDim {
@@ -76,6 +73,42 @@ func New(cfg Config, obsDim, nActions int) (*Agent, error) {
 	// the optimisers themselves do not clip
 	a.opt = [2]*nn.Adam{nn.NewAdam(len(a.q.first.Params), c.LR), nn.NewAdam(len(a.q.rest.Params), c.LR)}
 	return a, nil
+}
+
+// MaxDim bounds obsDim and nActions (checked by New and Unmarshal before
+// anything is allocated).
+const MaxDim = 1 << 16
+
+// inDim is the encoded input width for obsDim observation elements.
+func (c Config) inDim(obsDim int) int {
+	if len(c.Categorical) == 0 {
+		return obsDim
+	}
+	n := 0
+	for _, w := range c.Categorical {
+		n += max(w, 1) // 0: a pass-through element
+	}
+	return n
+}
+
+// netParams checks the Q network's shape against MaxDim and nn's bounds
+// and returns its parameter count (both parts).
+func (c Config) netParams(obsDim, nActions int) (int, error) {
+	if obsDim < 1 || obsDim > MaxDim || nActions < 2 || nActions > MaxDim {
+		return 0, fmt.Errorf("dqn: obsDim %d must be in 1..%d and nActions %d in 2..%d", obsDim, MaxDim, nActions, MaxDim)
+	}
+	if len(c.Categorical) != 0 && len(c.Categorical) != obsDim {
+		return 0, fmt.Errorf("dqn: Categorical has %d widths for %d observation elements", len(c.Categorical), obsDim)
+	}
+	first, err := nn.CheckSizes([]int{c.inDim(obsDim), c.Hidden[0]})
+	if err != nil {
+		return 0, fmt.Errorf("dqn: input layer: %w", err)
+	}
+	rest, err := nn.CheckSizes(append(append([]int(nil), c.Hidden...), nActions))
+	if err != nil {
+		return 0, fmt.Errorf("dqn: Q network: %w", err)
+	}
+	return first + rest, nil
 }
 
 // Config returns the agent's configuration with defaults filled in.

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 
 	"github.com/vlmrb/vlmrb/internal/atomicfile"
+	"github.com/vlmrb/vlmrb/internal/safefile"
 	"github.com/vlmrb/vlmrb/nn"
 )
 
@@ -74,6 +74,20 @@ func Unmarshal(data []byte) (*Agent, error) {
 	if r.Err() != nil {
 		return nil, r.Err()
 	}
+	// shapes within bounds and their parameters (online and target
+	// networks, two Adam moments) in the data before New allocates them
+	c, err := cfg.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", nn.ErrFormat, err)
+	}
+	np, err := c.netParams(obs, acts)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", nn.ErrFormat, err)
+	}
+	if need := 16 * int64(np); int64(r.Remaining()) < need {
+		return nil, fmt.Errorf("%w: header declares obs %d, %d actions, hidden %v (%d bytes of networks and optimisers), but %d bytes follow",
+			nn.ErrFormat, obs, acts, c.Hidden, need, r.Remaining())
+	}
 	a, err := New(cfg, obs, acts)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", nn.ErrFormat, err)
@@ -112,6 +126,9 @@ func Unmarshal(data []byte) (*Agent, error) {
 	return a, nil
 }
 
+// MaxCheckpointBytes bounds the agent file Load reads.
+const MaxCheckpointBytes = 2 << 30
+
 // Save writes a checkpoint to path atomically (temporary file, fsync,
 // rename).
 func (a *Agent) Save(path string) error {
@@ -128,7 +145,7 @@ func (a *Agent) Save(path string) error {
 // Load reads a checkpoint written by Save and returns an agent that
 // continues exactly where the saved one stopped.
 func Load(path string) (*Agent, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, MaxCheckpointBytes)
 	if err != nil {
 		return nil, fmt.Errorf("dqn: load: %w", err)
 	}

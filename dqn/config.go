@@ -1,6 +1,13 @@
 package dqn
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/vlmrb/vlmrb/nn"
+)
+
+// MaxBatchSize bounds Config.BatchSize (also for a decoded checkpoint).
+const MaxBatchSize = 1 << 16
 
 // Config holds the Double DQN hyperparameters. Start from DefaultConfig;
 // New replaces zero numeric fields with the defaults (booleans are taken
@@ -102,6 +109,8 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("dqn: Gamma %g outside [0, 1]", c.Gamma)
 	case c.Tau < 0 || c.Tau > 1:
 		return c, fmt.Errorf("dqn: Tau %g outside [0, 1]", c.Tau)
+	case c.BatchSize > MaxBatchSize:
+		return c, fmt.Errorf("dqn: BatchSize %d above %d (dqn.MaxBatchSize)", c.BatchSize, MaxBatchSize)
 	case c.BatchSize < 1 || c.TargetFrequency < 1 || c.NStep < 1:
 		return c, fmt.Errorf("dqn: BatchSize, TargetFrequency and NStep must be positive")
 	case c.LR < 0 || c.HuberDelta < 0:
@@ -111,14 +120,17 @@ func (c Config) withDefaults() (Config, error) {
 	case c.EpsDecaySteps < 0 || c.LearningStarts < 0:
 		return c, fmt.Errorf("dqn: EpsDecaySteps and LearningStarts must not be negative")
 	}
+	if len(c.Hidden) > nn.MaxLayers-2 {
+		return c, fmt.Errorf("dqn: %d hidden layers: at most %d (nn.MaxLayers)", len(c.Hidden), nn.MaxLayers-2)
+	}
 	for _, h := range c.Hidden {
-		if h < 1 {
-			return c, fmt.Errorf("dqn: hidden width %d must be positive", h)
+		if h < 1 || h > nn.MaxWidth {
+			return c, fmt.Errorf("dqn: hidden width %d: use 1 to %d (nn.MaxWidth)", h, nn.MaxWidth)
 		}
 	}
 	for j, w := range c.Categorical {
-		if w < 0 {
-			return c, fmt.Errorf("dqn: Categorical[%d] = %d is negative", j, w)
+		if w < 0 || w > nn.MaxWidth {
+			return c, fmt.Errorf("dqn: Categorical[%d] = %d outside 0..%d", j, w, nn.MaxWidth)
 		}
 	}
 	return c, nil

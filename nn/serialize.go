@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
-	"os"
 
 	"github.com/vlmrb/vlmrb/internal/atomicfile"
+	"github.com/vlmrb/vlmrb/internal/safefile"
 )
 
 // File format of Save (all integers little-endian):
@@ -46,14 +46,14 @@ func (m *MLP) MarshalBinary() ([]byte, error) {
 func (m *MLP) UnmarshalBinary(data []byte) error {
 	r := Reader{buf: data}
 	ns := r.Uint32()
-	if r.Err() != nil || ns < 2 || ns > 1024 {
-		return fmt.Errorf("%w: MLP layer count %d", ErrFormat, ns)
+	if r.Err() != nil || ns < 2 || ns > MaxLayers {
+		return fmt.Errorf("%w: MLP layer count %d (2..%d)", ErrFormat, ns, MaxLayers)
 	}
 	sizes := make([]int, ns)
 	for i := range sizes {
 		s := r.Uint32()
-		if s == 0 || s > 1<<20 {
-			return fmt.Errorf("%w: MLP width %d", ErrFormat, s)
+		if s == 0 || s > MaxWidth {
+			return fmt.Errorf("%w: MLP width %d (1..%d)", ErrFormat, s, MaxWidth)
 		}
 		sizes[i] = int(s)
 	}
@@ -63,6 +63,14 @@ func (m *MLP) UnmarshalBinary(data []byte) error {
 	}
 	if r.Err() != nil {
 		return r.Err()
+	}
+	n, err := CheckSizes(sizes)
+	if err != nil {
+		return err
+	}
+	// the parameters must be in the data before they are allocated
+	if need := 8 + 4*int64(n); int64(r.Remaining()) < need {
+		return fmt.Errorf("%w: layer sizes %v need %d bytes of parameters, %d remain", ErrFormat, sizes, need, r.Remaining())
 	}
 	nm := newMLP(sizes, act)
 	r.Float32s(nm.Params)
@@ -220,6 +228,9 @@ func (r *Reader) fail(format string, args ...any) {
 	}
 }
 
+// Remaining is the number of bytes not yet read.
+func (r *Reader) Remaining() int { return len(r.buf) - r.off }
+
 // Err returns the first error met.
 func (r *Reader) Err() error { return r.err }
 
@@ -275,7 +286,7 @@ func Save(path string, m *MLP) error {
 
 // Load reads a network written by Save.
 func Load(path string) (*MLP, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, 64+4*MaxLayers+8*MaxParams)
 	if err != nil {
 		return nil, fmt.Errorf("nn: load: %w", err)
 	}

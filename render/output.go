@@ -242,6 +242,10 @@ func WriteMP4(path string, frames []*image.RGBA, fps int) error {
 	if werr != nil {
 		return fmt.Errorf("render: feeding ffmpeg: %w", werr)
 	}
+	// CreateTemp made it 0600; PNG and GIF outputs are 0644
+	if err := os.Chmod(tmpName, 0o644); err != nil {
+		return fmt.Errorf("render: %w", err)
+	}
 	if err := os.Rename(tmpName, path); err != nil {
 		return fmt.Errorf("render: %w", err)
 	}

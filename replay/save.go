@@ -10,10 +10,10 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
-	"os"
 	"slices"
 
 	"github.com/vlmrb/vlmrb/internal/atomicfile"
+	"github.com/vlmrb/vlmrb/internal/safefile"
 )
 
 // File format (little-endian), version 2:
@@ -170,7 +170,7 @@ func (b *Buffer) SaveFile(path string) error {
 
 // LoadFile is Load from the file at path.
 func (b *Buffer) LoadFile(path string) error {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path) // a FIFO or device is refused, not read
 	if err != nil {
 		return fmt.Errorf("replay: load: %w", err)
 	}
@@ -243,6 +243,19 @@ func (b *Buffer) Load(r io.Reader) error {
 			capacity, od, ad, b.cfg.Capacity, b.cfg.ObsDim, b.cfg.ActDim)
 	case size > capacity || pos >= max(capacity, 1) || (size < capacity && pos != size):
 		return fmt.Errorf("%w: size %d pos %d for capacity %d", ErrCorrupt, size, pos, capacity)
+	}
+
+	// the declared transitions must be in the payload before any is read
+	perSlot := 4*od*2 + 4*ad + 4 + 1 + 1 + 4 + 8 + 4 + 4
+	if share {
+		perSlot -= 4*od - 1 - 4
+	}
+	hdr := uint64(8 + 4 + 6*8 + 4)
+	if version >= 2 {
+		hdr += 4
+	}
+	if size > 0 && (uint64(payload) < hdr || (uint64(payload)-hdr)/perSlot < size) {
+		return fmt.Errorf("%w: header declares %d transitions (%d bytes each), the payload holds %d bytes", ErrCorrupt, size, perSlot, payload)
 	}
 
 	b.mu.Lock()

@@ -77,11 +77,11 @@ type inference struct {
 // actDim values in [−1, 1]. Zero numeric fields of cfg take DefaultConfig's
 // values; an invalid cfg is an error.
 func New(cfg Config, obsDim, actDim int) (*Agent, error) {
-	if obsDim < 1 || actDim < 1 {
-		return nil, fmt.Errorf("sac: obsDim %d and actDim %d must be positive", obsDim, actDim)
-	}
 	c, err := cfg.withDefaults()
 	if err != nil {
+		return nil, err
+	}
+	if _, _, err := c.netParams(obsDim, actDim); err != nil {
 		return nil, err
 	}
 	a := &Agent{cfg: c, obsDim: obsDim, actDim: actDim}
@@ -120,6 +120,26 @@ func New(cfg Config, obsDim, actDim int) (*Agent, error) {
 	}
 	a.startWorker()
 	return a, nil
+}
+
+// MaxDim bounds obsDim and actDim (checked by New and Unmarshal before
+// anything is allocated).
+const MaxDim = 1 << 16
+
+// netParams checks the networks' shapes for obsDim and actDim against
+// MaxDim and nn's bounds and returns the actor's and one critic's
+// parameter counts.
+func (c Config) netParams(obsDim, actDim int) (actor, critic int, err error) {
+	if obsDim < 1 || actDim < 1 || obsDim > MaxDim || actDim > MaxDim {
+		return 0, 0, fmt.Errorf("sac: obsDim %d and actDim %d must be in 1..%d (sac.MaxDim)", obsDim, actDim, MaxDim)
+	}
+	if actor, err = nn.CheckSizes(sizes(obsDim, c.Hidden, 2*actDim)); err != nil {
+		return 0, 0, fmt.Errorf("sac: actor: %w", err)
+	}
+	if critic, err = nn.CheckSizes(sizes(obsDim+actDim, c.Hidden, 1)); err != nil {
+		return 0, 0, fmt.Errorf("sac: critic: %w", err)
+	}
+	return actor, critic, nil
 }
 
 func sizes(in int, hidden []int, out int) []int {

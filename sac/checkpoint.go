@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 
 	"github.com/vlmrb/vlmrb/internal/atomicfile"
+	"github.com/vlmrb/vlmrb/internal/safefile"
 	"github.com/vlmrb/vlmrb/nn"
 )
 
@@ -80,6 +80,21 @@ func Unmarshal(data []byte) (*Agent, error) {
 	if r.Err() != nil {
 		return nil, r.Err()
 	}
+	// the header's shapes must fit the bounds and the data that follows
+	// before New allocates them: five networks' parameters and three
+	// optimisers' two moments each are in the payload
+	c, err := cfg.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", nn.ErrFormat, err)
+	}
+	na, nq, err := c.netParams(obs, act)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", nn.ErrFormat, err)
+	}
+	if need := 4*(int64(na)+4*int64(nq)) + 8*(int64(na)+2*int64(nq)); int64(r.Remaining()) < need {
+		return nil, fmt.Errorf("%w: header declares obs %d, act %d, hidden %v (%d bytes of networks and optimisers), but %d bytes follow",
+			nn.ErrFormat, obs, act, c.Hidden, need, r.Remaining())
+	}
 	a, err := New(cfg, obs, act)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", nn.ErrFormat, err)
@@ -128,6 +143,10 @@ func Unmarshal(data []byte) (*Agent, error) {
 	return a, nil
 }
 
+// MaxCheckpointBytes bounds the agent file Load reads: five networks and
+// three optimisers of nn.MaxParams each fit.
+const MaxCheckpointBytes = 4 << 30
+
 // Save writes a checkpoint to path atomically (temporary file, fsync,
 // rename), so an interrupted save leaves the previous checkpoint intact.
 func (a *Agent) Save(path string) error {
@@ -145,7 +164,7 @@ func (a *Agent) Save(path string) error {
 // continues exactly where the saved one stopped. The saved Config is used
 // as is (Threads included).
 func Load(path string) (*Agent, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, MaxCheckpointBytes)
 	if err != nil {
 		return nil, fmt.Errorf("sac: load: %w", err)
 	}

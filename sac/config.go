@@ -1,6 +1,14 @@
 package sac
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/vlmrb/vlmrb/nn"
+)
+
+// MaxBatchSize bounds Config.BatchSize (also for a decoded checkpoint:
+// Update's workspace grows with the batch).
+const MaxBatchSize = 1 << 16
 
 // Config holds the SAC hyperparameters. Start from DefaultConfig; New
 // replaces zero numeric fields with the defaults (booleans are taken as
@@ -91,6 +99,8 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("sac: Gamma %g outside [0, 1]", c.Gamma)
 	case c.Tau < 0 || c.Tau > 1:
 		return c, fmt.Errorf("sac: Tau %g outside [0, 1]", c.Tau)
+	case c.BatchSize > MaxBatchSize:
+		return c, fmt.Errorf("sac: BatchSize %d above %d (sac.MaxBatchSize)", c.BatchSize, MaxBatchSize)
 	case c.BatchSize < 1 || c.PolicyFrequency < 1 || c.TargetNetworkFrequency < 1 || c.LearningStarts < 0:
 		return c, fmt.Errorf("sac: BatchSize, PolicyFrequency and TargetNetworkFrequency must be positive")
 	case c.PolicyLR < 0 || c.QLR < 0 || c.Alpha < 0 || c.MaxGradNorm < 0 || c.AlphaMin < 0:
@@ -100,9 +110,12 @@ func (c Config) withDefaults() (Config, error) {
 	case c.Threads < 1 || c.Threads > 2:
 		return c, fmt.Errorf("sac: Threads %d: use 1 or 2", c.Threads)
 	}
+	if len(c.Hidden) > nn.MaxLayers-2 {
+		return c, fmt.Errorf("sac: %d hidden layers: at most %d (nn.MaxLayers)", len(c.Hidden), nn.MaxLayers-2)
+	}
 	for _, h := range c.Hidden {
-		if h < 1 {
-			return c, fmt.Errorf("sac: hidden width %d must be positive", h)
+		if h < 1 || h > nn.MaxWidth {
+			return c, fmt.Errorf("sac: hidden width %d: use 1 to %d (nn.MaxWidth)", h, nn.MaxWidth)
 		}
 	}
 	return c, nil

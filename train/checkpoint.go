@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/vlmrb/vlmrb/internal/atomicfile"
+	"github.com/vlmrb/vlmrb/internal/safefile"
 )
 
 // ManifestVersion is the checkpoint manifest format version.
@@ -89,6 +90,13 @@ func SaveCheckpoint(runDir string, m *Manifest, parts []CheckpointPart, keep int
 func writeCheckpointDir(root, name string, m *Manifest, parts []CheckpointPart) (string, error) {
 	dir := filepath.Join(root, name)
 	tmp := filepath.Join(root, ".tmp-"+name)
+	// checkpoints are deleted and replaced here: never through a link
+	if err := safefile.CheckDir(filepath.Dir(root), tmp); err != nil {
+		return "", fmt.Errorf("checkpoint: %w", err)
+	}
+	if err := safefile.CheckDir(filepath.Dir(root), dir); err != nil {
+		return "", fmt.Errorf("checkpoint: %w", err)
+	}
 	if err := os.RemoveAll(tmp); err != nil {
 		return "", fmt.Errorf("checkpoint: clear %s: %w", tmp, err)
 	}
@@ -184,43 +192,129 @@ func pruneCheckpoints(root string, current int64, keep int) error {
 // VerifyCheckpoint reads dir's manifest and checks every file's size and
 // SHA-256. It returns the manifest when the checkpoint is complete.
 func VerifyCheckpoint(dir string) (*Manifest, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	m, err := readManifest(dir)
 	if err != nil {
-		return nil, fmt.Errorf("checkpoint %s has no manifest (incomplete): %w", dir, err)
-	}
-	var m Manifest
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("checkpoint %s: corrupt manifest: %w", dir, err)
-	}
-	if m.Version != ManifestVersion {
-		return nil, fmt.Errorf("checkpoint %s: manifest version %d, this build reads %d", dir, m.Version, ManifestVersion)
+		return nil, fmt.Errorf("checkpoint %s%w", dir, err)
 	}
 	for _, f := range m.Files {
 		if err := verifyFile(filepath.Join(dir, f.Name), f); err != nil {
 			return nil, fmt.Errorf("checkpoint %s: %w", dir, err)
 		}
 	}
+	return m, nil
+}
+
+// Bounds on what a checkpoint's manifest may declare, checked before a
+// file is read: a part is at most MaxPartBytes (a replay buffer of a
+// million 100-value observations is 1 GB); one read into memory whole
+// (agent.bin, reward.bin, state.json) at most MaxAgentBytes.
+const (
+	MaxPartBytes  = 64 << 30
+	MaxAgentBytes = 4 << 30
+	maxStateBytes = 64 << 20 // state.json
+	maxParts      = 64       // files listed in one manifest
+)
+
+// errBadManifest marks a manifest that lies about its files.
+var errBadManifest = errors.New("corrupt manifest")
+
+// readManifest reads and checks dir's manifest.json (errors start with
+// ": " for the caller's prefix): at most maxManifestBytes, a regular
+// file, plain file names, sizes within MaxPartBytes.
+func readManifest(dir string) (*Manifest, error) {
+	b, err := safefile.ReadFile(filepath.Join(dir, "manifest.json"), maxManifestBytes)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf(" has no manifest (incomplete): %w", err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf(": %w", err)
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf(": %w: %v", errBadManifest, err)
+	}
+	if m.Version != ManifestVersion {
+		return nil, fmt.Errorf(": manifest version %d, this build reads %d", m.Version, ManifestVersion)
+	}
+	if len(m.Files) > maxParts {
+		return nil, fmt.Errorf(": %w: %d files listed (at most %d)", errBadManifest, len(m.Files), maxParts)
+	}
+	for _, f := range m.Files {
+		if f.Name == "" || f.Name == "." || f.Name == ".." || strings.ContainsAny(f.Name, `/\`) || f.Name == "manifest.json" {
+			return nil, fmt.Errorf(": %w: file name %q", errBadManifest, f.Name)
+		}
+		if f.Size < 0 || f.Size > MaxPartBytes {
+			return nil, fmt.Errorf(": %w: %s of %d bytes (a part is at most %d)", errBadManifest, f.Name, f.Size, int64(MaxPartBytes))
+		}
+	}
 	return &m, nil
 }
 
+// verifyFile checks the file at path against its manifest entry: a
+// regular file (a link to one is followed; a FIFO, device or directory is
+// refused without reading), of the recorded size (checked before
+// reading), with the recorded SHA-256 (at most Size bytes are read).
 func verifyFile(path string, mf ManifestFile) error {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
+	_, err = hashPart(f, mf)
+	return err
+}
+
+// hashPart checks f, opened by safefile.Open, against mf and returns the
+// file's bytes when keep is set by readPart.
+func hashPart(f *os.File, mf ManifestFile) ([]byte, error) {
+	st, err := f.Stat()
 	if err != nil {
-		return fmt.Errorf("read %s: %w", mf.Name, err)
+		return nil, err
+	}
+	if st.Size() != mf.Size {
+		return nil, fmt.Errorf("%s is %d bytes, manifest says %d", mf.Name, st.Size(), mf.Size)
+	}
+	h := sha256.New()
+	n, err := io.Copy(h, io.LimitReader(f, mf.Size+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", mf.Name, err)
 	}
 	if n != mf.Size {
-		return fmt.Errorf("%s is %d bytes, manifest says %d", mf.Name, n, mf.Size)
+		return nil, fmt.Errorf("%s is %d bytes, manifest says %d", mf.Name, n, mf.Size)
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != mf.SHA256 {
-		return fmt.Errorf("%s checksum mismatch", mf.Name)
+		return nil, fmt.Errorf("%s checksum mismatch", mf.Name)
 	}
-	return nil
+	return nil, nil
+}
+
+// readPart reads checkpoint dir's file name whole, as its manifest entry
+// declares it (size at most limit, checked before allocating; SHA-256
+// checked on the bytes returned, so the data used is the data verified).
+func readPart(dir string, man *Manifest, name string, limit int64) ([]byte, error) {
+	var mf *ManifestFile
+	for i := range man.Files {
+		if man.Files[i].Name == name {
+			mf = &man.Files[i]
+		}
+	}
+	if mf == nil {
+		return nil, fmt.Errorf("checkpoint %s: manifest lists no %s", dir, name)
+	}
+	if mf.Size > limit {
+		return nil, fmt.Errorf("checkpoint %s: %s of %d bytes is over the limit of %d for it", dir, name, mf.Size, limit)
+	}
+	b, err := safefile.ReadFile(filepath.Join(dir, name), mf.Size)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint %s: %w", dir, err)
+	}
+	if int64(len(b)) != mf.Size {
+		return nil, fmt.Errorf("checkpoint %s: %s is %d bytes, manifest says %d", dir, name, len(b), mf.Size)
+	}
+	if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != mf.SHA256 {
+		return nil, fmt.Errorf("checkpoint %s: %s checksum mismatch", dir, name)
+	}
+	return b, nil
 }
 
 // ErrNoCheckpoint means a run directory holds no complete checkpoint.

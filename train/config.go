@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/vlmrb/vlmrb/internal/atomicfile"
+	"github.com/vlmrb/vlmrb/internal/safefile"
 	"github.com/vlmrb/vlmrb/replay"
 	"github.com/vlmrb/vlmrb/sac"
 	"gopkg.in/yaml.v3"
@@ -274,7 +274,7 @@ func LoadConfig(r io.Reader, c *Config) error { return loadConfig(r, c) }
 
 // LoadConfigFile is LoadConfig on a file.
 func LoadConfigFile(path string, c *Config) error {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path) // a FIFO or device is refused, not read
 	if err != nil {
 		return fmt.Errorf("config: %w", err)
 	}

@@ -59,6 +59,7 @@ func Evaluate(ctx context.Context, env *tasks.Env, policy control.Policy, opts E
 			var err error
 			if rec, err = newGIFRecorder(opts.Cam, opts.Backend, opts.Camera, opts.GIFSize, env); err != nil {
 				opts.Warnf("eval GIF %s not recorded: %v", opts.GIF, err)
+				res.GIFErr = err
 				rec = nil
 			}
 		}
@@ -71,6 +72,7 @@ func Evaluate(ctx context.Context, env *tasks.Env, policy control.Policy, opts E
 			if rec != nil && t%opts.GIFEvery == 0 {
 				if err := rec.capture(env); err != nil {
 					opts.Warnf("eval GIF: %v", err)
+					res.GIFErr = err
 					rec.close()
 					rec = nil
 				}
@@ -92,8 +94,12 @@ func Evaluate(ctx context.Context, env *tasks.Env, policy control.Policy, opts E
 		}
 		if rec != nil {
 			_ = rec.capture(env) // the final state
+			if rec.keep > 1 {
+				opts.Warnf("eval GIF %s: the episode ran %d steps; kept every %d-th step (%d frames, the limit is %d)", opts.GIF, t, rec.keep*opts.GIFEvery, len(rec.frames), rec.limit)
+			}
 			if err := rec.save(opts.GIF); err != nil {
 				opts.Warnf("eval GIF: %v", err)
+				res.GIFErr = err
 			}
 			rec.close()
 		}
@@ -119,25 +125,58 @@ func Evaluate(ctx context.Context, env *tasks.Env, policy control.Policy, opts E
 	return res, nil
 }
 
-// gifRecorder collects frames of one episode.
+// MaxGIFFrames bounds the frames an evaluation GIF holds (and
+// maxGIFBytes their memory): a longer episode is subsampled evenly (every
+// second kept frame is dropped and the stride doubled whenever the limit
+// is reached), with a warning.
+const (
+	MaxGIFFrames = 600
+	maxGIFBytes  = 256 << 20
+)
+
+// gifRecorder collects frames of one episode, at most limit of them.
 type gifRecorder struct {
 	cam    *render.SimCamera
 	owned  bool
 	frames []*image.RGBA
+	limit  int // frames kept at most
+	keep   int // keep every keep-th captured frame
+	n      int // captures so far
 }
 
 func newGIFRecorder(cam *render.SimCamera, backend, camera string, size int, env *tasks.Env) (*gifRecorder, error) {
-	if cam != nil {
-		return &gifRecorder{cam: cam}, nil
+	g := &gifRecorder{cam: cam, keep: 1}
+	if cam == nil {
+		c, err := NewSimCamera(backend, camera, "", size, size, env)
+		if err != nil {
+			return nil, err
+		}
+		g.cam, g.owned = c, true
 	}
-	c, err := NewSimCamera(backend, camera, "", size, size, env)
-	if err != nil {
-		return nil, err
-	}
-	return &gifRecorder{cam: c, owned: true}, nil
+	w, h := g.cam.Size()
+	g.limit = max(2, min(MaxGIFFrames, maxGIFBytes/max(1, 4*w*h)))
+	return g, nil
 }
 
 func (g *gifRecorder) capture(env *tasks.Env) error {
+	g.n++
+	if (g.n-1)%g.keep != 0 {
+		return nil
+	}
+	if len(g.frames) == g.limit {
+		// thin to every other frame: the kept ones stay evenly spaced
+		k := 0
+		for i := 0; i < len(g.frames); i += 2 {
+			g.frames[k] = g.frames[i]
+			k++
+		}
+		clear(g.frames[k:])
+		g.frames = g.frames[:k]
+		g.keep *= 2
+		if (g.n-1)%g.keep != 0 {
+			return nil
+		}
+	}
 	w, h := g.cam.Size()
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	if err := g.cam.Render(env, img); err != nil {

@@ -1,7 +1,6 @@
 package train
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -52,30 +51,16 @@ func LatestAgentCheckpoint(runDir string) (*AgentCheckpoint, error) {
 }
 
 func verifyAgentOnly(dir string) (*Manifest, error) {
-	st, err := os.Stat(filepath.Join(dir, "manifest.json"))
+	m, err := readManifest(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s has no manifest (incomplete)", filepath.Base(dir))
-	}
-	if st.Size() > maxManifestBytes {
-		return nil, fmt.Errorf("%s: manifest of %d bytes is not a manifest", filepath.Base(dir), st.Size())
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Base(dir), err)
-	}
-	var m Manifest
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%s: corrupt manifest: %w", filepath.Base(dir), err)
-	}
-	if m.Version != ManifestVersion {
-		return nil, fmt.Errorf("%s: manifest version %d, this build reads %d", filepath.Base(dir), m.Version, ManifestVersion)
+		return nil, fmt.Errorf("%s%w", filepath.Base(dir), err)
 	}
 	for _, f := range m.Files {
 		if f.Name == "agent.bin" {
 			if err := verifyFile(filepath.Join(dir, f.Name), f); err != nil {
 				return nil, fmt.Errorf("%s: %w", filepath.Base(dir), err)
 			}
-			return &m, nil
+			return m, nil
 		}
 	}
 	return nil, fmt.Errorf("%s: manifest lists no agent.bin", filepath.Base(dir))
@@ -95,7 +80,7 @@ func LoadAgentCheckpoint(runDir string) (*sac.Agent, Config, *AgentCheckpoint, e
 	if err != nil {
 		return nil, cfg, ac, &ConfigError{Msg: fmt.Sprintf("%v: train longer or let the run reach a checkpoint", err)}
 	}
-	b, err := os.ReadFile(filepath.Join(ac.Dir, "agent.bin"))
+	b, err := readPart(ac.Dir, ac.Manifest, "agent.bin", MaxAgentBytes)
 	if err != nil {
 		return nil, cfg, ac, err
 	}

@@ -136,7 +136,7 @@ func EvalRun(ctx context.Context, path string, o EvalRunOptions) (*EvalRunResult
 	if err != nil {
 		return nil, err
 	}
-	ab, err := os.ReadFile(filepath.Join(ac.Dir, "agent.bin"))
+	ab, err := readPart(ac.Dir, ac.Manifest, "agent.bin", MaxAgentBytes)
 	if err != nil {
 		return nil, err
 	}

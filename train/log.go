@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/vlmrb/vlmrb/internal/atomicfile"
+	"github.com/vlmrb/vlmrb/internal/safefile"
 )
 
 // Row is one log record: the env step it was taken at and metric values by
@@ -83,10 +84,14 @@ func OpenMetricsLog(dir string, keepUpTo int64, tensorboard bool) (*MetricsLog, 
 	return l, nil
 }
 
+// MaxMetricsBytes bounds the metrics.jsonl ReadMetricsJSONL reads (a
+// million-step run logged every 1000 steps writes about 1 MB).
+const MaxMetricsBytes = 256 << 20
+
 // ReadMetricsJSONL reads the rows of a metrics.jsonl file. A torn last line
 // (the process was killed mid-write) is ignored.
 func ReadMetricsJSONL(path string) ([]Row, error) {
-	b, err := os.ReadFile(path)
+	b, err := safefile.ReadFile(path, MaxMetricsBytes)
 	if err != nil {
 		return nil, err
 	}

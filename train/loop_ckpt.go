@@ -4,8 +4,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/vlmrb/vlmrb/internal/safefile"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 )
@@ -111,11 +111,11 @@ func writeBytes(encode func() ([]byte, error)) func(io.Writer) error {
 // and state.json into state (a learner's struct embedding loopState; ls
 // points at that embedded part). It returns agent.bin's bytes.
 func (c *core) restore(dir string, man *Manifest, state any, ls *loopState) ([]byte, error) {
-	ab, err := os.ReadFile(filepath.Join(dir, "agent.bin"))
+	ab, err := readPart(dir, man, "agent.bin", MaxAgentBytes)
 	if err != nil {
 		return nil, fmt.Errorf("resume: %w", err)
 	}
-	f, err := os.Open(filepath.Join(dir, "replay.bin"))
+	f, err := safefile.Open(filepath.Join(dir, "replay.bin"))
 	if err != nil {
 		return nil, fmt.Errorf("resume: %w", err)
 	}
@@ -124,7 +124,7 @@ func (c *core) restore(dir string, man *Manifest, state any, ls *loopState) ([]b
 	if err != nil {
 		return nil, fmt.Errorf("resume replay buffer: %w", err)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "state.json"))
+	b, err := readPart(dir, man, "state.json", maxStateBytes)
 	if err != nil {
 		return nil, fmt.Errorf("resume: %w", err)
 	}

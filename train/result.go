@@ -49,6 +49,9 @@ type EvalResult struct {
 	MeanLength  float64   `json:"mean_length"`
 	Returns     []float64 `json:"returns"`
 	Successes   []bool    `json:"successes"`
+	// GIFErr says why a requested GIF (EvalOptions.GIF) was not written
+	// (it is also passed to Warnf); nil when it was or none was asked for.
+	GIFErr error `json:"-"`
 }
 
 // Result is what a run did. Run returns it (with the counters reached so

@@ -86,6 +86,9 @@ func (r *core) openRunDir() (ckptDir string, man *Manifest, err error) {
 		if err := LoadConfigFile(filepath.Join(cfg.Out, "config.yaml"), &saved); err != nil {
 			return "", nil, &ConfigError{Msg: fmt.Sprintf("cannot resume: %v", err)}
 		}
+		if saved.Buffer.Capacity < 1 || saved.Buffer.Capacity > MaxBufferCapacity {
+			return "", nil, &ConfigError{Msg: fmt.Sprintf("cannot resume: %s gives buffer.capacity %d (1 to %d)", filepath.Join(cfg.Out, "config.yaml"), saved.Buffer.Capacity, MaxBufferCapacity)}
+		}
 		cfg.Buffer.Capacity = saved.Buffer.Capacity
 		return ckptDir, man, nil
 	}

@@ -62,7 +62,7 @@ func (r *runner) restore(dir string, man *Manifest) error {
 		r.lastUpd = st.LastUpd
 	}
 	if r.rm != nil {
-		rb, err := os.ReadFile(filepath.Join(dir, "reward.bin"))
+		rb, err := readPart(dir, man, "reward.bin", MaxAgentBytes)
 		if err != nil {
 			return fmt.Errorf("resume reward model: %w", err)
 		}

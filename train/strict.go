@@ -25,6 +25,26 @@ const (
 	MaxNumEnvs = 256
 	// MaxTimeoutS bounds vlm.timeout_s (s).
 	MaxTimeoutS = 3600
+	// MaxEpisodeLen bounds max_episode_len (control steps; the tasks'
+	// defaults are 50 to 500). An evaluation GIF holds at most
+	// MaxGIFFrames frames of an episode however long it is.
+	MaxEpisodeLen = 100_000
+	// MaxHiddenWidth and MaxHiddenLayers bound sac.hidden and dqn.hidden
+	// (this project trains 2 × 256): a 4096 × 4096 SAC holds about 1 GB
+	// of parameters, gradients and optimiser moments.
+	MaxHiddenWidth  = 4096
+	MaxHiddenLayers = 8
+	// MaxBufferCapacity bounds buffer.capacity (transitions; each is
+	// 4·(2·obs+act) bytes and more).
+	MaxBufferCapacity = 10_000_000
+	// MaxUpdatesPerStep bounds sac.updates_per_step (the UTD ratio; REDQ
+	// uses 20). A stop request is seen between env steps, after at most
+	// MaxUpdatesPerStep × num_envs updates (the 1e7 that ignored Ctrl-C
+	// for over a minute is refused).
+	MaxUpdatesPerStep = 128
+	// MaxBatchSize bounds sac.batch_size and dqn.batch_size (each update
+	// holds a few activations per hidden unit of every row).
+	MaxBatchSize = 65536
 )
 
 // loadConfig is LoadConfig: one YAML document of at most MaxConfigBytes,
@@ -69,6 +89,32 @@ func (c *Config) validateStrict(add func(error)) {
 	}
 	if c.NumEnvs > 0 && c.Steps > 0 && int64(c.NumEnvs) > c.Steps {
 		add(badf("num_envs (%d) exceeds steps (%d): every env step advances all envs, so the budget would be overshot", c.NumEnvs, c.Steps))
+	}
+	if c.MaxEpisodeLen > MaxEpisodeLen {
+		add(badf("max_episode_len must be ≤ %d control steps (got %d)", MaxEpisodeLen, c.MaxEpisodeLen))
+	}
+	for _, h := range []struct {
+		key string
+		v   []int
+	}{{"sac.hidden", c.SAC.Hidden}, {"dqn.hidden", c.DQN.Hidden}} {
+		if len(h.v) > MaxHiddenLayers {
+			add(badf("%s has %d layers (limit %d)", h.key, len(h.v), MaxHiddenLayers))
+		}
+		for _, w := range h.v {
+			if w > MaxHiddenWidth {
+				add(badf("%s width %d is above the limit of %d units", h.key, w, MaxHiddenWidth))
+				break
+			}
+		}
+	}
+	if c.Buffer.Capacity > MaxBufferCapacity {
+		add(badf("buffer.capacity must be ≤ %d transitions (got %d)", MaxBufferCapacity, c.Buffer.Capacity))
+	}
+	if c.SAC.BatchSize > MaxBatchSize || c.DQN.BatchSize > MaxBatchSize {
+		add(badf("sac.batch_size and dqn.batch_size must be ≤ %d (got %d and %d)", MaxBatchSize, c.SAC.BatchSize, c.DQN.BatchSize))
+	}
+	if c.SAC.UpdatesPerStep > MaxUpdatesPerStep {
+		add(badf("sac.updates_per_step must be ≤ %d (got %g)", MaxUpdatesPerStep, c.SAC.UpdatesPerStep))
 	}
 	if !(c.VLM.Timeout > 0 && c.VLM.Timeout <= MaxTimeoutS) {
 		add(badf("vlm.timeout_s must be in (0, %d] seconds (got %g)", MaxTimeoutS, c.VLM.Timeout))

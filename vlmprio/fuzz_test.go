@@ -40,3 +40,16 @@ func FuzzJSONAnswer(f *testing.F) {
 		}
 	})
 }
+
+// Positive "log-probabilities" are not probabilities: they never score.
+func TestYesNoScoreIgnoresPositiveLogprobs(t *testing.T) {
+	lp := []openai.LogProb{{Token: "Yes", LogProb: 5, TopLogProbs: []openai.TopLogProbs{{Token: "Yes", LogProb: 5}, {Token: "No", LogProb: 700}}}}
+	if s, ok := YesNoScore(lp); ok {
+		t.Fatalf("scored %g from positive logprobs", s)
+	}
+	lp[0].TopLogProbs[1].LogProb = math.Log(0.25)
+	lp[0].TopLogProbs[0].LogProb, lp[0].LogProb = math.Log(0.75), math.Log(0.75)
+	if s, ok := YesNoScore(lp); !ok || math.Abs(s-0.75) > 1e-12 {
+		t.Fatalf("P(yes)=0.75, P(no)=0.25 scored %g, %v", s, ok)
+	}
+}

@@ -462,16 +462,25 @@ func parseJSONAnswer(content string, mode AnswerMode) (float64, string, *ScoreEr
 	return 0, "", scoreErr(KindNoScore, "answer %q is neither yes nor no", truncate(a.Answer, 40))
 }
 
+// maxLogProb is the largest log-probability accepted: a log-probability
+// is ≤ 0; servers round, so a hair above 0 is accepted as 0.
+const maxLogProb = 1e-6
+
 // YesNoScore returns P(yes)/(P(yes)+P(no)) at the first answer position
 // whose token or top alternatives are a yes/no variant ("Yes", " yes",
 // "YES", "▁Yes", "\"yes", …). Probabilities of all variants at that
 // position are summed; the sampled token counts when it is missing from
-// its top list. ok is false when no position names yes or no.
+// its top list. Values above 0 (not log-probabilities: a yes of 5 and a
+// no of 700 would give 1.5e-302) and NaN are ignored. ok is false when no
+// position names yes or no.
 func YesNoScore(content []openai.LogProb) (score float64, ok bool) {
 	for _, lp := range content {
 		var pYes, pNo float64
 		seenSampled := false
 		add := func(tok string, logprob float64) {
+			if !(logprob <= maxLogProb) {
+				return // not a log-probability (positive, NaN): ignored, never a score
+			}
 			switch normToken(tok) {
 			case "yes":
 				pYes += math.Exp(logprob)

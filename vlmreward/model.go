@@ -53,6 +53,12 @@ func NewModel(cfg ModelConfig) (*Model, error) {
 		return nil, fmt.Errorf("vlmreward: bad model config (ensemble %d, classes %d, batch %d, lr %g, k %g)",
 			cfg.Ensemble, cfg.Classes, cfg.Batch, cfg.LR, cfg.K)
 	}
+	if cfg.Ensemble > MaxEnsemble {
+		return nil, fmt.Errorf("vlmreward: ensemble of %d members (at most %d)", cfg.Ensemble, MaxEnsemble)
+	}
+	if _, err := cnnParams(cfg.CNN); err != nil {
+		return nil, err
+	}
 	m := &Model{Cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x7e3a))}
 	for i := 0; i < cfg.Ensemble; i++ {
 		c, err := NewCNN(cfg.CNN, m.rng)

@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 
 	"github.com/vlmrb/vlmrb/internal/atomicfile"
+	"github.com/vlmrb/vlmrb/internal/safefile"
 	"github.com/vlmrb/vlmrb/nn"
 )
 
@@ -47,7 +47,7 @@ func (m *Model) Save(path string) error {
 // LoadModel reads a model written by Save. The RNG restarts from the
 // saved seed (stratified batch orders after a resume differ).
 func LoadModel(path string) (*Model, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, maxModelFile)
 	if err != nil {
 		return nil, err
 	}
@@ -58,6 +58,9 @@ func LoadModel(path string) (*Model, error) {
 	return m, nil
 }
 
+// maxModelFile bounds the file LoadModel reads.
+const maxModelFile = 1 << 30
+
 // UnmarshalModel decodes a model encoded by MarshalBinary.
 func UnmarshalModel(data []byte) (*Model, error) {
 	r, err := openV1(modelMagic, "reward-model", data)
@@ -67,6 +70,18 @@ func UnmarshalModel(data []byte) (*Model, error) {
 	var cfg ModelConfig
 	if err := json.Unmarshal(r.Bytes(), &cfg); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
+	}
+	// the header's shapes must be in bounds and their parameters and
+	// optimiser moments in the data before NewModel allocates them
+	np, err := cnnParams(cfg.CNN)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Ensemble < 1 || cfg.Ensemble > MaxEnsemble {
+		return nil, fmt.Errorf("vlmreward: ensemble of %d members (1..%d)", cfg.Ensemble, MaxEnsemble)
+	}
+	if need := int64(cfg.Ensemble) * 12 * int64(np); int64(r.Remaining()) < need {
+		return nil, fmt.Errorf("vlmreward: the header declares %d members of %d parameters (%d bytes), %d bytes follow", cfg.Ensemble, np, need, r.Remaining())
 	}
 	m, err := NewModel(cfg)
 	if err != nil {

@@ -154,12 +154,19 @@ func (p *Pending) Len() int { return len(p.Refs) }
 // Flush embeds the queued frames in batches of batch images, writes each
 // reward into t under its Ref (slots overwritten since are dropped by
 // generation, wrap-around needs no special case) and empties the queue.
-// It returns the number of rewards written. On error the queue is kept
-// from the failed batch on, so a later Flush retries; until then those
-// transitions stay unset and Apply keeps them out of training.
+// It returns the number of rewards written. When the embedder fails the
+// queue is kept from the failed batch on, so a later Flush retries; until
+// then those transitions stay unset and Apply keeps them out of training.
+// An embedding the embedder did return but that cannot give a reward
+// (zero, non-finite, wrong length) is an answer, not an outage: that
+// transition is dropped from the queue with its reward unset (retrying
+// would ask again for the same frame, and a server that answers so for
+// every frame made a run 20× slower), the rest of the queue is embedded,
+// and the error, wrapping ErrBadEmbedding, says how many were dropped.
 func (p *Pending) Flush(ctx context.Context, e Embedder, v *VLMRM, t *RewardTable, batch int) (int, error) {
 	batch = max(1, batch)
-	written := 0
+	written, bad := 0, 0
+	var firstBad error
 	for len(p.Refs) > 0 {
 		n := min(batch, len(p.Refs))
 		embs, err := e.EmbedImages(ctx, p.Imgs[:n])
@@ -172,7 +179,11 @@ func (p *Pending) Flush(ctx context.Context, e Embedder, v *VLMRM, t *RewardTabl
 		for i := 0; i < n; i++ {
 			r, err := v.Reward(embs[i])
 			if err != nil {
-				return written, err
+				bad++
+				if firstBad == nil {
+					firstBad = err
+				}
+				continue
 			}
 			if t.Set(p.Refs[i], r) {
 				written++
@@ -181,8 +192,15 @@ func (p *Pending) Flush(ctx context.Context, e Embedder, v *VLMRM, t *RewardTabl
 		p.Refs, p.Imgs = p.Refs[n:], p.Imgs[n:]
 	}
 	p.Refs, p.Imgs = nil, nil
+	if bad > 0 {
+		return written, fmt.Errorf("%w: %d transitions dropped without a reward (first: %v)", ErrBadEmbedding, bad, firstBad)
+	}
 	return written, nil
 }
+
+// ErrBadEmbedding is wrapped by Flush's error for embeddings that gave no
+// reward (their transitions were dropped, not kept for a retry).
+var ErrBadEmbedding = errors.New("vlmreward: unusable image embedding")
 
 // HTTPEmbedder embeds through an OpenAI-style /v1/embeddings endpoint.
 // Texts go as {"model", "input": [...], "encoding_format": "float"}.

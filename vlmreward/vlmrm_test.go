@@ -2,12 +2,15 @@ package vlmreward
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"image"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/vlmrb/vlmrb/internal/embedtest"
+	"github.com/vlmrb/vlmrb/nn"
 	"github.com/vlmrb/vlmrb/replay"
 )
 
@@ -262,4 +265,90 @@ func TestPendingFlushSurvivesServerOutage(t *testing.T) {
 			t.Fatalf("transition %d: reward %v, want %v (images out of order?)", i, got, want)
 		}
 	}
+}
+
+// zeroEmbedder answers a zero vector for red frames and the colour for
+// the others, and counts the images it was asked for.
+type zeroEmbedder struct{ asked int }
+
+func (z *zeroEmbedder) EmbedTexts(context.Context, []string) ([][]float64, error) { return nil, nil }
+
+func (z *zeroEmbedder) EmbedImages(_ context.Context, imgs []image.Image) ([][]float64, error) {
+	out := make([][]float64, len(imgs))
+	for i, im := range imgs {
+		z.asked++
+		r, g, b, _ := im.At(0, 0).RGBA()
+		if r > 0 && g == 0 && b == 0 {
+			out[i] = []float64{0, 0, 0}
+		} else {
+			out[i] = []float64{float64(r), float64(g), float64(b)}
+		}
+	}
+	return out, nil
+}
+
+// A zero embedding drops its transition (no reward, no retry) and the
+// rest of the queue still gets its rewards: the frame is never asked for
+// twice.
+func TestFlushDropsUnusableEmbeddings(t *testing.T) {
+	v, err := NewVLMRM([][]float64{{1, 0, 0}}, [][]float64{{0, 0, 1}}, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf, _ := replay.NewBuffer(replay.Config{Capacity: 16, ObsDim: 1, ActDim: 1})
+	table := NewRewardTable(buf.Cap())
+	var pend Pending
+	var refs []replay.Ref
+	for i := range 6 {
+		ref := buf.Add(replay.Transition{Obs: []float64{0}, Action: []float64{0}, NextObs: []float64{0}})
+		table.Clear(ref)
+		c := solid(0, 100, 50)
+		if i%3 == 1 {
+			c = solid(200, 0, 0)
+		}
+		pend.Add(ref, c)
+		refs = append(refs, ref)
+	}
+	e := &zeroEmbedder{}
+	n, err := pend.Flush(context.Background(), e, v, table, 4)
+	if !errors.Is(err, ErrBadEmbedding) || n != 4 || pend.Len() != 0 {
+		t.Fatalf("wrote %d, err %v, %d pending; want ErrBadEmbedding, 4 and 0", n, err, pend.Len())
+	}
+	for i, ref := range refs {
+		if _, ok := table.Get(ref); ok == (i%3 == 1) {
+			t.Errorf("transition %d: reward set %v", i, ok)
+		}
+	}
+	if _, err := pend.Flush(context.Background(), e, v, table, 4); err != nil || e.asked != 6 {
+		t.Errorf("second flush: %v; %d images asked for, want 6 (none again)", err, e.asked)
+	}
+}
+
+// FuzzUnmarshalModel: crafted model headers (members, CNN sizes and
+// channels) are checked against the bounds and the bytes that follow
+// before anything is allocated.
+func FuzzUnmarshalModel(f *testing.F) {
+	cfg := DefaultModelConfig(2)
+	cfg.CNN = CNNConfig{Size: 8, Channels: []int{2}, Kernels: []int{3}, Strides: []int{2}}
+	cfg.Ensemble = 1
+	m, err := NewModel(cfg)
+	if err != nil {
+		f.Fatal(err)
+	}
+	b, err := m.MarshalBinary()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	for _, huge := range []ModelConfig{
+		func() ModelConfig { c := cfg; c.Ensemble = 1 << 30; return c }(),
+		func() ModelConfig { c := cfg; c.CNN.Channels = []int{1 << 20}; return c }(),
+		func() ModelConfig { c := cfg; c.CNN.Size = 1 << 20; return c }(),
+	} {
+		js, _ := json.Marshal(huge)
+		f.Add(nn.Seal(modelMagic, 1, nn.AppendBytes(nil, js)))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, _ = UnmarshalModel(data)
+	})
 }

@@ -9,7 +9,11 @@
 //	robot-train tasks | bench | version
 //
 // Exit codes: 0 success, 1 runtime failure, 2 usage error (bad flag,
-// config or name), 130 interrupted (Ctrl-C; training checkpoints first).
+// config or name), 130 interrupted (Ctrl-C, SIGTERM or SIGHUP; training
+// checkpoints first). Signals within 60 s of the first are ignored so the
+// stop checkpoint is written; one after that ends the process at once.
+// Output that cannot be written (a full disk under stdout, a --video path
+// that cannot be created) is a failure, exit 1.
 //
 // The command is a thin layer over package train (the training loop, run
 // directories, checkpoints, evaluation) and over render, vlmprio, hw and

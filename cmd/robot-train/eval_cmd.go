@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/vlmrb/vlmrb/train"
@@ -57,10 +59,32 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if video != "" && !strings.HasSuffix(strings.ToLower(video), ".gif") {
 		return usagef("--video %s: only .gif is supported here (robot-train render writes MP4)", video)
 	}
+	if err := checkEvalLimits(b); err != nil {
+		return err
+	}
 	if ckpt != "" {
 		return evalCheckpoint(ctx, b, stdout, stderr)
 	}
 	return evalPolicy(ctx, b, stdout, stderr)
+}
+
+// checkEvalLimits refuses an episode length or GIF that cannot work
+// before anything runs.
+func checkEvalLimits(b *boundFlags) error {
+	maxLen, video, size := b.int("max-episode-len"), b.str("video"), b.int("video-size")
+	if maxLen < 0 || maxLen > train.MaxEpisodeLen {
+		return usagef("--max-episode-len %d: use 0 (the task's default) to %d control steps", maxLen, train.MaxEpisodeLen)
+	}
+	if video != "" {
+		if size < 16 || size > 1024 {
+			return usagef("--video-size %d: use 16 to 1024 px", size)
+		}
+		// refuse a GIF that cannot land before the evaluation runs
+		if st, err := os.Stat(filepath.Dir(video)); err != nil || !st.IsDir() {
+			return fmt.Errorf("--video %s: its directory %s does not exist or is not a directory; create it first", video, filepath.Dir(video))
+		}
+	}
+	return nil
 }
 
 func warnTo(stderr io.Writer) func(string, ...any) {
@@ -139,7 +163,20 @@ func evalPolicy(ctx context.Context, b *boundFlags, stdout, stderr io.Writer) er
 }
 
 // printEval prints one evaluation: a line, or one JSON object.
+// A requested GIF that was not written is an error after the result is
+// printed (without the video).
 func printEval(stdout io.Writer, asJSON bool, task, what string, seed uint64, res *train.EvalResult, video string) error {
+	gerr := gifFailed(res, video)
+	if gerr != nil {
+		video = ""
+	}
+	if err := printEvalResult(stdout, asJSON, task, what, seed, res, video); err != nil {
+		return err
+	}
+	return gerr
+}
+
+func printEvalResult(stdout io.Writer, asJSON bool, task, what string, seed uint64, res *train.EvalResult, video string) error {
 	if asJSON {
 		out := struct {
 			Task   string `json:"task"`
@@ -154,6 +191,15 @@ func printEval(stdout io.Writer, asJSON bool, task, what string, seed uint64, re
 		what, task, res.SuccessRate, res.MeanReturn, res.StdReturn, res.MeanLength, res.Episodes)
 	if video != "" {
 		_, _ = fmt.Fprintf(stdout, "video: %s\n", video)
+	}
+	return nil
+}
+
+// gifFailed turns a requested GIF that was not written into an error
+// (the evaluation itself is still printed).
+func gifFailed(res *train.EvalResult, video string) error {
+	if video != "" && res.GIFErr != nil {
+		return fmt.Errorf("--video %s was not written: %w", video, res.GIFErr)
 	}
 	return nil
 }

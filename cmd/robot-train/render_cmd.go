@@ -14,6 +14,9 @@ import (
 	"github.com/vlmrb/vlmrb/train"
 )
 
+// maxRenderBytes bounds the frames render keeps for a GIF, MP4 or sheet.
+const maxRenderBytes = 1 << 30
+
 // renderFlags is the table of robot-train render's flags.
 var renderFlags = []flagDef{
 	{name: "task", help: "task `NAME`"},
@@ -128,7 +131,16 @@ func (j *renderJob) episode(ctx context.Context, env *tasks.Env, pol Policy, cam
 	if n == 0 && j.ext != ".png" {
 		n = env.Spec().MaxEpisodeSteps
 	}
+	// GIF, MP4 and contact sheets keep every --every-th frame, all in
+	// memory until written: refuse a size and length that would not fit
 	collect := j.ext != ".png" || j.extras.sheet != ""
+	if collect {
+		nf := int64(min(n, env.Spec().MaxEpisodeSteps)/j.every + 2)
+		if need := nf * int64(j.w) * int64(j.h) * 4; need > maxRenderBytes {
+			return nil, false, usagef("%d frames of %dx%d need %d MiB (limit %d MiB): use a smaller --size, a larger --every, or fewer --steps",
+				nf, j.w, j.h, need>>20, maxRenderBytes>>20)
+		}
+	}
 	ep := NewEpisodes(env, pol, j.seed)
 	ep.Reset()
 	var frames []*image.RGBA

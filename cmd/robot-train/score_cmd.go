@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -254,8 +255,10 @@ func (j *scoreJob) cameraClips(ctx context.Context, stderr io.Writer, clipper *v
 }
 
 func parseSize(s string) (int, int, error) {
-	var w, h int
-	if _, err := fmt.Sscanf(s, "%dx%d", &w, &h); err != nil || w <= 0 || h <= 0 || w > 4096 || h > 4096 {
+	ws, hs, ok := strings.Cut(s, "x")
+	w, err1 := strconv.Atoi(ws)
+	h, err2 := strconv.Atoi(hs)
+	if !ok || err1 != nil || err2 != nil || w <= 0 || h <= 0 || w > 4096 || h > 4096 {
 		return 0, 0, usagef("--size %q: want WxH in pixels, e.g. 128x128 (at most 4096x4096)", s)
 	}
 	return w, h, nil

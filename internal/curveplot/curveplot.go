@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
+	"math"
+	"slices"
+	"strings"
 
 	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"gonum.org/v1/plot"
@@ -28,11 +31,55 @@ type Series struct {
 	Lo, Hi []float64
 }
 
+// MaxAbs bounds the values a figure draws: a value beyond ±MaxAbs
+// (±Inf included) is drawn at ±MaxAbs and counted in Clipped, and a point
+// with a NaN is left out, so axis ranges and their ticks stay finite (the
+// tick search loops for ever on a range that overflows, as ±1e308 does).
+const MaxAbs = 1e12
+
 // Figure is a plot with a legend kept outside it.
 type Figure struct {
 	Plot   *plot.Plot
 	legend plot.Legend
 	n      int
+	// Clipped counts values drawn at ±MaxAbs and points left out for a
+	// NaN; PNG notes it in the title.
+	Clipped int
+}
+
+// clip returns s with every value within ±MaxAbs and without the points
+// that hold a NaN, counting what it changed in f.Clipped.
+func (f *Figure) clip(s Series) Series {
+	c := func(v float64) float64 {
+		switch {
+		case v > MaxAbs:
+			f.Clipped++
+			return MaxAbs
+		case v < -MaxAbs:
+			f.Clipped++
+			return -MaxAbs
+		}
+		return v
+	}
+	out := Series{Name: s.Name}
+	for i := range s.X {
+		vals := []float64{s.X[i], s.Y[i]}
+		if s.Lo != nil {
+			vals = append(vals, s.Lo[i], s.Hi[i])
+		}
+		if slices.ContainsFunc(vals, math.IsNaN) {
+			f.Clipped++
+			continue
+		}
+		out.X, out.Y = append(out.X, c(s.X[i])), append(out.Y, c(s.Y[i]))
+		if s.Lo != nil {
+			out.Lo, out.Hi = append(out.Lo, c(s.Lo[i])), append(out.Hi, c(s.Hi[i]))
+		}
+	}
+	if s.Lo != nil && out.Lo == nil {
+		out.Lo, out.Hi = []float64{}, []float64{}
+	}
+	return out
 }
 
 // New starts a figure with a title, axis labels and a grid.
@@ -72,6 +119,7 @@ func (f *Figure) Add(s Series) error {
 	if len(s.X) != len(s.Y) || s.Lo != nil && (len(s.Lo) != len(s.X) || len(s.Hi) != len(s.X)) {
 		return fmt.Errorf("curveplot: series %q has %d x, %d y, %d lo, %d hi", s.Name, len(s.X), len(s.Y), len(s.Lo), len(s.Hi))
 	}
+	s = f.clip(s)
 	if len(s.X) == 0 {
 		return nil
 	}
@@ -115,6 +163,9 @@ func (f *Figure) Len() int { return f.n }
 // PNG renders the figure w×h with the legend in a column legendW wide
 // right of the plot.
 func (f *Figure) PNG(w, h, legendW vg.Length) ([]byte, error) {
+	if f.Clipped > 0 && !strings.Contains(f.Plot.Title.Text, "clipped") {
+		f.Plot.Title.Text += fmt.Sprintf(" (%d values beyond ±%g clipped or NaN left out)", f.Clipped, MaxAbs)
+	}
 	img := vgimg.New(w, h)
 	dc := draw.New(img)
 	f.Plot.Draw(draw.Crop(dc, 0, -legendW, 0, 0))

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"image/color"
 	"image/png"
+	"math"
 	"testing"
+	"time"
 
 	"gonum.org/v1/plot/vg"
 )
@@ -81,5 +83,30 @@ func TestStylesPastPalette(t *testing.T) {
 			t.Fatalf("series %d looks like series %d: %+v", i, j, k)
 		}
 		seen[k] = i
+	}
+}
+
+// Values at ±1e308 (whose range overflows to Inf), ±Inf and NaN are
+// clipped or left out, and the figure renders instead of looping in the
+// tick search.
+func TestExtremeValuesRender(t *testing.T) {
+	f := New("extreme", "x", "y")
+	err := f.Add(Series{Name: "a", X: []float64{0, 1, 2, 3}, Y: []float64{-1e308, 1e308, math.Inf(1), math.NaN()},
+		Lo: []float64{-1e308, 0, 0, 0}, Hi: []float64{1e308, 1e308, 1e308, 1e308}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := f.PNG(4*vg.Inch, 3*vg.Inch, vg.Inch); done <- err }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("PNG did not finish")
+	}
+	if f.Clipped != 8 {
+		t.Errorf("clipped %d, want 8: 7 values beyond ±MaxAbs (Inf included) and 1 NaN point", f.Clipped)
 	}
 }

@@ -23,4 +23,9 @@ func tryLock(f *os.File) (held bool, err error) {
 	return false, err
 }
 
+const (
+	oNofollow = syscall.O_NOFOLLOW
+	oNonblock = syscall.O_NONBLOCK
+)
+
 func unlock(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }

@@ -11,7 +11,10 @@ import (
 // when the lock is held, nil when it is free or dir has no lock file.
 // The answer can be stale by the time the caller acts; Acquire decides.
 func Probe(dir string) error {
-	f, err := os.Open(filepath.Join(dir, FileName))
+	if handedDown(dir) {
+		return nil // this process's parent holds it for this process
+	}
+	f, err := openLockFile(filepath.Join(dir, FileName), false)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}

@@ -23,3 +23,18 @@ func BenchmarkBootstrapIQM(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)*reps/b.Elapsed().Seconds(), "resamples/s")
 }
+
+// BenchmarkProbImprovement: P(X > Y) of 10,000 runs against 10,000 (a
+// 20,000-run report's arm pair; pairwise it was 10⁸ comparisons).
+func BenchmarkProbImprovement(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	x, y := make([]float64, 10_000), make([]float64, 10_000)
+	for i := range x {
+		x[i], y[i] = rng.Float64(), rng.Float64()
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		ProbImprovement(x, y)
+	}
+	b.ReportMetric(float64(b.N)*float64(len(x)*len(y))/b.Elapsed().Seconds(), "pairs/s")
+}

@@ -1,6 +1,7 @@
 package study
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/vlmrb/vlmrb/internal/atomicfile"
+	"github.com/vlmrb/vlmrb/internal/safefile"
 	"github.com/vlmrb/vlmrb/train"
 	"gopkg.in/yaml.v3"
 )
@@ -29,9 +31,13 @@ const DefaultsFile = "study-defaults.yaml"
 // computed the same way but nothing is written.
 func (s *Spec) freezeDefaults(dir string, write bool) error {
 	path := filepath.Join(dir, DefaultsFile)
-	if b, err := os.ReadFile(path); err == nil {
+	b, err := safefile.ReadFile(path, train.MaxConfigBytes)
+	if err == nil {
 		s.defaults = b
 		return nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("study: %w", err)
 	}
 	var frozen []byte
 	started, err := s.startedConfig(dir)
@@ -79,7 +85,7 @@ func (s *Spec) startedConfig(dir string) (map[string]any, error) {
 		for _, arm := range s.Arms {
 			for _, seed := range s.Seeds {
 				id := Run{Task: task, Arm: arm.Name, Seed: seed}.ID()
-				b, err := os.ReadFile(filepath.Join(dir, "runs", filepath.FromSlash(id), configFile))
+				b, err := safefile.ReadFile(filepath.Join(dir, "runs", filepath.FromSlash(id), configFile), train.MaxConfigBytes)
 				if err != nil {
 					continue
 				}

@@ -12,6 +12,13 @@
 // study-config.yaml (the resolved config), study-attempts.jsonl (CPU time
 // of every process that worked on it) and study-done.json.
 //
+// Any number of Runners may share one study directory: a run is decided
+// and trained only under its run directory's lock (RUN_DIR/.lock, the one
+// train takes), which the training child inherits, so each run is trained
+// by one process at a time and finished once. Nothing below the study
+// directory is followed through a symbolic link, and every file read from
+// it is a regular file read within a size limit (internal/safefile).
+//
 // Analyze aggregates the done runs with the conventions of rliable
 // (Agarwal et al., NeurIPS 2021): interquartile mean and mean of the final
 // score, percentile confidence intervals from a stratified bootstrap,

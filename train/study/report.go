@@ -730,7 +730,11 @@ func fmtIv(iv Interval) string {
 func fmtFinals(seeds []uint64, v []float64) string {
 	parts := make([]string, len(v))
 	for i := range v {
-		parts[i] = fmt.Sprintf("s%d %.2f", seeds[i], v[i])
+		f := "s%d %.2f"
+		if math.Abs(v[i]) >= 1e6 {
+			f = "s%d %.3g" // 1e308 in %.2f is 309 digits
+		}
+		parts[i] = fmt.Sprintf(f, seeds[i], v[i])
 	}
 	return strings.Join(parts, ", ")
 }

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/vlmrb/vlmrb/internal/atomicfile"
+	"github.com/vlmrb/vlmrb/internal/runlock"
+	"github.com/vlmrb/vlmrb/internal/safefile"
 	"github.com/vlmrb/vlmrb/train"
 )
 
@@ -48,8 +50,15 @@ type Attempt struct {
 	WallS    float64   `json:"wall_s"`
 	CPUS     float64   `json:"cpu_s"` // user + system CPU of the training process
 	ExitCode int       `json:"exit_code"`
+	Signal   string    `json:"signal,omitempty"` // the signal that ended it, if one did
 	Resumed  bool      `json:"resumed"`
 	Host     string    `json:"host"`
+	PID      int       `json:"pid,omitempty"`
+	// Orphaned: the study process died while this child trained; the
+	// child recorded the attempt itself (see RecordOrphan).
+	Orphaned bool `json:"orphaned,omitempty"`
+
+	stopped bool // stopped by this Runner's one SIGINT, at a checkpoint
 }
 
 type runningMark struct {
@@ -60,11 +69,14 @@ type runningMark struct {
 
 // RunState reports the state of the run in dir.
 func RunState(dir string) State {
-	if _, err := os.Stat(filepath.Join(dir, doneFile)); err == nil {
+	if _, err := os.Lstat(filepath.Join(dir, doneFile)); err == nil {
 		return Done
 	}
+	if errors.Is(runlock.Probe(dir), runlock.ErrHeld) {
+		return Running
+	}
 	mark := filepath.Join(dir, runningFile)
-	if b, err := os.ReadFile(mark); err == nil {
+	if b, err := safefile.ReadFile(mark, maxSmallFile); err == nil {
 		var m runningMark
 		st, serr := os.Stat(mark)
 		if json.Unmarshal(b, &m) == nil && serr == nil && alive(m, st.ModTime()) {
@@ -76,6 +88,13 @@ func RunState(dir string) State {
 	}
 	return Missing
 }
+
+// Caps on the study's own files in a run directory: each is read whole,
+// and anything larger is not one of them.
+const (
+	maxSmallFile    = 64 << 10 // study-running.json, study-done.json, study-config.yaml
+	maxAttemptsFile = 16 << 20 // study-attempts.jsonl (≈ 100k attempts)
+)
 
 // heartbeat is how often a running mark is refreshed; a mark from another
 // host whose file is older than staleAfter belongs to a dead job (a killed
@@ -101,7 +120,7 @@ func alive(m runningMark, modTime time.Time) bool {
 
 // Attempts reads the attempt log of the run in dir.
 func Attempts(dir string) []Attempt {
-	b, err := os.ReadFile(filepath.Join(dir, attemptsFile))
+	b, err := safefile.ReadFile(filepath.Join(dir, attemptsFile), maxAttemptsFile)
 	if err != nil {
 		return nil
 	}
@@ -140,10 +159,20 @@ type Summary struct {
 
 // Run executes every run of the shard that is not done: fresh ones from
 // the start, interrupted ones from their newest checkpoint. It returns when
-// all are done or ctx is cancelled (children get SIGINT, checkpoint and
-// stop; they resume on the next call).
+// all are done or ctx is cancelled (children get one SIGINT, checkpoint
+// and stop; they resume on the next call).
+//
+// Any number of Runners (processes, hosts sharing the directory) may work
+// on one study directory at once: each run directory is taken with its
+// lock (runlock, RUN_DIR/.lock, the lock `train` takes) before anything in
+// it is read to decide, and held until the run's outcome is recorded; the
+// training child inherits it. A run whose lock is held elsewhere is
+// skipped, a run found done under its lock is skipped, so every run is
+// trained by exactly one process at a time and finished once.
 func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	var sum Summary
+	// r.Dir itself may be a link the user made (to scratch storage); no
+	// directory below it is followed through one (safefile.CheckDir)
 	if !r.DryRun {
 		if err := os.MkdirAll(r.Dir, 0o755); err != nil {
 			return sum, fmt.Errorf("study: %w", err)
@@ -161,6 +190,16 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	}
 	runs = r.Shard.Select(r.Only.Select(runs))
 	sum.Total = len(runs)
+	// every started run must still match the study file before anything is
+	// written: a refused study leaves DIR/study.yaml as it was
+	for _, run := range runs {
+		if err := safefile.CheckDir(r.Dir, run.Config.Out); err != nil {
+			return sum, fmt.Errorf("study: run %s: %w", run.ID(), err)
+		}
+		if err := checkConfig(run); err != nil {
+			return sum, err
+		}
+	}
 	if !r.DryRun {
 		if err := atomicfile.WriteBytes(filepath.Join(r.Dir, SpecFile), r.Spec.src); err != nil {
 			return sum, fmt.Errorf("study: %w", err)
@@ -173,36 +212,29 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	}
 	threads := max(1, cpus/par)
 
-	var todo []Run
-	for _, run := range runs {
-		if err := checkConfig(run); err != nil {
-			return sum, err
-		}
-		switch RunState(run.Config.Out) {
-		case Done:
-			sum.Skipped++
-		case Running:
-			sum.Skipped++
-			r.logf("skip %s: another process is running it (%s)", run.ID(), filepath.Join(run.Config.Out, runningFile))
-		default:
-			todo = append(todo, run)
-		}
-	}
-
 	// seed-major order: every arm of every task gets its first seed before
-	// any gets its second, so a study stopped part-way has comparable arms
+	// any gets its second, so a study stopped part-way has comparable arms.
+	// This is only the order of trying: whether a run is trained is decided
+	// under its lock, when its turn comes.
 	seedIdx := map[uint64]int{}
 	for i, sd := range r.Spec.Seeds {
 		seedIdx[sd] = i
 	}
+	todo := slices.Clone(runs)
 	sort.SliceStable(todo, func(i, j int) bool { return seedIdx[todo[i].Seed] < seedIdx[todo[j].Seed] })
 	if r.DryRun {
 		for _, run := range todo {
-			what := "start"
-			if RunState(run.Config.Out) == Partial {
-				what = "resume"
+			switch RunState(run.Config.Out) {
+			case Done:
+				sum.Skipped++
+			case Running:
+				sum.Skipped++
+				r.logf("skip %s: another process is running it", run.ID())
+			case Partial:
+				r.logf("would resume %s", run.ID())
+			default:
+				r.logf("would start %s", run.ID())
 			}
-			r.logf("would %s %s", what, run.ID())
 		}
 		return sum, nil
 	}
@@ -215,15 +247,22 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 		go func() {
 			defer wg.Done()
 			for run := range jobs {
-				a, err := r.exec(ctx, run, threads)
+				a, out, err := r.attempt(ctx, run, threads)
 				mu.Lock()
 				sum.CPUS += a.CPUS
 				switch {
+				case out == skippedDone:
+					sum.Skipped++
+				case out == skippedHeld:
+					sum.Skipped++
+					r.logf("skip %s: %v", run.ID(), err)
 				case err == nil:
 					sum.Finished++
 					r.logf("done %s (%.0f CPU-s)", run.ID(), a.CPUS)
-				case ctx.Err() != nil:
+				case ctx.Err() != nil && a.stopped:
 					r.logf("stopped %s at a checkpoint; rerun `study run` to resume it", run.ID())
+				case ctx.Err() != nil:
+					r.logf("stopped %s: %v", run.ID(), err)
 				default:
 					sum.Failed++
 					sum.Errors = append(sum.Errors, fmt.Sprintf("%s: %v", run.ID(), err))
@@ -260,9 +299,12 @@ func (r *Runner) logf(format string, a ...any) {
 // different config than the one it was started with: the seeds and
 // settings of a study are fixed before it runs.
 func checkConfig(run Run) error {
-	old, err := os.ReadFile(filepath.Join(run.Config.Out, configFile))
-	if err != nil {
+	old, err := safefile.ReadFile(filepath.Join(run.Config.Out, configFile), train.MaxConfigBytes)
+	if errors.Is(err, os.ErrNotExist) {
 		return nil // not started
+	}
+	if err != nil {
+		return fmt.Errorf("study: run %s: %w", run.ID(), err)
 	}
 	now, err := encodeConfig(run.Config)
 	if err != nil {
@@ -293,7 +335,6 @@ func encodeConfig(c train.Config) ([]byte, error) {
 	return os.ReadFile(name)
 }
 
-// exec runs (or resumes) one run in a child process and records the attempt.
 // childEnv is a run's environment: environ with BLAS, OpenMP and Go
 // threads set to threads. With one thread it also sets Mesa's
 // LP_NUM_THREADS=0 unless environ sets it: llvmpipe then rasterizes the
@@ -309,59 +350,137 @@ func childEnv(environ []string, threads int) []string {
 	return env
 }
 
-func (r *Runner) exec(ctx context.Context, run Run, threads int) (Attempt, error) {
+// outcome of an attempt that did not train.
+type outcome int
+
+const (
+	trained     outcome = iota // a child ran (err says how it ended)
+	skippedDone                // found done under its lock
+	skippedHeld                // another process holds its lock
+)
+
+// attempt takes run's lock and, holding it, decides what to do there and
+// does it: nothing when the run is done, finish the record of a run whose
+// last child died before recording, resume, or start over.
+func (r *Runner) attempt(ctx context.Context, run Run, threads int) (Attempt, outcome, error) {
 	dir := run.Config.Out
 	host, _ := os.Hostname()
-	a := Attempt{Start: time.Now().UTC(), Host: host}
+	a := Attempt{Host: host}
+	if err := safefile.CheckDir(r.Dir, dir); err != nil {
+		return a, trained, err
+	}
+	// done is final: a finished run is skipped without taking (or
+	// creating) its lock, so a finished study's directories stay as they
+	// are; everything else is decided under the lock
+	if _, err := os.Lstat(filepath.Join(dir, doneFile)); err == nil {
+		return a, skippedDone, nil
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return a, err
+		return a, trained, err
+	}
+	lk, err := runlock.Acquire(dir, "robot-train study run ("+run.ID()+")")
+	var held *runlock.HeldError
+	if errors.As(err, &held) {
+		return a, skippedHeld, fmt.Errorf("another process is running it (%s)", held.Holder)
+	}
+	if err != nil {
+		return a, trained, err
+	}
+	defer func() { _ = lk.Release() }()
+	// the study's own files are appended to or kept: never links
+	for _, name := range []string{attemptsFile, "study.log", doneFile, runningFile, configFile} {
+		if st, err := os.Lstat(filepath.Join(dir, name)); err == nil && !st.Mode().IsRegular() {
+			return a, trained, fmt.Errorf("%s is %s, not a regular file; remove it (the study never writes through links)", filepath.Join(dir, name), safefile.Kind(st.Mode()))
+		}
+	}
+	// decided under the lock, on what is there now
+	if _, err := os.Lstat(filepath.Join(dir, doneFile)); err == nil {
+		return a, skippedDone, nil
+	}
+	if err := checkConfig(run); err != nil {
+		return a, trained, err
+	}
+	// a mark left by a process on another host that has not heartbeaten
+	// lately is stale; a live one on shared storage without flock
+	// support still excludes
+	if b, err := safefile.ReadFile(filepath.Join(dir, runningFile), maxSmallFile); err == nil {
+		var m runningMark
+		if st, serr := os.Stat(filepath.Join(dir, runningFile)); json.Unmarshal(b, &m) == nil && serr == nil &&
+			m.Host != host && alive(m, st.ModTime()) {
+			return a, skippedHeld, fmt.Errorf("pid %d on %s is running it (%s)", m.PID, m.Host, filepath.Join(dir, runningFile))
+		}
 	}
 	var args []string
-	if _, m, err := train.LatestCheckpoint(dir); err == nil && m.Step >= run.Config.Steps {
+	_, m, ckErr := train.LatestCheckpoint(dir)
+	switch {
+	case ckErr == nil && m.Step >= run.Config.Steps:
 		// finished, but the process that ran it died before recording that
-		return a, markDone(dir)
-	}
-	if RunState(dir) == Partial {
+		return a, trained, markDone(dir)
+	case ckErr == nil:
 		a.Resumed = true
 		args = []string{"train", "--resume", dir, "--quiet"}
-	} else {
+	default:
 		// nothing resumable: start over (a run killed before its first
 		// checkpoint leaves only files train would refuse to overwrite)
 		if err := clearRun(dir); err != nil {
-			return a, err
+			return a, trained, err
 		}
 		cfgPath := filepath.Join(dir, configFile)
 		b, err := encodeConfig(run.Config)
 		if err != nil {
-			return a, err
+			return a, trained, err
 		}
 		if err := atomicfile.WriteBytes(cfgPath, b); err != nil {
-			return a, err
+			return a, trained, err
 		}
 		args = []string{"train", "--config", cfgPath, "--out", dir, "--quiet"}
 	}
-	logf, err := os.OpenFile(filepath.Join(dir, "study.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	err = r.exec(ctx, dir, args, threads, lk, &a)
 	if err != nil {
-		return a, err
+		return a, trained, err
+	}
+	if _, m, err := train.LatestCheckpoint(dir); err != nil || m.Step < run.Config.Steps {
+		return a, trained, fmt.Errorf("exited 0 without a checkpoint at step %d (see %s)", run.Config.Steps, filepath.Join(dir, "study.log"))
+	}
+	return a, trained, markDone(dir)
+}
+
+// exec runs one training child in dir, handing it the run's lock, and
+// records the attempt.
+func (r *Runner) exec(ctx context.Context, dir string, args []string, threads int, lk *runlock.Lock, a *Attempt) error {
+	logf, err := safefile.OpenAppend(filepath.Join(dir, "study.log"), 0o644)
+	if err != nil {
+		return err
 	}
 	defer logf.Close()
 	cmd := exec.Command(r.Binary, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.Env = childEnv(os.Environ(), threads)
-	cmd.SysProcAttr = childAttr() // the child checkpoints and stops if the study process dies
+	cmd.ExtraFiles = []*os.File{lk.File()} // descriptor 3 in the child
+	cmd.Env = append(childEnv(os.Environ(), threads), lk.ChildEnv(3), EnvAttempts+"="+filepath.Join(dir, attemptsFile))
+	// its own process group (a terminal's Ctrl-C reaches only the study,
+	// which forwards one SIGINT); SIGINT from the kernel if the study dies
+	cmd.SysProcAttr = childAttr()
+	// Pdeathsig is tied to the thread that forks: keep that thread alive
+	// (and this goroutine on it) until the child is reaped
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	a.Start = time.Now().UTC() // under the lock: attempts of one run never overlap
 	if err := cmd.Start(); err != nil {
-		return a, fmt.Errorf("start %s: %w", r.Binary, err)
+		return fmt.Errorf("start %s: %w", r.Binary, err)
 	}
-	mark, _ := json.Marshal(runningMark{PID: cmd.Process.Pid, Host: host, Start: a.Start})
+	mark, _ := json.Marshal(runningMark{PID: cmd.Process.Pid, Host: a.Host, Start: a.Start})
 	_ = atomicfile.WriteBytes(filepath.Join(dir, runningFile), mark)
 	done := make(chan struct{})
+	stopped := make(chan struct{})
 	go func() {
 		tick := time.NewTicker(heartbeat)
 		defer tick.Stop()
 		for {
 			select {
 			case <-ctx.Done():
-				_ = cmd.Process.Signal(os.Interrupt) // train checkpoints and exits 130
+				// one stop, once: train checkpoints and exits 130
+				_ = cmd.Process.Signal(os.Interrupt)
+				close(stopped)
 				return
 			case now := <-tick.C:
 				_ = os.Chtimes(filepath.Join(dir, runningFile), now, now)
@@ -377,20 +496,39 @@ func (r *Runner) exec(ctx context.Context, run Run, threads int) (Attempt, error
 	if ps := cmd.ProcessState; ps != nil {
 		a.CPUS = (ps.UserTime() + ps.SystemTime()).Seconds()
 		a.ExitCode = ps.ExitCode()
-	}
-	if line, err := json.Marshal(a); err == nil {
-		if f, err := os.OpenFile(filepath.Join(dir, attemptsFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err == nil {
-			_, _ = f.Write(append(line, '\n'))
-			_ = f.Close()
+		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			a.Signal = ws.Signal().String()
 		}
 	}
+	select {
+	case <-stopped:
+		a.stopped = a.ExitCode == 130
+	default:
+	}
+	if err := appendAttempt(dir, *a); err != nil {
+		r.logf("cannot record the attempt on %s: %v", dir, err)
+	}
 	if werr != nil {
-		return a, fmt.Errorf("%s exited with %v (its output: %s)", r.Binary, werr, filepath.Join(dir, "study.log"))
+		return fmt.Errorf("%s exited with %v (its output: %s)", r.Binary, werr, filepath.Join(dir, "study.log"))
 	}
-	if _, m, err := train.LatestCheckpoint(dir); err != nil || m.Step < run.Config.Steps {
-		return a, fmt.Errorf("exited 0 without a checkpoint at step %d (see %s)", run.Config.Steps, filepath.Join(dir, "study.log"))
+	return nil
+}
+
+// appendAttempt adds a to dir's attempt log (never through a link).
+func appendAttempt(dir string, a Attempt) error {
+	line, err := json.Marshal(a)
+	if err != nil {
+		return err
 	}
-	return a, markDone(dir)
+	f, err := safefile.OpenAppend(filepath.Join(dir, attemptsFile), 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // markDone records a finished run with the CPU time of all its attempts.
@@ -405,23 +543,15 @@ func markDone(dir string) error {
 }
 
 // clearRun removes what train wrote into a run directory that has no
-// checkpoint, keeping the study's own attempt log and output log.
+// checkpoint, keeping the study's own attempt log and output log and the
+// lock file (held by this process: see runlock). The directory and the
+// entries are never followed through links.
 func clearRun(dir string) error {
-	ents, err := os.ReadDir(dir)
+	err := safefile.ClearDir(dir, func(name string) bool {
+		return name == attemptsFile || name == "study.log" || name == runlock.FileName
+	})
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil
-		}
-		return err
-	}
-	for _, e := range ents {
-		switch e.Name() {
-		case attemptsFile, "study.log":
-			continue
-		}
-		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
-			return fmt.Errorf("study: clear %s: %w", dir, err)
-		}
+		return fmt.Errorf("study: clear %s: %w", dir, err)
 	}
 	return nil
 }

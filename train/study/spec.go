@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vlmrb/vlmrb/internal/safefile"
 	"github.com/vlmrb/vlmrb/train"
 	"gopkg.in/yaml.v3"
 )
@@ -58,6 +59,10 @@ const DefaultMetric = "eval/success_rate"
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
+// maxNameLen bounds a study, task or arm name: each is a directory name
+// (at most 255 bytes on common file systems) of every run's path.
+const maxNameLen = 100
+
 // maxSpecBytes bounds a study file (a grid spec is a few KB).
 const maxSpecBytes = 1 << 20
 
@@ -65,14 +70,12 @@ const maxSpecBytes = 1 << 20
 // resolved against train.DefaultConfig and validated, so a typo in any
 // overlay is reported before anything runs.
 func LoadSpec(path string) (*Spec, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("study: %w", err)
+	// a FIFO or device (/dev/zero) is refused unread; a file growing
+	// past the limit while it is read is cut off and refused
+	b, err := safefile.ReadFile(path, maxSpecBytes)
+	if errors.Is(err, safefile.ErrTooLarge) {
+		return nil, fmt.Errorf("study: %s is larger than %d bytes, the limit for a study file", path, maxSpecBytes)
 	}
-	if st.Size() > maxSpecBytes {
-		return nil, fmt.Errorf("study: %s is %d bytes; a study file is at most %d", path, st.Size(), maxSpecBytes)
-	}
-	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("study: %w", err)
 	}
@@ -106,7 +109,7 @@ func ParseSpec(b []byte) (*Spec, error) {
 }
 
 func (s *Spec) check() error {
-	if s.Name == "" || !nameRE.MatchString(s.Name) {
+	if s.Name == "" || !nameRE.MatchString(s.Name) || len(s.Name) > maxNameLen {
 		return fmt.Errorf("name %q: give the study a name of letters, digits, '.', '_' or '-'", s.Name)
 	}
 	if len(s.Tasks) == 0 || len(s.Arms) == 0 || len(s.Seeds) == 0 {
@@ -145,6 +148,9 @@ func unique(kind string, names []string) error {
 	for _, n := range names {
 		if kind != "seed" && !nameRE.MatchString(n) {
 			return fmt.Errorf("%s name %q: use letters, digits, '.', '_' or '-'", kind, n)
+		}
+		if len(n) > maxNameLen {
+			return fmt.Errorf("%s name %.20q… is %d characters long: at most %d (it names a directory)", kind, n, len(n), maxNameLen)
 		}
 		if seen[n] {
 			return fmt.Errorf("%s %q appears twice", kind, n)
@@ -192,8 +198,12 @@ func LoadDir(dir string) (*Spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, DefaultsFile)); err == nil {
+	b, err := safefile.ReadFile(filepath.Join(dir, DefaultsFile), train.MaxConfigBytes)
+	switch {
+	case err == nil:
 		s.defaults = b
+	case !errors.Is(err, os.ErrNotExist):
+		return nil, fmt.Errorf("study: %w", err)
 	}
 	return s, nil
 }

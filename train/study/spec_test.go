@@ -82,6 +82,8 @@ func TestSpecErrors(t *testing.T) {
 		{gridYAML + "\nbogus: 1\n", "bogus"},
 		{gridYAML + "\n---\nname: two\n", "more than one YAML document"},
 		{gridYAML + "\nbaseline: nope\n", "baseline"},
+		// a 300-character arm name would fail at mkdir after other runs trained
+		{strings.Replace(gridYAML, "name: lam25", "name: "+strings.Repeat("a", 300), 1), "at most 100"},
 	} {
 		_, err := ParseSpec([]byte(c.yaml))
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -139,21 +139,28 @@ func Quantile(s []float64, q float64) float64 {
 
 // ProbImprovement is P(X > Y) for one task: the fraction of pairs (x, y)
 // with x > y, ties counting one half (the Mann–Whitney U statistic over
-// n·m). NaN when either side is empty.
+// n·m); a pair with a NaN counts zero. NaN when either side is empty.
+// It sorts a copy of y and counts by binary search: O((n+m)·log m), so a
+// report over thousands of seeds stays fast (pairs: 10⁸ for 10⁴ × 10⁴).
 func ProbImprovement(x, y []float64) float64 {
 	if len(x) == 0 || len(y) == 0 {
 		return math.NaN()
 	}
+	ys := make([]float64, 0, len(y))
+	for _, b := range y {
+		if !math.IsNaN(b) {
+			ys = append(ys, b)
+		}
+	}
+	sort.Float64s(ys)
 	var u float64
 	for _, a := range x {
-		for _, b := range y {
-			switch {
-			case a > b:
-				u++
-			case a == b:
-				u += 0.5
-			}
+		if math.IsNaN(a) {
+			continue
 		}
+		below := sort.SearchFloat64s(ys, a)                                     // y < a
+		notAbove := sort.Search(len(ys), func(i int) bool { return ys[i] > a }) // y ≤ a
+		u += float64(below) + 0.5*float64(notAbove-below)
 	}
 	return u / float64(len(x)*len(y))
 }

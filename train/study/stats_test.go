@@ -141,3 +141,36 @@ func TestNotDoneGrouped(t *testing.T) {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// The sorted count equals the pairwise definition, ties and NaNs included.
+func TestProbImprovementMatchesPairs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	pairs := func(x, y []float64) float64 {
+		var u float64
+		for _, a := range x {
+			for _, b := range y {
+				switch {
+				case a > b:
+					u++
+				case a == b:
+					u += 0.5
+				}
+			}
+		}
+		return u / float64(len(x)*len(y))
+	}
+	for it := 0; it < 200; it++ {
+		x, y := make([]float64, 1+rng.IntN(20)), make([]float64, 1+rng.IntN(20))
+		for _, v := range [][]float64{x, y} {
+			for i := range v {
+				v[i] = float64(rng.IntN(5)) / 4 // many ties
+				if rng.IntN(15) == 0 {
+					v[i] = math.NaN()
+				}
+			}
+		}
+		if got, want := ProbImprovement(x, y), pairs(x, y); math.Abs(got-want) > 1e-12 {
+			t.Fatalf("x %v y %v: %g, pairwise %g", x, y, got, want)
+		}
+	}
+}

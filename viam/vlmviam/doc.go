@@ -1,0 +1,28 @@
+// Package vlmviam is vlmrb as a Viam module: the models that viam-server
+// loads from the vlmrb-viam binary, and a control.Env over a Viam robot.
+//
+// Models (namespace vlmrb):
+//
+//	vlmrb:service:policy-runner  generic service: runs a vlmrb SAC checkpoint in
+//	                             closed loop against a named arm, gripper, camera
+//	                             and pose tracker, behind safety limits
+//	vlmrb:mlmodel:policy         mlmodel service: Infer maps an observation
+//	                             tensor to an action tensor
+//	vlmrb:vision:vlm-scorer      vision service: the clip score of the last L
+//	                             frames of a camera, as a classification
+//	vlmrb:arm:sim                vlmrb's simulated hand for a named task
+//	vlmrb:gripper:sim            its two-finger gripper
+//	vlmrb:camera:sim             a rendered camera of the same simulation
+//	vlmrb:pose_tracker:sim       the task's object and goal poses
+//
+// The sim components of one module process that name the same "world"
+// share one simulation (a tasks.Env); the arm advances it one control step
+// per MoveToPosition of at most one action's displacement.
+//
+// Units follow Viam: positions in mm, angles in degrees. Observations and
+// actions follow vlmrb's tasks (m, the 39-D MetaWorld layout, actions in
+// [−1, 1]); Mapping converts between the two frames.
+//
+// This package links go.viam.com/rdk and is therefore AGPL-3.0 (see
+// README.md of this module); the vlmrb core it imports stays Apache-2.0.
+package vlmviam

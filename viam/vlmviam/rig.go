@@ -1,0 +1,335 @@
+package vlmviam
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+
+	"github.com/golang/geo/r3"
+	"go.viam.com/rdk/components/arm"
+	"go.viam.com/rdk/components/camera"
+	"go.viam.com/rdk/components/gripper"
+	"go.viam.com/rdk/components/posetracker"
+	"go.viam.com/rdk/referenceframe"
+	"go.viam.com/rdk/resource"
+	"go.viam.com/rdk/spatialmath"
+
+	"github.com/vlmrb/vlmrb/control"
+	"github.com/vlmrb/vlmrb/tasks"
+)
+
+// ErrJointLimit ends an episode: a joint was outside its limits before a
+// command, so the arm was stopped instead of moved.
+var ErrJointLimit = errors.New("vlmrb: a joint is outside its limits; the arm was stopped")
+
+// LimitCounts counts how often each safety limit acted.
+type LimitCounts struct {
+	Workspace int `json:"workspace"`  // target clamped into the workspace box
+	Step      int `json:"step"`       // target move shortened to max_step_mm
+	Joint     int `json:"joint"`      // a joint outside its limits stopped the arm
+	NonFinite int `json:"non_finite"` // a non-finite action was replaced by holding still
+}
+
+// Total is the sum of the counts.
+func (c LimitCounts) Total() int { return c.Workspace + c.Step + c.Joint + c.NonFinite }
+
+// Rig is the robot side of a control loop: it reads a task observation
+// from a Viam arm, gripper and pose tracker, and turns a task action into
+// a gripper command and an arm target behind the safety limits. The
+// action mapping is the tasks' end-effector delta controller: the target
+// integrates ActionScale·a[0:3] from the previous target (not from the
+// measured pose), and a[3] > 0 closes the gripper. Limits act before
+// anything moves: a non-finite action holds still; the step is shortened
+// to MaxStep; the target is clamped into the workspace box; a joint
+// outside its limits stops the arm. A Rig is used by one goroutine.
+type Rig struct {
+	cfg     RigConfig
+	arm     arm.Arm
+	gripper gripper.Gripper
+	poses   posetracker.PoseTracker
+	cam     camera.Camera
+
+	safety  control.Safety
+	counts  LimitCounts
+	target  [3]float64 // commanded target (mm, arm frame)
+	orient  spatialmath.Orientation
+	curr    [18]float64
+	prev    [18]float64
+	grip    float64 // last gripper command (−1 open, +1 closed)
+	gripSet bool
+	// openness reads the gripper's finger gap (nil: estimate from grip)
+	openness func(ctx context.Context) (float64, error)
+	action   [tasks.ActDim]float64
+	goalTask [3]float64 // goal in the task frame (m)
+}
+
+// NewRig resolves the components of cfg in deps.
+func NewRig(deps resource.Dependencies, cfg RigConfig) (*Rig, error) {
+	if _, err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	r := &Rig{cfg: cfg, grip: -1}
+	var err error
+	if r.arm, err = arm.FromDependencies(deps, cfg.Arm); err != nil {
+		return nil, fmt.Errorf("arm %q: %w", cfg.Arm, err)
+	}
+	if cfg.Gripper != "" {
+		if r.gripper, err = gripper.FromDependencies(deps, cfg.Gripper); err != nil {
+			return nil, fmt.Errorf("gripper %q: %w", cfg.Gripper, err)
+		}
+	}
+	if cfg.PoseTracker != "" {
+		if r.poses, err = resource.FromDependencies[posetracker.PoseTracker](deps, posetracker.Named(cfg.PoseTracker)); err != nil {
+			return nil, fmt.Errorf("pose tracker %q: %w", cfg.PoseTracker, err)
+		}
+	}
+	if cfg.Camera != "" {
+		if r.cam, err = camera.FromDependencies(deps, cfg.Camera); err != nil {
+			return nil, fmt.Errorf("camera %q: %w", cfg.Camera, err)
+		}
+	}
+	r.safety.MaxSpeed = cfg.MaxStep // mm per tick, dt = 1
+	if cfg.Workspace != nil {
+		r.safety.WorkspaceLow, r.safety.WorkspaceHigh = cfg.Workspace.Low, cfg.Workspace.High
+	}
+	return r, nil
+}
+
+// same reports whether o drives the same components with the same
+// configuration (a reconfigure that keeps them keeps the rig's state).
+func (r *Rig) same(o *Rig) bool {
+	return reflect.DeepEqual(r.cfg, o.cfg) && sameRes(r.arm, o.arm) && sameRes(r.gripper, o.gripper) &&
+		sameRes(r.poses, o.poses) && sameRes(r.cam, o.cam)
+}
+
+// sameRes compares two resources by identity; a resource of a
+// non-comparable type is never the same.
+func sameRes(a, b any) (same bool) {
+	defer func() {
+		if recover() != nil {
+			same = false
+		}
+	}()
+	return a == b
+}
+
+// Counts returns the limit interventions so far.
+func (r *Rig) Counts() LimitCounts {
+	c := r.counts
+	c.Workspace, c.Step = r.safety.Counts.Workspace, r.safety.Counts.Speed
+	return c
+}
+
+// Target returns the commanded target (mm, arm frame).
+func (r *Rig) Target() [3]float64 { return r.target }
+
+// Camera returns the rig's camera (nil when none).
+func (r *Rig) Camera() camera.Camera { return r.cam }
+
+// Arm returns the rig's arm.
+func (r *Rig) Arm() arm.Arm { return r.arm }
+
+// Begin starts an episode: the target becomes the measured end pose, the
+// gripper opens, and the first observation is returned (its previous frame
+// equals its current one, as at a task's Reset).
+func (r *Rig) Begin(ctx context.Context) ([]float64, error) {
+	p, err := r.arm.EndPosition(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("arm %q end position: %w", r.cfg.Arm, err)
+	}
+	pt := p.Point()
+	r.target = [3]float64{pt.X, pt.Y, pt.Z}
+	r.orient = p.Orientation()
+	r.grip, r.gripSet = -1, false
+	if r.gripper != nil {
+		if r.cfg.GripperMode == "proportional" {
+			if _, err := r.gripper.DoCommand(ctx, map[string]any{"set": -1.0}); err != nil {
+				return nil, fmt.Errorf("gripper %q: %w", r.cfg.Gripper, err)
+			}
+		} else if err := r.gripper.Open(ctx, nil); err != nil {
+			return nil, fmt.Errorf("gripper %q open: %w", r.cfg.Gripper, err)
+		}
+		r.gripSet = true
+		r.openness = nil
+		if _, err := r.gripper.DoCommand(ctx, map[string]any{"openness": true}); err == nil {
+			g := r.gripper
+			r.openness = func(ctx context.Context) (float64, error) {
+				m, err := g.DoCommand(ctx, map[string]any{"openness": true})
+				if err != nil {
+					return 0, err
+				}
+				v, ok := m["openness"].(float64)
+				if !ok {
+					return 0, fmt.Errorf("gripper answered openness %v, want a number", m["openness"])
+				}
+				return v, nil
+			}
+		}
+	}
+	if err := r.frame(ctx, p, r.curr[:]); err != nil {
+		return nil, err
+	}
+	r.prev = r.curr
+	return r.obs(), nil
+}
+
+// Observe reads the next observation.
+func (r *Rig) Observe(ctx context.Context) ([]float64, error) {
+	p, err := r.arm.EndPosition(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("arm %q end position: %w", r.cfg.Arm, err)
+	}
+	r.prev = r.curr
+	if err := r.frame(ctx, p, r.curr[:]); err != nil {
+		return nil, err
+	}
+	return r.obs(), nil
+}
+
+func (r *Rig) toTask(dst []float64, p r3.Vector) {
+	dst[0] = (p.X - r.cfg.TaskOffset[0]) / 1000
+	dst[1] = (p.Y - r.cfg.TaskOffset[1]) / 1000
+	dst[2] = (p.Z - r.cfg.TaskOffset[2]) / 1000
+}
+
+// frame fills one 18-element observation frame (the tasks' layout).
+func (r *Rig) frame(ctx context.Context, hand spatialmath.Pose, dst []float64) error {
+	clear(dst)
+	r.toTask(dst[0:3], hand.Point())
+	switch {
+	case r.openness != nil:
+		v, err := r.openness(ctx)
+		if err != nil {
+			return fmt.Errorf("gripper %q openness: %w", r.cfg.Gripper, err)
+		}
+		dst[3] = v
+	case r.gripper != nil:
+		dst[3] = (1 - r.grip) / 2 // estimate: open 1, closed 0
+	}
+	if r.cfg.Goal != nil {
+		r.toTask(r.goalTask[:], r3.Vector{X: r.cfg.Goal[0], Y: r.cfg.Goal[1], Z: r.cfg.Goal[2]})
+	}
+	if r.poses != nil {
+		ps, err := r.poses.Poses(ctx, []string{BodyObject0, BodyObject1, BodyGoal}, nil)
+		if err != nil {
+			return fmt.Errorf("pose tracker %q: %w", r.cfg.PoseTracker, err)
+		}
+		for i, name := range []string{BodyObject0, BodyObject1} {
+			if p, ok := ps[name]; ok && p != nil {
+				o := dst[4+7*i : 11+7*i]
+				r.toTask(o[0:3], p.Pose().Point())
+				q := p.Pose().Orientation().Quaternion()
+				o[3], o[4], o[5], o[6] = q.Imag, q.Jmag, q.Kmag, q.Real
+			}
+		}
+		if p, ok := ps[BodyGoal]; ok && p != nil {
+			r.toTask(r.goalTask[:], p.Pose().Point())
+		}
+	}
+	return nil
+}
+
+func (r *Rig) obs() []float64 {
+	o := make([]float64, tasks.ObsDim)
+	copy(o[0:18], r.curr[:])
+	copy(o[18:36], r.prev[:])
+	copy(o[36:39], r.goalTask[:])
+	return o
+}
+
+// Act applies one action (len 4, the tasks' layout) behind the limits and
+// returns the target it commanded (mm, arm frame). ErrJointLimit means the
+// arm was stopped instead.
+func (r *Rig) Act(ctx context.Context, a []float64) ([3]float64, error) {
+	if len(a) != tasks.ActDim {
+		return r.target, fmt.Errorf("vlmrb: action has %d elements, want %d", len(a), tasks.ActDim)
+	}
+	act := r.action[:]
+	hold := false
+	for i, v := range a {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			hold = true
+			break
+		}
+		act[i] = min(max(v, -1), 1)
+	}
+	if hold {
+		r.counts.NonFinite++
+		act[0], act[1], act[2], act[3] = 0, 0, 0, r.grip
+	}
+	// joint limits, on the measured joints, before anything moves
+	if err := r.checkJoints(ctx); err != nil {
+		return r.target, err
+	}
+	s := r.cfg.scale()
+	want := [3]float64{r.target[0] + s*act[0], r.target[1] + s*act[1], r.target[2] + s*act[2]}
+	target := r.safety.Target(r.target, want, 1)
+	if r.gripper != nil {
+		if err := r.setGripper(ctx, act[3]); err != nil {
+			return r.target, err
+		}
+	}
+	pose := spatialmath.NewPose(r3.Vector{X: target[0], Y: target[1], Z: target[2]}, r.orient)
+	if err := r.arm.MoveToPosition(ctx, pose, nil); err != nil {
+		return r.target, fmt.Errorf("arm %q move: %w", r.cfg.Arm, err)
+	}
+	r.target = target
+	return target, nil
+}
+
+func (r *Rig) setGripper(ctx context.Context, g float64) error {
+	if r.cfg.GripperMode == "proportional" {
+		r.grip = g
+		_, err := r.gripper.DoCommand(ctx, map[string]any{"set": g})
+		if err != nil {
+			return fmt.Errorf("gripper %q set: %w", r.cfg.Gripper, err)
+		}
+		return nil
+	}
+	closed := g > 0
+	if r.gripSet && closed == (r.grip > 0) {
+		return nil
+	}
+	r.gripSet = true
+	if closed {
+		r.grip = 1
+		if _, err := r.gripper.Grab(ctx, nil); err != nil {
+			return fmt.Errorf("gripper %q grab: %w", r.cfg.Gripper, err)
+		}
+		return nil
+	}
+	r.grip = -1
+	if err := r.gripper.Open(ctx, nil); err != nil {
+		return fmt.Errorf("gripper %q open: %w", r.cfg.Gripper, err)
+	}
+	return nil
+}
+
+func (r *Rig) checkJoints(ctx context.Context) error {
+	if len(r.cfg.JointLimits) == 0 {
+		return nil
+	}
+	in, err := r.arm.JointPositions(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("arm %q joint positions: %w", r.cfg.Arm, err)
+	}
+	vals := referenceframe.InputsToFloats(in)
+	if m := r.arm.ModelFrame(); m != nil {
+		if jp, err := referenceframe.JointPositionsFromInputs(m, in); err == nil {
+			vals = jp.Values // degrees for revolute joints, mm for prismatic
+		}
+	}
+	for i, l := range r.cfg.JointLimits {
+		if i >= len(vals) {
+			break
+		}
+		if vals[i] < l[0] || vals[i] > l[1] {
+			r.counts.Joint++
+			_ = r.arm.Stop(ctx, nil)
+			return fmt.Errorf("%w (joint %d at %.3g, limits [%g, %g])", ErrJointLimit, i, vals[i], l[0], l[1])
+		}
+	}
+	return nil
+}

@@ -1,0 +1,442 @@
+package vlmviam
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"go.viam.com/rdk/logging"
+	"go.viam.com/rdk/resource"
+
+	"github.com/vlmrb/vlmrb/control"
+	"github.com/vlmrb/vlmrb/tasks"
+)
+
+// RunnerModel is the policy runner's model name.
+var RunnerModel = resource.NewModel("vlmrb", "service", "policy-runner")
+
+// maxLatencies caps the tick latencies kept for the status percentiles.
+const maxLatencies = 100000
+
+// Runner is vlmrb:service:policy-runner: it runs a checkpoint's policy in
+// closed loop against a Rig at a fixed rate. DoCommand:
+//
+//	{"start": {"episodes": N, "seed": S}}  start (both optional: the config's)
+//	{"stop": true}                          stop; returns once no command is in flight
+//	{"status": true}                        episode, step, last action, limit hits, latencies
+//
+// Reconfigure swaps checkpoint, components and limits without a restart:
+// a new checkpoint takes over at the next tick, new components or limits
+// at the next episode. A joint outside its limits stops the runner (stop
+// reason "joint_limit"); other robot errors stop it too ("error").
+type Runner struct {
+	resource.Named
+	logger logging.Logger
+
+	mu      sync.Mutex
+	cfg     RunnerConfig
+	pol     *Policy
+	rig     *Rig
+	rigGen  int
+	cancel  context.CancelFunc
+	done    chan struct{}
+	stat    RunnerStatus
+	lat     []float64 // tick latencies (ms)
+	closed  bool
+	stopReq bool
+}
+
+// RunnerStatus is what {"status": true} reports.
+type RunnerStatus struct {
+	Running      bool        `json:"running"`
+	Checkpoint   string      `json:"checkpoint"`
+	CheckpointAt int64       `json:"checkpoint_step"`
+	Task         string      `json:"task"`
+	Episode      int         `json:"episode"` // episodes started since start
+	Step         int         `json:"step"`    // step within the episode
+	TotalSteps   int64       `json:"total_steps"`
+	Seed         uint64      `json:"seed"` // seed of the current episode
+	LastAction   []float64   `json:"last_action"`
+	LastTarget   [3]float64  `json:"last_target_mm"`
+	Limits       LimitCounts `json:"limit_hits"`
+	LastError    string      `json:"last_error,omitempty"`
+	Reason       string      `json:"stop_reason,omitempty"`
+	RecordDir    string      `json:"record_dir,omitempty"`
+	MedianTickMS float64     `json:"tick_ms_median"`
+	P99TickMS    float64     `json:"tick_ms_p99"`
+	Reloads      int         `json:"reloads"`
+}
+
+// NewRunner builds a runner; it starts episodes only when told to (or
+// when auto_start is set).
+func NewRunner(ctx context.Context, deps resource.Dependencies, conf resource.Config, logger logging.Logger) (resource.Resource, error) {
+	r := &Runner{Named: conf.ResourceName().AsNamed(), logger: logger}
+	if err := r.Reconfigure(ctx, deps, conf); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Reconfigure loads the new checkpoint (when it changed) and rebuilds the
+// rig; the running loop picks both up without stopping.
+func (r *Runner) Reconfigure(ctx context.Context, deps resource.Dependencies, conf resource.Config) error {
+	c, err := resource.NativeConfig[*RunnerConfig](conf)
+	if err != nil {
+		return err
+	}
+	if _, err := c.Validate(""); err != nil {
+		return err
+	}
+	rig, err := NewRig(deps, c.RigConfig)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	old := r.pol
+	sameCkpt := old != nil && r.cfg.Checkpoint == c.Checkpoint
+	r.mu.Unlock()
+	var pol *Policy
+	if !sameCkpt {
+		if pol, err = LoadPolicy(c.Checkpoint); err != nil {
+			return err
+		}
+	}
+	r.mu.Lock()
+	r.cfg = *c
+	if r.rig == nil || !r.rig.same(rig) {
+		r.rig = rig
+		r.rigGen++
+	}
+	if pol != nil {
+		r.pol = pol
+		if old != nil {
+			r.stat.Reloads++
+		}
+	}
+	running := r.cancel != nil
+	r.mu.Unlock()
+	if pol != nil && old != nil {
+		old.Close() // a loop still holding it gets ErrPolicyClosed and re-reads
+	}
+	if c.AutoStart && !running {
+		return r.start(c.Episodes, c.Seed)
+	}
+	return nil
+}
+
+// DoCommand handles start, stop and status.
+func (r *Runner) DoCommand(ctx context.Context, cmd map[string]any) (map[string]any, error) {
+	out := map[string]any{}
+	for _, k := range []string{"stop", "start", "status"} {
+		v, ok := cmd[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "start":
+			r.mu.Lock()
+			eps, seed := r.cfg.Episodes, r.cfg.Seed
+			r.mu.Unlock()
+			if m, ok := v.(map[string]any); ok {
+				var err error
+				if eps, err = intArg(m, "episodes", eps); err != nil {
+					return nil, err
+				}
+				var s int
+				if s, err = intArg(m, "seed", int(seed)); err != nil {
+					return nil, err
+				}
+				seed = uint64(s)
+			}
+			if err := r.start(eps, seed); err != nil {
+				return nil, err
+			}
+			out["started"] = true
+		case "stop":
+			out["stopped"] = r.stop(ctx)
+		case "status":
+		}
+	}
+	for k := range cmd {
+		if k != "start" && k != "stop" && k != "status" {
+			return nil, fmt.Errorf("policy-runner: unknown command %q; use start, stop or status", k)
+		}
+	}
+	st := r.Status()
+	out["status"] = statusMap(st)
+	return out, nil
+}
+
+func intArg(m map[string]any, key string, def int) (int, error) {
+	v, ok := m[key]
+	if !ok {
+		return def, nil
+	}
+	f, ok := v.(float64)
+	if !ok || f < 0 || f != float64(int64(f)) {
+		return 0, fmt.Errorf("policy-runner: %q is %v; use a non-negative integer", key, v)
+	}
+	return int(f), nil
+}
+
+// Status returns a snapshot of the runner's state.
+func (r *Runner) Status() RunnerStatus {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := r.stat
+	st.LastAction = slices.Clone(st.LastAction)
+	if r.pol != nil {
+		st.Checkpoint, st.CheckpointAt, st.Task = r.pol.Dir, r.pol.Step(), r.pol.Task()
+	}
+	st.MedianTickMS, st.P99TickMS = percentile(r.lat, 0.5), percentile(r.lat, 0.99)
+	return st
+}
+
+func statusMap(st RunnerStatus) map[string]any {
+	act := make([]any, len(st.LastAction))
+	for i, a := range st.LastAction {
+		act[i] = a
+	}
+	return map[string]any{
+		"running": st.Running, "checkpoint": st.Checkpoint, "checkpoint_step": float64(st.CheckpointAt), "task": st.Task,
+		"episode": float64(st.Episode), "step": float64(st.Step), "total_steps": float64(st.TotalSteps), "seed": strconv.FormatUint(st.Seed, 10),
+		"last_action": act, "last_target_mm": []any{st.LastTarget[0], st.LastTarget[1], st.LastTarget[2]},
+		"limit_hits": map[string]any{"workspace": float64(st.Limits.Workspace), "step": float64(st.Limits.Step),
+			"joint": float64(st.Limits.Joint), "non_finite": float64(st.Limits.NonFinite)},
+		"last_error": st.LastError, "stop_reason": st.Reason, "record_dir": st.RecordDir,
+		"tick_ms_median": st.MedianTickMS, "tick_ms_p99": st.P99TickMS, "reloads": float64(st.Reloads),
+	}
+}
+
+// percentile of xs (nearest rank); 0 for none.
+func percentile(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	i := min(int(q*float64(len(s))), len(s)-1)
+	return s[i]
+}
+
+func (r *Runner) start(episodes int, seed uint64) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return errors.New("policy-runner: closed")
+	}
+	if r.cancel != nil {
+		return errors.New("policy-runner: already running; send {\"stop\": true} first")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r.cancel, r.done, r.stopReq = cancel, make(chan struct{}), false
+	r.stat.Running, r.stat.Episode, r.stat.Step, r.stat.LastError, r.stat.Reason = true, 0, 0, "", ""
+	r.lat = r.lat[:0]
+	go r.loop(ctx, r.done, episodes, seed)
+	return nil
+}
+
+// stop asks the loop to halt before its next command, cancels any command
+// in flight, waits for the loop to exit and stops the arm. It reports
+// whether a loop was running.
+func (r *Runner) stop(ctx context.Context) bool {
+	r.mu.Lock()
+	cancel, done := r.cancel, r.done
+	r.stopReq = true
+	r.mu.Unlock()
+	if cancel == nil {
+		return false
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+	return true
+}
+
+// tick bundles what one control step reads under the lock.
+func (r *Runner) snapshot() (*Policy, *Rig, int, RunnerConfig, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.pol, r.rig, r.rigGen, r.cfg, r.stopReq
+}
+
+func (r *Runner) setErr(reason string, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err != nil {
+		r.stat.LastError = err.Error()
+	}
+	if reason != "" {
+		r.stat.Reason = reason
+	}
+}
+
+func (r *Runner) loop(ctx context.Context, done chan struct{}, episodes int, seed uint64) {
+	defer func() {
+		r.mu.Lock()
+		r.cancel, r.done = nil, nil
+		r.stat.Running = false
+		rig := r.rig
+		r.mu.Unlock()
+		if rig != nil {
+			// stop the arm; a fresh context, the loop's is cancelled
+			sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			_ = rig.Arm().Stop(sctx, nil)
+			cancel()
+		}
+		close(done)
+	}()
+	for k := 0; episodes == 0 || k < episodes; k++ {
+		if ctx.Err() != nil {
+			r.setErr("stopped", nil)
+			return
+		}
+		if err := r.episode(ctx, k, control.EpisodeSeed(seed, 0, k)); err != nil {
+			if ctx.Err() != nil {
+				r.setErr("stopped", nil)
+				return
+			}
+			r.logger.Warnw("episode ended on an error", "episode", k, "err", err)
+			switch {
+			case errors.Is(err, errReconfigured):
+				r.setErr("", err) // the next episode runs on the new rig
+			case errors.Is(err, ErrJointLimit):
+				r.setErr("joint_limit", err) // a person has to look at the arm
+				return
+			default:
+				r.setErr("error", err)
+				return
+			}
+		}
+	}
+	r.setErr("episodes done", nil)
+}
+
+var errReconfigured = errors.New("policy-runner: components or limits were reconfigured; the episode ends")
+
+func (r *Runner) episode(ctx context.Context, k int, seed uint64) error {
+	pol, rig, gen, cfg, _ := r.snapshot()
+	if cfg.SimReset {
+		if _, err := rig.Arm().DoCommand(ctx, map[string]any{"reset": map[string]any{"seed": strconv.FormatUint(seed, 10)}}); err != nil {
+			return fmt.Errorf("sim reset of arm %q: %w", cfg.Arm, err)
+		}
+	}
+	obs, err := rig.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	maxSteps := cfg.MaxSteps
+	if maxSteps == 0 {
+		maxSteps = pol.EpisodeLen()
+	}
+	var rec *EpisodeRecorder
+	if cfg.RecordDir != "" {
+		if rec, err = NewEpisodeRecorder(cfg.RecordDir, k); err != nil {
+			return err
+		}
+	}
+	r.mu.Lock()
+	r.stat.Episode, r.stat.Step, r.stat.Seed, r.stat.RecordDir = k+1, 0, seed, cfg.RecordDir
+	r.mu.Unlock()
+	var period time.Duration
+	if cfg.RateHz > 0 {
+		period = time.Duration(float64(time.Second) / cfg.RateHz)
+	}
+	next := time.Now()
+	action := make([]float64, tasks.ActDim)
+	steps, reason := 0, "max_steps"
+	defer func() {
+		if rec != nil {
+			_ = rec.Finish(map[string]any{"episode": k, "seed": seed, "steps": steps, "end": reason,
+				"checkpoint": pol.Dir, "task": pol.Task(), "limit_hits": rig.Counts()})
+		}
+	}()
+	for t := 0; t < maxSteps; t++ {
+		if period > 0 {
+			next = next.Add(period)
+			if d := time.Until(next); d > 0 {
+				select {
+				case <-ctx.Done():
+				case <-time.After(d):
+				}
+			} else {
+				next = time.Now()
+			}
+		}
+		// a new checkpoint applies from this tick; new components from the next episode
+		var stop bool
+		var g int
+		pol, _, g, _, stop = r.snapshot()
+		if stop || ctx.Err() != nil {
+			reason = "stopped"
+			return ctx.Err()
+		}
+		if g != gen {
+			reason = "reconfigured"
+			return errReconfigured
+		}
+		if rec != nil && rig.Camera() != nil {
+			if err := rec.Frame(ctx, rig.Camera()); err != nil {
+				return err
+			}
+		}
+		t0 := time.Now()
+		if err := pol.Act(obs, action); err != nil {
+			// replaced between the snapshot and now: take the new one
+			pol, _, _, _, _ = r.snapshot()
+			if err := pol.Act(obs, action); err != nil {
+				return err
+			}
+		}
+		target, err := rig.Act(ctx, action)
+		counts := rig.Counts() // the loop owns the rig; status reads this copy
+		r.mu.Lock()
+		r.stat.Limits = counts
+		r.mu.Unlock()
+		if err != nil {
+			reason = "error"
+			return err
+		}
+		nobs, err := rig.Observe(ctx)
+		if err != nil {
+			reason = "error"
+			return err
+		}
+		ms := float64(time.Since(t0).Microseconds()) / 1000
+		if rec != nil {
+			if err := rec.Step(StepRecord{T: t, Obs: obs, Action: slices.Clone(action), TargetMM: target, LatencyMS: ms}); err != nil {
+				return err
+			}
+		}
+		obs = nobs
+		steps++
+		r.mu.Lock()
+		r.stat.Step, r.stat.TotalSteps = t+1, r.stat.TotalSteps+1
+		r.stat.LastAction = append(r.stat.LastAction[:0], action...)
+		r.stat.LastTarget = target
+		if len(r.lat) < maxLatencies {
+			r.lat = append(r.lat, ms)
+		}
+		r.mu.Unlock()
+	}
+	return nil
+}
+
+// Close stops the loop and releases the policy.
+func (r *Runner) Close(ctx context.Context) error {
+	r.stop(ctx)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = true
+	if r.pol != nil {
+		r.pol.Close()
+		r.pol = nil
+	}
+	return nil
+}

@@ -1,0 +1,282 @@
+package vlmviam
+
+import (
+	"fmt"
+	"image"
+	"math"
+	"sync"
+
+	"github.com/vlmrb/vlmrb/render"
+	"github.com/vlmrb/vlmrb/tasks"
+	"github.com/vlmrb/vlmrb/train"
+)
+
+// maxResults caps the episode results a world keeps (oldest dropped).
+const maxResults = 10000
+
+// EpisodeResult is what a sim world records of one finished or current
+// episode: the seed it was reset with, control steps taken, the summed
+// task reward, and whether the task's success test held at any step (the
+// MetaWorld convention train.Evaluate uses).
+type EpisodeResult struct {
+	Seed    uint64  `json:"seed"`
+	Steps   int     `json:"steps"`
+	Return  float64 `json:"return"`
+	Success bool    `json:"success"`
+}
+
+// WorldConfig names a simulated task instance shared by sim components.
+type WorldConfig struct {
+	// World names the shared simulation ("default" when empty).
+	World string `json:"world,omitempty"`
+	// Task is a vlmrb task name (robot-train tasks lists them).
+	Task string `json:"task"`
+	// Reward is dense or sparse ("" keeps the task default).
+	Reward string `json:"reward,omitempty"`
+	// MaxSteps is the episode length in control steps (0: training's
+	// default, the same as robot-train eval).
+	MaxSteps int `json:"max_steps,omitempty"`
+	// Seed is the episode seed of the first automatic reset.
+	Seed uint64 `json:"seed,omitempty"`
+}
+
+func (c *WorldConfig) validate() error {
+	if c.Task == "" {
+		return fmt.Errorf(`"task" is required: a vlmrb task name such as "reach" (robot-train tasks lists them)`)
+	}
+	if train.IsDiscrete(c.Task) {
+		return fmt.Errorf(`"task" %q is a grid task, which has no arm; use a manipulation task such as "reach"`, c.Task)
+	}
+	if _, err := train.TaskMeta(c.Task); err != nil {
+		return fmt.Errorf(`"task": %w`, err)
+	}
+	if c.Reward != "" && c.Reward != "dense" && c.Reward != "sparse" {
+		return fmt.Errorf(`"reward" is %q; use "dense" or "sparse"`, c.Reward)
+	}
+	if c.MaxSteps < 0 {
+		return fmt.Errorf(`"max_steps" is %d; use a positive number of control steps or 0 for the default`, c.MaxSteps)
+	}
+	return nil
+}
+
+func (c WorldConfig) key() string {
+	if c.World == "" {
+		return "default"
+	}
+	return c.World
+}
+
+// World is one simulated task shared by the sim arm, gripper, camera and
+// pose tracker of a module process. All methods are safe for concurrent
+// use; they serialise on one mutex.
+type World struct {
+	cfg  WorldConfig
+	refs int
+
+	mu      sync.Mutex
+	env     *tasks.Env
+	obs     []float64
+	grip    float64    // a[3] of the next control step (−1 open … +1 closed)
+	lastCmd [3]float64 // last commanded hand position (mm)
+	started bool
+	done    bool
+	cur     EpisodeResult
+	results []EpisodeResult
+	moves   int64 // MoveToPosition calls served
+}
+
+var worlds = struct {
+	sync.Mutex
+	m map[string]*World
+}{m: map[string]*World{}}
+
+// acquireWorld returns the world named by c, creating it on first use.
+// A world's task, reward and episode length are fixed by its first user.
+func acquireWorld(c WorldConfig) (*World, error) {
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	worlds.Lock()
+	defer worlds.Unlock()
+	if w, ok := worlds.m[c.key()]; ok {
+		if w.cfg.Task != c.Task || w.cfg.Reward != c.Reward || w.cfg.MaxSteps != c.MaxSteps {
+			return nil, fmt.Errorf("sim world %q already runs task %q (reward %q, max_steps %d); give this component the same task, reward and max_steps or another \"world\"",
+				c.key(), w.cfg.Task, w.cfg.Reward, w.cfg.MaxSteps)
+		}
+		w.refs++
+		return w, nil
+	}
+	env, err := train.MakeTaskEnv(c.Task, c.Reward, c.MaxSteps)
+	if err != nil {
+		return nil, err
+	}
+	w := &World{cfg: c, refs: 1, env: env, grip: -1}
+	worlds.m[c.key()] = w
+	return w, nil
+}
+
+// release drops one reference; the last one closes the simulation.
+func (w *World) release() {
+	worlds.Lock()
+	defer worlds.Unlock()
+	w.refs--
+	if w.refs > 0 {
+		return
+	}
+	delete(worlds.m, w.cfg.key())
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.env.Close()
+}
+
+// Task returns the world's task name.
+func (w *World) Task() string { return w.cfg.Task }
+
+// resetLocked starts an episode; the previous one, if any, is recorded.
+func (w *World) resetLocked(seed uint64) {
+	if w.started {
+		w.pushResultLocked()
+	}
+	obs, _ := w.env.Reset(seed)
+	w.obs = obs
+	w.started, w.done = true, false
+	w.cur = EpisodeResult{Seed: seed}
+	w.lastCmd = [3]float64{obs[0] * 1000, obs[1] * 1000, obs[2] * 1000}
+}
+
+func (w *World) pushResultLocked() {
+	w.results = append(w.results, w.cur)
+	if len(w.results) > maxResults {
+		w.results = w.results[len(w.results)-maxResults:]
+	}
+}
+
+func (w *World) ensureLocked() {
+	if !w.started {
+		w.resetLocked(w.cfg.Seed)
+	}
+}
+
+// Reset starts a new episode with seed.
+func (w *World) Reset(seed uint64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.resetLocked(seed)
+}
+
+// Hand returns the hand position (mm, world frame of the task).
+func (w *World) Hand() [3]float64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.ensureLocked()
+	return [3]float64{w.obs[0] * 1000, w.obs[1] * 1000, w.obs[2] * 1000}
+}
+
+// Move advances the simulation so the hand target moves by p − (the
+// previously commanded position), at most tasks.ActionScale per control
+// step: one step for the displacement of one action (what the policy
+// runner sends each tick), several for a longer move. The gripper takes
+// its last command. It returns the control steps taken.
+func (w *World) Move(p [3]float64) (int, error) {
+	for _, v := range p {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return 0, fmt.Errorf("vlmrb sim: target position %v is not finite", p)
+		}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.ensureLocked()
+	if w.done {
+		return 0, fmt.Errorf("vlmrb sim: the episode ended after %d steps; reset it with DoCommand {\"reset\": {\"seed\": N}} on the sim arm", w.cur.Steps)
+	}
+	var d [3]float64
+	big := 0.0
+	for i := range d {
+		d[i] = (p[i] - w.lastCmd[i]) / 1000
+		big = max(big, math.Abs(d[i]))
+	}
+	// one control step per action's worth of displacement; the tolerance
+	// keeps a full-scale action that went through mm and back one step
+	n := max(1, int(math.Ceil(big/tasks.ActionScale-1e-6)))
+	a := make([]float64, tasks.ActDim)
+	for k := range n {
+		for i := range 3 {
+			a[i] = d[i] / (float64(n) * tasks.ActionScale)
+		}
+		a[3] = w.grip
+		obs, r, term, trunc, info, err := w.env.Step(a)
+		if err != nil {
+			return k, fmt.Errorf("vlmrb sim: %w", err)
+		}
+		w.obs = obs
+		w.cur.Steps++
+		w.cur.Return += r
+		w.cur.Success = w.cur.Success || info.Success()
+		w.moves++
+		if term || trunc {
+			w.done = true
+			w.lastCmd = p
+			return k + 1, nil
+		}
+	}
+	w.lastCmd = p
+	return n, nil
+}
+
+// SetGrip sets a[3] of the following control steps, clipped to [−1, 1].
+func (w *World) SetGrip(g float64) error {
+	if math.IsNaN(g) || math.IsInf(g, 0) {
+		return fmt.Errorf("vlmrb sim: gripper command %g is not finite", g)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.grip = min(max(g, -1), 1)
+	return nil
+}
+
+// GripperOpen returns the finger gap as a fraction of fully open.
+func (w *World) GripperOpen() float64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.ensureLocked()
+	return w.obs[3]
+}
+
+// Progress returns the task's privileged progress in [0, 1] and stage name.
+func (w *World) Progress() (float64, string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.ensureLocked()
+	return w.env.Progress()
+}
+
+// Obs returns a copy of the current 39-D observation.
+func (w *World) Obs() []float64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.ensureLocked()
+	return append([]float64(nil), w.obs...)
+}
+
+// Results returns the finished episodes and the current one.
+func (w *World) Results() (done []EpisodeResult, cur EpisodeResult, started bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]EpisodeResult(nil), w.results...), w.cur, w.started
+}
+
+// Render draws the current state through cam into dst.
+func (w *World) Render(cam *render.SimCamera, dst *image.RGBA) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.ensureLocked()
+	return cam.Render(w.env, dst)
+}
+
+// Env runs f with the world's env under the world's lock (for building a
+// camera on it).
+func (w *World) withEnv(f func(*tasks.Env) error) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return f(w.env)
+}
