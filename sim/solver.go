@@ -19,6 +19,22 @@ const (
 	angularSlop = 0.002
 	// maxSpecMargin (m) caps the speculative contact margin of a shape.
 	maxSpecMargin = 0.05
+	// maxSubsteps bounds Options.Substeps and Options.Iterations (Build).
+	maxSubsteps = 64
+	// defaultFriction is the sliding friction μ of a shape whose Friction
+	// is 0 (MuJoCo's default friction is 1).
+	defaultFriction = 1
+	// defaultWeldTimeConst (s) and defaultWeldDampingRatio are a Weld's
+	// softness when unset: MuJoCo's default solref (0.02, 1).
+	defaultWeldTimeConst    = 0.02
+	defaultWeldDampingRatio = 1
+	// defaultWeldTorqueScale stiffens a weld's rotational rows (time
+	// constant WeldTimeConst/5): MetaWorld's reset_mocap_welds value.
+	defaultWeldTorqueScale = 5
+	// boxCylinderSearchIters is the number of ternary-search iterations
+	// for the closest point of a box to a cylinder's axis segment
+	// ((2/3)^40 ≈ 1e-7 of the segment).
+	boxCylinderSearchIters = 40
 )
 
 // softness holds the coefficients of a soft constraint (Box2D v3 b2Softness).
