@@ -10,12 +10,13 @@ import (
 // Builder assembles a Model from plain Go values. The zero value is not
 // ready: use NewBuilder. Errors in the descriptions are reported by Build.
 type Builder struct {
-	Opt     Options
-	bodies  []BodyDesc
-	shapes  []ShapeDesc
-	joints  []JointDesc
-	exclude [][2]BodyID
-	errs    []error
+	Opt       Options
+	bodies    []BodyDesc
+	shapes    []ShapeDesc
+	joints    []JointDesc
+	actuators []ActuatorDesc
+	exclude   [][2]BodyID
+	errs      []error
 }
 
 // NewBuilder returns a Builder with DefaultOptions and the World body.
@@ -132,6 +133,7 @@ func (b *Builder) Build() (*Model, error) {
 		Bodies:     slices.Clone(b.bodies),
 		Shapes:     slices.Clone(b.shapes),
 		Joints:     slices.Clone(b.joints),
+		Actuators:  slices.Clone(b.actuators),
 		bodyNames:  map[string]int32{},
 		shapeNames: map[string]int32{},
 		jointNames: map[string]int32{},
@@ -140,6 +142,7 @@ func (b *Builder) Build() (*Model, error) {
 	buildShapes(m, &e)
 	buildMass(m, &e)
 	buildJoints(m, &e)
+	buildActuators(m, &e)
 	buildExcludes(m, b.exclude, &e)
 	if len(e) > 0 {
 		return nil, errors.Join(e...)
@@ -252,6 +255,9 @@ func buildShapes(m *Model, e *buildErrs) {
 		}
 		checkShape(m, i, e)
 		m.shapeRadius[i] = shapeBoundRadius(s)
+		if s.ContactType != 0 || s.ContactAffinity != 0 {
+			m.filtered = true
+		}
 		if !s.NoCollide {
 			counts[s.Body]++
 		}
@@ -426,8 +432,8 @@ func checkJoint(m *Model, i int, e *buildErrs) bool {
 		!finite(j.Damping) || !finite(j.Stiffness) || !finite(j.SpringRef) || !finite(j.Kp) || !finite(j.Kd) || !finite(j.MaxForce) {
 		e.bad("joint %d (%q): parameters must be finite", i, j.Name)
 	}
-	if j.Damping < 0 || j.Stiffness < 0 || j.Kp < 0 || j.Kd < 0 || j.MaxForce < 0 {
-		e.bad("joint %d (%q): damping, stiffness, gains and force limit must be >= 0", i, j.Name)
+	if j.Damping < 0 || j.Stiffness < 0 || j.Kp < 0 || j.Kd < 0 || j.MaxForce < 0 || !(j.Armature >= 0) {
+		e.bad("joint %d (%q): damping, stiffness, armature, gains and force limit must be >= 0", i, j.Name)
 	}
 	if j.Limited && j.Lower > j.Upper {
 		e.bad("joint %d (%q): lower limit %g > upper %g", i, j.Name, j.Lower, j.Upper)

@@ -229,6 +229,9 @@ func narrow(m *Model, s *State, a, b int32) {
 	if len(m.exclude) > 0 && m.excluded(ba, bb) {
 		return
 	}
+	if ws := &s.ws; m.filtered && ws.shapeType[a]&ws.shapeAff[b] == 0 && ws.shapeType[b]&ws.shapeAff[a] == 0 {
+		return
+	}
 	// order the pair so that kind(A) <= kind(B) (routines take a fixed order)
 	if sa.Kind > sb.Kind || (sa.Kind == sb.Kind && a > b) {
 		a, b = b, a

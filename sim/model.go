@@ -206,6 +206,11 @@ type ShapeDesc struct {
 	// NoCollide makes the shape visual-only (markers, goal sites): it takes
 	// part in neither collision nor mass.
 	NoCollide bool
+	// ContactType and ContactAffinity are MuJoCo's contype and conaffinity
+	// bitmasks: shapes a and b may collide when (type_a & affinity_b) |
+	// (type_b & affinity_a) is non-zero. Both zero (the default) means 1
+	// and 1, so every such shape collides with every other.
+	ContactType, ContactAffinity uint32
 
 	// Body is the owning body (filled by Builder.AddShape).
 	Body BodyID
@@ -231,6 +236,10 @@ type JointDesc struct {
 	Damping float64
 	// Stiffness (N/m or N·m/rad) pulls the coordinate toward SpringRef.
 	Stiffness, SpringRef float64
+	// Armature (kg or kg·m²) is an extra inertia on the joint coordinate
+	// (MuJoCo's armature: a rotor reflected through its gearbox); it is
+	// solved as a row resisting the coordinate's change of velocity.
+	Armature float64
 	// Motor enables a PD position servo driven by State.Ctrl[CtrlIndex]:
 	// force = Kp·(ctrl − q) − Kd·q̇, limited to ±MaxForce (N or N·m;
 	// 0 = unlimited). CtrlIndex is assigned by Build in joint order.
@@ -264,8 +273,13 @@ type Model struct {
 	Bodies []BodyDesc
 	Shapes []ShapeDesc
 	Joints []JointDesc
-	// NumCtrl is len(State.Ctrl): the number of motorised joints.
+	// Actuators are the affine joint actuators (MuJoCo's motor, position,
+	// velocity and general actuators on joints).
+	Actuators []ActuatorDesc
+	// NumCtrl is len(State.Ctrl): the motorised joints, then the actuators.
 	NumCtrl int
+	// filtered says some shape sets ContactType or ContactAffinity.
+	filtered bool
 
 	bodyNames, shapeNames, jointNames map[string]int32
 	// exclude holds body pairs (lo<<32 | hi) that never collide: bodies

@@ -138,6 +138,9 @@ type jointSim struct {
 	// prismatic rows t1, t2, axis: sP×u, rC×u and their inverse-inertia images
 	pS, pC, iS, iC [3]Vec3
 	ctrl           int32
+	act0, act1     int32    // this joint's actuators: workspace.acts[act0:act1]
+	armature       float64  // kg or kg·m²
+	armV0, armImp  float64  // armature row: velocity at the substep start, impulse
 	soft           softness // rigid rows (linear rows of a weld)
 	angSoft        softness // angular rows of a weld
 	limSoft        softness // limit rows
@@ -180,6 +183,11 @@ type workspace struct {
 	bodyCOM     []Vec3
 	bodyReach   [][2]float64
 	planes      []int32
+	acts        []actSim // actuators sorted by joint
+	actOf       []int32  // acts[k] is Model.Actuators[actOf[k]]
+	armature    bool     // some joint has an armature
+	// shapeType and shapeAff are the contact bitmasks (filtered models)
+	shapeType, shapeAff []uint32
 }
 
 func (w *workspace) init(m *Model) {
@@ -224,9 +232,25 @@ func (w *workspace) init(m *Model) {
 			motor:     jd.Motor, kp: jd.Kp, kd: jd.Kd, maxF: jd.MaxForce, ctrl: int32(jd.CtrlIndex),
 		}
 		j.axisC = jd.relRot.InvRotate(jd.localAxisP)
+		if jd.Armature > 0 && jd.Kind != Weld {
+			j.armature = jd.Armature
+			w.armature = true
+		}
 		j.slop = m.Opt.LinearSlop
 		if jd.Kind == Revolute {
 			j.slop = angularSlop
+		}
+	}
+	w.initActuators(m)
+	if m.filtered {
+		w.shapeType = make([]uint32, ns)
+		w.shapeAff = make([]uint32, ns)
+		for i := range m.Shapes {
+			t, a := m.Shapes[i].ContactType, m.Shapes[i].ContactAffinity
+			if t == 0 && a == 0 {
+				t, a = 1, 1
+			}
+			w.shapeType[i], w.shapeAff[i] = t, a
 		}
 	}
 }
@@ -259,6 +283,9 @@ func solve(m *Model, s *State) {
 	// position update, so the relax stage sees the limits where they are
 	updateJoints(m, s, h, true)
 	for sub := 0; sub < n; sub++ {
+		if ws.armature {
+			captureArmature(ws)
+		}
 		integrateVelocities(m, ws, opt.Gravity, h)
 		warmStartJoints(ws)
 		warmStartContacts(s.man, ws.bodies)
@@ -339,6 +366,9 @@ func prepareBodies(m *Model, s *State, dt float64) {
 		}
 		s.lastCtrl[c] = u
 		ws.joints[j].target = u
+	}
+	if len(ws.acts) > 0 {
+		prepareActuators(m, s)
 	}
 }
 
