@@ -169,29 +169,6 @@ func solveActuators(acts []actSim, j *jointSim, cdot *float64, h float64) float6
 	return total
 }
 
-// solveArmature solves the rotor-inertia row of joint j: the joint resists
-// changes of its velocity within the substep like an extra inertia
-// Armature (kg·m² or kg) on the coordinate, λ = −arm·(q̇ − q̇₀).
-func solveArmature(j *jointSim, cdot *float64) float64 {
-	den := j.axMass + j.armature
-	imp := -j.axMass*j.armature/den*(*cdot-j.armV0) - j.axMass/den*j.armImp
-	j.armImp += imp
-	*cdot += imp / j.axMass
-	return imp
-}
-
-// captureArmature stores each armature joint's velocity at the start of a
-// substep and forgets its armature impulse.
-func captureArmature(ws *workspace) {
-	for i := range ws.joints {
-		j := &ws.joints[i]
-		if j.armature > 0 && j.kind != Weld {
-			j.armV0 = axisVel(j, &ws.bodies[j.p], &ws.bodies[j.c])
-			j.armImp = 0
-		}
-	}
-}
-
 // actuatorTotal returns the summed warm-start impulse of joint j's actuators.
 func actuatorTotal(acts []actSim, j *jointSim) float64 {
 	var t float64

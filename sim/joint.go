@@ -272,9 +272,6 @@ func solveAxis(j *jointSim, p, c *bodySim, acts []actSim, h, invH float64, useBi
 	kax := 1 / j.axMass
 	cdot := axisVel(j, p, c)
 	var total float64
-	if j.armature > 0 {
-		total += solveArmature(j, &cdot)
-	}
 	if j.hasSpring {
 		s := j.springS
 		imp := -j.axMass*s.massScale*(cdot+s.biasRate*(j.q-j.ref)) - s.impulseScale*j.springImp

@@ -236,10 +236,6 @@ type JointDesc struct {
 	Damping float64
 	// Stiffness (N/m or N·m/rad) pulls the coordinate toward SpringRef.
 	Stiffness, SpringRef float64
-	// Armature (kg or kg·m²) is an extra inertia on the joint coordinate
-	// (MuJoCo's armature: a rotor reflected through its gearbox); it is
-	// solved as a row resisting the coordinate's change of velocity.
-	Armature float64
 	// Motor enables a PD position servo driven by State.Ctrl[CtrlIndex]:
 	// force = Kp·(ctrl − q) − Kd·q̇, limited to ±MaxForce (N or N·m;
 	// 0 = unlimited). CtrlIndex is assigned by Build in joint order.

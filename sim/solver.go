@@ -139,8 +139,6 @@ type jointSim struct {
 	pS, pC, iS, iC [3]Vec3
 	ctrl           int32
 	act0, act1     int32    // this joint's actuators: workspace.acts[act0:act1]
-	armature       float64  // kg or kg·m²
-	armV0, armImp  float64  // armature row: velocity at the substep start, impulse
 	soft           softness // rigid rows (linear rows of a weld)
 	angSoft        softness // angular rows of a weld
 	limSoft        softness // limit rows
@@ -185,7 +183,6 @@ type workspace struct {
 	planes      []int32
 	acts        []actSim // actuators sorted by joint
 	actOf       []int32  // acts[k] is Model.Actuators[actOf[k]]
-	armature    bool     // some joint has an armature
 	// shapeType and shapeAff are the contact bitmasks (filtered models)
 	shapeType, shapeAff []uint32
 }
@@ -232,10 +229,6 @@ func (w *workspace) init(m *Model) {
 			motor:     jd.Motor, kp: jd.Kp, kd: jd.Kd, maxF: jd.MaxForce, ctrl: int32(jd.CtrlIndex),
 		}
 		j.axisC = jd.relRot.InvRotate(jd.localAxisP)
-		if jd.Armature > 0 && jd.Kind != Weld {
-			j.armature = jd.Armature
-			w.armature = true
-		}
 		j.slop = m.Opt.LinearSlop
 		if jd.Kind == Revolute {
 			j.slop = angularSlop
@@ -283,9 +276,6 @@ func solve(m *Model, s *State) {
 	// position update, so the relax stage sees the limits where they are
 	updateJoints(m, s, h, true)
 	for sub := 0; sub < n; sub++ {
-		if ws.armature {
-			captureArmature(ws)
-		}
 		integrateVelocities(m, ws, opt.Gravity, h)
 		warmStartJoints(ws)
 		warmStartContacts(s.man, ws.bodies)

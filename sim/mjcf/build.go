@@ -34,6 +34,8 @@ func (c *compiler) build(name string, actuators, equality, contact []*element) *
 	b := sim.NewBuilder()
 	b.Opt.Timestep = c.opts.Timestep
 	b.Opt.Gravity = c.opts.Gravity
+	// MuJoCo caps no speeds: robot wrists spin at 100+ rad/s under stiff servos
+	b.Opt.MaxSpeed, b.Opt.MaxAngularSpeed = 100, 1000
 	ids := make([]sim.BodyID, len(sb))
 	for i, s := range sb {
 		if i == 0 {
@@ -142,6 +144,17 @@ func (c *compiler) carrierMass(sb []*simBody) {
 			t.add(rotated(mb.wrot.Mul(mb.iquat), mb.inertia))
 			t.add(pointInertia(mb.mass, mb.wpos.Add(mb.wrot.Rotate(mb.ipos)).Sub(com)))
 		}
+		// MuJoCo's armature is rotor inertia on the joint coordinate; in
+		// maximal coordinates it is inertia about the joint axis on the
+		// moving body (exact for a hinge on a fixed parent)
+		for _, bi := range s.members {
+			for _, j := range c.bodies[bi].joints {
+				if j.arm > 0 && j.typ == "hinge" {
+					a := c.bodies[bi].wrot.Rotate(j.axis.Normalize())
+					t.add(sym3{j.arm * a.X * a.X, j.arm * a.Y * a.Y, j.arm * a.Z * a.Z, j.arm * a.X * a.Y, j.arm * a.X * a.Z, j.arm * a.Y * a.Z})
+				}
+			}
+		}
 		pr, rot := t.principal()
 		const minI = 1e-12 // kg·m²: sim needs a positive-definite inertia
 		pr = sim.V3(max(pr.X, minI), max(pr.Y, minI), max(pr.Z, minI))
@@ -216,7 +229,7 @@ func (c *compiler) emitJoints(b *sim.Builder, m *Model, sb []*simBody, ids []sim
 			j.sim = b.AddJoint(sim.JointDesc{Name: j.name, Kind: kind, Parent: parent, Child: ids[mb.chain[k]],
 				Anchor: mb.wpos.Add(mb.wrot.Rotate(j.pos)), Axis: mb.wrot.Rotate(j.axis.Normalize()),
 				Limited: j.limited, Lower: j.lo - j.ref, Upper: j.hi - j.ref,
-				Damping: j.damping, Stiffness: j.stiffness, SpringRef: j.springref - j.ref, Armature: j.arm})
+				Damping: j.damping, Stiffness: j.stiffness, SpringRef: j.springref - j.ref})
 			out.Sim = j.sim
 		}
 		m.Joints = append(m.Joints, out)

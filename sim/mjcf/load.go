@@ -14,7 +14,7 @@ import (
 type Options struct {
 	// IntermediateMass is the share of a multi-joint body's mass (and
 	// inertia) given to each intermediate sim body of its joint chain
-	// (default 0.05).
+	// (default 0.2: lighter ones make the soft solver ring).
 	IntermediateMass float64
 	// Lenient turns unsupported elements (tendons, muscles, ...) into
 	// warnings and drops them; for comparing the supported part of a model
@@ -60,10 +60,10 @@ func readCapped(rf func(string) ([]byte, error), path string, limit int) ([]byte
 
 func parse(data []byte, file, dir string, opt Options) (*Model, error) {
 	if opt.IntermediateMass == 0 {
-		opt.IntermediateMass = 0.05
+		opt.IntermediateMass = 0.2
 	}
-	if !(opt.IntermediateMass > 0 && opt.IntermediateMass < 0.3) {
-		return nil, fmt.Errorf("mjcf: Options.IntermediateMass %g must be in (0, 0.3)", opt.IntermediateMass)
+	if !(opt.IntermediateMass > 0 && opt.IntermediateMass <= 0.3) {
+		return nil, fmt.Errorf("mjcf: Options.IntermediateMass %g must be in (0, 0.3]", opt.IntermediateMass)
 	}
 	if opt.ReadFile == nil {
 		opt.ReadFile = os.ReadFile

@@ -1,0 +1,297 @@
+//go:build mujoco
+
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/vlmrb/vlmrb/sim"
+	"github.com/vlmrb/vlmrb/sim/mjcf"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: mujoco compare FILE...|refuse DIR|speed [-rounds N -steps N] FILE...")
+		os.Exit(2)
+	}
+	var err error
+	switch os.Args[1] {
+	case "compare":
+		err = compare(os.Args[2:])
+	case "refuse":
+		err = refuse(os.Args[2:])
+	case "speed":
+		err = speed(os.Args[2:])
+	default:
+		err = fmt.Errorf("unknown command %q", os.Args[1])
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mujoco:", err)
+		os.Exit(1)
+	}
+}
+
+// lenientFor lists models compared on their supported part only.
+func load(path string) (*mjcf.Model, error) {
+	m, err := mjcf.Load(path, mjcf.Options{})
+	if err != nil && strings.Contains(filepath.Base(path), "arm26") {
+		return mjcf.Load(path, mjcf.Options{Lenient: true})
+	}
+	return m, err
+}
+
+func compare(files []string) error {
+	fmt.Println("| model | quantity | vlmrb | MuJoCo 2.2.2 | max difference | tolerance | ok |")
+	fmt.Println("|---|---|---|---|---|---|---|")
+	for _, f := range files {
+		ours, err := load(f)
+		if err != nil {
+			return err
+		}
+		ref, err := loadMJ(f)
+		if err != nil {
+			return fmt.Errorf("%s: MuJoCo: %v", f, err)
+		}
+		name := filepath.Base(f)
+		compiled(name, ours, ref)
+		trajectories(name, ours, ref)
+		ref.close()
+	}
+	return nil
+}
+
+func row(model, q, ours, ref string, diff, tol float64) {
+	ok := "yes"
+	if !(diff <= tol) {
+		ok = "**no**"
+	}
+	fmt.Printf("| %s | %s | %s | %s | %.3g | %.3g | %s |\n", model, q, ours, ref, diff, tol, ok)
+}
+
+func compiled(name string, o *mjcf.Model, r *mj) {
+	row(name, "bodies", strconv.Itoa(len(o.Bodies)), strconv.Itoa(r.nbody()), math.Abs(float64(len(o.Bodies)-r.nbody())), 0)
+	n := min(len(o.Bodies), r.nbody())
+	var dm, di, dp, dq float64
+	var tm, tr float64
+	wm, wi, wp := "", "", ""
+	for i := 1; i < n; i++ {
+		b := &o.Bodies[i]
+		if b.Name != r.bodyName(i) {
+			fmt.Printf("| %s | body %d name | %s | %s | | | **no** |\n", name, i, b.Name, r.bodyName(i))
+		}
+		tm += b.Mass
+		tr += r.mass(i)
+		if d := math.Abs(b.Mass-r.mass(i)) / max(r.mass(i), 1e-12); d > dm {
+			dm, wm = d, b.Name
+		}
+		oi := []float64{b.Inertia.X, b.Inertia.Y, b.Inertia.Z}
+		ri := r.inertia(i)
+		rs := ri[:]
+		sort.Float64s(oi)
+		sort.Float64s(rs)
+		for k := 0; k < 3; k++ {
+			if d := math.Abs(oi[k]-rs[k]) / max(rs[2], 1e-15); d > di {
+				di, wi = d, b.Name
+			}
+		}
+		p := r.xpos(i)
+		if d := math.Abs(b.Pos.X-p[0]) + math.Abs(b.Pos.Y-p[1]) + math.Abs(b.Pos.Z-p[2]); d > dp {
+			dp, wp = d, b.Name
+		}
+		q := r.xquat(i)
+		dot := math.Abs(b.Rot.W*q[0] + b.Rot.X*q[1] + b.Rot.Y*q[2] + b.Rot.Z*q[3])
+		dq = max(dq, 2*math.Acos(min(1, dot)))
+	}
+	row(name, "total mass (kg)", fmt.Sprintf("%.6f", tm), fmt.Sprintf("%.6f", tr), math.Abs(tm-tr), 1e-9*max(tr, 1))
+	row(name, "body mass, max rel. diff ("+wm+")", "", "", dm, 1e-9)
+	row(name, "principal inertia, max rel. diff ("+wi+")", "", "", di, 1e-6)
+	row(name, "body world pos at qpos0, max |Δ| (m) ("+wp+")", "", "", dp, 1e-9)
+	row(name, "body world rot at qpos0, max angle (rad)", "", "", dq, 1e-9)
+}
+
+// scenario is one stepped comparison: joint tolerance (rad or m) and body
+// position tolerance (m).
+type scenario struct {
+	name         string
+	seconds      float64
+	ctrl         float64
+	tolQ, tolPos float64
+}
+
+func trajectories(name string, o *mjcf.Model, r *mj) {
+	for _, sc := range []scenario{
+		{"gravity, ctrl 0", 0.2, 0, 0.01, 0.005},
+		{"gravity, ctrl 0", 1, 0, 0.05, 0.02},
+		{"constant ctrl 0.3", 1, 0.3, 0.05, 0.02},
+		{"rest, ctrl 0", 3, 0, 0.05, 0.05},
+	} {
+		if len(o.Actuators) == 0 && sc.ctrl != 0 {
+			continue
+		}
+		r.reset()
+		s := o.Sim.NewState()
+		for i, a := range o.Actuators {
+			lim, lo, hi := r.ctrlRange(i)
+			u := sc.ctrl
+			if lim {
+				u = max(lo, min(hi, u))
+			}
+			r.setCtrl(i, u)
+			s.Ctrl[a.Ctrl] = u
+		}
+		nm := int(math.Round(sc.seconds / r.timestep()))
+		no := int(math.Round(sc.seconds / o.Sim.Opt.Timestep))
+		r.steps(nm)
+		for i := 0; i < no; i++ {
+			sim.Step(o.Sim, s)
+		}
+		var dq, qo, qr float64
+		worst := ""
+		for j := 0; j < min(len(o.Joints), r.njnt()); j++ {
+			jt := &o.Joints[j]
+			if jt.Type == "free" {
+				continue
+			}
+			a, b := o.JointPos(s, j), r.qpos(j)
+			if d := math.Abs(a - b); d > dq {
+				dq, worst, qo, qr = d, jt.Name, a, b
+			}
+		}
+		var dbody float64
+		wb := ""
+		for i := 1; i < min(len(o.Bodies), r.nbody()); i++ {
+			p, _ := o.BodyPose(s, i)
+			rp := r.xpos(i)
+			if d := math.Sqrt((p.X-rp[0])*(p.X-rp[0]) + (p.Y-rp[1])*(p.Y-rp[1]) + (p.Z-rp[2])*(p.Z-rp[2])); d > dbody {
+				dbody, wb = d, o.Bodies[i].Name
+			}
+		}
+		label := fmt.Sprintf("%s, %.1f s", sc.name, sc.seconds)
+		if worst != "" {
+			row(name, label+": joint q, max |Δ| ("+worst+")", fmt.Sprintf("%.4f", qo), fmt.Sprintf("%.4f", qr), dq, sc.tolQ)
+		}
+		row(name, label+": body world pos, max |Δ| m ("+wb+")", "", "", dbody, sc.tolPos)
+		if strings.HasPrefix(sc.name, "rest") {
+			// the height of the first body (the root: torso, base, ...)
+			p, _ := o.BodyPose(s, 1)
+			rp := r.xpos(1)
+			row(name, label+": height of "+o.Bodies[1].Name+" (m)", fmt.Sprintf("%.4f", p.Z), fmt.Sprintf("%.4f", rp[2]), math.Abs(p.Z-rp[2]), sc.tolPos)
+		}
+		if s.Warnings.Total() > 0 {
+			fmt.Printf("| %s | %s: sim warnings | %+v | | | | |\n", name, label, s.Warnings)
+		}
+	}
+}
+
+func refuse(args []string) error {
+	if len(args) != 1 {
+		return fmt.Errorf("refuse DIR")
+	}
+	var files []string
+	filepath.WalkDir(args[0], func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".xml") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	slices.Sort(files)
+	fmt.Println("| model | MuJoCo 2.2.2 | vlmrb | why (first error) / warnings |")
+	fmt.Println("|---|---|---|---|")
+	for _, f := range files {
+		rel, _ := filepath.Rel(args[0], f)
+		refState := "loads"
+		if r, err := loadMJ(f); err != nil {
+			refState = "refuses: " + firstLine(err.Error())
+		} else {
+			refState = fmt.Sprintf("loads (%d bodies)", r.nbody())
+			r.close()
+		}
+		m, err := mjcf.Load(f, mjcf.Options{})
+		if err != nil {
+			msg := firstLine(err.Error())
+			msg = strings.ReplaceAll(msg, args[0]+"/", "")
+			fmt.Printf("| %s | %s | refused | %s |\n", rel, refState, strings.ReplaceAll(msg, "|", "/"))
+			continue
+		}
+		fmt.Printf("| %s | %s | loaded (%d bodies, %d sim bodies) | %d warnings |\n", rel, refState, len(m.Bodies), len(m.Sim.Bodies), len(m.Warnings))
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+var stepsRE = regexp.MustCompile(`Steps per second\s*:\s*([0-9.]+)`)
+
+func speed(args []string) error {
+	fs := flag.NewFlagSet("speed", flag.ContinueOnError)
+	rounds := fs.Int("rounds", 5, "interleaved rounds")
+	steps := fs.Int("steps", 20000, "steps per run")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	fmt.Println("| model | timestep (ms) | vlmrb steps/s (median) | mujoco-testspeed steps/s (median) | ratio | rounds |")
+	fmt.Println("|---|---|---|---|---|---|")
+	for _, f := range fs.Args() {
+		o, err := load(f)
+		if err != nil {
+			return err
+		}
+		var ours, theirs []float64
+		for r := 0; r < *rounds; r++ {
+			ours = append(ours, runOurs(o, *steps))
+			out, err := exec.Command("mujoco-testspeed", f, strconv.Itoa(*steps), "1", "0.01").CombinedOutput()
+			if err != nil {
+				return fmt.Errorf("mujoco-testspeed %s: %v: %s", f, err, out)
+			}
+			m := stepsRE.FindSubmatch(out)
+			if m == nil {
+				return fmt.Errorf("mujoco-testspeed %s: no steps/s in %q", f, out)
+			}
+			v, _ := strconv.ParseFloat(string(m[1]), 64)
+			theirs = append(theirs, v)
+		}
+		mo, mt := median(ours), median(theirs)
+		fmt.Printf("| %s | %g | %.0f | %.0f | %.2f× | %d |\n", filepath.Base(f), o.Sim.Opt.Timestep*1000, mo, mt, mo/mt, *rounds)
+	}
+	return nil
+}
+
+// runOurs steps the model with testspeed's control noise (0.01 of each
+// control range about its centre, uniform) and returns steps/s.
+func runOurs(o *mjcf.Model, n int) float64 {
+	s := o.Sim.NewState()
+	rng := rand.New(rand.NewPCG(1, 2))
+	t0 := time.Now()
+	for i := 0; i < n; i++ {
+		for _, a := range o.Actuators {
+			c, rad := 0.0, 1.0
+			if a.CtrlLimited {
+				c, rad = (a.CtrlRange[0]+a.CtrlRange[1])/2, (a.CtrlRange[1]-a.CtrlRange[0])/2
+			}
+			s.Ctrl[a.Ctrl] = c + 0.01*rad*(2*rng.Float64()-1)
+		}
+		sim.Step(o.Sim, s)
+	}
+	return float64(n) / time.Since(t0).Seconds()
+}
+
+func median(x []float64) float64 {
+	y := slices.Clone(x)
+	slices.Sort(y)
+	return y[len(y)/2]
+}
