@@ -47,8 +47,22 @@ func (c *compiler) build(name string, actuators, equality, contact []*element) *
 	for bi, mb := range c.bodies {
 		car := sb[mb.carrier]
 		f := Frame{Body: ids[mb.carrier], Pos: car.rot.InvRotate(mb.wpos.Sub(car.pos)), Rot: car.rot.Conj().Mul(mb.wrot).Normalize()}
-		m.Bodies = append(m.Bodies, Body{Name: mb.name, Parent: mb.parent, Frame: f, Pos: mb.wpos, Rot: mb.wrot,
-			Mass: mb.mass, Inertia: mb.inertia, IPos: mb.ipos, IQuat: mb.iquat})
+		out := Body{Name: mb.name, Parent: mb.parent, Frame: f, Pos: mb.wpos, Rot: mb.wrot,
+			Mass: mb.mass, Inertia: mb.inertia, IPos: mb.ipos, IQuat: mb.iquat, LocalPos: mb.pos, LocalRot: mb.rot}
+		if bi == 0 {
+			out.LocalRot = sim.Identity()
+		}
+		if mb.free {
+			for _, j := range c.joints {
+				if j.body == bi {
+					out.Joints = append(out.Joints, j.index)
+				}
+			}
+		}
+		for _, j := range mb.joints {
+			out.Joints = append(out.Joints, j.index)
+		}
+		m.Bodies = append(m.Bodies, out)
 		if bi > 0 {
 			if pc := c.bodies[mb.parent].carrier; pc != mb.carrier && pc != 0 {
 				b.ExcludePair(ids[pc], ids[mb.carrier])
@@ -210,7 +224,10 @@ func (c *compiler) emitGeoms(b *sim.Builder, m *Model) {
 func (c *compiler) emitJoints(b *sim.Builder, m *Model, sb []*simBody, ids []sim.BodyID) {
 	for _, j := range c.joints {
 		mb := c.bodies[j.body]
-		out := Joint{Name: j.name, Type: j.typ, Body: j.body, Sim: -1, Ref: j.ref, Limited: j.limited, Range: [2]float64{j.lo, j.hi}}
+		out := Joint{Name: j.name, Type: j.typ, Body: j.body, Sim: -1, Ref: j.ref, Limited: j.limited, Range: [2]float64{j.lo, j.hi}, Pos: j.pos}
+		if j.typ != "free" {
+			out.Axis = j.axis.Normalize()
+		}
 		if j.typ != "free" {
 			k := 0
 			for i, jj := range mb.joints {

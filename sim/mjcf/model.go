@@ -41,6 +41,11 @@ type Body struct {
 	// Pos, Rot are the body frame's world pose at qpos0.
 	Pos sim.Vec3
 	Rot sim.Quat
+	// LocalPos, LocalRot are the body frame in its parent's frame, and
+	// Joints its joints (indices into Model.Joints, parent side first).
+	LocalPos sim.Vec3
+	LocalRot sim.Quat
+	Joints   []int
 	// Mass (kg), principal Inertia (kg·m²) and the inertial frame (IPos,
 	// IQuat in the body frame), as MuJoCo's compiler computes them.
 	Mass    float64
@@ -60,6 +65,8 @@ type Joint struct {
 	Ref     float64
 	Limited bool
 	Range   [2]float64
+	// Pos and Axis are the joint's anchor and unit axis in its body's frame.
+	Pos, Axis sim.Vec3
 }
 
 // Actuator is one MJCF actuator.
@@ -142,6 +149,61 @@ func (m *Model) Joint(name string) (int, bool) {
 // BodyPose returns body i's world pose in state s.
 func (m *Model) BodyPose(s *sim.State, i int) (sim.Vec3, sim.Quat) {
 	return m.Bodies[i].Frame.World(s)
+}
+
+// Kinematics returns every body's world pose for the MuJoCo joint
+// coordinates q (len(Joints), rad or m; free joints keep their qpos0 pose):
+// forward kinematics of the body tree, for inverse kinematics and resets.
+func (m *Model) Kinematics(q []float64, pos []sim.Vec3, rot []sim.Quat) {
+	if len(q) != len(m.Joints) || len(pos) != len(m.Bodies) || len(rot) != len(m.Bodies) {
+		panic("mjcf: Kinematics needs len(q) = len(Joints) and len(pos) = len(rot) = len(Bodies)")
+	}
+	pos[0], rot[0] = sim.Vec3{}, sim.Identity()
+	for i := 1; i < len(m.Bodies); i++ {
+		b := &m.Bodies[i]
+		if b.Parent < 0 {
+			continue
+		}
+		p, r := pos[b.Parent].Add(rot[b.Parent].Rotate(b.LocalPos)), rot[b.Parent].Mul(b.LocalRot)
+		for _, ji := range b.Joints {
+			j := &m.Joints[ji]
+			switch j.Type {
+			case "hinge":
+				// rotate about the axis through the anchor
+				dq := sim.QuatFromAxisAngle(j.Axis, q[ji]-j.Ref)
+				a := r.Rotate(j.Pos)
+				r = r.Mul(dq)
+				p = p.Add(a).Sub(r.Rotate(j.Pos))
+			case "slide":
+				p = p.Add(r.Rotate(j.Axis.Scale(q[ji] - j.Ref)))
+			case "free":
+				p, r = b.Pos, b.Rot
+			}
+		}
+		pos[i], rot[i] = p, r.Normalize()
+	}
+}
+
+// SitePos returns site i's world position for joint coordinates q, with
+// scratch pose storage from Kinematics (len(Bodies) each).
+func (m *Model) SitePos(i int, q []float64, pos []sim.Vec3, rot []sim.Quat) sim.Vec3 {
+	m.Kinematics(q, pos, rot)
+	s := &m.Sites[i]
+	b := &m.Bodies[s.Body]
+	// the site's pose in its body frame: Frame composed with the inverse
+	// of the body's Frame (both on the same sim body)
+	local := b.Frame.Rot.InvRotate(s.Frame.Pos.Sub(b.Frame.Pos))
+	return pos[s.Body].Add(rot[s.Body].Rotate(local))
+}
+
+// QPos0 returns the MuJoCo coordinates of the model pose (the joints'
+// refs).
+func (m *Model) QPos0() []float64 {
+	q := make([]float64, len(m.Joints))
+	for i := range m.Joints {
+		q[i] = m.Joints[i].Ref
+	}
+	return q
 }
 
 // JointPos returns joint i's MuJoCo coordinate (rad or m) in state s.
