@@ -150,6 +150,7 @@ type compiler struct {
 	boundMass        float64
 	boundInertia     float64
 	settotalmass     float64
+	exactMeshInertia bool
 	classes          map[string]*class
 	meshes           map[string]*meshAsset
 	materials        map[string][4]float32
@@ -299,7 +300,7 @@ func (c *compiler) compilerElem(e *element) {
 	c.settotalmass = a.float("settotalmass", -1)
 	a.oneOf("coordinate", "local", "local")
 	a.ignore("texturedir", "strippath", "usethread", "convexhull", "discardvisual", "fusestatic", "inertiagrouprange")
-	a.warnIf("the engine computes its own mesh inertia", "exactmeshinertia")
+	c.exactMeshInertia = a.bool("exactmeshinertia", false)
 	a.warnIf("not applied", "balanceinertia", "fitaabb", "alignfree")
 	a.finish()
 }

@@ -74,7 +74,7 @@ func (c *compiler) meshAssetElem(e *element, cls *class) {
 		m.Vertices[i] = m.Vertices[i].Mul(scale)
 	}
 	ma.mesh = m
-	ma.volume, ma.com, ma.rot, ma.unitI = meshMass(m)
+	ma.volume, ma.com, ma.rot, ma.unitI = meshMass(m, c.exactMeshInertia)
 }
 
 // parseOBJ reads the vertices and faces (fan-triangulated) of a Wavefront
@@ -176,15 +176,35 @@ func stlBinarySize(data []byte) bool {
 	return int64(len(data)) == 84+50*n
 }
 
-// meshMass returns a closed mesh's volume, centroid, principal axes and
-// principal inertia per unit mass, from signed tetrahedra to the origin
-// (inside-out meshes are flipped). Open meshes get their absolute volume.
-func meshMass(m *Mesh) (vol float64, com sim.Vec3, rot sim.Quat, unit sim.Vec3) {
-	var c sim.Vec3
-	var cov [3][3]float64 // ∫ x xᵀ dV
+// meshMass returns a mesh's volume, centroid, principal axes and
+// principal inertia per unit mass the way MuJoCo 2.2.2 computes them by
+// default (exactmeshinertia false): from the tetrahedra between each face
+// and the area-weighted centroid of the faces, each counted with its
+// absolute volume (exact for convex meshes; open or concave meshes such as
+// a mug count more than their enclosed volume, as in MuJoCo). With exact
+// it uses signed volumes (closed meshes of any shape).
+func meshMass(m *Mesh, exact bool) (vol float64, com sim.Vec3, rot sim.Quat, unit sim.Vec3) {
+	var fc sim.Vec3
+	var area float64
 	for _, t := range m.Triangles {
 		a, b, d := m.Vertices[t[0]], m.Vertices[t[1]], m.Vertices[t[2]]
+		ar := b.Sub(a).Cross(d.Sub(a)).Norm() / 2
+		area += ar
+		fc = fc.Add(a.Add(b).Add(d).Scale(ar / 3))
+	}
+	rot = sim.Identity()
+	if area == 0 {
+		return 0, sim.Vec3{}, rot, sim.Vec3{}
+	}
+	fc = fc.Scale(1 / area)
+	var c sim.Vec3
+	var cov [3][3]float64 // ∫ x xᵀ dV about fc
+	for _, t := range m.Triangles {
+		a, b, d := m.Vertices[t[0]].Sub(fc), m.Vertices[t[1]].Sub(fc), m.Vertices[t[2]].Sub(fc)
 		v := a.Dot(b.Cross(d)) / 6
+		if !exact {
+			v = math.Abs(v)
+		}
 		vol += v
 		c = c.Add(a.Add(b).Add(d).Scale(v / 4))
 		p := [3]sim.Vec3{a, b, d}
@@ -204,13 +224,11 @@ func meshMass(m *Mesh) (vol float64, com sim.Vec3, rot sim.Quat, unit sim.Vec3) 
 			}
 		}
 	}
-	rot = sim.Identity()
 	if vol == 0 {
 		return 0, sim.Vec3{}, rot, sim.Vec3{}
 	}
-	com = c.Scale(1 / vol)
-	// covariance about the centroid, per unit volume
-	cc := [3]float64{com.X, com.Y, com.Z}
+	cl := c.Scale(1 / vol)
+	cc := [3]float64{cl.X, cl.Y, cl.Z}
 	for i := 0; i < 3; i++ {
 		for j := 0; j < 3; j++ {
 			cov[i][j] = cov[i][j]/vol - cc[i]*cc[j]
@@ -221,5 +239,5 @@ func meshMass(m *Mesh) (vol float64, com sim.Vec3, rot sim.Quat, unit sim.Vec3) 
 	in.xx, in.yy, in.zz = tr-cov[0][0], tr-cov[1][1], tr-cov[2][2]
 	in.xy, in.xz, in.yz = -cov[0][1], -cov[0][2], -cov[1][2]
 	unit, rot = in.principal()
-	return math.Abs(vol), com, rot, unit
+	return math.Abs(vol), cl.Add(fc), rot, unit
 }
