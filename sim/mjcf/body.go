@@ -278,45 +278,7 @@ func (c *compiler) geom(e *element, bi int, cls *class) {
 	g.typ = a.oneOf("type", "sphere", "plane", "box", "sphere", "capsule", "cylinder", "ellipsoid", "mesh")
 	g.pos = a.vec3("pos", sim.Vec3{})
 	g.rot = a.orientation()
-	size, _ := a.floats("size", 1, 3)
-	sz := func(i int) float64 {
-		if i < len(size) {
-			return size[i]
-		}
-		return 0
-	}
-	if ft, ok := a.floats("fromto", 6, 6); ok {
-		if a.has("pos") || a.has("quat") || a.has("euler") || a.has("axisangle") || a.has("xyaxes") || a.has("zaxis") {
-			c.warn("<geom> fromto overrides pos and orientation")
-		}
-		p0, p1 := sim.V3(ft[0], ft[1], ft[2]), sim.V3(ft[3], ft[4], ft[5])
-		d := p1.Sub(p0)
-		if d.Norm() == 0 {
-			c.fail(e, "fromto", "has zero length")
-		}
-		g.pos = p0.Add(p1).Scale(0.5)
-		g.rot = quatBetween(sim.V3(0, 0, 1), d.Normalize())
-		hl := d.Norm() / 2
-		switch g.typ {
-		case "capsule", "cylinder":
-			g.size = sim.V3(sz(0), hl, 0)
-		case "box", "ellipsoid":
-			g.size = sim.V3(sz(0), sz(1), hl)
-		default:
-			c.fail(e, "fromto", fmt.Sprintf("is not valid for a %s", g.typ))
-		}
-	} else {
-		switch g.typ {
-		case "box", "ellipsoid":
-			g.size = sim.V3(sz(0), sz(1), sz(2))
-		case "sphere":
-			g.size = sim.V3(sz(0), 0, 0)
-		case "capsule", "cylinder":
-			g.size = sim.V3(sz(0), sz(1), 0)
-		case "plane":
-			g.size = sim.V3(sz(0), sz(1), sz(2))
-		}
-	}
+	c.geomSize(a, g)
 	g.rgba = [4]float32{0.5, 0.5, 0.5, 1}
 	if mat := a.str("material", ""); mat != "" {
 		if rgba, ok := c.materials[mat]; ok {
@@ -326,33 +288,7 @@ func (c *compiler) geom(e *element, bi int, cls *class) {
 		}
 	}
 	g.rgba = rgbaOf(a, g.rgba)
-	if mf, ok := a.floats("friction", 1, 3); ok {
-		g.friction = mf[0]
-		if len(mf) > 1 {
-			g.torsion = mf[1]
-		}
-	} else {
-		g.friction, g.torsion = 1, 0.005
-	}
-	condim := a.int("condim", 3)
-	switch condim {
-	case 1:
-		g.friction, g.torsion = 1e-6, 0
-	case 3:
-		g.torsion = 0
-	case 4:
-	case 6:
-		c.warn(fmt.Sprintf("%s: condim 6 rolling friction is not in the engine (torsional kept)", e.where()))
-	default:
-		c.fail(e, "condim", fmt.Sprintf("%d must be 1, 3, 4 or 6", condim))
-	}
-	g.contype = uint32(a.int("contype", 1))
-	g.conaff = uint32(a.int("conaffinity", 1))
-	g.group = a.int("group", 0)
-	if mg := a.float("margin", 0); mg != 0 {
-		_ = mg
-		c.warn("<geom> margin approximated by the engine's speculative contact margin")
-	}
+	c.geomContact(a, g)
 	a.warnIf("the engine's contacts use its own soft constraint", "solref", "solimp", "solmix", "priority", "gap")
 	a.ignore("user", "fitscale", "fluidshape", "fluidcoef")
 	density := a.float("density", 1000)
@@ -399,6 +335,83 @@ func (c *compiler) geom(e *element, bi int, cls *class) {
 	g.collides = collide
 	c.bodies[bi].geoms = append(c.bodies[bi].geoms, g)
 	c.geoms = append(c.geoms, g)
+}
+
+// geomSize reads size and fromto (which also sets the pose) into sim's
+// size conventions.
+func (c *compiler) geomSize(a *attrSet, g *mgeom) {
+	e := g.e
+	size, _ := a.floats("size", 1, 3)
+	sz := func(i int) float64 {
+		if i < len(size) {
+			return size[i]
+		}
+		return 0
+	}
+	if ft, ok := a.floats("fromto", 6, 6); ok {
+		if a.has("pos") || a.has("quat") || a.has("euler") || a.has("axisangle") || a.has("xyaxes") || a.has("zaxis") {
+			c.warn("<geom> fromto overrides pos and orientation")
+		}
+		p0, p1 := sim.V3(ft[0], ft[1], ft[2]), sim.V3(ft[3], ft[4], ft[5])
+		d := p1.Sub(p0)
+		if d.Norm() == 0 {
+			c.fail(e, "fromto", "has zero length")
+		}
+		g.pos = p0.Add(p1).Scale(0.5)
+		g.rot = quatBetween(sim.V3(0, 0, 1), d.Normalize())
+		hl := d.Norm() / 2
+		switch g.typ {
+		case "capsule", "cylinder":
+			g.size = sim.V3(sz(0), hl, 0)
+		case "box", "ellipsoid":
+			g.size = sim.V3(sz(0), sz(1), hl)
+		default:
+			c.fail(e, "fromto", fmt.Sprintf("is not valid for a %s", g.typ))
+		}
+	} else {
+		switch g.typ {
+		case "box", "ellipsoid":
+			g.size = sim.V3(sz(0), sz(1), sz(2))
+		case "sphere":
+			g.size = sim.V3(sz(0), 0, 0)
+		case "capsule", "cylinder":
+			g.size = sim.V3(sz(0), sz(1), 0)
+		case "plane":
+			g.size = sim.V3(sz(0), sz(1), sz(2))
+		}
+	}
+}
+
+// geomContact reads friction, condim, contype, conaffinity, group and margin.
+func (c *compiler) geomContact(a *attrSet, g *mgeom) {
+	e := g.e
+	if mf, ok := a.floats("friction", 1, 3); ok {
+		g.friction = mf[0]
+		if len(mf) > 1 {
+			g.torsion = mf[1]
+		}
+	} else {
+		g.friction, g.torsion = 1, 0.005
+	}
+	condim := a.int("condim", 3)
+	switch condim {
+	case 1:
+		g.friction, g.torsion = 1e-6, 0
+	case 3:
+		g.torsion = 0
+	case 4:
+	case 6:
+		c.warn(fmt.Sprintf("%s: condim 6 rolling friction is not in the engine (torsional kept)", e.where()))
+	default:
+		c.fail(e, "condim", fmt.Sprintf("%d must be 1, 3, 4 or 6", condim))
+	}
+	g.contype = uint32(a.int("contype", 1))
+	g.conaff = uint32(a.int("conaffinity", 1))
+	g.group = a.int("group", 0)
+	if mg := a.float("margin", 0); mg != 0 {
+		_ = mg
+		c.warn("<geom> margin approximated by the engine's speculative contact margin")
+	}
 }
 
 func (c *compiler) checkSize(g *mgeom) {

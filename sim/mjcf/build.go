@@ -396,46 +396,8 @@ func (c *compiler) actuator(b *sim.Builder, m *Model, e *element) {
 		}
 		return
 	}
-	gear := 1.0
-	if g, ok := a.floats("gear", 1, 6); ok {
-		gear = g[0]
-		for _, x := range g[1:] {
-			if x != 0 {
-				c.fail(e, "gear", "only the first component applies to a joint")
-			}
-		}
-	}
-	d := sim.ActuatorDesc{Name: out.Name, Joint: j.sim, Gear: gear}
-	switch typ {
-	case "motor":
-		d.Gain = 1
-	case "position":
-		kp := a.float("kp", 1)
-		d.Gain, d.Bias = kp, [3]float64{0, -kp, 0}
-		if a.has("kv") {
-			c.fail(e, "kv", "is not in MuJoCo 2.2.2's position actuator; use a general actuator")
-		}
-	case "velocity":
-		kv := a.float("kv", 1)
-		d.Gain, d.Bias = kv, [3]float64{0, 0, -kv}
-	case "general":
-		a.oneOf("dyntype", "none", "none")
-		a.oneOf("gaintype", "fixed", "fixed")
-		bt := a.oneOf("biastype", "none", "none", "affine")
-		gp := []float64{1}
-		if f, ok := a.floats("gainprm", 1, 10); ok {
-			gp = f
-		}
-		d.Gain = gp[0]
-		if bt == "affine" {
-			if f, ok := a.floats("biasprm", 1, 10); ok {
-				copy(d.Bias[:], f)
-			}
-		} else {
-			a.used["biasprm"] = true
-		}
-		a.ignore("dynprm")
-	}
+	d := c.actuatorParams(a, e, typ, j)
+	d.Name = out.Name
 	// a default written for another shortcut may carry its parameters
 	for _, k := range []string{"kp", "kv", "gainprm", "biasprm", "biastype", "gaintype", "dyntype", "dynprm"} {
 		if _, ok := e.attr(k); !ok {
@@ -467,6 +429,52 @@ func (c *compiler) actuator(b *sim.Builder, m *Model, e *element) {
 	out.Joint = j.index
 	out.Sim = b.AddActuator(d)
 	m.Actuators = append(m.Actuators, out)
+}
+
+// actuatorParams reads the gear and the gain and bias of one actuator
+// shortcut (motor, position, velocity) or a general actuator.
+func (c *compiler) actuatorParams(a *attrSet, e *element, typ string, j *mjoint) sim.ActuatorDesc {
+	gear := 1.0
+	if g, ok := a.floats("gear", 1, 6); ok {
+		gear = g[0]
+		for _, x := range g[1:] {
+			if x != 0 {
+				c.fail(e, "gear", "only the first component applies to a joint")
+			}
+		}
+	}
+	d := sim.ActuatorDesc{Joint: j.sim, Gear: gear}
+	switch typ {
+	case "motor":
+		d.Gain = 1
+	case "position":
+		kp := a.float("kp", 1)
+		d.Gain, d.Bias = kp, [3]float64{0, -kp, 0}
+		if a.has("kv") {
+			c.fail(e, "kv", "is not in MuJoCo 2.2.2's position actuator; use a general actuator")
+		}
+	case "velocity":
+		kv := a.float("kv", 1)
+		d.Gain, d.Bias = kv, [3]float64{0, 0, -kv}
+	case "general":
+		a.oneOf("dyntype", "none", "none")
+		a.oneOf("gaintype", "fixed", "fixed")
+		bt := a.oneOf("biastype", "none", "none", "affine")
+		gp := []float64{1}
+		if f, ok := a.floats("gainprm", 1, 10); ok {
+			gp = f
+		}
+		d.Gain = gp[0]
+		if bt == "affine" {
+			if f, ok := a.floats("biasprm", 1, 10); ok {
+				copy(d.Bias[:], f)
+			}
+		} else {
+			a.used["biasprm"] = true
+		}
+		a.ignore("dynprm")
+	}
+	return d
 }
 
 // fixActuatorCtrl fills Actuator.Ctrl from the built model.
