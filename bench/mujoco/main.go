@@ -46,15 +46,28 @@ func main() {
 // load imports path; arm26 (tendons and muscles) is compared on its
 // supported part only: its compiled bodies, not its muscle-driven motion.
 func load(path string) (m *mjcf.Model, lenient bool, err error) {
-	m, err = mjcf.Load(path, mjcf.Options{})
+	m, err = mjcf.Load(path, importOpts)
 	if err != nil && strings.Contains(filepath.Base(path), "arm26") {
-		m, err = mjcf.Load(path, mjcf.Options{Lenient: true})
+		o := importOpts
+		o.Lenient = true
+		m, err = mjcf.Load(path, o)
 		return m, true, err
 	}
 	return m, false, err
 }
 
-func compare(files []string) error {
+// importOpts are the import options of compare and speed (-substeps,
+// -intermediate).
+var importOpts mjcf.Options
+
+func compare(args []string) error {
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs.IntVar(&importOpts.Substeps, "substeps", 0, "sim substeps per step (0: default)")
+	fs.Float64Var(&importOpts.IntermediateMass, "intermediate", 0, "mass share of chain intermediates (0: default)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	files := fs.Args()
 	fmt.Println("| model | quantity | vlmrb | MuJoCo 2.2.2 | max difference | tolerance | ok |")
 	fmt.Println("|---|---|---|---|---|---|---|")
 	for _, f := range files {

@@ -20,6 +20,8 @@ type Options struct {
 	// warnings and drops them; for comparing the supported part of a model
 	// only.
 	Lenient bool
+	// Substeps overrides sim's substeps per step (0: sim's default, 4).
+	Substeps int
 	// ReadFile reads include and mesh files (default os.ReadFile).
 	ReadFile func(name string) ([]byte, error)
 }
