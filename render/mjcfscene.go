@@ -76,27 +76,37 @@ func (ms *MJCFScene) Update(s *sim.State) *Scene {
 }
 
 // MJCFCamera returns camera i of m at its pose in state s, or, for i < 0,
-// a camera looking at the model's bodies from the front-right above.
+// a camera looking at the model's geoms from the front-right above.
 func MJCFCamera(m *mjcf.Model, s *sim.State, i, w, h int) Camera {
 	if i >= 0 && i < len(m.Cameras) {
 		c := &m.Cameras[i]
 		pos, rot := c.Frame.World(s)
 		return Camera{Name: c.Name, Pos: vec(pos), Rot: quat(rot), FovY: c.Fovy, Width: w, Height: h, Far: 50}
 	}
-	// frame the bodies' world positions
+	// frame the non-plane geoms (their centres ± bounding size)
 	lo, hi := sim.V3(1e9, 1e9, 1e9), sim.V3(-1e9, -1e9, -1e9)
 	n := 0
-	for b := 1; b < len(m.Bodies); b++ {
-		p, _ := m.BodyPose(s, b)
-		lo = sim.V3(min(lo.X, p.X), min(lo.Y, p.Y), min(lo.Z, p.Z))
-		hi = sim.V3(max(hi.X, p.X), max(hi.Y, p.Y), max(hi.Z, p.Z))
+	for i := range m.Geoms {
+		g := &m.Geoms[i]
+		if g.Type == "plane" || g.Group >= 3 {
+			continue
+		}
+		p, _ := g.Frame.World(s)
+		r := g.Size.Norm()
+		if g.Mesh != nil {
+			for _, v := range g.Mesh.Vertices {
+				r = max(r, v.Norm())
+			}
+		}
+		lo = sim.V3(min(lo.X, p.X-r), min(lo.Y, p.Y-r), min(lo.Z, p.Z-r))
+		hi = sim.V3(max(hi.X, p.X+r), max(hi.Y, p.Y+r), max(hi.Z, p.Z+r))
 		n++
 	}
 	if n == 0 {
 		lo, hi = sim.V3(-0.5, -0.5, 0), sim.V3(0.5, 0.5, 0.5)
 	}
 	c := lo.Add(hi).Scale(0.5)
-	r := max(hi.Sub(lo).Norm()/2, 0.3) + 0.2
+	r := max(hi.Sub(lo).Norm()/2, 0.02)
 	dir := sim.V3(1, -0.8, 0.6).Normalize()
 	eye := c.Add(dir.Scale(r / 0.38)) // fits a sphere of radius r in a 45° view
 	cam := LookAt(vec(eye), vec(c), mgl64.Vec3{0, 0, 1}, 45, w, h)
