@@ -315,6 +315,7 @@ func speed(args []string) error {
 	fs := flag.NewFlagSet("speed", flag.ContinueOnError)
 	rounds := fs.Int("rounds", 5, "interleaved rounds")
 	steps := fs.Int("steps", 20000, "steps per run")
+	fs.IntVar(&importOpts.Substeps, "substeps", 0, "sim substeps per step (0: default)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
