@@ -321,6 +321,10 @@ func (c *compiler) geom(e *element, bi int, cls *class) {
 	}
 	c.checkSize(g)
 	collide := g.contype != 0 || g.conaff != 0
+	if g.typ == "ellipsoid" && g.size.X == g.size.Y && g.size.Y == g.size.Z {
+		g.typ = "sphere" // a round ellipsoid is a sphere, which collides
+		g.size = sim.V3(g.size.X, 0, 0)
+	}
 	if collide && !geomTypes[g.typ] {
 		if g.typ == "ellipsoid" {
 			c.unsupported(e, "colliding ellipsoids are not in the engine (set contype=\"0\" conaffinity=\"0\" to make it visual)")

@@ -317,6 +317,12 @@ func (c *compiler) contactElem(b *sim.Builder, m *Model, e *element) {
 			i2, ok2 := c.bodyByName(ch, "body2", n2)
 			if ok1 && ok2 && m.Bodies[i1].Frame.Body != m.Bodies[i2].Frame.Body {
 				b.ExcludePair(m.Bodies[i1].Frame.Body, m.Bodies[i2].Frame.Body)
+				for _, i := range []int{i1, i2} {
+					if c.bodies[i].carrier != 0 && len(c.bodies[i].joints) > 0 || c.bodies[i].free {
+						continue
+					}
+					c.warn(fmt.Sprintf("<exclude> of a body without joints covers every body merged with it (here %q)", c.bodies[i].name))
+				}
 			}
 		default:
 			c.unsupported(ch, "only contact/exclude is supported (explicit pairs are not)")

@@ -1,6 +1,7 @@
 package mjcf_test
 
 import (
+	"encoding/binary"
 	"math"
 	"os"
 	"path/filepath"
@@ -280,5 +281,74 @@ func TestKinematics(t *testing.T) {
 	sp, _ := m.Sites[site].Frame.World(s)
 	if !near(sp, want, 1e-3) {
 		t.Errorf("site at q %v: simulated %v, kinematics %v", got, sp, want)
+	}
+}
+
+// TestActuatorsWeldExclude: an MJCF position servo holds a slide joint at
+// its control against gravity (within m·g/kp), a general affine actuator
+// with the same gains does the same, a weld equality holds a free body in
+// place, and contact/exclude lets two overlapping bodies pass.
+func TestActuatorsWeldExclude(t *testing.T) {
+	m := parse(t, `<mujoco><option timestep="0.002"/><worldbody>
+<body name="a" pos="0 0 1"><joint name="za" type="slide" axis="0 0 1" damping="20"/><geom size=".05" mass="1"/></body>
+<body name="b" pos="1 0 1"><joint name="zb" type="slide" axis="0 0 1" damping="20"/><geom size=".05" mass="1"/></body>
+<body name="w" pos="2 0 1"><freejoint/><geom size=".05" mass="1"/></body>
+<body name="c" pos="3 0 1"><freejoint/><geom type="box" size=".1 .1 .1" mass="1"/></body>
+<body name="d" pos="3 0 0.5"><geom type="box" size=".3 .3 .1"/></body>
+<body name="e" pos="4 0 1"><freejoint/><geom type="box" size=".1 .1 .1" mass="1"/></body>
+<body name="f" pos="4 0 0.5"><geom type="box" size=".3 .3 .1"/></body>
+</worldbody>
+<equality><weld body1="w"/></equality>
+<contact><exclude body1="c" body2="d"/></contact>
+<actuator><position joint="za" kp="1000"/><general joint="zb" gainprm="1000" biasprm="0 -1000 0" biastype="affine"/></actuator></mujoco>`)
+	s := m.Sim.NewState()
+	for _, a := range m.Actuators {
+		s.Ctrl[a.Ctrl] = 0.1
+	}
+	for i := 0; i < 2000; i++ {
+		sim.Step(m.Sim, s)
+	}
+	for j := 0; j < 2; j++ {
+		want := 0.1 - 9.81/1000
+		if q := m.JointPos(s, j); math.Abs(q-want) > 2e-3 {
+			t.Errorf("joint %s at %.4f m, want %.4f (target − m g / kp)", m.Joints[j].Name, q, want)
+		}
+	}
+	if p, _ := m.BodyPose(s, 3); p.Sub(sim.V3(2, 0, 1)).Norm() > 0.01 {
+		t.Errorf("welded body moved to %v", p)
+	}
+	// c falls through the static box d it is excluded from; e lands on f
+	if p, _ := m.BodyPose(s, 4); p.Z > 0 {
+		t.Errorf("excluded box c at z %.3f: it should have fallen through d", p.Z)
+	}
+	if p, _ := m.BodyPose(s, 6); math.Abs(p.Z-0.7) > 0.01 {
+		t.Errorf("box e at z %.3f, want it resting on f at 0.7", p.Z)
+	}
+}
+
+// TestSTL: a binary STL tetrahedron loads as a visual mesh with its volume.
+func TestSTL(t *testing.T) {
+	dir := t.TempDir()
+	v := [4][3]float32{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
+	tris := [4][3]int{{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}}
+	buf := make([]byte, 84+50*4)
+	binary.LittleEndian.PutUint32(buf[80:], 4)
+	for i, tr := range tris {
+		rec := buf[84+50*i:]
+		for k, vi := range tr {
+			for d := 0; d < 3; d++ {
+				binary.LittleEndian.PutUint32(rec[12+12*k+4*d:], math.Float32bits(v[vi][d]))
+			}
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "tet.stl"), buf, 0o644)
+	os.WriteFile(filepath.Join(dir, "m.xml"), []byte(`<mujoco><asset><mesh name="tet" file="tet.stl"/></asset>
+<worldbody><body><freejoint/><geom type="mesh" mesh="tet" density="600"/></body></worldbody></mujoco>`), 0o644)
+	m, err := mjcf.Load(filepath.Join(dir, "m.xml"), mjcf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 600.0 / 6; math.Abs(m.Bodies[1].Mass-want) > 1e-9 || len(m.Geoms[0].Mesh.Triangles) != 4 {
+		t.Errorf("tetrahedron mass %g, want %g", m.Bodies[1].Mass, want)
 	}
 }
