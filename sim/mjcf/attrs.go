@@ -175,8 +175,7 @@ func (a *attrSet) oneOf(name, def string, allowed ...string) string {
 // warnIf drops approximated attributes with a warning when present.
 func (a *attrSet) warnIf(why string, names ...string) {
 	for _, n := range names {
-		if v, _, ok := a.get(n); ok {
-			_ = v
+		if _, _, ok := a.get(n); ok {
 			a.c.warn(fmt.Sprintf("<%s> %s ignored: %s", a.e.name, n, why))
 		}
 	}

@@ -123,17 +123,15 @@ func (c *compiler) bodyChildren(e *element, bi int, cls *class) {
 }
 
 func (c *compiler) body(e *element, parent int, inherited *class) {
-	cls := c.classFor(e, inherited)
+	// childclass applies to this body's own elements and its descendants
 	childcls := inherited
 	if n, ok := e.attr("childclass"); ok {
 		if cc, ok := c.classes[n]; ok {
 			childcls = cc
-			cls = c.classFor(e, cc)
 		} else {
 			c.fail(e, "childclass", fmt.Sprintf("%q is not a defined default class", n))
 		}
 	}
-	_ = cls
 	a := c.attrsOf(e, "body", nil)
 	p := c.bodies[parent]
 	b := &mbody{e: e, name: a.str("name", ""), parent: parent, iquat: sim.Identity()}
@@ -412,8 +410,7 @@ func (c *compiler) geomContact(a *attrSet, g *mgeom) {
 	g.contype = uint32(a.int("contype", 1))
 	g.conaff = uint32(a.int("conaffinity", 1))
 	g.group = a.int("group", 0)
-	if mg := a.float("margin", 0); mg != 0 {
-		_ = mg
+	if a.float("margin", 0) != 0 {
 		c.warn("<geom> margin approximated by the engine's speculative contact margin")
 	}
 }
