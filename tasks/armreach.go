@@ -39,9 +39,8 @@ type ArmReachOptions struct {
 	// or "ee" (action: end-effector displacement, turned into targets by
 	// damped-least-squares IK). Default "joint".
 	Control string
-	// Reward is "dense" (MetaWorld reach-v2's shaping: 1 within
-	// ArmReachSuccess, a long-tail falloff beyond it) or "sparse" (1
-	// within ArmReachSuccess). Default "dense".
+	// Reward is "dense" (1 − tanh(5 d), d the distance in m) or "sparse"
+	// (1 within ArmReachSuccess). Default "dense".
 	Reward string
 	// MaxSteps is the episode length in control steps (default 100).
 	MaxSteps int
@@ -258,7 +257,7 @@ func (e *ArmReach) Step(action []float64) ([]float64, float64, bool, bool, contr
 	e.t++
 	obs, info := e.observe()
 	d := info.Values["obj_to_target"]
-	r := reachReward(d, e.d0)
+	r := 1 - math.Tanh(5*d)
 	if e.opts.Reward == "sparse" {
 		r = info.Values["success"]
 	}
@@ -278,19 +277,6 @@ func (e *ArmReach) targetSite() sim.Vec3 {
 		e.q[j] = e.target[i]
 	}
 	return e.m.SitePos(e.site, e.q, e.pos, e.rot)
-}
-
-// reachReward is MetaWorld reach-v2's shaping scaled to [0, 1]: 1 within
-// ArmReachSuccess of the goal, else the long-tail tolerance
-// 1/((x·k)² + 1) of the distance beyond it, x in units of the episode's
-// initial distance d0 and k such that the reward is 0.1 at x = 1.
-func reachReward(d, d0 float64) float64 {
-	if d <= ArmReachSuccess {
-		return 1
-	}
-	k := math.Sqrt(1/0.1 - 1)
-	x := (d - ArmReachSuccess) / math.Max(d0, ArmReachSuccess)
-	return 1 / ((x*k)*(x*k) + 1)
 }
 
 // ikStep moves the targets one damped-least-squares step toward putting
