@@ -43,3 +43,21 @@ func TestRenderModel(t *testing.T) {
 		t.Errorf("unsupported model: exit %d, %q", code, stderr)
 	}
 }
+
+// TestTrainModel: `train --model` runs arm-reach and reports its result;
+// `tasks` lists arm-reach.
+func TestTrainModel(t *testing.T) {
+	t.Parallel()
+	model := filepath.Join("..", "..", "sim", "mjcf", "testdata", "arm6.xml")
+	code, stdout, stderr := runCLI(t, "train", "--model", model, "--task", "reach", "--control", "ee", "--steps", "120",
+		"--learning-starts", "100", "--eval-every", "120", "--eval-episodes", "1", "--max-episode-len", "20", "--quiet", "--out", t.TempDir())
+	if code != 0 || !strings.Contains(stdout, "arm-reach on arm6.xml") {
+		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
+	}
+	if code, _, stderr := runCLI(t, "train", "--model", model, "--site", "nope", "--steps", "10", "--quiet"); code != 2 || !strings.Contains(stderr, "ee") {
+		t.Errorf("bad site: exit %d %q", code, stderr)
+	}
+	if _, out, _ := runCLI(t, "tasks"); !strings.Contains(out, "arm-reach") {
+		t.Errorf("tasks does not list arm-reach: %s", out)
+	}
+}
