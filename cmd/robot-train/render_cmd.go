@@ -19,6 +19,7 @@ const maxRenderBytes = 1 << 30
 func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("render", "--task NAME [--camera NAME] [--size WxH] [--policy expert|random] [--steps N] --out FILE.png|FILE.gif|FILE.mp4 [--depth FILE.png] [--seg FILE.png] [--sheet FILE.png]", stderr)
 	task := fs.String("task", "", "task `NAME`")
+	model := fs.String("model", "", "render an MJCF model `FILE.xml` instead of a task (--camera: one of its cameras, default a view of the whole model)")
 	camera := fs.String("camera", train.TaskCamera, "camera: task (the task's scorer views), workspace, corner, corner2, corner3, corner4, topview, close, behindGripper, gripperPOV")
 	size := fs.String("size", "256x256", "image size `WxH`")
 	policy := fs.String("policy", "expert", "policy that moves the robot: expert|random")
@@ -39,6 +40,9 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	sheetCols := fs.Int("sheet-cols", 4, "contact sheet columns")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *model != "" {
+		return renderModel(ctx, stdout, modelRender{file: *model, camera: *camera, out: *out, backend: *backend, size: *size, steps: *steps, every: *every})
 	}
 	if *task == "" {
 		return usagef("--task NAME is required (robot-train tasks lists them)")
