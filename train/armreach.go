@@ -145,7 +145,7 @@ func RunArmReach(ctx context.Context, cfg ArmReachConfig) (*ArmReachResult, erro
 			line, _ := json.Marshal(ev)
 			log = append(append(log, line...), '\n')
 			if cfg.Log != nil {
-				fmt.Fprintf(cfg.Log, "step %d: success %.2f, final distance %.3f m, return %.1f (cpu %.0f s)\n", t, ev.SuccessRate, ev.MeanDist, ev.Return, ev.CPUSeconds)
+				_, _ = fmt.Fprintf(cfg.Log, "step %d: success %.2f, final distance %.3f m, return %.1f (cpu %.0f s)\n", t, ev.SuccessRate, ev.MeanDist, ev.Return, ev.CPUSeconds)
 			}
 			if cfg.Out != "" {
 				if err := atomicfile.WriteBytes(filepath.Join(cfg.Out, "metrics.jsonl"), log); err != nil {

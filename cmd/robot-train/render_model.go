@@ -38,7 +38,7 @@ func renderModel(ctx context.Context, stdout io.Writer, r modelRender) error {
 		return err
 	}
 	for _, wmsg := range m.Warnings {
-		fmt.Fprintln(stdout, "warning:", wmsg)
+		_, _ = fmt.Fprintln(stdout, "warning:", wmsg)
 	}
 	cam := -1
 	if r.camera != "" && r.camera != train.TaskCamera {
@@ -59,7 +59,7 @@ func renderModel(ctx context.Context, stdout io.Writer, r modelRender) error {
 	if err != nil {
 		return err
 	}
-	defer rd.Close()
+	defer func() { _ = rd.Close() }()
 	s := m.Sim.NewState()
 	sc := render.NewMJCFScene(m)
 	n := r.steps
@@ -101,6 +101,6 @@ func renderModel(ctx context.Context, stdout io.Writer, r modelRender) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s: %s (%d bodies, %d geoms) with %s\n", r.out, filepath.Base(r.file), len(m.Bodies), len(m.Geoms), rd.Info())
+	_, _ = fmt.Fprintf(stdout, "wrote %s: %s (%d bodies, %d geoms) with %s\n", r.out, filepath.Base(r.file), len(m.Bodies), len(m.Geoms), rd.Info())
 	return nil
 }

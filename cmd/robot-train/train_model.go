@@ -65,7 +65,7 @@ func cmdTrainModel(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	last := res.Evals[len(res.Evals)-1]
-	fmt.Fprintf(stdout, "arm-reach on %s (%s control, %s reward): success %.2f after %d steps, %.0f s CPU (expert %.2f)\n",
+	_, _ = fmt.Fprintf(stdout, "arm-reach on %s (%s control, %s reward): success %.2f after %d steps, %.0f s CPU (expert %.2f)\n",
 		res.Model, res.Control, res.Reward, last.SuccessRate, res.Steps, last.CPUSeconds, res.Expert)
 	return nil
 }

@@ -209,7 +209,7 @@ func (c *compiler) emitGeoms(b *sim.Builder, m *Model) {
 			}
 			d := sim.ShapeDesc{Name: g.name, Kind: kind, Size: g.size, Pos: gf.Pos, Rot: gf.Rot,
 				Friction: g.friction, TorsionalFriction: g.torsion, Color: g.rgba, NoCollide: !collides}
-			if collides && !(g.contype == 1 && g.conaff == 1) {
+			if collides && (g.contype != 1 || g.conaff != 1) {
 				d.ContactType, d.ContactAffinity = g.contype, g.conaff
 			}
 			if kind == sim.Plane {

@@ -158,7 +158,7 @@ func TestPendulum(t *testing.T) {
 	}
 	period := 2 * (cross[4] - cross[0]) / 4
 	inertia := 0.4*1*0.02*0.02 + 1*0.25
-	want := 2 * math.Pi * math.Sqrt(inertia/(9.81*0.5)) * (1 + math.Pow(5*math.Pi/180, 2)/16)
+	want := 2 * math.Pi * math.Sqrt(inertia/(9.81*0.5)) * (1 + (5*math.Pi/180)*(5*math.Pi/180)/16)
 	if math.Abs(period-want) > 0.005*want {
 		t.Errorf("period %.4f s, want %.4f s", period, want)
 	}
