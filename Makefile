@@ -7,7 +7,7 @@ GOBIN ?= $(shell $(GO) env GOPATH)/bin
 # Packages with goroutines of their own: tested under the race detector.
 RACE_PKGS := ./replay/... ./vlmprio/... ./hw/... ./control/... ./train/...
 
-.PHONY: deps test test-viam vet unit purego lint bench run fmt onnx-check
+.PHONY: deps test test-viam vet unit purego lint bench bench-mujoco run fmt onnx-check
 
 deps:
 	@./scripts/deps.sh
@@ -50,6 +50,11 @@ lint: $(GOBIN)/golangci-lint
 
 bench:
 	$(GO) test -run '^$$' -bench . ./...
+
+# bench-mujoco: sim/mjcf against MuJoCo 2.2.2 (installs libmujoco-dev and
+# libmujoco-samples when missing; not part of make test).
+bench-mujoco:
+	bench/mujoco.sh
 
 # run: the README's main command. Trains the built-in default (train.DefaultConfig:
 # reach, VLM-RB replay, pixel scorer; sized for ≤ 10 minutes on 2 cores) into a fresh

@@ -453,7 +453,7 @@ func buildCast(a attrs) (kernel, error) {
 					continue
 				}
 				if !(f > -9.2233720368547748e18 && f < 9.2233720368547748e18) {
-					return nil, fmt.Errorf("Cast: %g does not fit int64", f)
+					return nil, fmt.Errorf("operator Cast: %g does not fit int64", f)
 				}
 				y.Int64[i] = int64(f) // truncation toward zero, as ONNX Runtime's static_cast
 			}
@@ -508,7 +508,7 @@ func buildGemm(a attrs) (kernel, error) {
 			K2, N, tB = bc, br, blas.Trans
 		}
 		if K != K2 {
-			return nil, fmt.Errorf("Gemm: A %v and B %v do not multiply (transA %d, transB %d)", in[0].Dims, in[1].Dims, ta, tb)
+			return nil, fmt.Errorf("operator Gemm: A %v and B %v do not multiply (transA %d, transB %d)", in[0].Dims, in[1].Dims, ta, tb)
 		}
 		y, err := newTensor(Float, []int64{int64(M), int64(N)})
 		if err != nil {
@@ -522,7 +522,7 @@ func buildGemm(a attrs) (kernel, error) {
 			}
 			dims, _, ic, err := broadcast(y.Dims, ct.Dims)
 			if err != nil || !slices.Equal(dims, y.Dims) {
-				return nil, fmt.Errorf("Gemm: C of shape %v does not broadcast to %v", ct.Dims, y.Dims)
+				return nil, fmt.Errorf("operator Gemm: C of shape %v does not broadcast to %v", ct.Dims, y.Dims)
 			}
 			c = make([]float32, M*N)
 			for e := range c {
@@ -566,7 +566,7 @@ func matMul(in []*Tensor) ([]*Tensor, error) {
 		return nil, err
 	}
 	if K != K2 {
-		return nil, fmt.Errorf("MatMul: %v and %v do not multiply", in[0].Dims, in[1].Dims)
+		return nil, fmt.Errorf("operator MatMul: %v and %v do not multiply", in[0].Dims, in[1].Dims)
 	}
 	y, err := newTensor(Float, []int64{int64(M), int64(N)})
 	if err != nil {
@@ -599,15 +599,15 @@ func buildGather(a attrs) (kernel, error) {
 			return nil, err
 		}
 		if len(x.Dims) == 0 {
-			return nil, fmt.Errorf("Gather: data is a scalar")
+			return nil, fmt.Errorf("operator Gather: data is a scalar")
 		}
 		ax, err := normAxis(axis, len(x.Dims))
 		if err != nil {
-			return nil, fmt.Errorf("Gather: %w", err)
+			return nil, fmt.Errorf("operator Gather: %w", err)
 		}
 		dims := slices.Concat(x.Dims[:ax], idx.Dims, x.Dims[ax+1:])
 		if len(dims) > MaxRank {
-			return nil, fmt.Errorf("Gather: result rank %d over %d", len(dims), MaxRank)
+			return nil, fmt.Errorf("operator Gather: result rank %d over %d", len(dims), MaxRank)
 		}
 		y, err := newTensor(x.Type, dims)
 		if err != nil {
@@ -624,7 +624,7 @@ func buildGather(a attrs) (kernel, error) {
 		pos := make([]int, len(idx.Int64))
 		for i, v := range idx.Int64 {
 			if v < -size || v >= size {
-				return nil, fmt.Errorf("Gather: index %d out of range for axis of %d", v, size)
+				return nil, fmt.Errorf("operator Gather: index %d out of range for axis of %d", v, size)
 			}
 			if v < 0 {
 				v += size
@@ -669,11 +669,11 @@ func buildArgMax(a attrs) (kernel, error) {
 			return nil, err
 		}
 		if len(x.Dims) == 0 {
-			return nil, fmt.Errorf("ArgMax: input is a scalar")
+			return nil, fmt.Errorf("operator ArgMax: input is a scalar")
 		}
 		ax, err := normAxis(axis, len(x.Dims))
 		if err != nil {
-			return nil, fmt.Errorf("ArgMax: %w", err)
+			return nil, fmt.Errorf("operator ArgMax: %w", err)
 		}
 		size := int(x.Dims[ax])
 		if size == 0 {

@@ -60,7 +60,7 @@ func newLODView(cam Camera) lodView {
 // object's nearest point to the eye.
 func (v lodView) slices(o *Object) int {
 	switch o.Kind {
-	case Sphere, Capsule, Cylinder:
+	case Sphere, Capsule, Cylinder, Ellipsoid:
 	default:
 		return 0
 	}
@@ -88,6 +88,7 @@ type meshKey struct {
 	kind   Kind
 	size   [3]float64
 	slices int
+	tri    *TriMesh
 }
 
 // meshCache keeps one mesh per (kind, size, slices). Not safe for concurrent use.
@@ -96,15 +97,25 @@ type meshCache map[meshKey]*mesh
 // get returns the mesh of a shape; slices (roundSlicesFor) applies to
 // round shapes only.
 func (mc meshCache) get(k Kind, s mgl64.Vec3, slices int) *mesh {
+	return mc.getTri(k, s, slices, nil)
+}
+
+// getTri is get for Mesh objects too (their TriMesh is the key).
+func (mc meshCache) getTri(k Kind, s mgl64.Vec3, slices int, tri *TriMesh) *mesh {
+	if k != Mesh {
+		tri = nil
+	} else {
+		s = mgl64.Vec3{}
+	}
 	switch k {
-	case Sphere, Capsule, Cylinder:
+	case Sphere, Capsule, Cylinder, Ellipsoid:
 		if slices < minRoundSlices {
 			slices = maxRoundSlices
 		}
 	default:
 		slices = 0
 	}
-	key := meshKey{k, [3]float64(s), slices}
+	key := meshKey{k, [3]float64(s), slices, tri}
 	if m, ok := mc[key]; ok {
 		return m
 	}
@@ -112,6 +123,9 @@ func (mc meshCache) get(k Kind, s mgl64.Vec3, slices int) *mesh {
 		clear(mc)
 	}
 	m := buildMesh(k, s, slices)
+	if k == Mesh {
+		m = triMesh(tri)
+	}
 	mc[key] = m
 	return m
 }
@@ -127,6 +141,16 @@ func buildMesh(k Kind, s mgl64.Vec3, slices int) *mesh {
 		roundMesh(m, s[0], s[1], true, slices)
 	case Cylinder:
 		cylinderMesh(m, s[0], s[1], slices)
+	case Ellipsoid:
+		// a unit sphere scaled by the semi-axes; normals by their inverse
+		roundMesh(m, 1, 0, false, slices)
+		for i, p := range m.pos {
+			m.pos[i] = [3]float32{p[0] * float32(s[0]), p[1] * float32(s[1]), p[2] * float32(s[2])}
+			n := m.nrm[i]
+			nx, ny, nz := float64(n[0])/s[0], float64(n[1])/s[1], float64(n[2])/s[2]
+			l := math.Sqrt(nx*nx + ny*ny + nz*nz)
+			m.nrm[i] = [3]float32{float32(nx / l), float32(ny / l), float32(nz / l)}
+		}
 	case Plane:
 		a, b := planeHalf(s)
 		n := [3]float64{0, 0, 1}
@@ -135,6 +159,36 @@ func buildMesh(k Kind, s mgl64.Vec3, slices int) *mesh {
 		i2 := m.add([3]float64{a, b, 0}, n, a, b)
 		i3 := m.add([3]float64{-a, b, 0}, n, -a, b)
 		m.quad(i0, i1, i2, i3)
+	}
+	return m
+}
+
+// triMesh returns a flat-shaded copy of t (each triangle its own normal);
+// nil or degenerate input gives an empty mesh.
+func triMesh(t *TriMesh) *mesh {
+	m := &mesh{}
+	if t == nil {
+		return m
+	}
+	nv := uint32(len(t.Vertices))
+	for _, tr := range t.Triangles {
+		if tr[0] >= nv || tr[1] >= nv || tr[2] >= nv {
+			continue
+		}
+		a, b, c := t.Vertices[tr[0]], t.Vertices[tr[1]], t.Vertices[tr[2]]
+		u := [3]float64{float64(b[0] - a[0]), float64(b[1] - a[1]), float64(b[2] - a[2])}
+		v := [3]float64{float64(c[0] - a[0]), float64(c[1] - a[1]), float64(c[2] - a[2])}
+		n := [3]float64{u[1]*v[2] - u[2]*v[1], u[2]*v[0] - u[0]*v[2], u[0]*v[1] - u[1]*v[0]}
+		l := math.Sqrt(n[0]*n[0] + n[1]*n[1] + n[2]*n[2])
+		if l == 0 {
+			continue
+		}
+		n = [3]float64{n[0] / l, n[1] / l, n[2] / l}
+		p := func(q [3]float32) [3]float64 { return [3]float64{float64(q[0]), float64(q[1]), float64(q[2])} }
+		i0 := m.add(p(a), n, float64(a[0]), float64(a[1]))
+		i1 := m.add(p(b), n, float64(b[0]), float64(b[1]))
+		i2 := m.add(p(c), n, float64(c[0]), float64(c[1]))
+		m.idx = append(m.idx, i0, i1, i2)
 	}
 	return m
 }
@@ -324,7 +378,7 @@ func (b *batch) build(sc *Scene, mc meshCache, view lodView) {
 	nHoled := 0
 	for oi := range sc.Objects {
 		o := &sc.Objects[oi]
-		me := mc.get(o.Kind, o.Size, view.slices(o))
+		me := mc.getTri(o.Kind, o.Size, view.slices(o), o.Mesh)
 		if o.Kind == Plane && o.cover.ok {
 			if nHoled == len(b.holed) {
 				b.holed = append(b.holed, &mesh{})

@@ -20,7 +20,19 @@ const (
 	Capsule
 	Cylinder
 	Plane
+	// Ellipsoid has semi-axes Size (x, y, z).
+	Ellipsoid
+	// Mesh draws Object.Mesh (scaled by nothing; vertices in the object
+	// frame, m).
+	Mesh
 )
+
+// TriMesh is a triangle mesh for Mesh objects. Share one TriMesh between
+// objects and frames: renderers cache its GPU-side copy by pointer.
+type TriMesh struct {
+	Vertices  [][3]float32
+	Triangles [][3]uint32
+}
 
 func (k Kind) String() string {
 	switch k {
@@ -34,6 +46,10 @@ func (k Kind) String() string {
 		return "cylinder"
 	case Plane:
 		return "plane"
+	case Ellipsoid:
+		return "ellipsoid"
+	case Mesh:
+		return "mesh"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
@@ -81,6 +97,8 @@ type Object struct {
 	Pos  mgl64.Vec3 // m, world frame
 	Rot  mgl64.Quat // local-to-world
 	Mat  Material
+	// Mesh is the geometry of a Mesh object.
+	Mesh *TriMesh
 	// ID is the segmentation value written for this object (0 is the
 	// background). FromSim uses body index + 1, so all shapes of a body share
 	// an id.
@@ -155,8 +173,11 @@ func (sc *Scene) Validate() error {
 				return fmt.Errorf("render: object %d (%q) has a non-finite pose or size", i, o.Name)
 			}
 		}
-		if o.Kind > Plane {
+		if o.Kind > Mesh {
 			return fmt.Errorf("render: object %d (%q) has unknown kind %d", i, o.Name, o.Kind)
+		}
+		if o.Kind == Mesh && o.Mesh == nil {
+			return fmt.Errorf("render: mesh object %d (%q) has no Mesh", i, o.Name)
 		}
 		if o.Size[0] < 0 || o.Size[1] < 0 || o.Size[2] < 0 {
 			return fmt.Errorf("render: object %d (%q) has a negative size", i, o.Name)

@@ -27,13 +27,21 @@ func (b *candBuf) add(p Vec3, sep float64) {
 // phase, narrow phase into manifolds, and warm-start matching with the
 // previous step's manifolds.
 func collide(m *Model, s *State) {
-	ws := &s.ws
 	s.oldMan, s.man = s.man, s.oldMan[:0]
 	s.oldIdx, s.manIdx = s.manIdx, s.oldIdx[:0]
-	margin := m.Opt.ContactMargin
+	bodyReach(m, s)
+	shapeBounds(m, s)
+	broadPhase(m, s)
+	indexManifolds(s)
+	matchManifolds(s)
+	fillContacts(m, s, false)
+}
 
-	// per-body speculative reach: how far a point at distance l from the
-	// centre of mass can move this step is dt·(|v| + |w|·l)
+// bodyReach stores each dynamic body's world centre of mass and speculative
+// reach: a point at distance l from the centre can move dt·(|v| + |w|·l)
+// this step.
+func bodyReach(m *Model, s *State) {
+	ws := &s.ws
 	for i := range m.Bodies {
 		d := &m.Bodies[i]
 		bs := &s.Bodies[i]
@@ -42,7 +50,13 @@ func collide(m *Model, s *State) {
 			ws.bodyReach[i] = [2]float64{m.Opt.Timestep * bs.Vel.Norm(), m.Opt.Timestep * bs.AngVel.Norm()}
 		}
 	}
-	// shape world poses and AABBs (static shapes once)
+}
+
+// shapeBounds computes the colliding shapes' world poses, speculative
+// margins and margin-grown AABBs (static shapes once).
+func shapeBounds(m *Model, s *State) {
+	ws := &s.ws
+	margin := m.Opt.ContactMargin
 	for i := range m.Shapes {
 		sd := &m.Shapes[i]
 		if sd.NoCollide || (ws.staticReady && ws.shapeStatic[i]) {
@@ -53,30 +67,10 @@ func collide(m *Model, s *State) {
 		c := bs.Pos.Add(bs.Rot.Rotate(sd.Pos))
 		r := q.Mat3()
 		ws.shapePos[i], ws.shapeRot[i] = c, r
-		var e Vec3
-		switch sd.Kind {
-		case Box:
-			h := sd.Size
-			e = Vec3{
-				math.Abs(r[0])*h.X + math.Abs(r[1])*h.Y + math.Abs(r[2])*h.Z,
-				math.Abs(r[3])*h.X + math.Abs(r[4])*h.Y + math.Abs(r[5])*h.Z,
-				math.Abs(r[6])*h.X + math.Abs(r[7])*h.Y + math.Abs(r[8])*h.Z,
-			}
-		case Sphere:
-			e = Vec3{sd.Size.X, sd.Size.X, sd.Size.X}
-		case Capsule:
-			rad, hh := sd.Size.X, sd.Size.Y
-			e = Vec3{math.Abs(r[2])*hh + rad, math.Abs(r[5])*hh + rad, math.Abs(r[8])*hh + rad}
-		case Cylinder:
-			rad, hh := sd.Size.X, sd.Size.Y
-			e = Vec3{
-				math.Abs(r[2])*hh + rad*math.Sqrt(math.Max(0, 1-r[2]*r[2])),
-				math.Abs(r[5])*hh + rad*math.Sqrt(math.Max(0, 1-r[5]*r[5])),
-				math.Abs(r[8])*hh + rad*math.Sqrt(math.Max(0, 1-r[8]*r[8])),
-			}
-		case Plane:
+		if sd.Kind == Plane {
 			continue
 		}
+		e := shapeExtent(sd, &r)
 		// speculative margin: the base margin plus how far the shape can
 		// move this step, so fast bodies get contacts before they touch
 		mg := margin
@@ -91,10 +85,41 @@ func collide(m *Model, s *State) {
 		e = e.Add(Vec3{mg, mg, mg})
 		ws.aabbLo[i], ws.aabbHi[i] = c.Sub(e), c.Add(e)
 	}
-
 	ws.staticReady = true
+}
 
-	// sweep and prune along x; insertion sort exploits temporal coherence
+// shapeExtent returns the half extents (m) of the world AABB of a non-plane
+// shape with world rotation r.
+func shapeExtent(sd *ShapeDesc, r *Mat3) Vec3 {
+	switch sd.Kind {
+	case Box:
+		h := sd.Size
+		return Vec3{
+			math.Abs(r[0])*h.X + math.Abs(r[1])*h.Y + math.Abs(r[2])*h.Z,
+			math.Abs(r[3])*h.X + math.Abs(r[4])*h.Y + math.Abs(r[5])*h.Z,
+			math.Abs(r[6])*h.X + math.Abs(r[7])*h.Y + math.Abs(r[8])*h.Z,
+		}
+	case Sphere:
+		return Vec3{sd.Size.X, sd.Size.X, sd.Size.X}
+	case Capsule:
+		rad, hh := sd.Size.X, sd.Size.Y
+		return Vec3{math.Abs(r[2])*hh + rad, math.Abs(r[5])*hh + rad, math.Abs(r[8])*hh + rad}
+	case Cylinder:
+		rad, hh := sd.Size.X, sd.Size.Y
+		return Vec3{
+			math.Abs(r[2])*hh + rad*math.Sqrt(math.Max(0, 1-r[2]*r[2])),
+			math.Abs(r[5])*hh + rad*math.Sqrt(math.Max(0, 1-r[5]*r[5])),
+			math.Abs(r[8])*hh + rad*math.Sqrt(math.Max(0, 1-r[8]*r[8])),
+		}
+	}
+	return Vec3{}
+}
+
+// broadPhase sorts the AABBs along x (insertion sort exploits temporal
+// coherence), sweeps for overlapping pairs, and tests every plane against
+// every shape of a dynamic body, running the narrow phase on each pair.
+func broadPhase(m *Model, s *State) {
+	ws := &s.ws
 	order := ws.order
 	lo := ws.aabbLo
 	for i := 1; i < len(order); i++ {
@@ -121,7 +146,6 @@ func collide(m *Model, s *State) {
 			narrow(m, s, a, b)
 		}
 	}
-	// planes against every shape of a dynamic body
 	for _, p := range ws.planes {
 		for _, b := range order {
 			if m.Bodies[m.Shapes[b].Body].invMass == 0 {
@@ -130,8 +154,11 @@ func collide(m *Model, s *State) {
 			narrow(m, s, p, b)
 		}
 	}
+}
 
-	// index the manifolds by pair key (insertion sort: few, nearly sorted)
+// indexManifolds sorts the manifolds by pair key into s.manIdx (insertion
+// sort: few, nearly sorted).
+func indexManifolds(s *State) {
 	for i := range s.man {
 		k := keyIdx{s.man[i].key, int32(i)}
 		j := len(s.manIdx)
@@ -142,7 +169,11 @@ func collide(m *Model, s *State) {
 		}
 		s.manIdx[j] = k
 	}
-	// inherit impulses from matching old points (warm start)
+}
+
+// matchManifolds lets each new contact point inherit the impulses of the
+// nearest old point of the same shape pair within matchDist2 (warm start).
+func matchManifolds(s *State) {
 	old := s.oldIdx
 	for mi := range s.man {
 		mf := &s.man[mi]
@@ -177,7 +208,6 @@ func collide(m *Model, s *State) {
 			}
 		}
 	}
-	fillContacts(m, s, false)
 }
 
 // keyIdx indexes a manifold by its shape-pair key.
@@ -199,76 +229,83 @@ func narrow(m *Model, s *State, a, b int32) {
 	if len(m.exclude) > 0 && m.excluded(ba, bb) {
 		return
 	}
+	if ws := &s.ws; m.filtered && ws.shapeType[a]&ws.shapeAff[b] == 0 && ws.shapeType[b]&ws.shapeAff[a] == 0 {
+		return
+	}
 	// order the pair so that kind(A) <= kind(B) (routines take a fixed order)
 	if sa.Kind > sb.Kind || (sa.Kind == sb.Kind && a > b) {
 		a, b = b, a
-		sa, sb = sb, sa
-		ba, bb = bb, ba
 	}
 	ws := &s.ws
 	margin := ws.shapeMargin[a] + ws.shapeMargin[b] - m.Opt.ContactMargin
 	var buf candBuf
-	var n Vec3
-	pa, pb := ws.shapePos[a], ws.shapePos[b]
-	ra, rb := &ws.shapeRot[a], &ws.shapeRot[b]
-	flip := false
-	switch sa.Kind {
-	case Box:
-		switch sb.Kind {
-		case Box:
-			n = boxBox(pa, ra, sa.Size, pb, rb, sb.Size, margin, &buf)
-		case Sphere:
-			n = boxSphere(pa, ra, sa.Size, pb, sb.Size.X, margin, &buf)
-		case Capsule:
-			n = boxCapsule(pa, ra, sa.Size, pb, rb, sb.Size.X, sb.Size.Y, margin, &buf)
-		case Cylinder:
-			n = boxCylinder(pa, ra, sa.Size, pb, rb, sb.Size.X, sb.Size.Y, margin, &buf)
-		case Plane:
-			n = planeBox(pb, rb, pa, ra, sa.Size, margin, &buf)
-			flip = true
-		}
-	case Sphere:
-		switch sb.Kind {
-		case Sphere:
-			n = sphereSphere(pa, sa.Size.X, pb, sb.Size.X, margin, &buf)
-		case Capsule:
-			n = capsuleSphere(pb, rb, sb.Size.X, sb.Size.Y, pa, sa.Size.X, margin, &buf)
-			flip = true
-		case Cylinder:
-			n = cylinderSphere(pb, rb, sb.Size.X, sb.Size.Y, pa, sa.Size.X, margin, &buf)
-			flip = true
-		case Plane:
-			n = planeSphere(pb, rb, pa, sa.Size.X, margin, &buf)
-			flip = true
-		}
-	case Capsule:
-		switch sb.Kind {
-		case Capsule:
-			n = capsuleCapsule(pa, ra, sa.Size.X, sa.Size.Y, pb, rb, sb.Size.X, sb.Size.Y, margin, &buf)
-		case Cylinder:
-			n = cylinderCapsule(pb, rb, sb.Size.X, sb.Size.Y, pa, ra, sa.Size.X, sa.Size.Y, margin, &buf)
-			flip = true
-		case Plane:
-			n = planeCapsule(pb, rb, pa, ra, sa.Size.X, sa.Size.Y, margin, &buf)
-			flip = true
-		}
-	case Cylinder:
-		switch sb.Kind {
-		case Cylinder:
-			n = cylinderCylinder(pa, ra, sa.Size.X, sa.Size.Y, pb, rb, sb.Size.X, sb.Size.Y, margin, &buf)
-		case Plane:
-			n = planeCylinder(pb, rb, pa, ra, sa.Size.X, sa.Size.Y, margin, &buf)
-			flip = true
-		}
-	}
+	n, flip := dispatch(m, ws, a, b, margin, &buf)
 	if buf.n == 0 {
 		return
 	}
 	if flip {
 		a, b = b, a
-		sa, sb = sb, sa
-		ba, bb = bb, ba
 	}
+	addManifold(m, s, a, b, n, &buf)
+}
+
+// dispatch runs the narrow-phase routine for shapes a and b (kind(a) <=
+// kind(b)) and returns the normal; flip says the routine took the shapes in
+// the other order, so the normal points from b to a.
+func dispatch(m *Model, ws *workspace, a, b int32, margin float64, buf *candBuf) (n Vec3, flip bool) {
+	sa, sb := &m.Shapes[a], &m.Shapes[b]
+	pa, pb := ws.shapePos[a], ws.shapePos[b]
+	ra, rb := &ws.shapeRot[a], &ws.shapeRot[b]
+	switch sa.Kind {
+	case Box:
+		switch sb.Kind {
+		case Box:
+			return boxBox(pa, ra, sa.Size, pb, rb, sb.Size, margin, buf), false
+		case Sphere:
+			return boxSphere(pa, ra, sa.Size, pb, sb.Size.X, margin, buf), false
+		case Capsule:
+			return boxCapsule(pa, ra, sa.Size, pb, rb, sb.Size.X, sb.Size.Y, margin, buf), false
+		case Cylinder:
+			return boxCylinder(pa, ra, sa.Size, pb, rb, sb.Size.X, sb.Size.Y, margin, buf), false
+		case Plane:
+			return planeBox(pb, rb, pa, ra, sa.Size, margin, buf), true
+		}
+	case Sphere:
+		switch sb.Kind {
+		case Sphere:
+			return sphereSphere(pa, sa.Size.X, pb, sb.Size.X, margin, buf), false
+		case Capsule:
+			return capsuleSphere(pb, rb, sb.Size.X, sb.Size.Y, pa, sa.Size.X, margin, buf), true
+		case Cylinder:
+			return cylinderSphere(pb, rb, sb.Size.X, sb.Size.Y, pa, sa.Size.X, margin, buf), true
+		case Plane:
+			return planeSphere(pb, rb, pa, sa.Size.X, margin, buf), true
+		}
+	case Capsule:
+		switch sb.Kind {
+		case Capsule:
+			return capsuleCapsule(pa, ra, sa.Size.X, sa.Size.Y, pb, rb, sb.Size.X, sb.Size.Y, margin, buf), false
+		case Cylinder:
+			return cylinderCapsule(pb, rb, sb.Size.X, sb.Size.Y, pa, ra, sa.Size.X, sa.Size.Y, margin, buf), true
+		case Plane:
+			return planeCapsule(pb, rb, pa, ra, sa.Size.X, sa.Size.Y, margin, buf), true
+		}
+	case Cylinder:
+		switch sb.Kind {
+		case Cylinder:
+			return cylinderCylinder(pa, ra, sa.Size.X, sa.Size.Y, pb, rb, sb.Size.X, sb.Size.Y, margin, buf), false
+		case Plane:
+			return planeCylinder(pb, rb, pa, ra, sa.Size.X, sa.Size.Y, margin, buf), true
+		}
+	}
+	return Vec3{}, false
+}
+
+// addManifold appends the manifold of shapes a and b (normal n from a to b)
+// reduced from the candidates in buf, with the pair's combined material.
+func addManifold(m *Model, s *State, a, b int32, n Vec3, buf *candBuf) {
+	sa, sb := &m.Shapes[a], &m.Shapes[b]
+	ba, bb := int32(sa.Body), int32(sb.Body)
 	s.man = append(s.man, manifold{})
 	mf := &s.man[len(s.man)-1]
 	mf.key = pairKey(a, b)
@@ -278,7 +315,7 @@ func narrow(m *Model, s *State, a, b int32) {
 	mf.friction = math.Max(sa.Friction, sb.Friction)
 	mf.torsion = math.Max(sa.TorsionalFriction, sb.TorsionalFriction)
 	mf.restitution = math.Max(sa.Restitution, sb.Restitution)
-	reduce(&buf, mf)
+	reduce(buf, mf)
 	bA := &s.Bodies[ba]
 	for k := 0; k < int(mf.npts); k++ {
 		cp := &mf.pts[k]

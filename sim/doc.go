@@ -17,8 +17,11 @@
 //
 // Physics: bodies are simulated in maximal coordinates. Contacts (box,
 // sphere, capsule, cylinder, half-space plane, with manifolds of up to four
-// points) and joints (soft weld, prismatic, revolute, with limits, springs,
-// damping and force-limited PD motors driven by State.Ctrl) are solved
+// points; MuJoCo's contype/conaffinity bitmasks filter them) and joints
+// (soft weld, prismatic, revolute, with limits, springs, damping and
+// force-limited PD motors driven by State.Ctrl), and MuJoCo-style affine
+// actuators on joints (ActuatorDesc: gain, bias, gear, ranges; their
+// position and velocity feedback implicit) are solved
 // together by a substepped soft-constraint solver in the style of Box2D v3's
 // "soft step" (TGS-soft): each Step collides once, then each of
 // Options.Substeps substeps integrates velocities, warm starts, solves with

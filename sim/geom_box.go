@@ -81,25 +81,7 @@ func boxBox(ca Vec3, ra *Mat3, ha Vec3, cb Vec3, rb *Mat3, hb Vec3, margin float
 	}
 	faceMax := math.Max(sepA, sepB)
 	if bestEi >= 0 && sepE > faceMax+faceTol {
-		// edge-edge: closest points of the two supporting edges
-		pa := ca
-		for k := 0; k < 3; k++ {
-			if k != bestEi {
-				pa = pa.AddScaled(ua[k], math.Copysign(hA[k], ua[k].Dot(nE)))
-			}
-		}
-		pb := cb
-		for k := 0; k < 3; k++ {
-			if k != bestEj {
-				pb = pb.AddScaled(ub[k], -math.Copysign(hB[k], ub[k].Dot(nE)))
-			}
-		}
-		da := ua[bestEi].Scale(2 * hA[bestEi])
-		db := ub[bestEj].Scale(2 * hB[bestEj])
-		s, u := segmentClosest(pa.AddScaled(da, -0.5), da, pb.AddScaled(db, -0.5), db)
-		qa := pa.AddScaled(da, s-0.5)
-		qb := pb.AddScaled(db, u-0.5)
-		buf.add(qa.Add(qb).Scale(0.5), sepE)
+		buf.add(edgeContact(ca, ua, hA, bestEi, cb, ub, hB, bestEj, nE), sepE)
 		return nE
 	}
 	if sepB > sepA+faceTol {
@@ -117,6 +99,29 @@ func boxBox(ca Vec3, ra *Mat3, ha Vec3, cb Vec3, rb *Mat3, hb Vec3, margin float
 	}
 	clipFace(ca, ua, hA, bestA, n, cb, ub, hB, margin, buf)
 	return n
+}
+
+// edgeContact returns the midpoint of the closest points of edge ei of box
+// A and edge ej of box B, the supporting edges along normal nE (A to B).
+func edgeContact(ca Vec3, ua [3]Vec3, hA [3]float64, ei int, cb Vec3, ub [3]Vec3, hB [3]float64, ej int, nE Vec3) Vec3 {
+	pa := ca
+	for k := 0; k < 3; k++ {
+		if k != ei {
+			pa = pa.AddScaled(ua[k], math.Copysign(hA[k], ua[k].Dot(nE)))
+		}
+	}
+	pb := cb
+	for k := 0; k < 3; k++ {
+		if k != ej {
+			pb = pb.AddScaled(ub[k], -math.Copysign(hB[k], ub[k].Dot(nE)))
+		}
+	}
+	da := ua[ei].Scale(2 * hA[ei])
+	db := ub[ej].Scale(2 * hB[ej])
+	s, u := segmentClosest(pa.AddScaled(da, -0.5), da, pb.AddScaled(db, -0.5), db)
+	qa := pa.AddScaled(da, s-0.5)
+	qb := pb.AddScaled(db, u-0.5)
+	return qa.Add(qb).Scale(0.5)
 }
 
 // clipFace clips the incident face of box I (centre ci) against the side
@@ -317,65 +322,124 @@ func capsuleFace(p0, p1, h Vec3, k int, sgn, r, margin float64, rb *Mat3, cb Vec
 // square prism. Cylinder-plane, cylinder-sphere, cylinder-box and parallel
 // cylinder-cylinder are exact up to the 8-gon sampling of the cap rims.
 
+// boxCyl holds a box-cylinder pair in world frame for the stages of
+// boxCylinder.
+type boxCyl struct {
+	cb, cc Vec3       // box and cylinder centres (m)
+	rb, rc *Mat3      // their rotations
+	u      [3]Vec3    // box axes
+	hv     [3]float64 // box half extents (m)
+	a      Vec3       // cylinder axis
+	t      Vec3       // cc − cb
+	r, hh  float64    // cylinder radius and half height (m)
+}
+
+// boxCylinder contact kinds: a box face against the cylinder, a cylinder
+// cap against the box, or one point between the closest features.
+const (
+	boxCylFace = iota
+	boxCylCap
+	boxCylPoint
+)
+
 // boxCylinder: box A, cylinder B, by separating axes (box faces, cylinder
 // axis, box edges × cylinder axis, and the direction between the closest
 // points of the box and the cylinder's axis) with a clipped face or cap
 // manifold, or a single point for edge and side contacts.
 func boxCylinder(cb Vec3, rb *Mat3, h Vec3, cc Vec3, rc *Mat3, r, hh, margin float64, buf *candBuf) Vec3 {
-	a := rc.Col(2)
-	t := cc.Sub(cb)
-	u := [3]Vec3{rb.Col(0), rb.Col(1), rb.Col(2)}
-	hv := [3]float64{h.X, h.Y, h.Z}
-	sepAxis := func(l Vec3) float64 {
-		al := a.Dot(l)
-		boxR := hv[0]*math.Abs(u[0].Dot(l)) + hv[1]*math.Abs(u[1].Dot(l)) + hv[2]*math.Abs(u[2].Dot(l))
-		cylR := hh*math.Abs(al) + r*math.Sqrt(max(0, 1-al*al))
-		return math.Abs(t.Dot(l)) - boxR - cylR
+	g := boxCyl{cb: cb, cc: cc, rb: rb, rc: rc, a: rc.Col(2), t: cc.Sub(cb), r: r, hh: hh,
+		u: [3]Vec3{rb.Col(0), rb.Col(1), rb.Col(2)}, hv: [3]float64{h.X, h.Y, h.Z}}
+	kind, face, best, n, boxQ, sep := g.bestAxis(h, margin)
+	if sep {
+		return n
 	}
-	const (
-		kindFace = iota
-		kindCap
-		kindPoint
-	)
-	kind, face, best := kindFace, 0, math.Inf(-1)
-	var n Vec3
+	if n.Dot(g.t) < 0 {
+		n = n.Neg()
+	}
+	switch kind {
+	case boxCylFace:
+		if g.faceManifold(face, n, margin, buf) {
+			return n
+		}
+	case boxCylCap:
+		if g.capManifold(n, margin, buf) {
+			return n
+		}
+	}
+	// edge or side contact: one point between the closest features
+	buf.add(boxQ.AddScaled(n, 0.5*best), best)
+	return n
+}
+
+// sepAxis returns the separation (m) of the pair along unit axis l.
+func (g *boxCyl) sepAxis(l Vec3) float64 {
+	al := g.a.Dot(l)
+	boxR := g.hv[0]*math.Abs(g.u[0].Dot(l)) + g.hv[1]*math.Abs(g.u[1].Dot(l)) + g.hv[2]*math.Abs(g.u[2].Dot(l))
+	cylR := g.hh*math.Abs(al) + g.r*math.Sqrt(max(0, 1-al*al))
+	return math.Abs(g.t.Dot(l)) - boxR - cylR
+}
+
+// bestAxis tests the candidate axes and returns the contact kind, the box
+// face, the largest separation (m) and its axis, and the box point closest
+// to the cylinder's axis segment; sep says an axis separates by more than
+// margin (n is that axis).
+func (g *boxCyl) bestAxis(h Vec3, margin float64) (kind, face int, best float64, n, boxQ Vec3, sep bool) {
+	kind, best = boxCylFace, math.Inf(-1)
 	for i := 0; i < 3; i++ {
-		sp := sepAxis(u[i])
+		sp := g.sepAxis(g.u[i])
 		if sp > margin {
-			return u[i]
+			return 0, 0, 0, g.u[i], Vec3{}, true
 		}
 		if sp > best {
-			kind, face, best, n = kindFace, i, sp, u[i]
+			kind, face, best, n = boxCylFace, i, sp, g.u[i]
 		}
 	}
-	if sp := sepAxis(a); sp > margin {
-		return a
+	if sp := g.sepAxis(g.a); sp > margin {
+		return 0, 0, 0, g.a, Vec3{}, true
 	} else if sp > best+faceTol {
-		kind, best, n = kindCap, sp, a
+		kind, best, n = boxCylCap, sp, g.a
 	}
 	for i := 0; i < 3; i++ {
-		l := u[i].Cross(a)
+		l := g.u[i].Cross(g.a)
 		ln := l.Norm()
 		if ln < 1e-6 {
 			continue
 		}
 		l = l.Scale(1 / ln)
-		if sp := sepAxis(l); sp > margin {
-			return l
+		if sp := g.sepAxis(l); sp > margin {
+			return 0, 0, 0, l, Vec3{}, true
 		} else if sp > best+faceTol {
-			kind, best, n = kindPoint, sp, l
+			kind, best, n = boxCylPoint, sp, l
 		}
 	}
-	// closest points of the box and the axis segment (side contacts)
-	p0 := rb.MulTVec(cc.AddScaled(a, -hh).Sub(cb))
-	d := rb.MulTVec(a.Scale(2 * hh))
+	boxQ, segQ := g.closestToAxis(h)
+	if dp := segQ.Sub(boxQ); dp.Norm2() > 1e-18 {
+		l := dp.AddScaled(g.a, -g.a.Dot(dp))
+		if ln := l.Norm(); ln > 1e-9 {
+			l = l.Scale(1 / ln)
+			if sp := g.sepAxis(l); sp > margin {
+				return 0, 0, 0, l, Vec3{}, true
+			} else if sp > best+faceTol {
+				kind, best, n = boxCylPoint, sp, l
+			}
+		}
+	}
+	return kind, face, best, n, boxQ, false
+}
+
+// closestToAxis returns the closest points of the box and of the
+// cylinder's axis segment (side contacts), by ternary search on the
+// segment's parameter (the distance is convex along it).
+func (g *boxCyl) closestToAxis(h Vec3) (boxQ, segQ Vec3) {
+	p0 := g.rb.MulTVec(g.cc.AddScaled(g.a, -g.hh).Sub(g.cb))
+	d := g.rb.MulTVec(g.a.Scale(2 * g.hh))
 	dist2 := func(tt float64) float64 {
 		q := p0.AddScaled(d, tt)
 		c := Vec3{clamp(q.X, h.X), clamp(q.Y, h.Y), clamp(q.Z, h.Z)}
 		return q.Sub(c).Norm2()
 	}
 	lo, hi := 0.0, 1.0
-	for it := 0; it < 40; it++ {
+	for it := 0; it < boxCylinderSearchIters; it++ {
 		m1, m2 := lo+(hi-lo)/3, hi-(hi-lo)/3
 		if dist2(m1) <= dist2(m2) {
 			hi = m2
@@ -384,103 +448,92 @@ func boxCylinder(cb Vec3, rb *Mat3, h Vec3, cc Vec3, rc *Mat3, r, hh, margin flo
 		}
 	}
 	ql := p0.AddScaled(d, 0.5*(lo+hi))
-	boxQ := cb.Add(rb.MulVec(Vec3{clamp(ql.X, h.X), clamp(ql.Y, h.Y), clamp(ql.Z, h.Z)}))
-	segQ := cb.Add(rb.MulVec(ql))
-	if dp := segQ.Sub(boxQ); dp.Norm2() > 1e-18 {
-		l := dp.AddScaled(a, -a.Dot(dp))
-		if ln := l.Norm(); ln > 1e-9 {
-			l = l.Scale(1 / ln)
-			if sp := sepAxis(l); sp > margin {
-				return l
-			} else if sp > best+faceTol {
-				kind, best, n = kindPoint, sp, l
-			}
-		}
-	}
-	if n.Dot(t) < 0 {
-		n = n.Neg()
-	}
-	e1, e2 := rc.Col(0), rc.Col(1)
-	switch kind {
-	case kindFace:
-		var poly, tmp [16]Vec3
-		np := 0
-		ad := a.Dot(n)
-		if math.Abs(ad) > 0.7 {
-			// the cap facing the box, as an 8-gon
-			cap := cc.AddScaled(a, -math.Copysign(hh, ad))
-			for k := 0; k < 8; k++ {
-				sn, cs := math.Sincos(float64(k) * math.Pi / 4)
-				poly[np] = cap.AddScaled(e1, r*cs).AddScaled(e2, r*sn)
-				np++
-			}
-		} else {
-			// the side line nearest the box
-			w := n.AddScaled(a, -ad).Neg().Normalize()
-			poly[0] = cc.AddScaled(a, -hh).AddScaled(w, r)
-			poly[1] = cc.AddScaled(a, hh).AddScaled(w, r)
-			np = 2
-		}
-		k1, k2 := (face+1)%3, (face+2)%3
-		for _, side := range [4]struct {
-			axis int
-			sgn  float64
-		}{{k1, 1}, {k1, -1}, {k2, 1}, {k2, -1}} {
-			uu := u[side.axis].Scale(side.sgn)
-			np = clipPoly(poly[:np], tmp[:], uu, uu.Dot(cb)+hv[side.axis])
-			copy(poly[:], tmp[:np])
-			if np == 0 {
-				break
-			}
-		}
-		fc := cb.AddScaled(n, hv[face])
-		for _, v := range poly[:np] {
-			sp := v.Sub(fc).Dot(n)
-			if sp <= margin {
-				buf.add(v.AddScaled(n, -0.5*sp), sp)
-			}
-		}
-		if buf.n > 0 {
-			return n
-		}
-	case kindCap:
-		// the box face facing the cylinder, clipped to the cap (an 8-gon)
-		cap := cc.AddScaled(n, -hh)
-		j, bd := 0, 0.0
-		for i := 0; i < 3; i++ {
-			if dd := math.Abs(u[i].Dot(n)); dd > bd {
-				j, bd = i, dd
-			}
-		}
-		f := u[j]
-		if f.Dot(n) < 0 {
-			f = f.Neg()
-		}
-		fc := cb.AddScaled(f, hv[j])
-		j1, j2 := (j+1)%3, (j+2)%3
-		v1, v2 := u[j1].Scale(hv[j1]), u[j2].Scale(hv[j2])
-		var poly, tmp [16]Vec3
-		poly[0], poly[1], poly[2], poly[3] = fc.Add(v1).Add(v2), fc.Sub(v1).Add(v2), fc.Sub(v1).Sub(v2), fc.Add(v1).Sub(v2)
-		np := 4
-		for k := 0; k < 8 && np > 0; k++ {
+	boxQ = g.cb.Add(g.rb.MulVec(Vec3{clamp(ql.X, h.X), clamp(ql.Y, h.Y), clamp(ql.Z, h.Z)}))
+	segQ = g.cb.Add(g.rb.MulVec(ql))
+	return boxQ, segQ
+}
+
+// faceManifold clips the cylinder's feature facing box face `face` (its cap
+// as an 8-gon, or its nearest side line) to that face; false if no point
+// is within margin.
+func (g *boxCyl) faceManifold(face int, n Vec3, margin float64, buf *candBuf) bool {
+	a, cc, r, hh := g.a, g.cc, g.r, g.hh
+	e1, e2 := g.rc.Col(0), g.rc.Col(1)
+	var poly, tmp [16]Vec3
+	np := 0
+	ad := a.Dot(n)
+	if math.Abs(ad) > 0.7 {
+		// the cap facing the box, as an 8-gon
+		cap := cc.AddScaled(a, -math.Copysign(hh, ad))
+		for k := 0; k < 8; k++ {
 			sn, cs := math.Sincos(float64(k) * math.Pi / 4)
-			dir := e1.Scale(cs).AddScaled(e2, sn)
-			np = clipPoly(poly[:np], tmp[:], dir, dir.Dot(cap)+r)
-			copy(poly[:], tmp[:np])
+			poly[np] = cap.AddScaled(e1, r*cs).AddScaled(e2, r*sn)
+			np++
 		}
-		for _, v := range poly[:np] {
-			sp := cap.Sub(v).Dot(n)
-			if sp <= margin {
-				buf.add(v.AddScaled(n, 0.5*sp), sp)
-			}
-		}
-		if buf.n > 0 {
-			return n
+	} else {
+		// the side line nearest the box
+		w := n.AddScaled(a, -ad).Neg().Normalize()
+		poly[0] = cc.AddScaled(a, -hh).AddScaled(w, r)
+		poly[1] = cc.AddScaled(a, hh).AddScaled(w, r)
+		np = 2
+	}
+	k1, k2 := (face+1)%3, (face+2)%3
+	for _, side := range [4]struct {
+		axis int
+		sgn  float64
+	}{{k1, 1}, {k1, -1}, {k2, 1}, {k2, -1}} {
+		uu := g.u[side.axis].Scale(side.sgn)
+		np = clipPoly(poly[:np], tmp[:], uu, uu.Dot(g.cb)+g.hv[side.axis])
+		copy(poly[:], tmp[:np])
+		if np == 0 {
+			break
 		}
 	}
-	// edge or side contact: one point between the closest features
-	buf.add(boxQ.AddScaled(n, 0.5*best), best)
-	return n
+	fc := g.cb.AddScaled(n, g.hv[face])
+	for _, v := range poly[:np] {
+		sp := v.Sub(fc).Dot(n)
+		if sp <= margin {
+			buf.add(v.AddScaled(n, -0.5*sp), sp)
+		}
+	}
+	return buf.n > 0
+}
+
+// capManifold clips the box face facing the cylinder to the cylinder's cap
+// (an 8-gon); false if no point is within margin.
+func (g *boxCyl) capManifold(n Vec3, margin float64, buf *candBuf) bool {
+	u, hv := g.u, g.hv
+	e1, e2 := g.rc.Col(0), g.rc.Col(1)
+	cap := g.cc.AddScaled(n, -g.hh)
+	j, bd := 0, 0.0
+	for i := 0; i < 3; i++ {
+		if dd := math.Abs(u[i].Dot(n)); dd > bd {
+			j, bd = i, dd
+		}
+	}
+	f := u[j]
+	if f.Dot(n) < 0 {
+		f = f.Neg()
+	}
+	fc := g.cb.AddScaled(f, hv[j])
+	j1, j2 := (j+1)%3, (j+2)%3
+	v1, v2 := u[j1].Scale(hv[j1]), u[j2].Scale(hv[j2])
+	var poly, tmp [16]Vec3
+	poly[0], poly[1], poly[2], poly[3] = fc.Add(v1).Add(v2), fc.Sub(v1).Add(v2), fc.Sub(v1).Sub(v2), fc.Add(v1).Sub(v2)
+	np := 4
+	for k := 0; k < 8 && np > 0; k++ {
+		sn, cs := math.Sincos(float64(k) * math.Pi / 4)
+		dir := e1.Scale(cs).AddScaled(e2, sn)
+		np = clipPoly(poly[:np], tmp[:], dir, dir.Dot(cap)+g.r)
+		copy(poly[:], tmp[:np])
+	}
+	for _, v := range poly[:np] {
+		sp := cap.Sub(v).Dot(n)
+		if sp <= margin {
+			buf.add(v.AddScaled(n, 0.5*sp), sp)
+		}
+	}
+	return buf.n > 0
 }
 
 // cylinderCylinder is exact for (nearly) parallel axes, the common case of

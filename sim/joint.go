@@ -154,10 +154,18 @@ func warmStartJoints(ws *workspace) {
 			applyImpulse(p, c, j.rP, j.rC, j.linImp)
 			applyAngular(p, c, j.angImp)
 		case Revolute:
+			ax := j.totalAxial()
+			if j.act1 > j.act0 {
+				ax += actuatorTotal(ws.acts, j)
+			}
 			applyImpulse(p, c, j.rP, j.rC, j.linImp)
-			applyAngular(p, c, j.angImp.Add(j.axis.Scale(j.totalAxial())))
+			applyAngular(p, c, j.angImp.Add(j.axis.Scale(ax)))
 		case Prismatic:
-			prismaticImpulse(j, p, c, j.linImp.Dot(j.t1), j.linImp.Dot(j.t2), j.totalAxial())
+			ax := j.totalAxial()
+			if j.act1 > j.act0 {
+				ax += actuatorTotal(ws.acts, j)
+			}
+			prismaticImpulse(j, p, c, j.linImp.Dot(j.t1), j.linImp.Dot(j.t2), ax)
 			applyAngular(p, c, j.angImp)
 		}
 	}
@@ -178,7 +186,7 @@ func solveJoints(ws *workspace, h, invH float64, useBias bool) {
 		j := &ws.joints[i]
 		p, c := &bodies[j.p], &bodies[j.c]
 		if j.kind != Weld {
-			solveAxis(j, p, c, h, invH, useBias)
+			solveAxis(j, p, c, ws.acts, h, invH, useBias)
 		}
 		soft, angSoft := softness{0, 1, 0}, softness{0, 1, 0}
 		if useBias || j.kind == Weld {
@@ -257,7 +265,7 @@ func applyAxial(j *jointSim, p, c *bodySim, imp float64) {
 // solveAxis solves the spring-damper, PD motor and limit rows of a
 // prismatic or revolute joint. All four rows share one Jacobian, so the
 // joint velocity is computed once and updated by imp/axMass after each row.
-func solveAxis(j *jointSim, p, c *bodySim, h, invH float64, useBias bool) {
+func solveAxis(j *jointSim, p, c *bodySim, acts []actSim, h, invH float64, useBias bool) {
 	if j.axMass == 0 {
 		return
 	}
@@ -270,6 +278,9 @@ func solveAxis(j *jointSim, p, c *bodySim, h, invH float64, useBias bool) {
 		j.springImp += imp
 		total += imp
 		cdot += imp * kax
+	}
+	if j.act1 > j.act0 {
+		total += solveActuators(acts, j, &cdot, h)
 	}
 	if j.motor {
 		s := j.motorS

@@ -206,6 +206,11 @@ type ShapeDesc struct {
 	// NoCollide makes the shape visual-only (markers, goal sites): it takes
 	// part in neither collision nor mass.
 	NoCollide bool
+	// ContactType and ContactAffinity are MuJoCo's contype and conaffinity
+	// bitmasks: shapes a and b may collide when (type_a & affinity_b) |
+	// (type_b & affinity_a) is non-zero. Both zero (the default) means 1
+	// and 1, so every such shape collides with every other.
+	ContactType, ContactAffinity uint32
 
 	// Body is the owning body (filled by Builder.AddShape).
 	Body BodyID
@@ -264,8 +269,13 @@ type Model struct {
 	Bodies []BodyDesc
 	Shapes []ShapeDesc
 	Joints []JointDesc
-	// NumCtrl is len(State.Ctrl): the number of motorised joints.
+	// Actuators are the affine joint actuators (MuJoCo's motor, position,
+	// velocity and general actuators on joints).
+	Actuators []ActuatorDesc
+	// NumCtrl is len(State.Ctrl): the motorised joints, then the actuators.
 	NumCtrl int
+	// filtered says some shape sets ContactType or ContactAffinity.
+	filtered bool
 
 	bodyNames, shapeNames, jointNames map[string]int32
 	// exclude holds body pairs (lo<<32 | hi) that never collide: bodies

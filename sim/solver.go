@@ -19,6 +19,22 @@ const (
 	angularSlop = 0.002
 	// maxSpecMargin (m) caps the speculative contact margin of a shape.
 	maxSpecMargin = 0.05
+	// maxSubsteps bounds Options.Substeps and Options.Iterations (Build).
+	maxSubsteps = 64
+	// defaultFriction is the sliding friction μ of a shape whose Friction
+	// is 0 (MuJoCo's default friction is 1).
+	defaultFriction = 1
+	// defaultWeldTimeConst (s) and defaultWeldDampingRatio are a Weld's
+	// softness when unset: MuJoCo's default solref (0.02, 1).
+	defaultWeldTimeConst    = 0.02
+	defaultWeldDampingRatio = 1
+	// defaultWeldTorqueScale stiffens a weld's rotational rows (time
+	// constant WeldTimeConst/5): MetaWorld's reset_mocap_welds value.
+	defaultWeldTorqueScale = 5
+	// boxCylinderSearchIters is the number of ternary-search iterations
+	// for the closest point of a box to a cylinder's axis segment
+	// ((2/3)^40 ≈ 1e-7 of the segment).
+	boxCylinderSearchIters = 40
 )
 
 // softness holds the coefficients of a soft constraint (Box2D v3 b2Softness).
@@ -122,6 +138,7 @@ type jointSim struct {
 	// prismatic rows t1, t2, axis: sP×u, rC×u and their inverse-inertia images
 	pS, pC, iS, iC [3]Vec3
 	ctrl           int32
+	act0, act1     int32    // this joint's actuators: workspace.acts[act0:act1]
 	soft           softness // rigid rows (linear rows of a weld)
 	angSoft        softness // angular rows of a weld
 	limSoft        softness // limit rows
@@ -164,6 +181,10 @@ type workspace struct {
 	bodyCOM     []Vec3
 	bodyReach   [][2]float64
 	planes      []int32
+	acts        []actSim // actuators sorted by joint
+	actOf       []int32  // acts[k] is Model.Actuators[actOf[k]]
+	// shapeType and shapeAff are the contact bitmasks (filtered models)
+	shapeType, shapeAff []uint32
 }
 
 func (w *workspace) init(m *Model) {
@@ -211,6 +232,18 @@ func (w *workspace) init(m *Model) {
 		j.slop = m.Opt.LinearSlop
 		if jd.Kind == Revolute {
 			j.slop = angularSlop
+		}
+	}
+	w.initActuators(m)
+	if m.filtered {
+		w.shapeType = make([]uint32, ns)
+		w.shapeAff = make([]uint32, ns)
+		for i := range m.Shapes {
+			t, a := m.Shapes[i].ContactType, m.Shapes[i].ContactAffinity
+			if t == 0 && a == 0 {
+				t, a = 1, 1
+			}
+			w.shapeType[i], w.shapeAff[i] = t, a
 		}
 	}
 }
@@ -323,6 +356,9 @@ func prepareBodies(m *Model, s *State, dt float64) {
 		}
 		s.lastCtrl[c] = u
 		ws.joints[j].target = u
+	}
+	if len(ws.acts) > 0 {
+		prepareActuators(m, s)
 	}
 }
 

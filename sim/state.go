@@ -107,6 +107,9 @@ func (s *State) Reset(m *Model) {
 	for i := range s.ws.joints {
 		s.ws.joints[i].resetImpulses()
 	}
+	for i := range s.ws.acts {
+		s.ws.acts[i].imp = 0
+	}
 }
 
 // CopyFrom makes s an exact copy of src (same Model), reusing s's buffers:
@@ -128,6 +131,7 @@ func (s *State) CopyFrom(src *State) {
 	s.contacts = append(s.contacts[:0], src.contacts...)
 	s.pending = src.pending
 	copy(s.ws.joints, src.ws.joints)
+	copy(s.ws.acts, src.ws.acts)
 	s.ws.staticReady = false
 }
 

@@ -20,6 +20,7 @@ const maxRenderBytes = 1 << 30
 // renderFlags is the table of robot-train render's flags.
 var renderFlags = []flagDef{
 	{name: "task", help: "task `NAME`"},
+	{name: "model", help: "render an MJCF model `FILE.xml` instead of a task (--camera: one of its cameras, default a view of the whole model)"},
 	{name: "camera", def: train.TaskCamera, help: "camera: task (the task's scorer views), workspace, corner, corner2, corner3, corner4, topview, close, behindGripper, gripperPOV"},
 	{name: "size", def: "256x256", help: "image size `WxH`"},
 	{name: "policy", def: "expert", help: "policy that moves the robot: expert|random"},
@@ -46,11 +47,15 @@ type renderJob struct {
 	seed                                           uint64
 	opts                                           train.CameraOptions
 	extras                                         extraOutputs
+	model                                          *modelRender // --model: an MJCF file instead of a task
 }
 
 func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	j, err := parseRender(args, stderr)
-	if err != nil {
+	if err != nil || j.model != nil {
+		if err == nil { // render_model.go
+			err = renderModel(ctx, stdout, *j.model)
+		}
 		return err
 	}
 	if IsGridTask(j.task) { // tile frames of the grid tasks (render_grid.go)
@@ -95,6 +100,10 @@ func parseRender(args []string, stderr io.Writer) (*renderJob, error) {
 		backend: b.str("render-backend"), theme: b.str("theme"), steps: b.int("steps"), every: b.int("every"), seed: b.u64("seed"),
 		opts:   train.CameraOptions{Shadows: b.on("shadows"), MSAA: b.int("msaa"), Scenery: b.on("scenery")},
 		extras: extraOutputs{depth: b.str("depth"), seg: b.str("seg"), sheet: b.str("sheet"), sheetFrames: b.int("sheet-frames"), sheetCols: b.int("sheet-cols")}}
+	if m := b.str("model"); m != "" {
+		j.model = &modelRender{file: m, camera: j.camera, out: j.out, backend: j.backend, size: b.str("size"), steps: j.steps, every: j.every}
+		return j, nil
+	}
 	if j.task == "" {
 		return nil, usagef("--task NAME is required (robot-train tasks lists them)")
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/vlmrb/vlmrb/tasks"
 	"io"
 	"runtime"
 	"runtime/debug"
@@ -26,6 +27,7 @@ func cmdTasks(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	for _, t := range list {
 		_, _ = fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", t.Name, t.Family, t.Stages, t.Description)
 	}
+	_, _ = fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", tasks.ArmReachName, "mjcf", 1, "reach a goal with an imported MJCF arm's end-effector site (train --model FILE.xml --task reach --site NAME)")
 	return tw.Flush()
 }
 

@@ -16,6 +16,9 @@ import (
 )
 
 func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if hasModelFlag(args) { // an imported MJCF arm (train_model.go)
+		return cmdTrainModel(ctx, args, stdout, stderr)
+	}
 	def := train.DefaultConfig()
 	fs := newFlags("train", "--task NAME --replay uniform|per|relo|vlmrb --scorer pixel|oracle|openai --steps N --seed S --out RUN_DIR [--config FILE] [--resume RUN_DIR]\n       robot-train train --reward erlvlm --rater oracle|openai [--label-noise P] ...\n       robot-train train --reward vlmrm --embed-base-url URL --goal \"...\" --baseline \"...\" --alpha A ...", stderr)
 	flags, err := bindFlags(fs, trainFlags, &def)

@@ -1,0 +1,13 @@
+//go:build !mujoco
+
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func main() {
+	fmt.Fprintln(os.Stderr, "bench/mujoco compares sim/mjcf with MuJoCo 2.2.2: install libmujoco-dev and build with -tags mujoco (make bench-mujoco)")
+	os.Exit(2)
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/vlmrb/vlmrb/render"
+	"github.com/vlmrb/vlmrb/sim"
+	"github.com/vlmrb/vlmrb/sim/mjcf"
+	"github.com/vlmrb/vlmrb/train"
+)
+
+// modelRender is `render --model FILE.xml`: an imported MJCF model, at
+// rest or stepped with zero controls, from one of its cameras.
+type modelRender struct {
+	file, camera, out, backend, size string
+	steps, every                     int
+}
+
+func renderModel(ctx context.Context, stdout io.Writer, r modelRender) error {
+	if r.out == "" {
+		return usagef("--out FILE.png|FILE.gif|FILE.mp4 is required")
+	}
+	ext := strings.ToLower(filepath.Ext(r.out))
+	if ext != ".png" && ext != ".gif" && ext != ".mp4" {
+		return usagef("--out %s: the extension must be .png, .gif or .mp4", r.out)
+	}
+	w, h, err := parseSize(r.size)
+	if err != nil {
+		return err
+	}
+	m, err := mjcf.Load(r.file, mjcf.Options{})
+	if err != nil {
+		return err
+	}
+	for _, wmsg := range m.Warnings {
+		_, _ = fmt.Fprintln(stdout, "warning:", wmsg)
+	}
+	cam := -1
+	if r.camera != "" && r.camera != train.TaskCamera {
+		for i := range m.Cameras {
+			if m.Cameras[i].Name == r.camera {
+				cam = i
+			}
+		}
+		if cam < 0 {
+			names := []string{}
+			for _, c := range m.Cameras {
+				names = append(names, c.Name)
+			}
+			return usagef("--camera %q: the model's cameras are %v (omit --camera for a view of the whole model)", r.camera, names)
+		}
+	}
+	rd, err := render.New(r.backend, render.Options{})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = rd.Close() }()
+	s := m.Sim.NewState()
+	sc := render.NewMJCFScene(m)
+	n := r.steps
+	if n == 0 && ext != ".png" {
+		n = int(2 / (m.Sim.Opt.Timestep * 10)) // 2 s at 10 steps per frame
+	}
+	var frames []*image.RGBA
+	grab := func() error {
+		img := image.NewRGBA(image.Rect(0, 0, w, h))
+		frames = append(frames, img)
+		return rd.Render(sc.Update(s), render.MJCFCamera(m, s, cam, w, h), img)
+	}
+	for t := 0; t <= n; t++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if t > 0 {
+			for k := 0; k < 10; k++ { // a control step is 10 physics steps
+				sim.Step(m.Sim, s)
+			}
+		}
+		if ext != ".png" && t%r.every == 0 {
+			if err := grab(); err != nil {
+				return err
+			}
+		}
+	}
+	switch ext {
+	case ".png":
+		if err := grab(); err != nil {
+			return err
+		}
+		err = render.WritePNG(r.out, frames[len(frames)-1])
+	case ".gif":
+		err = render.WriteGIF(r.out, frames, 4)
+	case ".mp4":
+		err = render.WriteMP4(r.out, frames, 25)
+	}
+	if err != nil {
+		return err
+	}
+	_, _ = fmt.Fprintf(stdout, "wrote %s: %s (%d bodies, %d geoms) with %s\n", r.out, filepath.Base(r.file), len(m.Bodies), len(m.Geoms), rd.Info())
+	return nil
+}

@@ -1,0 +1,41 @@
+// Package mjcf imports MuJoCo MJCF models into sim: bring your own robot.
+//
+// Load (or Parse) reads an MJCF file, resolves <include>, default classes
+// and childclass, compiles the body tree as MuJoCo's compiler does (frames
+// from pos, quat, axisangle, euler, xyaxes and zaxis under the <compiler>
+// angle and eulerseq; fromto geoms; masses and inertias from <inertial> or
+// from the geoms at their density) and emits it through sim.Builder:
+//
+//   - a body with joints becomes a sim body; a hinge or slide joint becomes a
+//     sim Revolute or Prismatic joint to its parent (with range, damping,
+//     stiffness, springref, ref and armature); a free joint leaves the body
+//     free; a body with several joints is a chain of sim bodies on the same
+//     frame, each intermediate carrying a small share (IntermediateMass) of
+//     the body's mass; a body without joints is merged rigidly into its
+//     parent (as MuJoCo treats it);
+//   - geoms plane, box, sphere, capsule and cylinder collide (contype,
+//     conaffinity, friction, condim ≥ 4 torsional friction, contact/exclude;
+//     MuJoCo's parent–child filter); ellipsoids and meshes count for mass and
+//     are visual-only (meshes are loaded from OBJ or binary STL for
+//     rendering); sites and cameras are kept with their body and local pose;
+//   - motor, position, velocity and general actuators on joints become
+//     sim.ActuatorDesc (gain, bias, gear, ctrlrange, forcerange);
+//   - equality weld becomes a sim Weld joint.
+//
+// Anything else that changes the physics (tendons, muscles, connect
+// equalities, ball joints, frictionloss, pair contacts, composites, ...) is
+// an error naming the element, the attribute and the line. What does not
+// (visual settings, textures, lights, keyframes, sensors, solver tuning the
+// engine replaces with its own soft constraints) is dropped and listed in
+// Model.Warnings.
+//
+// The input is bounded: MaxBytes per file, MaxDepth of element nesting,
+// MaxElements in all, MaxIncludes; DOCTYPE declarations and entities other
+// than XML's predefined five are refused, so entity expansion cannot grow a
+// file. FuzzParse checks that no input panics.
+//
+// Model keeps the MJCF view (bodies with their MuJoCo mass, principal
+// inertia, inertial frame and world pose at qpos0; joints with their MuJoCo
+// coordinate q = q_sim + ref; actuators; sites; cameras; visual geoms) next
+// to the compiled sim.Model; bench/mujoco compares it with MuJoCo 2.2.2.
+package mjcf

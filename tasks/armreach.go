@@ -1,0 +1,388 @@
+package tasks
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/vlmrb/vlmrb/control"
+	"github.com/vlmrb/vlmrb/sim"
+	"github.com/vlmrb/vlmrb/sim/mjcf"
+)
+
+// ArmReachName is the name `robot-train tasks` lists for the reach task
+// over an imported MJCF arm.
+const ArmReachName = "arm-reach"
+
+// ArmReach constants.
+const (
+	// ArmReachSuccess (m) is the end-effector distance to the goal that
+	// counts as reached (MetaWorld reach-v2's 5 cm).
+	ArmReachSuccess = 0.05
+	armJointStep    = 0.05 // rad (or m) of position target per unit joint action and control step
+	armEEStep       = 0.03 // m of end-effector target per unit EE action and control step
+	armControlDt    = 0.04 // s per control step
+	armIKDamping    = 0.05 // damped least squares λ (m)
+	armExpertGain   = 0.3  // share of the site error the expert commands per control step
+)
+
+// ArmReachOptions configure ArmReach.
+type ArmReachOptions struct {
+	// Site names the end-effector site (default "ee", else the model's
+	// only site).
+	Site string
+	// Actuators name the position actuators to drive (default: every
+	// position-servo actuator, in model order).
+	Actuators []string
+	// Control is "joint" (action: change of each joint's position target)
+	// or "ee" (action: end-effector displacement, turned into targets by
+	// damped-least-squares IK). Default "joint".
+	Control string
+	// Reward is "dense" (1 − tanh(5 d), d the distance in m) or "sparse"
+	// (1 within ArmReachSuccess). Default "dense".
+	Reward string
+	// MaxSteps is the episode length in control steps (default 100).
+	MaxSteps int
+	// GoalRange (rad or m) bounds the random joint offsets from qpos0 whose
+	// end-effector position becomes the goal (default 0.8), so every goal
+	// is reachable.
+	GoalRange float64
+}
+
+// ArmReach is a reach task for any MJCF arm with an end-effector site and
+// position actuators, behind control.Env: reach a random goal drawn from
+// the arm's own workspace. Observation: joint positions, joint velocities
+// / 10, site position, goal, goal − site. Info: "success" (d ≤ 5 cm),
+// "obj_to_target" (d, m), "progress" (1 − d/d₀).
+type ArmReach struct {
+	m      *mjcf.Model
+	s      *sim.State
+	opts   ArmReachOptions
+	site   int
+	acts   []int // indices into m.Actuators
+	joints []int // the actuated joints (indices into m.Joints)
+	lo, hi []float64
+	q      []float64 // scratch: MuJoCo coordinates of all joints
+	target []float64 // position targets of the actuated joints
+	pos    []sim.Vec3
+	rot    []sim.Quat
+	goal   sim.Vec3
+	d0     float64
+	skip   int
+	t      int
+	done   bool
+	spec   control.Spec
+}
+
+// NewArmReach builds the reach task over m.
+func NewArmReach(m *mjcf.Model, opts ArmReachOptions) (*ArmReach, error) {
+	if opts.Control == "" {
+		opts.Control = "joint"
+	}
+	if opts.Reward == "" {
+		opts.Reward = "dense"
+	}
+	if opts.MaxSteps == 0 {
+		opts.MaxSteps = 100
+	}
+	if opts.GoalRange == 0 {
+		opts.GoalRange = 0.8
+	}
+	if opts.Control != "joint" && opts.Control != "ee" {
+		return nil, fmt.Errorf("tasks: arm-reach: control %q must be joint or ee", opts.Control)
+	}
+	if opts.Reward != "dense" && opts.Reward != "sparse" {
+		return nil, fmt.Errorf("tasks: arm-reach: reward %q must be dense or sparse", opts.Reward)
+	}
+	e := &ArmReach{m: m, opts: opts, pos: make([]sim.Vec3, len(m.Bodies)), rot: make([]sim.Quat, len(m.Bodies))}
+	if err := e.pickSite(); err != nil {
+		return nil, err
+	}
+	if err := e.pickActuators(); err != nil {
+		return nil, err
+	}
+	e.s = m.Sim.NewState()
+	e.q = m.QPos0()
+	e.target = make([]float64, len(e.acts))
+	e.skip = max(1, int(math.Round(armControlDt/m.Sim.Opt.Timestep)))
+	n := len(e.acts)
+	actDim := n
+	if opts.Control == "ee" {
+		actDim = 3
+	}
+	e.spec = control.BoxSpec(2*n+9, actDim, -1, 1)
+	e.spec.MaxEpisodeSteps = opts.MaxSteps
+	e.spec.ControlDt = float64(e.skip) * m.Sim.Opt.Timestep
+	e.spec.RewardLow, e.spec.RewardHigh = 0, 1
+	return e, nil
+}
+
+func (e *ArmReach) pickSite() error {
+	name := e.opts.Site
+	if name == "" {
+		if _, ok := e.m.Site("ee"); ok || len(e.m.Sites) != 1 {
+			name = "ee"
+		} else {
+			name = e.m.Sites[0].Name
+		}
+	}
+	i, ok := e.m.Site(name)
+	if !ok {
+		var names []string
+		for _, s := range e.m.Sites {
+			names = append(names, s.Name)
+		}
+		return fmt.Errorf("tasks: arm-reach: the model has no site %q (its sites: %v); name the end effector with --site", name, names)
+	}
+	e.site = i
+	return nil
+}
+
+func (e *ArmReach) pickActuators() error {
+	isServo := func(a *mjcf.Actuator) bool {
+		d := &e.m.Sim.Actuators[a.Sim]
+		return d.Bias[1] < 0 && d.Gain == -d.Bias[1] && d.Gear == 1
+	}
+	for i := range e.m.Actuators {
+		a := &e.m.Actuators[i]
+		if len(e.opts.Actuators) > 0 && !slices.Contains(e.opts.Actuators, a.Name) {
+			continue
+		}
+		if !isServo(a) {
+			if len(e.opts.Actuators) > 0 {
+				return fmt.Errorf("tasks: arm-reach: actuator %q is not a position servo (gain kp, bias −kp, gear 1)", a.Name)
+			}
+			continue
+		}
+		e.acts = append(e.acts, i)
+		e.joints = append(e.joints, a.Joint)
+		lo, hi := math.Inf(-1), math.Inf(1)
+		if a.CtrlLimited {
+			lo, hi = a.CtrlRange[0], a.CtrlRange[1]
+		}
+		if j := &e.m.Joints[a.Joint]; j.Limited {
+			lo, hi = max(lo, j.Range[0]), min(hi, j.Range[1])
+		}
+		e.lo, e.hi = append(e.lo, lo), append(e.hi, hi)
+	}
+	if len(e.acts) == 0 {
+		return fmt.Errorf("tasks: arm-reach: the model has no position actuators to drive (name them with --actuators)")
+	}
+	if len(e.opts.Actuators) > len(e.acts) {
+		return fmt.Errorf("tasks: arm-reach: some of the actuators %v do not exist", e.opts.Actuators)
+	}
+	return nil
+}
+
+// Spec implements control.Env.
+func (e *ArmReach) Spec() control.Spec { return e.spec }
+
+// Close implements control.Env.
+func (e *ArmReach) Close() error { return nil }
+
+// Model returns the imported model and State the current sim state.
+func (e *ArmReach) Model() *mjcf.Model { return e.m }
+
+// State returns the simulation state (owned by the env).
+func (e *ArmReach) State() *sim.State { return e.s }
+
+// Goal returns the episode's goal position (m, world).
+func (e *ArmReach) Goal() sim.Vec3 { return e.goal }
+
+// Reset implements control.Env: the arm at qpos0 (its servos holding it),
+// and a goal at the end-effector position of a random joint configuration
+// within GoalRange of qpos0 and the joint limits.
+func (e *ArmReach) Reset(seed uint64) ([]float64, control.Info) {
+	rng := rand.New(rand.NewPCG(seed, 0xa7e1))
+	e.s.Reset(e.m.Sim)
+	q0 := e.m.QPos0()
+	copy(e.q, q0)
+	for i, j := range e.joints {
+		e.target[i] = clampf(q0[j], e.lo[i], e.hi[i])
+		e.s.Ctrl[e.m.Actuators[e.acts[i]].Ctrl] = e.target[i]
+	}
+	qg := slices.Clone(q0)
+	floor := e.m.Bodies[1].Pos.Z
+	for try := 0; try < 100; try++ {
+		for i, j := range e.joints {
+			qg[j] = clampf(q0[j]+e.opts.GoalRange*(2*rng.Float64()-1), e.lo[i], e.hi[i])
+		}
+		e.goal = e.m.SitePos(e.site, qg, e.pos, e.rot)
+		if e.goal.Z > floor+0.05 {
+			break
+		}
+	}
+	e.t, e.done = 0, false
+	e.d0 = math.Max(e.sitePos().Sub(e.goal).Norm(), 1e-6)
+	obs, info := e.observe()
+	return obs, info
+}
+
+func (e *ArmReach) sitePos() sim.Vec3 {
+	p, _ := e.m.Sites[e.site].Frame.World(e.s)
+	return p
+}
+
+func clampf(x, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, x)) }
+
+// Step implements control.Env.
+func (e *ArmReach) Step(action []float64) ([]float64, float64, bool, bool, control.Info, error) {
+	if e.done || e.t >= e.opts.MaxSteps {
+		return nil, 0, false, false, control.Info{}, control.ErrNeedsReset
+	}
+	if len(action) != e.spec.ActDim {
+		panic(fmt.Sprintf("tasks: arm-reach: action has %d values, want %d", len(action), e.spec.ActDim))
+	}
+	for _, a := range action {
+		if math.IsNaN(a) || math.IsInf(a, 0) {
+			return nil, 0, false, false, control.Info{}, control.ErrNonFiniteAction
+		}
+	}
+	if e.opts.Control == "joint" {
+		for i := range e.target {
+			e.target[i] = clampf(e.target[i]+armJointStep*clampf(action[i], -1, 1), e.lo[i], e.hi[i])
+		}
+	} else {
+		d := sim.V3(clampf(action[0], -1, 1), clampf(action[1], -1, 1), clampf(action[2], -1, 1)).Scale(armEEStep)
+		e.ikStep(e.targetSite().Add(d))
+	}
+	for i := range e.target {
+		e.s.Ctrl[e.m.Actuators[e.acts[i]].Ctrl] = e.target[i]
+	}
+	w0 := e.s.Warnings.Total()
+	for k := 0; k < e.skip; k++ {
+		sim.Step(e.m.Sim, e.s)
+	}
+	e.t++
+	obs, info := e.observe()
+	d := info.Values["obj_to_target"]
+	r := 1 - math.Tanh(5*d)
+	if e.opts.Reward == "sparse" {
+		r = info.Values["success"]
+	}
+	truncated := e.t >= e.opts.MaxSteps
+	if e.s.Warnings.Total() > w0 && e.s.Warnings.NaN > 0 {
+		info.Values["sim_unstable"] = 1
+		truncated = true
+	}
+	e.done = truncated
+	return obs, r, false, truncated, info, nil
+}
+
+// targetSite returns where the site would be at the position targets (the
+// commanded pose; the real arm sags below it under gravity).
+func (e *ArmReach) targetSite() sim.Vec3 {
+	for i, j := range e.joints {
+		e.q[j] = e.target[i]
+	}
+	return e.m.SitePos(e.site, e.q, e.pos, e.rot)
+}
+
+// ikStep moves the targets one damped-least-squares step toward putting
+// the site at p: Δq = Jᵀ(JJᵀ + λ²I)⁻¹ (p − x(q)), J by central
+// differences of the forward kinematics at the current targets.
+func (e *ArmReach) ikStep(p sim.Vec3) {
+	for i, j := range e.joints {
+		e.q[j] = e.target[i]
+	}
+	x := e.m.SitePos(e.site, e.q, e.pos, e.rot)
+	n := len(e.joints)
+	jac := make([]sim.Vec3, n)
+	const h = 1e-5
+	for i, j := range e.joints {
+		q := e.q[j]
+		e.q[j] = q + h
+		xp := e.m.SitePos(e.site, e.q, e.pos, e.rot)
+		e.q[j] = q - h
+		xm := e.m.SitePos(e.site, e.q, e.pos, e.rot)
+		e.q[j] = q
+		jac[i] = xp.Sub(xm).Scale(1 / (2 * h))
+	}
+	var a [9]float64 // JJᵀ + λ²I
+	for i := range jac {
+		c := [3]float64{jac[i].X, jac[i].Y, jac[i].Z}
+		for r := 0; r < 3; r++ {
+			for k := 0; k < 3; k++ {
+				a[3*r+k] += c[r] * c[k]
+			}
+		}
+	}
+	for r := 0; r < 3; r++ {
+		a[4*r] += armIKDamping * armIKDamping
+	}
+	err := p.Sub(x)
+	y, ok := solve3(a, [3]float64{err.X, err.Y, err.Z})
+	if !ok {
+		return
+	}
+	yv := sim.V3(y[0], y[1], y[2])
+	for i := range e.joints {
+		e.target[i] = clampf(e.target[i]+jac[i].Dot(yv), e.lo[i], e.hi[i])
+	}
+}
+
+// solve3 solves the 3×3 system a·x = b (Cramer's rule).
+func solve3(a [9]float64, b [3]float64) ([3]float64, bool) {
+	det := a[0]*(a[4]*a[8]-a[5]*a[7]) - a[1]*(a[3]*a[8]-a[5]*a[6]) + a[2]*(a[3]*a[7]-a[4]*a[6])
+	if det == 0 || math.IsNaN(det) {
+		return [3]float64{}, false
+	}
+	var x [3]float64
+	for c := 0; c < 3; c++ {
+		m := a
+		for r := 0; r < 3; r++ {
+			m[3*r+c] = b[r]
+		}
+		x[c] = (m[0]*(m[4]*m[8]-m[5]*m[7]) - m[1]*(m[3]*m[8]-m[5]*m[6]) + m[2]*(m[3]*m[7]-m[4]*m[6])) / det
+	}
+	return x, true
+}
+
+func (e *ArmReach) observe() ([]float64, control.Info) {
+	obs := make([]float64, 0, e.spec.ObsDim)
+	for _, j := range e.joints {
+		obs = append(obs, e.m.JointPos(e.s, j))
+	}
+	for _, j := range e.joints {
+		obs = append(obs, 0.1*e.s.JointVel(e.m.Sim, e.m.Joints[j].Sim))
+	}
+	p := e.sitePos()
+	g := e.goal
+	obs = append(obs, p.X, p.Y, p.Z, g.X, g.Y, g.Z, g.X-p.X, g.Y-p.Y, g.Z-p.Z)
+	d := p.Sub(g).Norm()
+	succ := 0.0
+	if d <= ArmReachSuccess {
+		succ = 1
+	}
+	return obs, control.Info{Values: map[string]float64{"success": succ, "obj_to_target": d, "near_object": succ,
+		"progress": clampf(1-d/e.d0, 0, 1)}}
+}
+
+// ArmReachExpert is the scripted expert of ArmReach: in "ee" control it
+// moves the commanded site straight at the goal; in "joint" control it steps the
+// targets along the damped-least-squares IK solution toward the goal.
+func ArmReachExpert(e *ArmReach) control.Policy {
+	return control.PolicyFunc(func(obs, dst []float64) {
+		n := len(e.joints)
+		// integral action on the site error: the servos lag their targets
+		// and sag under gravity, so the commanded pose moves a fraction of
+		// the remaining error per step and settles where the arm reaches
+		dx := sim.V3(obs[2*n+6], obs[2*n+7], obs[2*n+8]).Scale(armExpertGain)
+		if e.opts.Control == "ee" {
+			v := dx.Scale(1 / armEEStep)
+			dst[0], dst[1], dst[2] = clampf(v.X, -1, 1), clampf(v.Y, -1, 1), clampf(v.Z, -1, 1)
+			return
+		}
+		saved := slices.Clone(e.target)
+		step := dx
+		if l := step.Norm(); l > armEEStep {
+			step = step.Scale(armEEStep / l)
+		}
+		e.ikStep(e.targetSite().Add(step))
+		for i := range dst {
+			dst[i] = clampf((e.target[i]-saved[i])/armJointStep, -1, 1)
+		}
+		copy(e.target, saved)
+	})
+}

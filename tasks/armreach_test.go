@@ -1,0 +1,96 @@
+package tasks_test
+
+import (
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/vlmrb/vlmrb/control"
+	"github.com/vlmrb/vlmrb/sim/mjcf"
+	"github.com/vlmrb/vlmrb/tasks"
+)
+
+func armReach(t *testing.T, opts tasks.ArmReachOptions) *tasks.ArmReach {
+	t.Helper()
+	m, err := mjcf.Load(filepath.Join("..", "sim", "mjcf", "testdata", "arm6.xml"), mjcf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := tasks.NewArmReach(m, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// TestArmReachExpert: the IK expert reaches ≥ 90% of random goals within
+// 5 cm in both control modes; a zero action does not (the goals are not
+// at the start pose).
+func TestArmReachExpert(t *testing.T) {
+	for _, mode := range []string{"joint", "ee"} {
+		e := armReach(t, tasks.ArmReachOptions{Control: mode})
+		var _ control.Env = e
+		pol := tasks.ArmReachExpert(e)
+		zero := control.PolicyFunc(func(obs, dst []float64) { clear(dst) })
+		for name, p := range map[string]control.Policy{"expert": pol, "zero": zero} {
+			succ := 0
+			const n = 20
+			for ep := 0; ep < n; ep++ {
+				obs, _ := e.Reset(uint64(ep))
+				act := make([]float64, e.Spec().ActDim)
+				var info control.Info
+				for {
+					p.Act(obs, act)
+					var trunc bool
+					var err error
+					obs, _, _, trunc, info, err = e.Step(act)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if trunc {
+						break
+					}
+				}
+				if info.Success() {
+					succ++
+				}
+			}
+			t.Logf("%s control, %s: %d/%d", mode, name, succ, n)
+			if name == "expert" && succ < n*9/10 {
+				t.Errorf("%s control: expert reached %d/%d goals", mode, succ, n)
+			}
+			if name == "zero" && succ > n/2 {
+				t.Errorf("%s control: doing nothing reached %d/%d goals: goals are too easy", mode, succ, n)
+			}
+		}
+	}
+}
+
+// TestArmReachSpec: reward bounds, determinism of Reset and the errors.
+func TestArmReachSpec(t *testing.T) {
+	e := armReach(t, tasks.ArmReachOptions{Reward: "sparse"})
+	sp := e.Spec()
+	if sp.ActDim != 6 || sp.ObsDim != 21 || math.Abs(sp.ControlDt-0.04) > 1e-12 {
+		t.Errorf("spec %+v", sp)
+	}
+	a, _ := e.Reset(7)
+	g := e.Goal()
+	b, _ := e.Reset(7)
+	if e.Goal() != g || a[len(a)-1] != b[len(b)-1] {
+		t.Error("Reset(7) twice differs")
+	}
+	_, r, _, _, _, err := e.Step(make([]float64, 6))
+	if err != nil || (r != 0 && r != 1) {
+		t.Errorf("sparse reward %g, err %v", r, err)
+	}
+	if _, _, _, _, _, err := e.Step([]float64{math.NaN(), 0, 0, 0, 0, 0}); err != control.ErrNonFiniteAction {
+		t.Errorf("NaN action: %v", err)
+	}
+	m := e.Model()
+	if _, err := tasks.NewArmReach(m, tasks.ArmReachOptions{Site: "nope"}); err == nil {
+		t.Error("a missing site is accepted")
+	}
+	if _, err := tasks.NewArmReach(m, tasks.ArmReachOptions{Control: "torque"}); err == nil {
+		t.Error("an unknown control mode is accepted")
+	}
+}
