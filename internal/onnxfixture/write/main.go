@@ -1,5 +1,3 @@
-// Command write leaves the ONNX check fixtures of package onnxfixture in
-// a directory: go run ./internal/onnxfixture/write DIR.
 package main
 
 import (
