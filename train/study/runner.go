@@ -50,6 +50,7 @@ type Attempt struct {
 	ExitCode int       `json:"exit_code"`
 	Resumed  bool      `json:"resumed"`
 	Host     string    `json:"host"`
+	BLASCore string    `json:"openblas_coretype,omitempty"` // the kernel the runner pinned (BLASCoreFile)
 }
 
 type runningMark struct {
@@ -129,6 +130,8 @@ type Runner struct {
 	// CPUs is the core count shared by the parallel runs (0: runtime.NumCPU).
 	// Each child gets max(1, CPUs/Parallel) BLAS and Go threads.
 	CPUs int
+
+	core string // OPENBLAS_CORETYPE of every child (see BLASCoreFile)
 }
 
 // Summary counts what a Runner did.
@@ -152,6 +155,11 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	if err := r.Spec.freezeDefaults(r.Dir, !r.DryRun); err != nil {
 		return sum, err
 	}
+	core, err := r.Spec.pinBLASCore(r.Dir, !r.DryRun)
+	if err != nil {
+		return sum, err
+	}
+	r.core = core
 	runs, err := r.Spec.Runs(r.Dir)
 	if err != nil {
 		return sum, err
@@ -159,7 +167,7 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	if err := r.Only.Check(r.Spec); err != nil {
 		return sum, err
 	}
-	runs = r.Shard.Select(r.Only.Select(runs))
+	runs = r.Spec.dropRetired(r.Shard.Select(r.Only.Select(runs)), r.logf)
 	sum.Total = len(runs)
 	if !r.DryRun {
 		if err := atomicfile.WriteBytes(filepath.Join(r.Dir, SpecFile), r.Spec.src); err != nil {
@@ -312,7 +320,7 @@ func childEnv(environ []string, threads int) []string {
 func (r *Runner) exec(ctx context.Context, run Run, threads int) (Attempt, error) {
 	dir := run.Config.Out
 	host, _ := os.Hostname()
-	a := Attempt{Start: time.Now().UTC(), Host: host}
+	a := Attempt{Start: time.Now().UTC(), Host: host, BLASCore: r.core}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return a, err
 	}
@@ -347,7 +355,7 @@ func (r *Runner) exec(ctx context.Context, run Run, threads int) (Attempt, error
 	defer logf.Close()
 	cmd := exec.Command(r.Binary, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.Env = childEnv(os.Environ(), threads)
+	cmd.Env = withBLASCore(childEnv(os.Environ(), threads), r.core)
 	cmd.SysProcAttr = childAttr() // the child checkpoints and stops if the study process dies
 	if err := cmd.Start(); err != nil {
 		return a, fmt.Errorf("start %s: %w", r.Binary, err)
