@@ -288,12 +288,16 @@ func Analyze(spec *Spec, dir string, o ReportOptions) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	recs, err := openRunRecords(dir) // the run directories, or DIR/runs.tar.gz
+	if err != nil {
+		return nil, err
+	}
 	metric := spec.MetricKey()
 	rep := &Report{Study: spec.Name, Metric: metric, Baseline: base, Reps: o.Reps, Conf: o.Conf}
 	data := map[string]*runData{} // by task/arm/seed id
 	for _, r := range runs {
-		d := &runData{run: r, state: RunState(r.Config.Out)}
-		for _, a := range Attempts(r.Config.Out) {
+		d := &runData{run: r, state: recs.state(r.Config.Out)}
+		for _, a := range recs.attempts(r.Config.Out) {
 			d.cpu += a.CPUS
 		}
 		rep.CPUS += d.cpu
@@ -301,7 +305,7 @@ func Analyze(spec *Spec, dir string, o ReportOptions) (*Report, error) {
 		switch d.state {
 		case Done:
 			rep.Status.Done++
-			rows, err := train.ReadMetricsJSONL(filepath.Join(r.Config.Out, "metrics.jsonl"))
+			rows, err := recs.metrics(r.Config.Out)
 			if err != nil {
 				return nil, fmt.Errorf("study report: run %s: %w", r.ID(), err)
 			}

@@ -106,6 +106,11 @@ func Attempts(dir string) []Attempt {
 	if err != nil {
 		return nil
 	}
+	return parseAttempts(b)
+}
+
+// parseAttempts parses an attempt log (one JSON object a line).
+func parseAttempts(b []byte) []Attempt {
 	var out []Attempt
 	for _, line := range bytes.Split(b, []byte("\n")) {
 		var a Attempt
@@ -151,6 +156,9 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 		if err := os.MkdirAll(r.Dir, 0o755); err != nil {
 			return sum, fmt.Errorf("study: %w", err)
 		}
+	}
+	if err := r.unpackForRun(); err != nil { // runs kept in DIR/runs.tar.gz
+		return sum, err
 	}
 	if err := r.Spec.freezeDefaults(r.Dir, !r.DryRun); err != nil {
 		return sum, err
