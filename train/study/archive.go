@@ -122,10 +122,10 @@ func WriteRunsArchive(dir string) (int, error) {
 	return len(files), nil
 }
 
-// readRunsArchive loads DIR/runs.tar.gz: file contents by slash path
-// relative to DIR. Entries must be regular files under runs/ with clean
+// ReadRunsArchive loads DIR/runs.tar.gz: file contents by slash path
+// relative to DIR ("runs/TASK/ARM/sSEED/metrics.jsonl"). Entries must be regular files under runs/ with clean
 // relative names; the sizes are bounded.
-func readRunsArchive(dir string) (map[string][]byte, error) {
+func ReadRunsArchive(dir string) (map[string][]byte, error) {
 	name := filepath.Join(dir, RunsArchive)
 	f, err := os.Open(name)
 	if err != nil {
@@ -170,7 +170,7 @@ func readRunsArchive(dir string) (map[string][]byte, error) {
 // VerifyRunsArchive checks that DIR/runs.tar.gz holds exactly the
 // archivable files of DIR/runs, byte for byte.
 func VerifyRunsArchive(dir string) error {
-	files, err := readRunsArchive(dir)
+	files, err := ReadRunsArchive(dir)
 	if err != nil {
 		return err
 	}
@@ -227,7 +227,7 @@ func RemoveArchivedRuns(dir string) error {
 // file already there with other contents is an error (nothing is
 // overwritten); one with the same contents is left as it is.
 func ExtractRunsArchive(dir string) (int, error) {
-	files, err := readRunsArchive(dir)
+	files, err := ReadRunsArchive(dir)
 	if err != nil {
 		return 0, err
 	}
@@ -297,7 +297,7 @@ func openRunRecords(studyDir string) (runRecords, error) {
 	if !archivedOnly(studyDir) {
 		return dirRecords{}, nil
 	}
-	files, err := readRunsArchive(studyDir)
+	files, err := ReadRunsArchive(studyDir)
 	if err != nil {
 		return nil, err
 	}

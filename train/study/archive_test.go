@@ -119,13 +119,13 @@ func TestRunsArchiveRejectsForeignEntries(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, RunsArchive), buf.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := readRunsArchive(dir); err == nil || !strings.Contains(err.Error(), "not a run record") {
+		if _, err := ReadRunsArchive(dir); err == nil || !strings.Contains(err.Error(), "not a run record") {
 			t.Errorf("entry %q: %v", hdr.Name, err)
 		}
 	}
 	dir := t.TempDir()
 	_ = os.WriteFile(filepath.Join(dir, RunsArchive), []byte("not gzip"), 0o644)
-	if _, err := readRunsArchive(dir); err == nil || !strings.Contains(err.Error(), "study archive") {
+	if _, err := ReadRunsArchive(dir); err == nil || !strings.Contains(err.Error(), "study archive") {
 		t.Errorf("damaged archive: %v", err)
 	}
 }
