@@ -15,8 +15,10 @@
 //	  pixel=studies/results/doorkey-demos:vlmrb-pixel+studies/results/doorkey-themes:pixel-standard \
 //	  per=studies/results/doorkey-demos:per+studies/results/doorkey-themes:per
 //
-// It reads each DIR/report.json (written by robot-train study report), so
-// run the report first; only runs in the "done" state count. The
+// It reads each DIR/report.json (written by robot-train study report, which
+// recomputes it from the study's per-run records, DIR/runs.tar.gz or an
+// unpacked DIR/runs), so run the report first; only runs in the "done"
+// state count. The
 // bootstrap is seeded (seed 1, 5000 resamples by default), so a table
 // reproduces exactly.
 package main
