@@ -7,7 +7,11 @@ GOBIN ?= $(shell $(GO) env GOPATH)/bin
 # Packages with goroutines of their own: tested under the race detector.
 RACE_PKGS := ./replay/... ./vlmprio/... ./hw/... ./control/... ./train/...
 
-.PHONY: deps test test-viam vet unit purego lint bench bench-mujoco run fmt onnx-check
+.PHONY: deps test test-viam vet unit purego lint bench bench-mujoco run build fmt onnx-check
+
+# The commit every run records and `robot-train version` prints (CI builds
+# with -buildvcs=false, so the linker sets it).
+LDFLAGS := -X github.com/vlmrb/vlmrb/internal/platform.commit=$(shell git rev-parse HEAD 2>/dev/null)
 
 deps:
 	@./scripts/deps.sh
@@ -63,7 +67,11 @@ bench-mujoco:
 RUN_OUT ?= runs/default-$(shell date +%Y%m%d-%H%M%S)
 RUN_ARGS ?=
 run: deps
-	$(GO) run ./cmd/robot-train train --out $(RUN_OUT) $(RUN_ARGS)
+	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/robot-train train --out $(RUN_OUT) $(RUN_ARGS)
+
+# ./robot-train with its commit recorded
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o robot-train ./cmd/robot-train
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

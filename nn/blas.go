@@ -81,6 +81,9 @@ type backend struct {
 	// setThreads sets the library's thread count; nil when the library
 	// follows GOMAXPROCS instead.
 	setThreads func(n int)
+	// library reports a C library's kernel (core) and build configuration;
+	// nil for pure-Go backends.
+	library func() (core, config string)
 }
 
 var (
@@ -123,17 +126,11 @@ func Backends() []string {
 // unknown or unavailable backends and leaves the selection unchanged.
 // Call it before training starts, not while GEMMs run on other goroutines.
 func SetBackend(name string) error {
-	name = strings.ToLower(strings.TrimSpace(name))
-	if name == "auto" {
-		name = "gonum"
-		if _, ok := backends["openblas"]; ok {
-			name = "openblas"
-		}
+	name, err := ResolveBackend(name)
+	if err != nil {
+		return err
 	}
-	b, ok := backends[name]
-	if !ok {
-		return fmt.Errorf("nn: BLAS backend %q is not available (compiled in: %s; build with cgo and libopenblas-dev for openblas)", name, strings.Join(Backends(), ", "))
-	}
+	b := backends[name]
 	current.Store(&b)
 	if b.setThreads != nil {
 		b.setThreads(int(threads.Load()))
@@ -141,8 +138,59 @@ func SetBackend(name string) error {
 	return nil
 }
 
+// ResolveBackend returns the backend SetBackend(name) selects, without
+// selecting it, or SetBackend's error.
+func ResolveBackend(name string) (string, error) {
+	name = strings.ToLower(strings.TrimSpace(name))
+	if name == "auto" {
+		name = "gonum"
+		if _, ok := backends["openblas"]; ok {
+			name = "openblas"
+		}
+	}
+	if _, ok := backends[name]; !ok {
+		return "", fmt.Errorf("nn: BLAS backend %q is not available (compiled in: %s; build with cgo and libopenblas-dev for openblas)", name, strings.Join(Backends(), ", "))
+	}
+	return name, nil
+}
+
 // Backend returns the name of the selected BLAS backend.
 func Backend() string { return current.Load().name }
+
+// BLASInfo says which arithmetic the GEMMs run: floating-point sums depend
+// on the kernel, so a run reproduces bit for bit only on the same one.
+type BLASInfo struct {
+	Backend string `json:"backend"` // the selected backend (see SetBackend)
+	// OpenBLASCore is the kernel OpenBLAS dispatched to
+	// (openblas_get_corename: "Haswell", "SkylakeX", "Zen", …; forced with
+	// the OPENBLAS_CORETYPE environment variable), and OpenBLASConfig its
+	// build line (openblas_get_config: version, DYNAMIC_ARCH, …). Both are
+	// empty where OpenBLAS is not compiled in; they are filled when it is,
+	// even if the gonum backend is selected.
+	OpenBLASCore    string `json:"openblas_core,omitempty"`
+	OpenBLASConfig  string `json:"openblas_config,omitempty"`
+	OpenBLASVersion string `json:"openblas_version,omitempty"` // from the build line, e.g. "0.3.21"
+}
+
+// Library describes the selected backend and, where compiled in, OpenBLAS.
+func Library() BLASInfo {
+	info := BLASInfo{Backend: Backend()}
+	if ob, ok := backends["openblas"]; ok && ob.library != nil {
+		info.OpenBLASCore, info.OpenBLASConfig = ob.library()
+		info.OpenBLASVersion = openBLASVersion(info.OpenBLASConfig)
+	}
+	return info
+}
+
+// openBLASVersion returns the version in an openblas_get_config line
+// ("OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY Haswell MAX_THREADS=64"), or "".
+func openBLASVersion(config string) string {
+	f := strings.Fields(config)
+	if len(f) >= 2 && strings.EqualFold(f[0], "OpenBLAS") {
+		return f[1]
+	}
+	return ""
+}
 
 // SetThreads sets the number of threads the BLAS library may use for one
 // GEMM (n ≥ 1). OpenBLAS gets exactly n threads (openblas_set_num_threads),

@@ -110,6 +110,9 @@ func registerOpenBLAS() bool {
 		setThreads: func(n int) {
 			C.openblas_set_num_threads(C.int(n))
 		},
+		library: func() (string, string) {
+			return C.GoString(C.openblas_get_corename()), C.GoString(C.openblas_get_config())
+		},
 	}
 	// Start single-threaded, matching threads' default, so that a process
 	// that never calls SetThreads does not spawn one BLAS thread per core

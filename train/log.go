@@ -95,6 +95,12 @@ func ReadMetricsJSONL(path string) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ParseMetricsJSONL(b)
+}
+
+// ParseMetricsJSONL parses the contents of a metrics.jsonl file, as
+// ReadMetricsJSONL does.
+func ParseMetricsJSONL(b []byte) ([]Row, error) {
 	var rows []Row
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 1<<20), 1<<24)

@@ -234,7 +234,7 @@ func (r *runner) startEpisodes(seed uint64, first []int) {
 }
 
 // prepareRunDir decides how the run uses its directory (fresh, resume,
-// finished), creates it and writes config.yaml.
+// finished), creates it and writes config.yaml and platform.json.
 func (c *core) prepareRunDir() (string, *Manifest, error) {
 	ckptDir, man, err := c.openRunDir()
 	if err != nil {
@@ -245,7 +245,7 @@ func (c *core) prepareRunDir() (string, *Manifest, error) {
 			return "", nil, fmt.Errorf("create run directory: %w", err)
 		}
 	}
-	return ckptDir, man, SaveConfig(filepath.Join(c.cfg.Out, "config.yaml"), &c.cfg)
+	return ckptDir, man, saveRunRecord(c.cfg.Out, &c.cfg, man)
 }
 
 // printStart ends the console's first line and says what was resumed.

@@ -270,7 +270,6 @@ func (p *Prioritizer) process(ctx context.Context, c *Clip) {
 		return
 	}
 	dt := time.Since(t0)
-	p.scored.Add(1)
 	if sc.Cached {
 		p.cached.Add(1)
 	}
@@ -283,6 +282,10 @@ func (p *Prioritizer) process(ctx context.Context, c *Clip) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	// counted last (this defer runs before the unlock): a Metrics reader
+	// that sees the clip as scored also sees its scores written back and
+	// its histogram entry
+	defer p.scored.Add(1)
 	p.lat[p.latN%len(p.lat)] = dt
 	p.latN++
 	p.sum += raw

@@ -1,17 +1,3 @@
-// Command pool pools the final scores of arms with the same configuration
-// across studies (disjoint seeds, written before either ran) and reports
-// them with the study report's statistics: IQM and mean of the final
-// metric with 95% stratified bootstrap intervals, and the probability of
-// improvement over a baseline arm. Each study is one stratum.
-//
-//	go run ./bench/pool -baseline uniform \
-//	  uniform=studies/results/doorkey-demos:uniform+studies/results/doorkey-themes:uniform \
-//	  oracle=studies/results/doorkey-demos:vlmrb-oracle+studies/results/doorkey-themes:oracle \
-//	  pixel=studies/results/doorkey-demos:vlmrb-pixel+studies/results/doorkey-themes:pixel-standard \
-//	  per=studies/results/doorkey-demos:per+studies/results/doorkey-themes:per
-//
-// It reads each DIR/report.json (written by robot-train study report), so
-// run the report first; only runs in the "done" state count.
 package main
 
 import (
@@ -87,9 +73,7 @@ func main() {
 		mean := study.BootstrapCI(a.strata, study.PooledMean, *reps, 0.95, 1)
 		p := "–"
 		if a.name != base.name {
-			// one task: the studies' runs together on each side
-			x, y := [][]float64{flat(a.strata)}, [][]float64{flat(base.strata)}
-			p = ci(study.ProbImprovementCI(x, y, *reps, 0.95, 1))
+			p = ci(probCI(a.strata, base.strata, *reps, 0.95, 1))
 		}
 		fmt.Printf("| %s | %s | %s | %s | %s |\n", a.name, strings.Join(a.from, " + "), ci(iqm), ci(mean), p)
 	}
@@ -115,14 +99,6 @@ func finals(dir, armName string) ([]float64, error) {
 		return nil, fmt.Errorf("%s: no finished run of arm %q", dir, armName)
 	}
 	return v, nil
-}
-
-func flat(s [][]float64) []float64 {
-	var v []float64
-	for _, x := range s {
-		v = append(v, x...)
-	}
-	return v
 }
 
 func ci(iv study.Interval) string { return fmt.Sprintf("%.3f [%.3f, %.3f]", iv.Point, iv.Lo, iv.Hi) }

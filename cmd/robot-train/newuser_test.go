@@ -3,10 +3,12 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/vlmrb/vlmrb/internal/platform"
 	"github.com/vlmrb/vlmrb/internal/runlock"
 	"github.com/vlmrb/vlmrb/train"
 )
@@ -87,6 +89,17 @@ func TestVersionNamesSelectedBLAS(t *testing.T) {
 	}
 	if got := BLASBackend(); got != want {
 		t.Fatalf("selected backend %s after version, want %s", got, want)
+	}
+	// what a run's arithmetic depends on: CPU model, OpenBLAS version and
+	// core, Go version, commit
+	pi := platform.Describe()
+	for _, line := range []string{"\ncpu: ", "go: " + runtime.Version(), "robot-train "} {
+		if !strings.Contains(out, line) {
+			t.Errorf("version lacks %q:\n%s", line, out)
+		}
+	}
+	if pi.BLAS.OpenBLASCore != "" && !strings.Contains(out, "OpenBLAS: "+pi.BLAS.OpenBLASVersion+", core "+pi.BLAS.OpenBLASCore) {
+		t.Errorf("version does not name OpenBLAS %s core %s:\n%s", pi.BLAS.OpenBLASVersion, pi.BLAS.OpenBLASCore, out)
 	}
 }
 

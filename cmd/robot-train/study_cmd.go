@@ -15,6 +15,7 @@ import (
 
 const studyUsage = `study run STUDY.yaml --out DIR [--parallel N] [--shard K/N]
        robot-train study report DIR [--json] [--baseline ARM] [--reps N]
+       robot-train study archive DIR [--keep]
 
 A study is a grid of tasks × arms × seeds over a base config (studies/*.yaml).
 run trains every cell not yet done (interrupted cells resume from their
@@ -22,13 +23,16 @@ checkpoint; Ctrl-C stops them at a checkpoint). report aggregates the done runs
 (IQM, 95% stratified-bootstrap CIs, AUC, probability of improvement, sample
 efficiency) into DIR/report.md, DIR/report.json and DIR/curves/TASK.png, and
 says which runs are done, running or missing; against another --baseline than
-the study's it writes DIR/report-vs-ARM.md and .json.`
+the study's it writes DIR/report-vs-ARM.md and .json. archive packs the
+per-run records into DIR/runs.tar.gz (deterministic), checks it byte for
+byte and removes the archived files (--keep leaves them); report reads the
+archive, and run unpacks it before it resumes anything.`
 
 func cmdStudy(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
 		_, _ = fmt.Fprintf(stdout, "usage: robot-train %s\n", studyUsage)
 		if len(args) == 0 {
-			return usagef("study needs a subcommand: run or report")
+			return usagef("study needs a subcommand: run, report or archive")
 		}
 		return nil
 	}
@@ -37,8 +41,10 @@ func cmdStudy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return studyRun(ctx, args[1:], stdout, stderr)
 	case "report":
 		return studyReport(args[1:], stdout, stderr)
+	case "archive":
+		return studyArchive(args[1:], stdout, stderr)
 	}
-	return usagef("unknown study subcommand %q: use run or report%s", args[0], didYouMean("", suggest(args[0], []string{"run", "report"})))
+	return usagef("unknown study subcommand %q: use run, report or archive%s", args[0], didYouMean("", suggest(args[0], []string{"run", "report", "archive"})))
 }
 
 // parseWithArg parses flags and the one positional argument, which may
@@ -177,5 +183,37 @@ func studyReport(args []string, stdout, stderr io.Writer) error {
 	}
 	_, _ = fmt.Fprint(stdout, rep.Markdown())
 	_, _ = fmt.Fprintf(stdout, "\nwrote %s\n", strings.Join(paths, ", "))
+	return nil
+}
+
+func studyArchive(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("study archive", "DIR [--keep]", stderr)
+	keep := fs.Bool("keep", false, "keep the archived files in DIR/runs after checking the archive")
+	dir, err := parseWithArg(fs, args)
+	if err != nil {
+		return err
+	}
+	if dir == "" {
+		return usagef("study archive needs the study directory: robot-train study archive DIR")
+	}
+	if _, err := study.LoadDir(dir); err != nil {
+		return usagef("%v", err)
+	}
+	n, err := study.WriteRunsArchive(dir)
+	if err != nil {
+		return err
+	}
+	check := study.VerifyRunsArchive
+	if !*keep {
+		check = study.RemoveArchivedRuns
+	}
+	if err := check(dir); err != nil {
+		return err
+	}
+	_, _ = fmt.Fprintf(stdout, "wrote %s/%s (%d run files, checked byte for byte)", dir, study.RunsArchive, n)
+	if !*keep {
+		_, _ = fmt.Fprint(stdout, "; removed them from runs/")
+	}
+	_, _ = fmt.Fprintln(stdout)
 	return nil
 }

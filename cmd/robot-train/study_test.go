@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vlmrb/vlmrb/train"
 	"github.com/vlmrb/vlmrb/train/study"
 )
 
@@ -101,6 +102,7 @@ func TestStudyRunResumesAfterInterrupt(t *testing.T) {
 	if len(at) != 2 || at[0].ExitCode != 130 || !at[1].Resumed {
 		t.Errorf("interrupted run's attempts: %+v, want an exit-130 one, then a resumed one", at)
 	}
+	checkBLASPin(t, out, "reach/uniform/s2", 2)
 
 	// report --json: per arm IQM, CI bounds, AUC, probability of improvement
 	rep, err := exec.Command(bin, "study", "report", out, "--json", "--reps", "200").Output()
@@ -154,6 +156,44 @@ func TestStudyRunResumesAfterInterrupt(t *testing.T) {
 	def, _ := os.ReadFile(filepath.Join(out, "report.md"))
 	if !strings.Contains(string(def), "P(> uniform)") {
 		t.Errorf("report --baseline per overwrote report.md (the study's own baseline is uniform)")
+	}
+}
+
+// checkBLASPin checks that a study froze an OpenBLAS kernel, that every
+// attempt of run id recorded it, and that each of the run's sessions ran
+// on it (platform.json) where OpenBLAS is compiled in.
+func checkBLASPin(t *testing.T, out, id string, sessions int) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(out, study.BLASCoreFile))
+	if err != nil {
+		t.Fatalf("no %s: %v", study.BLASCoreFile, err)
+	}
+	var pin struct {
+		Core string `json:"openblas_coretype"`
+	}
+	if err := json.Unmarshal(b, &pin); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range attempts(t, out, id) {
+		if a.BLASCore != pin.Core {
+			t.Errorf("attempt %+v does not record the pinned kernel %q", a, pin.Core)
+		}
+	}
+	pb, err := os.ReadFile(filepath.Join(out, "runs", filepath.FromSlash(id), train.PlatformFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ps []train.PlatformSession
+	if err := json.Unmarshal(pb, &ps); err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != sessions {
+		t.Fatalf("%s: %d sessions in platform.json, want %d", id, len(ps), sessions)
+	}
+	for _, s := range ps {
+		if s.CoreTypeEnv != pin.Core || (s.BLAS.OpenBLASCore != "" && pin.Core != "" && !strings.EqualFold(s.BLAS.OpenBLASCore, pin.Core)) {
+			t.Errorf("%s ran with OPENBLAS_CORETYPE %q on core %q, the study pinned %q", id, s.CoreTypeEnv, s.BLAS.OpenBLASCore, pin.Core)
+		}
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"text/tabwriter"
 
+	"github.com/vlmrb/vlmrb/internal/platform"
 	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/train"
 )
@@ -29,6 +30,25 @@ func cmdTasks(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	_, _ = fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", tasks.ArmReachName, "mjcf", 1, "reach a goal with an imported MJCF arm's end-effector site (train --model FILE.xml --task reach --site NAME)")
 	return tw.Flush()
+}
+
+// printPlatform prints what a run's arithmetic depends on: the CPU and the
+// BLAS kernel (runs reproduce bit for bit only on the same kernel).
+func printPlatform(w io.Writer, in platform.Info) {
+	cpu := in.CPU
+	if cpu == "" {
+		cpu = "unknown model"
+	}
+	_, _ = fmt.Fprintf(w, "cpu: %s\n", cpu)
+	if in.BLAS.OpenBLASCore == "" {
+		_, _ = fmt.Fprintln(w, "OpenBLAS: not compiled in (the gonum backend's arithmetic does not depend on the CPU)")
+		return
+	}
+	env := "unset: chosen from the CPU, so runs may differ between CPU models"
+	if in.CoreTypeEnv != "" {
+		env = in.CoreTypeEnv
+	}
+	_, _ = fmt.Fprintf(w, "OpenBLAS: %s, core %s (OPENBLAS_CORETYPE %s)\n", in.BLAS.OpenBLASVersion, in.BLAS.OpenBLASCore, env)
 }
 
 // version is set with -ldflags "-X main.version=..." by release builds.
@@ -57,6 +77,14 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if rev != "" {
 		_, _ = fmt.Fprintf(stdout, " (%s)", rev)
 	}
+	switch pi := platform.Describe(); {
+	case rev == "" && pi.Commit != "":
+		_, _ = fmt.Fprintf(stdout, " (%s)", pi.Commit)
+	case rev == "":
+		_, _ = fmt.Fprint(stdout, " (commit unknown: built without VCS stamping; `make build` records it)")
+	case pi.Modified:
+		_, _ = fmt.Fprint(stdout, " with uncommitted changes")
+	}
 	_, _ = fmt.Fprintf(stdout, "\ngo: %s %s/%s, %d CPUs\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
 	// the backend train selects for the default blas setting, not the
 	// package's initial one
@@ -66,6 +94,7 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	} else {
 		_, _ = fmt.Fprintf(stdout, "BLAS backend: %s (selected by blas: %s; available: %v)\n", b, blas, BLASBackends())
 	}
+	printPlatform(stdout, platform.Describe())
 	_, _ = fmt.Fprintf(stdout, "render backends: %v\n", render.Backends())
 	r, err := render.New("auto", render.Options{Logf: func(string, ...any) {}})
 	if err != nil {

@@ -6,21 +6,33 @@ import (
 	"time"
 )
 
-// Busy work advances the process CPU clock by at least most of the wall
-// time it takes (one goroutine spinning on one core).
+// Busy work advances the process CPU clock, and the clock never runs
+// backwards. The test waits on CPU time, not on wall time: however loaded
+// the machine, spinning until 20 ms of CPU time have been consumed ends
+// once the scheduler has given the process that much; the wall deadline
+// only bounds a clock that does not advance at all.
 func TestProcessAdvancesWithWork(t *testing.T) {
 	if runtime.GOOS == "windows" || runtime.GOOS == "plan9" {
 		t.Skip("no rusage")
 	}
-	c0, w0 := Process(), time.Now()
-	x := 0.0
-	for time.Since(w0) < 50*time.Millisecond {
-		for i := range 1000 {
+	const want = 20 * time.Millisecond
+	deadline := time.Now().Add(2 * time.Minute)
+	c0 := Process()
+	prev, x := c0, 0.0
+	for prev-c0 < want {
+		for i := range 10000 {
 			x += float64(i)
 		}
+		c := Process()
+		if c < prev {
+			t.Fatalf("CPU time went backwards: %v after %v", c, prev)
+		}
+		prev = c
+		if time.Now().After(deadline) {
+			t.Fatalf("CPU time advanced by %v in 2 minutes of spinning (want ≥ %v)", prev-c0, want)
+		}
 	}
-	used := Process() - c0
-	if x == 0 || used < 10*time.Millisecond {
-		t.Fatalf("50 ms of spinning advanced CPU time by %v", used)
+	if x == 0 {
+		t.Fatal("the busy loop did not run")
 	}
 }

@@ -19,6 +19,12 @@
 // directory is followed through a symbolic link, and every file read from
 // it is a regular file read within a size limit (internal/safefile).
 //
+// Runs reproduce bit for bit only on one BLAS kernel, so a study pins
+// OpenBLAS's (BLASCoreFile: the study file's blas_core, else the first
+// runner's OPENBLAS_CORETYPE, else DefaultBLASCore), frozen on its first
+// run and set as OPENBLAS_CORETYPE for every child. An arm marked retired
+// (its runs can no longer be regenerated) is never started or resumed.
+//
 // Analyze aggregates the done runs with the conventions of rliable
 // (Agarwal et al., NeurIPS 2021): interquartile mean and mean of the final
 // score, percentile confidence intervals from a stratified bootstrap,

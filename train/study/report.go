@@ -288,9 +288,13 @@ func Analyze(spec *Spec, dir string, o ReportOptions) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	recs, err := openRunRecords(dir) // the run directories, or DIR/runs.tar.gz
+	if err != nil {
+		return nil, err
+	}
 	metric := spec.MetricKey()
 	rep := &Report{Study: spec.Name, Metric: metric, Baseline: base, Reps: o.Reps, Conf: o.Conf}
-	data, err := readRuns(runs, metric, rep)
+	data, err := readRuns(runs, recs, metric, rep)
 	if err != nil {
 		return nil, err
 	}
@@ -306,13 +310,14 @@ func Analyze(spec *Spec, dir string, o ReportOptions) (*Report, error) {
 	return rep, nil
 }
 
-// readRuns reads every run's state, CPU time and metric series into rep's
-// status and run list; it returns the runs by task/arm/seed id.
-func readRuns(runs []Run, metric string, rep *Report) (map[string]*runData, error) {
+// readRuns reads every run's state, CPU time and metric series (from recs:
+// the run directories or DIR/runs.tar.gz) into rep's status and run list;
+// it returns the runs by task/arm/seed id.
+func readRuns(runs []Run, recs runRecords, metric string, rep *Report) (map[string]*runData, error) {
 	data := map[string]*runData{} // by task/arm/seed id
 	for _, r := range runs {
-		d := &runData{run: r, state: RunState(r.Config.Out)}
-		for _, a := range Attempts(r.Config.Out) {
+		d := &runData{run: r, state: recs.state(r.Config.Out)}
+		for _, a := range recs.attempts(r.Config.Out) {
 			d.cpu += a.CPUS
 		}
 		rep.CPUS += d.cpu
@@ -320,7 +325,7 @@ func readRuns(runs []Run, metric string, rep *Report) (map[string]*runData, erro
 		switch d.state {
 		case Done:
 			rep.Status.Done++
-			rows, err := train.ReadMetricsJSONL(filepath.Join(r.Config.Out, "metrics.jsonl"))
+			rows, err := recs.metrics(r.Config.Out)
 			if err != nil {
 				return nil, fmt.Errorf("study report: run %s: %w", r.ID(), err)
 			}

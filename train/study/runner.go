@@ -56,7 +56,8 @@ type Attempt struct {
 	PID      int       `json:"pid,omitempty"`
 	// Orphaned: the study process died while this child trained; the
 	// child recorded the attempt itself (see RecordOrphan).
-	Orphaned bool `json:"orphaned,omitempty"`
+	Orphaned bool   `json:"orphaned,omitempty"`
+	BLASCore string `json:"openblas_coretype,omitempty"` // the kernel the runner pinned (BLASCoreFile)
 
 	stopped bool // stopped by this Runner's one SIGINT, at a checkpoint
 }
@@ -124,6 +125,11 @@ func Attempts(dir string) []Attempt {
 	if err != nil {
 		return nil
 	}
+	return parseAttempts(b)
+}
+
+// parseAttempts parses an attempt log (one JSON object a line).
+func parseAttempts(b []byte) []Attempt {
 	var out []Attempt
 	for _, line := range bytes.Split(b, []byte("\n")) {
 		var a Attempt
@@ -148,6 +154,8 @@ type Runner struct {
 	// CPUs is the core count shared by the parallel runs (0: runtime.NumCPU).
 	// Each child gets max(1, CPUs/Parallel) BLAS and Go threads.
 	CPUs int
+
+	core string // OPENBLAS_CORETYPE of every child (see BLASCoreFile)
 }
 
 // Summary counts what a Runner did.
@@ -178,9 +186,17 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 			return sum, fmt.Errorf("study: %w", err)
 		}
 	}
+	if err := r.unpackForRun(); err != nil { // runs kept in DIR/runs.tar.gz
+		return sum, err
+	}
 	if err := r.Spec.freezeDefaults(r.Dir, !r.DryRun); err != nil {
 		return sum, err
 	}
+	core, err := r.Spec.pinBLASCore(r.Dir, !r.DryRun)
+	if err != nil {
+		return sum, err
+	}
+	r.core = core
 	runs, err := r.Spec.Runs(r.Dir)
 	if err != nil {
 		return sum, err
@@ -188,7 +204,7 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	if err := r.Only.Check(r.Spec); err != nil {
 		return sum, err
 	}
-	runs = r.Shard.Select(r.Only.Select(runs))
+	runs = r.Spec.dropRetired(r.Shard.Select(r.Only.Select(runs)), r.logf)
 	sum.Total = len(runs)
 	// every started run must still match the study file before anything is
 	// written: a refused study leaves DIR/study.yaml as it was
@@ -365,7 +381,7 @@ const (
 func (r *Runner) attempt(ctx context.Context, run Run, threads int) (Attempt, outcome, error) {
 	dir := run.Config.Out
 	host, _ := os.Hostname()
-	a := Attempt{Host: host}
+	a := Attempt{Host: host, BLASCore: r.core}
 	if err := safefile.CheckDir(r.Dir, dir); err != nil {
 		return a, trained, err
 	}
@@ -456,7 +472,7 @@ func (r *Runner) exec(ctx context.Context, dir string, args []string, threads in
 	cmd := exec.Command(r.Binary, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.ExtraFiles = []*os.File{lk.File()} // descriptor 3 in the child
-	cmd.Env = append(childEnv(os.Environ(), threads), lk.ChildEnv(3), EnvAttempts+"="+filepath.Join(dir, attemptsFile))
+	cmd.Env = append(withBLASCore(childEnv(os.Environ(), threads), r.core), lk.ChildEnv(3), EnvAttempts+"="+filepath.Join(dir, attemptsFile))
 	// its own process group (a terminal's Ctrl-C reaches only the study,
 	// which forwards one SIGINT); SIGINT from the kernel if the study dies
 	cmd.SysProcAttr = childAttr()

@@ -30,8 +30,9 @@ type Spec struct {
 	TaskSet     map[string]map[string]any `yaml:"task_set"` // per-task overlays
 	Arms        []Arm                     `yaml:"arms"`
 	Seeds       []uint64                  `yaml:"seeds"`
-	Baseline    string                    `yaml:"baseline"` // arm the report compares against (default: the first)
-	Metric      string                    `yaml:"metric"`   // learning-curve metric (default eval/success_rate)
+	Baseline    string                    `yaml:"baseline"`  // arm the report compares against (default: the first)
+	Metric      string                    `yaml:"metric"`    // learning-curve metric (default eval/success_rate)
+	BLASCore    string                    `yaml:"blas_core"` // OpenBLAS kernel the runs are pinned to (default: see BLASCoreFile)
 
 	src      []byte // the file as read (copied into the study directory)
 	defaults []byte // frozen defaults (YAML) the grid resolves against; nil: train.DefaultConfig
@@ -41,6 +42,10 @@ type Spec struct {
 type Arm struct {
 	Name string         `yaml:"name"`
 	Set  map[string]any `yaml:"set"`
+	// Retired, when set, says why the arm's runs can no longer be
+	// regenerated (e.g. the code they ran was fixed since): `study run`
+	// never starts or resumes them; the report still shows the runs there are.
+	Retired string `yaml:"retired"`
 }
 
 // Run is one cell of the grid.
