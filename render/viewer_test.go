@@ -31,14 +31,28 @@ func TestViewer(t *testing.T) {
 	}
 	// -a searches for a free display from -n on; starting the search at a
 	// number of this process's own keeps two concurrent test binaries
-	// (go test runs packages in parallel) from racing for :99
-	start := strconv.Itoa(100 + os.Getpid()%5000)
-	cmd := exec.Command(xvfb, "-a", "-n", start, "-s", "-screen 0 640x480x24", os.Args[0], "-test.run=^TestViewer$", "-test.v")
-	cmd.Env = append(os.Environ(), "VLMRB_VIEWER_CHILD=1")
-	out, err := cmd.CombinedOutput()
-	t.Logf("child:\n%s", out)
-	if err != nil {
-		t.Fatalf("viewer child failed: %v", err)
+	// (go test runs packages in parallel) from racing for :99. An Xvfb
+	// that dies while starting (seen on a machine under heavy load: the
+	// child then cannot open the display) is retried on another number;
+	// a viewer that fails with a display it could open is not.
+	var out []byte
+	for try := 0; ; try++ {
+		start := strconv.Itoa(100 + (os.Getpid()+997*try)%5000)
+		xlog := filepath.Join(t.TempDir(), "xvfb.log")
+		cmd := exec.Command(xvfb, "-a", "-n", start, "-e", xlog, "-s", "-screen 0 640x480x24", os.Args[0], "-test.run=^TestViewer$", "-test.v")
+		cmd.Env = append(os.Environ(), "VLMRB_VIEWER_CHILD=1")
+		var err error
+		out, err = cmd.CombinedOutput()
+		t.Logf("child (try %d):\n%s", try+1, out)
+		if err == nil {
+			break
+		}
+		xl, _ := os.ReadFile(xlog)
+		if try < 2 && bytes.Contains(out, []byte("Failed to open display")) {
+			t.Logf("Xvfb did not come up; it said:\n%s", xl)
+			continue
+		}
+		t.Fatalf("viewer child failed: %v\nXvfb said:\n%s", err, xl)
 	}
 	if !bytes.Contains(out, []byte("VIEWER-OK")) {
 		t.Fatal("viewer child did not report success")
