@@ -190,6 +190,6 @@ func (g *gifRecorder) save(path string) error { return render.WriteGIF(path, g.f
 
 func (g *gifRecorder) close() {
 	if g.owned {
-		g.cam.Close()
+		_ = g.cam.Close()
 	}
 }

@@ -366,6 +366,6 @@ func (s *rewardShaper) unmarshal(b []byte) error {
 
 func (s *rewardShaper) close() {
 	if s.cam != nil {
-		s.cam.Close()
+		_ = s.cam.Close()
 	}
 }

@@ -293,10 +293,10 @@ func (r *runner) close() {
 		_ = r.vec.Close()
 	}
 	if r.frameCam != nil {
-		r.frameCam.Close()
+		_ = r.frameCam.Close()
 	}
 	if r.evalCam != nil {
-		r.evalCam.Close()
+		_ = r.evalCam.Close()
 	}
 	if r.agent != nil {
 		r.agent.Close()
