@@ -7,17 +7,18 @@ import (
 	"sync"
 )
 
-// Config sizes a Buffer.
+// Config sizes a Buffer. The yaml keys are those of robot-train's buffer
+// section, which embeds it (the dimensions come from the task).
 type Config struct {
-	Capacity int // transitions held before the oldest is overwritten (> 0)
-	ObsDim   int // observation length (> 0), e.g. 39 for MetaWorld state
-	ActDim   int // action length (> 0), e.g. 4 for end-effector delta + gripper
+	Capacity int `yaml:"capacity"` // transitions held before the oldest is overwritten (> 0)
+	ObsDim   int `yaml:"-"`        // observation length (> 0), e.g. 39 for MetaWorld state
+	ActDim   int `yaml:"-"`        // action length (> 0), e.g. 4 for end-effector delta + gripper
 
 	// ShareNextObs stores each observation once: a slot's next obs is read
 	// from the slot holding the same env's following transition instead of
 	// being stored per slot (see Buffer). It saves 4·ObsDim bytes per slot
 	// and costs one extra slot per finished episode.
-	ShareNextObs bool
+	ShareNextObs bool `yaml:"share_next_obs"`
 }
 
 // Transition is one environment step as the caller hands it to Add. The

@@ -28,20 +28,42 @@ func (m ScoreMapping) String() string {
 	return fmt.Sprintf("ScoreMapping(%d)", int(m))
 }
 
+// MarshalText writes the mapping as threshold or raw.
+func (m ScoreMapping) MarshalText() ([]byte, error) {
+	if m != MapThreshold && m != MapRaw {
+		return nil, fmt.Errorf("no score mapping %d (threshold or raw)", int(m))
+	}
+	return []byte(m.String()), nil
+}
+
+// UnmarshalText reads threshold or raw.
+func (m *ScoreMapping) UnmarshalText(b []byte) error {
+	for _, c := range []ScoreMapping{MapThreshold, MapRaw} {
+		if string(b) == c.String() {
+			*m = c
+			return nil
+		}
+	}
+	return fmt.Errorf("score_map %q is not a mapping (choose threshold or raw)", b)
+}
+
 // VLMRBConfig holds the VLM-RB mixture parameters (papers.md §1.3, §6.1).
+// The yaml keys are those of robot-train's buffer section, which embeds
+// it; there the IS exponent is PER's per_beta0 and the schedules follow
+// from the run's length.
 type VLMRBConfig struct {
-	LambdaMax   float64      // final weight λ_max of the prioritized component, in [0, 1] (0.5)
-	WarmupSteps int64        // Sample calls over which λ rises linearly from 0 to LambdaMax; ≤ 0: LambdaMax from the start
-	Default     float64      // p̄, the priority factor of unscored slots, ≥ 0 (0.5: on the {Floor, 1} scale of MapThreshold)
-	Mapping     ScoreMapping // score → p^VLM (MapThreshold)
-	Threshold   float64      // MapThreshold cut (0.5)
-	Floor       float64      // ε ≥ 0, the smallest mapped p^VLM (1e-3)
-	Alpha       float64      // exponent on the prioritized component's leaves, ≥ 0 (1: the paper's p_i/Σp)
-	UseTD       bool         // continuous-control variant: leaf = (p^VLM·|δ|)^α, |δ| from UpdatePriorities
-	TDEps       float64      // added to |δ| when UseTD (1e-6)
-	ISWeights   bool         // importance weights against the mixture probability (the paper reportedly uses none)
-	Beta0       float64      // IS exponent at step 0, in [0, 1] (0.4)
-	BetaSteps   int64        // Sample calls over which β rises linearly to 1; ≤ 0: β = 1 throughout
+	LambdaMax   float64      `yaml:"lambda_max"`    // final weight λ_max of the prioritized component, in [0, 1] (0.5)
+	WarmupSteps int64        `yaml:"-"`             // Sample calls over which λ rises linearly from 0 to LambdaMax; ≤ 0: LambdaMax from the start
+	Default     float64      `yaml:"default_prio"`  // p̄, the priority factor of unscored slots, ≥ 0 (0.5: on the {Floor, 1} scale of MapThreshold)
+	Mapping     ScoreMapping `yaml:"score_map"`     // score → p^VLM (MapThreshold)
+	Threshold   float64      `yaml:"threshold"`     // MapThreshold cut (0.5)
+	Floor       float64      `yaml:"score_floor"`   // ε ≥ 0, the smallest mapped p^VLM (1e-3)
+	Alpha       float64      `yaml:"vlm_alpha"`     // exponent on the prioritized component's leaves, ≥ 0 (1: the paper's p_i/Σp)
+	UseTD       bool         `yaml:"td_product"`    // continuous-control variant: leaf = (p^VLM·|δ|)^α, |δ| from UpdatePriorities
+	TDEps       float64      `yaml:"-"`             // added to |δ| when UseTD (1e-6)
+	ISWeights   bool         `yaml:"importance_is"` // importance weights against the mixture probability (the paper reportedly uses none)
+	Beta0       float64      `yaml:"-"`             // IS exponent at step 0, in [0, 1] (0.4)
+	BetaSteps   int64        `yaml:"-"`             // Sample calls over which β rises linearly to 1; ≤ 0: β = 1 throughout
 }
 
 // DefaultVLMRBConfig returns λ_max 0.5, p̄ 0.5, threshold mapping at 0.5 with

@@ -7,12 +7,13 @@ import (
 )
 
 // PERConfig holds the proportional prioritized replay parameters (Schaul et
-// al. 2016; papers.md §4.3).
+// al. 2016; papers.md §4.3). The yaml keys are those of robot-train's
+// buffer section, which embeds it (BetaSteps follows from the run's length).
 type PERConfig struct {
-	Alpha     float64 // priority exponent α ≥ 0: P(i) = p_i^α / Σ p^α (0.6)
-	Beta0     float64 // importance-weight exponent at step 0, in [0, 1] (0.4)
-	BetaSteps int64   // Sample calls over which β rises linearly to 1; ≤ 0 means β = 1 throughout
-	Eps       float64 // ε > 0 added to every priority before the exponent (1e-6)
+	Alpha     float64 `yaml:"per_alpha"` // priority exponent α ≥ 0: P(i) = p_i^α / Σ p^α (0.6)
+	Beta0     float64 `yaml:"per_beta0"` // importance-weight exponent at step 0, in [0, 1] (0.4)
+	BetaSteps int64   `yaml:"-"`         // Sample calls over which β rises linearly to 1; ≤ 0 means β = 1 throughout
+	Eps       float64 `yaml:"per_eps"`   // ε > 0 added to every priority before the exponent (1e-6)
 }
 
 // DefaultPERConfig returns PER's proportional-variant values: α 0.6, β₀ 0.4,

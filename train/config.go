@@ -9,6 +9,7 @@ import (
 	"github.com/vlmrb/vlmrb/internal/safefile"
 	"github.com/vlmrb/vlmrb/replay"
 	"github.com/vlmrb/vlmrb/sac"
+	"github.com/vlmrb/vlmrb/vlmprio"
 	"gopkg.in/yaml.v3"
 )
 
@@ -59,50 +60,47 @@ type SACConfig struct {
 	EntropyBackup  bool    `yaml:"entropy_backup"`   // keep −α·log π′ in the critic target (standard SAC)
 }
 
-// BufferConfig holds replay storage and sampler parameters.
+// BufferConfig is the `buffer:` section: it embeds the replay package's
+// configs with their yaml keys — the buffer's storage (replay.Config:
+// capacity, share_next_obs), PER's and ReLo's priorities (replay.PERConfig:
+// per_alpha, per_beta0, per_eps) and VLM-RB's mixture (replay.VLMRBConfig:
+// lambda_max, default_prio, score_map, threshold, score_floor, vlm_alpha,
+// td_product, importance_is) — and λ's warm-up in env steps. What follows
+// from the run (the dimensions, β's and λ's schedules in Sample calls) is
+// set when the sampler is built; VLM-RB's importance exponent is per_beta0.
 type BufferConfig struct {
-	Capacity     int     `yaml:"capacity"`       // transitions
-	ShareNextObs bool    `yaml:"share_next_obs"` // store each observation once (next obs read from the env's following transition)
-	PERAlpha     float64 `yaml:"per_alpha"`      // PER/ReLo priority exponent
-	PERBeta0     float64 `yaml:"per_beta0"`      // initial importance exponent, annealed to 1
-	PEREps       float64 `yaml:"per_eps"`        // priority floor
-	LambdaMax    float64 `yaml:"lambda_max"`     // VLM-RB mixture weight after warm-up
-	LambdaWarmup int64   `yaml:"lambda_warmup"`  // env steps after learning starts over which λ rises from 0 to lambda_max
-	DefaultPrio  float64 `yaml:"default_prio"`   // p̄ for unscored transitions
-	ScoreMap     string  `yaml:"score_map"`      // threshold (the paper's rule) | raw
-	Threshold    float64 `yaml:"threshold"`      // score cut for score_map threshold
-	ScoreFloor   float64 `yaml:"score_floor"`    // floor ε for mapped priorities
-	VLMAlpha     float64 `yaml:"vlm_alpha"`      // exponent on VLM-RB priorities (1: p_i/Σp)
-	TDProduct    bool    `yaml:"td_product"`     // continuous-control variant: priority p^VLM·|δ|
-	ImportanceIS bool    `yaml:"importance_is"`  // VLM-RB importance weights against the mixture (paper: off)
+	replay.Config `yaml:",inline"`
+	PER           replay.PERConfig   `yaml:",inline"`
+	VLMRB         replay.VLMRBConfig `yaml:",inline"`
+	LambdaWarmup  int64              `yaml:"lambda_warmup"` // env steps after learning starts over which λ rises from 0 to lambda_max
 }
 
-// VLMConfig configures clips and the scorer.
+// VLMConfig is the `vlm:` section: clips (vlmprio.ClipperConfig: clip_len,
+// stride, apply), the scorer's queue (vlmprio.PrioritizerConfig: workers,
+// queue; workers 0 scores inline), the frames the scorer sees and the
+// OpenAI-compatible scorer's server.
 type VLMConfig struct {
-	ClipLen int    `yaml:"clip_len"` // frames per clip (paper: 32)
-	Stride  int    `yaml:"stride"`   // env steps between clips
-	Apply   string `yaml:"apply"`    // which transitions get a clip's score: stride (its first stride steps) | whole (all L; overlaps take the max)
-	Frames  int    `yaml:"frames"`   // frames sent per query (subsampled from the clip; images and video formats)
+	Clip   vlmprio.ClipperConfig `yaml:",inline"`
+	Frames int                   `yaml:"frames"` // frames sent per query (subsampled from the clip; images and video formats)
 	// ClipFormat is how a clip reaches the VLM: images (every sent frame its
 	// own image part, the L-frame clip VLM-RB scores), video (one MP4
 	// video_url part, for vLLM/SGLang video models; needs ffmpeg) or sheet
 	// (8 frames tiled into one 480×360 JPEG: the cheap deviation).
-	ClipFormat string  `yaml:"clip_format"`
-	Camera     string  `yaml:"camera"`    // render camera: task (the task's scorer views), workspace or a MetaWorld name
-	Width      int     `yaml:"width"`     // frame width (px)
-	Height     int     `yaml:"height"`    // frame height (px)
-	Backend    string  `yaml:"backend"`   // renderer: auto | egl | soft
-	Scenery    bool    `yaml:"scenery"`   // robot arm, table legs, floor, backdrop in scorer and reward frames
-	Shadows    bool    `yaml:"shadows"`   // shadow map in scorer and reward frames
-	MSAA       int     `yaml:"msaa"`      // anti-aliasing samples per pixel of scorer and reward frames (0 or 1: off)
-	Theme      string  `yaml:"theme"`     // scene appearance: standard | misleading | abstract
-	Workers    int     `yaml:"workers"`   // scorer goroutines; 0 scores each clip in the training loop (a run is then a function of its seed)
-	Queue      int     `yaml:"queue"`     // pending clip capacity (drops beyond)
-	BaseURL    string  `yaml:"base_url"`  // OpenAI-compatible server (openai scorer)
-	Model      string  `yaml:"model"`     // model name on that server
-	APIKey     string  `yaml:"-"`         // from OPENAI_API_KEY only; never saved
-	Timeout    float64 `yaml:"timeout_s"` // per-request timeout (s)
-	Prompt     string  `yaml:"prompt"`    // prompt template override (empty = per-family default)
+	ClipFormat string                    `yaml:"clip_format"`
+	Camera     string                    `yaml:"camera"`    // render camera: task (the task's scorer views), workspace or a MetaWorld name
+	Width      int                       `yaml:"width"`     // frame width (px)
+	Height     int                       `yaml:"height"`    // frame height (px)
+	Backend    string                    `yaml:"backend"`   // renderer: auto | egl | soft
+	Scenery    bool                      `yaml:"scenery"`   // robot arm, table legs, floor, backdrop in scorer and reward frames
+	Shadows    bool                      `yaml:"shadows"`   // shadow map in scorer and reward frames
+	MSAA       int                       `yaml:"msaa"`      // anti-aliasing samples per pixel of scorer and reward frames (0 or 1: off)
+	Theme      string                    `yaml:"theme"`     // scene appearance: standard | misleading | abstract
+	Scoring    vlmprio.PrioritizerConfig `yaml:",inline"`   // workers: scorer goroutines, 0 scores each clip in the training loop (a run is then a function of its seed); queue: pending clip capacity (drops beyond)
+	BaseURL    string                    `yaml:"base_url"`  // OpenAI-compatible server (openai scorer)
+	Model      string                    `yaml:"model"`     // model name on that server
+	APIKey     string                    `yaml:"-"`         // from OPENAI_API_KEY only; never saved
+	Timeout    float64                   `yaml:"timeout_s"` // per-request timeout (s)
+	Prompt     string                    `yaml:"prompt"`    // prompt template override (empty = per-family default)
 }
 
 // RewardConfig configures the VLM reward methods (reward erlvlm or vlmrm):
@@ -204,22 +202,13 @@ func DefaultConfig() Config {
 		ERO:           replay.DefaultEROConfig(),
 		SAC:           defaultSAC(),
 		Buffer: BufferConfig{
-			Capacity:     1_000_000,
-			PERAlpha:     0.6,
-			PERBeta0:     0.4,
-			PEREps:       1e-6,
-			LambdaMax:    0.5,
+			Config:       replay.Config{Capacity: 1_000_000},
+			PER:          replay.DefaultPERConfig(),
+			VLMRB:        replay.DefaultVLMRBConfig(),
 			LambdaWarmup: 10000,
-			DefaultPrio:  0.5,
-			ScoreMap:     "threshold",
-			Threshold:    0.5,
-			ScoreFloor:   1e-3,
-			VLMAlpha:     1,
 		},
 		VLM: VLMConfig{
-			ClipLen:    32,
-			Stride:     8,
-			Apply:      "stride",
+			Clip:       vlmprio.ClipperConfig{Length: 32, Stride: 8, Apply: vlmprio.ApplyStride},
 			Frames:     32,
 			ClipFormat: "images",
 			Camera:     TaskCamera,
@@ -230,8 +219,7 @@ func DefaultConfig() Config {
 			Shadows:    true,
 			MSAA:       4,
 			Theme:      "standard",
-			Workers:    1,
-			Queue:      64,
+			Scoring:    vlmprio.PrioritizerConfig{Workers: 1, QueueSize: 64},
 			Timeout:    30,
 		},
 		RM: RewardConfig{

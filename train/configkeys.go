@@ -1,6 +1,7 @@
 package train
 
 import (
+	"encoding"
 	"fmt"
 	"reflect"
 	"sort"
@@ -40,6 +41,13 @@ func GetConfigKey(c *Config, key string) (string, error) {
 	f, err := configField(reflect.ValueOf(c).Elem(), key)
 	if err != nil {
 		return "", err
+	}
+	if isText(f.Type()) {
+		b, err := f.Interface().(encoding.TextMarshaler).MarshalText()
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", key, err)
+		}
+		return string(b), nil
 	}
 	switch f.Kind() {
 	case reflect.String:
@@ -95,6 +103,14 @@ func SetConfigKey(c *Config, key string, text ...string) error {
 		return fmt.Errorf("%s takes one value, got %d", key, len(text))
 	}
 	t := text[0]
+	if isText(f.Type()) {
+		v := reflect.New(f.Type())
+		if err := v.Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(t)); err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+		f.Set(v.Elem())
+		return nil
+	}
 	switch f.Kind() {
 	case reflect.String:
 		f.SetString(t)
@@ -221,7 +237,21 @@ func walkKeys(t reflect.Type, prefix string, f func(key string, t reflect.Type))
 	}
 }
 
+// isText reports an enumerated type that reads and writes itself as text
+// (vlm.apply, buffer.score_map): a "string" key.
+func isText(t reflect.Type) bool {
+	return t.Implements(textMarshaler) && reflect.PointerTo(t).Implements(textUnmarshaler)
+}
+
+var (
+	textMarshaler   = reflect.TypeFor[encoding.TextMarshaler]()
+	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
 func kindName(t reflect.Type) (string, error) {
+	if isText(t) {
+		return "string", nil
+	}
 	switch t.Kind() {
 	case reflect.String:
 		return "string", nil

@@ -65,7 +65,7 @@ func TestDemosPathReproducesBuiltIn(t *testing.T) {
 		set  func(*Config)
 	}{
 		{"uniform", func(*Config) {}},
-		{"vlmrb-oracle", func(c *Config) { c.Replay, c.Scorer, c.VLM.Workers = "vlmrb", "oracle", 0 }},
+		{"vlmrb-oracle", func(c *Config) { c.Replay, c.Scorer, c.VLM.Scoring.Workers = "vlmrb", "oracle", 0 }},
 	} {
 		t.Run(arm.name, func(t *testing.T) {
 			t.Parallel()
@@ -296,7 +296,7 @@ func TestDemosPathPixelScorerReadsTheVideo(t *testing.T) {
 	}
 	root := t.TempDir()
 	builtIn := demoConfig(filepath.Join(root, "builtin"))
-	builtIn.Replay, builtIn.Scorer, builtIn.VLM.Workers = "vlmrb", "pixel", 0
+	builtIn.Replay, builtIn.Scorer, builtIn.VLM.Scoring.Workers = "vlmrb", "pixel", 0
 	builtIn.Demos = 2
 	fromData := builtIn
 	fromData.Out, fromData.Demos, fromData.DemosPath = filepath.Join(root, "dataset"), 0, filepath.Join(root, "demos")

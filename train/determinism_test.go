@@ -19,7 +19,7 @@ func TestInlineScoringIsDeterministic(t *testing.T) {
 		"sac-reach": func(out string) Config {
 			c := tinyConfig(out, "vlmrb")
 			c.Steps, c.Buffer.LambdaWarmup = 400, 150
-			c.VLM.ClipLen, c.VLM.Stride = 8, 4
+			c.VLM.Clip.Length, c.VLM.Clip.Stride = 8, 4
 			return c
 		},
 		"dqn-doorkey": func(out string) Config { return tinyGridConfig(out, "vlmrb", "oracle") },
@@ -32,7 +32,7 @@ func TestInlineScoringIsDeterministic(t *testing.T) {
 			for i := range runs {
 				out := filepath.Join(t.TempDir(), "run")
 				c := mk(out)
-				c.VLM.Workers = 0
+				c.VLM.Scoring.Workers = 0
 				if _, err := Run(context.Background(), c, Options{}); err != nil {
 					t.Fatal(err)
 				}

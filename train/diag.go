@@ -240,7 +240,7 @@ func scoreValueCorrelation(ctx context.Context, f fig3Setup, seed uint64, stride
 		}
 	}
 	T := len(prog)
-	L := f.cfg.VLM.ClipLen
+	L := f.cfg.VLM.Clip.Length
 	if T < L+1 {
 		return math.NaN(), nil
 	}

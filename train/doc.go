@@ -4,27 +4,38 @@
 // deterministic evaluation → logs and checkpoints.
 //
 // One loop (loop.go) serves both learners: SAC on the manipulation tasks
-// (run.go, sac_*.go) and Double DQN on the grid tasks (dqn*.go). The loop
+// and Double DQN on the grid tasks. The loop
 // owns the envs, the agent and the sampler: a learner collects a vector
 // step of experience and updates; the loop stores transitions, samples
 // (the sampler and the feedback it takes — TD errors, ReLo scores or none
 // — are chosen once), paces evaluation, logging and checkpoints, and hands
 // typed events to hooks in the manner of Stable-Baselines3's callbacks:
 // OnStep for every stored transition, AfterUpdate, OnEval and
-// OnCheckpoint. The side systems — the batch diagnostics (diag.go),
-// VLM-RB's clip scoring (scoring.go), the learned reward (reward.go) and
-// Options.Hooks — are hooks that keep their own state and are built from
-// narrow views (the envs' cameras, the sampler they write to, the buffer's
-// capacity), never from the loop itself. A sampler's extra needs are
-// optional interfaces (sampler.go): the end of a training episode (ERO's
-// replay reward), the agent's current state (AER's query), its own
-// metrics and checkpoint state; the loop never asks for a sampler's type.
+// OnCheckpoint. The loop's own files are loop.go, loop_ckpt.go and
+// loop_log.go, with its two learners: SAC's runner (run.go, sac_collect.go,
+// sac_demos.go, sac_parts.go) and DQN's dqnRunner (dqn.go, dqn_eval.go,
+// dqn_frames.go); only these see a learner. The side systems — the batch
+// diagnostics (diag.go), VLM-RB's clip scoring (scoring.go), the learned
+// reward (reward.go), the replay baselines' feedback (sampler.go,
+// baselines.go) and Options.Hooks — are hooks or sampler parts that keep
+// their own state and are built from narrow views (the envs' cameras as
+// frame sources, an env view of progress and time, the sampler they write
+// to, the buffer's capacity), never from a learner or the loop itself. A
+// sampler's extra needs are optional interfaces (sampler.go): the end of a
+// training episode (ERO's replay reward), the agent's current state (AER's
+// query), its own metrics and checkpoint state; the loop never asks for a
+// sampler's type.
+//
 // One config tree: the sac, dqn, aer and ero sections are sac.Config,
-// dqn.Config, replay.AERConfig and replay.EROConfig themselves (yaml keys
-// inline), plus the few settings the loop owns (learning_starts,
-// updates_per_step, train_freq, the ε schedule's fraction); the buffer and
-// vlm sections are still train's own and translated in sampler.go and
-// scoring.go.
+// dqn.Config, replay.AERConfig and replay.EROConfig themselves, the buffer
+// section embeds replay.Config, replay.PERConfig and replay.VLMRBConfig,
+// and the vlm section vlmprio.ClipperConfig and vlmprio.PrioritizerConfig
+// (yaml keys inline, named by those packages' yaml tags), plus the few
+// settings the loop owns (learning_starts, updates_per_step, train_freq,
+// the ε schedule's fraction, lambda_warmup in env steps) and what only the
+// run knows (dimensions, β's and λ's schedules in Sample calls, set when
+// the sampler is built). The rest of the vlm section is the scorer's
+// frames (camera, size, renderer) and its server.
 //
 // The scorer's frames come through frame.Source: the simulation's camera
 // (render.SimCamera, or the grid's tile frames), or any source given in

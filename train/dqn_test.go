@@ -14,7 +14,7 @@ func tinyGridConfig(out, replay, scorer string) Config {
 	c.Task, c.Replay, c.Scorer, c.Out = "doorkey-5x5", replay, scorer, out
 	c.Steps, c.NumEnvs = 1200, 2
 	c.DQN.LearningStarts, c.DQN.BatchSize, c.DQN.Hidden, c.DQN.TargetFrequency = 400, 16, []int{16}, 20
-	c.VLM.ClipLen, c.VLM.Stride, c.VLM.Workers = 8, 4, 1
+	c.VLM.Clip.Length, c.VLM.Clip.Stride, c.VLM.Scoring.Workers = 8, 4, 1
 	c.Buffer.LambdaWarmup = 400
 	c.Eval = EvalConfig{Every: 600, Episodes: 2, GIF: true, GIFSize: 40}
 	c.Log.Every, c.Ckpt.Every = 400, 400

@@ -124,7 +124,7 @@ func TestFrameRuleSAC(t *testing.T) {
 	t.Parallel()
 	c := tinyConfig(filepath.Join(t.TempDir(), "run"), "vlmrb")
 	c.Scorer = "pixel" // frames are rendered; the recorder scores them
-	c.VLM.ClipLen, c.VLM.Stride, c.VLM.Workers = 6, 3, 0
+	c.VLM.Clip.Length, c.VLM.Clip.Stride, c.VLM.Scoring.Workers = 6, 3, 0
 	c.VLM.Width, c.VLM.Height, c.VLM.Backend, c.VLM.MSAA, c.VLM.Shadows = 16, 16, "soft", 0, false
 	c.Steps, c.MaxEpisodeLen = 120, 25
 	env, err := tasks.Make(c.Task, tasks.Options{MaxSteps: c.MaxEpisodeLen})
@@ -159,7 +159,7 @@ func TestFrameRuleSAC(t *testing.T) {
 func TestFrameRuleDQN(t *testing.T) {
 	t.Parallel()
 	c := tinyGridConfig(filepath.Join(t.TempDir(), "run"), "vlmrb", "pixel")
-	c.VLM.ClipLen, c.VLM.Stride, c.VLM.Workers = 8, 4, 0
+	c.VLM.Clip.Length, c.VLM.Clip.Stride, c.VLM.Scoring.Workers = 8, 4, 0
 	c.Demos, c.Steps = 2, 600
 	c.Eval.Episodes, c.Eval.GIF = 1, false
 	rec, log := &clipRecorder{}, newStoredLog()
@@ -209,7 +209,7 @@ func TestFrameRuleHWFolder(t *testing.T) {
 	c := tinyConfig(filepath.Join(t.TempDir(), "run"), "vlmrb")
 	c.Scorer = "pixel"
 	c.NumEnvs, c.Steps, c.MaxEpisodeLen = 1, 90, 20
-	c.VLM.ClipLen, c.VLM.Stride, c.VLM.Workers = 5, 2, 0
+	c.VLM.Clip.Length, c.VLM.Clip.Stride, c.VLM.Scoring.Workers = 5, 2, 0
 	rec, log := &clipRecorder{}, newStoredLog()
 	_, err := Run(context.Background(), c, Options{Scorer: rec, Hooks: []Hook{log.hook()},
 		Frames: func(int) (frame.Source, error) { return hw.OpenDir(dir, hw.Options{Loop: true}) }})

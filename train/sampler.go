@@ -75,7 +75,7 @@ func newSampler(cfg *Config, buf *replay.Buffer, totalUpdates, warmupSamples int
 		if s.vlmrb, err = newVLMRB(cfg, buf, totalUpdates, warmupSamples); err == nil {
 			s.Sampler, s.counter = s.vlmrb, s.vlmrb
 		}
-		if cfg.Buffer.TDProduct {
+		if cfg.Buffer.VLMRB.UseTD {
 			s.feedback = tdFeedback
 		}
 	case "aer":
@@ -98,13 +98,12 @@ func newSampler(cfg *Config, buf *replay.Buffer, totalUpdates, warmupSamples int
 	return s, nil
 }
 
-// newPER is replay per or relo. ReLo takes PER's buffer.per_* values too
-// (α 0.6, β₀ 0.4, ε 1e-6 by default; the reference's DQN uses α 0.6 and ε
-// 1e-5, its SAC replay.DefaultReLoConfig's α 0.5 and ε 1e-5).
+// newPER is replay per or relo from the buffer section's PER config. ReLo
+// takes PER's buffer.per_* values too (α 0.6, β₀ 0.4, ε 1e-6 by default;
+// the reference's DQN uses α 0.6 and ε 1e-5, its SAC
+// replay.DefaultReLoConfig's α 0.5 and ε 1e-5).
 func newPER(cfg *Config, buf *replay.Buffer, totalUpdates int64) (*replay.PER, error) {
-	b := cfg.Buffer
-	pc := replay.DefaultPERConfig()
-	pc.Alpha, pc.Beta0, pc.Eps = b.PERAlpha, b.PERBeta0, b.PEREps
+	pc := cfg.Buffer.PER
 	pc.BetaSteps = totalUpdates
 	if cfg.Replay == "relo" {
 		return replay.NewReLo(buf, pc)
@@ -112,17 +111,11 @@ func newPER(cfg *Config, buf *replay.Buffer, totalUpdates int64) (*replay.PER, e
 	return replay.NewPER(buf, pc)
 }
 
-// newVLMRB is replay vlmrb from the buffer section.
+// newVLMRB is replay vlmrb from the buffer section's VLM-RB config, with
+// PER's per_beta0 as its importance exponent and the run's schedules.
 func newVLMRB(cfg *Config, buf *replay.Buffer, totalUpdates, warmupSamples int64) (*replay.VLMRB, error) {
-	b := cfg.Buffer
-	vc := replay.DefaultVLMRBConfig()
-	vc.LambdaMax, vc.Default = b.LambdaMax, b.DefaultPrio
-	vc.Threshold, vc.Floor, vc.Alpha = b.Threshold, b.ScoreFloor, b.VLMAlpha
-	if b.ScoreMap == "raw" {
-		vc.Mapping = replay.MapRaw
-	}
-	vc.UseTD, vc.ISWeights = b.TDProduct, b.ImportanceIS
-	vc.Beta0, vc.BetaSteps = b.PERBeta0, totalUpdates
+	vc := cfg.Buffer.VLMRB
+	vc.Beta0, vc.BetaSteps = cfg.Buffer.PER.Beta0, totalUpdates
 	vc.WarmupSteps = warmupSamples
 	return replay.NewVLMRB(buf, vc)
 }

@@ -43,11 +43,14 @@ type envView func(env int) (progress float64, t time.Duration)
 
 func newScoring(ctx context.Context, cfg *Config, s scoringSetup) *scoring {
 	v := &cfg.VLM
+	clip, prio := v.Clip, v.Scoring
+	clip.Task, clip.Family = s.task, s.family
+	prio.Inline = prio.Workers == 0
 	sc := &scoring{scorer: s.scorer, vb: s.sink, srcs: s.srcs, desc: s.desc}
 	sc.pipe = vlmprio.NewPipeline(s.scorer, s.sink, vlmprio.PipelineConfig{
 		Envs:        cfg.NumEnvs,
-		Clipper:     vlmprio.ClipperConfig{Length: v.ClipLen, Stride: v.Stride, Apply: v.applyRule(), Task: s.task, Family: s.family},
-		Prioritizer: vlmprio.PrioritizerConfig{Workers: v.Workers, Inline: v.Workers == 0, QueueSize: v.Queue},
+		Clipper:     clip,
+		Prioritizer: prio,
 		Sources:     s.srcs,
 		Camera:      v.Camera,
 	})

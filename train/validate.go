@@ -1,6 +1,7 @@
 package train
 
 import (
+	"encoding"
 	"fmt"
 	"strings"
 )
@@ -33,7 +34,7 @@ func (c *Config) Validate() error {
 	add(oneOf("reward", c.Reward, RewardChoices))
 	add(oneOf("replay", c.Replay, append([]string{"auto"}, ReplayChoices...)))
 	add(oneOf("scorer", c.Scorer, ScorerChoices))
-	add(oneOf("buffer.score_map", c.Buffer.ScoreMap, []string{"threshold", "raw"}))
+	add(textValue("buffer.score_map", c.Buffer.VLMRB.Mapping))
 	add(oneOf("vlm.clip_format", c.VLM.ClipFormat, ClipFormatChoices))
 	c.validateStrict(add)
 	c.validateDQN(add)
@@ -131,36 +132,36 @@ func (c *Config) validateBuffer(add func(error), pos func(string, int64), nonneg
 	if c.Buffer.Capacity < c.SAC.BatchSize {
 		add(badf("buffer.capacity (%d) is smaller than sac.batch_size (%d)", c.Buffer.Capacity, c.SAC.BatchSize))
 	}
-	nonneg("buffer.per_alpha", c.Buffer.PERAlpha)
-	if c.Buffer.PERBeta0 < 0 || c.Buffer.PERBeta0 > 1 {
-		add(badf("buffer.per_beta0 must be in [0, 1] (got %g)", c.Buffer.PERBeta0))
+	nonneg("buffer.per_alpha", c.Buffer.PER.Alpha)
+	if c.Buffer.PER.Beta0 < 0 || c.Buffer.PER.Beta0 > 1 {
+		add(badf("buffer.per_beta0 must be in [0, 1] (got %g)", c.Buffer.PER.Beta0))
 	}
-	nonneg("buffer.per_eps", c.Buffer.PEREps)
-	if c.Buffer.LambdaMax < 0 || c.Buffer.LambdaMax > 1 {
-		add(badf("buffer.lambda_max must be in [0, 1] (got %g)", c.Buffer.LambdaMax))
+	nonneg("buffer.per_eps", c.Buffer.PER.Eps)
+	if c.Buffer.VLMRB.LambdaMax < 0 || c.Buffer.VLMRB.LambdaMax > 1 {
+		add(badf("buffer.lambda_max must be in [0, 1] (got %g)", c.Buffer.VLMRB.LambdaMax))
 	}
 	nonneg("buffer.lambda_warmup", float64(c.Buffer.LambdaWarmup))
-	nonneg("buffer.default_prio", c.Buffer.DefaultPrio)
-	nonneg("buffer.score_floor", c.Buffer.ScoreFloor)
-	nonneg("buffer.vlm_alpha", c.Buffer.VLMAlpha)
-	if c.Buffer.Threshold < 0 || c.Buffer.Threshold > 1 {
-		add(badf("buffer.threshold must be in [0, 1] (got %g)", c.Buffer.Threshold))
+	nonneg("buffer.default_prio", c.Buffer.VLMRB.Default)
+	nonneg("buffer.score_floor", c.Buffer.VLMRB.Floor)
+	nonneg("buffer.vlm_alpha", c.Buffer.VLMRB.Alpha)
+	if c.Buffer.VLMRB.Threshold < 0 || c.Buffer.VLMRB.Threshold > 1 {
+		add(badf("buffer.threshold must be in [0, 1] (got %g)", c.Buffer.VLMRB.Threshold))
 	}
 }
 
 // validateVLM checks the vlm section and the openai scorer's server.
 func (c *Config) validateVLM(add func(error), pos func(string, int64), nonneg func(string, float64)) {
-	pos("vlm.clip_len", int64(c.VLM.ClipLen))
-	pos("vlm.stride", int64(c.VLM.Stride))
-	add(oneOf("vlm.apply", c.VLM.Apply, ApplyChoices))
+	pos("vlm.clip_len", int64(c.VLM.Clip.Length))
+	pos("vlm.stride", int64(c.VLM.Clip.Stride))
+	add(textValue("vlm.apply", c.VLM.Clip.Apply))
 	pos("vlm.frames", int64(c.VLM.Frames))
 	pos("vlm.width", int64(c.VLM.Width))
 	pos("vlm.height", int64(c.VLM.Height))
 	if c.VLM.MSAA < 0 || c.VLM.MSAA > 16 {
 		add(badf("vlm.msaa must be in 0..16 (got %d)", c.VLM.MSAA))
 	}
-	nonneg("vlm.workers", float64(c.VLM.Workers))
-	pos("vlm.queue", int64(c.VLM.Queue))
+	nonneg("vlm.workers", float64(c.VLM.Scoring.Workers))
+	pos("vlm.queue", int64(c.VLM.Scoring.QueueSize))
 	if c.VLM.Width > 4096 || c.VLM.Height > 4096 {
 		add(badf("vlm.width/height above 4096 px: use a smaller scorer frame"))
 	}
@@ -240,4 +241,13 @@ func (c *Config) validateRM(add func(error)) {
 			add(badf("rater openai needs a model: pass --vlm-model NAME"))
 		}
 	}
+}
+
+// textValue checks an enumerated field that YAML reads as text (a field a
+// program set to a value with no name fails).
+func textValue(key string, v encoding.TextMarshaler) error {
+	if _, err := v.MarshalText(); err != nil {
+		return badf("%s: %v", key, err)
+	}
+	return nil
 }

@@ -53,19 +53,18 @@ func (c *Config) Warnings() []string {
 }
 
 // changed returns which of the yaml keys differ between two structs of one
-// type.
+// type (keys of inlined structs included).
 func changed(a, b any, keys ...string) []string {
 	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
-	t := va.Type()
 	var out []string
 	for _, k := range keys {
-		for i := range t.NumField() {
-			if strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0] != k {
-				continue
-			}
-			if !reflect.DeepEqual(va.Field(i).Interface(), vb.Field(i).Interface()) {
-				out = append(out, k)
-			}
+		fa, ok := fieldByYAML(va, k)
+		if !ok {
+			panic("train: changed: no key " + k) // a typo in the lists above
+		}
+		fb, _ := fieldByYAML(vb, k)
+		if !reflect.DeepEqual(fa.Interface(), fb.Interface()) {
+			out = append(out, k)
 		}
 	}
 	return out

@@ -14,7 +14,7 @@ func TestConfigWarnings(t *testing.T) {
 		t.Fatalf("defaults warn: %q", w)
 	}
 	c.Replay, c.Scorer = "uniform", "oracle"
-	c.Buffer.LambdaMax, c.Buffer.TDProduct = 0.25, true
+	c.Buffer.VLMRB.LambdaMax, c.Buffer.VLMRB.UseTD = 0.25, true
 	c.Steps, c.SAC.LearningStarts = 1000, 5000
 	c.DQN.LR = 1e-3
 	w := strings.Join(c.Warnings(), "\n")

@@ -24,6 +24,35 @@ const (
 	ApplyWhole
 )
 
+// applyNames are the texts of the rules (train's vlm.apply).
+var applyNames = []string{ApplyStride: "stride", ApplyWhole: "whole"}
+
+func (a ApplyRule) String() string {
+	if a >= 0 && int(a) < len(applyNames) {
+		return applyNames[a]
+	}
+	return fmt.Sprintf("ApplyRule(%d)", int(a))
+}
+
+// MarshalText writes the rule as stride or whole.
+func (a ApplyRule) MarshalText() ([]byte, error) {
+	if a < 0 || int(a) >= len(applyNames) {
+		return nil, fmt.Errorf("no apply rule %d (stride or whole)", int(a))
+	}
+	return []byte(applyNames[a]), nil
+}
+
+// UnmarshalText reads stride or whole.
+func (a *ApplyRule) UnmarshalText(b []byte) error {
+	for i, n := range applyNames {
+		if string(b) == n {
+			*a = ApplyRule(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("apply %q is not a rule (choose stride or whole)", b)
+}
+
 // TailPolicy says what happens to the last transitions of an episode that
 // no full-length clip starts at.
 type TailPolicy int
@@ -64,16 +93,18 @@ func ParseTailPolicy(s string) (TailPolicy, error) {
 }
 
 // ClipperConfig configures a Clipper. Zero fields take the defaults.
+//
+// The yaml keys are those of robot-train's vlm section, which embeds it.
 type ClipperConfig struct {
-	Length int        // frames per clip, L (default 32)
-	Stride int        // steps between clip starts, S (default 8)
-	Apply  ApplyRule  // which transitions get a clip's score (default ApplyStride)
-	Tail   TailPolicy // end-of-episode handling (default TailPad)
+	Length int        `yaml:"clip_len"` // frames per clip, L (default 32)
+	Stride int        `yaml:"stride"`   // steps between clip starts, S (default 8)
+	Apply  ApplyRule  `yaml:"apply"`    // which transitions get a clip's score (default ApplyStride)
+	Tail   TailPolicy `yaml:"-"`        // end-of-episode handling (default TailPad)
 	// MinTail is the fewest real frames a tail clip may have under TailPad
 	// or TailShorter (default 1); shorter tails are skipped and counted.
-	MinTail int
-	Task    string // task text copied into every clip
-	Family  string // task family copied into every clip
+	MinTail int    `yaml:"-"`
+	Task    string `yaml:"-"` // task text copied into every clip
+	Family  string `yaml:"-"` // task family copied into every clip
 }
 
 func (c ClipperConfig) withDefaults() ClipperConfig {

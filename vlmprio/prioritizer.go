@@ -35,26 +35,29 @@ const (
 )
 
 // PrioritizerConfig configures a Prioritizer. Zero fields take the defaults.
+//
+// The yaml keys are those of robot-train's vlm section, which embeds it
+// (there vlm.workers 0 means Inline).
 type PrioritizerConfig struct {
-	Workers int // concurrent Score calls (default 2)
+	Workers int `yaml:"workers"` // concurrent Score calls (default 2)
 	// Inline scores each clip inside Submit, on the caller's goroutine, with
 	// no workers or queue: Submit blocks for the Score call, and a score is
 	// written at the same point of the caller's work on every run, so a
 	// training run with a local scorer is a function of its seed. Clips
 	// submitted before Start are dropped (counted).
-	Inline    bool
-	QueueSize int        // clips waiting for a worker (default 64)
-	Drop      DropPolicy // default DropNewest
-	Combine   Combine    // default CombineMax
+	Inline    bool       `yaml:"-"`
+	QueueSize int        `yaml:"queue"` // clips waiting for a worker (default 64)
+	Drop      DropPolicy `yaml:"-"`     // default DropNewest
+	Combine   Combine    `yaml:"-"`     // default CombineMax
 	// CombineMemory is how many recent refs the combiner remembers (default
 	// 65536). Overlapping clips of one transition arrive within L steps of
 	// each other, so a bounded FIFO memory suffices.
-	CombineMemory int
+	CombineMemory int `yaml:"-"`
 	// Priority maps a clip score in [0,1] to the value written back
 	// (default: the score itself). Threshold builds the paper's 0.5 rule.
-	Priority func(score float64) float64
+	Priority func(score float64) float64 `yaml:"-"`
 	// LatencyWindow is how many recent latencies the p50/p95 cover (default 1024).
-	LatencyWindow int
+	LatencyWindow int `yaml:"-"`
 }
 
 // Threshold returns a Priority function giving hi for scores > t, else lo

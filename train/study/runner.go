@@ -179,82 +179,109 @@ type Summary struct {
 // trained by exactly one process at a time and finished once.
 func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	var sum Summary
-	// r.Dir itself may be a link the user made (to scratch storage); no
-	// directory below it is followed through one (safefile.CheckDir)
-	if !r.DryRun {
-		if err := os.MkdirAll(r.Dir, 0o755); err != nil {
-			return sum, fmt.Errorf("study: %w", err)
-		}
-	}
-	if err := r.unpackForRun(); err != nil { // runs kept in DIR/runs.tar.gz
-		return sum, err
-	}
-	if err := r.Spec.freezeDefaults(r.Dir, !r.DryRun); err != nil {
-		return sum, err
-	}
-	core, err := r.Spec.pinBLASCore(r.Dir, !r.DryRun)
+	runs, err := r.prepare()
 	if err != nil {
 		return sum, err
 	}
-	r.core = core
-	runs, err := r.Spec.Runs(r.Dir)
-	if err != nil {
-		return sum, err
-	}
-	if err := r.Only.Check(r.Spec); err != nil {
-		return sum, err
-	}
-	runs = r.Spec.dropRetired(r.Shard.Select(r.Only.Select(runs)), r.logf)
 	sum.Total = len(runs)
-	// every started run must still match the study file before anything is
-	// written: a refused study leaves DIR/study.yaml as it was
-	for _, run := range runs {
-		if err := safefile.CheckDir(r.Dir, run.Config.Out); err != nil {
-			return sum, fmt.Errorf("study: run %s: %w", run.ID(), err)
-		}
-		if err := checkConfig(run); err != nil {
-			return sum, err
-		}
-	}
-	if !r.DryRun {
-		if err := atomicfile.WriteBytes(filepath.Join(r.Dir, SpecFile), r.Spec.src); err != nil {
-			return sum, fmt.Errorf("study: %w", err)
-		}
+	todo := r.seedMajor(runs)
+	if r.DryRun {
+		r.dryRun(todo, &sum)
+		return sum, nil
 	}
 	par := max(1, r.Parallel)
 	cpus := r.CPUs
 	if cpus <= 0 {
 		cpus = runtime.NumCPU()
 	}
-	threads := max(1, cpus/par)
+	r.execute(ctx, todo, par, max(1, cpus/par), &sum)
+	if ctx.Err() != nil {
+		return sum, ctx.Err()
+	}
+	return sum, nil
+}
 
-	// seed-major order: every arm of every task gets its first seed before
-	// any gets its second, so a study stopped part-way has comparable arms.
-	// This is only the order of trying: whether a run is trained is decided
-	// under its lock, when its turn comes.
+// prepare readies the study directory (unpacked runs, frozen defaults,
+// the pinned BLAS core) and returns the runs of this shard, each checked
+// against the study file before anything is written: a refused study
+// leaves DIR/study.yaml as it was.
+func (r *Runner) prepare() ([]Run, error) {
+	// r.Dir itself may be a link the user made (to scratch storage); no
+	// directory below it is followed through one (safefile.CheckDir)
+	if !r.DryRun {
+		if err := os.MkdirAll(r.Dir, 0o755); err != nil {
+			return nil, fmt.Errorf("study: %w", err)
+		}
+	}
+	if err := r.unpackForRun(); err != nil { // runs kept in DIR/runs.tar.gz
+		return nil, err
+	}
+	if err := r.Spec.freezeDefaults(r.Dir, !r.DryRun); err != nil {
+		return nil, err
+	}
+	core, err := r.Spec.pinBLASCore(r.Dir, !r.DryRun)
+	if err != nil {
+		return nil, err
+	}
+	r.core = core
+	runs, err := r.Spec.Runs(r.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Only.Check(r.Spec); err != nil {
+		return nil, err
+	}
+	runs = r.Spec.dropRetired(r.Shard.Select(r.Only.Select(runs)), r.logf)
+	for _, run := range runs {
+		if err := safefile.CheckDir(r.Dir, run.Config.Out); err != nil {
+			return nil, fmt.Errorf("study: run %s: %w", run.ID(), err)
+		}
+		if err := checkConfig(run); err != nil {
+			return nil, err
+		}
+	}
+	if !r.DryRun {
+		if err := atomicfile.WriteBytes(filepath.Join(r.Dir, SpecFile), r.Spec.src); err != nil {
+			return nil, fmt.Errorf("study: %w", err)
+		}
+	}
+	return runs, nil
+}
+
+// seedMajor orders the runs seed-major: every arm of every task gets its
+// first seed before any gets its second, so a study stopped part-way has
+// comparable arms. This is only the order of trying: whether a run is
+// trained is decided under its lock, when its turn comes.
+func (r *Runner) seedMajor(runs []Run) []Run {
 	seedIdx := map[uint64]int{}
 	for i, sd := range r.Spec.Seeds {
 		seedIdx[sd] = i
 	}
 	todo := slices.Clone(runs)
 	sort.SliceStable(todo, func(i, j int) bool { return seedIdx[todo[i].Seed] < seedIdx[todo[j].Seed] })
-	if r.DryRun {
-		for _, run := range todo {
-			switch RunState(run.Config.Out) {
-			case Done:
-				sum.Skipped++
-			case Running:
-				sum.Skipped++
-				r.logf("skip %s: another process is running it", run.ID())
-			case Partial:
-				r.logf("would resume %s", run.ID())
-			default:
-				r.logf("would start %s", run.ID())
-			}
-		}
-		return sum, nil
-	}
+	return todo
+}
 
+// dryRun logs what Run would do with each run.
+func (r *Runner) dryRun(todo []Run, sum *Summary) {
+	for _, run := range todo {
+		switch RunState(run.Config.Out) {
+		case Done:
+			sum.Skipped++
+		case Running:
+			sum.Skipped++
+			r.logf("skip %s: another process is running it", run.ID())
+		case Partial:
+			r.logf("would resume %s", run.ID())
+		default:
+			r.logf("would start %s", run.ID())
+		}
+	}
+}
+
+// execute trains todo on par workers of threads threads each, counting
+// every outcome into sum, until all are tried or ctx is cancelled.
+func (r *Runner) execute(ctx context.Context, todo []Run, par, threads int, sum *Summary) {
 	var mu sync.Mutex
 	jobs := make(chan Run)
 	var wg sync.WaitGroup
@@ -265,25 +292,7 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 			for run := range jobs {
 				a, out, err := r.attempt(ctx, run, threads)
 				mu.Lock()
-				sum.CPUS += a.CPUS
-				switch {
-				case out == skippedDone:
-					sum.Skipped++
-				case out == skippedHeld:
-					sum.Skipped++
-					r.logf("skip %s: %v", run.ID(), err)
-				case err == nil:
-					sum.Finished++
-					r.logf("done %s (%.0f CPU-s)", run.ID(), a.CPUS)
-				case ctx.Err() != nil && a.stopped:
-					r.logf("stopped %s at a checkpoint; rerun `study run` to resume it", run.ID())
-				case ctx.Err() != nil:
-					r.logf("stopped %s: %v", run.ID(), err)
-				default:
-					sum.Failed++
-					sum.Errors = append(sum.Errors, fmt.Sprintf("%s: %v", run.ID(), err))
-					r.logf("FAILED %s: %v", run.ID(), err)
-				}
+				r.count(ctx, sum, run, a, out, err)
 				mu.Unlock()
 			}
 		}()
@@ -299,10 +308,29 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	}
 	close(jobs)
 	wg.Wait()
-	if ctx.Err() != nil {
-		return sum, ctx.Err()
+}
+
+// count records one attempt's outcome in sum and the log.
+func (r *Runner) count(ctx context.Context, sum *Summary, run Run, a Attempt, out outcome, err error) {
+	sum.CPUS += a.CPUS
+	switch {
+	case out == skippedDone:
+		sum.Skipped++
+	case out == skippedHeld:
+		sum.Skipped++
+		r.logf("skip %s: %v", run.ID(), err)
+	case err == nil:
+		sum.Finished++
+		r.logf("done %s (%.0f CPU-s)", run.ID(), a.CPUS)
+	case ctx.Err() != nil && a.stopped:
+		r.logf("stopped %s at a checkpoint; rerun `study run` to resume it", run.ID())
+	case ctx.Err() != nil:
+		r.logf("stopped %s: %v", run.ID(), err)
+	default:
+		sum.Failed++
+		sum.Errors = append(sum.Errors, fmt.Sprintf("%s: %v", run.ID(), err))
+		r.logf("FAILED %s: %v", run.ID(), err)
 	}
-	return sum, nil
 }
 
 func (r *Runner) logf(format string, a ...any) {

@@ -57,12 +57,12 @@ func TestSpecOverlays(t *testing.T) {
 		}
 		switch r.Arm {
 		case "uniform":
-			if c.Replay != "uniform" || c.Buffer.LambdaMax != 0.5 {
-				t.Errorf("%s: replay %s λ %v", r.ID(), c.Replay, c.Buffer.LambdaMax)
+			if c.Replay != "uniform" || c.Buffer.VLMRB.LambdaMax != 0.5 {
+				t.Errorf("%s: replay %s λ %v", r.ID(), c.Replay, c.Buffer.VLMRB.LambdaMax)
 			}
 		case "lam25":
-			if c.Replay != "vlmrb" || c.Scorer != "oracle" || c.Buffer.LambdaMax != 0.25 {
-				t.Errorf("%s: replay %s scorer %s λ %v", r.ID(), c.Replay, c.Scorer, c.Buffer.LambdaMax)
+			if c.Replay != "vlmrb" || c.Scorer != "oracle" || c.Buffer.VLMRB.LambdaMax != 0.25 {
+				t.Errorf("%s: replay %s scorer %s λ %v", r.ID(), c.Replay, c.Scorer, c.Buffer.VLMRB.LambdaMax)
 			}
 		}
 		if want := "out/runs/" + r.ID(); c.Out != want {
