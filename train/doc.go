@@ -11,10 +11,11 @@
 // — are chosen once), paces evaluation, logging and checkpoints, and hands
 // typed events to hooks in the manner of Stable-Baselines3's callbacks:
 // OnStep for every stored transition, AfterUpdate, OnEval and
-// OnCheckpoint. The loop's own files are loop.go, loop_ckpt.go and
-// loop_log.go, with its two learners: SAC's runner (run.go, sac_collect.go,
-// sac_demos.go, sac_parts.go) and DQN's dqnRunner (dqn.go, dqn_eval.go,
-// dqn_frames.go); only these see a learner. The side systems — the batch
+// OnCheckpoint. The loop's own files are loop.go, loop_ckpt.go,
+// loop_log.go and rundir.go (its core), with its two learners: SAC's
+// runner (run.go, sac_collect.go, sac_demos.go, sac_parts.go) and DQN's
+// dqnRunner (dqn.go, dqn_eval.go, dqn_frames.go); only these see the core
+// or a learner. The side systems — the batch
 // diagnostics (diag.go), VLM-RB's clip scoring (scoring.go), the learned
 // reward (reward.go), the replay baselines' feedback (sampler.go,
 // baselines.go) and Options.Hooks — are hooks or sampler parts that keep
