@@ -20,8 +20,9 @@
 # (add '|^replay/semantic_' to IGNORE_COLS across the DoorKey diagnostics fix).
 #
 # Runs: SAC uniform, SAC PER, SAC VLM-RB with the oracle scorer scoring in
-# the loop (vlm.workers 0, so the run is a function of its seed), all on
-# reach, and DQN PER on doorkey-5x5; then SAC VLM-RB with the pixel scorer
+# the loop (vlm.workers 0, so the run is a function of its seed), the same
+# with vlm.apply whole, buffer.score_map raw, td_product and importance_is,
+# all on reach, and DQN PER on doorkey-5x5; then SAC VLM-RB with the pixel scorer
 # on soft-rendered frames, SAC AER, DQN ERO and DQN VLM-RB
 # with the pixel scorer (also scoring in the loop). The last one differs
 # between binaries on either side of a change of the scorer's frame rule
@@ -66,6 +67,34 @@ vlm:
 buffer:
   lambda_warmup: 1000
 YAML
+# the enumerated and boolean replay keys off their defaults
+cat >"$work/sacv.yaml" <<'YAML'
+sac:
+  hidden: [32, 32]
+  batch_size: 32
+  learning_starts: 500
+eval:
+  every: 3000
+  episodes: 2
+  gif: false
+log:
+  every: 500
+  tensorboard: false
+  console: false
+checkpoint:
+  every: 3000
+vlm:
+  workers: 0
+  apply: whole
+  clip_len: 8
+  stride: 4
+buffer:
+  lambda_warmup: 1000
+  score_map: raw
+  td_product: true
+  importance_is: true
+  per_beta0: 0.6
+YAML
 cat >"$work/dqn.yaml" <<'YAML'
 vlm:
   workers: 0
@@ -86,6 +115,7 @@ runs=(
 	"sac-uniform|--task reach --replay uniform --steps 6000 --seed 7 --config $work/sac.yaml"
 	"sac-per|--task reach --replay per --steps 6000 --seed 7 --config $work/sac.yaml"
 	"sac-vlmrb-oracle|--task reach --replay vlmrb --scorer oracle --steps 6000 --seed 7 --config $work/sac.yaml"
+	"sac-vlmrb-variant|--task reach --replay vlmrb --scorer oracle --steps 3000 --seed 7 --config $work/sacv.yaml"
 	"dqn-per|--task doorkey-5x5 --replay per --steps 20000 --seed 3 --config $work/dqn.yaml"
 	"sac-vlmrb-pixel|--task reach --replay vlmrb --scorer pixel --steps 4000 --seed 7 --config $work/sac.yaml"
 	"sac-aer|--task reach --replay aer --steps 4000 --seed 7 --config $work/sac.yaml"
