@@ -746,3 +746,25 @@ func TestSetScoresMatchesSetScore(t *testing.T) {
 		t.Fatalf("stats %+v, want 2 stale, 2 rejected, 4 applied", st)
 	}
 }
+
+// TestScoreMappingText: the mappings read and write themselves as the
+// names train's buffer.score_map uses, and refuse other text and values.
+func TestScoreMappingText(t *testing.T) {
+	for _, m := range []ScoreMapping{MapThreshold, MapRaw} {
+		b, err := m.MarshalText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back ScoreMapping
+		if err := back.UnmarshalText(b); err != nil || back != m {
+			t.Errorf("%v: text %q reads back as %v (%v)", m, b, back, err)
+		}
+	}
+	var m ScoreMapping
+	if err := m.UnmarshalText([]byte("linear")); err == nil {
+		t.Error("linear: no error")
+	}
+	if _, err := ScoreMapping(7).MarshalText(); err == nil {
+		t.Error("ScoreMapping(7): no error")
+	}
+}

@@ -355,3 +355,28 @@ func TestClipperTerminalFrame(t *testing.T) {
 		t.Fatalf("clips\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestApplyRuleText: the rules read and write themselves as the names
+// train's vlm.apply uses, and refuse other text and values.
+func TestApplyRuleText(t *testing.T) {
+	for _, a := range []ApplyRule{ApplyStride, ApplyWhole} {
+		b, err := a.MarshalText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back ApplyRule
+		if err := back.UnmarshalText(b); err != nil || back != a {
+			t.Errorf("%v: text %q reads back as %v (%v)", a, b, back, err)
+		}
+	}
+	if s := ApplyWhole.String(); s != "whole" {
+		t.Errorf("ApplyWhole.String() = %q", s)
+	}
+	var a ApplyRule
+	if err := a.UnmarshalText([]byte("all")); err == nil {
+		t.Error("all: no error")
+	}
+	if _, err := ApplyRule(-1).MarshalText(); err == nil {
+		t.Error("ApplyRule(-1): no error")
+	}
+}
