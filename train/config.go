@@ -95,7 +95,7 @@ type VLMConfig struct {
 	Shadows    bool                      `yaml:"shadows"`   // shadow map in scorer and reward frames
 	MSAA       int                       `yaml:"msaa"`      // anti-aliasing samples per pixel of scorer and reward frames (0 or 1: off)
 	Theme      string                    `yaml:"theme"`     // scene appearance: standard | misleading | abstract
-	Scoring    vlmprio.PrioritizerConfig `yaml:",inline"`   // workers: scorer goroutines, 0 scores each clip in the training loop (a run is then a function of its seed); queue: pending clip capacity (drops beyond)
+	Scoring    vlmprio.PrioritizerConfig `yaml:",inline"`   // workers: scorer goroutines, 0 scores each clip in the training loop (a run is then a function of its seed); lag: with workers, each score is written this many loop steps after its clip, waiting if needed (a run is then a function of its seed), 0 when scored; queue: pending clip capacity (drops beyond)
 	BaseURL    string                    `yaml:"base_url"`  // OpenAI-compatible server (openai scorer)
 	Model      string                    `yaml:"model"`     // model name on that server
 	APIKey     string                    `yaml:"-"`         // from OPENAI_API_KEY only; never saved
@@ -219,7 +219,7 @@ func DefaultConfig() Config {
 			Shadows:    true,
 			MSAA:       4,
 			Theme:      "standard",
-			Scoring:    vlmprio.PrioritizerConfig{Workers: 1, QueueSize: 64},
+			Scoring:    vlmprio.PrioritizerConfig{Workers: 1, Lag: 64, QueueSize: 64},
 			Timeout:    30,
 		},
 		RM: RewardConfig{

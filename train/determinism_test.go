@@ -10,9 +10,11 @@ import (
 
 // With vlm.workers 0 the scorer runs inside the training loop, so a
 // VLM-RB run is a function of its config and seed: two runs log the same
-// values (the clock's aside). With workers the scores land at steps that
-// depend on timing. The replays without a scorer always are (AER and ERO
-// here; PER and ReLo too).
+// values (the clock's aside). With workers and vlm.lag the scores are
+// scored concurrently and written at fixed steps: the "-lag" cases run two
+// workers whose timing differs between the runs and must log the same.
+// (With vlm.lag 0 the scores land at steps that depend on timing.) The
+// replays without a scorer always are (AER and ERO here; PER and ReLo too).
 func TestInlineScoringIsDeterministic(t *testing.T) {
 	t.Parallel()
 	for name, mk := range map[string]func(out string) Config{
@@ -23,6 +25,17 @@ func TestInlineScoringIsDeterministic(t *testing.T) {
 			return c
 		},
 		"dqn-doorkey": func(out string) Config { return tinyGridConfig(out, "vlmrb", "oracle") },
+		"sac-reach-lag": func(out string) Config {
+			c := tinyConfig(out, "vlmrb")
+			c.Steps, c.Buffer.LambdaWarmup = 400, 150
+			c.VLM.Clip.Length, c.VLM.Clip.Stride, c.VLM.Scoring.Workers, c.VLM.Scoring.Lag = 8, 4, 2, 6
+			return c
+		},
+		"dqn-doorkey-lag": func(out string) Config {
+			c := tinyGridConfig(out, "vlmrb", "oracle")
+			c.VLM.Scoring.Workers, c.VLM.Scoring.Lag = 2, 6
+			return c
+		},
 		"dqn-aer":     func(out string) Config { return tinyGridConfig(out, "aer", "oracle") },
 		"dqn-ero":     func(out string) Config { return tinyGridConfig(out, "ero", "oracle") },
 	} {
@@ -32,7 +45,9 @@ func TestInlineScoringIsDeterministic(t *testing.T) {
 			for i := range runs {
 				out := filepath.Join(t.TempDir(), "run")
 				c := mk(out)
-				c.VLM.Scoring.Workers = 0
+				if !strings.HasSuffix(name, "-lag") {
+					c.VLM.Scoring.Workers = 0
+				}
 				if _, err := Run(context.Background(), c, Options{}); err != nil {
 					t.Fatal(err)
 				}

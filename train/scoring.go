@@ -58,8 +58,12 @@ func newScoring(ctx context.Context, cfg *Config, s scoringSetup) *scoring {
 	return sc
 }
 
-// capture takes every env's frame o_t of its current state.
+// capture takes every env's frame o_t of its current state. It begins
+// the loop's step: first the scores due under vlm.lag are written back.
 func (s *scoring) capture(ctx context.Context, n int, view envView) error {
+	if err := s.pipe.Tick(ctx); err != nil {
+		return err
+	}
 	for i := range n {
 		p, t := view(i)
 		if err := s.pipe.Capture(ctx, i, p, true, t); err != nil {
@@ -115,6 +119,7 @@ func (s *scoring) metrics(v map[string]float64, bufLen int) {
 		v["vlm/prompt_tokens"] = float64(m.PromptTokens)
 	}
 	v["time/render_s"] = s.pipe.RenderTime().Seconds()
+	v["time/vlm_wait_s"] = m.Waited.Seconds()
 }
 
 // scoreWindow remembers the Prioritizer's score totals at the last log row,

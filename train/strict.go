@@ -45,6 +45,9 @@ const (
 	// MaxBatchSize bounds sac.batch_size and dqn.batch_size (each update
 	// holds a few activations per hidden unit of every row).
 	MaxBatchSize = 65536
+	// MaxVLMQueue bounds vlm.queue and vlm.lag (clips outstanding, loop
+	// steps): each queued clip holds its frames.
+	MaxVLMQueue = 1 << 16
 )
 
 // loadConfig is LoadConfig: one YAML document of at most MaxConfigBytes,

@@ -161,7 +161,11 @@ func (c *Config) validateVLM(add func(error), pos func(string, int64), nonneg fu
 		add(badf("vlm.msaa must be in 0..16 (got %d)", c.VLM.MSAA))
 	}
 	nonneg("vlm.workers", float64(c.VLM.Scoring.Workers))
+	nonneg("vlm.lag", float64(c.VLM.Scoring.Lag))
 	pos("vlm.queue", int64(c.VLM.Scoring.QueueSize))
+	if c.VLM.Scoring.QueueSize > MaxVLMQueue || c.VLM.Scoring.Lag > MaxVLMQueue {
+		add(badf("vlm.queue and vlm.lag must be ≤ %d (got %d and %d)", MaxVLMQueue, c.VLM.Scoring.QueueSize, c.VLM.Scoring.Lag))
+	}
 	if c.VLM.Width > 4096 || c.VLM.Height > 4096 {
 		add(badf("vlm.width/height above 4096 px: use a smaller scorer frame"))
 	}

@@ -30,6 +30,12 @@ import (
 //
 // Without sources (an oracle scorer reads privileged progress only) the
 // frames carry only their camera name, sequence number and time.
+//
+// When scores land. With PrioritizerConfig.Inline a clip is scored inside
+// the Push that completes it; with workers and Lag L, its score is written
+// inside the L-th Tick after that Push (the loop waits for it there if
+// needed); with workers and no Lag, whenever its worker finishes. The
+// first two make a run with a deterministic scorer a function of its seed.
 type Pipeline struct {
 	cfg     PipelineConfig
 	clipper *Clipper
@@ -80,6 +86,12 @@ func NewPipeline(scorer Scorer, sink ScoreSink, cfg PipelineConfig) *Pipeline {
 
 // Start starts the Prioritizer's workers (none with Inline).
 func (p *Pipeline) Start(ctx context.Context) { p.prio.Start(ctx) }
+
+// Tick ends one step of the loop: under PrioritizerConfig.Lag it writes
+// back the scores that are due, waiting for any still being scored (see
+// Prioritizer.Tick). Call it once per loop step, at the same point of
+// every step (train calls it before the step's Captures).
+func (p *Pipeline) Tick(ctx context.Context) error { return p.prio.Tick(ctx) }
 
 // Images reports whether the pipeline reads frames from sources.
 func (p *Pipeline) Images() bool { return p.cfg.Sources != nil }

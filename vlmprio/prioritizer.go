@@ -45,8 +45,19 @@ type PrioritizerConfig struct {
 	// written at the same point of the caller's work on every run, so a
 	// training run with a local scorer is a function of its seed. Clips
 	// submitted before Start are dropped (counted).
-	Inline    bool       `yaml:"-"`
-	QueueSize int        `yaml:"queue"` // clips waiting for a worker (default 64)
+	Inline bool `yaml:"-"`
+	// Lag, with workers (not Inline), delivers scores at a fixed point of
+	// the caller's work: a clip submitted between Ticks k−1 and k is scored
+	// by a worker while the caller goes on, and its score is written back
+	// inside Tick k+Lag, which waits for it if the worker has not finished.
+	// Write-backs happen in submission order and a clip is dropped only
+	// when QueueSize clips are outstanding (submitted, not yet written),
+	// so with a deterministic scorer a training run is again a function
+	// of its seed while scoring overlaps training. 0: each score is
+	// written when its worker finishes (the loop never waits; where a
+	// score lands depends on timing).
+	Lag       int        `yaml:"lag"`
+	QueueSize int        `yaml:"queue"` // clips waiting for a worker (default 64); under Lag, clips outstanding
 	Drop      DropPolicy `yaml:"-"`     // default DropNewest
 	Combine   Combine    `yaml:"-"`     // default CombineMax
 	// CombineMemory is how many recent refs the combiner remembers (default
@@ -90,7 +101,7 @@ func (c PrioritizerConfig) withDefaults() PrioritizerConfig {
 
 // Metrics is a snapshot of the Prioritizer's counters.
 type Metrics struct {
-	QueueDepth int                 // clips waiting now
+	QueueDepth int                 // clips waiting now (under Lag: outstanding, scored or not)
 	Submitted  int64               // clips offered to Submit
 	Dropped    int64               // clips dropped because the queue was full (or after Close)
 	Scored     int64               // clips scored successfully
@@ -103,8 +114,11 @@ type Metrics struct {
 	// far, before PrioritizerConfig.Priority: their sum, and their counts in
 	// tenths ([0, 0.1), …, [0.9, 1]), so a run can show whether its scorer
 	// ever crosses a threshold.
-	ScoreSum         float64
-	ScoreHist        [10]int64
+	ScoreSum  float64
+	ScoreHist [10]int64
+	// Waited is the time Tick spent waiting for clips still being scored
+	// (Lag): how much the scorer held the caller back.
+	Waited           time.Duration
 	LatencyP50       time.Duration // over the last LatencyWindow successful Score calls
 	LatencyP95       time.Duration
 	PromptTokens     int64 // server-reported usage
@@ -120,6 +134,7 @@ type Prioritizer struct {
 	scorer Scorer
 	sink   ScoreSink
 	queue  chan *Clip
+	lq     chan *laggedClip // Lag: clips for the workers (never more than QueueSize outstanding)
 
 	startOnce, closeOnce sync.Once
 	ctx                  context.Context // Start's, for Inline scoring
@@ -141,6 +156,30 @@ type Prioritizer struct {
 	oks    []bool
 	combQ  []replay.Ref // FIFO of refs in comb
 	combQi int
+
+	// Lag: clips outstanding in submission order (owned by the caller's
+	// goroutine: Submit and Tick), the tick count and the time Tick waited.
+	lagged      []*laggedClip
+	tick        int64
+	outstanding atomic.Int64 // len(lagged), for Metrics
+	waited      atomic.Int64 // ns
+}
+
+// laggedClip is a clip under PrioritizerConfig.Lag: a worker fills res and
+// closes done; Tick writes it back once due.
+type laggedClip struct {
+	c    *Clip
+	due  int64
+	res  scoreResult
+	done chan struct{}
+}
+
+// scoreResult is one Score call's outcome, before its write-back.
+type scoreResult struct {
+	sc   Score
+	err  error
+	kind ErrorKind // of err
+	dt   time.Duration
 }
 
 type combEntry struct {
@@ -157,6 +196,7 @@ func NewPrioritizer(scorer Scorer, sink ScoreSink, cfg PrioritizerConfig) *Prior
 	return &Prioritizer{
 		cfg: cfg, scorer: scorer, sink: sink,
 		queue: make(chan *Clip, cfg.QueueSize),
+		lq:    make(chan *laggedClip, cfg.QueueSize),
 		errs:  make(map[ErrorKind]int64),
 		lat:   make([]time.Duration, cfg.LatencyWindow),
 		comb:  make(map[replay.Ref]combEntry),
@@ -188,8 +228,14 @@ func (p *Prioritizer) Close() {
 			p.cancel()
 		}
 		p.wg.Wait()
+		// Lag: what was never written back is dropped (a clip a worker
+		// took is in p.lagged as well as, untaken, in p.lq)
+		p.dropped.Add(int64(len(p.lagged)))
+		p.lagged = nil
+		p.outstanding.Store(0)
 		for {
 			select {
+			case <-p.lq:
 			case <-p.queue:
 				p.dropped.Add(1)
 			default:
@@ -217,6 +263,17 @@ func (p *Prioritizer) Submit(c *Clip) bool {
 		p.process(ctx, c)
 		return true
 	}
+	if p.cfg.Lag > 0 {
+		if p.ctx == nil || len(p.lagged) >= p.cfg.QueueSize { // not started, or full
+			p.dropped.Add(1)
+			return false
+		}
+		l := &laggedClip{c: c, due: p.tick + int64(p.cfg.Lag), done: make(chan struct{})}
+		p.lagged = append(p.lagged, l)
+		p.outstanding.Store(int64(len(p.lagged)))
+		p.lq <- l // never blocks: at most QueueSize outstanding
+		return true
+	}
 	select {
 	case p.queue <- c:
 		return true
@@ -240,12 +297,50 @@ func (p *Prioritizer) Submit(c *Clip) bool {
 	return false
 }
 
+// Tick marks the end of one round of the caller's work (a training loop
+// calls it once per step). Under Lag it writes back, in submission order,
+// every clip whose round has come, waiting for those still being scored;
+// it returns ctx's error if ctx (or Start's) ends while it waits (the clip
+// stays outstanding). Without Lag it only counts. Under Lag, Submit, Tick
+// and Close are called from one goroutine (the training loop's).
+func (p *Prioritizer) Tick(ctx context.Context) error {
+	p.tick++
+	for len(p.lagged) > 0 && p.lagged[0].due <= p.tick {
+		l := p.lagged[0]
+		select {
+		case <-l.done:
+		default:
+			t0 := time.Now()
+			select {
+			case <-l.done:
+			case <-ctx.Done():
+				p.waited.Add(int64(time.Since(t0)))
+				return ctx.Err()
+			case <-p.ctx.Done(): // the workers stopped
+				p.waited.Add(int64(time.Since(t0)))
+				return p.ctx.Err()
+			}
+			p.waited.Add(int64(time.Since(t0)))
+		}
+		p.lagged[0] = nil
+		p.lagged = p.lagged[1:]
+		p.outstanding.Store(int64(len(p.lagged)))
+		p.apply(l.c, l.res)
+	}
+	return nil
+}
+
 func (p *Prioritizer) worker(ctx context.Context) {
 	defer p.wg.Done()
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case l := <-p.lq:
+			// Tick applies the result; a clip cancelled by Close is
+			// counted as dropped there (it is never written)
+			l.res = p.score(ctx, l.c)
+			close(l.done)
 		case c := <-p.queue:
 			if ctx.Err() != nil { // stopping: don't start new work
 				p.dropped.Add(1)
@@ -257,22 +352,37 @@ func (p *Prioritizer) worker(ctx context.Context) {
 }
 
 func (p *Prioritizer) process(ctx context.Context, c *Clip) {
+	p.apply(c, p.score(ctx, c))
+}
+
+// score calls the Scorer on c, classifying a failure as canceled when ctx
+// ended.
+func (p *Prioritizer) score(ctx context.Context, c *Clip) scoreResult {
 	t0 := time.Now()
 	sc, err := p.scorer.Score(ctx, c)
+	r := scoreResult{sc: sc, err: err, dt: time.Since(t0)}
 	if err != nil {
-		kind := KindOf(err)
-		if ctx.Err() != nil && (kind == KindCanceled || errors.Is(err, context.Canceled)) {
-			kind = KindCanceled
+		r.kind = KindOf(err)
+		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+			r.kind = KindCanceled
 		}
+	}
+	return r
+}
+
+// apply counts a score and writes it back (or counts its failure).
+func (p *Prioritizer) apply(c *Clip, r scoreResult) {
+	sc := r.sc
+	if r.err != nil {
 		p.failed.Add(1)
 		p.mu.Lock()
-		p.errs[kind]++
+		p.errs[r.kind]++
 		p.mu.Unlock()
 		p.promptTok.Add(int64(sc.PromptTokens))
 		p.complTok.Add(int64(sc.CompletionTokens))
 		return
 	}
-	dt := time.Since(t0)
+	dt := r.dt
 	if sc.Cached {
 		p.cached.Add(1)
 	}
@@ -351,7 +461,8 @@ func (p *Prioritizer) combine(r replay.Ref, v float64) float64 {
 // Metrics returns a snapshot of the counters.
 func (p *Prioritizer) Metrics() Metrics {
 	m := Metrics{
-		QueueDepth:       len(p.queue),
+		QueueDepth:       len(p.queue) + int(p.outstanding.Load()),
+		Waited:           time.Duration(p.waited.Load()),
 		Submitted:        p.submitted.Load(),
 		Dropped:          p.dropped.Load(),
 		Scored:           p.scored.Load(),

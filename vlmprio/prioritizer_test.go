@@ -3,9 +3,11 @@ package vlmprio
 import (
 	"context"
 	"errors"
+	"fmt"
 	"image"
 	"math"
 	"net/http"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -448,5 +450,119 @@ func TestPrioritizerInline(t *testing.T) {
 	m := p.Metrics()
 	if calls != 3 || m.Scored != 3 || m.Dropped != 1 || m.Written != 6 || m.QueueDepth != 0 {
 		t.Fatalf("calls %d, metrics %+v; want 3 scored, 1 dropped, 6 written", calls, m)
+	}
+}
+
+// tickSink records at which caller tick every write arrived.
+type tickSink struct {
+	mu   sync.Mutex
+	tick int64
+	log  []string // "tick:slot=score"
+}
+
+func (s *tickSink) SetScore(ref replay.Ref, score float64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.log = append(s.log, fmt.Sprintf("%d:%d=%g", s.tick, ref.Slot, score))
+	return true
+}
+
+// TestPrioritizerLagDeterministic checks Lag's contract against an
+// independent model of it: a clip submitted between Ticks k−1 and k is
+// written inside Tick k+Lag, in submission order, and dropped only when
+// QueueSize clips are outstanding — whatever the workers' timing. Scoring
+// latencies here are random (0–3 ms, from the wall clock's nanoseconds),
+// so two runs see different interleavings and must write the same log.
+func TestPrioritizerLagDeterministic(t *testing.T) {
+	checkNoLeak(t)
+	const lag, queue, ticks = 4, 5, 120
+	perTick := func(k int) int { return (k * 7 % 5) % 4 } // 0–3 clips a tick: the queue fills at times
+	run := func() ([]string, Metrics) {
+		sink := &tickSink{}
+		sc := funcScorer(func(ctx context.Context, c *Clip) (Score, error) {
+			time.Sleep(time.Duration(time.Now().UnixNano()%3000) * time.Microsecond)
+			return Score{Value: float64(c.Refs[0].Slot%10) / 10}, nil
+		})
+		p := NewPrioritizer(sc, sink, PrioritizerConfig{Workers: 3, Lag: lag, QueueSize: queue})
+		p.Start(context.Background())
+		defer p.Close()
+		slot := int32(0)
+		for k := range ticks {
+			for range perTick(k) {
+				p.Submit(&Clip{Refs: []replay.Ref{{Slot: slot, Gen: 1}}})
+				slot++
+			}
+			sink.mu.Lock()
+			sink.tick = int64(k + 1)
+			sink.mu.Unlock()
+			if err := p.Tick(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return sink.log, p.Metrics()
+	}
+	// the model: outstanding clips' due ticks, FIFO
+	var want []string
+	var out []struct {
+		slot int32
+		due  int
+	}
+	dropped, slot := 0, int32(0)
+	for k := range ticks {
+		for range perTick(k) {
+			if len(out) >= queue {
+				dropped++
+			} else {
+				out = append(out, struct {
+					slot int32
+					due  int
+				}{slot, k + lag})
+			}
+			slot++
+		}
+		for len(out) > 0 && out[0].due <= k+1 {
+			want = append(want, fmt.Sprintf("%d:%d=%g", k+1, out[0].slot, float64(out[0].slot%10)/10))
+			out = out[1:]
+		}
+	}
+	if dropped == 0 {
+		t.Fatal("the schedule never fills the queue; the test would not cover drops")
+	}
+	for r := range 2 {
+		got, m := run()
+		if !slices.Equal(got, want) {
+			t.Fatalf("run %d: writes differ from the model\n got %v\nwant %v", r, got, want)
+		}
+		if m.Dropped != int64(dropped) || m.QueueDepth != len(out) || m.Scored != int64(len(want)) {
+			t.Fatalf("run %d: dropped %d, outstanding %d, scored %d; model %d, %d, %d",
+				r, m.Dropped, m.QueueDepth, m.Scored, dropped, len(out), len(want))
+		}
+	}
+}
+
+// TestPrioritizerLagTickCancel: a Tick waiting on a clip that never
+// finishes returns when its ctx ends, and Close counts the clip dropped.
+func TestPrioritizerLagTickCancel(t *testing.T) {
+	checkNoLeak(t)
+	release := make(chan struct{})
+	defer close(release)
+	sink := newRecordSink()
+	p := NewPrioritizer(gateScorer(release, nil), sink, PrioritizerConfig{Workers: 1, Lag: 1})
+	if p.Submit(&Clip{Refs: []replay.Ref{sink.add(1)}}) {
+		t.Fatal("Submit before Start took a clip")
+	}
+	p.Start(context.Background())
+	p.Submit(&Clip{Refs: []replay.Ref{sink.add(2)}})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if err := p.Tick(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Tick = %v; want the deadline", err)
+	}
+	if m := p.Metrics(); m.Waited <= 0 || m.QueueDepth != 1 {
+		t.Fatalf("after the cancelled Tick: waited %v, outstanding %d; want > 0 and 1", m.Waited, m.QueueDepth)
+	}
+	p.Close()
+	if m := p.Metrics(); m.Dropped != 2 || m.Written != 0 || m.QueueDepth != 0 {
+		t.Fatalf("after Close: %+v; want 2 dropped (before Start, and outstanding), none written", m)
 	}
 }

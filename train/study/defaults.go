@@ -23,6 +23,37 @@ import (
 // to the code later take their current defaults.
 const DefaultsFile = "study-defaults.yaml"
 
+// keysAdded are train keys added after studies here began whose default
+// changes what a run does, each with the value that reproduces the code
+// before the key existed. A study whose frozen defaults lack such a key
+// began before it, so its runs resolve it to that value, not to the
+// current default ("keys added later take their current defaults" holds
+// for the others, which change nothing unless set).
+var keysAdded = []struct {
+	key    string
+	before func(*train.Config)
+}{
+	// 2026-12-04: scores written a fixed number of steps after their clip;
+	// before, each was written when its worker finished
+	{"vlm.lag", func(c *train.Config) { c.VLM.Scoring.Lag = 0 }},
+}
+
+// applyKeysAdded sets, in cfg, every key of keysAdded that frozen (a
+// study's frozen defaults) does not hold to its value from before.
+func applyKeysAdded(frozen []byte, cfg *train.Config) error {
+	var m map[string]any
+	if err := yaml.Unmarshal(frozen, &m); err != nil {
+		return fmt.Errorf("study defaults: %w", err)
+	}
+	flat := flattenKeys(m, "")
+	for _, k := range keysAdded {
+		if _, ok := flat[k.key]; !ok {
+			k.before(cfg)
+		}
+	}
+	return nil
+}
+
 // freezeDefaults loads dir's frozen defaults into s, creating them on the
 // first run: from train.DefaultConfig for a new study, or, for a study
 // directory that predates the file, from the config of a run it already

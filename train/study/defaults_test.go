@@ -96,3 +96,55 @@ func TestConfigDiff(t *testing.T) {
 		t.Errorf("diff %v %v, want sac.hidden", d, err)
 	}
 }
+
+// A study whose frozen defaults predate vlm.lag resolves it to 0 (each
+// score written when ready, what its runs did), a new study to the
+// current default, and a study file's own setting wins in both.
+func TestKeysAddedAfterAStudyBegan(t *testing.T) {
+	spec := freezeYAML + "\n" // arms plain and floor; add one that sets the key
+	spec = strings.Replace(spec, "seeds: [1, 2]", "  - name: lagged\n    set: {vlm.lag: 7}\nseeds: [1, 2]", 1)
+	s, err := ParseSpec([]byte(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := t.TempDir()
+	if err := s.freezeDefaults(fresh, true); err != nil {
+		t.Fatal(err)
+	}
+	old := t.TempDir()
+	b, err := os.ReadFile(filepath.Join(fresh, DefaultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(l) != "lag: 64" {
+			kept = append(kept, l)
+		}
+	}
+	if len(kept) != len(strings.Split(string(b), "\n"))-1 {
+		t.Fatalf("frozen defaults hold no single \"lag: 64\" line:\n%s", b)
+	}
+	if err := os.WriteFile(filepath.Join(old, DefaultsFile), []byte(strings.Join(kept, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for dir, want := range map[string]int{fresh: train.DefaultConfig().VLM.Scoring.Lag, old: 0} {
+		s, _ := ParseSpec([]byte(spec))
+		if err := s.freezeDefaults(dir, true); err != nil {
+			t.Fatal(err)
+		}
+		runs, err := s.Runs(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range runs {
+			w := want
+			if r.Arm == "lagged" {
+				w = 7
+			}
+			if r.Config.VLM.Scoring.Lag != w {
+				t.Errorf("%s (%s study): vlm.lag %d, want %d", r.ID(), map[bool]string{true: "new", false: "old"}[dir == fresh], r.Config.VLM.Scoring.Lag, w)
+			}
+		}
+	}
+}

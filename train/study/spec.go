@@ -262,6 +262,9 @@ func (s *Spec) resolve(task string, arm Arm, seed uint64, out string) (train.Con
 		if err := yaml.Unmarshal(s.defaults, &cfg); err != nil {
 			return cfg, fmt.Errorf("study defaults: %w", err)
 		}
+		if err := applyKeysAdded(s.defaults, &cfg); err != nil {
+			return cfg, err
+		}
 	}
 	if err := train.LoadConfig(bytes.NewReader(y), &cfg); err != nil {
 		return cfg, err
