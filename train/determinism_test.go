@@ -36,8 +36,8 @@ func TestInlineScoringIsDeterministic(t *testing.T) {
 			c.VLM.Scoring.Workers, c.VLM.Scoring.Lag = 2, 6
 			return c
 		},
-		"dqn-aer":     func(out string) Config { return tinyGridConfig(out, "aer", "oracle") },
-		"dqn-ero":     func(out string) Config { return tinyGridConfig(out, "ero", "oracle") },
+		"dqn-aer": func(out string) Config { return tinyGridConfig(out, "aer", "oracle") },
+		"dqn-ero": func(out string) Config { return tinyGridConfig(out, "ero", "oracle") },
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
