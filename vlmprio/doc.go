@@ -26,7 +26,11 @@
 // and a Scorer. Submit never blocks: when the queue is full a clip is dropped
 // (counted) and its transitions keep the sampler's default priority. Scores
 // are written back through a ScoreSink (replay's VLM-RB sampler), which drops
-// writes whose slot generation no longer matches.
+// writes whose slot generation no longer matches. With PrioritizerConfig.Lag
+// the workers still score concurrently but each score is written back inside
+// the Lag-th Tick after its clip, in submission order (Tick waits for it if
+// needed), and clips are dropped only by count: a loop that Ticks once per
+// step gets the same write-backs on every run.
 //
 // Wiring (see Example):
 //
