@@ -142,6 +142,7 @@ func (b *Builder) Build() (*Model, error) {
 	buildShapes(m, &e)
 	buildMass(m, &e)
 	buildJoints(m, &e)
+	buildCompounds(m, &e)
 	buildActuators(m, &e)
 	buildExcludes(m, b.exclude, &e)
 	if len(e) > 0 {

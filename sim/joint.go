@@ -25,6 +25,9 @@ func updateJoints(m *Model, s *State, h float64, first bool) {
 	bodies := s.ws.bodies
 	for i := range s.ws.joints {
 		j := &s.ws.joints[i]
+		if j.grouped {
+			continue
+		}
 		p, c := &bodies[j.p], &bodies[j.c]
 		j.rP = p.q.Rotate(j.lp)
 		j.rC = c.q.Rotate(j.lc)

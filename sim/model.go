@@ -254,6 +254,17 @@ type JointDesc struct {
 	// WeldTimeConst / WeldTorqueScale, so a light hand keeps its orientation
 	// under the lever-arm torques of grasping and pushing.
 	WeldTorqueScale float64
+	// Compound makes this Revolute joint the next hinge of the joint before
+	// it in Model.Joints (a Revolute joint, plain or compound, between the
+	// same Parent and Child): the child turns about this axis after the
+	// earlier hinges, whose rotations carry this joint's anchor and axis,
+	// like the several hinge joints of one MuJoCo body. A group of 2 or 3
+	// hinges with non-parallel axes is solved as one joint (6 − k locked
+	// rows) with no intermediate bodies; each member keeps its own
+	// coordinate (JointPos), limits, spring, damping and actuators. Anchor
+	// and Axis are given at the initial poses like every joint's; PD motors
+	// (Motor) are not supported on grouped joints.
+	Compound bool
 
 	// Filled by Build: the anchor and axis in each body's frame (relative to
 	// the body origin) and the initial relative rotation.

@@ -138,10 +138,13 @@ type jointSim struct {
 	// prismatic rows t1, t2, axis: sP×u, rC×u and their inverse-inertia images
 	pS, pC, iS, iC [3]Vec3
 	ctrl           int32
-	act0, act1     int32    // this joint's actuators: workspace.acts[act0:act1]
-	soft           softness // rigid rows (linear rows of a weld)
-	angSoft        softness // angular rows of a weld
-	limSoft        softness // limit rows
+	act0, act1     int32 // this joint's actuators: workspace.acts[act0:act1]
+	// grouped marks a member of a compound joint (compound.go): its
+	// geometry comes from updateCompounds and only its axis rows act
+	grouped bool
+	soft    softness // rigid rows (linear rows of a weld)
+	angSoft softness // angular rows of a weld
+	limSoft softness // limit rows
 	// per-substep geometry
 	rP, rC  Vec3 // world levers (m)
 	sP      Vec3 // rP + d for prismatic rows
@@ -182,7 +185,8 @@ type workspace struct {
 	bodyReach   [][2]float64
 	planes      []int32
 	acts        []actSim // actuators sorted by joint
-	actOf       []int32  // acts[k] is Model.Actuators[actOf[k]]
+	compounds   []compoundSim
+	actOf       []int32 // acts[k] is Model.Actuators[actOf[k]]
 	// shapeType and shapeAff are the contact bitmasks (filtered models)
 	shapeType, shapeAff []uint32
 }
@@ -235,6 +239,7 @@ func (w *workspace) init(m *Model) {
 		}
 	}
 	w.initActuators(m)
+	w.initCompounds(m)
 	if m.filtered {
 		w.shapeType = make([]uint32, ns)
 		w.shapeAff = make([]uint32, ns)
@@ -275,17 +280,33 @@ func solve(m *Model, s *State) {
 	// joint geometry follows the positions: computed here and after every
 	// position update, so the relax stage sees the limits where they are
 	updateJoints(m, s, h, true)
+	compound := len(ws.compounds) > 0
+	if compound {
+		updateCompounds(ws, h)
+	}
 	for sub := 0; sub < n; sub++ {
 		integrateVelocities(m, ws, opt.Gravity, h)
 		warmStartJoints(ws)
+		if compound {
+			warmStartCompounds(ws)
+		}
 		warmStartContacts(s.man, ws.bodies)
 		for it := 0; it < opt.Iterations; it++ {
 			solveJoints(ws, h, invH, true)
+			if compound {
+				solveCompounds(ws, true)
+			}
 			solveContacts(s.man, ws.bodies, contactSoft, invH, opt.MaxPushSpeed, opt.LinearSlop, true)
 		}
 		integratePositions(m, ws, opt.Gravity, h, opt.MaxSpeed, opt.MaxAngularSpeed)
 		updateJoints(m, s, h, false)
+		if compound {
+			updateCompounds(ws, h)
+		}
 		solveJoints(ws, h, invH, false)
+		if compound {
+			solveCompounds(ws, false)
+		}
 		solveContacts(s.man, ws.bodies, contactSoft, invH, opt.MaxPushSpeed, opt.LinearSlop, false)
 	}
 	applyRestitution(s.man, ws.bodies, opt.RestitutionThreshold)

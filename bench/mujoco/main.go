@@ -32,6 +32,8 @@ func main() {
 		err = compare(os.Args[2:])
 	case "refuse":
 		err = refuse(os.Args[2:])
+	case "trace":
+		err = trace(os.Args[2:])
 	case "speed":
 		err = speed(os.Args[2:])
 	default:
@@ -64,6 +66,7 @@ func compare(args []string) error {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.IntVar(&importOpts.Substeps, "substeps", 0, "sim substeps per step (0: default)")
 	fs.Float64Var(&importOpts.IntermediateMass, "intermediate", 0, "mass share of chain intermediates (0: default)")
+	fs.BoolVar(&importOpts.Chain, "chain", false, "multi-joint bodies as chains of sim bodies (the old import)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -29,6 +29,7 @@ static int ctrllimited(mjModel* m, int i) { return m->actuator_ctrllimited[i]; }
 static double ctrlrange(mjModel* m, int i, int k) { return m->actuator_ctrlrange[2*i+k]; }
 static double dtime(mjData* d) { return d->time; }
 static void settimestep(mjModel* m, double dt) { m->opt.timestep = dt; }
+static int ncon(mjData* d) { return d->ncon; }
 */
 import "C"
 
@@ -106,6 +107,7 @@ func (x *mj) ctrlRange(i int) (bool, float64, float64) {
 	return C.ctrllimited(x.m, C.int(i)) != 0, float64(C.ctrlrange(x.m, C.int(i), 0)), float64(C.ctrlrange(x.m, C.int(i), 1))
 }
 func (x *mj) setTimestep(dt float64) { C.settimestep(x.m, C.double(dt)) }
+func (x *mj) ncon() int              { return int(C.ncon(x.d)) }
 func (x *mj) reset()                 { C.mj_resetData(x.m, x.d); C.mj_forward(x.m, x.d) }
 func (x *mj) step()                  { C.mj_step(x.m, x.d) }
 func (x *mj) steps(n int) {

@@ -28,6 +28,9 @@ type mbody struct {
 	// carrier: the sim body chain (last = the body's own)
 	chain   []int // indices into compiler sim bodies
 	carrier int
+	// compound: the body's 2–3 hinges are one compound sim joint on its
+	// own sim body (no chain)
+	compound bool
 }
 
 type inertial struct {

@@ -16,6 +16,11 @@ type Options struct {
 	// inertia) given to each intermediate sim body of its joint chain
 	// (default 0.2: lighter ones make the soft solver ring).
 	IntermediateMass float64
+	// Chain builds every multi-joint body as a chain of sim bodies (each
+	// intermediate carrying IntermediateMass of the mass) instead of one
+	// body with a compound joint (sim.JointDesc.Compound, used for 2–3
+	// hinges with independent axes); for comparison only.
+	Chain bool
 	// Lenient turns unsupported elements (tendons, muscles, ...) into
 	// warnings and drops them; for comparing the supported part of a model
 	// only.
