@@ -32,6 +32,8 @@ func main() {
 		err = compare(os.Args[2:])
 	case "refuse":
 		err = refuse(os.Args[2:])
+	case "sensitivity":
+		err = sensitivity(os.Args[2:])
 	case "trace":
 		err = trace(os.Args[2:])
 	case "speed":
@@ -65,6 +67,7 @@ var importOpts mjcf.Options
 func compare(args []string) error {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.IntVar(&importOpts.Substeps, "substeps", 0, "sim substeps per step (0: default)")
+	fs.IntVar(&importOpts.Iterations, "iterations", 0, "sim velocity iterations per substep (0: default)")
 	fs.Float64Var(&importOpts.IntermediateMass, "intermediate", 0, "mass share of chain intermediates (0: default)")
 	fs.BoolVar(&importOpts.Chain, "chain", false, "multi-joint bodies as chains of sim bodies (the old import)")
 	if err := fs.Parse(args); err != nil {
@@ -319,6 +322,7 @@ func speed(args []string) error {
 	rounds := fs.Int("rounds", 5, "interleaved rounds")
 	steps := fs.Int("steps", 20000, "steps per run")
 	fs.IntVar(&importOpts.Substeps, "substeps", 0, "sim substeps per step (0: default)")
+	fs.IntVar(&importOpts.Iterations, "iterations", 0, "sim velocity iterations per substep (0: default)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -20,6 +20,7 @@ func trace(args []string) error {
 	every := fs.Float64("every", 0.05, "report interval (s)")
 	ctrl := fs.Float64("ctrl", 0, "constant control of every actuator")
 	all := fs.Bool("joints", false, "print every joint at each report")
+	pairs := fs.Bool("contacts", false, "print the contact pairs at each report")
 	iters := fs.Int("iterations", 0, "sim iterations per substep (0: default)")
 	limHz := fs.Float64("limithz", 0, "sim limit stiffness Hz (0: default)")
 	conHz := fs.Float64("contacthz", 0, "sim contact stiffness Hz (0: default)")
@@ -126,6 +127,15 @@ func trace(args []string) error {
 			}
 			st, sj := stretch(o.Sim, s)
 			fmt.Printf("%.3f | %.4g (%s) | %.4f / %.4f | %d / %d | stretch %.2f mm (%s)\n", t, dq, name, p.Z, r.xpos(1)[2], nc, r.ncon(), 1000*st, sj)
+			if *pairs {
+				var ours []string
+				for _, c := range s.Contacts() {
+					if c.NormalForce > 0 {
+						ours = append(ours, fmt.Sprintf("%s/%s %.4f", o.Sim.Shapes[c.ShapeA].Name, o.Sim.Shapes[c.ShapeB].Name, -c.Depth))
+					}
+				}
+				fmt.Printf("    vlmrb:  %v\n    MuJoCo: %v\n", ours, r.contactPairs())
+			}
 			if *all {
 				for j := range o.Joints {
 					if o.Joints[j].Type != "free" {
@@ -169,4 +179,45 @@ func stretch(m *sim.Model, s *sim.State) (float64, string) {
 		}
 	}
 	return worst, name
+}
+
+// sensitivity runs MuJoCo alone on each file for -T seconds with ctrl 0
+// and prints each run's largest joint difference to the first file's
+// (and the torso height): how far MuJoCo's own final pose moves under
+// small changes of the model (initial height, timestep, solver).
+func sensitivity(args []string) error {
+	fs := flag.NewFlagSet("sensitivity", flag.ContinueOnError)
+	seconds := fs.Float64("T", 3, "seconds to run")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var ref []float64
+	for i, f := range fs.Args() {
+		r, err := loadMJ(f)
+		if err != nil {
+			return err
+		}
+		r.reset()
+		r.steps(int(math.Round(*seconds / r.timestep())))
+		var q []float64
+		for j := 0; j < r.njnt(); j++ {
+			if r.jntType(j) == 0 {
+				q = append(q, 0)
+			} else {
+				q = append(q, r.qpos(j))
+			}
+		}
+		if i == 0 {
+			ref = q
+		}
+		dq, jq := 0.0, 0
+		for j := range q {
+			if d := math.Abs(q[j] - ref[j]); d > dq {
+				dq, jq = d, j
+			}
+		}
+		fmt.Printf("%s | max |Δq| vs first %.3g (%s) | torso z %.4f\n", f, dq, r.jntName(jq), r.xpos(1)[2])
+		r.close()
+	}
+	return nil
 }

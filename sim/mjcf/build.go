@@ -38,6 +38,7 @@ func (c *compiler) build(name string, actuators, equality, contact []*element) *
 	// MuJoCo caps no speeds: robot wrists spin at 100+ rad/s under stiff servos
 	b.Opt.MaxSpeed, b.Opt.MaxAngularSpeed = 100, 1000
 	b.Opt.Substeps = c.opt.Substeps
+	b.Opt.Iterations = c.opt.Iterations
 	ids := make([]sim.BodyID, len(sb))
 	for i, s := range sb {
 		if i == 0 {

@@ -27,6 +27,10 @@ type Options struct {
 	Lenient bool
 	// Substeps overrides sim's substeps per step (0: sim's default, 4).
 	Substeps int
+	// Iterations overrides sim's velocity iterations per substep (0:
+	// sim's default, 1). Long jointed chains under load (a humanoid's
+	// legs holding its weight) need more: see bench/RESULTS.md.
+	Iterations int
 	// ReadFile reads include and mesh files (default os.ReadFile).
 	ReadFile func(name string) ([]byte, error)
 }
