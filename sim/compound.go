@@ -70,16 +70,16 @@ func (w *workspace) initCompounds(m *Model) {
 // hingeAngles updates q (the coordinates) so that Q(q) matches the relative
 // rotation r (parent frame) and returns the world-independent axes w_i of the
 // current configuration (parent frame) and the residual rotation vector.
-func (cs *compoundSim) hingeAngles(r Quat, q *[maxCompound]float64) (w [maxCompound]Vec3, res Vec3) {
+func (cs *compoundSim) hingeAngles(r Quat, q *[maxCompound]float64, iters int) (w [maxCompound]Vec3, res Vec3) {
 	k := int(cs.k)
-	for it := 0; it < 8; it++ {
+	for it := 0; it < iters; it++ {
 		qq := Identity()
 		for i := 0; i < k; i++ {
 			w[i] = qq.Rotate(cs.u[i])
 			qq = qq.Mul(QuatFromAxisAngle(cs.u[i], q[i]))
 		}
 		res = rotVec(r.Mul(qq.Conj()))
-		if res.Norm2() < 1e-26 || it == 7 {
+		if res.Norm2() < 1e-26 || it == iters-1 {
 			return w, res
 		}
 		d, ok := dualAxes(w, k)
@@ -143,7 +143,9 @@ func updateCompounds(ws *workspace, h float64) {
 		for i := 0; i < k; i++ {
 			cs.qv[i] = ws.joints[cs.member[i]].q
 		}
-		wl, res := cs.hingeAngles(p.q0Rel(c, cs.relRot), &cs.qv)
+		// the poses move little between updates: two Newton steps from the
+		// last coordinates leave a residual far below the joints' softness
+		wl, res := cs.hingeAngles(p.q0Rel(c, cs.relRot), &cs.qv, 2)
 		var ww [maxCompound]Vec3
 		for i := 0; i < k; i++ {
 			ww[i] = p.q.Rotate(wl[i])
@@ -346,7 +348,7 @@ func (s *State) compoundPos(m *Model, j JointID) (float64, Vec3) {
 	}
 	p, c := &s.Bodies[cs.p], &s.Bodies[cs.c]
 	r := p.Rot.Conj().Mul(c.Rot).Mul(cs.relRot.Conj())
-	w, _ := cs.hingeAngles(r, &q)
+	w, _ := cs.hingeAngles(r, &q, 12)
 	for n := 0; n < int(cs.k); n++ {
 		w[n] = p.Rot.Rotate(w[n])
 	}

@@ -320,6 +320,7 @@ var stepsRE = regexp.MustCompile(`Steps per second\s*:\s*([0-9.]+)`)
 func speed(args []string) error {
 	fs := flag.NewFlagSet("speed", flag.ContinueOnError)
 	rounds := fs.Int("rounds", 5, "interleaved rounds")
+	fs.BoolVar(&importOpts.Chain, "chain", false, "multi-joint bodies as chains of sim bodies (the old import)")
 	steps := fs.Int("steps", 20000, "steps per run")
 	fs.IntVar(&importOpts.Substeps, "substeps", 0, "sim substeps per step (0: default)")
 	fs.IntVar(&importOpts.Iterations, "iterations", 0, "sim velocity iterations per substep (0: default)")
