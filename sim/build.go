@@ -413,7 +413,9 @@ func buildJoints(m *Model, e *buildErrs) {
 		} else {
 			j.CtrlIndex = -1
 		}
-		m.exclude = append(m.exclude, pairKey(int32(j.Parent), int32(j.Child)))
+		if !j.Collide {
+			m.exclude = append(m.exclude, pairKey(int32(j.Parent), int32(j.Child)))
+		}
 	}
 }
 

@@ -71,26 +71,34 @@ func (w *workspace) initCompounds(m *Model) {
 // rotation r (parent frame) and returns the world-independent axes w_i of the
 // current configuration (parent frame) and the residual rotation vector.
 func (cs *compoundSim) hingeAngles(r Quat, q *[maxCompound]float64, iters int) (w [maxCompound]Vec3, res Vec3) {
+	w, res, _ = cs.hingeAnglesRot(r, q, iters)
+	return w, res
+}
+
+// hingeAnglesRot is hingeAngles that also returns each hinge's rotation
+// exp(u_i q_i) at the returned coordinates.
+func (cs *compoundSim) hingeAnglesRot(r Quat, q *[maxCompound]float64, iters int) (w [maxCompound]Vec3, res Vec3, rot [maxCompound]Quat) {
 	k := int(cs.k)
 	for it := 0; it < iters; it++ {
 		qq := Identity()
 		for i := 0; i < k; i++ {
 			w[i] = qq.Rotate(cs.u[i])
-			qq = qq.Mul(QuatFromAxisAngle(cs.u[i], q[i]))
+			rot[i] = QuatFromAxisAngle(cs.u[i], q[i])
+			qq = qq.Mul(rot[i])
 		}
 		res = rotVec(r.Mul(qq.Conj()))
 		if res.Norm2() < 1e-26 || it == iters-1 {
-			return w, res
+			return w, res, rot
 		}
 		d, ok := dualAxes(w, k)
 		if !ok {
-			return w, res
+			return w, res, rot
 		}
 		for i := 0; i < k; i++ {
 			q[i] += d[i].Dot(res)
 		}
 	}
-	return w, res
+	return w, res, rot
 }
 
 // rotVec returns the rotation vector (axis·angle) of the unit quaternion q.
@@ -145,7 +153,7 @@ func updateCompounds(ws *workspace, h float64) {
 		}
 		// the poses move little between updates: two Newton steps from the
 		// last coordinates leave a residual far below the joints' softness
-		wl, res := cs.hingeAngles(p.q0Rel(c, cs.relRot), &cs.qv, 2)
+		wl, res, hr := cs.hingeAnglesRot(p.q0Rel(c, cs.relRot), &cs.qv, 2)
 		var ww [maxCompound]Vec3
 		for i := 0; i < k; i++ {
 			ww[i] = p.q.Rotate(wl[i])
@@ -158,7 +166,7 @@ func updateCompounds(ws *workspace, h float64) {
 		for i := 0; i < k; i++ {
 			y := cs.anc[i]
 			for n := i - 1; n >= 0; n-- {
-				y = cs.anc[n].Add(QuatFromAxisAngle(cs.u[n], cs.qv[n]).Rotate(y.Sub(cs.anc[n])))
+				y = cs.anc[n].Add(hr[n].Rotate(y.Sub(cs.anc[n])))
 			}
 			x[i] = p.q.Rotate(y)
 		}

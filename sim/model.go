@@ -265,6 +265,11 @@ type JointDesc struct {
 	// and Axis are given at the initial poses like every joint's; PD motors
 	// (Motor) are not supported on grouped joints.
 	Compound bool
+	// Collide lets Parent's and Child's shapes collide with each other
+	// (by default a joint excludes its pair). MuJoCo's parent filter
+	// exempts bodies welded to the world: an imported robot's base
+	// collides with its first link.
+	Collide bool
 
 	// Filled by Build: the anchor and axis in each body's frame (relative to
 	// the body origin) and the initial relative rotation.

@@ -255,7 +255,9 @@ func (c *compiler) emitJoints(b *sim.Builder, m *Model, sb []*simBody, ids []sim
 			if j.typ == "slide" {
 				kind = sim.Prismatic
 			}
-			j.sim = b.AddJoint(sim.JointDesc{Name: j.name, Kind: kind, Parent: parent, Child: child, Compound: mb.compound && k > 0,
+			// MuJoCo's parent filter skips bodies welded to the world
+			collide := parent == sim.World && (mb.compound || k == len(mb.joints)-1)
+			j.sim = b.AddJoint(sim.JointDesc{Name: j.name, Kind: kind, Parent: parent, Child: child, Compound: mb.compound && k > 0, Collide: collide,
 				Anchor: mb.wpos.Add(mb.wrot.Rotate(j.pos)), Axis: mb.wrot.Rotate(j.axis.Normalize()),
 				Limited: j.limited, Lower: j.lo - j.ref, Upper: j.hi - j.ref,
 				Damping: j.damping, Stiffness: j.stiffness, SpringRef: j.springref - j.ref})
