@@ -435,8 +435,11 @@ func checkJoint(m *Model, i int, e *buildErrs) bool {
 		!finite(j.Damping) || !finite(j.Stiffness) || !finite(j.SpringRef) || !finite(j.Kp) || !finite(j.Kd) || !finite(j.MaxForce) {
 		e.bad("joint %d (%q): parameters must be finite", i, j.Name)
 	}
-	if j.Damping < 0 || j.Stiffness < 0 || j.Kp < 0 || j.Kd < 0 || j.MaxForce < 0 {
-		e.bad("joint %d (%q): damping, stiffness, gains and force limit must be >= 0", i, j.Name)
+	if j.Damping < 0 || j.Stiffness < 0 || j.Kp < 0 || j.Kd < 0 || j.MaxForce < 0 || !(j.Armature >= 0) || math.IsInf(j.Armature, 1) {
+		e.bad("joint %d (%q): damping, stiffness, armature, gains and force limit must be >= 0 and finite", i, j.Name)
+	}
+	if j.Kind == Weld {
+		j.Armature = 0
 	}
 	if j.Limited && j.Lower > j.Upper {
 		e.bad("joint %d (%q): lower limit %g > upper %g", i, j.Name, j.Lower, j.Upper)

@@ -226,6 +226,9 @@ func updateCompounds(ws *workspace, h float64) {
 			if kax > 0 {
 				j.axMass = 1 / kax
 			}
+			if j.arm > 0 {
+				j.rotorMass()
+			}
 			if j.hasSpring {
 				j.springS = springSoft(j.stiff, j.damp, j.axMass, h)
 			}

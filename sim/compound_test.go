@@ -140,3 +140,34 @@ func TestCompoundBuildErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestArmatureRotor: Armature is rotor inertia on the joint coordinate. A
+// free parent and a child on a hinge through both centres of mass, in zero
+// gravity, driven by a constant joint torque τ: with the total angular
+// momentum zero, q̈ = τ / (I_p·I_c/(I_p+I_c) + A) (Lagrange), not the
+// τ·(I_p+I_c+A)/(I_p·(I_c+A)) of inertia added to the child; and the
+// parent counter-rotates at θ̈ = −I_c/(I_p+I_c)·q̈.
+func TestArmatureRotor(t *testing.T) {
+	t.Parallel()
+	const ip, ic, arm, tau, T = 0.01, 0.01, 0.02, 0.1, 0.5
+	b := sim.NewBuilder()
+	b.Opt.Gravity = sim.Vec3{}
+	b.Opt.Timestep = 0.002
+	p := b.AddBody(sim.BodyDesc{Mass: 1, Inertia: sim.V3(ip, ip, ip), Pos: sim.V3(0, 0, 1), Rot: sim.Identity()})
+	c := b.AddBody(sim.BodyDesc{Mass: 1, Inertia: sim.V3(ic, ic, ic), Pos: sim.V3(0, 0, 1), Rot: sim.Identity()})
+	j := b.AddJoint(sim.JointDesc{Kind: sim.Revolute, Parent: p, Child: c, Anchor: sim.V3(0, 0, 1), Axis: sim.V3(0, 0, 1), Armature: arm})
+	a := b.AddActuator(sim.ActuatorDesc{Joint: j, Gain: 1})
+	m := mustBuild(t, b)
+	s := m.NewState()
+	s.Ctrl[m.Actuators[a].CtrlIndex] = tau
+	for i := 0; i < int(math.Round(T/m.Opt.Timestep)); i++ {
+		sim.Step(m, s)
+	}
+	qdd := tau / (ip*ic/(ip+ic) + arm)
+	if q, want := s.JointPos(m, j), 0.5*qdd*T*T; math.Abs(q-want) > 0.02*want {
+		t.Errorf("q = %.4f rad after %.1f s, rotor dynamics give %.4f (inertia on the child would give %.4f)", q, T, want, 0.5*tau*(ip+ic+arm)/(ip*(ic+arm))*T*T)
+	}
+	if w, want := s.Bodies[p].AngVel.Z, -ic/(ip+ic)*qdd*T; math.Abs(w-want) > 0.02*math.Abs(want) {
+		t.Errorf("parent spins at %.4f rad/s, want %.4f", w, want)
+	}
+}

@@ -234,6 +234,11 @@ type JointDesc struct {
 	Lower, Upper float64
 	// Damping (N·s/m or N·m·s/rad) resists joint velocity.
 	Damping float64
+	// Armature (kg·m² or kg) is rotor inertia on the joint coordinate
+	// (MuJoCo's armature): the coordinate's acceleration is resisted by
+	// Armature·q̈ whatever the bodies do, unlike inertia added to the
+	// child body, which also resists the parent's motion.
+	Armature float64
 	// Stiffness (N/m or N·m/rad) pulls the coordinate toward SpringRef.
 	Stiffness, SpringRef float64
 	// Motor enables a PD position servo driven by State.Ctrl[CtrlIndex]:

@@ -142,9 +142,13 @@ type jointSim struct {
 	// grouped marks a member of a compound joint (compound.go): its
 	// geometry comes from updateCompounds and only its axis rows act
 	grouped bool
-	soft    softness // rigid rows (linear rows of a weld)
-	angSoft softness // angular rows of a weld
-	limSoft softness // limit rows
+	// rotor inertia (Armature) and its row: the coordinate velocity at
+	// the start of the substep and the impulse applied in this substep
+	// axLocal is the bodies' own coordinate mass (axMass less arm)
+	arm, armV0, armImp, axLocal float64
+	soft                        softness // rigid rows (linear rows of a weld)
+	angSoft                     softness // angular rows of a weld
+	limSoft                     softness // limit rows
 	// per-substep geometry
 	rP, rC  Vec3 // world levers (m)
 	sP      Vec3 // rP + d for prismatic rows
@@ -186,6 +190,7 @@ type workspace struct {
 	planes      []int32
 	acts        []actSim // actuators sorted by joint
 	compounds   []compoundSim
+	armature    bool    // some joint has Armature
 	actOf       []int32 // acts[k] is Model.Actuators[actOf[k]]
 	// shapeType and shapeAff are the contact bitmasks (filtered models)
 	shapeType, shapeAff []uint32
@@ -233,6 +238,10 @@ func (w *workspace) init(m *Model) {
 			motor:     jd.Motor, kp: jd.Kp, kd: jd.Kd, maxF: jd.MaxForce, ctrl: int32(jd.CtrlIndex),
 		}
 		j.axisC = jd.relRot.InvRotate(jd.localAxisP)
+		if jd.Armature > 0 {
+			j.arm = jd.Armature
+			w.armature = true
+		}
 		j.slop = m.Opt.LinearSlop
 		if jd.Kind == Revolute {
 			j.slop = angularSlop
@@ -285,6 +294,9 @@ func solve(m *Model, s *State) {
 		updateCompounds(ws, h)
 	}
 	for sub := 0; sub < n; sub++ {
+		if ws.armature {
+			startArmature(ws)
+		}
 		integrateVelocities(m, ws, opt.Gravity, h)
 		warmStartJoints(ws)
 		if compound {

@@ -171,7 +171,7 @@ func (c *compiler) carrierMass(sb []*simBody) {
 		// moving body (exact for a hinge on a fixed parent)
 		for _, bi := range s.members {
 			for _, j := range c.bodies[bi].joints {
-				if j.arm > 0 && j.typ == "hinge" {
+				if j.arm > 0 && j.typ == "hinge" && c.opt.BodyArmature {
 					a := c.bodies[bi].wrot.Rotate(j.axis.Normalize())
 					t.add(sym3{j.arm * a.X * a.X, j.arm * a.Y * a.Y, j.arm * a.Z * a.Z, j.arm * a.X * a.Y, j.arm * a.X * a.Z, j.arm * a.Y * a.Z})
 				}
@@ -255,12 +255,16 @@ func (c *compiler) emitJoints(b *sim.Builder, m *Model, sb []*simBody, ids []sim
 			if j.typ == "slide" {
 				kind = sim.Prismatic
 			}
+			armature := 0.0
+			if j.typ == "hinge" && !c.opt.BodyArmature {
+				armature = j.arm
+			}
 			// MuJoCo's parent filter skips bodies welded to the world
 			collide := parent == sim.World && (mb.compound || k == len(mb.joints)-1)
 			j.sim = b.AddJoint(sim.JointDesc{Name: j.name, Kind: kind, Parent: parent, Child: child, Compound: mb.compound && k > 0, Collide: collide,
 				Anchor: mb.wpos.Add(mb.wrot.Rotate(j.pos)), Axis: mb.wrot.Rotate(j.axis.Normalize()),
 				Limited: j.limited, Lower: j.lo - j.ref, Upper: j.hi - j.ref,
-				Damping: j.damping, Stiffness: j.stiffness, SpringRef: j.springref - j.ref})
+				Damping: j.damping, Stiffness: j.stiffness, SpringRef: j.springref - j.ref, Armature: armature})
 			out.Sim = j.sim
 		}
 		m.Joints = append(m.Joints, out)

@@ -21,6 +21,11 @@ type Options struct {
 	// body with a compound joint (sim.JointDesc.Compound, used for 2–3
 	// hinges with independent axes); for comparison only.
 	Chain bool
+	// BodyArmature models a hinge's armature as inertia about its axis on
+	// the moving body (exact only on a fixed parent) instead of rotor
+	// inertia on the joint coordinate (sim.JointDesc.Armature); for
+	// comparison only.
+	BodyArmature bool
 	// Lenient turns unsupported elements (tendons, muscles, ...) into
 	// warnings and drops them; for comparing the supported part of a model
 	// only.
