@@ -188,6 +188,9 @@ func buildOptions(opt Options, e *buildErrs) Options {
 	if !(opt.Timestep > 0) || !finite(opt.Timestep) {
 		e.bad("Options.Timestep %g s must be positive", opt.Timestep)
 	}
+	if !(opt.MaxJointPush >= 0) || math.IsInf(opt.MaxJointPush, 1) {
+		e.bad("Options.MaxJointPush %g must be >= 0 and finite", opt.MaxJointPush)
+	}
 	if opt.Substeps < 1 || opt.Substeps > maxSubsteps || opt.Iterations < 1 || opt.Iterations > maxSubsteps {
 		e.bad("Options.Substeps %d and Iterations %d must be in [1, %d]", opt.Substeps, opt.Iterations, maxSubsteps)
 	}

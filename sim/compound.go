@@ -142,7 +142,7 @@ func dualAxes(w [maxCompound]Vec3, k int) (b [maxCompound]Vec3, ok bool) {
 
 // updateCompounds recomputes the compound joints' coordinates, coordinate
 // rows (in their member joints) and locked rows from the current poses.
-func updateCompounds(ws *workspace, h float64) {
+func updateCompounds(ws *workspace, h float64, cp float64) {
 	bodies := ws.bodies
 	for ci := range ws.compounds {
 		cs := &ws.compounds[ci]
@@ -188,6 +188,12 @@ func updateCompounds(ws *workspace, h float64) {
 			cs.angC[r] = rC.Cross(e[r]).Sub(g)
 			cs.angP[r] = rP.Cross(e[r]).Neg().Add(g)
 			cs.err[r] = d.Dot(e[r])
+		}
+		if br := ws.joints[cs.member[0]].soft.biasRate; cp > 0 && d.Norm()*br > cp {
+			f := cp / (d.Norm() * br)
+			for r := 0; r < 3; r++ {
+				cs.err[r] *= f
+			}
 		}
 		cs.rows = 3
 		if k == 2 {

@@ -171,3 +171,31 @@ func TestArmatureRotor(t *testing.T) {
 		t.Errorf("parent spins at %.4f rad/s, want %.4f", w, want)
 	}
 }
+
+// TestMaxJointPush: a revolute joint pulled 2 cm apart closes its gap at
+// no more than MaxJointPush per second, and much faster without the cap.
+func TestMaxJointPush(t *testing.T) {
+	t.Parallel()
+	gapAfter := func(cp float64) float64 {
+		b := sim.NewBuilder()
+		b.Opt.Gravity = sim.Vec3{}
+		b.Opt.MaxJointPush = cp
+		body := b.AddBody(sim.BodyDesc{Mass: 1, Inertia: sim.V3(0.01, 0.01, 0.01), Pos: sim.V3(0.2, 0, 1), Rot: sim.Identity()})
+		b.AddJoint(sim.JointDesc{Kind: sim.Revolute, Parent: sim.World, Child: body, Anchor: sim.V3(0, 0, 1), Axis: sim.V3(0, 1, 0)})
+		m := mustBuild(t, b)
+		s := m.NewState()
+		s.SetBodyPose(body, sim.V3(0.22, 0, 1), sim.Identity())
+		for i := 0; i < 4; i++ {
+			sim.Step(m, s)
+		}
+		return s.Bodies[body].Pos.X - 0.2
+	}
+	const cp = 0.2
+	dt := sim.DefaultOptions().Timestep * 4
+	if g := gapAfter(cp); g < 0.02-cp*dt*1.05 || g > 0.02 {
+		t.Errorf("with a %.1f m/s cap the 2 cm gap is %.4f m after %.0f ms, want ≥ %.4f", cp, g, 1000*dt, 0.02-cp*dt)
+	}
+	if g := gapAfter(0); g > 0.02-3*cp*dt {
+		t.Errorf("without a cap the gap is still %.4f m after %.0f ms", g, 1000*dt)
+	}
+}

@@ -32,6 +32,11 @@ func updateJoints(m *Model, s *State, h float64, first bool) {
 		j.rP = p.q.Rotate(j.lp)
 		j.rC = c.q.Rotate(j.lc)
 		j.d = c.c.Add(j.rC).Sub(p.c.Add(j.rP))
+		if cp := m.Opt.MaxJointPush; cp > 0 && j.kind == Revolute {
+			if n := j.d.Norm(); n*j.soft.biasRate > cp {
+				j.d = j.d.Scale(cp / (n * j.soft.biasRate))
+			}
+		}
 		mP, mC := p.invMass, c.invMass
 		switch j.kind {
 		case Weld, Revolute:

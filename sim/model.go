@@ -126,6 +126,13 @@ type Options struct {
 	// momentum (the tennis-racket flip). Off by default: tabletop scenes
 	// rarely need it and it costs a 3×3 solve per body per substep.
 	Gyroscopic bool
+	// MaxJointPush caps the speed (m/s) at which the anchor separation of
+	// a revolute (or compound) joint is corrected (default 0: no cap). A
+	// stiff correction of joints stretched by an impact pushes bodies
+	// apart, and against the floor that throws them up: an imported
+	// humanoid landing at 2 m/s rebounds 5 cm without a cap, not with
+	// 0.2 m/s (bench/RESULTS.md). Too low a cap lets loaded chains sag.
+	MaxJointPush float64
 }
 
 // DefaultOptions returns the defaults described on Options.

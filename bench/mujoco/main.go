@@ -68,6 +68,7 @@ func compare(args []string) error {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.IntVar(&importOpts.Substeps, "substeps", 0, "sim substeps per step (0: default)")
 	fs.IntVar(&importOpts.Iterations, "iterations", 0, "sim velocity iterations per substep (0: default)")
+	fs.Float64Var(&importOpts.MaxJointPush, "jointpush", 0, "cap on joint correction speed, m/s (0: none)")
 	fs.Float64Var(&importOpts.IntermediateMass, "intermediate", 0, "mass share of chain intermediates (0: default)")
 	fs.BoolVar(&importOpts.Chain, "chain", false, "multi-joint bodies as chains of sim bodies (the old import)")
 	fs.BoolVar(&importOpts.BodyArmature, "bodyarmature", false, "armature as body inertia (the old import)")
@@ -326,6 +327,7 @@ func speed(args []string) error {
 	steps := fs.Int("steps", 20000, "steps per run")
 	fs.IntVar(&importOpts.Substeps, "substeps", 0, "sim substeps per step (0: default)")
 	fs.IntVar(&importOpts.Iterations, "iterations", 0, "sim velocity iterations per substep (0: default)")
+	fs.Float64Var(&importOpts.MaxJointPush, "jointpush", 0, "cap on joint correction speed, m/s (0: none)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -22,6 +22,7 @@ func trace(args []string) error {
 	all := fs.Bool("joints", false, "print every joint at each report")
 	pairs := fs.Bool("contacts", false, "print the contact pairs at each report")
 	iters := fs.Int("iterations", 0, "sim iterations per substep (0: default)")
+	jpush := fs.Float64("jointpush", 0, "cap on joint correction speed (m/s)")
 	limHz := fs.Float64("limithz", 0, "sim limit stiffness Hz (0: default)")
 	conHz := fs.Float64("contacthz", 0, "sim contact stiffness Hz (0: default)")
 	conZeta := fs.Float64("contactzeta", 0, "sim contact damping ratio (0: default)")
@@ -46,6 +47,7 @@ func trace(args []string) error {
 	if *iters > 0 {
 		o.Sim.Opt.Iterations = *iters
 	}
+	o.Sim.Opt.MaxJointPush = *jpush
 	if *limHz > 0 {
 		o.Sim.Opt.LimitHertz = *limHz
 	}

@@ -39,6 +39,7 @@ func (c *compiler) build(name string, actuators, equality, contact []*element) *
 	b.Opt.MaxSpeed, b.Opt.MaxAngularSpeed = 100, 1000
 	b.Opt.Substeps = c.opt.Substeps
 	b.Opt.Iterations = c.opt.Iterations
+	b.Opt.MaxJointPush = c.opt.MaxJointPush
 	ids := make([]sim.BodyID, len(sb))
 	for i, s := range sb {
 		if i == 0 {

@@ -36,6 +36,8 @@ type Options struct {
 	// sim's default, 1). Long jointed chains under load (a humanoid's
 	// legs holding its weight) need more: see bench/RESULTS.md.
 	Iterations int
+	// MaxJointPush sets sim's Options.MaxJointPush (m/s; 0: no cap).
+	MaxJointPush float64
 	// ReadFile reads include and mesh files (default os.ReadFile).
 	ReadFile func(name string) ([]byte, error)
 }
