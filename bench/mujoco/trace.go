@@ -149,6 +149,7 @@ func trace(args []string) error {
 		}
 	}
 	fmt.Printf("first contact (normal force > 0 / MuJoCo ncon > 0): %.3f s / %.3f s\n", firstContact[0], firstContact[1])
+	fmt.Printf("vlmrb warnings: %+v\n", s.Warnings)
 	for i, th := range thr {
 		fmt.Printf("|Δq| first > %g: %s\n", th, first[i])
 	}
