@@ -142,9 +142,9 @@ type jointSim struct {
 	// grouped marks a member of a compound joint (compound.go): its
 	// geometry comes from updateCompounds and only its axis rows act
 	grouped bool
-	// rotor inertia (Armature) and its row: the coordinate velocity at
-	// the start of the substep and the impulse applied in this substep
-	// axLocal is the bodies' own coordinate mass (axMass less arm)
+	// rotor (Armature): its inertia, the coordinate velocity at the start
+	// of the substep, its accumulated impulse, and the bodies' own
+	// coordinate mass (axMass less arm)
 	arm, armV0, armImp, axLocal float64
 	soft                        softness // rigid rows (linear rows of a weld)
 	angSoft                     softness // angular rows of a weld

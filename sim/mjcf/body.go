@@ -240,9 +240,6 @@ func (c *compiler) joint(e *element, bi int, cls *class) {
 	j.damping = a.float("damping", 0)
 	j.stiffness = a.float("stiffness", 0)
 	j.arm = a.float("armature", 0)
-	if j.arm > 0 && typ == "slide" {
-		c.warn(fmt.Sprintf("%s: armature on a slide joint is not modelled (no directional mass in the engine)", e.where()))
-	}
 	if j.damping < 0 || j.stiffness < 0 || j.arm < 0 {
 		c.fail(e, "damping", "damping, stiffness and armature must be >= 0")
 	}

@@ -256,9 +256,10 @@ func (c *compiler) emitJoints(b *sim.Builder, m *Model, sb []*simBody, ids []sim
 			if j.typ == "slide" {
 				kind = sim.Prismatic
 			}
-			armature := 0.0
-			if j.typ == "hinge" && !c.opt.BodyArmature {
-				armature = j.arm
+			// rotor inertia on the coordinate (a slide's is added mass along it)
+			armature := j.arm
+			if j.typ == "hinge" && c.opt.BodyArmature {
+				armature = 0
 			}
 			// MuJoCo's parent filter skips bodies welded to the world
 			collide := parent == sim.World && (mb.compound || k == len(mb.joints)-1)

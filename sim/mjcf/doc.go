@@ -8,8 +8,8 @@
 //
 //   - a body with joints becomes a sim body; a hinge or slide joint becomes a
 //     sim Revolute or Prismatic joint to its parent (with range, damping,
-//     stiffness, springref, ref, and a hinge's armature as rotor inertia on
-//     the coordinate, sim.JointDesc.Armature); a free joint leaves the body
+//     stiffness, springref, ref, and armature as rotor inertia or added
+//     mass on the coordinate, sim.JointDesc.Armature); a free joint leaves the body
 //     free; a body with 2 or 3 hinges (independent axes) is one sim body on
 //     a compound sim joint (sim.JointDesc.Compound: the hinges in sequence,
 //     no intermediate bodies); other multi-joint bodies (slides, four or
