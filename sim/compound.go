@@ -142,24 +142,42 @@ func dualAxes(w [maxCompound]Vec3, k int) (b [maxCompound]Vec3, ok bool) {
 
 // updateCompounds recomputes the compound joints' coordinates, coordinate
 // rows (in their member joints) and locked rows from the current poses.
-func updateCompounds(ws *workspace, h float64, cp float64) {
+// After a position update (moved) the coordinates are first advanced by
+// h·q̇, so one evaluation and one Newton correction leave them within
+// O(h²·q̈) of the poses; otherwise the poses have not moved since the last
+// update and Newton starts from its coordinates.
+func updateCompounds(ws *workspace, h float64, cp float64, moved bool) {
 	bodies := ws.bodies
 	for ci := range ws.compounds {
 		cs := &ws.compounds[ci]
 		p, c := &bodies[cs.p], &bodies[cs.c]
 		k := int(cs.k)
+		wRel := c.w.Sub(p.w)
 		for i := 0; i < k; i++ {
-			cs.qv[i] = ws.joints[cs.member[i]].q
+			j := &ws.joints[cs.member[i]]
+			cs.qv[i] = j.q
+			if moved {
+				cs.qv[i] += h * j.axis.Dot(wRel)
+			}
 		}
-		// the poses move little between updates: two Newton steps from the
-		// last coordinates leave a residual far below the joints' softness
-		wl, res, hr := cs.hingeAnglesRot(p.q0Rel(c, cs.relRot), &cs.qv, 2)
+		iters := 2
+		if moved {
+			iters = 1
+		}
+		wl, res, hr := cs.hingeAnglesRot(p.q0Rel(c, cs.relRot), &cs.qv, iters)
 		var ww [maxCompound]Vec3
 		for i := 0; i < k; i++ {
 			ww[i] = p.q.Rotate(wl[i])
 		}
 		b, ok := dualAxes(ww, k)
 		cs.angE = p.q.Rotate(res)
+		if moved && ok {
+			// the Newton correction of the coordinates; the geometry stays
+			// that of the prediction, within the residual of it
+			for i := 0; i < k; i++ {
+				cs.qv[i] += b[i].Dot(cs.angE)
+			}
+		}
 		// anchors carried by the earlier hinges (parent frame), the last
 		// one being where the child's last anchor should be
 		var x [maxCompound]Vec3
@@ -216,7 +234,13 @@ func updateCompounds(ws *workspace, h float64, cp float64) {
 				kk[a*4+bb] = mm*cs.linC[a].Dot(cs.linC[bb]) + cs.angC[a].Dot(cs.iangC[bb]) + cs.angP[a].Dot(cs.iangP[bb])
 			}
 		}
-		cs.kInv = invertSmall(kk, nr)
+		if nr == 3 {
+			k3 := Mat3{kk[0], kk[1], kk[2], kk[4], kk[5], kk[6], kk[8], kk[9], kk[10]}
+			i3 := inverse(&k3)
+			cs.kInv = [16]float64{i3[0], i3[1], i3[2], 0, i3[3], i3[4], i3[5], 0, i3[6], i3[7], i3[8]}
+		} else {
+			cs.kInv = invertSmall(kk, nr)
+		}
 		// coordinate rows: the members' axis rows along b_i
 		for i := 0; i < k; i++ {
 			j := &ws.joints[cs.member[i]]

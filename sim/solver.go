@@ -291,7 +291,7 @@ func solve(m *Model, s *State) {
 	updateJoints(m, s, h, true)
 	compound := len(ws.compounds) > 0
 	if compound {
-		updateCompounds(ws, h, opt.MaxJointPush)
+		updateCompounds(ws, h, opt.MaxJointPush, false)
 	}
 	for sub := 0; sub < n; sub++ {
 		if ws.armature {
@@ -313,7 +313,7 @@ func solve(m *Model, s *State) {
 		integratePositions(m, ws, opt.Gravity, h, opt.MaxSpeed, opt.MaxAngularSpeed)
 		updateJoints(m, s, h, false)
 		if compound {
-			updateCompounds(ws, h, opt.MaxJointPush)
+			updateCompounds(ws, h, opt.MaxJointPush, true)
 		}
 		solveJoints(ws, h, invH, false)
 		if compound {
