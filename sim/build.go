@@ -142,6 +142,7 @@ func (b *Builder) Build() (*Model, error) {
 	buildShapes(m, &e)
 	buildMass(m, &e)
 	buildJoints(m, &e)
+	buildCompounds(m, &e)
 	buildActuators(m, &e)
 	buildExcludes(m, b.exclude, &e)
 	if len(e) > 0 {
@@ -186,6 +187,9 @@ func buildOptions(opt Options, e *buildErrs) Options {
 	}
 	if !(opt.Timestep > 0) || !finite(opt.Timestep) {
 		e.bad("Options.Timestep %g s must be positive", opt.Timestep)
+	}
+	if !(opt.MaxJointPush >= 0) || math.IsInf(opt.MaxJointPush, 1) {
+		e.bad("Options.MaxJointPush %g must be >= 0 and finite", opt.MaxJointPush)
 	}
 	if opt.Substeps < 1 || opt.Substeps > maxSubsteps || opt.Iterations < 1 || opt.Iterations > maxSubsteps {
 		e.bad("Options.Substeps %d and Iterations %d must be in [1, %d]", opt.Substeps, opt.Iterations, maxSubsteps)
@@ -412,7 +416,9 @@ func buildJoints(m *Model, e *buildErrs) {
 		} else {
 			j.CtrlIndex = -1
 		}
-		m.exclude = append(m.exclude, pairKey(int32(j.Parent), int32(j.Child)))
+		if !j.Collide {
+			m.exclude = append(m.exclude, pairKey(int32(j.Parent), int32(j.Child)))
+		}
 	}
 }
 
@@ -432,8 +438,11 @@ func checkJoint(m *Model, i int, e *buildErrs) bool {
 		!finite(j.Damping) || !finite(j.Stiffness) || !finite(j.SpringRef) || !finite(j.Kp) || !finite(j.Kd) || !finite(j.MaxForce) {
 		e.bad("joint %d (%q): parameters must be finite", i, j.Name)
 	}
-	if j.Damping < 0 || j.Stiffness < 0 || j.Kp < 0 || j.Kd < 0 || j.MaxForce < 0 {
-		e.bad("joint %d (%q): damping, stiffness, gains and force limit must be >= 0", i, j.Name)
+	if j.Damping < 0 || j.Stiffness < 0 || j.Kp < 0 || j.Kd < 0 || j.MaxForce < 0 || !(j.Armature >= 0) || math.IsInf(j.Armature, 1) {
+		e.bad("joint %d (%q): damping, stiffness, armature, gains and force limit must be >= 0 and finite", i, j.Name)
+	}
+	if j.Kind == Weld {
+		j.Armature = 0
 	}
 	if j.Limited && j.Lower > j.Upper {
 		e.bad("joint %d (%q): lower limit %g > upper %g", i, j.Name, j.Lower, j.Upper)

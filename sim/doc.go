@@ -19,7 +19,9 @@
 // sphere, capsule, cylinder, half-space plane, with manifolds of up to four
 // points; MuJoCo's contype/conaffinity bitmasks filter them) and joints
 // (soft weld, prismatic, revolute, with limits, springs, damping and
-// force-limited PD motors driven by State.Ctrl), and MuJoCo-style affine
+// force-limited PD motors driven by State.Ctrl; two or three revolute
+// joints between the same bodies may form one compound joint, MuJoCo's
+// several hinges in one body, see JointDesc.Compound), and MuJoCo-style affine
 // actuators on joints (ActuatorDesc: gain, bias, gear, ranges; their
 // position and velocity feedback implicit) are solved
 // together by a substepped soft-constraint solver in the style of Box2D v3's

@@ -25,10 +25,18 @@ func updateJoints(m *Model, s *State, h float64, first bool) {
 	bodies := s.ws.bodies
 	for i := range s.ws.joints {
 		j := &s.ws.joints[i]
+		if j.grouped {
+			continue
+		}
 		p, c := &bodies[j.p], &bodies[j.c]
 		j.rP = p.q.Rotate(j.lp)
 		j.rC = c.q.Rotate(j.lc)
 		j.d = c.c.Add(j.rC).Sub(p.c.Add(j.rP))
+		if cp := m.Opt.MaxJointPush; cp > 0 && j.kind == Revolute {
+			if n := j.d.Norm(); n*j.soft.biasRate > cp {
+				j.d = j.d.Scale(cp / (n * j.soft.biasRate))
+			}
+		}
 		mP, mC := p.invMass, c.invMass
 		switch j.kind {
 		case Weld, Revolute:
@@ -85,6 +93,9 @@ func updateJoints(m *Model, s *State, h float64, first bool) {
 		if kax > 0 {
 			j.axMass = 1 / kax
 		}
+		if j.arm > 0 {
+			j.rotorMass()
+		}
 		if j.hasSpring {
 			j.springS = springSoft(j.stiff, j.damp, j.axMass, h)
 		}
@@ -140,7 +151,7 @@ func inverse2(a, b, c, d float64) Mat3 {
 
 // totalAxial returns the summed impulse along the joint axis.
 func (j *jointSim) totalAxial() float64 {
-	return j.springImp + j.motorImp + j.lowerImp - j.upperImp
+	return j.springImp + j.motorImp + j.lowerImp - j.upperImp + j.armImp
 }
 
 // warmStartJoints applies the accumulated joint impulses.
@@ -331,10 +342,53 @@ func solveAxis(j *jointSim, p, c *bodySim, acts []actSim, h, invH float64, useBi
 	if total != 0 {
 		applyAxial(j, p, c, total)
 	}
+	if j.arm > 0 {
+		solveRotor(j, p, c)
+	}
+}
+
+// solveRotor solves a joint's rotor row (Armature): after it,
+// arm·(q̇ − q̇0) + (rotor impulse this substep) = 0 on the bodies' own
+// coordinate mass axLocal. The other axis rows already count the rotor in
+// their effective mass (axMass = axLocal + arm), so this row takes back
+// the share of their impulse that accelerates the rotor.
+func solveRotor(j *jointSim, p, c *bodySim) {
+	if j.axLocal == 0 {
+		return
+	}
+	v := axisVel(j, p, c)
+	imp := -j.axLocal / (j.axLocal + j.arm) * (j.arm*(v-j.armV0) + j.armImp)
+	j.armImp += imp
+	applyAxial(j, p, c, imp)
 }
 
 // resetImpulses forgets the joint's warm-start impulses.
 func (j *jointSim) resetImpulses() {
 	j.linImp, j.angImp = Vec3{}, Vec3{}
 	j.springImp, j.motorImp, j.lowerImp, j.upperImp = 0, 0, 0, 0
+	j.armImp = 0
+}
+
+// startArmature records each rotor's coordinate velocity at the start of a
+// substep, before gravity and the constraints (and the warm start, which
+// reapplies the rotor's last impulse) change it: over the substep the rotor
+// row makes the bodies pay for Armature·Δq̇.
+func startArmature(ws *workspace) {
+	bodies := ws.bodies
+	for i := range ws.joints {
+		j := &ws.joints[i]
+		if j.arm == 0 || j.axLocal == 0 {
+			continue
+		}
+		j.armV0 = axisVel(j, &bodies[j.p], &bodies[j.c])
+	}
+}
+
+// rotorMass adds the rotor inertia to the axis rows' effective mass and
+// keeps the bodies' own in axLocal.
+func (j *jointSim) rotorMass() {
+	j.axLocal = j.axMass
+	if j.axMass > 0 {
+		j.axMass += j.arm
+	}
 }

@@ -126,6 +126,13 @@ type Options struct {
 	// momentum (the tennis-racket flip). Off by default: tabletop scenes
 	// rarely need it and it costs a 3×3 solve per body per substep.
 	Gyroscopic bool
+	// MaxJointPush caps the speed (m/s) at which the anchor separation of
+	// a revolute (or compound) joint is corrected (default 0: no cap). A
+	// stiff correction of joints stretched by an impact pushes bodies
+	// apart, and against the floor that throws them up: an imported
+	// humanoid landing at 2 m/s rebounds 5 cm without a cap, not with
+	// 0.2 m/s (bench/RESULTS.md). Too low a cap lets loaded chains sag.
+	MaxJointPush float64
 }
 
 // DefaultOptions returns the defaults described on Options.
@@ -234,6 +241,11 @@ type JointDesc struct {
 	Lower, Upper float64
 	// Damping (N·s/m or N·m·s/rad) resists joint velocity.
 	Damping float64
+	// Armature (kg·m² or kg) is rotor inertia on the joint coordinate
+	// (MuJoCo's armature): the coordinate's acceleration is resisted by
+	// Armature·q̈ whatever the bodies do, unlike inertia added to the
+	// child body, which also resists the parent's motion.
+	Armature float64
 	// Stiffness (N/m or N·m/rad) pulls the coordinate toward SpringRef.
 	Stiffness, SpringRef float64
 	// Motor enables a PD position servo driven by State.Ctrl[CtrlIndex]:
@@ -254,6 +266,22 @@ type JointDesc struct {
 	// WeldTimeConst / WeldTorqueScale, so a light hand keeps its orientation
 	// under the lever-arm torques of grasping and pushing.
 	WeldTorqueScale float64
+	// Compound makes this Revolute joint the next hinge of the joint before
+	// it in Model.Joints (a Revolute joint, plain or compound, between the
+	// same Parent and Child): the child turns about this axis after the
+	// earlier hinges, whose rotations carry this joint's anchor and axis,
+	// like the several hinge joints of one MuJoCo body. A group of 2 or 3
+	// hinges with non-parallel axes is solved as one joint (6 − k locked
+	// rows) with no intermediate bodies; each member keeps its own
+	// coordinate (JointPos), limits, spring, damping and actuators. Anchor
+	// and Axis are given at the initial poses like every joint's; PD motors
+	// (Motor) are not supported on grouped joints.
+	Compound bool
+	// Collide lets Parent's and Child's shapes collide with each other
+	// (by default a joint excludes its pair). MuJoCo's parent filter
+	// exempts bodies welded to the world: an imported robot's base
+	// collides with its first link.
+	Collide bool
 
 	// Filled by Build: the anchor and axis in each body's frame (relative to
 	// the body origin) and the initial relative rotation.

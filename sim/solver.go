@@ -138,10 +138,17 @@ type jointSim struct {
 	// prismatic rows t1, t2, axis: sP×u, rC×u and their inverse-inertia images
 	pS, pC, iS, iC [3]Vec3
 	ctrl           int32
-	act0, act1     int32    // this joint's actuators: workspace.acts[act0:act1]
-	soft           softness // rigid rows (linear rows of a weld)
-	angSoft        softness // angular rows of a weld
-	limSoft        softness // limit rows
+	act0, act1     int32 // this joint's actuators: workspace.acts[act0:act1]
+	// grouped marks a member of a compound joint (compound.go): its
+	// geometry comes from updateCompounds and only its axis rows act
+	grouped bool
+	// rotor (Armature): its inertia, the coordinate velocity at the start
+	// of the substep, its accumulated impulse, and the bodies' own
+	// coordinate mass (axMass less arm)
+	arm, armV0, armImp, axLocal float64
+	soft                        softness // rigid rows (linear rows of a weld)
+	angSoft                     softness // angular rows of a weld
+	limSoft                     softness // limit rows
 	// per-substep geometry
 	rP, rC  Vec3 // world levers (m)
 	sP      Vec3 // rP + d for prismatic rows
@@ -182,7 +189,9 @@ type workspace struct {
 	bodyReach   [][2]float64
 	planes      []int32
 	acts        []actSim // actuators sorted by joint
-	actOf       []int32  // acts[k] is Model.Actuators[actOf[k]]
+	compounds   []compoundSim
+	armature    bool    // some joint has Armature
+	actOf       []int32 // acts[k] is Model.Actuators[actOf[k]]
 	// shapeType and shapeAff are the contact bitmasks (filtered models)
 	shapeType, shapeAff []uint32
 }
@@ -229,12 +238,17 @@ func (w *workspace) init(m *Model) {
 			motor:     jd.Motor, kp: jd.Kp, kd: jd.Kd, maxF: jd.MaxForce, ctrl: int32(jd.CtrlIndex),
 		}
 		j.axisC = jd.relRot.InvRotate(jd.localAxisP)
+		if jd.Armature > 0 {
+			j.arm = jd.Armature
+			w.armature = true
+		}
 		j.slop = m.Opt.LinearSlop
 		if jd.Kind == Revolute {
 			j.slop = angularSlop
 		}
 	}
 	w.initActuators(m)
+	w.initCompounds(m)
 	if m.filtered {
 		w.shapeType = make([]uint32, ns)
 		w.shapeAff = make([]uint32, ns)
@@ -275,17 +289,36 @@ func solve(m *Model, s *State) {
 	// joint geometry follows the positions: computed here and after every
 	// position update, so the relax stage sees the limits where they are
 	updateJoints(m, s, h, true)
+	compound := len(ws.compounds) > 0
+	if compound {
+		updateCompounds(ws, h, opt.MaxJointPush, false)
+	}
 	for sub := 0; sub < n; sub++ {
+		if ws.armature {
+			startArmature(ws)
+		}
 		integrateVelocities(m, ws, opt.Gravity, h)
 		warmStartJoints(ws)
+		if compound {
+			warmStartCompounds(ws)
+		}
 		warmStartContacts(s.man, ws.bodies)
 		for it := 0; it < opt.Iterations; it++ {
 			solveJoints(ws, h, invH, true)
+			if compound {
+				solveCompounds(ws, true)
+			}
 			solveContacts(s.man, ws.bodies, contactSoft, invH, opt.MaxPushSpeed, opt.LinearSlop, true)
 		}
 		integratePositions(m, ws, opt.Gravity, h, opt.MaxSpeed, opt.MaxAngularSpeed)
 		updateJoints(m, s, h, false)
+		if compound {
+			updateCompounds(ws, h, opt.MaxJointPush, true)
+		}
 		solveJoints(ws, h, invH, false)
+		if compound {
+			solveCompounds(ws, false)
+		}
 		solveContacts(s.man, ws.bodies, contactSoft, invH, opt.MaxPushSpeed, opt.LinearSlop, false)
 	}
 	applyRestitution(s.man, ws.bodies, opt.RestitutionThreshold)

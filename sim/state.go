@@ -110,6 +110,7 @@ func (s *State) Reset(m *Model) {
 	for i := range s.ws.acts {
 		s.ws.acts[i].imp = 0
 	}
+	s.resetCompounds(-1)
 }
 
 // CopyFrom makes s an exact copy of src (same Model), reusing s's buffers:
@@ -132,6 +133,7 @@ func (s *State) CopyFrom(src *State) {
 	s.pending = src.pending
 	copy(s.ws.joints, src.ws.joints)
 	copy(s.ws.acts, src.ws.acts)
+	copy(s.ws.compounds, src.ws.compounds)
 	s.ws.staticReady = false
 }
 
@@ -186,6 +188,7 @@ func (s *State) SetBodyPose(b BodyID, pos Vec3, rot Quat) {
 			j.resetImpulses()
 		}
 	}
+	s.resetCompounds(b)
 }
 
 // JointPos returns the coordinate of joint j: m for Prismatic, rad for
@@ -193,6 +196,10 @@ func (s *State) SetBodyPose(b BodyID, pos Vec3, rot Quat) {
 func (s *State) JointPos(m *Model, j JointID) float64 {
 	jd := &m.Joints[j]
 	p, c := &s.Bodies[jd.Parent], &s.Bodies[jd.Child]
+	if s.ws.joints[j].grouped {
+		q, _ := s.compoundPos(m, j)
+		return q
+	}
 	switch jd.Kind {
 	case Prismatic:
 		ap := p.Pos.Add(p.Rot.Rotate(jd.localAnchorP))
@@ -210,6 +217,10 @@ func (s *State) JointPos(m *Model, j JointID) float64 {
 func (s *State) JointVel(m *Model, j JointID) float64 {
 	jd := &m.Joints[j]
 	p, c := &s.Bodies[jd.Parent], &s.Bodies[jd.Child]
+	if s.ws.joints[j].grouped {
+		_, b := s.compoundPos(m, j)
+		return c.AngVel.Sub(p.AngVel).Dot(b)
+	}
 	axis := p.Rot.Rotate(jd.localAxisP)
 	switch jd.Kind {
 	case Prismatic:

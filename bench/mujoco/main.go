@@ -32,6 +32,10 @@ func main() {
 		err = compare(os.Args[2:])
 	case "refuse":
 		err = refuse(os.Args[2:])
+	case "sensitivity":
+		err = sensitivity(os.Args[2:])
+	case "trace":
+		err = trace(os.Args[2:])
 	case "speed":
 		err = speed(os.Args[2:])
 	default:
@@ -63,7 +67,11 @@ var importOpts mjcf.Options
 func compare(args []string) error {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.IntVar(&importOpts.Substeps, "substeps", 0, "sim substeps per step (0: default)")
+	fs.IntVar(&importOpts.Iterations, "iterations", 0, "sim velocity iterations per substep (0: default)")
+	fs.Float64Var(&importOpts.MaxJointPush, "jointpush", 0, "cap on joint correction speed, m/s (0: none)")
 	fs.Float64Var(&importOpts.IntermediateMass, "intermediate", 0, "mass share of chain intermediates (0: default)")
+	fs.BoolVar(&importOpts.Chain, "chain", false, "multi-joint bodies as chains of sim bodies (the old import)")
+	fs.BoolVar(&importOpts.BodyArmature, "bodyarmature", false, "armature as body inertia (the old import)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -314,8 +322,12 @@ var stepsRE = regexp.MustCompile(`Steps per second\s*:\s*([0-9.]+)`)
 func speed(args []string) error {
 	fs := flag.NewFlagSet("speed", flag.ContinueOnError)
 	rounds := fs.Int("rounds", 5, "interleaved rounds")
+	fs.BoolVar(&importOpts.Chain, "chain", false, "multi-joint bodies as chains of sim bodies (the old import)")
+	fs.BoolVar(&importOpts.BodyArmature, "bodyarmature", false, "armature as body inertia (the old import)")
 	steps := fs.Int("steps", 20000, "steps per run")
 	fs.IntVar(&importOpts.Substeps, "substeps", 0, "sim substeps per step (0: default)")
+	fs.IntVar(&importOpts.Iterations, "iterations", 0, "sim velocity iterations per substep (0: default)")
+	fs.Float64Var(&importOpts.MaxJointPush, "jointpush", 0, "cap on joint correction speed, m/s (0: none)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -29,11 +29,16 @@ static int ctrllimited(mjModel* m, int i) { return m->actuator_ctrllimited[i]; }
 static double ctrlrange(mjModel* m, int i, int k) { return m->actuator_ctrlrange[2*i+k]; }
 static double dtime(mjData* d) { return d->time; }
 static void settimestep(mjModel* m, double dt) { m->opt.timestep = dt; }
+static int ncon(mjData* d) { return d->ncon; }
+static int congeom(mjData* d, int i, int k) { return k == 0 ? d->contact[i].geom1 : d->contact[i].geom2; }
+static double condist(mjData* d, int i) { return d->contact[i].dist; }
+static const char* geomname(mjModel* m, int i) { return mj_id2name(m, mjOBJ_GEOM, i); }
 */
 import "C"
 
 import (
 	"errors"
+	"fmt"
 	"unsafe"
 )
 
@@ -106,8 +111,19 @@ func (x *mj) ctrlRange(i int) (bool, float64, float64) {
 	return C.ctrllimited(x.m, C.int(i)) != 0, float64(C.ctrlrange(x.m, C.int(i), 0)), float64(C.ctrlrange(x.m, C.int(i), 1))
 }
 func (x *mj) setTimestep(dt float64) { C.settimestep(x.m, C.double(dt)) }
-func (x *mj) reset()                 { C.mj_resetData(x.m, x.d); C.mj_forward(x.m, x.d) }
-func (x *mj) step()                  { C.mj_step(x.m, x.d) }
+func (x *mj) ncon() int              { return int(C.ncon(x.d)) }
+
+// contactPairs lists the geom names of each contact and its distance.
+func (x *mj) contactPairs() []string {
+	var out []string
+	for i := 0; i < x.ncon(); i++ {
+		g1, g2 := C.congeom(x.d, C.int(i), 0), C.congeom(x.d, C.int(i), 1)
+		out = append(out, C.GoString(C.geomname(x.m, g1))+"/"+C.GoString(C.geomname(x.m, g2))+fmt.Sprintf(" %.4f", float64(C.condist(x.d, C.int(i)))))
+	}
+	return out
+}
+func (x *mj) reset() { C.mj_resetData(x.m, x.d); C.mj_forward(x.m, x.d) }
+func (x *mj) step()  { C.mj_step(x.m, x.d) }
 func (x *mj) steps(n int) {
 	for i := 0; i < n; i++ {
 		C.mj_step(x.m, x.d)

@@ -28,6 +28,9 @@ type mbody struct {
 	// carrier: the sim body chain (last = the body's own)
 	chain   []int // indices into compiler sim bodies
 	carrier int
+	// compound: the body's 2–3 hinges are one compound sim joint on its
+	// own sim body (no chain)
+	compound bool
 }
 
 type inertial struct {
@@ -237,9 +240,6 @@ func (c *compiler) joint(e *element, bi int, cls *class) {
 	j.damping = a.float("damping", 0)
 	j.stiffness = a.float("stiffness", 0)
 	j.arm = a.float("armature", 0)
-	if j.arm > 0 && typ == "slide" {
-		c.warn(fmt.Sprintf("%s: armature on a slide joint is not modelled (no directional mass in the engine)", e.where()))
-	}
 	if j.damping < 0 || j.stiffness < 0 || j.arm < 0 {
 		c.fail(e, "damping", "damping, stiffness and armature must be >= 0")
 	}

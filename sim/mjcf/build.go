@@ -2,6 +2,7 @@ package mjcf
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/vlmrb/vlmrb/sim"
 )
@@ -37,6 +38,8 @@ func (c *compiler) build(name string, actuators, equality, contact []*element) *
 	// MuJoCo caps no speeds: robot wrists spin at 100+ rad/s under stiff servos
 	b.Opt.MaxSpeed, b.Opt.MaxAngularSpeed = 100, 1000
 	b.Opt.Substeps = c.opt.Substeps
+	b.Opt.Iterations = c.opt.Iterations
+	b.Opt.MaxJointPush = c.opt.MaxJointPush
 	ids := make([]sim.BodyID, len(sb))
 	for i, s := range sb {
 		if i == 0 {
@@ -111,6 +114,11 @@ func (c *compiler) assignCarriers() []*simBody {
 			mb.carrier = len(sb) - 1
 		case len(mb.joints) == 0:
 			mb.carrier = c.bodies[mb.parent].carrier
+		case len(mb.joints) > 1 && c.compoundable(mb):
+			// one sim body; its hinges are one compound sim joint
+			sb = append(sb, &simBody{name: mb.name, of: -1})
+			mb.carrier = len(sb) - 1
+			mb.compound = true
 		default:
 			k := len(mb.joints)
 			base := len(sb)
@@ -164,7 +172,7 @@ func (c *compiler) carrierMass(sb []*simBody) {
 		// moving body (exact for a hinge on a fixed parent)
 		for _, bi := range s.members {
 			for _, j := range c.bodies[bi].joints {
-				if j.arm > 0 && j.typ == "hinge" {
+				if j.arm > 0 && j.typ == "hinge" && c.opt.BodyArmature {
 					a := c.bodies[bi].wrot.Rotate(j.axis.Normalize())
 					t.add(sym3{j.arm * a.X * a.X, j.arm * a.Y * a.Y, j.arm * a.Z * a.Z, j.arm * a.X * a.Y, j.arm * a.X * a.Z, j.arm * a.Y * a.Z})
 				}
@@ -237,17 +245,28 @@ func (c *compiler) emitJoints(b *sim.Builder, m *Model, sb []*simBody, ids []sim
 				}
 			}
 			parent := ids[c.bodies[mb.parent].carrier]
-			if k > 0 {
-				parent = ids[mb.chain[k-1]]
+			child := ids[mb.carrier]
+			if !mb.compound {
+				child = ids[mb.chain[k]]
+				if k > 0 {
+					parent = ids[mb.chain[k-1]]
+				}
 			}
 			kind := sim.Revolute
 			if j.typ == "slide" {
 				kind = sim.Prismatic
 			}
-			j.sim = b.AddJoint(sim.JointDesc{Name: j.name, Kind: kind, Parent: parent, Child: ids[mb.chain[k]],
+			// rotor inertia on the coordinate (a slide's is added mass along it)
+			armature := j.arm
+			if j.typ == "hinge" && c.opt.BodyArmature {
+				armature = 0
+			}
+			// MuJoCo's parent filter skips bodies welded to the world
+			collide := parent == sim.World && (mb.compound || k == len(mb.joints)-1)
+			j.sim = b.AddJoint(sim.JointDesc{Name: j.name, Kind: kind, Parent: parent, Child: child, Compound: mb.compound && k > 0, Collide: collide,
 				Anchor: mb.wpos.Add(mb.wrot.Rotate(j.pos)), Axis: mb.wrot.Rotate(j.axis.Normalize()),
 				Limited: j.limited, Lower: j.lo - j.ref, Upper: j.hi - j.ref,
-				Damping: j.damping, Stiffness: j.stiffness, SpringRef: j.springref - j.ref})
+				Damping: j.damping, Stiffness: j.stiffness, SpringRef: j.springref - j.ref, Armature: armature})
 			out.Sim = j.sim
 		}
 		m.Joints = append(m.Joints, out)
@@ -489,4 +508,24 @@ func (m *Model) fixActuatorCtrl() {
 	for i := range m.Actuators {
 		m.Actuators[i].Ctrl = m.Sim.Actuators[m.Actuators[i].Sim].CtrlIndex
 	}
+}
+
+// compoundable reports whether body mb's joints can be one compound sim
+// joint: 2 or 3 hinges with independent axes (sim.JointDesc.Compound),
+// unless Options.Chain asks for the chain of sim bodies.
+func (c *compiler) compoundable(mb *mbody) bool {
+	if c.opt.Chain || len(mb.joints) > 3 {
+		return false
+	}
+	var w []sim.Vec3
+	for _, j := range mb.joints {
+		if j.typ != "hinge" {
+			return false
+		}
+		w = append(w, j.axis.Normalize())
+	}
+	if len(w) == 2 {
+		return w[0].Cross(w[1]).Norm() > 1e-6
+	}
+	return math.Abs(w[0].Dot(w[1].Cross(w[2]))) > 1e-6
 }

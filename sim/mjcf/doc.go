@@ -8,8 +8,12 @@
 //
 //   - a body with joints becomes a sim body; a hinge or slide joint becomes a
 //     sim Revolute or Prismatic joint to its parent (with range, damping,
-//     stiffness, springref, ref and armature); a free joint leaves the body
-//     free; a body with several joints is a chain of sim bodies on the same
+//     stiffness, springref, ref, and armature as rotor inertia or added
+//     mass on the coordinate, sim.JointDesc.Armature); a free joint leaves the body
+//     free; a body with 2 or 3 hinges (independent axes) is one sim body on
+//     a compound sim joint (sim.JointDesc.Compound: the hinges in sequence,
+//     no intermediate bodies); other multi-joint bodies (slides, four or
+//     more joints, or Options.Chain) are a chain of sim bodies on the same
 //     frame, each intermediate carrying a small share (IntermediateMass) of
 //     the body's mass; a body without joints is merged rigidly into its
 //     parent (as MuJoCo treats it);

@@ -16,12 +16,28 @@ type Options struct {
 	// inertia) given to each intermediate sim body of its joint chain
 	// (default 0.2: lighter ones make the soft solver ring).
 	IntermediateMass float64
+	// Chain builds every multi-joint body as a chain of sim bodies (each
+	// intermediate carrying IntermediateMass of the mass) instead of one
+	// body with a compound joint (sim.JointDesc.Compound, used for 2–3
+	// hinges with independent axes); for comparison only.
+	Chain bool
+	// BodyArmature models a hinge's armature as inertia about its axis on
+	// the moving body (exact only on a fixed parent) instead of rotor
+	// inertia on the joint coordinate (sim.JointDesc.Armature); for
+	// comparison only.
+	BodyArmature bool
 	// Lenient turns unsupported elements (tendons, muscles, ...) into
 	// warnings and drops them; for comparing the supported part of a model
 	// only.
 	Lenient bool
 	// Substeps overrides sim's substeps per step (0: sim's default, 4).
 	Substeps int
+	// Iterations overrides sim's velocity iterations per substep (0:
+	// sim's default, 1). Long jointed chains under load (a humanoid's
+	// legs holding its weight) need more: see bench/RESULTS.md.
+	Iterations int
+	// MaxJointPush sets sim's Options.MaxJointPush (m/s; 0: no cap).
+	MaxJointPush float64
 	// ReadFile reads include and mesh files (default os.ReadFile).
 	ReadFile func(name string) ([]byte, error)
 }

@@ -228,6 +228,7 @@ func FuzzParse(f *testing.F) {
 		`<mujoco><default><default class="a"><geom size="1"/></default></default><worldbody><body childclass="a"><freejoint/><geom/></body></worldbody></mujoco>`,
 		`<mujoco><worldbody><body><joint type="slide" range="0 1" limited="true"/><geom type="capsule" fromto="0 0 0 0 0 1" size=".1"/></body></worldbody><actuator><position joint="j" kp="10"/></actuator></mujoco>`,
 		`<mujoco><compiler angle="radian" eulerseq="ZYX"/><worldbody><body euler="1 2 3"><joint axis="1 1 0"/><geom type="box" size="1 2 3"/></body></worldbody></mujoco>`,
+		`<mujoco><worldbody><body pos="0 0 1"><freejoint/><geom size=".1"/><body pos="0 0 -.2"><joint name="a" axis="1 0 0" armature=".01" range="-1 1"/><joint name="b" axis="0 1 1" pos="0 0 .05"/><joint axis="0 0 1"/><geom type="capsule" fromto="0 0 0 0 0 -.3" size=".05"/></body></body></worldbody><actuator><motor joint="b" gear="20"/></actuator></mujoco>`,
 	} {
 		f.Add([]byte(s))
 	}
