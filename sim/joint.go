@@ -23,6 +23,7 @@ func prepareJoints(m *Model, s *State, jointSoft, limitSoft softness, h float64)
 // from the current poses (once per substep).
 func updateJoints(m *Model, s *State, h float64, first bool) {
 	bodies := s.ws.bodies
+	acts := s.ws.acts
 	for i := range s.ws.joints {
 		j := &s.ws.joints[i]
 		p, c := &bodies[j.p], &bodies[j.c]
@@ -81,15 +82,23 @@ func updateJoints(m *Model, s *State, h float64, first bool) {
 			j.q = j.d.Dot(j.axis)
 			kax = mP + mC + j.pS[2].Dot(j.iS[2]) + j.pC[2].Dot(j.iC[2])
 		}
-		j.axMass = 0
+		j.axMass, j.invAx = 0, 0
 		if kax > 0 {
 			j.axMass = 1 / kax
+			j.invAx = 1 / j.axMass
 		}
 		if j.hasSpring {
 			j.springS = springSoft(j.stiff, j.damp, j.axMass, h)
+			j.springCoef = -j.axMass * j.springS.massScale
+			j.springBias = j.springS.biasRate * (j.q - j.ref)
 		}
 		if j.motor {
 			j.motorS = springSoft(j.kp, j.kd, j.axMass, h)
+			j.motorCoef = -j.axMass * j.motorS.massScale
+			j.motorBias = j.motorS.biasRate * (j.q - j.target)
+		}
+		if j.act1 > j.act0 {
+			updateActuators(acts, j)
 		}
 	}
 }
@@ -99,33 +108,37 @@ func (p *bodySim) q0Rel(c *bodySim, relRot Quat) Quat {
 	return p.q.Conj().Mul(c.q).Mul(relRot.Conj())
 }
 
-// pointK returns the 3×3 inverse effective mass of a point constraint.
+// pointK returns the 3×3 inverse effective mass of a point constraint. A
+// body with zero inverse mass has a zero inverse inertia (prepareBodies),
+// whose term is ±0 and leaves every entry of k unchanged (k starts at +0 or
+// mP+mC > 0), so it is skipped.
 func pointK(mP, mC float64, iP, iC *Mat3, rP, rC Vec3) Mat3 {
 	var k Mat3
 	k[0], k[4], k[8] = mP+mC, mP+mC, mP+mC
-	addSkewInertia(&k, iP, rP)
-	addSkewInertia(&k, iC, rC)
+	if mP > 0 {
+		addSkewInertia(&k, iP, rP)
+	}
+	if mC > 0 {
+		addSkewInertia(&k, iC, rC)
+	}
 	return k
 }
 
-// addSkewInertia adds -[r]× I [r]× to k.
+// addSkewInertia adds -[r]× I [r]× to k, one column e at a time:
+// -[r]× I [r]× e = (I (r × e)) × r.
 func addSkewInertia(k *Mat3, in *Mat3, r Vec3) {
-	for col := 0; col < 3; col++ {
-		var e Vec3
-		switch col {
-		case 0:
-			e.X = 1
-		case 1:
-			e.Y = 1
-		default:
-			e.Z = 1
-		}
-		// -[r]× I [r]× e = (I (r × e)) × r
-		v := in.MulVec(r.Cross(e)).Cross(r)
-		k[col] += v.X
-		k[3+col] += v.Y
-		k[6+col] += v.Z
-	}
+	v := in.MulVec(r.Cross(Vec3{1, 0, 0})).Cross(r)
+	k[0] += v.X
+	k[3] += v.Y
+	k[6] += v.Z
+	v = in.MulVec(r.Cross(Vec3{0, 1, 0})).Cross(r)
+	k[1] += v.X
+	k[4] += v.Y
+	k[7] += v.Z
+	v = in.MulVec(r.Cross(Vec3{0, 0, 1})).Cross(r)
+	k[2] += v.X
+	k[5] += v.Y
+	k[8] += v.Z
 }
 
 // inverse2 returns the inverse of [[a b][c d]] in the top-left of a Mat3.
@@ -171,10 +184,15 @@ func warmStartJoints(ws *workspace) {
 	}
 }
 
-// applyAngular applies angular impulse l to c and -l to p.
+// applyAngular applies angular impulse l to c and -l to p. A static body's
+// w is +0 and its inverse inertia 0, so w − I⁻¹l stays +0: it is skipped.
 func applyAngular(p, c *bodySim, l Vec3) {
-	p.w = p.w.Sub(p.invI.MulVec(l))
-	c.w = c.w.Add(c.invI.MulVec(l))
+	if p.moves {
+		p.w = p.w.Sub(p.invI.MulVec(l))
+	}
+	if c.moves {
+		c.w = c.w.Add(c.invI.MulVec(l))
+	}
 }
 
 // solveJoints runs one pass over the joints: axis rows (spring, motor,
@@ -269,22 +287,20 @@ func solveAxis(j *jointSim, p, c *bodySim, acts []actSim, h, invH float64, useBi
 	if j.axMass == 0 {
 		return
 	}
-	kax := 1 / j.axMass
+	kax := j.invAx
 	cdot := axisVel(j, p, c)
 	var total float64
 	if j.hasSpring {
-		s := j.springS
-		imp := -j.axMass*s.massScale*(cdot+s.biasRate*(j.q-j.ref)) - s.impulseScale*j.springImp
+		imp := j.springCoef*(cdot+j.springBias) - j.springS.impulseScale*j.springImp
 		j.springImp += imp
 		total += imp
 		cdot += imp * kax
 	}
 	if j.act1 > j.act0 {
-		total += solveActuators(acts, j, &cdot, h)
+		total += solveActuators(acts, j, &cdot)
 	}
 	if j.motor {
-		s := j.motorS
-		imp := -j.axMass*s.massScale*(cdot+s.biasRate*(j.q-j.target)) - s.impulseScale*j.motorImp
+		imp := j.motorCoef*(cdot+j.motorBias) - j.motorS.impulseScale*j.motorImp
 		old := j.motorImp
 		nv := old + imp
 		if j.maxF > 0 {

@@ -153,9 +153,14 @@ type jointSim struct {
 	kLin    Mat3 // inverse effective mass of point/perpendicular block
 	kAng    Mat3 // inverse effective mass of angular block
 	axMass  float64
+	invAx   float64 // 1/axMass (0 when axMass is 0)
 	springS softness
 	motorS  softness
 	target  float64
+	// per-update coefficients of the spring and motor rows:
+	// imp = coef·(cdot + bias) − impulseScale·accumulated
+	springCoef, springBias float64
+	motorCoef, motorBias   float64
 	// accumulated impulses
 	linImp, angImp      Vec3
 	springImp, motorImp float64
