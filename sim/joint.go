@@ -125,17 +125,25 @@ func pointK(mP, mC float64, iP, iC *Mat3, rP, rC Vec3) Mat3 {
 }
 
 // addSkewInertia adds -[r]× I [r]× to k, one column e at a time:
-// -[r]× I [r]× e = (I (r × e)) × r.
+// -[r]× I [r]× e = (I (r × e)) × r, with r × e written out for the unit
+// vectors (r × x̂ = (0, r_z, −r_y), r × ŷ = (−r_z, 0, r_x), r × ẑ = (r_y,
+// −r_x, 0)). The products with the zero components that the general Cross
+// and MulVec would form are ±0 and only change the sign of a zero
+// intermediate; k starts at +0 or mP+mC > 0, so its entries are the same
+// bits either way.
 func addSkewInertia(k *Mat3, in *Mat3, r Vec3) {
-	v := in.MulVec(r.Cross(Vec3{1, 0, 0})).Cross(r)
+	u := Vec3{in[1]*r.Z - in[2]*r.Y, in[4]*r.Z - in[5]*r.Y, in[7]*r.Z - in[8]*r.Y}
+	v := u.Cross(r)
 	k[0] += v.X
 	k[3] += v.Y
 	k[6] += v.Z
-	v = in.MulVec(r.Cross(Vec3{0, 1, 0})).Cross(r)
+	u = Vec3{in[2]*r.X - in[0]*r.Z, in[5]*r.X - in[3]*r.Z, in[8]*r.X - in[6]*r.Z}
+	v = u.Cross(r)
 	k[1] += v.X
 	k[4] += v.Y
 	k[7] += v.Z
-	v = in.MulVec(r.Cross(Vec3{0, 0, 1})).Cross(r)
+	u = Vec3{in[0]*r.Y - in[1]*r.X, in[3]*r.Y - in[4]*r.X, in[6]*r.Y - in[7]*r.X}
+	v = u.Cross(r)
 	k[2] += v.X
 	k[5] += v.Y
 	k[8] += v.Z
