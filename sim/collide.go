@@ -27,6 +27,12 @@ func (b *candBuf) add(p Vec3, sep float64) {
 // phase, narrow phase into manifolds, and warm-start matching with the
 // previous step's manifolds.
 func collide(m *Model, s *State) {
+	collideManifolds(m, s)
+	fillContacts(m, s, false)
+}
+
+// collideManifolds is collide without the public contact list.
+func collideManifolds(m *Model, s *State) {
 	s.oldMan, s.man = s.man, s.oldMan[:0]
 	s.oldIdx, s.manIdx = s.manIdx, s.oldIdx[:0]
 	bodyReach(m, s)
@@ -34,7 +40,6 @@ func collide(m *Model, s *State) {
 	broadPhase(m, s)
 	indexManifolds(s)
 	matchManifolds(s)
-	fillContacts(m, s, false)
 }
 
 // bodyReach stores each dynamic body's world centre of mass and speculative
