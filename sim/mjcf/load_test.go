@@ -77,4 +77,3 @@ func BenchmarkStepImported(b *testing.B) {
 		})
 	}
 }
-
