@@ -82,12 +82,14 @@ func warmStartContacts(man []manifold, bodies []bodySim) {
 		}
 		dwA = dwA.AddScaled(mf.tnA, mf.ti)
 		dwB = dwB.AddScaled(mf.tnB, mf.ti)
-		// a static body stays at +0 (+0 ± ±0 = +0)
-		if a.moves {
+		// a static body stays at +0 (+0 ± ±0 = +0) unless an impulse is
+		// not finite
+		bad := !finite(p.X + p.Y + p.Z + dwA.X + dwA.Y + dwA.Z + dwB.X + dwB.Y + dwB.Z)
+		if a.moves || bad {
 			a.v = a.v.AddScaled(p, -a.invMass)
 			a.w = a.w.Sub(dwA)
 		}
-		if b.moves {
+		if b.moves || bad {
 			b.v = b.v.AddScaled(p, b.invMass)
 			b.w = b.w.Add(dwB)
 		}
@@ -106,7 +108,8 @@ func solveContacts(man []manifold, bodies []bodySim, soft softness, invH, maxPus
 		vA, wA, vB, wB := a.v, a.w, b.v, b.w
 		mA, mB := a.invMass, b.invMass
 		// a static body's v and w are +0 and its mass and inertia terms
-		// ±0, so its updates (+0 ± ±0 = +0) are skipped
+		// ±0, so its updates (+0 ± ±0 = +0) are skipped unless an impulse
+		// is not finite (then they make it NaN, as they always did)
 		movesA, movesB := a.moves, b.moves
 		n := mf.n
 		dp := b.c.Sub(b.c0).Sub(a.c.Sub(a.c0))
@@ -138,11 +141,11 @@ func solveContacts(man []manifold, bodies []bodySim, soft softness, invH, maxPus
 			if imp > cp.maxNi {
 				cp.maxNi = imp
 			}
-			if movesA {
+			if movesA || !finite(imp) {
 				vA = vA.AddScaled(n, -mA*imp)
 				wA = wA.AddScaled(cp.inA, -imp)
 			}
-			if movesB {
+			if movesB || !finite(imp) {
 				vB = vB.AddScaled(n, mB*imp)
 				wB = wB.AddScaled(cp.inB, imp)
 			}
@@ -166,11 +169,11 @@ func solveContacts(man []manifold, bodies []bodySim, soft softness, invH, maxPus
 			cp.f1, cp.f2 = n1, n2
 			d1, d2 := n1-o1, n2-o2
 			p := t1.Scale(d1).AddScaled(t2, d2)
-			if movesA {
+			if movesA || !finite(d1+d2) {
 				vA = vA.AddScaled(p, -mA)
 				wA = wA.Sub(cp.i1A.Scale(d1).AddScaled(cp.i2A, d2))
 			}
-			if movesB {
+			if movesB || !finite(d1+d2) {
 				vB = vB.AddScaled(p, mB)
 				wB = wB.Add(cp.i1B.Scale(d1).AddScaled(cp.i2B, d2))
 			}
@@ -181,10 +184,10 @@ func solveContacts(man []manifold, bodies []bodySim, soft softness, invH, maxPus
 			lim := mf.torsion * total
 			nt := max(-lim, min(lim, old-mf.tMass*wn))
 			mf.ti = nt
-			if movesA {
+			if movesA || !finite(nt-old) {
 				wA = wA.AddScaled(mf.tnA, -(nt - old))
 			}
-			if movesB {
+			if movesB || !finite(nt-old) {
 				wB = wB.AddScaled(mf.tnB, nt-old)
 			}
 		}

@@ -193,12 +193,14 @@ func warmStartJoints(ws *workspace) {
 }
 
 // applyAngular applies angular impulse l to c and -l to p. A static body's
-// w is +0 and its inverse inertia 0, so w − I⁻¹l stays +0: it is skipped.
+// w is +0 and its inverse inertia 0, so w − I⁻¹l stays +0: it is skipped
+// unless l is not finite (then w becomes NaN, as it always did).
 func applyAngular(p, c *bodySim, l Vec3) {
-	if p.moves {
+	bad := !finite(l.X + l.Y + l.Z)
+	if p.moves || bad {
 		p.w = p.w.Sub(p.invI.MulVec(l))
 	}
-	if c.moves {
+	if c.moves || bad {
 		c.w = c.w.Add(c.invI.MulVec(l))
 	}
 }
