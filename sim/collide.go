@@ -152,13 +152,31 @@ func broadPhase(m *Model, s *State) {
 		}
 	}
 	for _, p := range ws.planes {
+		p0, n := planeFrame(ws.shapePos[p], &ws.shapeRot[p])
+		an := n.Abs()
 		for _, b := range order {
 			if m.Bodies[m.Shapes[b].Body].invMass == 0 {
+				continue
+			}
+			if aboveThePlane(p0, n, an, lo[b], hi[b]) {
 				continue
 			}
 			narrow(m, s, p, b)
 		}
 	}
+}
+
+// aboveThePlane reports whether the margin-grown AABB [lo, hi] of a shape
+// lies wholly above the plane through p0 with unit normal n (an = |n|
+// component-wise) by more than a rounding slack. The plane routines find
+// a candidate only where the shape comes within its margin of the plane;
+// the AABB holds the shape grown by that margin, so such a pair would
+// give no contact: skipping its narrow phase changes nothing.
+func aboveThePlane(p0, n, an, lo, hi Vec3) bool {
+	c := lo.Add(hi).Scale(0.5)
+	e := hi.Sub(lo).Scale(0.5)
+	d, ext := c.Sub(p0).Dot(n), an.Dot(e)
+	return d-ext > planeCullSlack*(1+math.Abs(d)+ext)
 }
 
 // indexManifolds sorts the manifolds by pair key into s.manIdx (insertion

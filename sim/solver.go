@@ -35,6 +35,10 @@ const (
 	// for the closest point of a box to a cylinder's axis segment
 	// ((2/3)^40 ≈ 1e-7 of the segment).
 	boxCylinderSearchIters = 40
+	// planeCullSlack is the relative clearance (of the shape's distance
+	// and extent, in m) above which a plane-shape pair skips the narrow
+	// phase (broadPhase): far above any rounding of the plane routines.
+	planeCullSlack = 1e-9
 )
 
 // softness holds the coefficients of a soft constraint (Box2D v3 b2Softness).
