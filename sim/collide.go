@@ -154,11 +154,12 @@ func broadPhase(m *Model, s *State) {
 	for _, p := range ws.planes {
 		p0, n := planeFrame(ws.shapePos[p], &ws.shapeRot[p])
 		an := n.Abs()
+		extra := ws.shapeMargin[p] - m.Opt.ContactMargin
 		for _, b := range order {
 			if m.Bodies[m.Shapes[b].Body].invMass == 0 {
 				continue
 			}
-			if aboveThePlane(p0, n, an, lo[b], hi[b]) {
+			if aboveThePlane(p0, n, an, lo[b], hi[b], extra) {
 				continue
 			}
 			narrow(m, s, p, b)
@@ -168,15 +169,17 @@ func broadPhase(m *Model, s *State) {
 
 // aboveThePlane reports whether the margin-grown AABB [lo, hi] of a shape
 // lies wholly above the plane through p0 with unit normal n (an = |n|
-// component-wise) by more than a rounding slack. The plane routines find
-// a candidate only where the shape comes within its margin of the plane;
-// the AABB holds the shape grown by that margin, so such a pair would
-// give no contact: skipping its narrow phase changes nothing.
-func aboveThePlane(p0, n, an, lo, hi Vec3) bool {
+// component-wise) by more than extra (the pair's margin beyond the
+// shape's own: the plane's margin less Options.ContactMargin) and a
+// rounding slack. The plane routines find a candidate only where the shape
+// comes within the pair's margin of the plane; the AABB holds the shape
+// grown by its own margin, so such a pair would give no contact: skipping
+// its narrow phase changes nothing.
+func aboveThePlane(p0, n, an, lo, hi Vec3, extra float64) bool {
 	c := lo.Add(hi).Scale(0.5)
 	e := hi.Sub(lo).Scale(0.5)
 	d, ext := c.Sub(p0).Dot(n), an.Dot(e)
-	return d-ext > planeCullSlack*(1+math.Abs(d)+ext)
+	return d-ext-extra > planeCullSlack*(1+math.Abs(d)+ext)
 }
 
 // indexManifolds sorts the manifolds by pair key into s.manIdx (insertion
