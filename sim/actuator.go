@@ -91,6 +91,11 @@ type actSim struct {
 	imp      float64 // accumulated impulse (N·s or N·m·s)
 	limited  bool
 	prevCtrl float64
+	// per step (substep h): hkc = h·k + c, x = h·hkc, hf0 = h·f0, and the
+	// impulse limits loH, hiH (N·s or N·m·s)
+	hkc, x, hf0, loH, hiH float64
+	// per joint update: imp = c1·(cdot + off) − c2·imp (x ≠ 0)
+	c1, c2, off float64
 }
 
 // initActuators fills the actuator working set and each joint's range of
@@ -123,6 +128,7 @@ func (w *workspace) initActuators(m *Model) {
 // joint force f0 = Gear·(Gain·u + Bias[0]).
 func prepareActuators(m *Model, s *State) {
 	ws := &s.ws
+	h := m.Opt.Timestep / float64(m.Opt.Substeps)
 	for k, ai := range ws.actOf {
 		a := &m.Actuators[ai]
 		u := s.Ctrl[a.CtrlIndex]
@@ -135,7 +141,27 @@ func prepareActuators(m *Model, s *State) {
 			u = max(a.CtrlLow, min(a.CtrlHigh, u))
 		}
 		s.lastCtrl[a.CtrlIndex] = u
-		ws.acts[k].f0 = a.Gear * (a.Gain*u + a.Bias[0])
+		as := &ws.acts[k]
+		as.f0 = a.Gear * (a.Gain*u + a.Bias[0])
+		as.hkc = h*as.k + as.c
+		as.x = h * as.hkc
+		as.hf0 = h * as.f0
+		as.loH, as.hiH = as.lo*h, as.hi*h
+	}
+}
+
+// updateActuators computes the coefficients of joint j's actuator rows
+// that depend on the joint's coordinate and effective mass (updateJoints).
+func updateActuators(acts []actSim, j *jointSim) {
+	for i := j.act0; i < j.act1; i++ {
+		a := &acts[i]
+		if a.x == 0 {
+			continue
+		}
+		den := j.axMass + a.x
+		a.c1 = -j.axMass * a.x / den
+		a.c2 = j.axMass / den
+		a.off = (a.k*j.q - a.f0) / a.hkc
 	}
 }
 
@@ -144,22 +170,20 @@ func prepareActuators(m *Model, s *State) {
 // the bias), so the impulse over substep h is
 // meff/(meff+x)·(h·f0 − h·k·q − x·q̇) with x = h(hk + c). It returns the
 // summed impulse and updates cdot.
-func solveActuators(acts []actSim, j *jointSim, cdot *float64, h float64) float64 {
+func solveActuators(acts []actSim, j *jointSim, cdot *float64) float64 {
 	var total float64
-	kax := 1 / j.axMass
+	kax := j.invAx
 	for i := j.act0; i < j.act1; i++ {
 		a := &acts[i]
-		x := h * (h*a.k + a.c)
 		var imp float64
-		if x == 0 {
-			imp = h*a.f0 - a.imp
+		if a.x == 0 {
+			imp = a.hf0 - a.imp
 		} else {
-			den := j.axMass + x
-			imp = -j.axMass*x/den*(*cdot+(a.k*j.q-a.f0)/(h*a.k+a.c)) - j.axMass/den*a.imp
+			imp = a.c1*(*cdot+a.off) - a.c2*a.imp
 		}
 		nv := a.imp + imp
 		if a.limited {
-			nv = max(a.lo*h, min(a.hi*h, nv))
+			nv = max(a.loH, min(a.hiH, nv))
 		}
 		imp = nv - a.imp
 		a.imp = nv

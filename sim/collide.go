@@ -27,6 +27,12 @@ func (b *candBuf) add(p Vec3, sep float64) {
 // phase, narrow phase into manifolds, and warm-start matching with the
 // previous step's manifolds.
 func collide(m *Model, s *State) {
+	collideManifolds(m, s)
+	fillContacts(m, s, false)
+}
+
+// collideManifolds is collide without the public contact list.
+func collideManifolds(m *Model, s *State) {
 	s.oldMan, s.man = s.man, s.oldMan[:0]
 	s.oldIdx, s.manIdx = s.manIdx, s.oldIdx[:0]
 	bodyReach(m, s)
@@ -34,7 +40,6 @@ func collide(m *Model, s *State) {
 	broadPhase(m, s)
 	indexManifolds(s)
 	matchManifolds(s)
-	fillContacts(m, s, false)
 }
 
 // bodyReach stores each dynamic body's world centre of mass and speculative
@@ -147,13 +152,34 @@ func broadPhase(m *Model, s *State) {
 		}
 	}
 	for _, p := range ws.planes {
+		p0, n := planeFrame(ws.shapePos[p], &ws.shapeRot[p])
+		an := n.Abs()
+		extra := ws.shapeMargin[p] - m.Opt.ContactMargin
 		for _, b := range order {
 			if m.Bodies[m.Shapes[b].Body].invMass == 0 {
+				continue
+			}
+			if aboveThePlane(p0, n, an, lo[b], hi[b], extra) {
 				continue
 			}
 			narrow(m, s, p, b)
 		}
 	}
+}
+
+// aboveThePlane reports whether the margin-grown AABB [lo, hi] of a shape
+// lies wholly above the plane through p0 with unit normal n (an = |n|
+// component-wise) by more than extra (the pair's margin beyond the
+// shape's own: the plane's margin less Options.ContactMargin) and a
+// rounding slack. The plane routines find a candidate only where the shape
+// comes within the pair's margin of the plane; the AABB holds the shape
+// grown by its own margin, so such a pair would give no contact: skipping
+// its narrow phase changes nothing.
+func aboveThePlane(p0, n, an, lo, hi Vec3, extra float64) bool {
+	c := lo.Add(hi).Scale(0.5)
+	e := hi.Sub(lo).Scale(0.5)
+	d, ext := c.Sub(p0).Dot(n), an.Dot(e)
+	return d-ext-extra > planeCullSlack*(1+math.Abs(d)+ext)
 }
 
 // indexManifolds sorts the manifolds by pair key into s.manIdx (insertion

@@ -247,7 +247,7 @@ func updateCompounds(ws *workspace, h float64, cp float64, moved bool) {
 			j.q = cs.qv[i]
 			j.kLin, j.kAng = Mat3{}, Mat3{}
 			j.rP, j.rC, j.d, j.angErr = Vec3{}, Vec3{}, Vec3{}, Vec3{}
-			j.axMass = 0
+			j.axMass, j.invAx = 0, 0
 			if !ok {
 				continue
 			}
@@ -259,9 +259,7 @@ func updateCompounds(ws *workspace, h float64, cp float64, moved bool) {
 			if j.arm > 0 {
 				j.rotorMass()
 			}
-			if j.hasSpring {
-				j.springS = springSoft(j.stiff, j.damp, j.axMass, h)
-			}
+			j.axisCoefs(ws.acts, h)
 		}
 	}
 }

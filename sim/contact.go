@@ -82,10 +82,17 @@ func warmStartContacts(man []manifold, bodies []bodySim) {
 		}
 		dwA = dwA.AddScaled(mf.tnA, mf.ti)
 		dwB = dwB.AddScaled(mf.tnB, mf.ti)
-		a.v = a.v.AddScaled(p, -a.invMass)
-		a.w = a.w.Sub(dwA)
-		b.v = b.v.AddScaled(p, b.invMass)
-		b.w = b.w.Add(dwB)
+		// a static body stays at +0 (+0 ± ±0 = +0) unless an impulse is
+		// not finite
+		bad := !finite(p.X + p.Y + p.Z + dwA.X + dwA.Y + dwA.Z + dwB.X + dwB.Y + dwB.Z)
+		if a.moves || bad {
+			a.v = a.v.AddScaled(p, -a.invMass)
+			a.w = a.w.Sub(dwA)
+		}
+		if b.moves || bad {
+			b.v = b.v.AddScaled(p, b.invMass)
+			b.w = b.w.Add(dwB)
+		}
 	}
 }
 
@@ -100,6 +107,10 @@ func solveContacts(man []manifold, bodies []bodySim, soft softness, invH, maxPus
 		a, b := &bodies[mf.bodyA], &bodies[mf.bodyB]
 		vA, wA, vB, wB := a.v, a.w, b.v, b.w
 		mA, mB := a.invMass, b.invMass
+		// a static body's v and w are +0 and its mass and inertia terms
+		// ±0, so its updates (+0 ± ±0 = +0) are skipped unless an impulse
+		// is not finite (then they make it NaN, as they always did)
+		movesA, movesB := a.moves, b.moves
 		n := mf.n
 		dp := b.c.Sub(b.c0).Sub(a.c.Sub(a.c0))
 		var total float64
@@ -130,10 +141,14 @@ func solveContacts(man []manifold, bodies []bodySim, soft softness, invH, maxPus
 			if imp > cp.maxNi {
 				cp.maxNi = imp
 			}
-			vA = vA.AddScaled(n, -mA*imp)
-			wA = wA.AddScaled(cp.inA, -imp)
-			vB = vB.AddScaled(n, mB*imp)
-			wB = wB.AddScaled(cp.inB, imp)
+			if movesA || !finite(imp) {
+				vA = vA.AddScaled(n, -mA*imp)
+				wA = wA.AddScaled(cp.inA, -imp)
+			}
+			if movesB || !finite(imp) {
+				vB = vB.AddScaled(n, mB*imp)
+				wB = wB.AddScaled(cp.inB, imp)
+			}
 			total += newImp
 		}
 		mu := mf.friction
@@ -154,10 +169,14 @@ func solveContacts(man []manifold, bodies []bodySim, soft softness, invH, maxPus
 			cp.f1, cp.f2 = n1, n2
 			d1, d2 := n1-o1, n2-o2
 			p := t1.Scale(d1).AddScaled(t2, d2)
-			vA = vA.AddScaled(p, -mA)
-			wA = wA.Sub(cp.i1A.Scale(d1).AddScaled(cp.i2A, d2))
-			vB = vB.AddScaled(p, mB)
-			wB = wB.Add(cp.i1B.Scale(d1).AddScaled(cp.i2B, d2))
+			if movesA || !finite(d1+d2) {
+				vA = vA.AddScaled(p, -mA)
+				wA = wA.Sub(cp.i1A.Scale(d1).AddScaled(cp.i2A, d2))
+			}
+			if movesB || !finite(d1+d2) {
+				vB = vB.AddScaled(p, mB)
+				wB = wB.Add(cp.i1B.Scale(d1).AddScaled(cp.i2B, d2))
+			}
 		}
 		if mf.torsion > 0 && mf.tMass > 0 {
 			wn := wB.Sub(wA).Dot(n)
@@ -165,8 +184,12 @@ func solveContacts(man []manifold, bodies []bodySim, soft softness, invH, maxPus
 			lim := mf.torsion * total
 			nt := max(-lim, min(lim, old-mf.tMass*wn))
 			mf.ti = nt
-			wA = wA.AddScaled(mf.tnA, -(nt - old))
-			wB = wB.AddScaled(mf.tnB, nt-old)
+			if movesA || !finite(nt-old) {
+				wA = wA.AddScaled(mf.tnA, -(nt - old))
+			}
+			if movesB || !finite(nt-old) {
+				wB = wB.AddScaled(mf.tnB, nt-old)
+			}
 		}
 		a.v, a.w, b.v, b.w = vA, wA, vB, wB
 	}

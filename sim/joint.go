@@ -23,6 +23,7 @@ func prepareJoints(m *Model, s *State, jointSoft, limitSoft softness, h float64)
 // from the current poses (once per substep).
 func updateJoints(m *Model, s *State, h float64, first bool) {
 	bodies := s.ws.bodies
+	acts := s.ws.acts
 	for i := range s.ws.joints {
 		j := &s.ws.joints[i]
 		if j.grouped {
@@ -96,12 +97,31 @@ func updateJoints(m *Model, s *State, h float64, first bool) {
 		if j.arm > 0 {
 			j.rotorMass()
 		}
-		if j.hasSpring {
-			j.springS = springSoft(j.stiff, j.damp, j.axMass, h)
-		}
-		if j.motor {
-			j.motorS = springSoft(j.kp, j.kd, j.axMass, h)
-		}
+		j.axisCoefs(acts, h)
+	}
+}
+
+// axisCoefs computes the coefficients of j's axis rows that depend on its
+// coordinate and its effective mass, the rotor's included (updateJoints and
+// updateCompounds, once per joint update): 1/axMass and the spring's,
+// motor's and actuators' row coefficients.
+func (j *jointSim) axisCoefs(acts []actSim, h float64) {
+	j.invAx = 0
+	if j.axMass > 0 {
+		j.invAx = 1 / j.axMass
+	}
+	if j.hasSpring {
+		j.springS = springSoft(j.stiff, j.damp, j.axMass, h)
+		j.springCoef = -j.axMass * j.springS.massScale
+		j.springBias = j.springS.biasRate * (j.q - j.ref)
+	}
+	if j.motor {
+		j.motorS = springSoft(j.kp, j.kd, j.axMass, h)
+		j.motorCoef = -j.axMass * j.motorS.massScale
+		j.motorBias = j.motorS.biasRate * (j.q - j.target)
+	}
+	if j.act1 > j.act0 {
+		updateActuators(acts, j)
 	}
 }
 
@@ -110,33 +130,45 @@ func (p *bodySim) q0Rel(c *bodySim, relRot Quat) Quat {
 	return p.q.Conj().Mul(c.q).Mul(relRot.Conj())
 }
 
-// pointK returns the 3×3 inverse effective mass of a point constraint.
+// pointK returns the 3×3 inverse effective mass of a point constraint. A
+// body with zero inverse mass has a zero inverse inertia (prepareBodies),
+// whose term is ±0 and leaves every entry of k unchanged (k starts at +0 or
+// mP+mC > 0), so it is skipped.
 func pointK(mP, mC float64, iP, iC *Mat3, rP, rC Vec3) Mat3 {
 	var k Mat3
 	k[0], k[4], k[8] = mP+mC, mP+mC, mP+mC
-	addSkewInertia(&k, iP, rP)
-	addSkewInertia(&k, iC, rC)
+	if mP > 0 {
+		addSkewInertia(&k, iP, rP)
+	}
+	if mC > 0 {
+		addSkewInertia(&k, iC, rC)
+	}
 	return k
 }
 
-// addSkewInertia adds -[r]× I [r]× to k.
+// addSkewInertia adds -[r]× I [r]× to k, one column e at a time:
+// -[r]× I [r]× e = (I (r × e)) × r, with r × e written out for the unit
+// vectors (r × x̂ = (0, r_z, −r_y), r × ŷ = (−r_z, 0, r_x), r × ẑ = (r_y,
+// −r_x, 0)). The products with the zero components that the general Cross
+// and MulVec would form are ±0 and only change the sign of a zero
+// intermediate; k starts at +0 or mP+mC > 0, so its entries are the same
+// bits either way.
 func addSkewInertia(k *Mat3, in *Mat3, r Vec3) {
-	for col := 0; col < 3; col++ {
-		var e Vec3
-		switch col {
-		case 0:
-			e.X = 1
-		case 1:
-			e.Y = 1
-		default:
-			e.Z = 1
-		}
-		// -[r]× I [r]× e = (I (r × e)) × r
-		v := in.MulVec(r.Cross(e)).Cross(r)
-		k[col] += v.X
-		k[3+col] += v.Y
-		k[6+col] += v.Z
-	}
+	u := Vec3{in[1]*r.Z - in[2]*r.Y, in[4]*r.Z - in[5]*r.Y, in[7]*r.Z - in[8]*r.Y}
+	v := u.Cross(r)
+	k[0] += v.X
+	k[3] += v.Y
+	k[6] += v.Z
+	u = Vec3{in[2]*r.X - in[0]*r.Z, in[5]*r.X - in[3]*r.Z, in[8]*r.X - in[6]*r.Z}
+	v = u.Cross(r)
+	k[1] += v.X
+	k[4] += v.Y
+	k[7] += v.Z
+	u = Vec3{in[0]*r.Y - in[1]*r.X, in[3]*r.Y - in[4]*r.X, in[6]*r.Y - in[7]*r.X}
+	v = u.Cross(r)
+	k[2] += v.X
+	k[5] += v.Y
+	k[8] += v.Z
 }
 
 // inverse2 returns the inverse of [[a b][c d]] in the top-left of a Mat3.
@@ -182,10 +214,17 @@ func warmStartJoints(ws *workspace) {
 	}
 }
 
-// applyAngular applies angular impulse l to c and -l to p.
+// applyAngular applies angular impulse l to c and -l to p. A static body's
+// w is +0 and its inverse inertia 0, so w − I⁻¹l stays +0: it is skipped
+// unless l is not finite (then w becomes NaN, as it always did).
 func applyAngular(p, c *bodySim, l Vec3) {
-	p.w = p.w.Sub(p.invI.MulVec(l))
-	c.w = c.w.Add(c.invI.MulVec(l))
+	bad := !finite(l.X + l.Y + l.Z)
+	if p.moves || bad {
+		p.w = p.w.Sub(p.invI.MulVec(l))
+	}
+	if c.moves || bad {
+		c.w = c.w.Add(c.invI.MulVec(l))
+	}
 }
 
 // solveJoints runs one pass over the joints: axis rows (spring, motor,
@@ -280,22 +319,20 @@ func solveAxis(j *jointSim, p, c *bodySim, acts []actSim, h, invH float64, useBi
 	if j.axMass == 0 {
 		return
 	}
-	kax := 1 / j.axMass
+	kax := j.invAx
 	cdot := axisVel(j, p, c)
 	var total float64
 	if j.hasSpring {
-		s := j.springS
-		imp := -j.axMass*s.massScale*(cdot+s.biasRate*(j.q-j.ref)) - s.impulseScale*j.springImp
+		imp := j.springCoef*(cdot+j.springBias) - j.springS.impulseScale*j.springImp
 		j.springImp += imp
 		total += imp
 		cdot += imp * kax
 	}
 	if j.act1 > j.act0 {
-		total += solveActuators(acts, j, &cdot, h)
+		total += solveActuators(acts, j, &cdot)
 	}
 	if j.motor {
-		s := j.motorS
-		imp := -j.axMass*s.massScale*(cdot+s.biasRate*(j.q-j.target)) - s.impulseScale*j.motorImp
+		imp := j.motorCoef*(cdot+j.motorBias) - j.motorS.impulseScale*j.motorImp
 		old := j.motorImp
 		nv := old + imp
 		if j.maxF > 0 {

@@ -35,6 +35,10 @@ const (
 	// for the closest point of a box to a cylinder's axis segment
 	// ((2/3)^40 ≈ 1e-7 of the segment).
 	boxCylinderSearchIters = 40
+	// planeCullSlack is the relative clearance (of the shape's distance
+	// and extent, in m) above which a plane-shape pair skips the narrow
+	// phase (broadPhase): far above any rounding of the plane routines.
+	planeCullSlack = 1e-9
 )
 
 // softness holds the coefficients of a soft constraint (Box2D v3 b2Softness).
@@ -160,9 +164,14 @@ type jointSim struct {
 	kLin    Mat3 // inverse effective mass of point/perpendicular block
 	kAng    Mat3 // inverse effective mass of angular block
 	axMass  float64
+	invAx   float64 // 1/axMass (0 when axMass is 0)
 	springS softness
 	motorS  softness
 	target  float64
+	// per-update coefficients of the spring and motor rows:
+	// imp = coef·(cdot + bias) − impulseScale·accumulated
+	springCoef, springBias float64
+	motorCoef, motorBias   float64
 	// accumulated impulses
 	linImp, angImp      Vec3
 	springImp, motorImp float64

@@ -2,8 +2,13 @@ package sim
 
 // Step advances s by m.Opt.Timestep: Step1 then Step2.
 func Step(m *Model, s *State) {
-	Step1(m, s)
-	Step2(m, s)
+	s.checkModel(m)
+	// Step1's contact list (warm-start forces) is replaced by Step2's
+	// before anyone can read it: build only the manifolds
+	collideManifolds(m, s)
+	s.pending = false
+	solve(m, s)
+	s.Time += m.Opt.Timestep
 }
 
 // Step1 runs the position-dependent stage: it finds the contacts of the

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/vlmrb/vlmrb/sim"
@@ -331,39 +332,69 @@ func speed(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	fmt.Println("| model | timestep (ms) | vlmrb steps/s (median) | mujoco-testspeed steps/s (median) | ratio | rounds |")
-	fmt.Println("|---|---|---|---|---|---|")
+	fmt.Println("| model | timestep (ms) | substeps | vlmrb steps/s | MuJoCo steps/s | ratio | per-round min–max | vlmrb steps/cpu-s | MuJoCo steps/cpu-s | CPU ratio | per-round min–max | rounds |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, f := range fs.Args() {
 		o, _, err := load(f)
 		if err != nil {
 			return err
 		}
-		var ours, theirs []float64
+		var ours, theirs, oursCPU, theirsCPU []float64
 		for r := 0; r < *rounds; r++ {
-			ours = append(ours, runOurs(o, *steps))
-			out, err := exec.Command("mujoco-testspeed", f, strconv.Itoa(*steps), "1", "0.01").CombinedOutput()
+			wall, cpu := runOurs(o, *steps)
+			ours, oursCPU = append(ours, wall), append(oursCPU, cpu)
+			v, c, err := testspeed(f, *steps)
 			if err != nil {
-				return fmt.Errorf("mujoco-testspeed %s: %v: %s", f, err, out)
+				return err
 			}
-			m := stepsRE.FindSubmatch(out)
-			if m == nil {
-				return fmt.Errorf("mujoco-testspeed %s: no steps/s in %q", f, out)
+			// the CPU time of a 1-step run is testspeed's loading cost
+			_, c1, err := testspeed(f, 1)
+			if err != nil {
+				return err
 			}
-			v, _ := strconv.ParseFloat(string(m[1]), 64)
 			theirs = append(theirs, v)
+			theirsCPU = append(theirsCPU, float64(*steps-1)/max(c-c1, 1e-9))
 		}
-		mo, mt := median(ours), median(theirs)
-		fmt.Printf("| %s | %g | %.0f | %.0f | %.2f× | %d |\n", filepath.Base(f), o.Sim.Opt.Timestep*1000, mo, mt, mo/mt, *rounds)
+		fmt.Printf("| %s | %g | %d | %s | %s | %s |\n", filepath.Base(f), o.Sim.Opt.Timestep*1000, o.Sim.Opt.Substeps,
+			ratioCells(ours, theirs), ratioCells(oursCPU, theirsCPU), strconv.Itoa(*rounds))
 	}
 	return nil
 }
 
+// testspeed runs mujoco-testspeed on f for n steps (one thread, 0.01
+// control noise) and returns its steps/s and the CPU time (s) it used.
+func testspeed(f string, n int) (stepsPerSec, cpu float64, err error) {
+	cmd := exec.Command("mujoco-testspeed", f, strconv.Itoa(n), "1", "0.01")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return 0, 0, fmt.Errorf("mujoco-testspeed %s: %v: %s", f, err, out)
+	}
+	m := stepsRE.FindSubmatch(out)
+	if m == nil {
+		return 0, 0, fmt.Errorf("mujoco-testspeed %s: no steps/s in %q", f, out)
+	}
+	v, _ := strconv.ParseFloat(string(m[1]), 64)
+	ps := cmd.ProcessState
+	return v, (ps.UserTime() + ps.SystemTime()).Seconds(), nil
+}
+
+// ratioCells formats the medians of ours and theirs, the ratio of the
+// medians and the per-round ratio's min–max as table cells.
+func ratioCells(ours, theirs []float64) string {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for r := range ours {
+		lo, hi = min(lo, ours[r]/theirs[r]), max(hi, ours[r]/theirs[r])
+	}
+	mo, mt := median(ours), median(theirs)
+	return fmt.Sprintf("%.0f | %.0f | %.2f× | %.2f–%.2f×", mo, mt, mo/mt, lo, hi)
+}
+
 // runOurs steps the model with testspeed's control noise (0.01 of each
 // control range about its centre, uniform) and returns steps/s.
-func runOurs(o *mjcf.Model, n int) float64 {
+func runOurs(o *mjcf.Model, n int) (wall, cpu float64) {
 	s := o.Sim.NewState()
 	rng := rand.New(rand.NewPCG(1, 2))
-	t0 := time.Now()
+	t0, c0 := time.Now(), cpuSeconds()
 	for i := 0; i < n; i++ {
 		for _, a := range o.Actuators {
 			c, rad := 0.0, 1.0
@@ -374,7 +405,16 @@ func runOurs(o *mjcf.Model, n int) float64 {
 		}
 		sim.Step(o.Sim, s)
 	}
-	return float64(n) / time.Since(t0).Seconds()
+	return float64(n) / time.Since(t0).Seconds(), float64(n) / max(cpuSeconds()-c0, 1e-9)
+}
+
+// cpuSeconds returns the CPU time (user + system, s) this process has used.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Sec+ru.Stime.Sec) + 1e-6*float64(ru.Utime.Usec+ru.Stime.Usec)
 }
 
 func median(x []float64) float64 {
