@@ -151,116 +151,144 @@ func updateCompounds(ws *workspace, h float64, cp float64, moved bool) {
 	for ci := range ws.compounds {
 		cs := &ws.compounds[ci]
 		p, c := &bodies[cs.p], &bodies[cs.c]
-		k := int(cs.k)
-		wRel := c.w.Sub(p.w)
-		for i := 0; i < k; i++ {
-			j := &ws.joints[cs.member[i]]
-			cs.qv[i] = j.q
-			if moved {
-				cs.qv[i] += h * j.axis.Dot(wRel)
-			}
-		}
-		iters := 2
+		ww, b, hr, ok := cs.coordinates(ws, p, c, h, moved)
+		cs.lockedRows(p, c, ww, b, hr, cp, ws.joints[cs.member[0]].soft.biasRate)
+		cs.lockedMass(p, c)
+		cs.coordinateRows(ws, p, c, b, ok, h)
+	}
+}
+
+// coordinates is updateCompounds' first stage: the hinge coordinates
+// (predicted over the substep when moved, then Newton-corrected), the
+// world hinge axes ww, their dual axes b (ok false when singular) and the
+// hinges' rotations hr.
+func (cs *compoundSim) coordinates(ws *workspace, p, c *bodySim, h float64, moved bool) (ww, b [maxCompound]Vec3, hr [maxCompound]Quat, ok bool) {
+	k := int(cs.k)
+	wRel := c.w.Sub(p.w)
+	for i := 0; i < k; i++ {
+		j := &ws.joints[cs.member[i]]
+		cs.qv[i] = j.q
 		if moved {
-			iters = 1
+			cs.qv[i] += h * j.axis.Dot(wRel)
 		}
-		wl, res, hr := cs.hingeAnglesRot(p.q0Rel(c, cs.relRot), &cs.qv, iters)
-		var ww [maxCompound]Vec3
+	}
+	iters := 2
+	if moved {
+		iters = 1
+	}
+	wl, res, hr := cs.hingeAnglesRot(p.q0Rel(c, cs.relRot), &cs.qv, iters)
+	for i := 0; i < k; i++ {
+		ww[i] = p.q.Rotate(wl[i])
+	}
+	b, ok = dualAxes(ww, k)
+	cs.angE = p.q.Rotate(res)
+	if moved && ok {
+		// the Newton correction of the coordinates; the geometry stays
+		// that of the prediction, within the residual of it
 		for i := 0; i < k; i++ {
-			ww[i] = p.q.Rotate(wl[i])
+			cs.qv[i] += b[i].Dot(cs.angE)
 		}
-		b, ok := dualAxes(ww, k)
-		cs.angE = p.q.Rotate(res)
-		if moved && ok {
-			// the Newton correction of the coordinates; the geometry stays
-			// that of the prediction, within the residual of it
-			for i := 0; i < k; i++ {
-				cs.qv[i] += b[i].Dot(cs.angE)
-			}
+	}
+	return ww, b, hr, ok
+}
+
+// lockedRows is the second stage: the locked rows' Jacobians and errors —
+// three linear rows at the last anchor (the earlier hinges' motion of it
+// projected out along b) and, for two hinges, the angular row about their
+// common normal. cp caps the correction speed (Options.MaxJointPush) at
+// the joints' bias rate br.
+func (cs *compoundSim) lockedRows(p, c *bodySim, ww, b [maxCompound]Vec3, hr [maxCompound]Quat, cp, br float64) {
+	k := int(cs.k)
+	// anchors carried by the earlier hinges (parent frame), the last
+	// one being where the child's last anchor should be
+	var x [maxCompound]Vec3
+	for i := 0; i < k; i++ {
+		y := cs.anc[i]
+		for n := i - 1; n >= 0; n-- {
+			y = cs.anc[n].Add(hr[n].Rotate(y.Sub(cs.anc[n])))
 		}
-		// anchors carried by the earlier hinges (parent frame), the last
-		// one being where the child's last anchor should be
-		var x [maxCompound]Vec3
-		for i := 0; i < k; i++ {
-			y := cs.anc[i]
-			for n := i - 1; n >= 0; n-- {
-				y = cs.anc[n].Add(hr[n].Rotate(y.Sub(cs.anc[n])))
-			}
-			x[i] = p.q.Rotate(y)
-		}
-		rC := c.q.Rotate(cs.lc)
-		rP := x[k-1]
-		d := c.c.Add(rC).Sub(p.c.Add(rP))
-		// l_i: velocity of the last anchor per unit rate of hinge i
-		var l [maxCompound]Vec3
+		x[i] = p.q.Rotate(y)
+	}
+	rC := c.q.Rotate(cs.lc)
+	rP := x[k-1]
+	d := c.c.Add(rC).Sub(p.c.Add(rP))
+	// l_i: velocity of the last anchor per unit rate of hinge i
+	var l [maxCompound]Vec3
+	for i := 0; i < k-1; i++ {
+		l[i] = ww[i].Cross(rP.Sub(x[i]))
+	}
+	e := [3]Vec3{{X: 1}, {Y: 1}, {Z: 1}}
+	for r := 0; r < 3; r++ {
+		var g Vec3
 		for i := 0; i < k-1; i++ {
-			l[i] = ww[i].Cross(rP.Sub(x[i]))
+			g = g.AddScaled(b[i], l[i].Dot(e[r]))
 		}
-		e := [3]Vec3{{X: 1}, {Y: 1}, {Z: 1}}
+		cs.linC[r] = e[r]
+		cs.angC[r] = rC.Cross(e[r]).Sub(g)
+		cs.angP[r] = rP.Cross(e[r]).Neg().Add(g)
+		cs.err[r] = d.Dot(e[r])
+	}
+	if cp > 0 && d.Norm()*br > cp {
+		f := cp / (d.Norm() * br)
 		for r := 0; r < 3; r++ {
-			var g Vec3
-			for i := 0; i < k-1; i++ {
-				g = g.AddScaled(b[i], l[i].Dot(e[r]))
-			}
-			cs.linC[r] = e[r]
-			cs.angC[r] = rC.Cross(e[r]).Sub(g)
-			cs.angP[r] = rP.Cross(e[r]).Neg().Add(g)
-			cs.err[r] = d.Dot(e[r])
+			cs.err[r] *= f
 		}
-		if br := ws.joints[cs.member[0]].soft.biasRate; cp > 0 && d.Norm()*br > cp {
-			f := cp / (d.Norm() * br)
-			for r := 0; r < 3; r++ {
-				cs.err[r] *= f
-			}
+	}
+	cs.rows = 3
+	if k == 2 {
+		n := ww[0].Cross(ww[1]).Normalize()
+		cs.linC[3] = Vec3{}
+		cs.angC[3] = n
+		cs.angP[3] = n.Neg()
+		cs.err[3] = n.Dot(cs.angE)
+		cs.rows = 4
+	}
+}
+
+// lockedMass is the third stage: the locked block's inverse effective mass.
+func (cs *compoundSim) lockedMass(p, c *bodySim) {
+	nr := int(cs.rows)
+	for r := 0; r < nr; r++ {
+		cs.iangC[r] = c.invI.MulVec(cs.angC[r])
+		cs.iangP[r] = p.invI.MulVec(cs.angP[r])
+	}
+	var kk [16]float64
+	mm := p.invMass + c.invMass
+	for a := 0; a < nr; a++ {
+		for bb := 0; bb < nr; bb++ {
+			kk[a*4+bb] = mm*cs.linC[a].Dot(cs.linC[bb]) + cs.angC[a].Dot(cs.iangC[bb]) + cs.angP[a].Dot(cs.iangP[bb])
 		}
-		cs.rows = 3
-		if k == 2 {
-			n := ww[0].Cross(ww[1]).Normalize()
-			cs.linC[3] = Vec3{}
-			cs.angC[3] = n
-			cs.angP[3] = n.Neg()
-			cs.err[3] = n.Dot(cs.angE)
-			cs.rows = 4
+	}
+	if nr == 3 {
+		k3 := Mat3{kk[0], kk[1], kk[2], kk[4], kk[5], kk[6], kk[8], kk[9], kk[10]}
+		i3 := inverse(&k3)
+		cs.kInv = [16]float64{i3[0], i3[1], i3[2], 0, i3[3], i3[4], i3[5], 0, i3[6], i3[7], i3[8]}
+	} else {
+		cs.kInv = invertSmall(kk, nr)
+	}
+}
+
+// coordinateRows is the last stage: each member's axis row along its dual
+// axis b_i (spring, actuators, limits, rotor), none when b is singular.
+func (cs *compoundSim) coordinateRows(ws *workspace, p, c *bodySim, b [maxCompound]Vec3, ok bool, h float64) {
+	for i := 0; i < int(cs.k); i++ {
+		j := &ws.joints[cs.member[i]]
+		j.q = cs.qv[i]
+		j.kLin, j.kAng = Mat3{}, Mat3{}
+		j.rP, j.rC, j.d, j.angErr = Vec3{}, Vec3{}, Vec3{}, Vec3{}
+		j.axMass, j.invAx = 0, 0
+		if !ok {
+			continue
 		}
-		nr := int(cs.rows)
-		for r := 0; r < nr; r++ {
-			cs.iangC[r] = c.invI.MulVec(cs.angC[r])
-			cs.iangP[r] = p.invI.MulVec(cs.angP[r])
+		j.axis = b[i]
+		kax := b[i].Dot(p.invI.MulVec(b[i])) + b[i].Dot(c.invI.MulVec(b[i]))
+		if kax > 0 {
+			j.axMass = 1 / kax
 		}
-		var kk [16]float64
-		mm := p.invMass + c.invMass
-		for a := 0; a < nr; a++ {
-			for bb := 0; bb < nr; bb++ {
-				kk[a*4+bb] = mm*cs.linC[a].Dot(cs.linC[bb]) + cs.angC[a].Dot(cs.iangC[bb]) + cs.angP[a].Dot(cs.iangP[bb])
-			}
+		if j.arm > 0 {
+			j.rotorMass()
 		}
-		if nr == 3 {
-			k3 := Mat3{kk[0], kk[1], kk[2], kk[4], kk[5], kk[6], kk[8], kk[9], kk[10]}
-			i3 := inverse(&k3)
-			cs.kInv = [16]float64{i3[0], i3[1], i3[2], 0, i3[3], i3[4], i3[5], 0, i3[6], i3[7], i3[8]}
-		} else {
-			cs.kInv = invertSmall(kk, nr)
-		}
-		// coordinate rows: the members' axis rows along b_i
-		for i := 0; i < k; i++ {
-			j := &ws.joints[cs.member[i]]
-			j.q = cs.qv[i]
-			j.kLin, j.kAng = Mat3{}, Mat3{}
-			j.rP, j.rC, j.d, j.angErr = Vec3{}, Vec3{}, Vec3{}, Vec3{}
-			j.axMass, j.invAx = 0, 0
-			if !ok {
-				continue
-			}
-			j.axis = b[i]
-			kax := b[i].Dot(p.invI.MulVec(b[i])) + b[i].Dot(c.invI.MulVec(b[i]))
-			if kax > 0 {
-				j.axMass = 1 / kax
-			}
-			if j.arm > 0 {
-				j.rotorMass()
-			}
-			j.axisCoefs(ws.acts, h)
-		}
+		j.axisCoefs(ws.acts, h)
 	}
 }
 
