@@ -70,7 +70,7 @@ func TestArmReachExpert(t *testing.T) {
 func TestArmReachSpec(t *testing.T) {
 	e := armReach(t, tasks.ArmReachOptions{Reward: "sparse"})
 	sp := e.Spec()
-	if sp.ActDim != 6 || sp.ObsDim != 21 || math.Abs(sp.ControlDt-0.04) > 1e-12 {
+	if sp.ActDim != 6 || sp.ObsDim != 30 || math.Abs(sp.ControlDt-0.04) > 1e-12 {
 		t.Errorf("spec %+v", sp)
 	}
 	a, _ := e.Reset(7)
