@@ -25,7 +25,10 @@ const (
 	armControlDt    = 0.04 // s per control step
 	armIKDamping    = 0.05 // damped least squares λ (m)
 	armExpertGain   = 0.3  // share of the site error the expert commands per control step
-	armObsGain      = 10   // scale of the servo-lag terms of the observation (rad or m → O(1))
+	// armObsGain scales the goal and servo-lag vectors of the observation
+	// (m or rad → dm or 0.1 rad), so that the centimetres that decide
+	// success move the policy's inputs by O(0.1), not O(0.01).
+	armObsGain = 10
 )
 
 // ArmReachOptions configure ArmReach.
@@ -55,7 +58,7 @@ type ArmReachOptions struct {
 // position actuators, behind control.Env: reach a random goal drawn from
 // the arm's own workspace. Observation: joint positions, joint velocities
 // / 10, 10 × (servo target − joint position), site position, goal,
-// goal − site, 10 × (commanded site − site), where the commanded site is
+// 10 × (goal − site), 10 × (commanded site − site), where the commanded site is
 // the site's position at the servo targets. The servo targets are the
 // controller's state (both action modes integrate them), so without them
 // the observation would not be Markov: the arm lags its targets and sags
@@ -376,7 +379,8 @@ func (e *ArmReach) observe() ([]float64, control.Info) {
 	p := e.sitePos()
 	g := e.goal
 	c := e.targetSite().Sub(p).Scale(armObsGain)
-	obs = append(obs, p.X, p.Y, p.Z, g.X, g.Y, g.Z, g.X-p.X, g.Y-p.Y, g.Z-p.Z, c.X, c.Y, c.Z)
+	r := g.Sub(p).Scale(armObsGain)
+	obs = append(obs, p.X, p.Y, p.Z, g.X, g.Y, g.Z, r.X, r.Y, r.Z, c.X, c.Y, c.Z)
 	d := p.Sub(g).Norm()
 	succ := 0.0
 	if d <= ArmReachSuccess {
@@ -395,7 +399,7 @@ func ArmReachExpert(e *ArmReach) control.Policy {
 		// integral action on the site error: the servos lag their targets
 		// and sag under gravity, so the commanded pose moves a fraction of
 		// the remaining error per step and settles where the arm reaches
-		dx := sim.V3(obs[3*n+6], obs[3*n+7], obs[3*n+8]).Scale(armExpertGain)
+		dx := sim.V3(obs[3*n+6], obs[3*n+7], obs[3*n+8]).Scale(armExpertGain / armObsGain)
 		if e.opts.Control == "ee" {
 			v := dx.Scale(1 / armEEStep)
 			dst[0], dst[1], dst[2] = clampf(v.X, -1, 1), clampf(v.Y, -1, 1), clampf(v.Z, -1, 1)

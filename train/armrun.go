@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/vlmrb/vlmrb/control"
+	"github.com/vlmrb/vlmrb/sac"
 	"github.com/vlmrb/vlmrb/sim/mjcf"
 	"github.com/vlmrb/vlmrb/tasks"
 )
@@ -105,18 +106,11 @@ func (r *runner) buildArmEnvs() error {
 		return err
 	}
 	load := func(warn bool) (*tasks.ArmReach, error) {
-		m, err := mjcf.Load(cfg.Arm.Model, mjcf.Options{})
-		if err != nil {
-			return nil, &ConfigError{Msg: fmt.Sprintf("arm.model: %v", err)}
+		e, err := newArmEnv(cfg, opts)
+		if err == nil && warn && len(e.Model().Warnings) > 0 {
+			r.warnf("%s: ignored %s", cfg.Arm.Model, strings.Join(e.Model().Warnings, "; "))
 		}
-		if warn && len(m.Warnings) > 0 {
-			r.warnf("%s: ignored %s", cfg.Arm.Model, strings.Join(m.Warnings, "; "))
-		}
-		e, err := tasks.NewArmReach(m, opts)
-		if err != nil {
-			return nil, &ConfigError{Msg: err.Error()}
-		}
-		return e, nil
+		return e, err
 	}
 	r.arm = make([]*tasks.ArmReach, cfg.NumEnvs)
 	if r.vec, err = control.NewVecEnv(cfg.NumEnvs, func(i int) (control.Env, error) {
@@ -131,6 +125,33 @@ func (r *runner) buildArmEnvs() error {
 	}
 	r.armEval, err = load(false)
 	return err
+}
+
+// newArmEnv loads c's arm and builds an arm-reach env over it.
+func newArmEnv(c *Config, opts tasks.ArmReachOptions) (*tasks.ArmReach, error) {
+	m, err := mjcf.Load(c.Arm.Model, mjcf.Options{})
+	if err != nil {
+		return nil, &ConfigError{Msg: fmt.Sprintf("arm.model: %v", err)}
+	}
+	e, err := tasks.NewArmReach(m, opts)
+	if err != nil {
+		return nil, &ConfigError{Msg: err.Error()}
+	}
+	return e, nil
+}
+
+// evalArmRun is robot-train eval of an arm-reach checkpoint (evalArm).
+func evalArmRun(ctx context.Context, cfg *Config, agent *sac.Agent, episodes int, seed uint64) (*EvalResult, error) {
+	opts, err := cfg.armOptions()
+	if err != nil {
+		return nil, err
+	}
+	env, err := newArmEnv(cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	res, _, err := evalArm(ctx, env, AgentPolicy(agent), episodes, seed)
+	return res, err
 }
 
 // expert is env i's scripted expert.

@@ -61,6 +61,12 @@ func TestRunArmReach(t *testing.T) {
 	if err := LoadConfigFile(filepath.Join(out, "config.yaml"), &back); err != nil || back.Task != tasks.ArmReachName || back.Arm.Model != arm6 {
 		t.Fatalf("config.yaml: %v, task %q model %q", err, back.Task, back.Arm.Model)
 	}
+	// robot-train eval of the checkpoint: the run's own evaluation episodes
+	ev, err := EvalRun(context.Background(), out, EvalRunOptions{})
+	if err != nil || ev.Step != 300 || ev.EvalResult.Episodes != 2 || ev.EvalResult.SuccessRate != res.FinalEval.SuccessRate ||
+		ev.EvalResult.MeanReturn != res.FinalEval.MeanReturn {
+		t.Errorf("EvalRun %+v (%v) against the run's final evaluation %+v", ev, err, res.FinalEval)
+	}
 	back.Steps = 400
 	res2, err := Run(context.Background(), back, Options{Resume: true})
 	if err != nil {
