@@ -84,10 +84,16 @@ func (c *Config) armOptions() (tasks.ArmReachOptions, error) {
 	return o, nil
 }
 
-// taskMeta is the static description of the run's task.
+// taskMeta is the static description of the run's task. For arm-reach
+// it also loads the arm and builds the task once, so that a bad model,
+// site or actuator is refused before the run directory is written.
 func (r *runner) taskMeta() (tasks.Meta, error) {
 	if r.cfg.IsArmTask() {
-		return tasks.ArmReachMeta(), nil
+		opts, err := r.cfg.armOptions()
+		if err == nil {
+			_, err = newArmEnv(&r.cfg, opts)
+		}
+		return tasks.ArmReachMeta(), err
 	}
 	meta, err := tasks.Lookup(r.cfg.Task)
 	if err != nil {
