@@ -25,6 +25,10 @@ const (
 	armControlDt    = 0.04 // s per control step
 	armIKDamping    = 0.05 // damped least squares λ (m)
 	armExpertGain   = 0.3  // share of the site error the expert commands per control step
+	// armObsGain scales the goal and servo-lag vectors of the observation
+	// (m or rad → dm or 0.1 rad), so that the centimetres that decide
+	// success move the policy's inputs by O(0.1), not O(0.01).
+	armObsGain = 10
 )
 
 // ArmReachOptions configure ArmReach.
@@ -53,7 +57,12 @@ type ArmReachOptions struct {
 // ArmReach is a reach task for any MJCF arm with an end-effector site and
 // position actuators, behind control.Env: reach a random goal drawn from
 // the arm's own workspace. Observation: joint positions, joint velocities
-// / 10, site position, goal, goal − site. Info: "success" (d ≤ 5 cm),
+// / 10, 10 × (servo target − joint position), site position, goal,
+// 10 × (goal − site), 10 × (commanded site − site), where the commanded site is
+// the site's position at the servo targets. The servo targets are the
+// controller's state (both action modes integrate them), so without them
+// the observation would not be Markov: the arm lags its targets and sags
+// below them under gravity by up to ~10 cm on arm6.xml. Info: "success" (d ≤ 5 cm),
 // "obj_to_target" (d, m), "progress" (1 − d/d₀).
 type ArmReach struct {
 	m      *mjcf.Model
@@ -111,7 +120,7 @@ func NewArmReach(m *mjcf.Model, opts ArmReachOptions) (*ArmReach, error) {
 	if opts.Control == "ee" {
 		actDim = 3
 	}
-	e.spec = control.BoxSpec(2*n+9, actDim, -1, 1)
+	e.spec = control.BoxSpec(3*n+12, actDim, -1, 1)
 	e.spec.MaxEpisodeSteps = opts.MaxSteps
 	e.spec.ControlDt = float64(e.skip) * m.Sim.Opt.Timestep
 	e.spec.RewardLow, e.spec.RewardHigh = 0, 1
@@ -174,6 +183,23 @@ func (e *ArmReach) pickActuators() error {
 	}
 	return nil
 }
+
+// ArmReachMeta is the static description of the arm-reach task (what
+// Lookup returns for the registered tasks): the reach family, one stage,
+// success within ArmReachSuccess.
+func ArmReachMeta() Meta {
+	return Meta{Name: ArmReachName, Description: "move the arm's end effector to the goal", Family: "reach",
+		Stages: []string{"reach"}, SuccessRadius: ArmReachSuccess}
+}
+
+// Progress returns privileged progress 1 − d/d₀ in [0, 1] (d the site's
+// distance to the goal, d₀ at Reset) and the stage name.
+func (e *ArmReach) Progress() (float64, string) {
+	return clampf(1-e.sitePos().Sub(e.goal).Norm()/e.d0, 0, 1), "reach"
+}
+
+// Expert returns the task's IK expert (ArmReachExpert).
+func (e *ArmReach) Expert() control.Policy { return ArmReachExpert(e) }
 
 // Spec implements control.Env.
 func (e *ArmReach) Spec() control.Spec { return e.spec }
@@ -347,9 +373,14 @@ func (e *ArmReach) observe() ([]float64, control.Info) {
 	for _, j := range e.joints {
 		obs = append(obs, 0.1*e.s.JointVel(e.m.Sim, e.m.Joints[j].Sim))
 	}
+	for i, j := range e.joints {
+		obs = append(obs, armObsGain*(e.target[i]-e.m.JointPos(e.s, j)))
+	}
 	p := e.sitePos()
 	g := e.goal
-	obs = append(obs, p.X, p.Y, p.Z, g.X, g.Y, g.Z, g.X-p.X, g.Y-p.Y, g.Z-p.Z)
+	c := e.targetSite().Sub(p).Scale(armObsGain)
+	r := g.Sub(p).Scale(armObsGain)
+	obs = append(obs, p.X, p.Y, p.Z, g.X, g.Y, g.Z, r.X, r.Y, r.Z, c.X, c.Y, c.Z)
 	d := p.Sub(g).Norm()
 	succ := 0.0
 	if d <= ArmReachSuccess {
@@ -368,7 +399,7 @@ func ArmReachExpert(e *ArmReach) control.Policy {
 		// integral action on the site error: the servos lag their targets
 		// and sag under gravity, so the commanded pose moves a fraction of
 		// the remaining error per step and settles where the arm reaches
-		dx := sim.V3(obs[2*n+6], obs[2*n+7], obs[2*n+8]).Scale(armExpertGain)
+		dx := sim.V3(obs[3*n+6], obs[3*n+7], obs[3*n+8]).Scale(armExpertGain / armObsGain)
 		if e.opts.Control == "ee" {
 			v := dx.Scale(1 / armEEStep)
 			dst[0], dst[1], dst[2] = clampf(v.X, -1, 1), clampf(v.Y, -1, 1), clampf(v.Z, -1, 1)

@@ -70,7 +70,7 @@ func TestArmReachExpert(t *testing.T) {
 func TestArmReachSpec(t *testing.T) {
 	e := armReach(t, tasks.ArmReachOptions{Reward: "sparse"})
 	sp := e.Spec()
-	if sp.ActDim != 6 || sp.ObsDim != 21 || math.Abs(sp.ControlDt-0.04) > 1e-12 {
+	if sp.ActDim != 6 || sp.ObsDim != 30 || math.Abs(sp.ControlDt-0.04) > 1e-12 {
 		t.Errorf("spec %+v", sp)
 	}
 	a, _ := e.Reset(7)
@@ -92,5 +92,46 @@ func TestArmReachSpec(t *testing.T) {
 	}
 	if _, err := tasks.NewArmReach(m, tasks.ArmReachOptions{Control: "torque"}); err == nil {
 		t.Error("an unknown control mode is accepted")
+	}
+}
+
+// TestArmReachObservationState: the observation carries the controller's
+// state. At Reset the servos hold qpos0 (no lag); with zero actions the arm
+// sags under gravity below its unchanged targets, and the observation
+// shows it: the commanded site stays put while the real one drops by
+// several cm, and the lag terms say by how much. The goal vector is
+// 10 × (goal − site).
+func TestArmReachObservationState(t *testing.T) {
+	e := armReach(t, tasks.ArmReachOptions{Control: "ee"})
+	n := 6
+	site := func(o []float64) [3]float64 { return [3]float64{o[3*n], o[3*n+1], o[3*n+2]} }
+	lag := func(o []float64) [3]float64 { return [3]float64{o[3*n+9] / 10, o[3*n+10] / 10, o[3*n+11] / 10} }
+	obs, _ := e.Reset(3)
+	p0, l0 := site(obs), lag(obs)
+	for i := range n {
+		if obs[2*n+i] != 0 {
+			t.Errorf("joint %d: servo lag %g at Reset", i, obs[2*n+i])
+		}
+	}
+	if math.Abs(l0[0])+math.Abs(l0[1])+math.Abs(l0[2]) > 1e-9 {
+		t.Errorf("commanded site − site %v at Reset", l0)
+	}
+	for range 50 {
+		obs, _, _, _, _, _ = e.Step(make([]float64, 3))
+	}
+	p, l := site(obs), lag(obs)
+	if drop := p0[2] - p[2]; drop < 0.05 {
+		t.Fatalf("the site dropped %.3f m under gravity; arm6's servos should sag > 5 cm", drop)
+	}
+	for k := range 3 { // commanded site = old site (targets unchanged) = site + lag
+		if math.Abs(p[k]+l[k]-p0[k]) > 1e-9 {
+			t.Errorf("axis %d: site %.4f + lag %.4f ≠ commanded %.4f", k, p[k], l[k], p0[k])
+		}
+	}
+	g := e.Goal()
+	for k, gk := range []float64{g.X, g.Y, g.Z} {
+		if math.Abs(obs[3*n+6+k]-10*(gk-p[k])) > 1e-9 || obs[3*n+3+k] != gk {
+			t.Errorf("axis %d: goal %g, goal vector %g, site %g", k, obs[3*n+3+k], obs[3*n+6+k], p[k])
+		}
 	}
 }

@@ -45,6 +45,7 @@ type Config struct {
 	Eval   EvalConfig   `yaml:"eval"`
 	Log    LogConfig    `yaml:"log"`
 	Ckpt   CkptConfig   `yaml:"checkpoint"`
+	Arm    ArmConfig    `yaml:"arm"` // task arm-reach: the imported MJCF arm (armrun.go)
 }
 
 // SACConfig is the `sac:` section: the agent's hyperparameters

@@ -4,7 +4,10 @@
 // deterministic evaluation → logs and checkpoints.
 //
 // One loop (loop.go) serves both learners: SAC on the manipulation tasks
-// and Double DQN on the grid tasks. The loop
+// (run.go, sac_*.go) and Double DQN on the grid tasks (dqn*.go). SAC's
+// tasks include arm-reach over an imported MJCF arm (the arm section,
+// armrun.go), without the frame scorers, VLM rewards and GIFs that film
+// MetaWorld scenes. The loop
 // owns the envs, the agent and the sampler: a learner collects a vector
 // step of experience and updates; the loop stores transitions, samples
 // (the sampler and the feedback it takes — TD errors, ReLo scores or none

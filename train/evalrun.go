@@ -147,6 +147,9 @@ func EvalRun(ctx context.Context, path string, o EvalRunOptions) (*EvalRunResult
 			return nil, &ConfigError{Msg: "a DQN run is evaluated on its own task and episodes (no task, reward or episode-length override)"}
 		}
 		if o.Task != "" {
+			if cfg.IsArmTask() {
+				return nil, &ConfigError{Msg: "an arm-reach run is evaluated on its own arm (no task override)"}
+			}
 			if _, err := TaskMeta(o.Task); err != nil {
 				return nil, err
 			}
@@ -186,6 +189,9 @@ func evalSACRun(ctx context.Context, cfg Config, agentBin []byte, episodes int, 
 		return nil, err
 	}
 	defer agent.Close()
+	if cfg.IsArmTask() { // armrun.go
+		return evalArmRun(ctx, &cfg, agent, episodes, seed)
+	}
 	reward, err := tasks.ParseRewardMode(cfg.EnvReward())
 	if err != nil {
 		return nil, err

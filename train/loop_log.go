@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"time"
+
+	"github.com/vlmrb/vlmrb/internal/cputime"
 )
 
 // rates returns env steps/s and updates/s of this process.
@@ -25,6 +27,7 @@ func (c *core) logRow(l learner) error {
 		"time/episodes":        float64(c.episodes),
 		"time/total_updates":   float64(c.updates),
 		"time/elapsed_s":       c.elapsedBefore + time.Since(c.sessionStart).Seconds(),
+		"time/process_cpu_s":   cputime.Process().Seconds(), // user + system CPU of this process (0 where unsupported)
 	}
 	sps, ups := c.rates()
 	v["time/fps"], v["time/updates_per_s"] = sps, ups

@@ -69,6 +69,8 @@ type runner struct {
 	vec     *control.VecEnv
 	envs    []*tasks.Env
 	evalEnv *tasks.Env
+	arm     []*tasks.ArmReach // task arm-reach (armrun.go): its envs instead of envs
+	armEval *tasks.ArmReach
 	spec    control.Spec
 
 	agent    *sac.Agent
@@ -92,9 +94,9 @@ type runner struct {
 // restoring a checkpoint when resuming.
 func (r *runner) setup(ctx context.Context) error {
 	cfg := &r.cfg
-	meta, err := tasks.Lookup(cfg.Task)
+	meta, err := r.taskMeta()
 	if err != nil {
-		return &ConfigError{Msg: err.Error() + " (robot-train tasks lists them)"}
+		return err
 	}
 	r.meta = meta
 	reward, err := tasks.ParseRewardMode(cfg.EnvReward())
@@ -171,18 +173,8 @@ func (r *runner) setup(ctx context.Context) error {
 // evaluation env), the agent, the replay buffer and the loop's sampler.
 func (r *runner) build(reward tasks.RewardMode) error {
 	cfg := &r.cfg
-	topts := tasks.Options{Reward: reward, MaxSteps: cfg.MaxEpisodeLen}
-	r.envs = make([]*tasks.Env, cfg.NumEnvs)
-	var err error
-	r.vec, err = control.NewVecEnv(cfg.NumEnvs, func(i int) (control.Env, error) {
-		e, err := tasks.Make(cfg.Task, topts)
-		r.envs[i] = e
-		return e, err
-	})
+	err := r.buildEnvs(reward)
 	if err != nil {
-		return err
-	}
-	if r.evalEnv, err = tasks.Make(cfg.Task, topts); err != nil {
 		return err
 	}
 	r.spec = r.vec.Spec()
@@ -203,6 +195,27 @@ func (r *runner) build(reward tasks.RewardMode) error {
 	}
 	r.title = fmt.Sprintf("%s / %s", cfg.Task, cfg.Replay)
 	return nil
+}
+
+// buildEnvs makes the N training envs in a VecEnv and the evaluation env.
+func (r *runner) buildEnvs(reward tasks.RewardMode) error {
+	cfg := &r.cfg
+	if cfg.IsArmTask() {
+		return r.buildArmEnvs()
+	}
+	topts := tasks.Options{Reward: reward, MaxSteps: cfg.MaxEpisodeLen}
+	r.envs = make([]*tasks.Env, cfg.NumEnvs)
+	var err error
+	r.vec, err = control.NewVecEnv(cfg.NumEnvs, func(i int) (control.Env, error) {
+		e, err := tasks.Make(cfg.Task, topts)
+		r.envs[i] = e
+		return e, err
+	})
+	if err != nil {
+		return err
+	}
+	r.evalEnv, err = tasks.Make(cfg.Task, topts)
+	return err
 }
 
 // allocActions sizes the per-env action buffers.

@@ -82,7 +82,7 @@ func (r *runner) expertAction(i int) {
 		r.experts, r.expEp = make([]control.Policy, r.cfg.NumEnvs), make([]int64, r.cfg.NumEnvs)
 	}
 	if r.experts[i] == nil || r.expEp[i] != r.epID[i] {
-		r.experts[i], r.expEp[i] = r.envs[i].Expert(), r.epID[i]
+		r.experts[i], r.expEp[i] = r.expert(i), r.epID[i]
 	}
 	a := r.actions[i]
 	r.experts[i].Act(r.obs[i], a)

@@ -77,6 +77,9 @@ func (r *runner) restore(dir string, man *Manifest) error {
 // evaluate runs the deterministic policy (recording a GIF when asked) and
 // the expert-episode checks of the learned reward and the clip scores.
 func (r *runner) evaluate(ctx context.Context) (*EvalResult, map[string]float64, error) {
+	if r.armEval != nil {
+		return r.evaluateArm(ctx) // armrun.go
+	}
 	gif := ""
 	if r.cfg.Eval.GIF && r.evalCam == nil && r.camErr == nil {
 		r.evalCam, r.camErr = NewSimCamera(r.cfg.VLM.Backend, r.cfg.VLM.Camera, r.cfg.VLM.Theme, r.cfg.Eval.GIFSize, r.cfg.Eval.GIFSize, r.evalEnv)
@@ -198,16 +201,15 @@ func (r *runner) newScoring(ctx context.Context) (*scoring, error) {
 
 // view is env i's privileged progress and simulated time, for the scorer.
 func (r *runner) view(i int) (float64, time.Duration) {
-	e := r.envs[i]
-	p, _ := e.Progress()
-	return p, time.Duration(e.State().Time * float64(time.Second))
+	p, t := r.progress(i)
+	return p, time.Duration(t * float64(time.Second))
 }
 
 // scoreValueCorrelation is the Fig. 3 check of the run's scorer and
-// critics (diag.go); NaN when the scorer's frames come from Options.Frames
-// (there is no simulated expert to film).
+// critics (diag.go); NaN on task arm-reach and when the scorer's frames
+// come from Options.Frames (there is no simulated expert to film).
 func (r *runner) scoreValueCorrelation(ctx context.Context) (float64, error) {
-	if r.opts.Frames != nil && r.cfg.Scorer != "oracle" {
+	if r.arm != nil || (r.opts.Frames != nil && r.cfg.Scorer != "oracle") {
 		return math.NaN(), nil
 	}
 	online, _ := r.agent.Critics()

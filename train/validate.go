@@ -39,6 +39,7 @@ func (c *Config) Validate() error {
 	c.validateStrict(add)
 	c.validateDQN(add)
 	c.validateBaselines(add)
+	c.validateArm(add)
 	pos := func(name string, v int64) {
 		if v <= 0 {
 			add(badf("%s must be > 0 (got %d)", name, v))

@@ -46,6 +46,10 @@ var trainFlags = []flagDef{
 	{name: "vlm-required", kind: "bool", resume: true, help: "stop the run at the first VLM server failure (default: keep training, warn once per error kind, report in the summary)"},
 
 	{name: "task", key: "task", help: "task `NAME` (robot-train tasks lists them)"},
+	{name: "model", key: "arm.model", help: "MJCF `FILE.xml` of an arm: trains task arm-reach on it (--task reach), with one env, 100-step episodes, --control ee and 20 evaluation episodes every 10,000 steps unless told otherwise"},
+	{name: "site", key: "arm.site", help: "--model: end-effector site `NAME` (default ee, or the model's only site)"},
+	{name: "actuators", key: "arm.actuators", help: "--model: comma-separated position actuators to drive (default every position servo)"},
+	{name: "control", key: "arm.control", help: "--model: action space joint (position-target deltas) or ee (end-effector deltas through IK)"},
 	{name: "reward", key: "reward", help: "reward SAC trains on: dense|sparse (the task's), erlvlm (learned from VLM ratings), vlmrm (VLM embedding similarity)"},
 	{name: "replay", key: "replay", help: "replay sampler: auto|uniform|per|relo|vlmrb|aer|ero (auto: uniform for SAC, per for DQN)"},
 	{name: "algo", key: "algo", help: "learner: auto (dqn for the discrete doorkey tasks, sac otherwise) | sac | dqn"},

@@ -221,7 +221,7 @@ func TestCommandFlagTables(t *testing.T) {
 	tables := map[string][]flagDef{
 		"train": trainFlags, "score": scoreFlags, "render": renderFlags, "view": viewFlags, "eval": evalFlags,
 		"bench": benchFlags, "study run": studyRunFlags, "study report": studyReportFlags, "export": exportFlags,
-		"record": recordFlags, "train --model": trainModelFlags,
+		"record": recordFlags,
 	}
 	for name, table := range tables {
 		seen := map[string]bool{}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vlmrb/vlmrb/train"
 )
 
 // TestRenderModel: `render --model FILE.xml` draws an imported MJCF model
@@ -44,18 +46,32 @@ func TestRenderModel(t *testing.T) {
 	}
 }
 
-// TestTrainModel: `train --model` runs arm-reach and reports its result;
-// `tasks` lists arm-reach.
+// TestTrainModel: `train --model FILE --task reach` trains task arm-reach
+// in an ordinary run directory that resumes; a bad site is refused before
+// anything is written; `tasks` lists arm-reach.
 func TestTrainModel(t *testing.T) {
 	t.Parallel()
 	model := filepath.Join("..", "..", "sim", "mjcf", "testdata", "arm6.xml")
+	out := filepath.Join(t.TempDir(), "run")
 	code, stdout, stderr := runCLI(t, "train", "--model", model, "--task", "reach", "--control", "ee", "--steps", "120",
-		"--learning-starts", "100", "--eval-every", "120", "--eval-episodes", "1", "--max-episode-len", "20", "--quiet", "--out", t.TempDir())
-	if code != 0 || !strings.Contains(stdout, "arm-reach on arm6.xml") {
+		"--learning-starts", "100", "--eval-every", "120", "--eval-episodes", "1", "--max-episode-len", "20", "--hidden", "8,8", "--quiet", "--out", out)
+	if code != 0 || !strings.Contains(stdout, "finished at env step 120") {
 		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
 	}
-	if code, _, stderr := runCLI(t, "train", "--model", model, "--site", "nope", "--steps", "10", "--quiet"); code != 2 || !strings.Contains(stderr, "ee") {
+	var cfg train.Config
+	if err := train.LoadConfigFile(filepath.Join(out, "config.yaml"), &cfg); err != nil || cfg.Task != "arm-reach" || cfg.Arm.Model != model ||
+		cfg.Arm.Control != "ee" || cfg.NumEnvs != 1 || cfg.MaxEpisodeLen != 20 {
+		t.Fatalf("config.yaml: %v %+v", err, cfg)
+	}
+	if code, stdout, stderr := runCLI(t, "train", "--resume", out, "--steps", "160", "--quiet"); code != 0 || !strings.Contains(stdout, "finished at env step 160") {
+		t.Errorf("resume: exit %d: %s %s", code, stdout, stderr)
+	}
+	bad := filepath.Join(t.TempDir(), "bad")
+	if code, _, stderr := runCLI(t, "train", "--model", model, "--site", "nope", "--steps", "10", "--quiet", "--out", bad); code != 2 || !strings.Contains(stderr, "ee") {
 		t.Errorf("bad site: exit %d %q", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(bad, "config.yaml")); !os.IsNotExist(err) {
+		t.Errorf("a refused run wrote its config.yaml (%v)", err)
 	}
 	if _, out, _ := runCLI(t, "tasks"); !strings.Contains(out, "arm-reach") {
 		t.Errorf("tasks does not list arm-reach: %s", out)

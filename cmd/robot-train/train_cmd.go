@@ -12,13 +12,11 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/vlmrb/vlmrb/tasks"
 	"github.com/vlmrb/vlmrb/train"
 )
 
 func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if hasModelFlag(args) { // an imported MJCF arm (train_model.go)
-		return cmdTrainModel(ctx, args, stdout, stderr)
-	}
 	def := train.DefaultConfig()
 	fs := newFlags("train", "--task NAME --replay uniform|per|relo|vlmrb --scorer pixel|oracle|openai --steps N --seed S --out RUN_DIR [--config FILE] [--resume RUN_DIR]\n       robot-train train --reward erlvlm --rater oracle|openai [--label-noise P] ...\n       robot-train train --reward vlmrm --embed-base-url URL --goal \"...\" --baseline \"...\" --alpha A ...", stderr)
 	flags, err := bindFlags(fs, trainFlags, &def)
@@ -64,6 +62,9 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 func trainConfig(flags *boundFlags, set map[string]bool) (cfg train.Config, auto bool, err error) {
 	cfgFile, resume := flags.str("config"), flags.str("resume")
 	cfg = train.DefaultConfig()
+	if set["model"] && resume == "" { // an imported MJCF arm: task arm-reach's defaults
+		train.ApplyArmDefaults(&cfg)
+	}
 	switch {
 	case resume != "":
 		if err := checkResumeFlags(set); err != nil {
@@ -88,6 +89,9 @@ func trainConfig(flags *boundFlags, set map[string]bool) (cfg train.Config, auto
 	// explicit flags override the file
 	if err := flags.apply(&cfg, set); err != nil {
 		return cfg, false, err
+	}
+	if cfg.Arm.Model != "" && cfg.Task == "reach" { // --model FILE.xml --task reach
+		cfg.Task = tasks.ArmReachName
 	}
 	if set["demos"] {
 		if err := applyDemos(&cfg, flags.str("demos")); err != nil {

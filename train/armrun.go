@@ -1,0 +1,239 @@
+package train
+
+// Task arm-reach on train.Run: the reach task over an imported MJCF arm
+// (tasks.ArmReach) in the SAC runner, with the run directory, checkpoints,
+// resume, evaluation and the replay choices of every other SAC task. What
+// needs a rendered MetaWorld scene (frame scorers, the VLM rewards,
+// evaluation GIFs, recorded demonstrations) is refused or skipped.
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/vlmrb/vlmrb/control"
+	"github.com/vlmrb/vlmrb/sac"
+	"github.com/vlmrb/vlmrb/sim/mjcf"
+	"github.com/vlmrb/vlmrb/tasks"
+)
+
+// ArmConfig is the `arm:` section: the imported arm of task arm-reach.
+type ArmConfig struct {
+	Model     string  `yaml:"model"`      // MJCF file of the arm
+	Site      string  `yaml:"site"`       // end-effector site (empty: "ee", or the model's only site)
+	Actuators string  `yaml:"actuators"`  // comma-separated position actuators to drive (empty: every position servo)
+	Control   string  `yaml:"control"`    // joint (position-target deltas) | ee (end-effector deltas through IK)
+	GoalRange float64 `yaml:"goal_range"` // bound of the random joint offsets whose site position is the goal (rad; 0: 0.8)
+}
+
+// ApplyArmDefaults sets what task arm-reach trains with unless told
+// otherwise: the task, one env, 100-step episodes, end-effector control,
+// and 20 evaluation episodes every 10,000 steps (no GIFs: `robot-train
+// render --model` films the arm).
+func ApplyArmDefaults(c *Config) {
+	c.Task = tasks.ArmReachName
+	c.NumEnvs, c.MaxEpisodeLen = 1, 100
+	c.Arm.Control = "ee"
+	c.Eval.Every, c.Eval.Episodes, c.Eval.GIF = 10000, 20, false
+}
+
+// IsArmTask reports whether c trains the reach task over an imported arm.
+func (c *Config) IsArmTask() bool { return c.Task == tasks.ArmReachName }
+
+// validateArm checks the arm section against the task.
+func (c *Config) validateArm(add func(error)) {
+	if !c.IsArmTask() {
+		if c.Arm.Model != "" {
+			add(badf("arm.model %s is for task %s (--task reach with --model); task %s builds its own scene", c.Arm.Model, tasks.ArmReachName, c.Task))
+		}
+		return
+	}
+	if c.Arm.Model == "" {
+		add(badf("task %s needs arm.model: pass --model FILE.xml", tasks.ArmReachName))
+	}
+	if c.Arm.Control != "" && c.Arm.Control != "joint" && c.Arm.Control != "ee" {
+		add(badf("arm.control %q must be joint or ee", c.Arm.Control))
+	}
+	if c.Arm.GoalRange < 0 {
+		add(badf("arm.goal_range must be ≥ 0 (0 = 0.8 rad)"))
+	}
+	if c.Reward != "dense" && c.Reward != "sparse" {
+		add(badf("reward %s needs rendered MetaWorld frames; task %s takes dense or sparse", c.Reward, tasks.ArmReachName))
+	}
+	if c.Replay == "vlmrb" && c.Scorer != "oracle" {
+		add(badf("replay vlmrb on task %s scores with the oracle scorer only (--scorer oracle): the frame scorers film MetaWorld scenes", tasks.ArmReachName))
+	}
+	if c.DemosPath != "" {
+		add(badf("demos_path is not supported on task %s; use demos N (the IK expert)", tasks.ArmReachName))
+	}
+}
+
+// armOptions are the task options of c's arm section.
+func (c *Config) armOptions() (tasks.ArmReachOptions, error) {
+	o := tasks.ArmReachOptions{Site: c.Arm.Site, Control: c.Arm.Control, Reward: c.EnvReward(),
+		MaxSteps: c.MaxEpisodeLen, GoalRange: c.Arm.GoalRange}
+	for _, a := range strings.Split(c.Arm.Actuators, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			o.Actuators = append(o.Actuators, a)
+		}
+	}
+	if o.Reward != "dense" && o.Reward != "sparse" {
+		return o, &ConfigError{Msg: fmt.Sprintf("task %s: reward %s (dense or sparse)", tasks.ArmReachName, o.Reward)}
+	}
+	return o, nil
+}
+
+// taskMeta is the static description of the run's task. For arm-reach
+// it also loads the arm and builds the task once, so that a bad model,
+// site or actuator is refused before the run directory is written.
+func (r *runner) taskMeta() (tasks.Meta, error) {
+	if r.cfg.IsArmTask() {
+		opts, err := r.cfg.armOptions()
+		if err == nil {
+			_, err = newArmEnv(&r.cfg, opts)
+		}
+		return tasks.ArmReachMeta(), err
+	}
+	meta, err := tasks.Lookup(r.cfg.Task)
+	if err != nil {
+		return meta, &ConfigError{Msg: err.Error() + " (robot-train tasks lists them)"}
+	}
+	return meta, nil
+}
+
+// buildArmEnvs makes the arm-reach training envs (a VecEnv over one
+// model load each, so no two envs share mutable state) and the
+// evaluation env.
+func (r *runner) buildArmEnvs() error {
+	cfg := &r.cfg
+	opts, err := cfg.armOptions()
+	if err != nil {
+		return err
+	}
+	load := func(warn bool) (*tasks.ArmReach, error) {
+		e, err := newArmEnv(cfg, opts)
+		if err == nil && warn && len(e.Model().Warnings) > 0 {
+			r.warnf("%s: ignored %s", cfg.Arm.Model, strings.Join(e.Model().Warnings, "; "))
+		}
+		return e, err
+	}
+	r.arm = make([]*tasks.ArmReach, cfg.NumEnvs)
+	if r.vec, err = control.NewVecEnv(cfg.NumEnvs, func(i int) (control.Env, error) {
+		e, err := load(i == 0)
+		r.arm[i] = e
+		if err != nil {
+			return nil, err
+		}
+		return e, nil
+	}); err != nil {
+		return err
+	}
+	r.armEval, err = load(false)
+	return err
+}
+
+// newArmEnv loads c's arm and builds an arm-reach env over it.
+func newArmEnv(c *Config, opts tasks.ArmReachOptions) (*tasks.ArmReach, error) {
+	m, err := mjcf.Load(c.Arm.Model, mjcf.Options{})
+	if err != nil {
+		return nil, &ConfigError{Msg: fmt.Sprintf("arm.model: %v", err)}
+	}
+	e, err := tasks.NewArmReach(m, opts)
+	if err != nil {
+		return nil, &ConfigError{Msg: err.Error()}
+	}
+	return e, nil
+}
+
+// evalArmRun is robot-train eval of an arm-reach checkpoint (evalArm).
+func evalArmRun(ctx context.Context, cfg *Config, agent *sac.Agent, episodes int, seed uint64) (*EvalResult, error) {
+	opts, err := cfg.armOptions()
+	if err != nil {
+		return nil, err
+	}
+	env, err := newArmEnv(cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	res, _, err := evalArm(ctx, env, AgentPolicy(agent), episodes, seed)
+	return res, err
+}
+
+// expert is env i's scripted expert.
+func (r *runner) expert(i int) control.Policy {
+	if r.arm != nil {
+		return r.arm[i].Expert()
+	}
+	return r.envs[i].Expert()
+}
+
+// progress is env i's privileged progress and simulated time (s).
+func (r *runner) progress(i int) (float64, float64) {
+	if r.arm != nil {
+		p, _ := r.arm[i].Progress()
+		return p, r.arm[i].State().Time
+	}
+	p, _ := r.envs[i].Progress()
+	return p, r.envs[i].State().Time
+}
+
+// evaluateArm runs the deterministic policy on the arm-reach evaluation
+// env (evalArm).
+func (r *runner) evaluateArm(ctx context.Context) (*EvalResult, map[string]float64, error) {
+	if r.cfg.Eval.GIF && r.camErr == nil {
+		r.camErr = fmt.Errorf("task %s", tasks.ArmReachName)
+		r.warnf("no evaluation GIFs on task %s (robot-train render --model films the arm)", tasks.ArmReachName)
+	}
+	return evalArm(ctx, r.armEval, AgentPolicy(r.agent), r.cfg.Eval.Episodes, EvalSeed(r.cfg))
+}
+
+// evalArm runs n episodes of pol on env, episode k from
+// control.EpisodeSeed(seed, 0, k). An episode succeeds when the site is
+// within 5 cm of the goal at its LAST step (holding the goal: stricter
+// than the any-step convention of Evaluate, which eval/success_any_step
+// reports); eval/final_distance_m is the mean distance then.
+func evalArm(ctx context.Context, env *tasks.ArmReach, pol control.Policy, n int, seed uint64) (*EvalResult, map[string]float64, error) {
+	res := &EvalResult{Episodes: n}
+	act := make([]float64, env.Spec().ActDim)
+	anyStep, dist, steps := 0, 0.0, 0
+	for k := range n {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		obs, _ := env.Reset(control.EpisodeSeed(seed, 0, k))
+		ret, reached := 0.0, false
+		var info control.Info
+		for {
+			pol.Act(obs, act)
+			next, rew, term, trunc, inf, err := env.Step(act)
+			if err != nil {
+				return nil, nil, fmt.Errorf("evaluate: episode %d: %w", k, err)
+			}
+			obs, info, ret, steps = next, inf, ret+rew, steps+1
+			reached = reached || info.Success()
+			if term || trunc {
+				break
+			}
+		}
+		if reached {
+			anyStep++
+		}
+		dist += info.Get("obj_to_target")
+		res.Returns, res.Successes = append(res.Returns, ret), append(res.Successes, info.Success())
+	}
+	succ := 0
+	for i, ret := range res.Returns {
+		res.MeanReturn += ret / float64(n)
+		if res.Successes[i] {
+			succ++
+		}
+	}
+	for _, ret := range res.Returns {
+		res.StdReturn += (ret - res.MeanReturn) * (ret - res.MeanReturn) / float64(n)
+	}
+	res.StdReturn = math.Sqrt(res.StdReturn)
+	res.SuccessRate, res.MeanLength = float64(succ)/float64(n), float64(steps)/float64(n)
+	return res, map[string]float64{"eval/success_any_step": float64(anyStep) / float64(n),
+		"eval/final_distance_m": dist / float64(n)}, nil
+}
