@@ -16,7 +16,8 @@
 // OnStep for every stored transition, AfterUpdate, OnEval and
 // OnCheckpoint. The loop's own files are loop.go, loop_ckpt.go,
 // loop_log.go and rundir.go (its core), with its two learners: SAC's
-// runner (run.go, sac_collect.go, sac_demos.go, sac_parts.go) and DQN's
+// runner (run.go, sac_collect.go, sac_demos.go, sac_parts.go, and armrun.go for
+// arm-reach) and DQN's
 // dqnRunner (dqn.go, dqn_eval.go, dqn_frames.go); only these see the core
 // or a learner. The side systems — the batch
 // diagnostics (diag.go), VLM-RB's clip scoring (scoring.go), the learned
