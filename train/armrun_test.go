@@ -63,8 +63,8 @@ func TestRunArmReach(t *testing.T) {
 	}
 	// robot-train eval of the checkpoint: the run's own evaluation episodes
 	ev, err := EvalRun(context.Background(), out, EvalRunOptions{})
-	if err != nil || ev.Step != 300 || ev.EvalResult.Episodes != 2 || ev.EvalResult.SuccessRate != res.FinalEval.SuccessRate ||
-		ev.EvalResult.MeanReturn != res.FinalEval.MeanReturn {
+	if err != nil || ev.Step != 300 || ev.Episodes != 2 || ev.SuccessRate != res.FinalEval.SuccessRate ||
+		ev.MeanReturn != res.FinalEval.MeanReturn {
 		t.Errorf("EvalRun %+v (%v) against the run's final evaluation %+v", ev, err, res.FinalEval)
 	}
 	back.Steps = 400
