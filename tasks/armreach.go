@@ -153,6 +153,15 @@ func (e *ArmReach) pickActuators() error {
 		d := &e.m.Sim.Actuators[a.Sim]
 		return d.Bias[1] < 0 && d.Gain == -d.Bias[1] && d.Gear == 1
 	}
+	names := make([]string, len(e.m.Actuators))
+	for i := range e.m.Actuators {
+		names[i] = e.m.Actuators[i].Name
+	}
+	for _, n := range e.opts.Actuators {
+		if !slices.Contains(names, n) {
+			return fmt.Errorf("tasks: arm-reach: the model has no actuator %q (its actuators: %v)", n, names)
+		}
+	}
 	for i := range e.m.Actuators {
 		a := &e.m.Actuators[i]
 		if len(e.opts.Actuators) > 0 && !slices.Contains(e.opts.Actuators, a.Name) {
@@ -176,10 +185,7 @@ func (e *ArmReach) pickActuators() error {
 		e.lo, e.hi = append(e.lo, lo), append(e.hi, hi)
 	}
 	if len(e.acts) == 0 {
-		return fmt.Errorf("tasks: arm-reach: the model has no position actuators to drive (name them with --actuators)")
-	}
-	if len(e.opts.Actuators) > len(e.acts) {
-		return fmt.Errorf("tasks: arm-reach: some of the actuators %v do not exist", e.opts.Actuators)
+		return fmt.Errorf("tasks: arm-reach: the model has no position-servo actuators to drive (its actuators: %v; name servos with --actuators)", names)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package tasks_test
 import (
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/vlmrb/vlmrb/control"
@@ -92,6 +93,9 @@ func TestArmReachSpec(t *testing.T) {
 	}
 	if _, err := tasks.NewArmReach(m, tasks.ArmReachOptions{Control: "torque"}); err == nil {
 		t.Error("an unknown control mode is accepted")
+	}
+	if _, err := tasks.NewArmReach(m, tasks.ArmReachOptions{Actuators: []string{"shoulder_pan", "elbo"}}); err == nil || !strings.Contains(err.Error(), `no actuator "elbo"`) || !strings.Contains(err.Error(), "elbow") {
+		t.Errorf("a misspelt actuator: %v, want an error naming it and listing the model's actuators", err)
 	}
 }
 
