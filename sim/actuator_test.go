@@ -112,3 +112,66 @@ func TestContactFilter(t *testing.T) {
 		}
 	}
 }
+
+// TestHingeCoordinateIsContinuous: a Revolute coordinate counts turns, as
+// MuJoCo's hinge qpos does, so that servos and limits past ±π act on the
+// angle the joint has actually turned (UR5e's joints range over ±2π).
+func TestHingeCoordinateIsContinuous(t *testing.T) {
+	t.Parallel()
+	// a velocity servo spins the wheel at ω: q grows by ≈ ω·h per step,
+	// never jumping by a turn, and passes 1.5 turns
+	const omega = 5.0
+	m, j := wheel(t, 0.01, &sim.ActuatorDesc{Gain: 2, Bias: [3]float64{0, 0, -2}})
+	s := m.NewState()
+	s.Ctrl[0] = omega
+	h := m.Opt.Timestep
+	prev := s.JointPos(m, j)
+	for i := 0; s.Time < 2; i++ {
+		sim.Step(m, s)
+		q := s.JointPos(m, j)
+		if dq := q - prev; dq < -1e-9 || dq > 1.01*omega*h {
+			t.Fatalf("step %d: q went %.5f → %.5f rad (Δ %.4f), want 0 ≤ Δ ≤ ω·h = %.4f", i, prev, q, dq, omega*h)
+		}
+		prev = q
+	}
+	if prev < 3*math.Pi {
+		t.Errorf("after 2 s at ω = %g rad/s q = %.3f rad, want past 1.5 turns (%.3f)", omega, prev, 3*math.Pi)
+	}
+	// Reset puts the coordinate back in (−π, π]
+	s.Reset(m)
+	if q := s.JointPos(m, j); q != 0 {
+		t.Errorf("after Reset q = %g rad, want 0", q)
+	}
+
+	// a position servo commanded beyond π settles there: with a wrapped
+	// coordinate it would see a 2π error on crossing π and spin on
+	m, j = wheel(t, 0.01, &sim.ActuatorDesc{Gain: 5, Bias: [3]float64{0, -5, -0.5}})
+	s = m.NewState()
+	s.Ctrl[0] = 4
+	for i := 0; i < 4000; i++ {
+		sim.Step(m, s)
+	}
+	if q, w := s.JointPos(m, j), s.JointVel(m, j); math.Abs(q-4) > 1e-3 || math.Abs(w) > 1e-3 {
+		t.Errorf("position servo to 4 rad rests at q = %.5f rad, ω = %.2g rad/s; want q = 4, ω = 0", q, w)
+	}
+
+	// a limit past π stops a motor that pushes into it
+	b := sim.NewBuilder()
+	b.Opt.Gravity = sim.Vec3{}
+	body := b.AddBody(sim.BodyDesc{Mass: 1, Inertia: sim.V3(0.01, 0.01, 0.01)})
+	j = b.AddJoint(sim.JointDesc{Kind: sim.Revolute, Parent: sim.World, Child: body, Axis: sim.V3(0, 0, 1),
+		Limited: true, Lower: -1, Upper: 4.5, Damping: 0.05})
+	b.AddActuator(sim.ActuatorDesc{Joint: j, Gear: 1, Gain: 1})
+	m, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = m.NewState()
+	s.Ctrl[0] = 0.05 // N·m
+	for i := 0; i < 4000; i++ {
+		sim.Step(m, s)
+	}
+	if q := s.JointPos(m, j); math.Abs(q-4.5) > 0.02 {
+		t.Errorf("motor against a 4.5 rad limit rests at q = %.4f rad, want 4.5", q)
+	}
+}

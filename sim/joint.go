@@ -74,7 +74,7 @@ func updateJoints(m *Model, s *State, h float64, first bool) {
 			j.kAng = inverse2(j.t1.Dot(a1), j.t1.Dot(a2), j.t2.Dot(a1), j.t2.Dot(a2))
 			r := p.q0Rel(c, j.relRot)
 			sa := r.X*j.axisP.X + r.Y*j.axisP.Y + r.Z*j.axisP.Z
-			j.q = wrapAngle(2 * math.Atan2(sa, r.W))
+			j.q = j.hingeAngle(wrapAngle(2 * math.Atan2(sa, r.W)))
 			kax = j.axis.Dot(p.invI.MulVec(j.axis)) + j.axis.Dot(c.invI.MulVec(j.axis))
 		} else {
 			j.sP = j.rP.Add(j.d)
@@ -123,6 +123,32 @@ func (j *jointSim) axisCoefs(acts []actSim, h float64) {
 	if j.act1 > j.act0 {
 		updateActuators(acts, j)
 	}
+}
+
+// hingeAngle turns a Revolute joint's angle w, wrapped to (−π, π], into
+// its continuous coordinate: w plus the whole turns made since the pose was
+// set, a turn added or removed when w jumps by more than π from the
+// previous coordinate (a joint update sees the angle change by far less
+// per substep). A joint that never leaves (−π, π] gets w itself, bit for
+// bit.
+func (j *jointSim) hingeAngle(w float64) float64 {
+	if !j.qSet {
+		j.turns, j.qSet = 0, true
+		return w
+	}
+	q := w
+	if j.turns != 0 {
+		q += 2 * math.Pi * j.turns
+	}
+	switch d := q - j.q; {
+	case d > math.Pi:
+		j.turns--
+		q = w + 2*math.Pi*j.turns
+	case d < -math.Pi:
+		j.turns++
+		q = w + 2*math.Pi*j.turns
+	}
+	return q
 }
 
 // q0Rel returns the joint rotation conj(qP)·qC·conj(relRot) (parent frame).
@@ -401,6 +427,7 @@ func solveRotor(j *jointSim, p, c *bodySim) {
 
 // resetImpulses forgets the joint's warm-start impulses.
 func (j *jointSim) resetImpulses() {
+	j.qSet = false // the pose was set: the coordinate restarts in (−π, π]
 	j.linImp, j.angImp = Vec3{}, Vec3{}
 	j.springImp, j.motorImp, j.lowerImp, j.upperImp = 0, 0, 0, 0
 	j.armImp = 0

@@ -154,12 +154,19 @@ type jointSim struct {
 	angSoft                     softness // angular rows of a weld
 	limSoft                     softness // limit rows
 	// per-substep geometry
-	rP, rC  Vec3 // world levers (m)
-	sP      Vec3 // rP + d for prismatic rows
-	d       Vec3 // anchor separation (m)
-	axis    Vec3 // world axis
-	t1, t2  Vec3 // world perpendiculars
-	q       float64
+	rP, rC Vec3    // world levers (m)
+	sP     Vec3    // rP + d for prismatic rows
+	d      Vec3    // anchor separation (m)
+	axis   Vec3    // world axis
+	t1, t2 Vec3    // world perpendiculars
+	q      float64 // coordinate (m or rad; a Revolute's is continuous, see hingeAngle)
+	// turns counts a Revolute joint's full revolutions past ±π since the
+	// pose was set (Reset, SetBodyPose), so that q stays continuous beyond
+	// ±π as MuJoCo's hinge qpos does; qSet says q holds this State's
+	// previous coordinate (false until the first joint update after a pose
+	// was set).
+	turns   float64
+	qSet    bool
 	angErr  Vec3
 	kLin    Mat3 // inverse effective mass of point/perpendicular block
 	kAng    Mat3 // inverse effective mass of angular block

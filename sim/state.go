@@ -192,7 +192,9 @@ func (s *State) SetBodyPose(b BodyID, pos Vec3, rot Quat) {
 }
 
 // JointPos returns the coordinate of joint j: m for Prismatic, rad for
-// Revolute (wrapped to (-π, π]), 0 for Weld.
+// Revolute, 0 for Weld. A Revolute coordinate is continuous, like MuJoCo's
+// hinge qpos: it counts the turns made since the pose was set (Reset,
+// SetBodyPose), which put it in (−π, π].
 func (s *State) JointPos(m *Model, j JointID) float64 {
 	jd := &m.Joints[j]
 	p, c := &s.Bodies[jd.Parent], &s.Bodies[jd.Child]
@@ -208,7 +210,12 @@ func (s *State) JointPos(m *Model, j JointID) float64 {
 	case Revolute:
 		r := p.Rot.Conj().Mul(c.Rot).Mul(jd.relRot.Conj())
 		sa := r.X*jd.localAxisP.X + r.Y*jd.localAxisP.Y + r.Z*jd.localAxisP.Z
-		return wrapAngle(2 * math.Atan2(sa, r.W))
+		w := wrapAngle(2 * math.Atan2(sa, r.W))
+		if js := &s.ws.joints[j]; js.qSet && math.Abs(js.q-w) > math.Pi {
+			// the turn nearest the last joint update's coordinate
+			w += 2 * math.Pi * math.Round((js.q-w)/(2*math.Pi))
+		}
+		return w
 	}
 	return 0
 }
