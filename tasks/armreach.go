@@ -25,6 +25,7 @@ const (
 	armControlDt    = 0.04 // s per control step
 	armIKDamping    = 0.05 // damped least squares λ (m)
 	armExpertGain   = 0.3  // share of the site error the expert commands per control step
+	armExpertLag    = 0.3  // rad (or m) a joint may lag its target before the expert waits for it (arm6's gravity sag: ≤ 0.2)
 	// armObsGain scales the goal and servo-lag vectors of the observation
 	// (m or rad → dm or 0.1 rad), so that the centimetres that decide
 	// success move the policy's inputs by O(0.1), not O(0.01).
@@ -406,6 +407,18 @@ func ArmReachExpert(e *ArmReach) control.Policy {
 		// and sag under gravity, so the commanded pose moves a fraction of
 		// the remaining error per step and settles where the arm reaches
 		dx := sim.V3(obs[3*n+6], obs[3*n+7], obs[3*n+8]).Scale(armExpertGain / armObsGain)
+		// anti-windup: a slow arm (UR5e's damped, force-limited joints
+		// follow at ≈ 0.5 rad/s) falls behind its targets, and integrating
+		// the error then winds the targets up into configurations the arm
+		// never reaches (an end-effector action cannot unwind them: it moves
+		// the commanded site, not the redundant joints). So the expert
+		// waits while any joint lags its target by more than armExpertLag.
+		for i := range n {
+			if math.Abs(obs[2*n+i]/armObsGain) > armExpertLag {
+				dx = sim.Vec3{}
+				break
+			}
+		}
 		if e.opts.Control == "ee" {
 			v := dx.Scale(1 / armEEStep)
 			dst[0], dst[1], dst[2] = clampf(v.X, -1, 1), clampf(v.Y, -1, 1), clampf(v.Z, -1, 1)
