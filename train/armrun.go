@@ -160,6 +160,49 @@ func evalArmRun(ctx context.Context, cfg *Config, agent *sac.Agent, episodes int
 	return res, err
 }
 
+// EvalArmPolicy is robot-train eval --policy expert|random --model: the
+// scripted policy on task arm-reach over arm, scored like a run's
+// evaluations (evalArm: success at the last step; the extras are
+// eval/success_any_step and eval/final_distance_m). It lets a user check
+// an imported arm's IK expert before training on it. reward is dense or
+// sparse (empty: dense), maxSteps the episode length (0: arm-reach's 100).
+func EvalArmPolicy(ctx context.Context, arm ArmConfig, reward string, maxSteps int, policy string, episodes int, seed uint64) (*EvalResult, map[string]float64, error) {
+	cfg := DefaultConfig()
+	ApplyArmDefaults(&cfg)
+	ctl := cfg.Arm.Control
+	cfg.Arm = arm
+	if cfg.Arm.Control == "" {
+		cfg.Arm.Control = ctl
+	}
+	if reward != "" {
+		cfg.Reward = reward
+	}
+	if maxSteps > 0 {
+		cfg.MaxEpisodeLen = maxSteps
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, nil, err
+	}
+	opts, err := cfg.armOptions()
+	if err != nil {
+		return nil, nil, err
+	}
+	env, err := newArmEnv(&cfg, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	var pol control.Policy
+	switch policy {
+	case "expert":
+		pol = env.Expert()
+	case "random":
+		pol = RandomPolicy(seed)
+	default:
+		return nil, nil, &ConfigError{Msg: fmt.Sprintf("--policy %q is not one of expert|random", policy)}
+	}
+	return evalArm(ctx, env, pol, episodes, seed)
+}
+
 // expert is env i's scripted expert.
 func (r *runner) expert(i int) control.Policy {
 	if r.arm != nil {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/vlmrb/vlmrb/tasks"
 	"github.com/vlmrb/vlmrb/train"
 )
 
@@ -27,6 +28,10 @@ var evalFlags = []flagDef{
 	{name: "camera", def: train.WorkspaceCamera, help: "camera for --video"},
 	{name: "video-size", kind: "int", def: "160", help: "GIF frame size (px, square)"},
 	{name: "render-backend", def: "auto", help: "renderer for --video: auto|egl|soft"},
+	{name: "model", help: "with --policy: evaluate it on task arm-reach over the MJCF arm `FILE.xml` (as train --model trains it)"},
+	{name: "site", help: "--model: end-effector site `NAME` (default ee, or the model's only site)"},
+	{name: "actuators", help: "--model: comma-separated position actuators to drive (default every position servo)"},
+	{name: "control", help: "--model: action space joint or ee (default ee, as train --model)"},
 	{name: "json", kind: "bool", help: "print one JSON object on stdout"},
 	{name: "max-episode-len", kind: "int", def: "0", help: fmt.Sprintf("control steps per episode (0: the checkpoint's, else training's default %d)", train.DefaultConfig().MaxEpisodeLen)},
 	{name: "epsilon", kind: "float", def: "0", help: "grid tasks: ε of the DQN checkpoint's ε-greedy evaluation (default with --checkpoint: the run's dqn.eval_eps)"},
@@ -46,6 +51,12 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if b.int("episodes") <= 0 {
 		return usagef("--episodes must be ≥ 1")
+	}
+	if b.str("model") == "" && (b.given("site") || b.given("actuators") || b.given("control")) {
+		return usagef("--site, --actuators and --control describe an imported arm: give --model FILE.xml")
+	}
+	if ckpt != "" && b.given("model") {
+		return usagef("--model is for --policy; a checkpoint of task arm-reach evaluates on the model it trained on")
 	}
 	if ckpt == "" && (b.given("step") || b.given("best")) {
 		return usagef("--step and --best choose a checkpoint: give --checkpoint RUN_DIR")
@@ -130,6 +141,9 @@ func evalCheckpoint(ctx context.Context, b *boundFlags, stdout, stderr io.Writer
 // evalPolicy evaluates a scripted policy on a task.
 func evalPolicy(ctx context.Context, b *boundFlags, stdout, stderr io.Writer) error {
 	task, policy, video, seed, episodes := b.str("task"), b.str("policy"), b.str("video"), b.u64("seed"), b.int("episodes")
+	if b.str("model") != "" {
+		return evalArmPolicy(ctx, b, stdout)
+	}
 	if IsGridTask(task) { // eval_grid.go
 		if video != "" {
 			return usagef("--video is for the simulator's cameras; use robot-train render for grid GIFs")
@@ -160,6 +174,39 @@ func evalPolicy(ctx context.Context, b *boundFlags, stdout, stderr io.Writer) er
 		return err
 	}
 	return printEval(stdout, b.on("json"), task, policy+" policy", seed, res, video)
+}
+
+// evalArmPolicy is eval --policy expert|random --model FILE.xml: the
+// scripted policy on task arm-reach over an imported arm.
+func evalArmPolicy(ctx context.Context, b *boundFlags, stdout io.Writer) error {
+	if t := b.str("task"); t != "" && t != "reach" && t != tasks.ArmReachName {
+		return usagef("--model evaluates task %s (--task reach or none), not %s", tasks.ArmReachName, t)
+	}
+	if b.str("video") != "" {
+		return usagef("--video is not supported with --model; robot-train render --model FILE.xml --policy %s films the arm", b.str("policy"))
+	}
+	arm := train.ArmConfig{Model: b.str("model"), Site: b.str("site"), Actuators: b.str("actuators"), Control: b.str("control")}
+	res, extra, err := train.EvalArmPolicy(ctx, arm, b.str("reward"), b.int("max-episode-len"), b.str("policy"), b.int("episodes"), b.u64("seed"))
+	if err != nil {
+		return err
+	}
+	what := b.str("policy") + " policy, " + filepath.Base(arm.Model)
+	if b.on("json") {
+		return json.NewEncoder(stdout).Encode(struct {
+			Task   string `json:"task"`
+			Policy string `json:"policy"`
+			Seed   uint64 `json:"seed"`
+			*train.EvalResult
+			SuccessAnyStep float64 `json:"success_any_step"`
+			FinalDistance  float64 `json:"final_distance_m"`
+		}{tasks.ArmReachName, what, b.u64("seed"), res, extra["eval/success_any_step"], extra["eval/final_distance_m"]})
+	}
+	if err := printEval(stdout, false, tasks.ArmReachName, what, b.u64("seed"), res, ""); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "  success at any step %.2f, final distance %.1f cm (success: within %.0f cm at the last step)\n",
+		extra["eval/success_any_step"], 100*extra["eval/final_distance_m"], 100*tasks.ArmReachSuccess)
+	return err
 }
 
 // printEval prints one evaluation: a line, or one JSON object.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,5 +76,47 @@ func TestTrainModel(t *testing.T) {
 	}
 	if _, out, _ := runCLI(t, "tasks"); !strings.Contains(out, "arm-reach") {
 		t.Errorf("tasks does not list arm-reach: %s", out)
+	}
+}
+
+// TestEvalModel: `eval --policy expert --model FILE.xml` runs arm-reach's
+// IK expert on an imported arm, which reaches (the same expert reaches on
+// 20 of 20 arm6 episodes in tasks' tests), the random policy does not,
+// and flags that need each other are refused with exit 2.
+func TestEvalModel(t *testing.T) {
+	t.Parallel()
+	model := filepath.Join("..", "..", "sim", "mjcf", "testdata", "arm6.xml")
+	type result struct {
+		Task           string  `json:"task"`
+		SuccessRate    float64 `json:"success_rate"`
+		Episodes       int     `json:"episodes"`
+		FinalDistanceM float64 `json:"final_distance_m"`
+	}
+	eval := func(policy string) result {
+		code, stdout, stderr := runCLI(t, "eval", "--policy", policy, "--model", model, "--episodes", "5", "--seed", "3", "--json")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", policy, code, stderr)
+		}
+		var r result
+		if err := json.Unmarshal([]byte(stdout), &r); err != nil || r.Task != "arm-reach" || r.Episodes != 5 {
+			t.Fatalf("%s: %v %q", policy, err, stdout)
+		}
+		return r
+	}
+	if r := eval("expert"); r.SuccessRate < 0.8 || r.FinalDistanceM > 0.05 {
+		t.Errorf("expert on arm6: success %.2f, final distance %.3f m; want ≥ 0.8 within 5 cm", r.SuccessRate, r.FinalDistanceM)
+	}
+	if r := eval("random"); r.SuccessRate > 0.2 || r.FinalDistanceM < 0.1 {
+		t.Errorf("random on arm6: success %.2f, final distance %.3f m; want ≤ 0.2, ≥ 10 cm off", r.SuccessRate, r.FinalDistanceM)
+	}
+	for _, args := range [][]string{
+		{"--policy", "expert", "--site", "ee"},
+		{"--policy", "expert", "--model", model, "--task", "pick-place"},
+		{"--policy", "expert", "--model", model, "--video", filepath.Join(t.TempDir(), "v.gif")},
+		{"--checkpoint", t.TempDir(), "--model", model},
+	} {
+		if code, _, stderr := runCLI(t, append([]string{"eval"}, args...)...); code != 2 {
+			t.Errorf("eval %v: exit %d (%q), want 2", args, code, stderr)
+		}
 	}
 }
