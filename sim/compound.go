@@ -146,15 +146,18 @@ func dualAxes(w [maxCompound]Vec3, k int) (b [maxCompound]Vec3, ok bool) {
 // h·q̇, so one evaluation and one Newton correction leave them within
 // O(h²·q̈) of the poses; otherwise the poses have not moved since the last
 // update and Newton starts from its coordinates.
-func updateCompounds(ws *workspace, h float64, cp float64, moved bool) {
+func updateCompounds(ws *workspace, h float64, cp float64, moved, held, perStep bool) {
 	bodies := ws.bodies
 	for ci := range ws.compounds {
 		cs := &ws.compounds[ci]
 		p, c := &bodies[cs.p], &bodies[cs.c]
 		ww, b, hr, ok := cs.coordinates(ws, p, c, h, moved)
 		cs.lockedRows(p, c, ww, b, hr, cp, ws.joints[cs.member[0]].soft.biasRate)
-		cs.lockedMass(p, c)
-		cs.coordinateRows(ws, p, c, b, ok, h)
+		cs.lockedMass(p, c, held)
+		cs.coordinateRows(ws, p, c, b, ok, h, held)
+		if perStep && ok {
+			cs.axisImages(ws, p, c)
+		}
 	}
 }
 
@@ -245,12 +248,17 @@ func (cs *compoundSim) lockedRows(p, c *bodySim, ww, b [maxCompound]Vec3, hr [ma
 	}
 }
 
-// lockedMass is the third stage: the locked block's inverse effective mass.
-func (cs *compoundSim) lockedMass(p, c *bodySim) {
+// lockedMass is the third stage: the locked rows' inverse-inertia images
+// and the block's inverse effective mass (kept from the step start when
+// held, Options.JointMassPerStep).
+func (cs *compoundSim) lockedMass(p, c *bodySim, held bool) {
 	nr := int(cs.rows)
 	for r := 0; r < nr; r++ {
 		cs.iangC[r] = c.invI.MulVec(cs.angC[r])
 		cs.iangP[r] = p.invI.MulVec(cs.angP[r])
+	}
+	if held {
+		return
 	}
 	var kk [16]float64
 	mm := p.invMass + c.invMass
@@ -270,17 +278,22 @@ func (cs *compoundSim) lockedMass(p, c *bodySim) {
 
 // coordinateRows is the last stage: each member's axis row along its dual
 // axis b_i (spring, actuators, limits, rotor), none when b is singular.
-func (cs *compoundSim) coordinateRows(ws *workspace, p, c *bodySim, b [maxCompound]Vec3, ok bool, h float64) {
+func (cs *compoundSim) coordinateRows(ws *workspace, p, c *bodySim, b [maxCompound]Vec3, ok bool, h float64, held bool) {
 	for i := 0; i < int(cs.k); i++ {
 		j := &ws.joints[cs.member[i]]
 		j.q = cs.qv[i]
 		j.kLin, j.kAng = Mat3{}, Mat3{}
 		j.rP, j.rC, j.d, j.angErr = Vec3{}, Vec3{}, Vec3{}, Vec3{}
-		j.axMass, j.invAx = 0, 0
 		if !ok {
+			j.axMass, j.invAx = 0, 0
 			continue
 		}
 		j.axis = b[i]
+		if held {
+			j.axisBiases(ws.acts)
+			continue
+		}
+		j.axMass, j.invAx = 0, 0
 		kax := b[i].Dot(p.invI.MulVec(b[i])) + b[i].Dot(c.invI.MulVec(b[i]))
 		if kax > 0 {
 			j.axMass = 1 / kax
@@ -289,6 +302,14 @@ func (cs *compoundSim) coordinateRows(ws *workspace, p, c *bodySim, b [maxCompou
 			j.rotorMass()
 		}
 		j.axisCoefs(ws.acts, h)
+	}
+}
+
+// axisImages refreshes the members' axis images (JointMassPerStep: the
+// dual axes follow every update, the masses are held).
+func (cs *compoundSim) axisImages(ws *workspace, p, c *bodySim) {
+	for i := 0; i < int(cs.k); i++ {
+		ws.joints[cs.member[i]].axisImages(p, c)
 	}
 }
 

@@ -19,11 +19,18 @@ func prepareJoints(m *Model, s *State, jointSoft, limitSoft softness, h float64)
 	}
 }
 
-// updateJoints recomputes each joint's geometry, errors and effective masses
-// from the current poses (once per substep).
+// updateJoints recomputes each joint's geometry and errors from the current
+// poses (at the step start, first, and after every substep's position
+// update), and its effective masses with them, or only at the step start
+// when Options.JointMassPerStep holds them for the step.
 func updateJoints(m *Model, s *State, h float64, first bool) {
+	if !first && m.Opt.JointMassPerStep {
+		updateJointErrors(m, s)
+		return
+	}
 	bodies := s.ws.bodies
 	acts := s.ws.acts
+	held := m.Opt.JointMassPerStep
 	for i := range s.ws.joints {
 		j := &s.ws.joints[i]
 		if j.grouped {
@@ -65,6 +72,7 @@ func updateJoints(m *Model, s *State, h float64, first bool) {
 		}
 		j.axis = p.q.Rotate(j.axisP)
 		j.t1, j.t2 = perp(j.axis)
+		j.t10, j.t20 = j.t1, j.t2
 		var kax float64
 		if j.kind == Revolute {
 			aC := c.q.Rotate(j.axisC)
@@ -75,6 +83,7 @@ func updateJoints(m *Model, s *State, h float64, first bool) {
 			r := p.q0Rel(c, j.relRot)
 			sa := r.X*j.axisP.X + r.Y*j.axisP.Y + r.Z*j.axisP.Z
 			j.q = j.hingeAngle(wrapAngle(2 * math.Atan2(sa, r.W)))
+			j.qs, j.qw = sa, r.W
 			kax = j.axis.Dot(p.invI.MulVec(j.axis)) + j.axis.Dot(c.invI.MulVec(j.axis))
 		} else {
 			j.sP = j.rP.Add(j.d)
@@ -98,6 +107,9 @@ func updateJoints(m *Model, s *State, h float64, first bool) {
 			j.rotorMass()
 		}
 		j.axisCoefs(acts, h)
+		if held && j.kind == Revolute {
+			j.revoluteImages(p, c)
+		}
 	}
 }
 
@@ -213,11 +225,15 @@ func (j *jointSim) totalAxial() float64 {
 }
 
 // warmStartJoints applies the accumulated joint impulses.
-func warmStartJoints(ws *workspace) {
+func warmStartJoints(ws *workspace, held bool) {
 	bodies := ws.bodies
 	for i := range ws.joints {
 		j := &ws.joints[i]
 		p, c := &bodies[j.p], &bodies[j.c]
+		if held && j.kind == Revolute {
+			warmStartRevoluteHeld(ws, j, p, c)
+			continue
+		}
 		switch j.kind {
 		case Weld:
 			applyImpulse(p, c, j.rP, j.rC, j.linImp)
@@ -256,11 +272,15 @@ func applyAngular(p, c *bodySim, l Vec3) {
 // solveJoints runs one pass over the joints: axis rows (spring, motor,
 // limits) then the locked rows, soft with bias in the solve stage and rigid
 // in the relax stage (welds stay soft in both, like Box2D's soft weld).
-func solveJoints(ws *workspace, h, invH float64, useBias bool) {
+func solveJoints(ws *workspace, h, invH float64, useBias, held bool) {
 	bodies := ws.bodies
 	for i := range ws.joints {
 		j := &ws.joints[i]
 		p, c := &bodies[j.p], &bodies[j.c]
+		if held && j.kind == Revolute {
+			solveRevoluteHeld(j, p, c, ws.acts, h, invH, useBias)
+			continue
+		}
 		if j.kind != Weld {
 			solveAxis(j, p, c, ws.acts, h, invH, useBias)
 		}
@@ -301,7 +321,12 @@ func solveJoints(ws *workspace, h, invH float64, useBias bool) {
 			l1 := -angSoft.massScale*(j.kAng[0]*b1+j.kAng[1]*b2) - angSoft.impulseScale*a1
 			l2 := -angSoft.massScale*(j.kAng[3]*b1+j.kAng[4]*b2) - angSoft.impulseScale*a2
 			imp := j.t1.Scale(l1).AddScaled(j.t2, l2)
-			j.angImp = j.angImp.Add(imp)
+			if p.moves {
+				// kept in the current perpendiculars (solveRevoluteHeld)
+				j.angImp = j.t1.Scale(a1+l1).AddScaled(j.t2, a2+l2)
+			} else {
+				j.angImp = j.angImp.Add(imp)
+			}
 			applyAngular(p, c, imp)
 		}
 	}
@@ -345,8 +370,20 @@ func solveAxis(j *jointSim, p, c *bodySim, acts []actSim, h, invH float64, useBi
 	if j.axMass == 0 {
 		return
 	}
+	total := axisRows(j, acts, axisVel(j, p, c), h, invH, useBias)
+	if total != 0 {
+		applyAxial(j, p, c, total)
+	}
+	if j.arm > 0 {
+		solveRotor(j, p, c)
+	}
+}
+
+// axisRows solves the spring, actuator, motor and limit rows of j at the
+// coordinate velocity cdot and returns their summed impulse along the
+// axis, not yet applied to the bodies.
+func axisRows(j *jointSim, acts []actSim, cdot, h, invH float64, useBias bool) float64 {
 	kax := j.invAx
-	cdot := axisVel(j, p, c)
 	var total float64
 	if j.hasSpring {
 		imp := j.springCoef*(cdot+j.springBias) - j.springS.impulseScale*j.springImp
@@ -402,12 +439,7 @@ func solveAxis(j *jointSim, p, c *bodySim, acts []actSim, h, invH float64, useBi
 			total -= imp
 		}
 	}
-	if total != 0 {
-		applyAxial(j, p, c, total)
-	}
-	if j.arm > 0 {
-		solveRotor(j, p, c)
-	}
+	return total
 }
 
 // solveRotor solves a joint's rotor row (Armature): after it,

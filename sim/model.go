@@ -133,6 +133,15 @@ type Options struct {
 	// humanoid landing at 2 m/s rebounds 5 cm without a cap, not with
 	// 0.2 m/s (bench/RESULTS.md). Too low a cap lets loaded chains sag.
 	MaxJointPush float64
+	// JointMassPerStep computes the joints' effective masses, and the
+	// coefficients of their axis rows that depend on them, once per Step at
+	// the step-start poses (as the contacts' are) instead of after every
+	// substep's position update; the joints' errors, levers and coordinates
+	// still follow every substep. It saves most of a joint update (the 3×3
+	// point-constraint inverse and the axis masses) on jointed models and
+	// changes their results beyond round-off, so the built-in scenes leave
+	// it off (their runs regenerate bit for bit) and sim/mjcf sets it.
+	JointMassPerStep bool
 }
 
 // DefaultOptions returns the defaults described on Options.

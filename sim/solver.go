@@ -154,19 +154,28 @@ type jointSim struct {
 	angSoft                     softness // angular rows of a weld
 	limSoft                     softness // limit rows
 	// per-substep geometry
-	rP, rC Vec3    // world levers (m)
-	sP     Vec3    // rP + d for prismatic rows
-	d      Vec3    // anchor separation (m)
-	axis   Vec3    // world axis
-	t1, t2 Vec3    // world perpendiculars
-	q      float64 // coordinate (m or rad; a Revolute's is continuous, see hingeAngle)
+	rP, rC Vec3 // world levers (m)
+	sP     Vec3 // rP + d for prismatic rows
+	d      Vec3 // anchor separation (m)
+	axis   Vec3 // world axis
+	t1, t2 Vec3 // world perpendiculars
+	// the perpendiculars at the step start (JointMassPerStep turns them
+	// with the parent)
+	t10, t20 Vec3
+	// inverse-inertia images of the axis and perpendiculars of a Revolute
+	// joint under JointMassPerStep (revoluteImages)
+	iaP, iaC, i1P, i1C, i2P, i2C Vec3
+	q                            float64 // coordinate (m or rad; a Revolute's is continuous, see hingeAngle)
 	// turns counts a Revolute joint's full revolutions past ±π since the
 	// pose was set (Reset, SetBodyPose), so that q stays continuous beyond
 	// ±π as MuJoCo's hinge qpos does; qSet says q holds this State's
 	// previous coordinate (false until the first joint update after a pose
 	// was set).
-	turns   float64
-	qSet    bool
+	turns float64
+	qSet  bool
+	// qs, qw: the axial sine and cosine parts of the rotation at the last
+	// update (hingeStep)
+	qs, qw  float64
 	angErr  Vec3
 	kLin    Mat3 // inverse effective mass of point/perpendicular block
 	kAng    Mat3 // inverse effective mass of angular block
@@ -307,20 +316,20 @@ func solve(m *Model, s *State) {
 	updateJoints(m, s, h, true)
 	compound := len(ws.compounds) > 0
 	if compound {
-		updateCompounds(ws, h, opt.MaxJointPush, false)
+		updateCompounds(ws, h, opt.MaxJointPush, false, false, opt.JointMassPerStep)
 	}
 	for sub := 0; sub < n; sub++ {
 		if ws.armature {
 			startArmature(ws)
 		}
 		integrateVelocities(m, ws, opt.Gravity, h)
-		warmStartJoints(ws)
+		warmStartJoints(ws, opt.JointMassPerStep)
 		if compound {
 			warmStartCompounds(ws)
 		}
 		warmStartContacts(s.man, ws.bodies)
 		for it := 0; it < opt.Iterations; it++ {
-			solveJoints(ws, h, invH, true)
+			solveJoints(ws, h, invH, true, opt.JointMassPerStep)
 			if compound {
 				solveCompounds(ws, true)
 			}
@@ -329,9 +338,9 @@ func solve(m *Model, s *State) {
 		integratePositions(m, ws, opt.Gravity, h, opt.MaxSpeed, opt.MaxAngularSpeed)
 		updateJoints(m, s, h, false)
 		if compound {
-			updateCompounds(ws, h, opt.MaxJointPush, true)
+			updateCompounds(ws, h, opt.MaxJointPush, true, opt.JointMassPerStep, opt.JointMassPerStep)
 		}
-		solveJoints(ws, h, invH, false)
+		solveJoints(ws, h, invH, false, opt.JointMassPerStep)
 		if compound {
 			solveCompounds(ws, false)
 		}

@@ -65,14 +65,20 @@ func load(path string) (m *mjcf.Model, lenient bool, err error) {
 // -intermediate).
 var importOpts mjcf.Options
 
-func compare(args []string) error {
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	fs.IntVar(&importOpts.Substeps, "substeps", 0, "sim substeps per step (0: default)")
+// importFlags registers the import options shared by compare and speed.
+func importFlags(fs *flag.FlagSet) {
+	fs.IntVar(&importOpts.Substeps, "substeps", 0, "sim substeps per step (0: the import's rule)")
 	fs.IntVar(&importOpts.Iterations, "iterations", 0, "sim velocity iterations per substep (0: default)")
 	fs.Float64Var(&importOpts.MaxJointPush, "jointpush", 0, "cap on joint correction speed, m/s (0: none)")
 	fs.Float64Var(&importOpts.IntermediateMass, "intermediate", 0, "mass share of chain intermediates (0: default)")
 	fs.BoolVar(&importOpts.Chain, "chain", false, "multi-joint bodies as chains of sim bodies (the old import)")
 	fs.BoolVar(&importOpts.BodyArmature, "bodyarmature", false, "armature as body inertia (the old import)")
+	fs.BoolVar(&importOpts.SubstepMasses, "substepmasses", false, "joint effective masses every substep (the old import)")
+}
+
+func compare(args []string) error {
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	importFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -323,12 +329,8 @@ var stepsRE = regexp.MustCompile(`Steps per second\s*:\s*([0-9.]+)`)
 func speed(args []string) error {
 	fs := flag.NewFlagSet("speed", flag.ContinueOnError)
 	rounds := fs.Int("rounds", 5, "interleaved rounds")
-	fs.BoolVar(&importOpts.Chain, "chain", false, "multi-joint bodies as chains of sim bodies (the old import)")
-	fs.BoolVar(&importOpts.BodyArmature, "bodyarmature", false, "armature as body inertia (the old import)")
 	steps := fs.Int("steps", 20000, "steps per run")
-	fs.IntVar(&importOpts.Substeps, "substeps", 0, "sim substeps per step (0: default)")
-	fs.IntVar(&importOpts.Iterations, "iterations", 0, "sim velocity iterations per substep (0: default)")
-	fs.Float64Var(&importOpts.MaxJointPush, "jointpush", 0, "cap on joint correction speed, m/s (0: none)")
+	importFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -38,8 +38,12 @@ func (c *compiler) build(name string, actuators, equality, contact []*element) *
 	// MuJoCo caps no speeds: robot wrists spin at 100+ rad/s under stiff servos
 	b.Opt.MaxSpeed, b.Opt.MaxAngularSpeed = 100, 1000
 	b.Opt.Substeps = c.opt.Substeps
+	if b.Opt.Substeps == 0 {
+		b.Opt.Substeps = DefaultSubsteps(b.Opt.Timestep)
+	}
 	b.Opt.Iterations = c.opt.Iterations
 	b.Opt.MaxJointPush = c.opt.MaxJointPush
+	b.Opt.JointMassPerStep = !c.opt.SubstepMasses
 	ids := make([]sim.BodyID, len(sb))
 	for i, s := range sb {
 		if i == 0 {

@@ -3,6 +3,7 @@ package mjcf
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,7 +31,8 @@ type Options struct {
 	// warnings and drops them; for comparing the supported part of a model
 	// only.
 	Lenient bool
-	// Substeps overrides sim's substeps per step (0: sim's default, 4).
+	// Substeps overrides sim's substeps per step (0: the import's rule,
+	// DefaultSubsteps).
 	Substeps int
 	// Iterations overrides sim's velocity iterations per substep (0:
 	// sim's default, 1). Long jointed chains under load (a humanoid's
@@ -38,8 +40,27 @@ type Options struct {
 	Iterations int
 	// MaxJointPush sets sim's Options.MaxJointPush (m/s; 0: no cap).
 	MaxJointPush float64
+	// SubstepMasses recomputes the joints' effective masses after every
+	// substep (sim.Options.JointMassPerStep off) instead of once per step;
+	// for comparison only (the import before 2026-12-06).
+	SubstepMasses bool
 	// ReadFile reads include and mesh files (default os.ReadFile).
 	ReadFile func(name string) ([]byte, error)
+}
+
+// MaxSubstep (s) is the longest solver substep DefaultSubsteps allows: the
+// humanoid of MuJoCo's samples (5 ms steps) stands on 4 substeps of 1.25 ms
+// and buckles on 3 of 1.67 ms (knees through their limits); the project's
+// 2-ms arm and gripper stay within every tolerance of bench/RESULTS.md's
+// trajectory table on 2 substeps of 1 ms.
+const MaxSubstep = 0.00125
+
+// DefaultSubsteps is the number of sim substeps an import gets for a
+// timestep (s) when Options.Substeps is 0: enough for substeps of at most
+// MaxSubstep, and at least 2 (one substep is not a soft step).
+func DefaultSubsteps(timestep float64) int {
+	n := int(math.Ceil(timestep/MaxSubstep - 1e-9))
+	return max(2, min(n, 64))
 }
 
 // Load reads and compiles the MJCF file at path; include and mesh files
