@@ -35,7 +35,8 @@ const (
 // ArmReachOptions configure ArmReach.
 type ArmReachOptions struct {
 	// Site names the end-effector site (default "ee", else the model's
-	// only site).
+	// only site); a body's name gives the body's origin, for models
+	// without a site at the end effector.
 	Site string
 	// Actuators name the position actuators to drive (default: every
 	// position-servo actuator, in model order).
@@ -69,9 +70,9 @@ type ArmReach struct {
 	m      *mjcf.Model
 	s      *sim.State
 	opts   ArmReachOptions
-	site   int
-	acts   []int // indices into m.Actuators
-	joints []int // the actuated joints (indices into m.Joints)
+	ee     mjcf.Site // the end effector: a site of m, or a body's origin
+	acts   []int     // indices into m.Actuators
+	joints []int     // the actuated joints (indices into m.Joints)
 	lo, hi []float64
 	q      []float64 // scratch: MuJoCo coordinates of all joints
 	target []float64 // position targets of the actuated joints
@@ -137,16 +138,22 @@ func (e *ArmReach) pickSite() error {
 			name = e.m.Sites[0].Name
 		}
 	}
-	i, ok := e.m.Site(name)
-	if !ok {
-		var names []string
-		for _, s := range e.m.Sites {
-			names = append(names, s.Name)
-		}
-		return fmt.Errorf("tasks: arm-reach: the model has no site %q (its sites: %v); name the end effector with --site", name, names)
+	if i, ok := e.m.Site(name); ok {
+		e.ee = e.m.Sites[i]
+		return nil
 	}
-	e.site = i
-	return nil
+	if b, ok := e.m.BodySite(name); ok {
+		e.ee = b
+		return nil
+	}
+	var sites, bodies []string
+	for _, s := range e.m.Sites {
+		sites = append(sites, s.Name)
+	}
+	for _, b := range e.m.Bodies[1:] {
+		bodies = append(bodies, b.Name)
+	}
+	return fmt.Errorf("tasks: arm-reach: the model has no site or body %q (its sites: %v; its bodies: %v); name the end effector with --site, a site or a body (its origin)", name, sites, bodies)
 }
 
 func (e *ArmReach) pickActuators() error {
@@ -241,7 +248,7 @@ func (e *ArmReach) Reset(seed uint64) ([]float64, control.Info) {
 		for i, j := range e.joints {
 			qg[j] = clampf(q0[j]+e.opts.GoalRange*(2*rng.Float64()-1), e.lo[i], e.hi[i])
 		}
-		e.goal = e.m.SitePos(e.site, qg, e.pos, e.rot)
+		e.goal = e.m.SiteFK(&e.ee, qg, e.pos, e.rot)
 		if e.goal.Z > floor+0.05 {
 			break
 		}
@@ -253,7 +260,7 @@ func (e *ArmReach) Reset(seed uint64) ([]float64, control.Info) {
 }
 
 func (e *ArmReach) sitePos() sim.Vec3 {
-	p, _ := e.m.Sites[e.site].Frame.World(e.s)
+	p, _ := e.ee.Frame.World(e.s)
 	return p
 }
 
@@ -309,7 +316,7 @@ func (e *ArmReach) targetSite() sim.Vec3 {
 	for i, j := range e.joints {
 		e.q[j] = e.target[i]
 	}
-	return e.m.SitePos(e.site, e.q, e.pos, e.rot)
+	return e.m.SiteFK(&e.ee, e.q, e.pos, e.rot)
 }
 
 // ikStep moves the targets one damped-least-squares step toward putting
@@ -319,16 +326,16 @@ func (e *ArmReach) ikStep(p sim.Vec3) {
 	for i, j := range e.joints {
 		e.q[j] = e.target[i]
 	}
-	x := e.m.SitePos(e.site, e.q, e.pos, e.rot)
+	x := e.m.SiteFK(&e.ee, e.q, e.pos, e.rot)
 	n := len(e.joints)
 	jac := make([]sim.Vec3, n)
 	const h = 1e-5
 	for i, j := range e.joints {
 		q := e.q[j]
 		e.q[j] = q + h
-		xp := e.m.SitePos(e.site, e.q, e.pos, e.rot)
+		xp := e.m.SiteFK(&e.ee, e.q, e.pos, e.rot)
 		e.q[j] = q - h
-		xm := e.m.SitePos(e.site, e.q, e.pos, e.rot)
+		xm := e.m.SiteFK(&e.ee, e.q, e.pos, e.rot)
 		e.q[j] = q
 		jac[i] = xp.Sub(xm).Scale(1 / (2 * h))
 	}

@@ -2,7 +2,9 @@ package tasks_test
 
 import (
 	"math"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -137,5 +139,59 @@ func TestArmReachObservationState(t *testing.T) {
 		if math.Abs(obs[3*n+6+k]-10*(gk-p[k])) > 1e-9 || obs[3*n+3+k] != gk {
 			t.Errorf("axis %d: goal %g, goal vector %g, site %g", k, obs[3*n+3+k], obs[3*n+6+k], p[k])
 		}
+	}
+}
+
+// TestArmReachBodyAsEndEffector: a model without a site (Menagerie's UR5e
+// has none at its flange) takes a body's name as the end effector, whose
+// position is then the body's origin; the IK expert reaches with it; and a
+// name that is neither a site nor a body is refused with the model's sites
+// and bodies.
+func TestArmReachBodyAsEndEffector(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "sim", "mjcf", "testdata", "arm6.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	noSite := regexp.MustCompile(`<site [^>]*/>`).ReplaceAll(data, nil)
+	m, err := mjcf.Parse(noSite, filepath.Join("..", "sim", "mjcf", "testdata"), mjcf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Sites) != 0 {
+		t.Fatalf("%d sites left", len(m.Sites))
+	}
+	if _, err := tasks.NewArmReach(m, tasks.ArmReachOptions{Site: "hand"}); err == nil ||
+		!strings.Contains(err.Error(), "wrist_3_link") || !strings.Contains(err.Error(), `"hand"`) {
+		t.Errorf("an unknown end effector gave %v, want an error naming it and listing the bodies", err)
+	}
+	e, err := tasks.NewArmReach(m, tasks.ArmReachOptions{Site: "wrist_3_link", Control: "ee"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := m.BodySite("wrist_3_link")
+	succ := 0
+	pol := tasks.ArmReachExpert(e)
+	for ep := 0; ep < 10; ep++ {
+		obs, _ := e.Reset(uint64(ep))
+		act := make([]float64, e.Spec().ActDim)
+		var info control.Info
+		for trunc := false; !trunc; {
+			pol.Act(obs, act)
+			obs, _, _, trunc, info, err = e.Step(act)
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if info.Success() {
+			succ++
+		}
+		// the reported distance is the body origin's to the goal
+		p, _ := b.Frame.World(e.State())
+		if d := p.Sub(e.Goal()).Norm(); math.Abs(d-info.Values["obj_to_target"]) > 1e-12 {
+			t.Fatalf("episode %d: distance %g, the body origin is %g from the goal", ep, info.Values["obj_to_target"], d)
+		}
+	}
+	if succ < 9 {
+		t.Errorf("the expert reached %d/10 goals with a body as end effector", succ)
 	}
 }

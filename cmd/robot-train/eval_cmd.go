@@ -29,7 +29,7 @@ var evalFlags = []flagDef{
 	{name: "video-size", kind: "int", def: "160", help: "GIF frame size (px, square)"},
 	{name: "render-backend", def: "auto", help: "renderer for --video: auto|egl|soft"},
 	{name: "model", help: "with --policy: evaluate it on task arm-reach over the MJCF arm `FILE.xml` (as train --model trains it)"},
-	{name: "site", help: "--model: end-effector site `NAME` (default ee, or the model's only site)"},
+	{name: "site", help: "--model: end-effector site `NAME` (default ee, or the model's only site), or a body's name for its origin"},
 	{name: "actuators", help: "--model: comma-separated position actuators to drive (default every position servo)"},
 	{name: "control", help: "--model: action space joint or ee (default ee, as train --model)"},
 	{name: "json", kind: "bool", help: "print one JSON object on stdout"},

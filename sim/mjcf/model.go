@@ -136,6 +136,18 @@ func (m *Model) Site(name string) (int, bool) {
 	return 0, false
 }
 
+// BodySite returns a site at the origin of the body named name, for a
+// model that has no site where one is wanted (Menagerie's UR5e has none at
+// its flange); it is not added to m.Sites.
+func (m *Model) BodySite(name string) (Site, bool) {
+	for i := range m.Bodies {
+		if m.Bodies[i].Name == name && name != "" {
+			return Site{Name: name, Body: i, Frame: m.Bodies[i].Frame, Type: "sphere"}, true
+		}
+	}
+	return Site{}, false
+}
+
 // Joint returns the index of the joint named name.
 func (m *Model) Joint(name string) (int, bool) {
 	for i := range m.Joints {
@@ -187,8 +199,12 @@ func (m *Model) Kinematics(q []float64, pos []sim.Vec3, rot []sim.Quat) {
 // SitePos returns site i's world position for joint coordinates q, with
 // scratch pose storage from Kinematics (len(Bodies) each).
 func (m *Model) SitePos(i int, q []float64, pos []sim.Vec3, rot []sim.Quat) sim.Vec3 {
+	return m.SiteFK(&m.Sites[i], q, pos, rot)
+}
+
+// SiteFK is SitePos for a site that need not be one of m.Sites (BodySite).
+func (m *Model) SiteFK(s *Site, q []float64, pos []sim.Vec3, rot []sim.Quat) sim.Vec3 {
 	m.Kinematics(q, pos, rot)
-	s := &m.Sites[i]
 	b := &m.Bodies[s.Body]
 	// the site's pose in its body frame: Frame composed with the inverse
 	// of the body's Frame (both on the same sim body)
