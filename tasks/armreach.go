@@ -50,10 +50,13 @@ type ArmReachOptions struct {
 	Reward string
 	// MaxSteps is the episode length in control steps (default 100).
 	MaxSteps int
-	// GoalRange (rad or m) bounds the random joint offsets from qpos0 whose
-	// end-effector position becomes the goal (default 0.8), so every goal
-	// is reachable.
+	// GoalRange (rad or m) bounds the random joint offsets from the start
+	// pose whose end-effector position becomes the goal (default 0.8), so
+	// every goal is reachable.
 	GoalRange float64
+	// Keyframe names the model's <key> that episodes start from and that
+	// goals are drawn around (Menagerie's arms have a "home"); empty: qpos0.
+	Keyframe string
 }
 
 // ArmReach is a reach task for any MJCF arm with an end-effector site and
@@ -71,6 +74,7 @@ type ArmReach struct {
 	s      *sim.State
 	opts   ArmReachOptions
 	ee     mjcf.Site // the end effector: a site of m, or a body's origin
+	key    int       // index of Keyframe in m.Keyframes, or -1 (qpos0)
 	acts   []int     // indices into m.Actuators
 	joints []int     // the actuated joints (indices into m.Joints)
 	lo, hi []float64
@@ -109,6 +113,14 @@ func NewArmReach(m *mjcf.Model, opts ArmReachOptions) (*ArmReach, error) {
 	e := &ArmReach{m: m, opts: opts, pos: make([]sim.Vec3, len(m.Bodies)), rot: make([]sim.Quat, len(m.Bodies))}
 	if err := e.pickSite(); err != nil {
 		return nil, err
+	}
+	e.key = -1
+	if opts.Keyframe != "" {
+		k, ok := m.Keyframe(opts.Keyframe)
+		if !ok {
+			return nil, fmt.Errorf("tasks: arm-reach: the model has no keyframe %q (its keyframes: %v)", opts.Keyframe, m.KeyframeNames())
+		}
+		e.key = k
 	}
 	if err := e.pickActuators(); err != nil {
 		return nil, err
@@ -230,13 +242,18 @@ func (e *ArmReach) State() *sim.State { return e.s }
 // Goal returns the episode's goal position (m, world).
 func (e *ArmReach) Goal() sim.Vec3 { return e.goal }
 
-// Reset implements control.Env: the arm at qpos0 (its servos holding it),
-// and a goal at the end-effector position of a random joint configuration
-// within GoalRange of qpos0 and the joint limits.
+// Reset implements control.Env: the arm at rest at its start pose (qpos0,
+// or the Keyframe) with its servos holding it, and a goal at the
+// end-effector position of a random joint configuration within GoalRange
+// of the start pose and the joint limits.
 func (e *ArmReach) Reset(seed uint64) ([]float64, control.Info) {
 	rng := rand.New(rand.NewPCG(seed, 0xa7e1))
 	e.s.Reset(e.m.Sim)
 	q0 := e.m.QPos0()
+	if e.key >= 0 {
+		e.m.SetKeyframe(e.s, e.key)
+		q0 = slices.Clone(e.m.Keyframes[e.key].Q)
+	}
 	copy(e.q, q0)
 	for i, j := range e.joints {
 		e.target[i] = clampf(q0[j], e.lo[i], e.hi[i])

@@ -195,3 +195,51 @@ func TestArmReachBodyAsEndEffector(t *testing.T) {
 		t.Errorf("the expert reached %d/10 goals with a body as end effector", succ)
 	}
 }
+
+// TestArmReachKeyframe: with a Keyframe the episodes start at rest in the
+// key's pose (the joints read back its coordinates), the servos hold it,
+// and the IK expert reaches goals drawn around it.
+func TestArmReachKeyframe(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "sim", "mjcf", "testdata", "arm6.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := []float64{0.5, -0.8, 1.0, 0, 0.4, 0}
+	src := strings.Replace(string(data), "</mujoco>", `<keyframe><key name="bent" qpos="0.5 -0.8 1.0 0 0.4 0"/></keyframe></mujoco>`, 1)
+	m, err := mjcf.Parse([]byte(src), filepath.Join("..", "sim", "mjcf", "testdata"), mjcf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tasks.NewArmReach(m, tasks.ArmReachOptions{Keyframe: "home"}); err == nil || !strings.Contains(err.Error(), "bent") {
+		t.Errorf("a missing keyframe gave %v, want an error listing bent", err)
+	}
+	e, err := tasks.NewArmReach(m, tasks.ArmReachOptions{Keyframe: "bent", Control: "ee"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol := tasks.ArmReachExpert(e)
+	succ := 0
+	for ep := 0; ep < 10; ep++ {
+		obs, _ := e.Reset(uint64(ep))
+		for i, q := range key {
+			if got := m.JointPos(e.State(), i); math.Abs(got-q) > 1e-9 {
+				t.Fatalf("episode %d starts with joint %d at %g, key %g", ep, i, got, q)
+			}
+		}
+		act := make([]float64, e.Spec().ActDim)
+		var info control.Info
+		for trunc := false; !trunc; {
+			pol.Act(obs, act)
+			obs, _, _, trunc, info, err = e.Step(act)
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if info.Success() {
+			succ++
+		}
+	}
+	if succ < 9 {
+		t.Errorf("the expert reached %d/10 goals from the keyframe", succ)
+	}
+}

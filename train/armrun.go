@@ -25,6 +25,7 @@ type ArmConfig struct {
 	Actuators string  `yaml:"actuators"`  // comma-separated position actuators to drive (empty: every position servo)
 	Control   string  `yaml:"control"`    // joint (position-target deltas) | ee (end-effector deltas through IK)
 	GoalRange float64 `yaml:"goal_range"` // bound of the random joint offsets whose site position is the goal (rad; 0: 0.8)
+	Keyframe  string  `yaml:"keyframe"`   // the model's <key> episodes start from (empty: qpos0)
 }
 
 // ApplyArmDefaults sets what task arm-reach trains with unless told
@@ -72,7 +73,7 @@ func (c *Config) validateArm(add func(error)) {
 // armOptions are the task options of c's arm section.
 func (c *Config) armOptions() (tasks.ArmReachOptions, error) {
 	o := tasks.ArmReachOptions{Site: c.Arm.Site, Control: c.Arm.Control, Reward: c.EnvReward(),
-		MaxSteps: c.MaxEpisodeLen, GoalRange: c.Arm.GoalRange}
+		MaxSteps: c.MaxEpisodeLen, GoalRange: c.Arm.GoalRange, Keyframe: c.Arm.Keyframe}
 	for _, a := range strings.Split(c.Arm.Actuators, ",") {
 		if a = strings.TrimSpace(a); a != "" {
 			o.Actuators = append(o.Actuators, a)

@@ -96,6 +96,7 @@ func compare(args []string) error {
 		}
 		name := filepath.Base(f)
 		compiled(name, ours, ref)
+		keyframes(name, ours, ref)
 		if lenient {
 			fmt.Printf("| %s | trajectories | not compared: tendons and muscles dropped (%d warnings) | | | | |\n", name, len(ours.Warnings))
 		} else {
@@ -153,6 +154,35 @@ func compiled(name string, o *mjcf.Model, r *mj) {
 	row(name, "principal inertia, max rel. diff ("+wi+")", "", "", di, 1e-6)
 	row(name, "body world pos at qpos0, max |Δ| (m) ("+wp+")", "", "", dp, 1e-9)
 	row(name, "body world rot at qpos0, max angle (rad)", "", "", dq, 1e-9)
+}
+
+// keyframes compares every body's world pose in each keyframe:
+// mj_resetDataKeyframe + mj_forward against SetKeyframe.
+func keyframes(name string, o *mjcf.Model, r *mj) {
+	if len(o.Keyframes) != r.nkey() {
+		row(name, "keyframes", strconv.Itoa(len(o.Keyframes)), strconv.Itoa(r.nkey()), math.Abs(float64(len(o.Keyframes)-r.nkey())), 0)
+		return
+	}
+	for k := range o.Keyframes {
+		s := o.Sim.NewState()
+		o.SetKeyframe(s, k)
+		r.resetKey(k)
+		var dp, dq float64
+		wp := ""
+		for i := 1; i < min(len(o.Bodies), r.nbody()); i++ {
+			p, q := o.BodyPose(s, i)
+			rp, rq := r.xpos(i), r.xquat(i)
+			if d := math.Abs(p.X-rp[0]) + math.Abs(p.Y-rp[1]) + math.Abs(p.Z-rp[2]); d > dp {
+				dp, wp = d, o.Bodies[i].Name
+			}
+			dot := math.Abs(q.W*rq[0] + q.X*rq[1] + q.Y*rq[2] + q.Z*rq[3])
+			dq = max(dq, 2*math.Acos(min(1, dot)))
+		}
+		key := o.KeyframeNames()[k]
+		row(name, fmt.Sprintf("keyframe %s: body world pos, max |Δ| (m) (%s)", key, wp), "", "", dp, 1e-9)
+		row(name, fmt.Sprintf("keyframe %s: body world rot, max angle (rad)", key), "", "", dq, 1e-7)
+	}
+	r.reset()
 }
 
 // scenario is one stepped comparison: joint tolerance (rad or m) and body

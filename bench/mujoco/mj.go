@@ -33,6 +33,8 @@ static int ncon(mjData* d) { return d->ncon; }
 static int congeom(mjData* d, int i, int k) { return k == 0 ? d->contact[i].geom1 : d->contact[i].geom2; }
 static double condist(mjData* d, int i) { return d->contact[i].dist; }
 static const char* geomname(mjModel* m, int i) { return mj_id2name(m, mjOBJ_GEOM, i); }
+static int nkey(mjModel* m) { return m->nkey; }
+static void resetkey(mjModel* m, mjData* d, int k) { mj_resetDataKeyframe(m, d, k); mj_forward(m, d); }
 */
 import "C"
 
@@ -122,8 +124,12 @@ func (x *mj) contactPairs() []string {
 	}
 	return out
 }
-func (x *mj) reset() { C.mj_resetData(x.m, x.d); C.mj_forward(x.m, x.d) }
-func (x *mj) step()  { C.mj_step(x.m, x.d) }
+func (x *mj) reset()    { C.mj_resetData(x.m, x.d); C.mj_forward(x.m, x.d) }
+func (x *mj) nkey() int { return int(C.nkey(x.m)) }
+
+// resetKey puts the data in keyframe k's state and computes its poses.
+func (x *mj) resetKey(k int) { C.resetkey(x.m, x.d, C.int(k)) }
+func (x *mj) step()          { C.mj_step(x.m, x.d) }
 func (x *mj) steps(n int) {
 	for i := 0; i < n; i++ {
 		C.mj_step(x.m, x.d)

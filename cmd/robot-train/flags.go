@@ -49,6 +49,7 @@ var trainFlags = []flagDef{
 	{name: "model", key: "arm.model", help: "MJCF `FILE.xml` of an arm: trains task arm-reach on it (--task reach), with one env, 100-step episodes, --control ee and 20 evaluation episodes every 10,000 steps unless told otherwise"},
 	{name: "site", key: "arm.site", help: "--model: end-effector site `NAME` (default ee, or the model's only site), or a body's name for its origin"},
 	{name: "actuators", key: "arm.actuators", help: "--model: comma-separated position actuators to drive (default every position servo)"},
+	{name: "keyframe", key: "arm.keyframe", help: "--model: the model's keyframe `NAME` episodes start from (default qpos0)"},
 	{name: "control", key: "arm.control", help: "--model: action space joint (position-target deltas) or ee (end-effector deltas through IK)"},
 	{name: "reward", key: "reward", help: "reward SAC trains on: dense|sparse (the task's), erlvlm (learned from VLM ratings), vlmrm (VLM embedding similarity)"},
 	{name: "replay", key: "replay", help: "replay sampler: auto|uniform|per|relo|vlmrb|aer|ero (auto: uniform for SAC, per for DQN)"},

@@ -24,12 +24,14 @@
 //     rendering); sites and cameras are kept with their body and local pose;
 //   - motor, position, velocity and general actuators on joints become
 //     sim.ActuatorDesc (gain, bias, gear, ctrlrange, forcerange);
-//   - equality weld becomes a sim Weld joint.
+//   - equality weld becomes a sim Weld joint;
+//   - keyframes (<key qpos ctrl>) are kept as Model.Keyframes, which
+//     SetKeyframe puts a State in (MuJoCo's mj_resetDataKeyframe).
 //
 // Anything else that changes the physics (tendons, muscles, connect
 // equalities, ball joints, frictionloss, pair contacts, composites, ...) is
 // an error naming the element, the attribute and the line. What does not
-// (visual settings, textures, lights, keyframes, sensors, solver tuning the
+// (visual settings, textures, lights, sensors, solver tuning the
 // engine replaces with its own soft constraints) is dropped and listed in
 // Model.Warnings.
 //

@@ -278,7 +278,7 @@ func (c *compiler) compile(root *element) *Model {
 	}
 	c.opts = sim.Options{Gravity: sim.V3(0, 0, -9.81), Timestep: 0.002}
 	var world *element
-	var actuators, equality, contact []*element
+	var actuators, equality, contact, keys []*element
 	for _, e := range root.children {
 		switch e.name {
 		case "compiler", "default", "asset":
@@ -296,7 +296,9 @@ func (c *compiler) compile(root *element) *Model {
 			equality = append(equality, e)
 		case "contact":
 			contact = append(contact, e)
-		case "size", "visual", "statistic", "keyframe", "sensor", "custom":
+		case "keyframe":
+			keys = append(keys, e)
+		case "size", "visual", "statistic", "sensor", "custom":
 			c.dropped(e, "does not change the dynamics")
 		case "tendon":
 			if len(e.children) > 0 {
@@ -312,6 +314,7 @@ func (c *compiler) compile(root *element) *Model {
 	c.worldbody(world, main)
 	m := c.build(name, actuators, equality, contact)
 	if m != nil {
+		c.keyframes(m, keys)
 		m.Warnings = c.warnings()
 	}
 	return m

@@ -15,6 +15,8 @@ type Model struct {
 	Cameras   []Camera
 	// Geoms are all geoms, colliding or visual, with what rendering needs.
 	Geoms []Geom
+	// Keyframes are the model's <key> poses (SetKeyframe).
+	Keyframes []Keyframe
 	// Warnings list what was dropped or approximated.
 	Warnings []string
 }
@@ -167,6 +169,12 @@ func (m *Model) BodyPose(s *sim.State, i int) (sim.Vec3, sim.Quat) {
 // coordinates q (len(Joints), rad or m; free joints keep their qpos0 pose):
 // forward kinematics of the body tree, for inverse kinematics and resets.
 func (m *Model) Kinematics(q []float64, pos []sim.Vec3, rot []sim.Quat) {
+	m.kinematics(q, nil, pos, rot)
+}
+
+// kinematics is Kinematics with the free joints' bodies at free (by joint
+// index; those missing at their qpos0 poses).
+func (m *Model) kinematics(q []float64, free map[int]FreePose, pos []sim.Vec3, rot []sim.Quat) {
 	if len(q) != len(m.Joints) || len(pos) != len(m.Bodies) || len(rot) != len(m.Bodies) {
 		panic("mjcf: Kinematics needs len(q) = len(Joints) and len(pos) = len(rot) = len(Bodies)")
 	}
@@ -176,24 +184,34 @@ func (m *Model) Kinematics(q []float64, pos []sim.Vec3, rot []sim.Quat) {
 		if b.Parent < 0 {
 			continue
 		}
-		p, r := pos[b.Parent].Add(rot[b.Parent].Rotate(b.LocalPos)), rot[b.Parent].Mul(b.LocalRot)
-		for _, ji := range b.Joints {
-			j := &m.Joints[ji]
-			switch j.Type {
-			case "hinge":
-				// rotate about the axis through the anchor
-				dq := sim.QuatFromAxisAngle(j.Axis, q[ji]-j.Ref)
-				a := r.Rotate(j.Pos)
-				r = r.Mul(dq)
-				p = p.Add(a).Sub(r.Rotate(j.Pos))
-			case "slide":
-				p = p.Add(r.Rotate(j.Axis.Scale(q[ji] - j.Ref)))
-			case "free":
-				p, r = b.Pos, b.Rot
+		pos[i], rot[i] = m.bodyPose(i, len(b.Joints), q, free, pos[b.Parent], rot[b.Parent])
+	}
+}
+
+// bodyPose returns body i's world pose with its first k joints at q (the
+// rest at their refs), its parent at (pp, pr).
+func (m *Model) bodyPose(i, k int, q []float64, free map[int]FreePose, pp sim.Vec3, pr sim.Quat) (sim.Vec3, sim.Quat) {
+	b := &m.Bodies[i]
+	p, r := pp.Add(pr.Rotate(b.LocalPos)), pr.Mul(b.LocalRot)
+	for _, ji := range b.Joints[:k] {
+		j := &m.Joints[ji]
+		switch j.Type {
+		case "hinge":
+			// rotate about the axis through the anchor
+			dq := sim.QuatFromAxisAngle(j.Axis, q[ji]-j.Ref)
+			a := r.Rotate(j.Pos)
+			r = r.Mul(dq)
+			p = p.Add(a).Sub(r.Rotate(j.Pos))
+		case "slide":
+			p = p.Add(r.Rotate(j.Axis.Scale(q[ji] - j.Ref)))
+		case "free":
+			p, r = b.Pos, b.Rot
+			if f, ok := free[ji]; ok {
+				p, r = f.Pos, f.Rot
 			}
 		}
-		pos[i], rot[i] = p, r.Normalize()
 	}
+	return p, r.Normalize()
 }
 
 // SitePos returns site i's world position for joint coordinates q, with

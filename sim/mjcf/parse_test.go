@@ -47,10 +47,10 @@ func TestErrorsNameElementAttributeLine(t *testing.T) {
 
 // TestWarnings: harmless drops are listed, not refused.
 func TestWarnings(t *testing.T) {
-	m := parse(t, `<mujoco><visual><quality shadowsize="1"/></visual><keyframe><key qpos="0"/></keyframe>
+	m := parse(t, `<mujoco><visual><quality shadowsize="1"/></visual><keyframe><key time="1"/></keyframe>
 <worldbody><light pos="0 0 1"/><geom type="plane" size="1 1 .1" solref=".02 1"/></worldbody></mujoco>`)
 	if len(m.Warnings) < 3 {
-		t.Errorf("warnings %q: want visual, keyframe, light and solref listed", m.Warnings)
+		t.Errorf("warnings %q: want visual, key time, light and solref listed", m.Warnings)
 	}
 }
 
@@ -229,6 +229,7 @@ func FuzzParse(f *testing.F) {
 		`<mujoco><worldbody><body><joint type="slide" range="0 1" limited="true"/><geom type="capsule" fromto="0 0 0 0 0 1" size=".1"/></body></worldbody><actuator><position joint="j" kp="10"/></actuator></mujoco>`,
 		`<mujoco><compiler angle="radian" eulerseq="ZYX"/><worldbody><body euler="1 2 3"><joint axis="1 1 0"/><geom type="box" size="1 2 3"/></body></worldbody></mujoco>`,
 		`<mujoco><worldbody><body pos="0 0 1"><freejoint/><geom size=".1"/><body pos="0 0 -.2"><joint name="a" axis="1 0 0" armature=".01" range="-1 1"/><joint name="b" axis="0 1 1" pos="0 0 .05"/><joint axis="0 0 1"/><geom type="capsule" fromto="0 0 0 0 0 -.3" size=".05"/></body></body></worldbody><actuator><motor joint="b" gear="20"/></actuator></mujoco>`,
+		`<mujoco><worldbody><body pos="0 0 1"><joint/><joint type="slide"/><geom size=".1"/></body><body><freejoint/><geom size=".1"/></body></worldbody><keyframe><key name="k" qpos="1 .1 0 0 1 1 0 0 0"/></keyframe></mujoco>`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -241,6 +242,9 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		s := m.Sim.NewState()
+		for k := range m.Keyframes {
+			m.SetKeyframe(s, k)
+		}
 		for i := 0; i < 3; i++ {
 			sim.Step(m.Sim, s)
 		}
