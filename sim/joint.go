@@ -37,14 +37,7 @@ func updateJoints(m *Model, s *State, h float64, first bool) {
 			continue
 		}
 		p, c := &bodies[j.p], &bodies[j.c]
-		j.rP = p.q.Rotate(j.lp)
-		j.rC = c.q.Rotate(j.lc)
-		j.d = c.c.Add(j.rC).Sub(p.c.Add(j.rP))
-		if cp := m.Opt.MaxJointPush; cp > 0 && j.kind == Revolute {
-			if n := j.d.Norm(); n*j.soft.biasRate > cp {
-				j.d = j.d.Scale(cp / (n * j.soft.biasRate))
-			}
-		}
+		j.anchors(p, c, m.Opt.MaxJointPush)
 		mP, mC := p.invMass, c.invMass
 		switch j.kind {
 		case Weld, Revolute:
@@ -53,11 +46,7 @@ func updateJoints(m *Model, s *State, h float64, first bool) {
 		}
 		switch j.kind {
 		case Weld, Prismatic:
-			e := c.q.Mul(p.q.Mul(j.relRot).Conj())
-			if e.W < 0 {
-				e = Quat{-e.W, -e.X, -e.Y, -e.Z}
-			}
-			j.angErr = Vec3{2 * e.X, 2 * e.Y, 2 * e.Z}
+			j.angErr = j.rotationError(p, c)
 			// the inverse inertias are fixed for the step: kAng once
 			if first {
 				var k Mat3
@@ -111,6 +100,31 @@ func updateJoints(m *Model, s *State, h float64, first bool) {
 			j.revoluteImages(p, c)
 		}
 	}
+}
+
+// anchors refreshes j's world levers and anchor separation; the
+// separation of a revolute joint is capped so that its correction speed
+// stays within cp (Options.MaxJointPush; 0: no cap).
+func (j *jointSim) anchors(p, c *bodySim, cp float64) {
+	j.rP = p.q.Rotate(j.lp)
+	j.rC = c.q.Rotate(j.lc)
+	j.d = c.c.Add(j.rC).Sub(p.c.Add(j.rP))
+	if cp > 0 && j.kind == Revolute {
+		if n := j.d.Norm(); n*j.soft.biasRate > cp {
+			j.d = j.d.Scale(cp / (n * j.soft.biasRate))
+		}
+	}
+}
+
+// rotationError returns the small-angle rotation vector that takes the
+// child's orientation to the one the joint holds (welds and prismatic
+// joints lock all three rotations).
+func (j *jointSim) rotationError(p, c *bodySim) Vec3 {
+	e := c.q.Mul(p.q.Mul(j.relRot).Conj())
+	if e.W < 0 {
+		e = Quat{-e.W, -e.X, -e.Y, -e.Z}
+	}
+	return Vec3{2 * e.X, 2 * e.Y, 2 * e.Z}
 }
 
 // axisCoefs computes the coefficients of j's axis rows that depend on its

@@ -41,20 +41,9 @@ func updateJointErrors(m *Model, s *State) {
 			continue
 		}
 		p, c := &bodies[j.p], &bodies[j.c]
-		j.rP = p.q.Rotate(j.lp)
-		j.rC = c.q.Rotate(j.lc)
-		j.d = c.c.Add(j.rC).Sub(p.c.Add(j.rP))
-		if cp > 0 && j.kind == Revolute {
-			if n := j.d.Norm(); n*j.soft.biasRate > cp {
-				j.d = j.d.Scale(cp / (n * j.soft.biasRate))
-			}
-		}
+		j.anchors(p, c, cp)
 		if j.kind != Revolute {
-			e := c.q.Mul(p.q.Mul(j.relRot).Conj())
-			if e.W < 0 {
-				e = Quat{-e.W, -e.X, -e.Y, -e.Z}
-			}
-			j.angErr = Vec3{2 * e.X, 2 * e.Y, 2 * e.Z}
+			j.angErr = j.rotationError(p, c)
 		}
 		if j.kind == Weld {
 			continue
