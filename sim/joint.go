@@ -69,18 +69,12 @@ func updateJoints(m *Model, s *State, h float64, first bool) {
 			a1 := p.invI.MulVec(j.t1).Add(c.invI.MulVec(j.t1))
 			a2 := p.invI.MulVec(j.t2).Add(c.invI.MulVec(j.t2))
 			j.kAng = inverse2(j.t1.Dot(a1), j.t1.Dot(a2), j.t2.Dot(a1), j.t2.Dot(a2))
-			r := p.q0Rel(c, j.relRot)
-			sa := r.X*j.axisP.X + r.Y*j.axisP.Y + r.Z*j.axisP.Z
-			j.q = j.hingeAngle(wrapAngle(2 * math.Atan2(sa, r.W)))
-			j.qs, j.qw = sa, r.W
+			sa, w := j.hingeParts(p, c)
+			j.q = j.hingeAngle(wrapAngle(2 * math.Atan2(sa, w)))
+			j.qs, j.qw = sa, w
 			kax = j.axis.Dot(p.invI.MulVec(j.axis)) + j.axis.Dot(c.invI.MulVec(j.axis))
 		} else {
-			j.sP = j.rP.Add(j.d)
-			// angular Jacobians of the rows t1, t2, axis and their images
-			for r, u := range [3]Vec3{j.t1, j.t2, j.axis} {
-				j.pS[r], j.pC[r] = j.sP.Cross(u), j.rC.Cross(u)
-				j.iS[r], j.iC[r] = p.invI.MulVec(j.pS[r]), c.invI.MulVec(j.pC[r])
-			}
+			j.prismaticJacobians(p, c)
 			k11 := mP + mC + j.pS[0].Dot(j.iS[0]) + j.pC[0].Dot(j.iC[0])
 			k12 := j.pS[0].Dot(j.iS[1]) + j.pC[0].Dot(j.iC[1])
 			k22 := mP + mC + j.pS[1].Dot(j.iS[1]) + j.pC[1].Dot(j.iC[1])
@@ -113,6 +107,24 @@ func (j *jointSim) anchors(p, c *bodySim, cp float64) {
 		if n := j.d.Norm(); n*j.soft.biasRate > cp {
 			j.d = j.d.Scale(cp / (n * j.soft.biasRate))
 		}
+	}
+}
+
+// hingeParts returns the axial sine and cosine parts (half-angle, not
+// normalised) of a Revolute joint's rotation, from which its angle is
+// 2·atan2(sa, w).
+func (j *jointSim) hingeParts(p, c *bodySim) (sa, w float64) {
+	r := p.q0Rel(c, j.relRot)
+	return r.X*j.axisP.X + r.Y*j.axisP.Y + r.Z*j.axisP.Z, r.W
+}
+
+// prismaticJacobians sets a Prismatic joint's lever sP and the angular
+// Jacobians of its rows t1, t2 and axis, with their inverse-inertia images.
+func (j *jointSim) prismaticJacobians(p, c *bodySim) {
+	j.sP = j.rP.Add(j.d)
+	for r, u := range [3]Vec3{j.t1, j.t2, j.axis} {
+		j.pS[r], j.pC[r] = j.sP.Cross(u), j.rC.Cross(u)
+		j.iS[r], j.iC[r] = p.invI.MulVec(j.pS[r]), c.invI.MulVec(j.pC[r])
 	}
 }
 

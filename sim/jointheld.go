@@ -55,16 +55,10 @@ func updateJointErrors(m *Model, s *State) {
 		}
 		if j.kind == Revolute {
 			j.angErr = j.axis.Cross(c.q.Rotate(j.axisC))
-			r := p.q0Rel(c, j.relRot)
-			sa := r.X*j.axisP.X + r.Y*j.axisP.Y + r.Z*j.axisP.Z
-			j.q = j.hingeStep(sa, r.W)
+			j.q = j.hingeStep(j.hingeParts(p, c))
 			j.revoluteImages(p, c)
 		} else {
-			j.sP = j.rP.Add(j.d)
-			for r, u := range [3]Vec3{j.t1, j.t2, j.axis} {
-				j.pS[r], j.pC[r] = j.sP.Cross(u), j.rC.Cross(u)
-				j.iS[r], j.iC[r] = p.invI.MulVec(j.pS[r]), c.invI.MulVec(j.pC[r])
-			}
+			j.prismaticJacobians(p, c)
 			j.q = j.d.Dot(j.axis)
 		}
 		j.axisBiases(acts)
