@@ -1,0 +1,148 @@
+package convex
+
+import "math"
+
+// boxBox finds the axis of least penetration among the 15 separating-axis
+// candidates (face normals of both boxes, cross products of their edges).
+// On a face axis it clips the other box's most anti-parallel face against
+// the reference face's sides and keeps the clipped points within margin of
+// the reference face (up to 8); on an edge axis it gives the one contact
+// between the two closest edges. MuJoCo's mjc_BoxBox also returns up to 8
+// contacts, but by its own construction: counts and positions can differ.
+func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin float64) []Contact {
+	var ax1, ax2 [3]Vec3
+	for k := 0; k < 3; k++ {
+		ax1[k], ax2[k] = p1.Rot.Col(k), p2.Rot.Col(k)
+	}
+	t := p2.Pos.Sub(p1.Pos)
+	sep := func(L Vec3) float64 {
+		r1 := s1.Size[0]*math.Abs(ax1[0].Dot(L)) + s1.Size[1]*math.Abs(ax1[1].Dot(L)) + s1.Size[2]*math.Abs(ax1[2].Dot(L))
+		r2 := s2.Size[0]*math.Abs(ax2[0].Dot(L)) + s2.Size[1]*math.Abs(ax2[1].Dot(L)) + s2.Size[2]*math.Abs(ax2[2].Dot(L))
+		return math.Abs(t.Dot(L)) - r1 - r2
+	}
+	best, bestKind, bestI, bestJ := math.Inf(-1), 0, 0, 0
+	var bestL Vec3
+	for k := 0; k < 3; k++ {
+		if s := sep(ax1[k]); s > best {
+			best, bestKind, bestI, bestL = s, 1, k, ax1[k]
+		}
+	}
+	for k := 0; k < 3; k++ {
+		if s := sep(ax2[k]); s > best {
+			best, bestKind, bestI, bestL = s, 2, k, ax2[k]
+		}
+	}
+	if best > margin {
+		return dst
+	}
+	// Edge axes win only when clearly better: face contacts are stabler.
+	faceBest := best
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 3; j++ {
+			L := ax1[i].Cross(ax2[j])
+			l := L.Norm()
+			if l < 1e-6 {
+				continue
+			}
+			L = L.Scale(1 / l)
+			s := sep(L)
+			if s > margin {
+				return dst
+			}
+			if s > best && s > faceBest+1e-9*(s1.RBound()+s2.RBound())+0.05*math.Abs(faceBest) {
+				best, bestKind, bestI, bestJ, bestL = s, 3, i, j, L
+			}
+		}
+	}
+	n := bestL
+	if n.Dot(t) < 0 {
+		n = n.Scale(-1) // from box 1 towards box 2
+	}
+	frame := Mat3{n[0], n[1], n[2]}
+	if bestKind == 3 {
+		// Closest points of the two edges chosen by the supports along ±n.
+		c1 := p1.Pos
+		c2 := p2.Pos
+		for k := 0; k < 3; k++ {
+			if k != bestI {
+				c1 = c1.AddScaled(ax1[k], math.Copysign(s1.Size[k], ax1[k].Dot(n)))
+			}
+			if k != bestJ {
+				c2 = c2.AddScaled(ax2[k], -math.Copysign(s2.Size[k], ax2[k].Dot(n)))
+			}
+		}
+		d1, d2 := ax1[bestI], ax2[bestJ]
+		r := c1.Sub(c2)
+		b := d1.Dot(d2)
+		den := 1 - b*b
+		e, f := d1.Dot(r), d2.Dot(r)
+		u := (b*f - e) / den
+		v := (f - b*e) / den
+		u = math.Max(-s1.Size[bestI], math.Min(s1.Size[bestI], u))
+		v = math.Max(-s2.Size[bestJ], math.Min(s2.Size[bestJ], v))
+		q1 := c1.AddScaled(d1, u)
+		q2 := c2.AddScaled(d2, v)
+		return append(dst, Contact{Dist: best, Pos: q1.Add(q2).Scale(0.5), Frame: frame})
+	}
+	// Reference box R (owns the axis), incident box I.
+	sR, pR, axR, sI, pI, axI := s1, p1, ax1, s2, p2, ax2
+	nr := n // reference face normal, pointing towards I
+	if bestKind == 2 {
+		sR, pR, axR, sI, pI, axI = s2, p2, ax2, s1, p1, ax1
+		nr = n.Scale(-1)
+	}
+	// Incident face: the face of I most anti-parallel to nr.
+	ji, bd := 0, -1.0
+	for k := 0; k < 3; k++ {
+		if d := math.Abs(axI[k].Dot(nr)); d > bd {
+			bd, ji = d, k
+		}
+	}
+	m := axI[ji].Scale(-math.Copysign(1, axI[ji].Dot(nr)))
+	fc := pI.Pos.AddScaled(m, sI.Size[ji])
+	u1, u2 := (ji+1)%3, (ji+2)%3
+	var poly, tmp [MaxContacts + 4]Vec3
+	np := 0
+	for _, sg := range [4][2]float64{{1, 1}, {-1, 1}, {-1, -1}, {1, -1}} {
+		poly[np] = fc.AddScaled(axI[u1], sg[0]*sI.Size[u1]).AddScaled(axI[u2], sg[1]*sI.Size[u2])
+		np++
+	}
+	// Clip against the four side planes of the reference face.
+	for k := 0; k < 3; k++ {
+		if k == bestI {
+			continue
+		}
+		for _, sg := range [2]float64{1, -1} {
+			pn := axR[k].Scale(sg)
+			off := pn.Dot(pR.Pos) + sR.Size[k]
+			nt := 0
+			for i := 0; i < np; i++ {
+				a, b := poly[i], poly[(i+1)%np]
+				da, db := pn.Dot(a)-off, pn.Dot(b)-off
+				if da <= 0 {
+					tmp[nt] = a
+					nt++
+				}
+				if (da < 0) != (db < 0) && da != db && nt < len(tmp) {
+					tmp[nt] = a.Add(b.Sub(a).Scale(da / (da - db)))
+					nt++
+				}
+			}
+			np = copy(poly[:], tmp[:nt])
+			if np == 0 {
+				return dst
+			}
+		}
+	}
+	refOff := nr.Dot(pR.Pos) + sR.Size[bestI]
+	cnt := 0
+	for i := 0; i < np && cnt < MaxContacts; i++ {
+		d := nr.Dot(poly[i]) - refOff
+		if d > margin {
+			continue
+		}
+		dst = append(dst, Contact{Dist: d, Pos: poly[i].AddScaled(nr, -0.5*d), Frame: frame})
+		cnt++
+	}
+	return dst
+}
