@@ -9,7 +9,11 @@ import "math"
 // the reference face (up to 8); on an edge axis it gives the one contact
 // between the two closest edges. MuJoCo's mjc_BoxBox also returns up to 8
 // contacts, but by its own construction: counts and positions can differ.
-func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin float64) []Contact {
+//
+// When the boxes are within margin but their faces do not overlap in
+// projection (corner near corner), clipping finds nothing and boxBox
+// reports fallback: the caller then uses GJK for one contact.
+func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin float64) (_ []Contact, fallback bool) {
 	var ax1, ax2 [3]Vec3
 	for k := 0; k < 3; k++ {
 		ax1[k], ax2[k] = p1.Rot.Col(k), p2.Rot.Col(k)
@@ -33,7 +37,7 @@ func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin floa
 		}
 	}
 	if best > margin {
-		return dst
+		return dst, false
 	}
 	// Edge axes win only when clearly better: face contacts are stabler.
 	faceBest := best
@@ -47,7 +51,7 @@ func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin floa
 			L = L.Scale(1 / l)
 			s := sep(L)
 			if s > margin {
-				return dst
+				return dst, false
 			}
 			if s > best && s > faceBest+1e-9*(s1.RBound()+s2.RBound())+0.05*math.Abs(faceBest) {
 				best, bestKind, bestI, bestJ, bestL = s, 3, i, j, L
@@ -82,7 +86,7 @@ func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin floa
 		v = math.Max(-s2.Size[bestJ], math.Min(s2.Size[bestJ], v))
 		q1 := c1.AddScaled(d1, u)
 		q2 := c2.AddScaled(d2, v)
-		return append(dst, Contact{Dist: best, Pos: q1.Add(q2).Scale(0.5), Frame: frame})
+		return append(dst, Contact{Dist: best, Pos: q1.Add(q2).Scale(0.5), Frame: frame}), false
 	}
 	// Reference box R (owns the axis), incident box I.
 	sR, pR, axR, sI, pI, axI := s1, p1, ax1, s2, p2, ax2
@@ -130,7 +134,7 @@ func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin floa
 			}
 			np = copy(poly[:], tmp[:nt])
 			if np == 0 {
-				return dst
+				return dst, true
 			}
 		}
 	}
@@ -144,5 +148,5 @@ func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin floa
 		dst = append(dst, Contact{Dist: d, Pos: poly[i].AddScaled(nr, -0.5*d), Frame: frame})
 		cnt++
 	}
-	return dst
+	return dst, cnt == 0
 }

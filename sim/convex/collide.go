@@ -41,10 +41,11 @@ func PairMarginGap(margin1, gap1, margin2, gap2 float64) (margin, gap float64) {
 // Collider runs the narrow phase. Its zero value is ready; it keeps scratch
 // buffers between calls, so use one per goroutine.
 type Collider struct {
-	smp   simplex
-	verts []svert
-	faces []epaFace
-	edges [][2]int32
+	smp     simplex
+	verts   []svert
+	faces   []epaFace
+	horizon []epaEdge
+	stamp   int32
 }
 
 // Collide appends to dst the contacts between shape s1 at pose p1 (geom1)
@@ -81,7 +82,10 @@ func (c *Collider) Collide(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Po
 	case s1.Kind == Plane:
 		dst = c.plane(dst, p1, s2, p2, margin)
 	case s1.Kind == Box && s2.Kind == Box:
-		dst = boxBox(dst, s1, p1, s2, p2, margin)
+		var fallback bool
+		if dst, fallback = boxBox(dst, s1, p1, s2, p2, margin); fallback {
+			dst = c.convexPair(dst, s1, p1, s2, p2, margin)
+		}
 	default:
 		dst = c.convexPair(dst, s1, p1, s2, p2, margin)
 	}

@@ -6,7 +6,7 @@ import "math"
 // bounding radii so that millimetre and metre scenes converge alike.
 const (
 	gjkMaxIter = 64    // GJK iterations; polytopes converge in a handful
-	gjkRelTol  = 1e-12 // stop when |v|² − v·w ≤ gjkRelTol·|v|²
+	gjkRelTol  = 1e-10 // stop when |v|² − v·w ≤ gjkRelTol·|v|² (distance to ~5e-11 relative)
 	epaMaxIter = 128   // EPA expansions; smooth shapes need the most
 	epaRelTol  = 1e-10 // stop when the support gains < epaRelTol·scale (m)
 	hitRelTol  = 1e-12 // |v| below hitRelTol·scale counts as touching
@@ -87,12 +87,18 @@ func (c *Collider) gjk(A, B *sobj, cutoff, scale float64) (dist float64, pa, pb 
 		if dup {
 			break
 		}
+		prev, prevV := *smp, v
 		smp.v[smp.n] = w
 		smp.n++
 		var inside bool
 		v, inside = smp.closest()
 		if inside {
 			return 0, Vec3{}, Vec3{}, true
+		}
+		if v.Dot(v) >= vv {
+			// No progress: rounding has the better answer in the old simplex.
+			*smp, v = prev, prevV
+			break
 		}
 	}
 	for i := 0; i < smp.n; i++ {
@@ -223,15 +229,21 @@ func (s *simplex) triangle(i, j, k int) Vec3 {
 
 type epaFace struct {
 	i     [3]int32
+	nb    [3]int32 // face across edge i[k]→i[(k+1)%3]
 	n     Vec3
 	d     float64
 	alive bool
+	visit int32
 }
+
+type epaEdge struct{ a, b, outer int32 }
 
 // epa expands the GJK simplex in c.smp (holding the origin) into the
 // polytope of A − B and returns the penetration depth (m), the unit
 // direction n along which moving B by depth·n separates the sets (it points
-// from A into B), and the witness points on A and B.
+// from A into B), and the witness points on A and B. The polytope keeps
+// face adjacency; the faces that see a new support point are found by a
+// walk from the closest face, so the horizon is always one closed loop.
 func (c *Collider) epa(A, B *sobj, scale float64) (depth float64, n, pa, pb Vec3, ok bool) {
 	if !c.blowUp(A, B, scale) {
 		return 0, Vec3{}, Vec3{}, Vec3{}, false
@@ -249,7 +261,20 @@ func (c *Collider) epa(A, B *sobj, scale float64) (depth float64, n, pa, pb Vec3
 	c.addFace(0, 3, 1)
 	c.addFace(1, 3, 2)
 	c.addFace(2, 3, 0)
+	for f := 0; f < 4; f++ {
+		for e := 0; e < 3; e++ {
+			a, b := c.faces[f].i[e], c.faces[f].i[(e+1)%3]
+			for g := 0; g < 4; g++ {
+				for k := 0; k < 3; k++ {
+					if c.faces[g].i[k] == b && c.faces[g].i[(k+1)%3] == a {
+						c.faces[f].nb[e] = int32(g)
+					}
+				}
+			}
+		}
+	}
 	tol := epaRelTol * scale
+	visTol := 1e-13 * scale
 	best := -1
 	for iter := 0; iter < epaMaxIter; iter++ {
 		best = -1
@@ -267,36 +292,34 @@ func (c *Collider) epa(A, B *sobj, scale float64) (depth float64, n, pa, pb Vec3
 		if w.w.Dot(bf.n)-bf.d <= tol {
 			break
 		}
-		// Remove the faces that see w; keep their boundary as the horizon.
-		c.edges = c.edges[:0]
-		for f := range c.faces {
-			fc := &c.faces[f]
-			if !fc.alive || fc.n.Dot(w.w.Sub(c.verts[fc.i[0]].w)) <= 0 {
-				continue
-			}
-			fc.alive = false
-			for k := 0; k < 3; k++ {
-				c.addEdge(fc.i[k], fc.i[(k+1)%3])
-			}
-		}
-		if len(c.edges) == 0 {
-			break
-		}
 		c.verts = append(c.verts, w)
 		iw := int32(len(c.verts) - 1)
-		for _, e := range c.edges {
-			c.addFace(e[0], e[1], iw)
-		}
-		// Drop dead faces now and then so the scan stays short.
-		if len(c.faces) > 4*len(c.verts) {
-			k := 0
-			for _, f := range c.faces {
-				if f.alive {
-					c.faces[k] = f
-					k++
+		c.stamp++
+		c.horizon = c.horizon[:0]
+		c.faces[best].visit = c.stamp
+		c.faces[best].alive = false
+		c.epaWalk(int32(best), -1, w.w, visTol)
+		first := int32(len(c.faces))
+		for _, h := range c.horizon {
+			nf := int32(len(c.faces))
+			c.addFace(h.a, h.b, iw)
+			c.faces[nf].nb[0] = h.outer
+			of := &c.faces[h.outer]
+			for k := 0; k < 3; k++ {
+				if of.i[k] == h.b && of.i[(k+1)%3] == h.a {
+					of.nb[k] = nf
 				}
 			}
-			c.faces = c.faces[:k]
+		}
+		nh := int32(len(c.horizon))
+		for i := int32(0); i < nh; i++ {
+			for j := int32(0); j < nh; j++ {
+				if c.horizon[j].a == c.horizon[i].b {
+					c.faces[first+i].nb[1] = first + j
+					c.faces[first+j].nb[2] = first + i
+					break
+				}
+			}
 		}
 	}
 	bf := c.faces[best]
@@ -309,11 +332,42 @@ func (c *Collider) epa(A, B *sobj, scale float64) (depth float64, n, pa, pb Vec3
 	return bf.d, bf.n, pa, pb, true
 }
 
+// epaWalk removes the faces that see w, reached from face f through
+// visible neighbours, and records the horizon edges in loop order.
+func (c *Collider) epaWalk(f, from int32, w Vec3, visTol float64) {
+	start := 0
+	if from >= 0 {
+		for k := 0; k < 3; k++ {
+			if c.faces[f].nb[k] == from {
+				start = k + 1
+			}
+		}
+	}
+	for j := 0; j < 3; j++ {
+		if from >= 0 && j == 2 {
+			break
+		}
+		k := (start + j) % 3
+		nb := c.faces[f].nb[k]
+		if c.faces[nb].visit == c.stamp {
+			continue
+		}
+		fn := &c.faces[nb]
+		if fn.alive && fn.n.Dot(w.Sub(c.verts[fn.i[0]].w)) > visTol {
+			fn.visit = c.stamp
+			fn.alive = false
+			c.epaWalk(nb, f, w, visTol)
+			continue
+		}
+		c.horizon = append(c.horizon, epaEdge{a: c.faces[f].i[k], b: c.faces[f].i[(k+1)%3], outer: nb})
+	}
+}
+
 func (c *Collider) addFace(a, b, d int32) {
 	pa, pb, pc := c.verts[a].w, c.verts[b].w, c.verts[d].w
 	n := pb.Sub(pa).Cross(pc.Sub(pa))
 	l := n.Norm()
-	f := epaFace{i: [3]int32{a, b, d}, alive: true}
+	f := epaFace{i: [3]int32{a, b, d}, alive: true, nb: [3]int32{-1, -1, -1}}
 	if l > 0 {
 		f.n = n.Scale(1 / l)
 		f.d = f.n.Dot(pa)
@@ -321,17 +375,6 @@ func (c *Collider) addFace(a, b, d int32) {
 		f.d = math.Inf(1)
 	}
 	c.faces = append(c.faces, f)
-}
-
-func (c *Collider) addEdge(a, b int32) {
-	for i, e := range c.edges {
-		if e[0] == b && e[1] == a {
-			c.edges[i] = c.edges[len(c.edges)-1]
-			c.edges = c.edges[:len(c.edges)-1]
-			return
-		}
-	}
-	c.edges = append(c.edges, [2]int32{a, b})
 }
 
 // blowUp grows the GJK simplex to a tetrahedron of A − B with volume.
