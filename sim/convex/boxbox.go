@@ -2,6 +2,13 @@ package convex
 
 import "math"
 
+// boxFaceDistScale reproduces MuJoCo 3.3.8's mjc_BoxBox, which reports
+// half the separation as dist for face contacts (it stores the point's
+// height halved, for the midpoint, and uses it as dist too), while edge
+// contacts carry the full separation. Contact positions are unaffected.
+// Checked against MuJoCo's output in TestContactsAgainstMuJoCo.
+const boxFaceDistScale = 0.5
+
 // boxBox finds the axis of least penetration among the 15 separating-axis
 // candidates (face normals of both boxes, cross products of their edges).
 // On a face axis it clips the other box's most anti-parallel face against
@@ -24,14 +31,14 @@ func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin floa
 		r2 := s2.Size[0]*math.Abs(ax2[0].Dot(L)) + s2.Size[1]*math.Abs(ax2[1].Dot(L)) + s2.Size[2]*math.Abs(ax2[2].Dot(L))
 		return math.Abs(t.Dot(L)) - r1 - r2
 	}
+	// Face axes in MuJoCo's order (box 1 axis i, then box 2 axis i), the
+	// first strictly best kept, so ties resolve as in mjc_BoxBox.
 	best, bestKind, bestI, bestJ := math.Inf(-1), 0, 0, 0
 	var bestL Vec3
 	for k := 0; k < 3; k++ {
 		if s := sep(ax1[k]); s > best {
 			best, bestKind, bestI, bestL = s, 1, k, ax1[k]
 		}
-	}
-	for k := 0; k < 3; k++ {
 		if s := sep(ax2[k]); s > best {
 			best, bestKind, bestI, bestL = s, 2, k, ax2[k]
 		}
@@ -39,13 +46,15 @@ func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin floa
 	if best > margin {
 		return dst, false
 	}
-	// Edge axes win only when clearly better: face contacts are stabler.
-	faceBest := best
+	// Edge axes replace a face axis only when strictly better, as in
+	// mjc_BoxBox for penetrating boxes (penetration < best·(1 − 1e-12)).
+	// For separated boxes MuJoCo's relative test lets an edge axis that
+	// equals a face axis win the tie; here the face keeps it.
 	for i := 0; i < 3; i++ {
 		for j := 0; j < 3; j++ {
 			L := ax1[i].Cross(ax2[j])
 			l := L.Norm()
-			if l < 1e-6 {
+			if l < 1e-15 {
 				continue
 			}
 			L = L.Scale(1 / l)
@@ -53,7 +62,7 @@ func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin floa
 			if s > margin {
 				return dst, false
 			}
-			if s > best && s > faceBest+1e-9*(s1.RBound()+s2.RBound())+0.05*math.Abs(faceBest) {
+			if s > best+1e-12*math.Abs(best) {
 				best, bestKind, bestI, bestJ, bestL = s, 3, i, j, L
 			}
 		}
@@ -145,7 +154,7 @@ func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin floa
 		if d > margin {
 			continue
 		}
-		dst = append(dst, Contact{Dist: d, Pos: poly[i].AddScaled(nr, -0.5*d), Frame: frame})
+		dst = append(dst, Contact{Dist: boxFaceDistScale * d, Pos: poly[i].AddScaled(nr, -0.5*d), Frame: frame})
 		cnt++
 	}
 	return dst, cnt == 0

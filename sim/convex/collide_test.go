@@ -199,7 +199,7 @@ func TestBoxBoxClosedForms(t *testing.T) {
 			t.Fatalf("gap %v: %d box-box contacts, want 4", gap, len(con))
 		}
 		for _, c := range con {
-			near(t, "box-box dist", c.Dist, gap, 1e-12)
+			near(t, "box-box dist", c.Dist, boxFaceDistScale*gap, 1e-12)
 			nearVec(t, "box-box normal", c.Normal(), Vec3{0, 0, 1}, 1e-12)
 			near(t, "contact height", c.Pos[2], 0.5+gap/2, 1e-12)
 			if c.Pos[0] < 0.2-1e-12 || c.Pos[0] > 0.5+1e-12 || math.Abs(c.Pos[1]-0.1) > 0.3+1e-12 {
@@ -233,7 +233,7 @@ func TestBoxBoxClosedForms(t *testing.T) {
 		t.Fatalf("turned cube on cube: %d contacts, want 8", len(con))
 	}
 	for _, c := range con {
-		near(t, "octagon dist", c.Dist, -0.003, 1e-12)
+		near(t, "octagon dist", c.Dist, boxFaceDistScale*-0.003, 1e-12)
 		near(t, "octagon radius", math.Hypot(c.Pos[0], c.Pos[1]), 0.5/math.Cos(math.Pi/8), 1e-12)
 	}
 	// Edge across edge: a cube turned 45° about y (top edge along y) under a
