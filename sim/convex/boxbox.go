@@ -104,21 +104,34 @@ func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin floa
 		sR, pR, axR, sI, pI, axI = s2, p2, ax2, s1, p1, ax1
 		nr = n.Scale(-1)
 	}
-	// Incident face: the face of I most anti-parallel to nr.
-	ji, bd := 0, -1.0
+	// Incident feature as in mjc_BoxBox: the corner of I deepest along
+	// −nr, extended along each axis of I that lies within 60° of the
+	// reference face (|axis·nr| < 0.5): a corner, an edge or a face.
+	corner := pI.Pos
+	var free [2]Vec3
+	nf := 0
 	for k := 0; k < 3; k++ {
-		if d := math.Abs(axI[k].Dot(nr)); d > bd {
-			bd, ji = d, k
+		d := axI[k].Dot(nr)
+		sg := -1.0
+		if d < 0 {
+			sg = 1
+		}
+		corner = corner.AddScaled(axI[k], sg*sI.Size[k])
+		if math.Abs(d) < 0.5 && nf < 2 {
+			free[nf] = axI[k].Scale(-2 * sg * sI.Size[k])
+			nf++
 		}
 	}
-	m := axI[ji].Scale(-math.Copysign(1, axI[ji].Dot(nr)))
-	fc := pI.Pos.AddScaled(m, sI.Size[ji])
-	u1, u2 := (ji+1)%3, (ji+2)%3
 	var poly, tmp [MaxContacts + 4]Vec3
 	np := 0
-	for _, sg := range [4][2]float64{{1, 1}, {-1, 1}, {-1, -1}, {1, -1}} {
-		poly[np] = fc.AddScaled(axI[u1], sg[0]*sI.Size[u1]).AddScaled(axI[u2], sg[1]*sI.Size[u2])
-		np++
+	switch nf {
+	case 0:
+		poly[0], np = corner, 1
+	case 1:
+		poly[0], poly[1], np = corner, corner.Add(free[0]), 2
+	default:
+		poly[0], poly[1], poly[2], poly[3] = corner, corner.Add(free[0]), corner.Add(free[0]).Add(free[1]), corner.Add(free[1])
+		np = 4
 	}
 	// Clip against the four side planes of the reference face.
 	for k := 0; k < 3; k++ {
@@ -128,20 +141,39 @@ func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin floa
 		for _, sg := range [2]float64{1, -1} {
 			pn := axR[k].Scale(sg)
 			off := pn.Dot(pR.Pos) + sR.Size[k]
-			nt := 0
-			for i := 0; i < np; i++ {
-				a, b := poly[i], poly[(i+1)%np]
+			switch np {
+			case 1:
+				if pn.Dot(poly[0])-off > 0 {
+					np = 0
+				}
+			case 2:
+				// A segment: clip its parameter range.
+				a, b := poly[0], poly[1]
 				da, db := pn.Dot(a)-off, pn.Dot(b)-off
-				if da <= 0 {
-					tmp[nt] = a
-					nt++
+				switch {
+				case da > 0 && db > 0:
+					np = 0
+				case da > 0:
+					poly[0] = a.Add(b.Sub(a).Scale(da / (da - db)))
+				case db > 0:
+					poly[1] = a.Add(b.Sub(a).Scale(da / (da - db)))
 				}
-				if (da < 0) != (db < 0) && da != db && nt < len(tmp) {
-					tmp[nt] = a.Add(b.Sub(a).Scale(da / (da - db)))
-					nt++
+			default:
+				nt := 0
+				for i := 0; i < np; i++ {
+					a, b := poly[i], poly[(i+1)%np]
+					da, db := pn.Dot(a)-off, pn.Dot(b)-off
+					if da <= 0 {
+						tmp[nt] = a
+						nt++
+					}
+					if (da < 0) != (db < 0) && da != db && nt < len(tmp) {
+						tmp[nt] = a.Add(b.Sub(a).Scale(da / (da - db)))
+						nt++
+					}
 				}
+				np = copy(poly[:], tmp[:nt])
 			}
-			np = copy(poly[:], tmp[:nt])
 			if np == 0 {
 				return dst, true
 			}

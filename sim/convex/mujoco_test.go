@@ -2,6 +2,7 @@ package convex
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -69,7 +70,7 @@ func meshVerts(flat []float64) []Vec3 {
 // larger of the two) and compares contact count, dist, position and normal
 // with MuJoCo 3.3.8's output for the same compiled geoms.
 func TestContactsAgainstMuJoCo(t *testing.T) {
-	for _, name := range []string{"plane", "pairs"} {
+	for _, name := range []string{"plane", "pairs", "random"} {
 		t.Run(name, func(t *testing.T) {
 			sc := loadScene(t, name)
 			shapes := make([]*Shape, len(sc.Geoms))
@@ -88,7 +89,8 @@ func TestContactsAgainstMuJoCo(t *testing.T) {
 				poses[i].Pos = v3(g.Pos)
 			}
 			var c Collider
-			pairs, matched, worstPos := 0, 0, 0.0
+			pairs, matched, skipped := 0, 0, 0
+			var worst [2][3]float64 // polytopes and round cores; curved: dist, normal, pos
 			for i := range sc.Geoms {
 				for j := i + 1; j < len(sc.Geoms); j++ {
 					gi, gj := sc.Geoms[i], sc.Geoms[j]
@@ -110,6 +112,26 @@ func TestContactsAgainstMuJoCo(t *testing.T) {
 							theirs = append(theirs, k)
 						}
 					}
+					k1, k2 := shapes[g1].Kind, shapes[g2].Kind
+					if k1 == Capsule && k2 == Box {
+						// Known difference: MuJoCo's mjc_CapsuleBox is its own
+						// heuristic (sphere–box at the closest point of the
+						// segment, plus a second point when the capsule lies
+						// within 45° of a face, up to 2 contacts); here
+						// capsule–box goes through GJK/EPA, one contact.
+						if len(theirs) > 0 || len(ours) > 0 {
+							skipped++
+						}
+						continue
+					}
+					// Ellipsoids and cylinders go through GJK/EPA in both;
+					// MuJoCo stops at ccd_tolerance = 1e-6 m, which moves
+					// a curved normal by about sqrt(1e-6 m / radius).
+					curved := k1 == Ellipsoid || k2 == Ellipsoid || k1 == Cylinder || k2 == Cylinder
+					tolDist, tolNormal, tolPos := 2e-6, 2e-5, 1e-4
+					if curved {
+						tolDist, tolNormal, tolPos = 5e-6, 1e-2, 1e-3
+					}
 					if len(ours) != len(theirs) {
 						t.Errorf("geoms %d (%v) – %d (%v): %d contacts, MuJoCo %d", g1, shapes[g1].Kind, g2, shapes[g2].Kind, len(ours), len(theirs))
 						continue
@@ -125,28 +147,33 @@ func TestContactsAgainstMuJoCo(t *testing.T) {
 							}
 						}
 						o := ours[bi]
-						what := shapes[g1].Kind.String() + "-" + shapes[g2].Kind.String()
+						what := fmt.Sprintf("geoms %d-%d %v-%v", g1, g2, shapes[g1].Kind, shapes[g2].Kind)
 						// Mesh vertices are float32 in MuJoCo; its GJK/EPA
-						// stops at ccd_tolerance 1e-6.
-						near(t, what+" dist", o.Dist, mc.Dist, 2e-6)
-						nearVec(t, what+" normal", o.Normal(), v3(mc.Frame), 2e-5)
-						// Along the normal the point is unique; across it,
-						// where the touching set is a segment or a patch
-						// (a cylinder lying on a box), any point of it is a
-						// solution: allow 0.1 mm there.
+						// stops at ccd_tolerance 1e-6. Along the normal the
+						// point is unique; across it, where the touching set
+						// is a segment or a patch (a cylinder lying on a
+						// box), any point of it is a solution: 0.1 mm there.
 						dp := o.Pos.Sub(v3(mc.Pos))
 						nrm := v3(mc.Frame)
-						near(t, what+" pos along normal", dp.Dot(nrm), 0, 2e-6)
-						nearVec(t, what+" pos", o.Pos, v3(mc.Pos), 1e-4)
-						if dp.Norm() > worstPos {
-							worstPos = dp.Norm()
+						dn := o.Normal().Sub(nrm).Norm()
+						if math.Abs(o.Dist-mc.Dist) > tolDist || dn > tolNormal || math.Abs(dp.Dot(nrm)) > tolDist || dp.Norm() > tolPos ||
+							math.Abs(o.IncludeMargin-mc.IncludeMargin) > 1e-12 {
+							t.Errorf("%s: dist %.9f, MuJoCo %.9f; normal %v off by %.2g; pos %v off by %.2g",
+								what, o.Dist, mc.Dist, o.Normal(), dn, o.Pos, dp.Norm())
 						}
-						near(t, what+" includemargin", o.IncludeMargin, mc.IncludeMargin, 1e-12)
+						w := &worst[0]
+						if curved {
+							w = &worst[1]
+						}
+						w[0] = math.Max(w[0], math.Abs(o.Dist-mc.Dist))
+						w[1] = math.Max(w[1], dn)
+						w[2] = math.Max(w[2], dp.Norm())
 						matched++
 					}
 				}
 			}
-			t.Logf("%s: %d geom pairs agree with MuJoCo %s, %d contacts matched, largest position difference %.2g m", name, pairs, sc.Mujoco, matched, worstPos)
+			t.Logf("%s: %d geom pairs with MuJoCo %s's contact count, %d contacts compared, %d capsule–box pairs in contact not compared; largest difference: dist %.2g m, normal %.2g, position %.2g m (curved pairs: %.2g m, %.2g, %.2g m)",
+				name, pairs, sc.Mujoco, matched, skipped, worst[0][0], worst[0][1], worst[0][2], worst[1][0], worst[1][1], worst[1][2])
 		})
 	}
 }
