@@ -90,7 +90,11 @@ func (c *Collider) Collide(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Po
 		dst = c.convexPair(dst, s1, p1, s2, p2, margin)
 	}
 	for i := n0; i < len(dst); i++ {
-		makeFrame(&dst[i].Frame)
+		if i > n0 && [3]float64(dst[i].Frame[:3]) == [3]float64(dst[i-1].Frame[:3]) {
+			dst[i].Frame = dst[i-1].Frame // the same normal, completed already
+		} else {
+			makeFrame(&dst[i].Frame)
+		}
 		dst[i].IncludeMargin = margin - gap
 	}
 	return dst, nil

@@ -350,13 +350,37 @@ func (h *Hull) Volume() float64 {
 	return v / 6
 }
 
+// hillClimbMin is the vertex count from which Support walks the hull graph
+// instead of scanning every vertex.
+const hillClimbMin = 32
+
 // Support returns the index of the vertex farthest along dir (local frame).
+// Large hulls are searched by hill climbing on the vertex graph, which on a
+// convex polytope ends at a global maximum (a vertex whose neighbours are
+// all no farther has the whole polytope behind its supporting plane).
 func (h *Hull) Support(dir Vec3) int {
-	best, bi := math.Inf(-1), 0
-	for i, v := range h.Verts {
-		if d := v.Dot(dir); d > best {
-			best, bi = d, i
+	if len(h.Verts) < hillClimbMin || len(h.Adj) != len(h.Verts) {
+		best, bi := math.Inf(-1), 0
+		for i, v := range h.Verts {
+			if d := v.Dot(dir); d > best {
+				best, bi = d, i
+			}
 		}
+		return bi
 	}
-	return bi
+	cur := 0
+	best := h.Verts[0].Dot(dir)
+	for steps := 0; steps < len(h.Verts); steps++ {
+		next := -1
+		for _, j := range h.Adj[cur] {
+			if d := h.Verts[j].Dot(dir); d > best {
+				best, next = d, int(j)
+			}
+		}
+		if next < 0 {
+			break
+		}
+		cur = next
+	}
+	return cur
 }

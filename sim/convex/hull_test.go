@@ -173,3 +173,33 @@ func FuzzHull(f *testing.F) {
 		checkHull(t, h, pts, 1e-6)
 	})
 }
+
+func TestSupportHillClimbFindsTheMaximum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	// Points on an ellipsoid plus interior ones: ~300 vertices.
+	pts := make([]Vec3, 400)
+	for i := range pts {
+		u := Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Unit()
+		if i%4 == 0 {
+			u = u.Scale(0.9)
+		}
+		pts[i] = Vec3{u[0], u[1] * 0.5, u[2] * 2}
+	}
+	h, err := BuildHull(pts, HullOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Verts) < hillClimbMin {
+		t.Fatalf("hull has %d vertices; the test needs at least %d", len(h.Verts), hillClimbMin)
+	}
+	for k := 0; k < 2000; k++ {
+		d := Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+		best := math.Inf(-1)
+		for _, v := range h.Verts {
+			best = math.Max(best, v.Dot(d))
+		}
+		if got := h.Verts[h.Support(d)].Dot(d); got != best {
+			t.Fatalf("direction %v: support %v, maximum %v", d, got, best)
+		}
+	}
+}
