@@ -86,11 +86,13 @@ func (c *Collider) Collide(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Po
 		if dst, fallback = boxBox(dst, s1, p1, s2, p2, margin); fallback {
 			dst = c.convexPair(dst, s1, p1, s2, p2, margin)
 		}
+	case s1.Kind == Capsule && s2.Kind == Capsule && parallelCapsules(p1, p2):
+		dst = capsulesParallel(dst, s1, p1, s2, p2, margin)
 	default:
 		dst = c.convexPair(dst, s1, p1, s2, p2, margin)
 	}
 	for i := n0; i < len(dst); i++ {
-		if i > n0 && [3]float64(dst[i].Frame[:3]) == [3]float64(dst[i-1].Frame[:3]) {
+		if i > n0 && [3]float64(dst[i].Frame[:3]) == [3]float64(dst[i-1].Frame[:3]) && [3]float64(dst[i].Frame[3:6]) == [3]float64{} {
 			dst[i].Frame = dst[i-1].Frame // the same normal, completed already
 		} else {
 			makeFrame(&dst[i].Frame)
@@ -98,6 +100,50 @@ func (c *Collider) Collide(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Po
 		dst[i].IncludeMargin = margin - gap
 	}
 	return dst, nil
+}
+
+// parallelCapsules reports capsule axes parallel to within MuJoCo's
+// mjMINVAL (1e-15) on sin² of their angle; such pairs get up to two
+// contacts in mjc_CapsuleCapsule.
+func parallelCapsules(p1, p2 *Pose) bool {
+	c := p1.Rot.Col(2).Cross(p2.Rot.Col(2))
+	return c.Dot(c) < 1e-15
+}
+
+// capsulesParallel tests, as sphere pairs, each end of segment 1 against
+// its projection clamped onto segment 2, then, while fewer than two
+// contacts were found, each end of segment 2 against segment 1.
+func capsulesParallel(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin float64) []Contact {
+	a1, a2 := p1.Rot.Col(2).Scale(s1.Size[1]), p2.Rot.Col(2).Scale(s2.Size[1])
+	r1, r2 := s1.Size[0], s2.Size[0]
+	clampOn := func(q, c, a Vec3) Vec3 {
+		t := q.Sub(c).Dot(a) / a.Dot(a)
+		return c.AddScaled(a, math.Max(-1, math.Min(1, t)))
+	}
+	n := 0
+	sphere := func(q1, q2 Vec3) {
+		d := q2.Sub(q1)
+		l := d.Norm()
+		if l-r1-r2 > margin || l == 0 {
+			return
+		}
+		nrm := d.Scale(1 / l)
+		dist := l - r1 - r2
+		dst = append(dst, Contact{Dist: dist, Pos: q1.AddScaled(nrm, r1+dist/2), Frame: Mat3{nrm[0], nrm[1], nrm[2]}})
+		n++
+	}
+	for _, sg := range [2]float64{1, -1} {
+		e := p1.Pos.AddScaled(a1, sg)
+		sphere(e, clampOn(e, p2.Pos, a2))
+	}
+	for _, sg := range [2]float64{1, -1} {
+		if n >= 2 {
+			break
+		}
+		e := p2.Pos.AddScaled(a2, sg)
+		sphere(clampOn(e, p1.Pos, a1), e)
+	}
+	return dst
 }
 
 // convexPair is the general narrow phase: GJK between the cores (spheres
@@ -153,14 +199,18 @@ func (c *Collider) plane(dst []Contact, pp *Pose, s *Shape, p *Pose, margin floa
 			add(p.Pos.AddScaled(n, -s.Size[0]), d)
 		}
 	case Capsule:
-		// mjc_PlaneCapsule: a sphere at each end of the segment.
+		// mjc_PlaneCapsule: a sphere at each end of the segment; the
+		// capsule axis is the frame's first tangent.
 		z := p.Rot.Col(2)
 		for _, sg := range [2]float64{1, -1} {
 			e := p.Pos.AddScaled(z, sg*s.Size[1])
 			if d := n.Dot(e.Sub(pp.Pos)) - s.Size[0]; d <= margin {
 				add(e.AddScaled(n, -s.Size[0]), d)
+				copy(dst[len(dst)-1].Frame[3:6], z[:])
 			}
 		}
+	case Cylinder:
+		dst = planeCylinder(dst, n, pp.Pos, s, p, margin)
 	case Box:
 		// mjc_PlaneBox: corners below the centre and within margin, at most 4.
 		cnt := 0
@@ -186,11 +236,56 @@ func (c *Collider) plane(dst []Contact, pp *Pose, s *Shape, p *Pose, margin floa
 	case Mesh:
 		dst = planeMesh(dst, n, pp.Pos, s.Hull, p, margin)
 	default:
-		// Ellipsoid, cylinder: the deepest support point, one contact.
+		// Ellipsoid: the deepest support point, one contact (MuJoCo runs
+		// mjc_PlaneConvex, which stops there for non-meshes).
 		pt := s.Support(p, n.Scale(-1))
 		if d := n.Dot(pt.Sub(pp.Pos)); d <= margin {
 			add(pt, d)
 		}
+	}
+	return dst
+}
+
+// planeCylinder gives MuJoCo's plane–cylinder contacts (mjc_PlaneCylinder):
+// the rim point of the cap nearer the plane that lies deepest, the rim
+// point of the other cap on the same side, and, when the near cap is close
+// enough, two more rim points of the near cap 120° either side of the
+// first, each kept while within margin. If the deepest point is beyond
+// margin there are none.
+func planeCylinder(dst []Contact, n, p0 Vec3, s *Shape, p *Pose, margin float64) []Contact {
+	frame := Mat3{n[0], n[1], n[2]}
+	r, h := s.Size[0], s.Size[1]
+	a := p.Rot.Col(2)
+	na := n.Dot(a)
+	if na > 0 {
+		a, na = a.Scale(-1), -na // axis towards the plane
+	}
+	d0 := n.Dot(p.Pos.Sub(p0))
+	// Radial direction in the caps' plane that points most into the plane.
+	v := a.Scale(na).Sub(n)
+	if l := v.Norm(); l >= 1e-15 {
+		v = v.Scale(r / l)
+	} else {
+		v = p.Rot.Col(0).Scale(r) // cap parallel to the plane: any radius
+	}
+	nv := n.Dot(v)
+	ha := a.Scale(h)
+	add := func(pt Vec3, d float64) {
+		dst = append(dst, Contact{Dist: d, Pos: pt.AddScaled(n, -0.5*d), Frame: frame})
+	}
+	d1 := d0 + h*na + nv
+	if d1 > margin {
+		return dst
+	}
+	add(p.Pos.Add(v).Add(ha), d1)
+	if d2 := d0 - h*na + nv; d2 <= margin {
+		add(p.Pos.Add(v).Sub(ha), d2)
+	}
+	if d3 := d0 + h*na - nv/2; d3 <= margin {
+		w := v.Cross(ha).Unit().Scale(r * math.Sqrt(3) / 2)
+		c := p.Pos.Add(ha).AddScaled(v, -0.5)
+		add(c.Add(w), d3)
+		add(c.Sub(w), d3)
 	}
 	return dst
 }
@@ -231,15 +326,19 @@ func planeMesh(dst []Contact, n, p0 Vec3, h *Hull, p *Pose, margin float64) []Co
 }
 
 // makeFrame completes a contact frame from its normal (row 0) as
-// mju_makeFrame does: tangent 1 from (0,1,0), or (0,0,1) when the normal is
-// close to y, made orthogonal; tangent 2 = normal × tangent 1.
+// mju_makeFrame does: row 1, when a collider left a tangent hint there
+// (length ≥ 0.5; plane–capsule puts the capsule axis), else (0,1,0), or
+// (0,0,1) when the normal is close to y, made orthogonal to the normal;
+// row 2 = normal × row 1.
 func makeFrame(f *Mat3) {
 	x := Vec3{f[0], f[1], f[2]}.Unit()
-	var y Vec3
-	if math.Abs(x[1]) < 0.5 {
-		y = Vec3{0, 1, 0}
-	} else {
-		y = Vec3{0, 0, 1}
+	y := Vec3{f[3], f[4], f[5]}
+	if y.Norm() < 0.5 {
+		if math.Abs(x[1]) < 0.5 {
+			y = Vec3{0, 1, 0}
+		} else {
+			y = Vec3{0, 0, 1}
+		}
 	}
 	y = y.Sub(x.Scale(x.Dot(y))).Unit()
 	z := x.Cross(y)

@@ -152,9 +152,10 @@ func TestSphereBox(t *testing.T) {
 
 func TestCapsuleCapsule(t *testing.T) {
 	c := &Shape{Kind: Capsule, Size: Vec3{0.05, 0.2}}
-	// Parallel capsules side by side: dist = offset − 2r.
+	// Parallel capsules side by side: dist = offset − 2r, at both ends of
+	// the segments (mjc_CapsuleCapsule's two contacts for parallel axes).
 	for _, off := range []float64{0.2, 0.101, 0.08, 0.03} {
-		con := collideOne(t, c, at(0, 0, 0), c, at(off, 0, 0.1), 0.01)
+		con := collideOne(t, c, at(0, 0, 0), c, at(off, 0, 0), 0.01)
 		want := off - 0.1
 		if want >= 0.01 {
 			if len(con) != 0 {
@@ -162,12 +163,21 @@ func TestCapsuleCapsule(t *testing.T) {
 			}
 			continue
 		}
-		if len(con) != 1 {
-			t.Fatalf("off=%v: %d contacts", off, len(con))
+		if len(con) != 2 {
+			t.Fatalf("off=%v: %d contacts, want 2", off, len(con))
 		}
-		near(t, "parallel capsule dist", con[0].Dist, want, 1e-12)
-		nearVec(t, "normal", con[0].Normal(), Vec3{1, 0, 0}, 1e-12)
+		for i, z := range []float64{0.2, -0.2} {
+			near(t, "parallel capsule dist", con[i].Dist, want, 1e-12)
+			nearVec(t, "parallel capsule normal", con[i].Normal(), Vec3{1, 0, 0}, 1e-12)
+			nearVec(t, "parallel capsule pos", con[i].Pos, Vec3{off / 2, 0, z}, 1e-12)
+		}
 	}
+	// Parallel but offset along the axis: one end overlaps the other segment.
+	con := collideOne(t, c, at(0, 0, 0), c, at(0.09, 0, 0.3), 0)
+	if len(con) != 1 {
+		t.Fatalf("offset parallel capsules: %d contacts, want 1", len(con))
+	}
+	near(t, "offset parallel dist", con[0].Dist, -0.01, 1e-12)
 	// Crossed capsules: segments along z and along y, offset along x.
 	ry := AxisAngle(Vec3{1, 0, 0}, math.Pi/2)
 	for _, off := range []float64{0.12, 0.09, 0.02} {
@@ -179,7 +189,7 @@ func TestCapsuleCapsule(t *testing.T) {
 		nearVec(t, "crossed pos", con[0].Pos, Vec3{off / 2, 0, -0.03}, 1e-12)
 	}
 	// Segments that intersect: depth from EPA on the full capsules, 2r.
-	con := collideOne(t, c, at(0, 0, 0), c, posed(Vec3{0, 0, 0}, ry), 0)
+	con = collideOne(t, c, at(0, 0, 0), c, posed(Vec3{0, 0, 0}, ry), 0)
 	if len(con) != 1 {
 		t.Fatalf("intersecting segments: %d contacts", len(con))
 	}
@@ -486,8 +496,8 @@ func TestPlaneContacts(t *testing.T) {
 	if len(con) != 2 {
 		t.Fatalf("hull cube on an edge: %d contacts, want 2", len(con))
 	}
-	// Sphere, ellipsoid and cylinder: the lowest point.
-	for _, s := range []*Shape{{Kind: Sphere, Size: Vec3{0.1}}, {Kind: Ellipsoid, Size: Vec3{0.3, 0.2, 0.1}}, {Kind: Cylinder, Size: Vec3{0.2, 0.1}}} {
+	// Sphere and ellipsoid: the lowest point.
+	for _, s := range []*Shape{{Kind: Sphere, Size: Vec3{0.1}}, {Kind: Ellipsoid, Size: Vec3{0.3, 0.2, 0.1}}} {
 		sp := posed(pp.Pos.AddScaled(n, 0.1-0.003), tilt)
 		con = collideOne(t, plane, pp, s, sp, 0)
 		if len(con) != 1 {
@@ -495,6 +505,28 @@ func TestPlaneContacts(t *testing.T) {
 		}
 		near(t, s.Kind.String()+" on plane dist", con[0].Dist, -0.003, 1e-12)
 	}
+	// Cylinder standing on its cap, 3 mm in: three rim points 120° apart
+	// (mjc_PlaneCylinder); lying on its side: one rim point per cap.
+	cyl := &Shape{Kind: Cylinder, Size: Vec3{0.2, 0.1}}
+	con = collideOne(t, plane, pp, cyl, posed(pp.Pos.AddScaled(n, 0.1-0.003), tilt), 0)
+	if len(con) != 3 {
+		t.Fatalf("standing cylinder: %d contacts, want 3", len(con))
+	}
+	for i, c := range con {
+		near(t, "standing cylinder dist", c.Dist, -0.003, 1e-12)
+		// On the rim: 0.2 m from the axis; 120° apart: 0.2·√3 from each other.
+		rel := c.Pos.Sub(pp.Pos)
+		near(t, "rim radius", rel.Sub(n.Scale(n.Dot(rel))).Norm(), 0.2, 1e-12)
+		for j := 0; j < i; j++ {
+			near(t, "rim spacing", c.Pos.Sub(con[j].Pos).Norm(), 0.2*math.Sqrt(3), 1e-12)
+		}
+	}
+	lying := tilt.Mul(AxisAngle(Vec3{1, 0, 0}, math.Pi/2))
+	con = collideOne(t, plane, pp, cyl, posed(pp.Pos.AddScaled(n, 0.2-0.003), lying), 0)
+	if len(con) != 2 {
+		t.Fatalf("lying cylinder: %d contacts, want 2", len(con))
+	}
+	near(t, "lying cylinder contacts apart", con[0].Pos.Sub(con[1].Pos).Norm(), 0.2, 1e-12)
 }
 
 func TestCollideRejectsBadInput(t *testing.T) {
