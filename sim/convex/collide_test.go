@@ -172,12 +172,16 @@ func TestCapsuleCapsule(t *testing.T) {
 			nearVec(t, "parallel capsule pos", con[i].Pos, Vec3{off / 2, 0, z}, 1e-12)
 		}
 	}
-	// Parallel but offset along the axis: one end overlaps the other segment.
+	// Parallel, offset along the axis: the segments overlap on z ∈ [0.1,
+	// 0.2]; the contacts are at the two ends of the overlap.
 	con := collideOne(t, c, at(0, 0, 0), c, at(0.09, 0, 0.3), 0)
-	if len(con) != 1 {
-		t.Fatalf("offset parallel capsules: %d contacts, want 1", len(con))
+	if len(con) != 2 {
+		t.Fatalf("offset parallel capsules: %d contacts, want 2", len(con))
 	}
-	near(t, "offset parallel dist", con[0].Dist, -0.01, 1e-12)
+	for i, z := range []float64{0.2, 0.1} {
+		near(t, "offset parallel dist", con[i].Dist, -0.01, 1e-12)
+		nearVec(t, "offset parallel pos", con[i].Pos, Vec3{0.045, 0, z}, 1e-12)
+	}
 	// Crossed capsules: segments along z and along y, offset along x.
 	ry := AxisAngle(Vec3{1, 0, 0}, math.Pi/2)
 	for _, off := range []float64{0.12, 0.09, 0.02} {
