@@ -17,6 +17,10 @@ const (
 	InertiaExact
 	// InertiaShell puts the mass on the surface: density is per area (kg/m²).
 	InertiaShell
+	// InertiaLegacy is MuJoCo 3.3.8's default: the tetrahedra from the
+	// mean face centroid count with their absolute volume, which
+	// overcounts where a non-convex mesh folds back past that point.
+	InertiaLegacy
 )
 
 func (m InertiaMode) String() string {
@@ -27,6 +31,8 @@ func (m InertiaMode) String() string {
 		return "exact"
 	case InertiaShell:
 		return "shell"
+	case InertiaLegacy:
+		return "legacy"
 	}
 	return fmt.Sprintf("InertiaMode(%d)", uint8(m))
 }
@@ -40,9 +46,11 @@ type MassProps struct {
 }
 
 // MeshInertia computes a triangle mesh's mass properties as MuJoCo's
-// compiler does: signed tetrahedra from the mean of the face centroids to
-// each triangle (exact, convex), or area-weighted triangles (shell).
-// InertiaConvex takes the hull of verts and ignores faces. It fails with an
+// compiler does: signed tetrahedra from the surface centroid to
+// each triangle (exact, convex; legacy with their absolute volume), or
+// area-weighted triangles (shell).
+// InertiaConvex takes the hull of verts and ignores faces. MuJoCo 3.3.8's
+// default, when <mesh> has no inertia attribute, is InertiaLegacy. It fails with an
 // error saying what to fix for an index out of range, a non-finite vertex,
 // a negative volume (inward-facing triangles) or a zero measure.
 func MeshInertia(verts []Vec3, faces [][3]int32, density float64, mode InertiaMode) (MassProps, error) {
@@ -60,8 +68,8 @@ func MeshInertia(verts []Vec3, faces [][3]int32, density float64, mode InertiaMo
 			return MassProps{}, fmt.Errorf("convex: inertia=\"convex\" needs the mesh hull: %w", err)
 		}
 		verts, faces = h.Verts, h.Faces
-	} else if mode != InertiaExact && mode != InertiaShell {
-		return MassProps{}, fmt.Errorf("convex: inertia mode %v unknown; use convex, exact or shell", mode)
+	} else if mode != InertiaExact && mode != InertiaShell && mode != InertiaLegacy {
+		return MassProps{}, fmt.Errorf("convex: inertia mode %v unknown; use convex, exact, legacy or shell", mode)
 	}
 	if len(faces) == 0 {
 		return MassProps{}, fmt.Errorf("convex: mesh has no faces")
@@ -73,72 +81,115 @@ func MeshInertia(verts []Vec3, faces [][3]int32, density float64, mode InertiaMo
 			}
 		}
 	}
-	// Reference point: the mean of the face centroids.
+	// Reference point: the area-weighted mean of the face centroids (the
+	// surface centroid). Exact, convex and shell do not depend on it;
+	// legacy does.
 	var cen Vec3
+	area := 0.0
 	for _, f := range faces {
-		cen = cen.Add(verts[f[0]]).Add(verts[f[1]]).Add(verts[f[2]])
+		a, b, c := verts[f[0]], verts[f[1]], verts[f[2]]
+		w := b.Sub(a).Cross(c.Sub(a)).Norm() / 2
+		cen = cen.AddScaled(a.Add(b).Add(c), w/3)
+		area += w
 	}
-	cen = cen.Scale(1 / float64(3*len(faces)))
+	if !(area > 0) {
+		return MassProps{}, fmt.Errorf("convex: mesh surface area is %v; its triangles are degenerate", area)
+	}
+	cen = cen.Scale(1 / area)
 
+	// Two passes as MuJoCo's compiler makes them: the centre of mass from
+	// pieces with their apex at cen, then measure and second moment from
+	// pieces with their apex at that centre. For exact, convex and shell
+	// the second pass only re-derives the first; for legacy, whose pieces
+	// count with their absolute volume, it does not (and MuJoCo keeps the
+	// first pass's centre).
+	com := cen
 	var measure float64
-	var first Vec3 // ∫x
 	var second [9]float64
-	for _, f := range faces {
-		a, b, c := verts[f[0]].Sub(cen), verts[f[1]].Sub(cen), verts[f[2]].Sub(cen)
-		var w, k float64 // weight (volume or area) and moment coefficient
-		var s Vec3
-		pts := [3]Vec3{a, b, c} // a tetrahedron's apex is the origin: it adds nothing to Σ p pᵀ
-		if mode == InertiaShell {
-			w = b.Sub(a).Cross(c.Sub(a)).Norm() / 2
-			s = a.Add(b).Add(c)
-			first = first.AddScaled(s, w/3)
-			k = w / 12
-		} else {
-			w = a.Dot(b.Cross(c)) / 6 // tetrahedron with apex at cen (origin here)
-			s = a.Add(b).Add(c)       // + apex (zero)
-			first = first.AddScaled(s, w/4)
-			k = w / 20
-		}
-		measure += w
-		for i := 0; i < 3; i++ {
-			for j := 0; j < 3; j++ {
-				sum := s[i] * s[j]
-				for _, p := range pts {
-					sum += p[i] * p[j]
+	for pass := 0; pass < 2; pass++ {
+		apex := com
+		var first Vec3
+		measure = 0
+		second = [9]float64{}
+		for _, f := range faces {
+			a, b, c := verts[f[0]].Sub(apex), verts[f[1]].Sub(apex), verts[f[2]].Sub(apex)
+			s := a.Add(b).Add(c)
+			var w, k float64 // weight (volume or area) and moment coefficient
+			if mode == InertiaShell {
+				w = b.Sub(a).Cross(c.Sub(a)).Norm() / 2
+				first = first.AddScaled(s, w/3)
+				k = w / 12
+			} else {
+				w = a.Dot(b.Cross(c)) / 6 // tetrahedron with its apex at the origin
+				if mode == InertiaLegacy {
+					w = math.Abs(w)
 				}
-				second[3*i+j] += k * sum
+				first = first.AddScaled(s, w/4)
+				k = w / 20
+			}
+			measure += w
+			if pass == 1 {
+				// ∫x xᵀ over the piece = k·(Σ p pᵀ + s sᵀ); the apex adds nothing.
+				pts := [3]Vec3{a, b, c}
+				for i := 0; i < 3; i++ {
+					for j := 0; j < 3; j++ {
+						sum := s[i] * s[j]
+						for _, p := range pts {
+							sum += p[i] * p[j]
+						}
+						second[3*i+j] += k * sum
+					}
+				}
 			}
 		}
+		if pass == 0 {
+			if err := checkMeasure(measure, mode); err != nil {
+				return MassProps{}, err
+			}
+			com = apex.Add(first.Scale(1 / measure))
+		} else if mode != InertiaLegacy {
+			// Signed pieces: the centre about the new apex is the apex itself
+			// up to rounding; fold the residue in with the parallel-axis rule.
+			d := first.Scale(1 / measure)
+			for i := 0; i < 3; i++ {
+				for j := 0; j < 3; j++ {
+					second[3*i+j] -= measure * d[i] * d[j]
+				}
+			}
+			com = com.Add(d)
+		}
 	}
+	if err := checkMeasure(measure, mode); err != nil {
+		return MassProps{}, err
+	}
+	mass := density * measure
+	var out MassProps
+	out.Measure, out.Mass, out.COM = measure, mass, com
+	tr := second[0] + second[4] + second[8]
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 3; j++ {
+			v := -density * second[3*i+j]
+			if i == j {
+				v += density * tr
+			}
+			out.Inertia[3*i+j] = v
+		}
+	}
+	return out, nil
+}
+
+func checkMeasure(measure float64, mode InertiaMode) error {
 	name := "volume"
 	if mode == InertiaShell {
 		name = "surface area"
 	}
 	if measure < 0 {
-		return MassProps{}, fmt.Errorf("convex: mesh %s is negative (%.3g); its triangles face inward: reverse their winding", name, measure)
+		return fmt.Errorf("convex: mesh %s is negative (%.3g); its triangles face inward: reverse their winding", name, measure)
 	}
 	if !(measure > 1e-15) {
-		return MassProps{}, fmt.Errorf("convex: mesh %s is %.3g; the mesh must enclose a volume (use inertia=\"shell\" for open surfaces)", name, measure)
+		return fmt.Errorf("convex: mesh %s is %.3g; the mesh must enclose a volume (use inertia=\"shell\" for open surfaces)", name, measure)
 	}
-	com := first.Scale(1 / measure)
-	mass := density * measure
-	var out MassProps
-	out.Measure, out.Mass, out.COM = measure, mass, com.Add(cen)
-	// Inertia about cen from the second moment, then shift to the COM.
-	tr := second[0] + second[4] + second[8]
-	c2 := com.Dot(com)
-	for i := 0; i < 3; i++ {
-		for j := 0; j < 3; j++ {
-			v := -density * second[3*i+j]
-			shift := -com[i] * com[j]
-			if i == j {
-				v += density * tr
-				shift += c2
-			}
-			out.Inertia[3*i+j] = v - mass*shift
-		}
-	}
-	return out, nil
+	return nil
 }
 
 // PrincipalInertia returns the principal moments (kg·m², ascending) of a
