@@ -51,9 +51,13 @@ type Collider struct {
 // Collide appends to dst the contacts between shape s1 at pose p1 (geom1)
 // and s2 at p2 (geom2) whose distance is below margin (m), and returns the
 // extended slice. gap (m) only sets Contact.IncludeMargin = margin − gap.
-// Normals point from geom1 to geom2. Plane pairs, box–box and (through
-// mjc_PlaneConvex's rule) plane–mesh give several contacts; every other
-// pair gives at most one, from GJK (separated) or EPA (penetrating).
+// Normals point from geom1 to geom2; MuJoCo orders a pair by geom type
+// (Kind), lower first, and callers that want its contacts should too.
+// Plane pairs, parallel capsules and box–box give several contacts as
+// MuJoCo's colliders do (see the package doc); every other pair gives at
+// most one, from GJK (separated) or EPA (penetrating). It returns an error,
+// and dst unchanged, for an invalid shape, a non-finite pose or a negative
+// margin or gap.
 func (c *Collider) Collide(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin, gap float64) ([]Contact, error) {
 	if err := s1.Validate(); err != nil {
 		return dst, fmt.Errorf("geom1: %w", err)

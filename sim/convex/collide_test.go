@@ -566,16 +566,30 @@ func TestNarrowPhaseAllocatesNothing(t *testing.T) {
 	plane := &Shape{Kind: Plane}
 	p1 := posed(Vec3{}, randRot(rng))
 	p2 := posed(Vec3{0.05, 0.02, 0.1}, randRot(rng))
-	pairs := [][2]*Shape{{h1, h2}, {box, box}, {sph, capS}, {capS, capS}, {plane, h1}, {plane, box}, {h1, box}, {box, sph}}
+	cyl := &Shape{Kind: Cylinder, Size: Vec3{0.1, 0.1}}
+	ell := &Shape{Kind: Ellipsoid, Size: Vec3{0.1, 0.05, 0.08}}
+	pairs := [][2]*Shape{{h1, h2}, {box, box}, {sph, capS}, {capS, capS}, {plane, h1}, {plane, box}, {h1, box}, {box, sph},
+		{plane, cyl}, {cyl, ell}, {ell, h1}}
 	var c Collider
 	dst := make([]Contact, 0, MaxContacts)
-	for _, pr := range pairs {
-		dst, _ = c.Collide(dst[:0], pr[0], p1, pr[1], p2, 0.01, 0) // warm-up
+	check := func(s1 *Shape, q1 *Pose, s2 *Shape, q2 *Pose) {
+		t.Helper()
+		dst, _ = c.Collide(dst[:0], s1, q1, s2, q2, 0.01, 0) // warm-up
+		if len(dst) == 0 {
+			t.Errorf("%v-%v: no contact to measure", s1.Kind, s2.Kind)
+		}
 		allocs := testing.AllocsPerRun(100, func() {
-			dst, _ = c.Collide(dst[:0], pr[0], p1, pr[1], p2, 0.01, 0)
+			dst, _ = c.Collide(dst[:0], s1, q1, s2, q2, 0.01, 0)
 		})
 		if allocs != 0 {
-			t.Errorf("%v-%v: %v allocations per call after warm-up", pr[0].Kind, pr[1].Kind, allocs)
+			t.Errorf("%v-%v: %v allocations per call after warm-up", s1.Kind, s2.Kind, allocs)
 		}
 	}
+	for _, pr := range pairs {
+		check(pr[0], p1, pr[1], p2)
+	}
+	// Parallel capsules (two contacts) and a standing cylinder (three).
+	check(capS, at(0, 0, 0), capS, at(0.09, 0, 0))
+	check(plane, at(0, 0, 0), cyl, at(0, 0, 0.099))
+	check(plane, at(0, 0, 0), capS, posed(Vec3{0, 0, 0.049}, AxisAngle(Vec3{1, 0, 0}, math.Pi/2)))
 }
