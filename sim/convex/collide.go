@@ -53,7 +53,8 @@ type Collider struct {
 // extended slice. gap (m) only sets Contact.IncludeMargin = margin − gap.
 // Normals point from geom1 to geom2; MuJoCo orders a pair by geom type
 // (Kind), lower first, and callers that want its contacts should too.
-// Plane pairs, parallel capsules and box–box give several contacts as
+// Plane pairs, parallel capsules, capsule–box and box–box give several
+// contacts as
 // MuJoCo's colliders do (see the package doc); every other pair gives at
 // most one, from GJK (separated) or EPA (penetrating). It returns an error,
 // and dst unchanged, for an invalid shape, a non-finite pose or a negative
@@ -89,6 +90,15 @@ func (c *Collider) Collide(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Po
 		var fallback bool
 		if dst, fallback = boxBox(dst, s1, p1, s2, p2, margin); fallback {
 			dst = c.convexPair(dst, s1, p1, s2, p2, margin)
+		}
+	case s1.Kind == Capsule && s2.Kind == Box:
+		dst = capsuleBox(dst, s1, p1, s2, p2, margin)
+	case s1.Kind == Box && s2.Kind == Capsule:
+		dst = capsuleBox(dst, s2, p2, s1, p1, margin)
+		for i := n0; i < len(dst); i++ {
+			for k := 0; k < 3; k++ {
+				dst[i].Frame[k] = -dst[i].Frame[k]
+			}
 		}
 	case s1.Kind == Capsule && s2.Kind == Capsule && parallelCapsules(p1, p2):
 		dst = capsulesParallel(dst, s1, p1, s2, p2, margin)

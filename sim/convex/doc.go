@@ -13,7 +13,8 @@
 //     own multi-contact colliders follow them: plane–box (up to 4 corners),
 //     plane–capsule (2 ends), plane–cylinder (up to 4 rim points),
 //     plane–mesh (the deepest hull vertex and up to 2 hull neighbours within
-//     margin, as mjc_PlaneConvex), parallel capsules (up to 2) and box–box
+//     margin, as mjc_PlaneConvex), parallel capsules (up to 2), capsule–box
+//     (up to 2, mjraw_CapsuleBox's case analysis; capsulebox.go) and box–box
 //     (up to 8, incident corner/edge/face clipped as mjc_BoxBox, including
 //     its halved dist for face contacts; boxbox.go). Every other pair gives
 //     one contact, as MuJoCo's GJK/EPA does without multiccd;
@@ -24,10 +25,10 @@
 // testdata/mujoco holds scenes and MuJoCo 3.3.8's output for them
 // (scripts/mujoco-contacts.sh regenerates it); the tests compare contact
 // counts, dist, position, frame and mesh inertia against it. Known
-// differences: capsule–box uses GJK/EPA (one contact) where MuJoCo has its
-// own heuristic (up to two); face-on-face pairs through GJK/EPA may report
-// another point of the touching patch than MuJoCo; curved pairs agree to
-// MuJoCo's ccd_tolerance (1e-6 m), not to rounding.
+// differences: face-on-face pairs through GJK/EPA may report another point
+// of the touching patch than MuJoCo; curved pairs agree to MuJoCo's
+// ccd_tolerance (1e-6 m), not to rounding; box–box edge on edge gives one
+// contact where MuJoCo's can give more.
 //
 // The package is a leaf: it imports only the standard library. Lengths are in
 // metres, rotations are row-major 3×3 matrices like MuJoCo's xmat (world =
