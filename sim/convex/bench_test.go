@@ -1,6 +1,7 @@
 package convex
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -59,6 +60,13 @@ func BenchmarkPlaneHull(b *testing.B) {
 func BenchmarkCapsuleCapsule(b *testing.B) {
 	c := &Shape{Kind: Capsule, Size: Vec3{0.05, 0.2}}
 	benchPair(b, c, at(0, 0, 0), c, posed(Vec3{0.09, 0.05, -0.03}, AxisAngle(Vec3{1, 0, 0}, 1.5)), 0)
+}
+
+// BenchmarkCapsuleBox: a capsule lying on a box face (two contacts).
+func BenchmarkCapsuleBox(b *testing.B) {
+	c := &Shape{Kind: Capsule, Size: Vec3{0.05, 0.1}}
+	box := &Shape{Kind: Box, Size: Vec3{0.1, 0.1, 0.1}}
+	benchPair(b, c, posed(Vec3{0, 0, 0.149}, AxisAngle(Vec3{1, 0, 0}, math.Pi/2)), box, at(0, 0, 0), 0)
 }
 
 // BenchmarkBuildHull: Quickhull of 1000 points on a sphere (all vertices).
