@@ -73,29 +73,7 @@ func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin floa
 	}
 	frame := Mat3{n[0], n[1], n[2]}
 	if bestKind == 3 {
-		// Closest points of the two edges chosen by the supports along ±n.
-		c1 := p1.Pos
-		c2 := p2.Pos
-		for k := 0; k < 3; k++ {
-			if k != bestI {
-				c1 = c1.AddScaled(ax1[k], math.Copysign(s1.Size[k], ax1[k].Dot(n)))
-			}
-			if k != bestJ {
-				c2 = c2.AddScaled(ax2[k], -math.Copysign(s2.Size[k], ax2[k].Dot(n)))
-			}
-		}
-		d1, d2 := ax1[bestI], ax2[bestJ]
-		r := c1.Sub(c2)
-		b := d1.Dot(d2)
-		den := 1 - b*b
-		e, f := d1.Dot(r), d2.Dot(r)
-		u := (b*f - e) / den
-		v := (f - b*e) / den
-		u = math.Max(-s1.Size[bestI], math.Min(s1.Size[bestI], u))
-		v = math.Max(-s2.Size[bestJ], math.Min(s2.Size[bestJ], v))
-		q1 := c1.AddScaled(d1, u)
-		q2 := c2.AddScaled(d2, v)
-		return append(dst, Contact{Dist: best, Pos: q1.Add(q2).Scale(0.5), Frame: frame}), false
+		return boxEdgeEdge(dst, s1, p1, ax1, s2, p2, ax2, bestI, bestJ, n, margin), false
 	}
 	// Reference box R (owns the axis), incident box I.
 	sR, pR, axR, sI, pI, axI := s1, p1, ax1, s2, p2, ax2
@@ -190,4 +168,190 @@ func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin floa
 		cnt++
 	}
 	return dst, cnt == 0
+}
+
+// boxEdgeEdge builds the manifold of an edge-axis contact as mjc_BoxBox
+// does, re-derived: the reference face is the face of box 1 next to its
+// contact edge whose in-plane axis runs most along box 2's edge; the
+// incident quad is the face of box 2 that holds its contact edge and runs
+// most along box 1's edge. The quad is projected along the normal onto the
+// reference face's plane, and contacts come from (1) the quad's edges
+// crossing the face's rectangle, (2) the rectangle's corners inside the
+// quad, (3) the quad's corners inside the rectangle, each midway between
+// the two surfaces with dist the gap between them (not halved here).
+func boxEdgeEdge(dst []Contact, s1 *Shape, p1 *Pose, ax1 [3]Vec3, s2 *Shape, p2 *Pose, ax2 [3]Vec3,
+	i, j int, n Vec3, margin float64) []Contact {
+	a, b := s1.Size, s2.Size
+	frame := Mat3{n[0], n[1], n[2]}
+	// Box 2's non-edge axes, the one most along box 1's edge first; box 1's
+	// likewise against box 2's edge. Ties keep MuJoCo's default order.
+	others := func(k int) (int, int) {
+		switch k {
+		case 0:
+			return 1, 2
+		case 1:
+			return 0, 2
+		}
+		return 1, 0
+	}
+	bx1, bx2 := others(j)
+	if math.Abs(ax1[i].Dot(ax2[bx1])) < math.Abs(ax1[i].Dot(ax2[bx2])) {
+		bx1, bx2 = bx2, bx1
+	}
+	px1, px2 := others(i)
+	if math.Abs(ax2[j].Dot(ax1[px1])) < math.Abs(ax2[j].Dot(ax1[px2])) {
+		px1, px2 = px2, px1
+	}
+	// Reference face of box 1: normal ±A[px2] on the side facing box 2.
+	zs := 1.0
+	if ax1[px2].Dot(n) <= 0 {
+		zs = -1
+	}
+	zr := ax1[px2].Scale(zs)
+	F := p1.Pos.AddScaled(zr, a[px2])
+	xr, yr := ax1[i], ax1[px1]
+	half := [2]float64{a[i], a[px1]}
+	nz := n.Dot(zr)
+	if math.Abs(nz) < 1e-15 {
+		return dst
+	}
+	innorm := 1 / nz
+	local := func(w Vec3) Vec3 {
+		d := w.Sub(F)
+		return Vec3{d.Dot(xr), d.Dot(yr), d.Dot(zr)}
+	}
+	world := func(l Vec3) Vec3 {
+		return F.AddScaled(xr, l[0]).AddScaled(yr, l[1]).AddScaled(zr, l[2])
+	}
+	ln := Vec3{n.Dot(xr), n.Dot(yr), nz}
+	// Incident quad of box 2: its contact edge (U0, U1) and the opposite
+	// edge of the same face (U2, U3), all in the reference frame.
+	sg := func(k int) float64 { // side of box 2's contact edge along axis k
+		if ax2[k].Dot(n) < 0 {
+			return 1
+		}
+		return -1
+	}
+	e := p2.Pos.AddScaled(ax2[bx1], sg(bx1)*b[bx1]).AddScaled(ax2[bx2], sg(bx2)*b[bx2])
+	e2 := p2.Pos.AddScaled(ax2[bx1], -sg(bx1)*b[bx1]).AddScaled(ax2[bx2], sg(bx2)*b[bx2])
+	U := [4]Vec3{
+		local(e.AddScaled(ax2[j], b[j])), local(e.AddScaled(ax2[j], -b[j])),
+		local(e2.AddScaled(ax2[j], b[j])), local(e2.AddScaled(ax2[j], -b[j])),
+	}
+	var P [4]Vec3 // projections along n onto the face plane z = 0
+	for k := range U {
+		P[k] = U[k].AddScaled(ln, -U[k][2]/ln[2])
+	}
+	add := func(l Vec3, d float64) {
+		dst = append(dst, Contact{Dist: d, Pos: world(l), Frame: frame})
+	}
+	count := 0
+	// (1) Quad edges crossing the rectangle's sides.
+	type seg struct{ p0, dp, u0, du Vec3 }
+	segs := [4]seg{
+		{P[0], P[1].Sub(P[0]), U[0], U[1].Sub(U[0])},
+		{P[0], P[2].Sub(P[0]), U[0], U[2].Sub(U[0])},
+		{P[1], P[2].Sub(P[0]), U[1], U[2].Sub(U[0])},
+		{P[2], P[1].Sub(P[0]), U[2], U[1].Sub(U[0])},
+	}
+	for _, sgm := range segs {
+		for q := 0; q < 2; q++ {
+			if math.Abs(sgm.dp[q]) <= 1e-15 {
+				continue
+			}
+			for _, side := range [2]float64{-1, 1} {
+				l := half[q] * side
+				t := (l - sgm.p0[q]) / sgm.dp[q]
+				if t < 0 || t > 1 {
+					continue
+				}
+				c2 := sgm.p0[1-q] + sgm.dp[1-q]*t
+				if math.Abs(c2) > half[1-q] {
+					continue
+				}
+				up := sgm.u0.AddScaled(sgm.du, t)
+				if up[2]*innorm > margin || count >= MaxContacts {
+					continue
+				}
+				var pr Vec3
+				pr[q], pr[1-q] = l, c2
+				add(up.Add(pr).Scale(0.5), up[2]*innorm)
+				count++
+			}
+		}
+	}
+	nl := count
+	// (2) Rectangle corners inside the quad.
+	pa, pb, pc, pd := P[1][0]-P[0][0], P[2][0]-P[0][0], P[1][1]-P[0][1], P[2][1]-P[0][1]
+	det := pa*pd - pb*pc
+	for k := 0; k < 4 && det != 0; k++ {
+		cx, cy := -half[0], -half[1]
+		if k/2 == 1 {
+			cx = half[0]
+		}
+		if k%2 == 1 {
+			cy = half[1]
+		}
+		x, y := cx-P[0][0], cy-P[0][1]
+		u := (x*pd - y*pb) / det
+		v := (y*pa - x*pc) / det
+		uOut, vOut := u < 0 || u > 1, v < 0 || v > 1
+		if nl == 0 && uOut && vOut || nl > 0 && (uOut || vOut) {
+			continue
+		}
+		u = math.Max(0, math.Min(1, u))
+		v = math.Max(0, math.Min(1, v))
+		T := U[0].Scale(1-u-v).AddScaled(U[1], u).AddScaled(U[2], v)
+		C := Vec3{cx, cy, 0}
+		d2 := C.Sub(T).Dot(C.Sub(T))
+		if T[2] > 0 && d2 > margin*margin || count >= MaxContacts {
+			continue
+		}
+		d := math.Sqrt(d2)
+		if T[2] < 0 {
+			d = -d
+		}
+		add(C.Add(T).Scale(0.5), d)
+		count++
+	}
+	nf := count
+	// (3) Quad corners inside the rectangle.
+	for k := 0; k < 4; k++ {
+		x, y := P[k][0], P[k][1]
+		xOut, yOut := x < -half[0] || x > half[0], y < -half[1] || y > half[1]
+		switch {
+		case nl == 0 && nf == 0:
+		case nl == 0:
+			if xOut && yOut {
+				continue
+			}
+		default:
+			if xOut || yOut {
+				continue
+			}
+		}
+		var cl Vec3
+		d2 := 0.0
+		for q := 0; q < 2; q++ {
+			cl[q] = P[k][q]
+			if P[k][q] < -half[q] {
+				d2 += (P[k][q] + half[q]) * (P[k][q] + half[q])
+				cl[q] = -half[q]
+			} else if P[k][q] > half[q] {
+				d2 += (P[k][q] - half[q]) * (P[k][q] - half[q])
+				cl[q] = half[q]
+			}
+		}
+		d2 += U[k][2] * innorm * U[k][2] * innorm
+		if U[k][2] > 0 && d2 > margin*margin || count >= MaxContacts {
+			continue
+		}
+		d := math.Sqrt(d2)
+		if U[k][2] < 0 {
+			d = -d
+		}
+		add(cl.Add(U[k]).Scale(0.5), d)
+		count++
+	}
+	return dst
 }

@@ -5,8 +5,9 @@ import (
 	"math"
 )
 
-// MaxContacts is the most contacts Collide adds for one pair (box–box).
-const MaxContacts = 8
+// MaxContacts is the most contacts Collide adds for one pair (box–box on
+// an edge axis; MuJoCo's own limit there is mjMAXCONPAIR, 50).
+const MaxContacts = 16
 
 // Contact is one contact point in MuJoCo's mjContact convention.
 type Contact struct {
