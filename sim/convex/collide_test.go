@@ -601,6 +601,9 @@ func TestNarrowPhaseAllocatesNothing(t *testing.T) {
 	check(capS, at(0, 0, 0), capS, at(0.09, 0, 0))
 	check(plane, at(0, 0, 0), cyl, at(0, 0, 0.099))
 	check(plane, at(0, 0, 0), capS, posed(Vec3{0, 0, 0.049}, AxisAngle(Vec3{1, 0, 0}, math.Pi/2)))
+	// Box on box across an edge axis (the edge-case manifold).
+	big := &Shape{Kind: Box, Size: Vec3{0.5, 0.5, 0.5}}
+	check(big, posed(Vec3{}, AxisAngle(Vec3{0, 1, 0}, math.Pi/4)), big, posed(Vec3{0, 0, math.Sqrt2 - 0.004}, AxisAngle(Vec3{1, 0, 0}, math.Pi/4)))
 	// A capsule lying on a box: two contacts (MuJoCo's capsule–box).
 	check(capS, posed(Vec3{0, 0, 0.149}, AxisAngle(Vec3{1, 0, 0}, math.Pi/2)), box, at(0, 0, 0))
 }
