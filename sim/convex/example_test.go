@@ -28,3 +28,28 @@ func Example() {
 	// dist -0.001 m at (-0.050, 0.050, -0.0005), normal [0 0 1]
 	// dist -0.001 m at (0.050, 0.050, -0.0005), normal [0 0 1]
 }
+
+// A mesh geom as MuJoCo treats it: its convex hull collides, the mesh
+// itself gives the inertia. Here a 10 cm cube whose top is dented 3 cm:
+// the hull is the full cube, the exact volume is 0.9 L.
+func ExampleMeshInertia() {
+	verts := []convex.Vec3{
+		{-.05, -.05, -.05}, {.05, -.05, -.05}, {-.05, .05, -.05}, {.05, .05, -.05},
+		{-.05, -.05, .05}, {.05, -.05, .05}, {-.05, .05, .05}, {.05, .05, .05}, {0, 0, .02},
+	}
+	faces := [][3]int32{{0, 2, 1}, {1, 2, 3}, {0, 1, 4}, {1, 5, 4}, {2, 6, 3}, {3, 6, 7}, {0, 4, 2},
+		{2, 4, 6}, {1, 3, 5}, {3, 7, 5}, {4, 5, 8}, {5, 7, 8}, {7, 6, 8}, {6, 4, 8}}
+	hull, err := convex.BuildHull(verts, convex.HullOptions{})
+	if err != nil {
+		panic(err)
+	}
+	exact, err := convex.MeshInertia(verts, faces, 1000, convex.InertiaExact)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("hull: %d vertices, %d faces, %.4f L\n", len(hull.Verts), len(hull.Faces), hull.Volume()*1000)
+	fmt.Printf("exact: %.3f kg, centre of mass z %.5f m\n", exact.Mass, exact.COM[2])
+	// Output:
+	// hull: 8 vertices, 12 faces, 1.0000 L
+	// exact: 0.900 kg, centre of mass z -0.00472 m
+}
