@@ -51,6 +51,9 @@ const bodies = [];
 for (let b = 0; b < m.nbody; b++) {
   bodies.push({ mass: m.body_mass[b], inertia: arr(m.body_inertia, b, 3), ipos: arr(m.body_ipos, b, 3) });
 }
-process.stdout.write(JSON.stringify({ mujoco: mj.mj_versionString(), scene: path.basename(file), geoms, contacts, bodies }, null, 1) + "\n");
+// one geom, contact or body per line: small files, readable diffs
+const list = (xs) => "[\n" + xs.map((x) => JSON.stringify(x)).join(",\n") + "\n]";
+process.stdout.write(`{"mujoco": ${JSON.stringify(mj.mj_versionString())}, "scene": ${JSON.stringify(path.basename(file))},\n` +
+  `"geoms": ${list(geoms)},\n"contacts": ${list(contacts)},\n"bodies": ${list(bodies)}}\n`);
 d.delete();
 m.delete();
