@@ -55,11 +55,10 @@ type Collider struct {
 // Normals point from geom1 to geom2; MuJoCo orders a pair by geom type
 // (Kind), lower first, and callers that want its contacts should too.
 // Plane pairs, parallel capsules, capsule–box and box–box give several
-// contacts as
-// MuJoCo's colliders do (see the package doc); every other pair gives at
-// most one, from GJK (separated) or EPA (penetrating). It returns an error,
-// and dst unchanged, for an invalid shape, a non-finite pose or a negative
-// margin or gap.
+// contacts as MuJoCo's colliders do (see the package doc); every other pair
+// gives at most one, from GJK (separated) or EPA (penetrating). It returns
+// an error, and dst unchanged, for an invalid shape, a missing or
+// non-finite pose, or a negative margin or gap.
 func (c *Collider) Collide(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin, gap float64) ([]Contact, error) {
 	if err := s1.Validate(); err != nil {
 		return dst, fmt.Errorf("geom1: %w", err)
@@ -67,8 +66,11 @@ func (c *Collider) Collide(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Po
 	if err := s2.Validate(); err != nil {
 		return dst, fmt.Errorf("geom2: %w", err)
 	}
-	if !finite(p1.Pos) || !finite(p2.Pos) || !finite(Vec3(p1.Rot[:3])) || !finite(Vec3(p2.Rot[:3])) {
-		return dst, fmt.Errorf("convex: pose is not finite (geom1 %v, geom2 %v)", p1.Pos, p2.Pos)
+	if p1 == nil || p2 == nil {
+		return dst, fmt.Errorf("convex: nil pose; pass the geom's world pose")
+	}
+	if !finitePose(p1) || !finitePose(p2) {
+		return dst, fmt.Errorf("convex: pose is not finite (geom1 %v %v, geom2 %v %v)", p1.Pos, p1.Rot, p2.Pos, p2.Rot)
 	}
 	if math.IsNaN(margin) || math.IsNaN(gap) || margin < 0 || gap < 0 {
 		return dst, fmt.Errorf("convex: margin %v and gap %v must be ≥ 0 (m)", margin, gap)
@@ -115,6 +117,10 @@ func (c *Collider) Collide(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Po
 		dst[i].IncludeMargin = margin - gap
 	}
 	return dst, nil
+}
+
+func finitePose(p *Pose) bool {
+	return finite(p.Pos) && finite(Vec3(p.Rot[0:3])) && finite(Vec3(p.Rot[3:6])) && finite(Vec3(p.Rot[6:9]))
 }
 
 // parallelCapsules reports capsule axes parallel to within MuJoCo's

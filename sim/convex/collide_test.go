@@ -561,6 +561,14 @@ func TestCollideRejectsBadInput(t *testing.T) {
 	if _, err := c.Collide(nil, good, at(math.NaN(), 0, 0), good, at(0, 0, 0), 0, 0); err == nil {
 		t.Error("NaN pose accepted")
 	}
+	badRot := at(0, 0, 0)
+	badRot.Rot[7] = math.Inf(1)
+	if _, err := c.Collide(nil, good, at(0, 0, 0), good, badRot, 0, 0); err == nil {
+		t.Error("infinite rotation accepted")
+	}
+	if _, err := c.Collide(nil, good, nil, good, at(0, 0, 0), 0, 0); err == nil {
+		t.Error("nil pose accepted")
+	}
 	if _, err := c.Collide(nil, good, at(0, 0, 0), good, at(0, 0, 0), -1, 0); err == nil {
 		t.Error("negative margin accepted")
 	}
