@@ -18,7 +18,11 @@ type Hull struct {
 	// graph MuJoCo keeps in mesh_graph for hill climbing and plane contacts).
 	Adj [][]int32
 	// RBound is the largest vertex distance from the local origin (m),
-	// MuJoCo's geom_rbound for a mesh geom.
+	// MuJoCo's geom_rbound for a mesh geom. MuJoCo's geom frame for a mesh
+	// is the mesh moved to its centre of mass and principal axes (see
+	// MeshInertia and PrincipalInertia): build the hull in that frame, or
+	// plane–mesh contacts (which skip points within 0.3·RBound of the
+	// first) can differ from MuJoCo's.
 	RBound float64
 }
 
