@@ -73,8 +73,11 @@ func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin floa
 	}
 	frame := Mat3{n[0], n[1], n[2]}
 	if bestKind == 3 {
-		return boxEdgeEdge(dst, s1, p1, ax1, s2, p2, ax2, bestI, bestJ, n, margin), false
+		n0 := len(dst)
+		dst = boxEdgeEdge(dst, s1, p1, ax1, s2, p2, ax2, bestI, bestJ, n, margin)
+		return boxFilter(dst, n0, s1, p1, s2, p2, margin), false
 	}
+	n0 := len(dst)
 	// Reference box R (owns the axis), incident box I.
 	sR, pR, axR, sI, pI, axI := s1, p1, ax1, s2, p2, ax2
 	nr := n // reference face normal, pointing towards I
@@ -167,7 +170,58 @@ func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin floa
 		dst = append(dst, Contact{Dist: boxFaceDistScale * d, Pos: poly[i].AddScaled(nr, -0.5*d), Frame: frame})
 		cnt++
 	}
-	return dst, cnt == 0
+	dst = boxFilter(dst, n0, s1, p1, s2, p2, margin)
+	return dst, len(dst) == n0
+}
+
+// boxOutRatio is the relative band around a box (1%) that boxFilter
+// tolerates, as MuJoCo's box–box post-pass with mju_outsideBox.
+const boxOutRatio = 1.01
+
+// boxFilter is the pass MuJoCo 3.x runs over its box–box contacts
+// (dst[n0:]): it drops a contact whose point lies outside one box (grown by
+// margin, then by 1%) unless it is inside the other (grown by margin,
+// shrunk by 1%), drops a contact whose point equals a later one's, and
+// keeps at most 8.
+func boxFilter(dst []Contact, n0 int, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin float64) []Contact {
+	outside := func(q Vec3, s *Shape, p *Pose) int {
+		l := p.Rot.MulTVec(q.Sub(p.Pos))
+		in := true
+		for k := 0; k < 3; k++ {
+			size := s.Size[k] + margin
+			if math.Abs(l[k]) > size*boxOutRatio {
+				return 1
+			}
+			if math.Abs(l[k]) >= size/boxOutRatio {
+				in = false
+			}
+		}
+		if in {
+			return -1
+		}
+		return 0
+	}
+	k := n0
+	for i := n0; i < len(dst); i++ {
+		q := dst[i].Pos
+		o1, o2 := outside(q, s1, p1), outside(q, s2, p2)
+		if o1 == 1 && o2 != -1 || o2 == 1 && o1 != -1 {
+			continue
+		}
+		dup := false
+		for j := i + 1; j < len(dst); j++ {
+			if dst[j].Pos == q {
+				dup = true
+				break
+			}
+		}
+		if dup || k-n0 >= 8 {
+			continue
+		}
+		dst[k] = dst[i]
+		k++
+	}
+	return dst[:k]
 }
 
 // boxEdgeEdge builds the manifold of an edge-axis contact as mjc_BoxBox
@@ -304,6 +358,11 @@ func boxEdgeEdge(dst []Contact, s1 *Shape, p1 *Pose, ax1 [3]Vec3, s2 *Shape, p2 
 		T := U[0].Scale(1-u-v).AddScaled(U[1], u).AddScaled(U[2], v)
 		C := Vec3{cx, cy, 0}
 		d2 := C.Sub(T).Dot(C.Sub(T))
+		// MuJoCo 3.3.8 keeps the quad's determinant and this squared
+		// distance in one variable, so the corners after the first one to
+		// get here are solved with d2 as the determinant. Reproduced: it
+		// decides which corners MuJoCo keeps.
+		det = d2
 		if T[2] > 0 && d2 > margin*margin || count >= MaxContacts {
 			continue
 		}

@@ -5,8 +5,9 @@ import (
 	"math"
 )
 
-// MaxContacts is the most contacts Collide adds for one pair (box–box on
-// an edge axis; MuJoCo's own limit there is mjMAXCONPAIR, 50).
+// MaxContacts is the capacity of dst with which Collide never allocates:
+// box–box builds up to 16 candidate contacts in place before MuJoCo's
+// filter keeps at most 8 of them.
 const MaxContacts = 16
 
 // Contact is one contact point in MuJoCo's mjContact convention.

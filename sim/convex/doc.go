@@ -17,8 +17,9 @@
 //     (up to 2, mjraw_CapsuleBox's case analysis; capsulebox.go) and box–box
 //     (mjc_BoxBox's face case: incident corner, edge or face clipped, with
 //     its halved dist; its edge case: an incident quad projected on a
-//     reference face; boxbox.go). Every other pair gives one contact, as
-//     MuJoCo's GJK/EPA does without multiccd;
+//     reference face, with its quirks; then its filter, at most 8;
+//     boxbox.go). Every other pair gives one contact, as MuJoCo's GJK/EPA
+//     does without multiccd;
 //   - mesh mass properties as MuJoCo's compiler computes them (inertia.go):
 //     exact, convex (the hull), shell (surface) and legacy (MuJoCo's
 //     default, absolute tetrahedron volumes).
@@ -28,10 +29,7 @@
 // counts, dist, position, frame and mesh inertia against it. Known
 // differences: face-on-face pairs through GJK/EPA may report another point
 // of the touching patch than MuJoCo; curved pairs agree to MuJoCo's
-// ccd_tolerance (1e-6 m), not to rounding; on a box–box edge axis the
-// manifold sometimes holds one rectangle corner more than MuJoCo's (9 of
-// 106 box pairs in testdata/mujoco/boxbox.xml; MuJoCo's contacts are all
-// among ours).
+// ccd_tolerance (1e-6 m), not to rounding.
 //
 // The package is a leaf: it imports only the standard library. Lengths are in
 // metres, rotations are row-major 3×3 matrices like MuJoCo's xmat (world =
