@@ -50,6 +50,9 @@ func (c *core) logRow(l learner) error {
 			v["eval/mean_return"] = c.lastEval.MeanReturn
 		}
 		_, _ = fmt.Fprint(c.out, FormatTable(c.step, v))
+		if c.prog != nil && !c.prog.Terminal() { // on a terminal the bar says it
+			_, _ = fmt.Fprintln(c.out, c.prog.Status(c.step))
+		}
 	}
 	return nil
 }

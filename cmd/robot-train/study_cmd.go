@@ -126,6 +126,7 @@ func studyRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	sum, err := r.Run(ctx)
 	if err == nil && dry {
 		_, _ = fmt.Fprintf(stdout, "study %s: %d runs in this shard, %d done or running elsewhere (dry run: nothing started)\n", spec.Name, sum.Total, sum.Skipped)
+		_, _ = fmt.Fprintf(stdout, "CPU time left: %s\n", sum.Estimate)
 		return nil
 	}
 	_, _ = fmt.Fprintf(stdout, "study %s: %d runs in this shard: %d finished now, %d already done or running elsewhere, %d failed; %.1f CPU-min\n",
