@@ -32,6 +32,14 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	resume := flags.str("resume")
+	if flags.on("print-config") {
+		b, err := cfg.EncodeYAML()
+		if err != nil {
+			return err
+		}
+		_, err = stdout.Write(b)
+		return err
+	}
 	if resume == "" {
 		// refuse (or, for a derived --out, step aside) before anything is
 		// printed or written: a run directory with a checkpoint is continued
@@ -86,10 +94,14 @@ func trainConfig(flags *boundFlags, set map[string]bool) (cfg train.Config, auto
 			return cfg, false, &train.ConfigError{Msg: err.Error()}
 		}
 	}
-	// explicit flags override the file
+	// --set KEY=VALUE overrides the file; explicit flags override both
+	if err := applySets(&cfg, flags.list("set")); err != nil {
+		return cfg, false, err
+	}
 	if err := flags.apply(&cfg, set); err != nil {
 		return cfg, false, err
 	}
+	cfg.Task = train.CanonicalTask(cfg.Task)        // MetaWorld's reach-v3, MiniGrid's names
 	if cfg.Arm.Model != "" && cfg.Task == "reach" { // --model FILE.xml --task reach
 		cfg.Task = tasks.ArmReachName
 	}
