@@ -61,7 +61,8 @@ bench-mujoco:
 	bench/mujoco.sh
 
 # run: the README's main command. Trains the built-in default (train.DefaultConfig:
-# reach, VLM-RB replay, pixel scorer; sized for ≤ 10 minutes on 2 cores) into a fresh
+# SAC on reach, 30,000 env steps, dense reward, uniform replay — replay "auto";
+# VLM-RB is --replay vlmrb; sized for ≤ 10 minutes on 2 cores) into a fresh
 # run directory, then prints where the learning curves, eval GIFs and checkpoint are.
 # Override with e.g. `make run RUN_ARGS="--task push --steps 50000"` or RUN_OUT=dir.
 RUN_OUT ?= runs/default-$(shell date +%Y%m%d-%H%M%S)

@@ -29,7 +29,8 @@ func TestRecordThenTrainWithDemos(t *testing.T) {
 		t.Fatalf("second record: exit %d: %s", code, errOut)
 	}
 	run := filepath.Join(dir, "run")
-	code, out, errOut = runCLI(t, "train", "--task", "reach", "--reward", "sparse", "--steps", "100", "--num-envs", "2",
+	// record's defaults are train's: no --reward on either side
+	code, out, errOut = runCLI(t, "train", "--task", "reach", "--steps", "100", "--num-envs", "2",
 		"--max-episode-len", "30", "--learning-starts", "80", "--hidden", "8,8", "--batch-size", "16", "--eval-episodes", "1",
 		"--demos", ds, "--out", run, "--quiet")
 	if code != 0 {

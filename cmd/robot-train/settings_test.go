@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -119,5 +120,37 @@ func TestLearningStartsZeroTrains(t *testing.T) {
 	// default's 2,000 random steps there would be none
 	if upd != 102 {
 		t.Fatalf("updates by step 100 with learning_starts 0: %g, want 102", upd)
+	}
+}
+
+// One set of defaults: record stores the reward train trains on, and
+// record, score and render make frames the size the scorer sees in
+// training; eval's GIFs are training's.
+func TestCommandsShareTrainDefaults(t *testing.T) {
+	def := train.DefaultConfig()
+	size := func(table []flagDef) string {
+		for _, d := range table {
+			if d.name == "size" {
+				return d.def
+			}
+		}
+		t.Fatal("no --size row")
+		return ""
+	}
+	want := strconv.Itoa(def.VLM.Width) + "x" + strconv.Itoa(def.VLM.Height)
+	for name, table := range map[string][]flagDef{"record": recordFlags, "score": scoreFlags, "render": renderFlags} {
+		if got := size(table); got != want {
+			t.Errorf("%s --size default %s, want the scorer's %s", name, got, want)
+		}
+	}
+	for _, d := range recordFlags {
+		if d.name == "reward" && d.def != def.Reward {
+			t.Errorf("record --reward default %s, train trains on %s", d.def, def.Reward)
+		}
+	}
+	for _, d := range evalFlags {
+		if d.name == "video-size" && d.def != strconv.Itoa(def.Eval.GIFSize) {
+			t.Errorf("eval --video-size default %s, training's GIFs are %d", d.def, def.Eval.GIFSize)
+		}
 	}
 }
