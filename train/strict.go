@@ -8,7 +8,7 @@ import (
 	"math"
 	"reflect"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Limits on what a config may hold. Each is far above any real use and

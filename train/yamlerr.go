@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/vlmrb/vlmrb/internal/suggest"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // yamlProblem rewrites a YAML decoding error of a config for its reader:
