@@ -3,7 +3,7 @@
 # CPUs; Dockerfile.gpu is the NVIDIA EGL variant.
 #
 #   docker build -t vlmrb .
-#   docker run --rm -v "$PWD/runs:/work/runs" vlmrb train --steps 30000
+#   docker run --rm -v "$PWD/runs:/data/runs" vlmrb train --steps 30000
 #
 # CI cannot pull base images, so scripts/docker-check.sh runs these steps
 # in a Debian chroot made by debootstrap instead (see the script for what
@@ -29,6 +29,6 @@ RUN apt-get update && apt-get install -y --no-install-recommends \
     && rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/robot-train /usr/local/bin/robot-train
 COPY studies /opt/vlmrb/studies
-WORKDIR /work
+WORKDIR /data
 ENTRYPOINT ["robot-train"]
 CMD ["help"]
