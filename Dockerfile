@@ -5,8 +5,8 @@
 #   docker build -t vlmrb .
 #   docker run --rm -v "$PWD/runs:/data/runs" vlmrb train --steps 30000
 #
-# CI cannot pull base images, so scripts/docker-check.sh runs these steps
-# in a Debian chroot made by debootstrap instead (see the script for what
+# No base image can be pulled on this project's machines, so `make docker-check`
+# (scripts/docker-check.sh) runs these steps in a debootstrap chroot (see the script for what
 # that does and does not check).
 
 # --- build: the official Go image is Debian bookworm with Go in /usr/local/go
