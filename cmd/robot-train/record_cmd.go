@@ -65,6 +65,12 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if hwSpec != "" {
 		return recordHW(ctx, stdout, hwSpec, out, b.f64("fps"), b.int("frames"), b.str("camera-name"), b.str("instruction"), b.str("codec"), asJSON)
 	}
+	if task != "" {
+		task = train.CanonicalTask(task) // MetaWorld's reach-v3
+		if err := train.UnknownTaskError(task); err != nil {
+			return err
+		}
+	}
 	if task == "" && (policy == "expert" || policy == "random") {
 		return usagef("--task NAME is required with --policy %s (robot-train tasks lists them)", policy)
 	}
