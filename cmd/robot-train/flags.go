@@ -45,6 +45,7 @@ var trainFlags = []flagDef{
 	{name: "cpuprofile", resume: true, help: "write a CPU profile of the run to `FILE` (go tool pprof FILE)"},
 	{name: "set", kind: "repeat", help: "set any config `KEY=VALUE` (repeatable; after --config, before the other flags): --set sac.gamma=0.98 --set buffer.capacity=1e5; train --print-config lists the keys"},
 	{name: "print-config", kind: "bool", resume: true, help: "print the resolved configuration as YAML (what config.yaml would hold) and exit without training"},
+	{name: "dry-run", kind: "bool", resume: true, help: "check the configuration and the run directory, print the resolved configuration and where the run would go, and exit without training or writing"},
 	{name: "vlm-required", kind: "bool", resume: true, help: "stop the run at the first VLM server failure (default: keep training, warn once per error kind, report in the summary)"},
 
 	{name: "task", key: "task", help: "task `NAME` (robot-train tasks lists them)"},

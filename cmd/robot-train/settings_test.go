@@ -154,3 +154,20 @@ func TestCommandsShareTrainDefaults(t *testing.T) {
 		}
 	}
 }
+
+// train --dry-run checks the configuration and the run directory and
+// writes nothing; a bad configuration fails it as it would fail the run.
+func TestTrainDryRun(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "run")
+	code, stdout, stderr := runCLI(t, "train", "--dry-run", "--steps", "2e4", "--out", out)
+	if code != exitOK || !strings.Contains(stdout, "dry run: would start reach (uniform replay, 20000 env steps) in "+out) {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("--dry-run made %s: %v", out, err)
+	}
+	if code, _, stderr := runCLI(t, "train", "--dry-run", "--set", "sac.batch_size=0", "--out", out); code != exitUsage || !strings.Contains(stderr, "batch_size") {
+		t.Fatalf("a bad config passed the dry run: exit %d: %s", code, stderr)
+	}
+}

@@ -53,6 +53,21 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			cfg.Out = out
 		}
 	}
+	if flags.on("dry-run") {
+		b, err := cfg.EncodeYAML()
+		if err != nil {
+			return err
+		}
+		if _, err := stdout.Write(b); err != nil {
+			return err
+		}
+		verb := "start"
+		if resume != "" {
+			verb = "resume"
+		}
+		_, err = fmt.Fprintf(stdout, "dry run: would %s %s (%s replay, %d env steps) in %s; nothing was written\n", verb, cfg.Task, cfg.ResolvedReplay(), cfg.Steps, cfg.Out)
+		return err
+	}
 	opts := train.Options{Resume: resume != "", Stdout: stdout, Stderr: stderr, Quiet: flags.on("quiet"), VLMRequired: flags.on("vlm-required")}
 	if p := flags.str("cpuprofile"); p != "" {
 		stop, err := startProfile(p)
