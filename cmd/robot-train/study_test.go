@@ -252,6 +252,15 @@ func TestStudyDryRunWritesNothing(t *testing.T) {
 	if !strings.Contains(stdout, "CPU time left: 4 runs, 1200 env steps left; no finished run in this study") {
 		t.Errorf("dry run gives no CPU-time line for a study without finished runs:\n%s", stdout)
 	}
+	// --calibrate times a short training of each arm, keeps nothing, and forecasts
+	// (the built binary: calibration runs robot-train train as a child)
+	cal, err := exec.Command(buildBinary(t), "study", "run", spec, "--out", out, "--dry-run", "--calibrate").CombinedOutput()
+	if err != nil || strings.Count(string(cal), "calibration of arm ") != 2 || !strings.Contains(string(cal), "(2 arms calibrated by a short training") {
+		t.Errorf("--calibrate: %v\n%s", err, cal)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("a calibrated dry run created %s (stat: %v)", out, err)
+	}
 
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		t.Fatal(err)

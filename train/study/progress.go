@@ -59,6 +59,7 @@ type Estimate struct {
 	StepsLeft   int64   // env steps they still have to take
 	Basis       int     // finished runs the rate comes from (0: no estimate)
 	CPUSPerStep float64 // CPU seconds per env step over those runs
+	Calibrated  int     // arms whose rate comes from a short calibration run (Runner.Calibrate)
 }
 
 // CPUH is the forecast in CPU-hours (0 without a basis).
@@ -69,9 +70,12 @@ func (e Estimate) String() string {
 	switch {
 	case e.Left == 0:
 		return "nothing left to train"
+	case e.Calibrated > 0:
+		return fmt.Sprintf("%d runs, %d env steps left: about %.2f CPU-h (%d arms calibrated by a short training, evaluations not included; %d finished runs)",
+			e.Left, e.StepsLeft, e.CPUH(), e.Calibrated, e.Basis)
 	case e.Basis == 0:
 		return fmt.Sprintf("%d runs, %d env steps left; no finished run in this study to estimate CPU time from: "+
-			"run one (for example --shard 1/%d) and dry-run again", e.Left, e.StepsLeft, max(e.Left, 1))
+			"add --calibrate, or run one (for example --shard 1/%d) and dry-run again", e.Left, e.StepsLeft, max(e.Left, 1))
 	default:
 		return fmt.Sprintf("%d runs, %d env steps left: about %.1f CPU-h (%.2f CPU-ms per env step over %d finished runs)",
 			e.Left, e.StepsLeft, e.CPUH(), 1000*e.CPUSPerStep, e.Basis)

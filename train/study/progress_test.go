@@ -69,3 +69,25 @@ func TestEstimateFromFinishedRuns(t *testing.T) {
 		t.Fatalf("no basis: %+v %q", e, e.String())
 	}
 }
+
+// The two phases' CPU rates from log rows: 1 ms a step up to learning
+// starts (step 2000), 10 ms a step after it.
+func TestPhaseRates(t *testing.T) {
+	var rows []train.Row
+	cpu := 0.5 // the process's start-up
+	for step := int64(100); step <= 4000; step += 100 {
+		if step <= 2000 {
+			cpu += 100 * 0.001
+		} else {
+			cpu += 100 * 0.010
+		}
+		rows = append(rows, train.Row{Step: step, Values: map[string]float64{"time/process_cpu_s": cpu}})
+	}
+	rnd, upd := phaseRates(rows, 2000)
+	if math.Abs(rnd-0.001) > 1e-12 || math.Abs(upd-0.010) > 1e-12 {
+		t.Fatalf("rates %g, %g; want 0.001 and 0.010 CPU-s per step", rnd, upd)
+	}
+	if r, u := phaseRates(rows[:1], 2000); r != 0 || u != 0 {
+		t.Fatalf("one row: %g %g, want no rate", r, u)
+	}
+}
