@@ -134,6 +134,12 @@ func (c *RigConfig) scale() float64 {
 	return c.ActionScale
 }
 
+// The control rate's bounds (rate_hz; 0 means as fast as possible).
+const (
+	MinRateHz = 0.1
+	MaxRateHz = 1000.0
+)
+
 // RunnerConfig configures vlmrb:service:policy-runner.
 type RunnerConfig struct {
 	RigConfig `json:",squash"`
@@ -172,8 +178,10 @@ func (c *RunnerConfig) Validate(path string) ([]string, error) {
 	if c.Checkpoint == "" {
 		return nil, fmt.Errorf(`"checkpoint" is required: a vlmrb run directory (robot-train train --out DIR)`)
 	}
-	if c.RateHz < 0 || c.RateHz > 1000 || !finite(c.RateHz) {
-		return nil, fmt.Errorf(`"rate_hz" is %g; use 0 (as fast as possible) to 1000`, c.RateHz)
+	// below MinRateHz the tick period would be hours (and at ~1e-9 Hz it
+	// overflows time.Duration)
+	if !finite(c.RateHz) || c.RateHz < 0 || c.RateHz > MaxRateHz || (c.RateHz > 0 && c.RateHz < MinRateHz) {
+		return nil, fmt.Errorf(`"rate_hz" is %g; use 0 (as fast as the robot answers) or %g to %g ticks per second`, c.RateHz, MinRateHz, MaxRateHz)
 	}
 	if c.MaxSteps < 0 || c.Episodes < 0 {
 		return nil, fmt.Errorf(`"max_steps" (%d) and "episodes" (%d) must not be negative`, c.MaxSteps, c.Episodes)

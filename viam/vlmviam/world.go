@@ -91,18 +91,18 @@ var worlds = struct {
 }{m: map[string]*World{}}
 
 // acquireWorld returns the world named by c, creating it on first use.
-// A world's task, reward and episode length are fixed by its first user.
+// A component that names an existing world with another task, reward or
+// episode length rebuilds it: a fresh world with the new settings takes
+// the name, and the old one lives on until its last component leaves it
+// (the others move over as viam-server reconfigures them, which it does
+// when one config write changes them together).
 func acquireWorld(c WorldConfig) (*World, error) {
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
 	worlds.Lock()
 	defer worlds.Unlock()
-	if w, ok := worlds.m[c.key()]; ok {
-		if w.cfg.Task != c.Task || w.cfg.Reward != c.Reward || w.cfg.MaxSteps != c.MaxSteps {
-			return nil, fmt.Errorf("sim world %q already runs task %q (reward %q, max_steps %d); give this component the same task, reward and max_steps or another \"world\"",
-				c.key(), w.cfg.Task, w.cfg.Reward, w.cfg.MaxSteps)
-		}
+	if w, ok := worlds.m[c.key()]; ok && w.cfg.Task == c.Task && w.cfg.Reward == c.Reward && w.cfg.MaxSteps == c.MaxSteps {
 		w.refs++
 		return w, nil
 	}
@@ -111,7 +111,7 @@ func acquireWorld(c WorldConfig) (*World, error) {
 		return nil, err
 	}
 	w := &World{cfg: c, refs: 1, env: env, grip: -1}
-	worlds.m[c.key()] = w
+	worlds.m[c.key()] = w // a previous world of this name stays with its users
 	return w, nil
 }
 
@@ -123,10 +123,20 @@ func (w *World) release() {
 	if w.refs > 0 {
 		return
 	}
-	delete(worlds.m, w.cfg.key())
+	if worlds.m[w.cfg.key()] == w {
+		delete(worlds.m, w.cfg.key())
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.env.Close()
+}
+
+// current reports whether w is still the world its name refers to (false
+// once a reconfigure rebuilt it).
+func (w *World) current() bool {
+	worlds.Lock()
+	defer worlds.Unlock()
+	return worlds.m[w.cfg.key()] == w
 }
 
 // Task returns the world's task name.
