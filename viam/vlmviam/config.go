@@ -58,7 +58,7 @@ type RigConfig struct {
 	Gripper string `json:"gripper,omitempty"`
 	// GripperMode: "binary" (default: a[3] > 0 Grab, else Open, called
 	// when the command changes) or "proportional" (DoCommand {"set": a[3]}
-	// every tick, for grippers that take one, such as vlmrb:gripper:sim).
+	// every tick, for grippers that take one, such as vlmrb:vlmrb:sim-gripper).
 	GripperMode string `json:"gripper_mode,omitempty"`
 	// Camera records frames (optional).
 	Camera string `json:"camera,omitempty"`
@@ -140,7 +140,7 @@ const (
 	MaxRateHz = 1000.0
 )
 
-// RunnerConfig configures vlmrb:service:policy-runner.
+// RunnerConfig configures vlmrb:vlmrb:policy-runner.
 type RunnerConfig struct {
 	RigConfig `json:",squash"`
 	// Checkpoint is a vlmrb run directory (the output of robot-train
@@ -152,7 +152,7 @@ type RunnerConfig struct {
 	// MaxSteps per episode (0: the run's episode length).
 	MaxSteps int `json:"max_steps,omitempty"`
 	// SimReset: at every episode start send DoCommand {"reset": {"seed":
-	// s}} to the arm (vlmrb:arm:sim takes it), seeds as in robot-train eval.
+	// s}} to the arm (vlmrb:vlmrb:sim-arm takes it), seeds as in robot-train eval.
 	SimReset bool `json:"sim_reset,omitempty"`
 	// RecordDir, when set, records each episode there (RecordFrames).
 	RecordDir string `json:"record_dir,omitempty"`

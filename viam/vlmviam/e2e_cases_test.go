@@ -63,7 +63,7 @@ func TestE2ESimClosedLoopParity(t *testing.T) {
 	const episodes, seed = 20, 42
 	s := startViam(t, map[string]any{
 		"components": simComponents("reach", 100),
-		"services": []any{map[string]any{"name": "runner", "api": "rdk:service:generic", "model": "vlmrb:service:policy-runner",
+		"services": []any{map[string]any{"name": "runner", "api": "rdk:service:generic", "model": "vlmrb:vlmrb:policy-runner",
 			"attributes": map[string]any{"checkpoint": run, "arm": "arm", "gripper": "gripper", "gripper_mode": "proportional",
 				"pose_tracker": "poses", "sim_reset": true}}},
 	}, nil)
@@ -443,7 +443,8 @@ func alive(pid int) bool {
 	return f[0] != "Z" && f[0] != "X"
 }
 
-// TestE2EReconfigureAndKill: the running policy runner takes a new
+// TestE2EReconfigureAndKill (configured with the deprecated model names,
+// which must keep working): the running policy runner takes a new
 // checkpoint from an edited config without stopping, removing it from the
 // config ends its loop, and SIGKILL of viam-server makes the module exit.
 func TestE2EReconfigureAndKill(t *testing.T) {

@@ -27,7 +27,7 @@ func TestE2EStopAllLiveWorldAndRestart(t *testing.T) {
 	_, module := requireE2E(t)
 	run := trainedRun(t, 1, 3000)
 	const rate = 50.0
-	runnerCfg := map[string]any{"name": "runner", "api": "rdk:service:generic", "model": "vlmrb:service:policy-runner",
+	runnerCfg := map[string]any{"name": "runner", "api": "rdk:service:generic", "model": "vlmrb:vlmrb:policy-runner",
 		"attributes": map[string]any{"checkpoint": run, "arm": "arm", "gripper": "gripper", "gripper_mode": "proportional",
 			"pose_tracker": "poses", "sim_reset": true, "auto_start": true, "rate_hz": rate}}
 	cfg := map[string]any{"components": simComponents("reach", 100), "services": []any{runnerCfg}}

@@ -17,12 +17,12 @@ import (
 )
 
 // RunnerModel is the policy runner's model name.
-var RunnerModel = resource.NewModel("vlmrb", "service", "policy-runner")
+var RunnerModel = resource.NewModel(Namespace, ModuleName, "policy-runner")
 
 // maxLatencies caps the tick latencies kept for the status percentiles.
 const maxLatencies = 100000
 
-// Runner is vlmrb:service:policy-runner: it runs a checkpoint's policy in
+// Runner is vlmrb:vlmrb:policy-runner: it runs a checkpoint's policy in
 // closed loop against a Rig at a fixed rate. DoCommand:
 //
 //	{"start": {"episodes": N, "seed": S}}  start (both optional: the config's)

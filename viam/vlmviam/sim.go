@@ -34,10 +34,10 @@ import (
 
 // Models of the simulated components.
 var (
-	SimArmModel         = resource.NewModel("vlmrb", "arm", "sim")
-	SimGripperModel     = resource.NewModel("vlmrb", "gripper", "sim")
-	SimCameraModel      = resource.NewModel("vlmrb", "camera", "sim")
-	SimPoseTrackerModel = resource.NewModel("vlmrb", "pose_tracker", "sim")
+	SimArmModel         = resource.NewModel(Namespace, ModuleName, "sim-arm")
+	SimGripperModel     = resource.NewModel(Namespace, ModuleName, "sim-gripper")
+	SimCameraModel      = resource.NewModel(Namespace, ModuleName, "sim-camera")
+	SimPoseTrackerModel = resource.NewModel(Namespace, ModuleName, "sim-pose-tracker")
 )
 
 // simHandJSON is the kinematic model of the simulated hand: three prismatic

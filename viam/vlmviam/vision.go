@@ -27,9 +27,9 @@ import (
 )
 
 // ScorerModel is the clip-scoring vision service's model name.
-var ScorerModel = resource.NewModel("vlmrb", "vision", "vlm-scorer")
+var ScorerModel = resource.NewModel(Namespace, ModuleName, "vlm-scorer")
 
-// ScorerConfig configures vlmrb:vision:vlm-scorer.
+// ScorerConfig configures vlmrb:vlmrb:vlm-scorer.
 type ScorerConfig struct {
 	// Camera whose frames are kept (required).
 	Camera string `json:"camera"`
@@ -103,7 +103,7 @@ func (c *ScorerConfig) Validate(path string) ([]string, error) {
 	return []string{c.Camera}, nil
 }
 
-// Scorer is vlmrb:vision:vlm-scorer: it keeps the last L frames of a camera
+// Scorer is vlmrb:vlmrb:vlm-scorer: it keeps the last L frames of a camera
 // and answers ClassificationsFromCamera with the clip's score as the one
 // classification "success" (score in [0, 1]). Scoring failures (a VLM
 // server down, a timeout) are returned as errors and counted in DoCommand
@@ -271,7 +271,7 @@ func grabFrame(ctx context.Context, cam camera.Camera, w, h int, oracle bool) (f
 	if oracle {
 		m, err := cam.DoCommand(ctx, map[string]any{"progress": true})
 		if err != nil {
-			return frame.Frame{}, 0, fmt.Errorf("the oracle scorer needs a vlmrb:camera:sim camera (DoCommand progress): %w", err)
+			return frame.Frame{}, 0, fmt.Errorf("the oracle scorer needs a vlmrb:vlmrb:sim-camera camera (DoCommand progress): %w", err)
 		}
 		p, ok := m["progress"].(float64)
 		if !ok {
