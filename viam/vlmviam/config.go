@@ -84,6 +84,12 @@ type RigConfig struct {
 	// kinematic limits always apply. Checked before every command; a joint
 	// outside stops the arm and ends the episode.
 	JointLimits [][2]float64 `json:"joint_limits,omitempty"`
+	// Control is how targets reach the arm: "joints" (IK on the arm's own
+	// kinematics, ModelFrame, then MoveToJointPositions: no motion plan
+	// per tick), "pose" (MoveToPosition every tick: most arms plan a
+	// motion for each) or "auto" (default: joints for arms with 4 or more
+	// joints, pose otherwise, such as vlmrb's 3-joint sim hand).
+	Control string `json:"control,omitempty"`
 }
 
 func (c *RigConfig) validate() ([]string, error) {
@@ -95,6 +101,11 @@ func (c *RigConfig) validate() ([]string, error) {
 		if d != "" {
 			deps = append(deps, d)
 		}
+	}
+	switch c.Control {
+	case "", "auto", "joints", "pose":
+	default:
+		return nil, fmt.Errorf(`"control" is %q; use "auto", "joints" or "pose"`, c.Control)
 	}
 	switch c.GripperMode {
 	case "", "binary", "proportional":
@@ -167,7 +178,7 @@ type RunnerConfig struct {
 }
 
 var runnerKeys = []string{"arm", "gripper", "gripper_mode", "camera", "pose_tracker", "goal_mm", "task_offset_mm", "action_scale_mm",
-	"workspace_mm", "max_step_mm", "joint_limits", "checkpoint", "rate_hz", "max_steps", "sim_reset", "record_dir", "auto_start", "episodes", "seed"}
+	"workspace_mm", "max_step_mm", "joint_limits", "control", "checkpoint", "rate_hz", "max_steps", "sim_reset", "record_dir", "auto_start", "episodes", "seed"}
 
 // Validate checks the attributes and names the components the runner
 // depends on.

@@ -175,7 +175,10 @@ func TestE2EFakeUR5e(t *testing.T) {
 	box := map[string]any{"low": []any{o.X - 30, o.Y - 30, o.Z - 30}, "high": []any{o.X + 30, o.Y + 30, o.Z + 30}}
 	goal := []any{o.X + 300, o.Y + 300, o.Z}
 	base := func(extra map[string]any) map[string]any {
-		m := map[string]any{"checkpoint": run, "arm": "ur", "task_offset_mm": off, "workspace_mm": box, "max_step_mm": 3, "goal_mm": goal}
+		// the MoveToPosition fallback path (a motion plan per tick); the
+		// joint path is TestE2EFakeUR5eJointPath
+		m := map[string]any{"checkpoint": run, "arm": "ur", "task_offset_mm": off, "workspace_mm": box, "max_step_mm": 3, "goal_mm": goal,
+			"control": "pose"}
 		for k, v := range extra {
 			m[k] = v
 		}

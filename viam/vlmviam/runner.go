@@ -53,6 +53,11 @@ type Runner struct {
 	runID   int64     // increments at every start; sentinels name their run
 	recNext int       // next episode folder number under record_dir
 	warn    rateLimiter
+	// this run's start, step count and last step, for AchievedHz
+	runStart, lastTick time.Time
+	runSteps           int64
+	ivlSum             float64 // summed step intervals within episodes (s)
+	ivlN               int64
 }
 
 // RunnerStatus is what {"status": true} reports.
@@ -83,6 +88,14 @@ type RunnerStatus struct {
 	MedianTickMS float64 `json:"tick_ms_median"`
 	P99TickMS    float64 `json:"tick_ms_p99"`
 	Reloads      int     `json:"reloads"`
+	// ControlPath is how targets reach the arm: "joints" or "pose".
+	ControlPath string `json:"control_path"`
+	// AchievedHz is this run's control steps per second, from its start
+	// to its last step (episode starts included).
+	AchievedHz float64 `json:"achieved_hz"`
+	// TickHz is the rate within episodes: 1 / the mean interval between
+	// consecutive steps of an episode.
+	TickHz float64 `json:"tick_hz"`
 }
 
 // NewRunner builds a runner; it starts episodes only when told to (or
@@ -219,6 +232,12 @@ func (r *Runner) Status() RunnerStatus {
 		st.Checkpoint, st.CheckpointAt, st.Task = r.pol.Dir, r.pol.Step(), r.pol.Task()
 	}
 	st.MedianTickMS, st.P99TickMS = percentile(r.lat, 0.5), percentile(r.lat, 0.99)
+	if d := r.lastTick.Sub(r.runStart).Seconds(); r.runSteps > 0 && d > 0 {
+		st.AchievedHz = float64(r.runSteps) / d
+	}
+	if r.ivlN > 0 && r.ivlSum > 0 {
+		st.TickHz = float64(r.ivlN) / r.ivlSum
+	}
 	return st
 }
 
@@ -232,10 +251,10 @@ func statusMap(st RunnerStatus) map[string]any {
 		"episode": float64(st.Episode), "step": float64(st.Step), "total_steps": float64(st.TotalSteps), "seed": strconv.FormatUint(st.Seed, 10),
 		"last_action": act, "last_target_mm": []any{st.LastTarget[0], st.LastTarget[1], st.LastTarget[2]},
 		"limit_hits": map[string]any{"workspace": float64(st.Limits.Workspace), "step": float64(st.Limits.Step),
-			"joint": float64(st.Limits.Joint), "non_finite": float64(st.Limits.NonFinite)},
+			"joint": float64(st.Limits.Joint), "non_finite": float64(st.Limits.NonFinite), "ik_fallback": float64(st.Limits.IKFallback)},
 		"last_error": st.LastError, "stop_reason": st.Reason, "record_dir": st.RecordDir,
 		"tick_ms_median": st.MedianTickMS, "tick_ms_p99": st.P99TickMS, "reloads": float64(st.Reloads),
-		"stop_latency_ms": st.StopLatencyMS, "stopped_at_step": float64(st.StoppedAtStep), "dep_retries": float64(st.DepRetries),
+		"control_path": st.ControlPath, "achieved_hz": st.AchievedHz, "tick_hz": st.TickHz, "stop_latency_ms": st.StopLatencyMS, "stopped_at_step": float64(st.StoppedAtStep), "dep_retries": float64(st.DepRetries),
 	}
 }
 
@@ -271,6 +290,7 @@ func (r *Runner) start(episodes int, seed uint64) error {
 	r.cancel, r.done, r.stopReq, r.stopWhy = cancel, make(chan struct{}), false, ""
 	r.stat.Running, r.stat.Episode, r.stat.Step, r.stat.LastError, r.stat.Reason = true, 0, 0, "", ""
 	r.lat = r.lat[:0]
+	r.runStart, r.runSteps, r.ivlSum, r.ivlN = time.Now(), 0, 0, 0
 	r.logger.Infow("policy-runner started", "episodes", episodes, "seed", seed, "rate_hz", r.cfg.RateHz, "run", r.runID)
 	go r.loop(ctx, r.done, episodes, seed)
 	go r.watchStopAll(ctx, r.runID)
@@ -442,7 +462,16 @@ func (r *Runner) episode(ctx context.Context, k int, seed uint64) error {
 	}
 	r.mu.Lock()
 	r.stat.Episode, r.stat.Step, r.stat.Seed, r.stat.RecordDir = k+1, 0, seed, cfg.RecordDir
+	pathChanged := r.stat.ControlPath != rig.ControlPath()
+	r.stat.ControlPath = rig.ControlPath()
 	r.mu.Unlock()
+	if pathChanged {
+		if rig.ControlPath() == "pose" && rig.Arm().ModelFrame() != nil && len(rig.Arm().ModelFrame().DoF()) >= 4 {
+			r.logger.Warnw("policy-runner: control path pose: MoveToPosition every tick, which most arms answer with a motion plan; use \"control\": \"joints\"", "arm", cfg.Arm)
+		} else {
+			r.logger.Infow("policy-runner: control path", "path", rig.ControlPath(), "arm", cfg.Arm)
+		}
+	}
 	var period time.Duration
 	if cfg.RateHz > 0 {
 		period = time.Duration(float64(time.Second) / cfg.RateHz)
@@ -464,7 +493,10 @@ func (r *Runner) episode(ctx context.Context, k int, seed uint64) error {
 				case <-ctx.Done():
 				case <-time.After(d):
 				}
-			} else {
+			} else if -d > period {
+				// more than a tick behind: start a new schedule rather
+				// than send a burst of catch-up ticks; a tick late by
+				// less than a period is made up by the next one
 				next = time.Now()
 			}
 		}
@@ -496,8 +528,16 @@ func (r *Runner) episode(ctx context.Context, k int, seed uint64) error {
 		target, err := rig.Act(ctx, action)
 		counts := rig.Counts() // the loop owns the rig; status reads this copy
 		r.mu.Lock()
+		prev := r.stat.Limits
 		r.stat.Limits = counts
 		r.mu.Unlock()
+		if counts.IKFallback > prev.IKFallback {
+			r.warn.Warnw(r.logger, "ik", "policy-runner: IK found no joint solution for the target; sent MoveToPosition (a motion plan) instead",
+				"target_mm", rig.Target(), "ik_fallbacks", counts.IKFallback)
+		}
+		if d := counts.Total() - prev.Total(); d > 0 && counts.IKFallback == prev.IKFallback {
+			r.warn.Warnw(r.logger, "limits", "policy-runner: a safety limit acted", "limit_hits", counts)
+		}
 		if err != nil {
 			reason = "error"
 			return err
@@ -517,6 +557,13 @@ func (r *Runner) episode(ctx context.Context, k int, seed uint64) error {
 		steps++
 		r.mu.Lock()
 		r.stat.Step, r.stat.TotalSteps = t+1, r.stat.TotalSteps+1
+		r.runSteps++
+		now := time.Now()
+		if t > 0 {
+			r.ivlSum += now.Sub(r.lastTick).Seconds()
+			r.ivlN++
+		}
+		r.lastTick = now
 		r.stat.LastAction = append(r.stat.LastAction[:0], action...)
 		r.stat.LastTarget = target
 		if len(r.lat) < maxLatencies {

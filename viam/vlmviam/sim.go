@@ -113,8 +113,8 @@ func (b *simBase) rejoin(conf resource.Config) (*SimConfig, error) {
 	case old == nil:
 		b.logger.Infow("sim component joined its world", "world", c.key(), "task", c.Task, "max_steps", c.MaxSteps)
 	case old != w && old.cfg.key() == c.key():
-		b.logger.Infow("sim world rebuilt with new settings; components not reconfigured with them keep the old simulation until they are",
-			"world", c.key(), "task", c.Task, "reward", c.Reward, "max_steps", c.MaxSteps)
+		b.logger.Infow("sim world rebuilt with new settings (components not reconfigured with them keep the old simulation until they are)",
+			"world", c.key(), "task", c.Task, "reward", c.Reward, "max_steps", c.MaxSteps, "components_on_it", w.users())
 	case old != w:
 		b.logger.Infow("sim component moved to another world", "world", c.key(), "from", old.cfg.key())
 	}

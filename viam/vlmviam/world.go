@@ -131,6 +131,13 @@ func (w *World) release() {
 	w.env.Close()
 }
 
+// users returns how many components hold w.
+func (w *World) users() int {
+	worlds.Lock()
+	defer worlds.Unlock()
+	return w.refs
+}
+
 // current reports whether w is still the world its name refers to (false
 // once a reconfigure rebuilt it).
 func (w *World) current() bool {
