@@ -10,9 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golang/geo/r3"
 	"go.viam.com/rdk/components/arm"
 	"go.viam.com/rdk/resource"
 	"go.viam.com/rdk/services/generic"
+	"go.viam.com/rdk/spatialmath"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -221,5 +223,47 @@ func TestErrorsCarryGRPCCodes(t *testing.T) {
 	}
 	if !isTransient(notFound("arm %q", "arm")) || isTransient(errors.New("joint limit")) {
 		t.Fatal("isTransient misclassifies")
+	}
+}
+
+// TestSimArmStopEndsAMoveInFlight: a 2 m MoveToPosition (200 control
+// steps of 10 mm) is moving (IsMoving) until Stop; it then returns
+// Aborted before its end, the hand short of the target, and IsMoving is
+// false.
+func TestSimArmStopEndsAMoveInFlight(t *testing.T) {
+	ctx := context.Background()
+	_, sa := simRig(t, "armstop", 1000)
+	w := sa.world()
+	w.Reset(3)
+	h := w.Hand()
+	target := spatialmath.NewPoseFromPoint(r3.Vector{X: h[0] + 2000, Y: h[1], Z: h[2]})
+	done := make(chan error, 1)
+	go func() { done <- sa.MoveToPosition(ctx, target, nil) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if moving, _ := sa.IsMoving(ctx); moving {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Skipf("the 200-step move finished (%v) before it was seen moving", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the move never started")
+		}
+	}
+	if err := sa.Stop(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	err := <-done
+	if status.Code(err) != codes.Aborted {
+		t.Fatalf("stopped move returned %v, want Aborted", err)
+	}
+	if moving, _ := sa.IsMoving(ctx); moving {
+		t.Fatal("IsMoving after the stopped move returned")
+	}
+	if got := w.Hand(); got[0]-h[0] > 1900 {
+		t.Fatalf("hand moved %.0f mm of 2000 despite Stop", got[0]-h[0])
 	}
 }

@@ -312,11 +312,20 @@ func (a *SimArm) Geometries(context.Context, map[string]any) ([]spatialmath.Geom
 	return nil, nil
 }
 
-// IsMoving is false: moves complete before MoveToPosition returns.
-func (a *SimArm) IsMoving(context.Context) (bool, error) { return false, nil }
+// IsMoving is true while a MoveToPosition steps the simulation.
+func (a *SimArm) IsMoving(context.Context) (bool, error) {
+	w := a.world()
+	return w != nil && w.IsMoving(), nil
+}
 
-// Stop is a no-op: the simulation only moves inside MoveToPosition.
-func (a *SimArm) Stop(context.Context, map[string]any) error { return nil }
+// Stop ends a MoveToPosition in flight before its next control step (a
+// long move takes one step per 10 mm); it returns codes.Aborted.
+func (a *SimArm) Stop(context.Context, map[string]any) error {
+	if w := a.world(); w != nil {
+		w.Stop()
+	}
+	return nil
+}
 
 // DoCommand answers reset, episodes, obs and task (see worldCommand).
 func (a *SimArm) DoCommand(_ context.Context, cmd map[string]any) (map[string]any, error) {

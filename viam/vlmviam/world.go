@@ -5,6 +5,10 @@ import (
 	"image"
 	"math"
 	"sync"
+	"sync/atomic"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/tasks"
@@ -83,6 +87,9 @@ type World struct {
 	cur     EpisodeResult
 	results []EpisodeResult
 	moves   int64 // MoveToPosition calls served
+
+	moving atomic.Bool // a Move is stepping the simulation
+	halt   atomic.Bool // Stop asked the Move in flight to end
 }
 
 var worlds = struct {
@@ -216,7 +223,17 @@ func (w *World) Move(p [3]float64) (int, error) {
 	// keeps a full-scale action that went through mm and back one step
 	n := max(1, int(math.Ceil(big/tasks.ActionScale-1e-6)))
 	a := make([]float64, tasks.ActDim)
+	w.halt.Store(false)
+	w.moving.Store(true)
+	defer w.moving.Store(false)
 	for k := range n {
+		if k > 0 && w.halt.Load() {
+			// Stop: the target becomes where this move got to
+			for i := range 3 {
+				w.lastCmd[i] += (p[i] - w.lastCmd[i]) * float64(k) / float64(n)
+			}
+			return k, status.Error(codes.Aborted, fmt.Sprintf("vlmrb sim: move stopped after %d of %d control steps", k, n))
+		}
 		for i := range 3 {
 			a[i] = d[i] / (float64(n) * tasks.ActionScale)
 		}
@@ -239,6 +256,12 @@ func (w *World) Move(p [3]float64) (int, error) {
 	w.lastCmd = p
 	return n, nil
 }
+
+// Stop ends the Move in flight (if any) before its next control step.
+func (w *World) Stop() { w.halt.Store(true) }
+
+// IsMoving reports whether a Move is stepping the simulation.
+func (w *World) IsMoving() bool { return w.moving.Load() }
 
 // SetGrip sets a[3] of the following control steps, clipped to [−1, 1].
 func (w *World) SetGrip(g float64) error {
