@@ -267,3 +267,28 @@ func TestSimArmStopEndsAMoveInFlight(t *testing.T) {
 		t.Fatalf("hand moved %.0f mm of 2000 despite Stop", got[0]-h[0])
 	}
 }
+
+// TestSimArmMoveToPositionIsAbsolute: MoveToPosition returns with the
+// hand (EndPosition, the simulated hand itself) within
+// SimMoveToleranceMM of the target, for a 5 mm move (which used to reach
+// 3.3 mm) and a longer one; repeating a target leaves the hand there.
+func TestSimArmMoveToPositionIsAbsolute(t *testing.T) {
+	ctx := context.Background()
+	_, sa := simRig(t, "absolute", 1000)
+	w := sa.world()
+	w.Reset(4)
+	h := w.Hand()
+	for _, d := range [][3]float64{{5, 0, 0}, {5, 0, 0}, {20, -10, 5}, {-15, 12, -8}} {
+		target := r3.Vector{X: h[0] + d[0], Y: h[1] + d[1], Z: h[2] + d[2]}
+		if err := sa.MoveToPosition(ctx, spatialmath.NewPoseFromPoint(target), nil); err != nil {
+			t.Fatalf("move to %v: %v", target, err)
+		}
+		end, err := sa.EndPosition(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dist := end.Point().Sub(target).Norm(); dist > SimMoveToleranceMM {
+			t.Fatalf("hand %.2f mm from the target %v after MoveToPosition", dist, target)
+		}
+	}
+}

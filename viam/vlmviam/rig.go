@@ -68,6 +68,7 @@ type Rig struct {
 	goalTask [3]float64 // goal in the task frame (m)
 
 	ik     *IK       // joint control path (nil: MoveToPosition per tick)
+	sim    bool      // the arm is vlmrb's sim arm: MoveToPosition with SimControlStep
 	joints []float64 // last commanded joints, the next IK seed (nil: read them)
 }
 
@@ -163,6 +164,9 @@ func (r *Rig) Begin(ctx context.Context) ([]float64, error) {
 	r.target = [3]float64{pt.X, pt.Y, pt.Z}
 	r.orient = p.Orientation()
 	r.joints = nil // the first tick seeds IK with the measured joints
+	if m, err := r.arm.DoCommand(ctx, map[string]any{SimProbe: true}); err == nil {
+		r.sim, _ = m[SimProbe].(bool)
+	}
 	r.grip, r.gripSet = -1, false
 	if r.gripper != nil {
 		if r.cfg.GripperMode == "proportional" {
@@ -324,7 +328,11 @@ func (r *Rig) moveTo(ctx context.Context, pose spatialmath.Pose) error {
 		r.counts.IKFallback++
 		r.joints = nil
 	}
-	if err := r.arm.MoveToPosition(ctx, pose, nil); err != nil {
+	var extra map[string]any
+	if r.sim {
+		extra = map[string]any{SimControlStep: true}
+	}
+	if err := r.arm.MoveToPosition(ctx, pose, extra); err != nil {
 		return fmt.Errorf("arm %q move: %w", r.cfg.Arm, err)
 	}
 	return nil

@@ -168,6 +168,8 @@ func worldCommand(w *World, cmd map[string]any) (map[string]any, error) {
 			}
 		case "obs":
 			out["obs"] = floatsToAny(w.Obs())
+		case SimProbe:
+			out[SimProbe] = true
 		case "task":
 			out["task"] = w.Task()
 		case "goroutines":
@@ -216,12 +218,16 @@ func floatsToAny(v []float64) []any {
 // ---------------------------------------------------------------- arm
 
 // SimArm is the task's hand as a Viam arm: EndPosition is the hand
-// position (mm) with a fixed orientation; MoveToPosition moves the hand
-// target by the change of the commanded position since the last command
-// (or since Reset) — one control step per action's displacement (≤ 10 mm),
-// several for a longer move — so a policy runner's targets integrate
-// exactly as the in-process end-effector delta controller does. The three
-// joints are the hand's x, y, z (mm).
+// position (mm) with a fixed orientation; MoveToPosition is absolute and
+// blocks until the hand is within SimMoveToleranceMM (1 mm) of the target
+// (World.MoveTo), one control step per action's displacement (≤ 10 mm)
+// and then settling steps; Stop ends it between steps and IsMoving is
+// true meanwhile. With the extra {"vlmrb_control_step": true} (what the
+// policy runner sends) it moves the hand target by the change of the
+// commanded position since the last command instead, without settling,
+// so the runner's targets integrate exactly as the in-process
+// end-effector delta controller does. The three joints are the hand's x,
+// y, z (mm): the task's arm is a mocap-driven hand.
 type SimArm struct {
 	simBase
 	model referenceframe.Model
@@ -256,15 +262,30 @@ func (a *SimArm) EndPosition(context.Context, map[string]any) (spatialmath.Pose,
 }
 
 // MoveToPosition moves the hand target (see SimArm).
-func (a *SimArm) MoveToPosition(ctx context.Context, pose spatialmath.Pose, _ map[string]any) error {
+func (a *SimArm) MoveToPosition(ctx context.Context, pose spatialmath.Pose, extra map[string]any) error {
 	w := a.world()
 	if w == nil {
 		return errors.New("vlmrb sim arm: closed")
 	}
 	p := pose.Point()
-	_, err := w.Move([3]float64{p.X, p.Y, p.Z})
+	if step, _ := extra[SimControlStep].(bool); step {
+		_, err := w.Move([3]float64{p.X, p.Y, p.Z})
+		return err
+	}
+	_, err := w.MoveTo([3]float64{p.X, p.Y, p.Z})
 	return err
 }
+
+// SimControlStep is the MoveToPosition extra that asks vlmrb's sim arm
+// for the policy runner's semantics: the hand target moves by the change
+// of the commanded position since the last command, one control step per
+// action's displacement, without waiting for the hand to settle (as the
+// in-process end-effector controller). SimProbe is the DoCommand key a
+// sim arm answers with true.
+const (
+	SimControlStep = "vlmrb_control_step"
+	SimProbe       = "vlmrb_sim"
+)
 
 // MoveToJointPositions moves the hand to the joint (x, y, z in mm) position.
 func (a *SimArm) MoveToJointPositions(ctx context.Context, j []referenceframe.Input, _ map[string]any) error {

@@ -257,6 +257,64 @@ func (w *World) Move(p [3]float64) (int, error) {
 	return n, nil
 }
 
+// SimMoveToleranceMM is how close an absolute MoveTo brings the hand to
+// its target before it returns.
+const SimMoveToleranceMM = 1.0
+
+// simSettleMax bounds the zero-displacement steps MoveTo waits for the
+// hand to settle onto its target.
+const simSettleMax = 50
+
+// MoveTo is the absolute move of a Viam arm: control steps of at most one
+// action's displacement bring the hand target to p (as Move), then steps
+// without displacement let the hand, which lags its target, settle until
+// it is within SimMoveToleranceMM of p. A hand held off the target (the
+// task's hand workspace, an object) is an error after simSettleMax steps,
+// naming where it stopped. It returns the control steps taken.
+func (w *World) MoveTo(p [3]float64) (int, error) {
+	n, err := w.Move(p)
+	if err != nil {
+		return n, err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.moving.Store(true)
+	defer w.moving.Store(false)
+	a := make([]float64, tasks.ActDim)
+	for k := 0; ; k++ {
+		var d2 float64
+		for i := range 3 {
+			d2 += (w.obs[i]*1000 - p[i]) * (w.obs[i]*1000 - p[i])
+		}
+		if d2 <= SimMoveToleranceMM*SimMoveToleranceMM {
+			return n + k, nil
+		}
+		if w.done {
+			return n + k, status.Error(codes.FailedPrecondition, fmt.Sprintf("vlmrb sim: the episode ended with the hand %.1f mm from the target; reset it with DoCommand {\"reset\": {\"seed\": N}}", math.Sqrt(d2)))
+		}
+		if k >= simSettleMax || w.halt.Load() {
+			if w.halt.Load() {
+				return n + k, status.Error(codes.Aborted, "vlmrb sim: move stopped while the hand settled")
+			}
+			return n + k, status.Error(codes.FailedPrecondition, fmt.Sprintf("vlmrb sim: the hand stopped %.1f mm from the target [%.1f %.1f %.1f] mm after %d settling steps, at [%.1f %.1f %.1f] mm (the task's hand workspace or an object holds it)",
+				math.Sqrt(d2), p[0], p[1], p[2], k, w.obs[0]*1000, w.obs[1]*1000, w.obs[2]*1000))
+		}
+		a[3] = w.grip
+		obs, r, term, trunc, info, err := w.env.Step(a)
+		if err != nil {
+			return n + k, fmt.Errorf("vlmrb sim: %w", err)
+		}
+		w.obs = obs
+		w.cur.Steps++
+		w.cur.Return += r
+		w.cur.Success = w.cur.Success || info.Success()
+		w.moves++
+		if term || trunc {
+			w.done = true
+		}
+	}
+}
+
 // Stop ends the Move in flight (if any) before its next control step.
 func (w *World) Stop() { w.halt.Store(true) }
 
