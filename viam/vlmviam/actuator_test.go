@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -290,5 +291,53 @@ func TestSimArmMoveToPositionIsAbsolute(t *testing.T) {
 		if dist := end.Point().Sub(target).Norm(); dist > SimMoveToleranceMM {
 			t.Fatalf("hand %.2f mm from the target %v after MoveToPosition", dist, target)
 		}
+	}
+}
+
+// TestSimArmGeometriesAreTheHand: Geometries holds the hand's collision
+// shapes: the palm, a 40 × 130 × 20 mm box (the scene's half extents
+// 0.02, 0.065, 0.01 m), and the two finger pads; they move with the hand
+// (a 20 mm move in x moves the palm 20 ± 1 mm in x).
+func TestSimArmGeometriesAreTheHand(t *testing.T) {
+	ctx := context.Background()
+	_, sa := simRig(t, "geoms", 1000)
+	w := sa.world()
+	w.Reset(6)
+	palm := func() spatialmath.Geometry {
+		gs, err := sa.Geometries(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p spatialmath.Geometry
+		pads := 0
+		for _, g := range gs {
+			switch {
+			case g.Label() == "gripper palm":
+				p = g
+			case strings.HasSuffix(g.Label(), "finger pad"):
+				pads++
+			}
+		}
+		if p == nil || pads != 2 {
+			t.Fatalf("geometries %v: want the palm and two finger pads", gs)
+		}
+		return p
+	}
+	p0 := palm()
+	box := p0.ToProtobuf().GetBox()
+	if box == nil {
+		t.Fatalf("palm geometry %v is not a box", p0)
+	}
+	dims := r3.Vector{X: box.GetDimsMm().GetX(), Y: box.GetDimsMm().GetY(), Z: box.GetDimsMm().GetZ()}
+	if d := dims.Sub(r3.Vector{X: 40, Y: 130, Z: 20}).Norm(); d > 1e-6 {
+		t.Fatalf("palm dims %v mm, want 40 × 130 × 20", dims)
+	}
+	h := w.Hand()
+	if err := sa.MoveToPosition(ctx, spatialmath.NewPoseFromPoint(r3.Vector{X: h[0] + 20, Y: h[1], Z: h[2]}), nil); err != nil {
+		t.Fatal(err)
+	}
+	moved := palm().Pose().Point().Sub(p0.Pose().Point())
+	if math.Abs(moved.X-20) > 1 || math.Abs(moved.Y) > 1 || math.Abs(moved.Z) > 1 {
+		t.Fatalf("palm moved %v mm for a 20 mm move of the hand in x", moved)
 	}
 }

@@ -328,9 +328,38 @@ func (a *SimArm) GoToInputs(ctx context.Context, in ...[]referenceframe.Input) e
 // ModelFrame returns the three-prismatic-joint model.
 func (a *SimArm) ModelFrame() referenceframe.Model { return a.model }
 
-// Geometries returns none.
+// Geometries returns the collision shapes of the simulated hand and its
+// fingers where they are now (arm frame = the task's world frame, mm):
+// boxes, spheres and capsules as such, a cylinder as its bounding box.
 func (a *SimArm) Geometries(context.Context, map[string]any) ([]spatialmath.Geometry, error) {
-	return nil, nil
+	w := a.world()
+	if w == nil {
+		return nil, errors.New("vlmrb sim arm: closed")
+	}
+	var out []spatialmath.Geometry
+	for _, s := range w.HandShapes() {
+		pose := spatialmath.NewPose(r3.Vector{X: s.Pos[0], Y: s.Pos[1], Z: s.Pos[2]},
+			&spatialmath.Quaternion{Real: s.Quat[0], Imag: s.Quat[1], Jmag: s.Quat[2], Kmag: s.Quat[3]})
+		var g spatialmath.Geometry
+		var err error
+		switch s.Kind {
+		case "box":
+			g, err = spatialmath.NewBox(pose, r3.Vector{X: 2 * s.Size[0], Y: 2 * s.Size[1], Z: 2 * s.Size[2]}, s.Name)
+		case "sphere":
+			g, err = spatialmath.NewSphere(pose, s.Size[0], s.Name)
+		case "capsule":
+			g, err = spatialmath.NewCapsule(pose, s.Size[0], 2*(s.Size[1]+s.Size[0]), s.Name)
+		case "cylinder":
+			g, err = spatialmath.NewBox(pose, r3.Vector{X: 2 * s.Size[0], Y: 2 * s.Size[0], Z: 2 * s.Size[1]}, s.Name+" (bounding box)")
+		default:
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, g)
+	}
+	return out, nil
 }
 
 // IsMoving is true while a MoveToPosition steps the simulation.

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/vlmrb/vlmrb/render"
+	"github.com/vlmrb/vlmrb/sim"
 	"github.com/vlmrb/vlmrb/tasks"
 	"github.com/vlmrb/vlmrb/train"
 )
@@ -377,4 +378,45 @@ func (w *World) withEnv(f func(*tasks.Env) error) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return f(w.env)
+}
+
+// handBodies are the task scene's bodies of the hand (tasks/scenes.go).
+var handBodies = []string{"hand", "right finger", "left finger"}
+
+// HandShape is one collision shape of the simulated hand: kind (box,
+// sphere, capsule, cylinder), its world pose (mm and a unit quaternion
+// w, x, y, z) and its size in the sim's convention (mm: box half extents;
+// radius and half length for capsule and cylinder; radius for sphere).
+type HandShape struct {
+	Name string
+	Kind string
+	Pos  [3]float64
+	Quat [4]float64
+	Size [3]float64
+}
+
+// HandShapes returns the collision shapes of the hand and its fingers at
+// the current state.
+func (w *World) HandShapes() []HandShape {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.ensureLocked()
+	m, s := w.env.Model(), w.env.State()
+	var out []HandShape
+	for _, bn := range handBodies {
+		b, ok := m.Body(bn)
+		if !ok {
+			continue
+		}
+		for i, sd := range m.Shapes {
+			if sd.Body != b || sd.NoCollide {
+				continue
+			}
+			p, q := s.ShapePose(m, sim.ShapeID(i))
+			out = append(out, HandShape{Name: sd.Name, Kind: sd.Kind.String(),
+				Pos: [3]float64{p.X * 1000, p.Y * 1000, p.Z * 1000}, Quat: [4]float64{q.W, q.X, q.Y, q.Z},
+				Size: [3]float64{sd.Size.X * 1000, sd.Size.Y * 1000, sd.Size.Z * 1000}})
+		}
+	}
+	return out
 }
