@@ -51,7 +51,6 @@ type Runner struct {
 	stopWhy string    // why the current run is being stopped ("" until asked)
 	stopAt  time.Time // when the stop was asked for
 	runID   int64     // increments at every start; sentinels name their run
-	recNext int       // next episode folder number under record_dir
 	warn    rateLimiter
 	// this run's start, step count and last step, for AchievedHz
 	runStart, lastTick time.Time
@@ -279,11 +278,9 @@ func (r *Runner) start(episodes int, seed uint64) error {
 		return failedPrecondition("policy-runner: already running; send {\"stop\": true} first")
 	}
 	if r.cfg.RecordDir != "" {
-		n, err := nextEpisodeNumber(r.cfg.RecordDir)
-		if err != nil {
+		if _, err := nextEpisodeNumber(r.cfg.RecordDir); err != nil {
 			return err
 		}
-		r.recNext = n
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.runID++
@@ -450,12 +447,12 @@ func (r *Runner) episode(ctx context.Context, k int, seed uint64) error {
 	}
 	var rec *EpisodeRecorder
 	if cfg.RecordDir != "" {
-		// numbered on from what the folder already holds: a restart
-		// never overwrites a recording
-		r.mu.Lock()
-		n := r.recNext
-		r.recNext++
-		r.mu.Unlock()
+		// numbered on from what the folder holds now: a restart, or a
+		// record_dir changed by a reconfigure, never overwrites a recording
+		n, err := nextEpisodeNumber(cfg.RecordDir)
+		if err != nil {
+			return err
+		}
 		if rec, err = NewEpisodeRecorder(cfg.RecordDir, n); err != nil {
 			return err
 		}
