@@ -45,6 +45,9 @@ mkdir -p "$out"
   # Build caches (GOCACHE, GOMODCACHE) make the second run fast; the first
   # downloads rdk v0.73.0's module graph through the Go proxy.
   "$GO" build -o .build/viam-server ./cmd/viam-server
+  # the module and the tests are built as the archive ships the module:
+  # pure Go (CGO_ENABLED=0 -tags no_cgo), so one build of rdk serves all three
+  export CGO_ENABLED=0
   "$GO" build -tags no_cgo -o .build/vlmrb-viam ./cmd/vlmrb-viam
   "$GO" vet -tags no_cgo ./...
   "$GO" test -c -tags no_cgo -o .build/vlmviam.test ./vlmviam

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -340,4 +341,36 @@ func TestSimArmGeometriesAreTheHand(t *testing.T) {
 	if math.Abs(moved.X-20) > 1 || math.Abs(moved.Y) > 1 || math.Abs(moved.Z) > 1 {
 		t.Fatalf("palm moved %v mm for a 20 mm move of the hand in x", moved)
 	}
+}
+
+// TestStopAllWatchEndsWithTheRun: with a viam-server address set (here
+// one nobody listens on, so the watch keeps retrying its dial), a run
+// that ends by itself ends its StopAll watch: no goroutine outlives it.
+func TestStopAllWatchEndsWithTheRun(t *testing.T) {
+	run := trainedRun(t, 1, 3000)
+	ctx := context.Background()
+	deps, _ := simRig(t, "watchend", 5)
+	SetParentAddress(filepath.Join(t.TempDir(), "parent.sock"))
+	defer SetParentAddress("")
+	base := runtime.NumGoroutine()
+	res, err := NewRunner(ctx, deps, mustConf[*RunnerConfig](t, generic.API, RunnerModel, "runner", map[string]any{
+		"checkpoint": run, "arm": "arm", "gripper": "gripper", "gripper_mode": "proportional", "pose_tracker": "poses",
+		"sim_reset": true, "max_steps": 5,
+	}), testLogger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.(*Runner)
+	if st := runEpisodes(t, r, 2, 1); st.Reason != "episodes done" {
+		t.Fatalf("run: %q %s", st.Reason, st.LastError)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > base && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > base {
+		buf := make([]byte, 1<<16)
+		t.Fatalf("%d goroutines after the run ended, %d before:\n%s", n, base, buf[:runtime.Stack(buf, true)])
+	}
+	r.Close(ctx)
 }

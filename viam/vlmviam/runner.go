@@ -374,6 +374,7 @@ func (r *Runner) loop(ctx context.Context, done chan struct{}, episodes int, see
 			cancel()
 		}
 		r.mu.Lock()
+		runCancel := r.cancel
 		r.cancel, r.done = nil, nil
 		r.stat.Running = false
 		if r.stopWhy != "" {
@@ -383,6 +384,8 @@ func (r *Runner) loop(ctx context.Context, done chan struct{}, episodes int, see
 		st := r.stat
 		r.mu.Unlock()
 		close(done)
+		// a run that ended by itself ends its StopAll watch too
+		runCancel()
 		r.logger.Infow("policy-runner stopped", "reason", st.Reason, "episodes", st.Episode, "total_steps", st.TotalSteps,
 			"stop_latency_ms", st.StopLatencyMS, "limit_hits", st.Limits, "last_error", st.LastError, "arm_stop_err", stopErr)
 	}()
