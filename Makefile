@@ -7,7 +7,7 @@ GOBIN ?= $(shell $(GO) env GOPATH)/bin
 # Packages with goroutines of their own: tested under the race detector.
 RACE_PKGS := ./replay/... ./vlmprio/... ./hw/... ./control/... ./train/...
 
-.PHONY: deps test test-viam vet unit purego lint bench bench-mujoco run build fmt onnx-check docker-check
+.PHONY: deps test test-viam viam-module vet unit purego lint bench bench-mujoco run build fmt onnx-check docker-check
 
 # The commit every run records and `robot-train version` prints (CI builds
 # with -buildvcs=false, so the linker sets it).
@@ -45,6 +45,11 @@ onnx-check:
 # network namespace (scripts/test-viam.sh).
 test-viam:
 	@./scripts/test-viam.sh
+
+# viam-module: viam/module.tar.gz, the Viam module as the registry takes it
+# (meta.json, a static bin/vlmrb-viam; viam/package.sh).
+viam-module:
+	@$(MAKE) -C viam module.tar.gz
 
 $(GOBIN)/golangci-lint:
 	GOBIN=$(GOBIN) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION)
