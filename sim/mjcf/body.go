@@ -31,6 +31,7 @@ type mbody struct {
 	// compound: the body's 2–3 hinges are one compound sim joint on its
 	// own sim body (no chain)
 	compound bool
+	gravcomp float64 // read on the articulated path only
 }
 
 type inertial struct {
@@ -52,6 +53,9 @@ type mjoint struct {
 	damping, stiffness, arm float64
 	sim                     sim.JointID
 	index                   int
+	// articulated path only
+	actfrcLimited bool
+	actfrcRange   [2]float64
 }
 
 // mgeom is an MJCF geom during compilation.
@@ -141,6 +145,9 @@ func (c *compiler) body(e *element, parent int, inherited *class) {
 	b.pos = a.vec3("pos", sim.Vec3{})
 	b.rot = a.orientation()
 	a.warnIf("mocap bodies are not imported; the body is static", "mocap")
+	if c.art {
+		b.gravcomp = a.float("gravcomp", 0)
+	}
 	a.ignore("user", "gravcomp")
 	a.finish()
 	b.wpos = p.wpos.Add(p.wrot.Rotate(b.pos))
@@ -194,13 +201,16 @@ func (c *compiler) joint(e *element, bi int, cls *class) {
 	a := c.attrsOf(e, "joint", cls)
 	typ := a.oneOf("type", "hinge", "hinge", "slide", "free", "ball")
 	if typ == "free" {
+		if c.art {
+			c.artFreeJoint(a)
+		}
 		a.ignore("name", "pos", "axis", "damping", "stiffness", "armature", "limited", "range", "group",
 			"solreflimit", "solimplimit", "margin", "ref", "springref", "frictionloss", "solref", "solimp", "user")
 		a.finish()
 		c.freeJoint(e, bi)
 		return
 	}
-	if typ == "ball" {
+	if typ == "ball" && !c.art {
 		a.ignore(attrNames(e)...)
 		c.unsupported(e, "ball joints are not in the engine (use three hinges)")
 		return
@@ -247,6 +257,9 @@ func (c *compiler) joint(e *element, bi int, cls *class) {
 		c.fail(e, "frictionloss", "(dry joint friction) is not in the engine")
 	}
 	a.warnIf("the engine's joint limits use its own soft constraint", "solreflimit", "solimplimit", "margin", "solref", "solimp")
+	if c.art {
+		c.artJoint(a, j)
+	}
 	a.ignore("group", "user", "actuatorfrclimited", "actuatorfrcrange")
 	a.finish()
 	if j.name != "" {

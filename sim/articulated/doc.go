@@ -1,0 +1,46 @@
+// Package articulated is a rigid-body engine in generalized (joint)
+// coordinates with MuJoCo's formulation, checked against MuJoCo 3.3.8.
+//
+// A static Model (MuJoCo's mjModel: a body tree with parent ids, body
+// frames, inertial frames, masses and principal inertias; hinge, slide,
+// ball and free joints with their qpos and dof addresses, axis, anchor,
+// armature, damping, stiffness and springref; actuators; options) and a
+// Data (qpos, qvel, ctrl, time and everything computed from them,
+// allocated once by NewData) go through Step, which follows mj_step's
+// stages:
+//
+//   - position: forward kinematics (mj_kinematics), subtree coms, body
+//     inertias and dof motions about each root subtree's com (mj_comPos),
+//     the joint-space inertia by the composite rigid-body algorithm with
+//     armature on its diagonal (mj_crb) and its LᵀDL factor over the tree
+//     (only ancestor entries fill in);
+//   - velocity: body velocities and dof motion derivatives (mj_comVel),
+//     passive forces (joint springs towards springref, quaternion springs
+//     for ball and free joints, dampers, body gravcomp), bias forces by
+//     recursive Newton–Euler (mj_rne);
+//   - actuation: joint transmissions with gear, affine gain and bias
+//     (MuJoCo's motor, position with kv, velocity and general shortcuts),
+//     ctrlrange clamping, forcerange, and the joints' actuatorfrcrange on
+//     the generalized actuator force;
+//   - acceleration: qacc = M⁻¹(passive − bias + actuator);
+//   - integration: semi-implicit Euler with joint damping integrated
+//     implicitly (M + h·diag(damping), MuJoCo's default "eulerdamp"), or
+//     implicitfast (M − h·∂f/∂qvel, here diagonal: damping and
+//     velocity-dependent actuator terms); ball and free quaternions
+//     integrate as mj_integratePos (free joints: linear velocity in the
+//     world frame, angular in the body frame).
+//
+// The disable flags gravity, actuation, clampctrl, eulerdamp, spring and
+// damper are honoured. There are no constraints yet: joint limits,
+// equalities, frictionloss, tendons and contacts are not simulated (the
+// MJCF import refuses models that need them). RK4 and the implicit
+// integrator are not implemented.
+//
+// Step allocates nothing, is bit-deterministic, and never panics on a bad
+// state: a non-finite or huge (> MaxVal) qpos, qvel or qacc resets the
+// state to qpos0 and is counted in Data.Warnings, as MuJoCo's
+// mjWARN_BADQACC. New returns errors for bad models.
+//
+// This package imports nothing of the project's; sim/mjcf builds its
+// Models from MJCF (LoadArticulated).
+package articulated

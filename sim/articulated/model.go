@@ -1,0 +1,437 @@
+package articulated
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// JointType is a joint's type, numbered as MuJoCo's mjtJoint.
+type JointType int
+
+// The joint types.
+const (
+	Free  JointType = 0 // 7 qpos (position, quaternion), 6 dofs (world linear, body angular)
+	Ball  JointType = 1 // 4 qpos (quaternion), 3 dofs (body angular)
+	Slide JointType = 2 // 1 qpos, 1 dof
+	Hinge JointType = 3 // 1 qpos, 1 dof
+)
+
+// NQ returns the number of qpos coordinates of a joint type.
+func (t JointType) NQ() int {
+	switch t {
+	case Free:
+		return 7
+	case Ball:
+		return 4
+	}
+	return 1
+}
+
+// NV returns the number of dofs of a joint type.
+func (t JointType) NV() int {
+	switch t {
+	case Free:
+		return 6
+	case Ball:
+		return 3
+	}
+	return 1
+}
+
+func (t JointType) String() string {
+	switch t {
+	case Free:
+		return "free"
+	case Ball:
+		return "ball"
+	case Slide:
+		return "slide"
+	case Hinge:
+		return "hinge"
+	}
+	return fmt.Sprintf("JointType(%d)", int(t))
+}
+
+// Integrator selects the time integrator, numbered as MuJoCo's mjtIntegrator.
+type Integrator int
+
+// The integrators.
+const (
+	// Euler is semi-implicit Euler; with Option.Disable's DisableEulerDamp
+	// unset, joint damping is integrated implicitly (M + h·diag(damping)).
+	Euler Integrator = 0
+	// ImplicitFast is MuJoCo's implicitfast: M − h·D with D the symmetric
+	// velocity derivative of the passive and actuator forces (here: joint
+	// damping and joint-transmission actuators), Coriolis terms omitted.
+	ImplicitFast Integrator = 3
+)
+
+// Disable flags (MuJoCo's mjtDisableBit values for the ones implemented).
+const (
+	DisableActuation = 1 << 10
+	DisableGravity   = 1 << 6
+	DisableClampCtrl = 1 << 8
+	DisableEulerDamp = 1 << 15
+	DisableSpring    = 1 << 17
+	DisableDamper    = 1 << 18
+)
+
+// Option is the simulation options (MuJoCo's mjOption, the part implemented).
+type Option struct {
+	Timestep   float64 // s
+	Gravity    [3]float64
+	Integrator Integrator
+	Disable    int // Disable* bits
+}
+
+// Gain and bias types of an actuator (mjtGain, mjtBias).
+const (
+	GainFixed  = 0
+	GainAffine = 1
+	BiasNone   = 0
+	BiasAffine = 1
+)
+
+// Actuator is a joint-transmission actuator with no activation dynamics:
+// force = gain·ctrl + bias, gain = g0 (+ g1·length + g2·velocity when
+// affine), bias = b0 + b1·length + b2·velocity (affine), length = gear·q,
+// velocity = gear·q̇, generalized force gear·force on the joint's dof.
+type Actuator struct {
+	Name         string
+	Joint        int // hinge or slide joint
+	Gear         float64
+	GainType     int
+	GainPrm      [3]float64
+	BiasType     int
+	BiasPrm      [3]float64
+	CtrlLimited  bool
+	CtrlRange    [2]float64
+	ForceLimited bool
+	ForceRange   [2]float64
+}
+
+// Key is a keyframe (MuJoCo's <key>): nil slices keep the model defaults.
+type Key struct {
+	Name string
+	Time float64
+	Qpos []float64
+	Qvel []float64
+	Ctrl []float64
+}
+
+// Body is one body of the tree. Body 0 is the world.
+type Body struct {
+	Name   string
+	Parent int        // -1 for the world, else a lower index
+	Pos    [3]float64 // frame in the parent's frame
+	Quat   [4]float64 // w, x, y, z
+	// IPos, IQuat are the inertial frame in the body frame; Inertia is the
+	// principal inertia (kg·m²) in it.
+	IPos     [3]float64
+	IQuat    [4]float64
+	Mass     float64
+	Inertia  [3]float64
+	Gravcomp float64 // share of the weight compensated (0..1 usually)
+}
+
+// Joint is one joint; a body's joints apply in order, parent side first.
+type Joint struct {
+	Name      string
+	Type      JointType
+	Body      int
+	Pos, Axis [3]float64 // anchor and unit axis in the body frame
+	// Ref is qpos0 for hinge and slide joints (ball and free joints start at
+	// the body's frame).
+	Ref               float64
+	SpringRef         float64 // hinge and slide
+	Stiffness         float64
+	Damping, Armature float64 // per dof
+	ActFrcLimited     bool
+	ActFrcRange       [2]float64
+	Limited           bool // not simulated (no constraints yet); kept for validation
+	Range             [2]float64
+	qposAdr, dofAdr   int
+}
+
+// Model is a static articulated model (MuJoCo's mjModel, the part
+// implemented). Build it with New.
+type Model struct {
+	Opt       Option
+	Bodies    []Body
+	Joints    []Joint
+	Actuators []Actuator
+	Keys      []Key
+
+	NQ, NV, NU int
+	Qpos0      []float64
+	QposSpring []float64
+
+	// derived
+	bodyJntAdr, bodyJntNum []int
+	bodyDofAdr, bodyDofNum []int
+	bodyRoot               []int
+	dofBody, dofJnt        []int
+	dofParent              []int
+	dofArmature            []float64
+	dofDamping             []float64
+	jntQposAdr, jntDofAdr  []int
+	hasDamping             bool
+	ancestors              [][]int // per dof: its ancestor dofs nearest first (for the sparse factor)
+}
+
+// QposAdr returns joint j's first qpos index.
+func (m *Model) QposAdr(j int) int { return m.jntQposAdr[j] }
+
+// DofAdr returns joint j's first dof index.
+func (m *Model) DofAdr(j int) int { return m.jntDofAdr[j] }
+
+func finite(x ...float64) bool {
+	for _, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// New validates and compiles a model: bodies[0] must be the world, each
+// body's parent must precede it, each body's joints must be contiguous and
+// in order, quaternions are normalized. It returns an error naming what is
+// wrong.
+func New(opt Option, bodies []Body, joints []Joint, acts []Actuator, keys []Key) (*Model, error) {
+	m := &Model{Opt: opt, Bodies: append([]Body(nil), bodies...), Joints: append([]Joint(nil), joints...),
+		Actuators: append([]Actuator(nil), acts...)}
+	var errs []error
+	bad := func(f string, a ...any) { errs = append(errs, fmt.Errorf("articulated: "+f, a...)) }
+	if !(opt.Timestep > 0) || !finite(opt.Timestep) {
+		bad("timestep %g must be > 0", opt.Timestep)
+	}
+	if !finite(opt.Gravity[:]...) {
+		bad("gravity %v must be finite", opt.Gravity)
+	}
+	if opt.Integrator != Euler && opt.Integrator != ImplicitFast {
+		bad("integrator %d: only Euler (0) and ImplicitFast (3) are implemented", opt.Integrator)
+	}
+	if len(m.Bodies) == 0 || m.Bodies[0].Parent != -1 {
+		return nil, errors.New("articulated: body 0 must be the world, with Parent -1")
+	}
+	nb := len(m.Bodies)
+	m.bodyJntAdr, m.bodyJntNum = make([]int, nb), make([]int, nb)
+	m.bodyDofAdr, m.bodyDofNum = make([]int, nb), make([]int, nb)
+	m.bodyRoot = make([]int, nb)
+	for i := range m.Bodies {
+		b := &m.Bodies[i]
+		if i > 0 && (b.Parent < 0 || b.Parent >= i) {
+			bad("body %d (%q): parent %d must be an earlier body", i, b.Name, b.Parent)
+			continue
+		}
+		if !finite(b.Pos[:]...) || !finite(b.Quat[:]...) || !finite(b.IPos[:]...) || !finite(b.IQuat[:]...) || !finite(b.Mass, b.Gravcomp) || !finite(b.Inertia[:]...) {
+			bad("body %d (%q): a non-finite pose or mass", i, b.Name)
+			continue
+		}
+		if i == 0 {
+			b.Quat, b.IQuat = [4]float64{1, 0, 0, 0}, [4]float64{1, 0, 0, 0}
+		}
+		var ok bool
+		if b.Quat, ok = normQuat(b.Quat); !ok && i > 0 {
+			bad("body %d (%q): quat is zero", i, b.Name)
+		}
+		if b.IQuat, ok = normQuat(b.IQuat); !ok && i > 0 {
+			bad("body %d (%q): inertial quat is zero", i, b.Name)
+		}
+		if b.Mass < 0 || b.Inertia[0] < 0 || b.Inertia[1] < 0 || b.Inertia[2] < 0 {
+			bad("body %d (%q): mass and inertia must be >= 0", i, b.Name)
+		}
+		if i > 0 {
+			if b.Parent == 0 {
+				m.bodyRoot[i] = i
+			} else {
+				m.bodyRoot[i] = m.bodyRoot[b.Parent]
+			}
+		}
+		m.bodyJntAdr[i] = -1
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	// joints: contiguous per body, bodies in increasing order
+	m.jntQposAdr, m.jntDofAdr = make([]int, len(m.Joints)), make([]int, len(m.Joints))
+	prevBody := 0
+	for j := range m.Joints {
+		jt := &m.Joints[j]
+		if jt.Body <= 0 || jt.Body >= nb {
+			bad("joint %d (%q): body %d must be a body other than the world", j, jt.Name, jt.Body)
+			continue
+		}
+		if jt.Body < prevBody {
+			bad("joint %d (%q): joints must be ordered by body", j, jt.Name)
+			continue
+		}
+		prevBody = jt.Body
+		if jt.Type < Free || jt.Type > Hinge {
+			bad("joint %d (%q): type %d is not free, ball, slide or hinge", j, jt.Name, jt.Type)
+			continue
+		}
+		if !finite(jt.Pos[:]...) || !finite(jt.Axis[:]...) || !finite(jt.Ref, jt.SpringRef, jt.Stiffness, jt.Damping, jt.Armature) {
+			bad("joint %d (%q): a non-finite parameter", j, jt.Name)
+			continue
+		}
+		if jt.Stiffness < 0 || jt.Damping < 0 || jt.Armature < 0 {
+			bad("joint %d (%q): stiffness, damping and armature must be >= 0", j, jt.Name)
+		}
+		if jt.ActFrcLimited && !(jt.ActFrcRange[0] <= jt.ActFrcRange[1]) {
+			bad("joint %d (%q): actuatorfrcrange %v must have lower <= upper", j, jt.Name, jt.ActFrcRange)
+		}
+		if jt.Type == Hinge || jt.Type == Slide {
+			n := norm3(jt.Axis)
+			if n == 0 {
+				bad("joint %d (%q): axis is zero", j, jt.Name)
+				continue
+			}
+			jt.Axis = scale3(jt.Axis, 1/n)
+		}
+		if jt.Type == Free && (m.Bodies[jt.Body].Parent != 0) {
+			bad("joint %d (%q): a free joint must be on a child of the world", j, jt.Name)
+		}
+		b := jt.Body
+		if m.bodyJntAdr[b] < 0 {
+			m.bodyJntAdr[b] = j
+		} else if m.bodyJntAdr[b]+m.bodyJntNum[b] != j {
+			bad("joint %d (%q): a body's joints must be contiguous", j, jt.Name)
+		}
+		if jt.Type == Free && m.bodyJntNum[b] > 0 || m.bodyJntNum[b] > 0 && m.Joints[m.bodyJntAdr[b]].Type == Free {
+			bad("joint %d (%q): a free joint must be its body's only joint", j, jt.Name)
+		}
+		m.bodyJntNum[b]++
+		m.jntQposAdr[j], m.jntDofAdr[j] = m.NQ, m.NV
+		jt.qposAdr, jt.dofAdr = m.NQ, m.NV
+		m.NQ += jt.Type.NQ()
+		m.NV += jt.Type.NV()
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	for b := range m.bodyJntAdr {
+		if m.bodyJntAdr[b] < 0 {
+			m.bodyJntAdr[b] = 0
+		}
+	}
+	// dofs
+	m.dofBody, m.dofJnt, m.dofParent = make([]int, m.NV), make([]int, m.NV), make([]int, m.NV)
+	m.dofArmature, m.dofDamping = make([]float64, m.NV), make([]float64, m.NV)
+	lastDof := make([]int, nb) // last dof of each body or its nearest ancestor with dofs; -1 none
+	lastDof[0] = -1
+	for i := 1; i < nb; i++ {
+		last := lastDof[m.Bodies[i].Parent]
+		m.bodyDofAdr[i] = -1
+		for j := m.bodyJntAdr[i]; j < m.bodyJntAdr[i]+m.bodyJntNum[i]; j++ {
+			jt := &m.Joints[j]
+			for k := 0; k < jt.Type.NV(); k++ {
+				d := m.jntDofAdr[j] + k
+				if m.bodyDofAdr[i] < 0 {
+					m.bodyDofAdr[i] = d
+				}
+				m.bodyDofNum[i]++
+				m.dofBody[d], m.dofJnt[d], m.dofParent[d] = i, j, last
+				m.dofArmature[d], m.dofDamping[d] = jt.Armature, jt.Damping
+				if jt.Damping > 0 {
+					m.hasDamping = true
+				}
+				last = d
+			}
+		}
+		if m.bodyDofAdr[i] < 0 {
+			m.bodyDofAdr[i] = 0
+		}
+		lastDof[i] = last
+	}
+	m.ancestors = make([][]int, m.NV)
+	for d := range m.NV {
+		for p := m.dofParent[d]; p >= 0; p = m.dofParent[p] {
+			m.ancestors[d] = append(m.ancestors[d], p)
+		}
+	}
+	// qpos0 and the spring reference
+	m.Qpos0, m.QposSpring = make([]float64, m.NQ), make([]float64, m.NQ)
+	for j := range m.Joints {
+		jt := &m.Joints[j]
+		a := m.jntQposAdr[j]
+		switch jt.Type {
+		case Hinge, Slide:
+			m.Qpos0[a], m.QposSpring[a] = jt.Ref, jt.SpringRef
+		case Ball:
+			copy(m.Qpos0[a:a+4], []float64{1, 0, 0, 0})
+			copy(m.QposSpring[a:a+4], m.Qpos0[a:a+4])
+		case Free:
+			b := &m.Bodies[jt.Body]
+			copy(m.Qpos0[a:a+3], b.Pos[:])
+			copy(m.Qpos0[a+3:a+7], b.Quat[:])
+			copy(m.QposSpring[a:a+7], m.Qpos0[a:a+7])
+		}
+	}
+	// actuators
+	m.NU = len(m.Actuators)
+	for i := range m.Actuators {
+		a := &m.Actuators[i]
+		if a.Joint < 0 || a.Joint >= len(m.Joints) || (m.Joints[a.Joint].Type != Hinge && m.Joints[a.Joint].Type != Slide) {
+			bad("actuator %d (%q): joint %d must be a hinge or slide joint", i, a.Name, a.Joint)
+			continue
+		}
+		if !finite(a.Gear) || !finite(a.GainPrm[:]...) || !finite(a.BiasPrm[:]...) || !finite(a.CtrlRange[:]...) || !finite(a.ForceRange[:]...) {
+			bad("actuator %d (%q): a non-finite parameter", i, a.Name)
+		}
+		if a.GainType != GainFixed && a.GainType != GainAffine || a.BiasType != BiasNone && a.BiasType != BiasAffine {
+			bad("actuator %d (%q): only fixed/affine gains and none/affine biases are implemented", i, a.Name)
+		}
+		if a.CtrlLimited && !(a.CtrlRange[0] <= a.CtrlRange[1]) {
+			bad("actuator %d (%q): ctrlrange %v must have lower <= upper", i, a.Name, a.CtrlRange)
+		}
+		if a.ForceLimited && !(a.ForceRange[0] <= a.ForceRange[1]) {
+			bad("actuator %d (%q): forcerange %v must have lower <= upper", i, a.Name, a.ForceRange)
+		}
+	}
+	for i, k := range keys {
+		if k.Qpos != nil && len(k.Qpos) != m.NQ || k.Qvel != nil && len(k.Qvel) != m.NV || k.Ctrl != nil && len(k.Ctrl) != m.NU {
+			bad("key %d (%q): qpos, qvel and ctrl need %d, %d and %d values (got %d, %d, %d)", i, k.Name,
+				m.NQ, m.NV, m.NU, len(k.Qpos), len(k.Qvel), len(k.Ctrl))
+			continue
+		}
+		if !finite(k.Qpos...) || !finite(k.Qvel...) || !finite(k.Ctrl...) || !finite(k.Time) {
+			bad("key %d (%q): a non-finite value", i, k.Name)
+			continue
+		}
+		key := Key{Name: k.Name, Time: k.Time, Qpos: append([]float64(nil), k.Qpos...),
+			Qvel: append([]float64(nil), k.Qvel...), Ctrl: append([]float64(nil), k.Ctrl...)}
+		if key.Qpos != nil {
+			// quaternions are normalized, as MuJoCo's compiler does
+			for j := range m.Joints {
+				a := m.jntQposAdr[j]
+				switch m.Joints[j].Type {
+				case Free:
+					a += 3
+				case Ball:
+				default:
+					continue
+				}
+				q, _ := normQuat([4]float64{key.Qpos[a], key.Qpos[a+1], key.Qpos[a+2], key.Qpos[a+3]})
+				copy(key.Qpos[a:a+4], q[:])
+			}
+		}
+		m.Keys = append(m.Keys, key)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return m, nil
+}
+
+// Key returns the index of the keyframe named name.
+func (m *Model) Key(name string) (int, bool) {
+	for i := range m.Keys {
+		if m.Keys[i].Name == name {
+			return i, true
+		}
+	}
+	return 0, false
+}

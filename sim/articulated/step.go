@@ -1,0 +1,619 @@
+package articulated
+
+import (
+	"fmt"
+	"math"
+)
+
+// MaxVal bounds |qpos|, |qvel| and |qacc| as MuJoCo's mjMAXVAL: beyond it,
+// or on NaN, the state is reset and a warning counted.
+const MaxVal = 1e10
+
+// Warnings counts the problems Step met (MuJoCo's mjWARN_BADQPOS,
+// mjWARN_BADQVEL, mjWARN_BADQACC); each reset the state to qpos0.
+type Warnings struct {
+	BadQpos, BadQvel, BadQacc int
+	// Time is the simulation time of the last warning.
+	Time float64
+}
+
+// Total returns the number of warnings.
+func (w Warnings) Total() int { return w.BadQpos + w.BadQvel + w.BadQacc }
+
+// Data is the dynamic state and everything the pipeline computes from it
+// (MuJoCo's mjData, the part implemented). All buffers are allocated by
+// NewData; Step allocates nothing.
+type Data struct {
+	Time float64
+	Qpos []float64 // NQ
+	Qvel []float64 // NV
+	Ctrl []float64 // NU
+	Qacc []float64 // NV: the acceleration of the last Forward
+
+	// Position-dependent, per body: frame, inertial frame, subtree com.
+	Xpos, Xipos, SubtreeCom [][3]float64
+	Xquat                   [][4]float64
+	Xmat, Ximat             [][9]float64
+	// Per joint: anchor and axis in the world.
+	Xanchor, Xaxis [][3]float64
+	// com-based quantities: body inertias, dof motions, composite inertias.
+	cinert, crb []sinert
+	Cdof        [][6]float64 // NV: (angular, linear) at the root subtree's com
+	Cvel        [][6]float64 // per body
+	CdofDot     [][6]float64 // NV
+	cacc, cfrc  [][6]float64
+
+	// QM is the joint-space inertia (NV×NV row-major; entries between dofs
+	// on different branches are zero), armature on the diagonal.
+	QM []float64
+	// qLD is the sparse LᵀDL factor of the matrix solved for qacc: unit
+	// L below the diagonal, D on it.
+	qLD []float64
+
+	QfrcBias, QfrcSpring, QfrcDamper, QfrcGravcomp, QfrcPassive []float64
+	ActuatorLength, ActuatorVelocity, ActuatorForce             []float64
+	QfrcActuator, QfrcSmooth, QaccSmooth                        []float64
+
+	tmp []float64
+
+	Warnings Warnings
+}
+
+// NewData allocates a Data for m, reset to qpos0.
+func NewData(m *Model) *Data {
+	nb, nj, nv, nu := len(m.Bodies), len(m.Joints), m.NV, m.NU
+	v := func() []float64 { return make([]float64, nv) }
+	d := &Data{
+		Qpos: make([]float64, m.NQ), Qvel: v(), Ctrl: make([]float64, nu), Qacc: v(),
+		Xpos: make([][3]float64, nb), Xipos: make([][3]float64, nb), SubtreeCom: make([][3]float64, nb),
+		Xquat: make([][4]float64, nb), Xmat: make([][9]float64, nb), Ximat: make([][9]float64, nb),
+		Xanchor: make([][3]float64, nj), Xaxis: make([][3]float64, nj),
+		cinert: make([]sinert, nb), crb: make([]sinert, nb),
+		Cdof: make([][6]float64, nv), Cvel: make([][6]float64, nb), CdofDot: make([][6]float64, nv),
+		cacc: make([][6]float64, nb), cfrc: make([][6]float64, nb),
+		QM: make([]float64, nv*nv), qLD: make([]float64, nv*nv),
+		QfrcBias: v(), QfrcSpring: v(), QfrcDamper: v(), QfrcGravcomp: v(), QfrcPassive: v(),
+		ActuatorLength: make([]float64, nu), ActuatorVelocity: make([]float64, nu), ActuatorForce: make([]float64, nu),
+		QfrcActuator: v(), QfrcSmooth: v(), QaccSmooth: v(), tmp: v(),
+	}
+	Reset(m, d)
+	return d
+}
+
+// Reset puts d at qpos0 with zero velocity, controls and time
+// (mj_resetData); the warning counts are kept.
+func Reset(m *Model, d *Data) {
+	copy(d.Qpos, m.Qpos0)
+	clear(d.Qvel)
+	clear(d.Ctrl)
+	clear(d.Qacc)
+	d.Time = 0
+}
+
+// ResetKey resets d and applies keyframe k (mj_resetDataKeyframe).
+func ResetKey(m *Model, d *Data, k int) error {
+	if k < 0 || k >= len(m.Keys) {
+		return fmt.Errorf("articulated: keyframe %d does not exist (the model has %d)", k, len(m.Keys))
+	}
+	Reset(m, d)
+	key := &m.Keys[k]
+	d.Time = key.Time
+	if key.Qpos != nil {
+		copy(d.Qpos, key.Qpos)
+	}
+	if key.Qvel != nil {
+		copy(d.Qvel, key.Qvel)
+	}
+	if key.Ctrl != nil {
+		copy(d.Ctrl, key.Ctrl)
+	}
+	return nil
+}
+
+// Step advances d by one timestep as mj_step: check the state, Forward,
+// check the acceleration, integrate. A non-finite or huge qpos, qvel or
+// qacc resets d to qpos0 and counts a warning instead of failing.
+func Step(m *Model, d *Data) {
+	if bad(d.Qpos) {
+		d.Warnings.BadQpos++
+		d.warnReset(m)
+	} else if bad(d.Qvel) {
+		d.Warnings.BadQvel++
+		d.warnReset(m)
+	}
+	Forward(m, d)
+	if bad(d.Qacc) {
+		d.Warnings.BadQacc++
+		d.warnReset(m)
+		Forward(m, d)
+	}
+	integrate(m, d)
+}
+
+func (d *Data) warnReset(m *Model) {
+	t := d.Time
+	Reset(m, d)
+	d.Warnings.Time = t
+}
+
+func bad(x []float64) bool {
+	for _, v := range x {
+		if !(math.Abs(v) <= MaxVal) {
+			return true
+		}
+	}
+	return false
+}
+
+// Forward computes everything from (qpos, qvel, ctrl) up to qacc
+// (mj_forward): position, velocity, actuation, acceleration.
+func Forward(m *Model, d *Data) {
+	kinematics(m, d)
+	comPos(m, d)
+	crbMass(m, d)
+	comVel(m, d)
+	passive(m, d)
+	rne(m, d)
+	actuation(m, d)
+	for i := range m.NV {
+		d.QfrcSmooth[i] = d.QfrcPassive[i] - d.QfrcBias[i] + d.QfrcActuator[i]
+	}
+	// the plain factor of M gives qacc
+	factorInto(m, d, 0, nil)
+	copy(d.QaccSmooth, d.QfrcSmooth)
+	solveLD(m, d.qLD, d.QaccSmooth)
+	copy(d.Qacc, d.QaccSmooth)
+}
+
+// kinematics computes the body and joint frames (mj_kinematics).
+func kinematics(m *Model, d *Data) {
+	d.Xquat[0] = [4]float64{1, 0, 0, 0}
+	d.Xmat[0] = quatMat(d.Xquat[0])
+	d.Ximat[0] = d.Xmat[0]
+	for i := 1; i < len(m.Bodies); i++ {
+		b := &m.Bodies[i]
+		p := b.Parent
+		pos := add3(d.Xpos[p], mulMatVec(&d.Xmat[p], b.Pos))
+		quat := mulQuat(d.Xquat[p], b.Quat)
+		for j := m.bodyJntAdr[i]; j < m.bodyJntAdr[i]+m.bodyJntNum[i]; j++ {
+			jt := &m.Joints[j]
+			a := m.jntQposAdr[j]
+			switch jt.Type {
+			case Free:
+				pos = vec3{d.Qpos[a], d.Qpos[a+1], d.Qpos[a+2]}
+				quat, _ = normQuat([4]float64{d.Qpos[a+3], d.Qpos[a+4], d.Qpos[a+5], d.Qpos[a+6]})
+				d.Xanchor[j], d.Xaxis[j] = pos, vec3{0, 0, 1}
+			case Ball:
+				mat := quatMat(quat)
+				anchor := add3(pos, mulMatVec(&mat, jt.Pos))
+				d.Xanchor[j], d.Xaxis[j] = anchor, mulMatVec(&mat, jt.Axis)
+				q, _ := normQuat([4]float64{d.Qpos[a], d.Qpos[a+1], d.Qpos[a+2], d.Qpos[a+3]})
+				quat, _ = normQuat(mulQuat(quat, q))
+				mat = quatMat(quat)
+				pos = sub3(anchor, mulMatVec(&mat, jt.Pos))
+			case Hinge:
+				mat := quatMat(quat)
+				anchor := add3(pos, mulMatVec(&mat, jt.Pos))
+				d.Xanchor[j], d.Xaxis[j] = anchor, mulMatVec(&mat, jt.Axis)
+				quat, _ = normQuat(mulQuat(quat, axisAngleQuat(jt.Axis, d.Qpos[a]-m.Qpos0[a])))
+				mat = quatMat(quat)
+				pos = sub3(anchor, mulMatVec(&mat, jt.Pos))
+			case Slide:
+				mat := quatMat(quat)
+				d.Xanchor[j] = add3(pos, mulMatVec(&mat, jt.Pos))
+				d.Xaxis[j] = mulMatVec(&mat, jt.Axis)
+				pos = add3(pos, scale3(d.Xaxis[j], d.Qpos[a]-m.Qpos0[a]))
+			}
+		}
+		quat, _ = normQuat(quat)
+		d.Xpos[i], d.Xquat[i] = pos, quat
+		d.Xmat[i] = quatMat(quat)
+		d.Xipos[i] = add3(pos, mulMatVec(&d.Xmat[i], b.IPos))
+		d.Ximat[i] = quatMat(mulQuat(quat, b.IQuat))
+	}
+}
+
+// comPos computes the subtree coms, the body inertias and the dof motions
+// about each root subtree's com (mj_comPos).
+func comPos(m *Model, d *Data) {
+	nb := len(m.Bodies)
+	for i := range nb {
+		d.SubtreeCom[i] = scale3(d.Xipos[i], m.Bodies[i].Mass)
+		d.tmpMass(i, m.Bodies[i].Mass)
+	}
+	for i := nb - 1; i > 0; i-- {
+		p := m.Bodies[i].Parent
+		d.SubtreeCom[p] = add3(d.SubtreeCom[p], d.SubtreeCom[i])
+		d.crb[p].m += d.crb[i].m
+	}
+	for i := range nb {
+		if mm := d.crb[i].m; mm > 1e-15 {
+			d.SubtreeCom[i] = scale3(d.SubtreeCom[i], 1/mm)
+		} else {
+			d.SubtreeCom[i] = d.Xipos[i]
+		}
+	}
+	for i := 1; i < nb; i++ {
+		b := &m.Bodies[i]
+		ref := d.SubtreeCom[m.bodyRoot[i]]
+		// rotational inertia about the com in world axes: R diag(I) Rᵀ
+		R := &d.Ximat[i]
+		var I [6]float64
+		idx := [6][2]int{{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}}
+		for k, rc := range idx {
+			r, c := rc[0], rc[1]
+			I[k] = R[3*r]*b.Inertia[0]*R[3*c] + R[3*r+1]*b.Inertia[1]*R[3*c+1] + R[3*r+2]*b.Inertia[2]*R[3*c+2]
+		}
+		off := sub3(d.Xipos[i], ref)
+		mm := b.Mass
+		dd := dot3(off, off)
+		I[0] += mm * (dd - off[0]*off[0])
+		I[1] += mm * (dd - off[1]*off[1])
+		I[2] += mm * (dd - off[2]*off[2])
+		I[3] -= mm * off[0] * off[1]
+		I[4] -= mm * off[0] * off[2]
+		I[5] -= mm * off[1] * off[2]
+		d.cinert[i] = sinert{I: I, h: scale3(off, mm), m: mm}
+		for j := m.bodyJntAdr[i]; j < m.bodyJntAdr[i]+m.bodyJntNum[i]; j++ {
+			jt := &m.Joints[j]
+			da := m.jntDofAdr[j]
+			switch jt.Type {
+			case Free:
+				for k := range 3 {
+					d.Cdof[da+k] = motion{}
+					d.Cdof[da+k][3+k] = 1
+				}
+				da += 3
+				fallthrough
+			case Ball:
+				off := sub3(ref, d.Xanchor[j])
+				for k := range 3 {
+					ax := vec3{d.Xmat[i][k], d.Xmat[i][3+k], d.Xmat[i][6+k]}
+					l := cross3(ax, off)
+					d.Cdof[da+k] = motion{ax[0], ax[1], ax[2], l[0], l[1], l[2]}
+				}
+			case Hinge:
+				ax := d.Xaxis[j]
+				l := cross3(ax, sub3(ref, d.Xanchor[j]))
+				d.Cdof[da] = motion{ax[0], ax[1], ax[2], l[0], l[1], l[2]}
+			case Slide:
+				ax := d.Xaxis[j]
+				d.Cdof[da] = motion{0, 0, 0, ax[0], ax[1], ax[2]}
+			}
+		}
+	}
+	d.cinert[0] = sinert{}
+}
+
+// tmpMass zeroes crb[i] but its mass (the subtree mass accumulator of
+// comPos; crbMass overwrites crb afterwards).
+func (d *Data) tmpMass(i int, mass float64) { d.crb[i] = sinert{m: mass} }
+
+// crbMass computes the composite inertias and the joint-space inertia
+// (mj_crb) with armature on the diagonal.
+func crbMass(m *Model, d *Data) {
+	nb, nv := len(m.Bodies), m.NV
+	copy(d.crb, d.cinert)
+	for i := nb - 1; i > 0; i-- {
+		if p := m.Bodies[i].Parent; p > 0 {
+			d.crb[p].add(&d.crb[i])
+		}
+	}
+	clear(d.QM)
+	for i := range nv {
+		f := d.crb[m.dofBody[i]].mul(&d.Cdof[i])
+		d.QM[i*nv+i] = dot6(&d.Cdof[i], &f) + m.dofArmature[i]
+		for _, j := range m.ancestors[i] {
+			v := dot6(&d.Cdof[j], &f)
+			d.QM[i*nv+j], d.QM[j*nv+i] = v, v
+		}
+	}
+}
+
+// comVel computes the body velocities and the dof motion derivatives
+// (mj_comVel).
+func comVel(m *Model, d *Data) {
+	d.Cvel[0] = motion{}
+	for i := 1; i < len(m.Bodies); i++ {
+		cv := d.Cvel[m.Bodies[i].Parent]
+		for j := m.bodyJntAdr[i]; j < m.bodyJntAdr[i]+m.bodyJntNum[i]; j++ {
+			jt := &m.Joints[j]
+			da := m.jntDofAdr[j]
+			n := jt.Type.NV()
+			k0 := 0
+			if jt.Type == Free {
+				// the translations' derivatives are zero
+				for k := range 3 {
+					d.CdofDot[da+k] = motion{}
+					for r := range 6 {
+						cv[r] += d.Cdof[da+k][r] * d.Qvel[da+k]
+					}
+				}
+				k0 = 3
+			}
+			for k := k0; k < n; k++ {
+				d.CdofDot[da+k] = crossMotion(&cv, &d.Cdof[da+k])
+			}
+			for k := k0; k < n; k++ {
+				for r := range 6 {
+					cv[r] += d.Cdof[da+k][r] * d.Qvel[da+k]
+				}
+			}
+		}
+		d.Cvel[i] = cv
+	}
+}
+
+// rne computes the bias forces (Coriolis, centrifugal, gravity) by
+// recursive Newton–Euler with zero joint acceleration (mj_rne).
+func rne(m *Model, d *Data) {
+	var g vec3
+	if m.Opt.Disable&DisableGravity == 0 {
+		g = m.Opt.Gravity
+	}
+	d.cacc[0] = motion{0, 0, 0, -g[0], -g[1], -g[2]}
+	for i := 1; i < len(m.Bodies); i++ {
+		a := d.cacc[m.Bodies[i].Parent]
+		for k := m.bodyDofAdr[i]; k < m.bodyDofAdr[i]+m.bodyDofNum[i]; k++ {
+			for r := range 6 {
+				a[r] += d.CdofDot[k][r] * d.Qvel[k]
+			}
+		}
+		d.cacc[i] = a
+		f := d.cinert[i].mul(&a)
+		mom := d.cinert[i].mul(&d.Cvel[i])
+		cf := crossForce(&d.Cvel[i], &mom)
+		for r := range 6 {
+			f[r] += cf[r]
+		}
+		d.cfrc[i] = f
+	}
+	for i := len(m.Bodies) - 1; i > 0; i-- {
+		if p := m.Bodies[i].Parent; p > 0 {
+			for r := range 6 {
+				d.cfrc[p][r] += d.cfrc[i][r]
+			}
+		}
+	}
+	for k := range m.NV {
+		d.QfrcBias[k] = dot6(&d.Cdof[k], &d.cfrc[m.dofBody[k]])
+	}
+}
+
+// passive computes the spring, damper and gravity-compensation forces
+// (mj_passive).
+func passive(m *Model, d *Data) {
+	clear(d.QfrcSpring)
+	clear(d.QfrcDamper)
+	clear(d.QfrcGravcomp)
+	if m.Opt.Disable&DisableSpring == 0 {
+		for j := range m.Joints {
+			jt := &m.Joints[j]
+			k := jt.Stiffness
+			if k == 0 {
+				continue
+			}
+			a, da := m.jntQposAdr[j], m.jntDofAdr[j]
+			switch jt.Type {
+			case Free:
+				for r := range 3 {
+					d.QfrcSpring[da+r] = -k * (d.Qpos[a+r] - m.QposSpring[a+r])
+				}
+				a += 3
+				da += 3
+				fallthrough
+			case Ball:
+				q, _ := normQuat([4]float64{d.Qpos[a], d.Qpos[a+1], d.Qpos[a+2], d.Qpos[a+3]})
+				qs := [4]float64{m.QposSpring[a], m.QposSpring[a+1], m.QposSpring[a+2], m.QposSpring[a+3]}
+				dif := subQuat(q, qs)
+				for r := range 3 {
+					d.QfrcSpring[da+r] = -k * dif[r]
+				}
+			default:
+				d.QfrcSpring[da] = -k * (d.Qpos[a] - m.QposSpring[a])
+			}
+		}
+	}
+	if m.Opt.Disable&DisableDamper == 0 {
+		for k := range m.NV {
+			d.QfrcDamper[k] = -m.dofDamping[k] * d.Qvel[k]
+		}
+	}
+	if m.Opt.Disable&DisableGravity == 0 {
+		g := m.Opt.Gravity
+		for i := 1; i < len(m.Bodies); i++ {
+			b := &m.Bodies[i]
+			if b.Gravcomp == 0 || b.Mass == 0 {
+				continue
+			}
+			f := scale3(g, -b.Mass*b.Gravcomp)
+			off := sub3(d.Xipos[i], d.SubtreeCom[m.bodyRoot[i]])
+			// every dof from the body to the root
+			k := m.bodyDofAdr[i] + m.bodyDofNum[i] - 1
+			if m.bodyDofNum[i] == 0 {
+				k = lastAncestorDof(m, i)
+			}
+			for ; k >= 0; k = m.dofParent[k] {
+				c := &d.Cdof[k]
+				jl := add3(vec3{c[3], c[4], c[5]}, cross3(vec3{c[0], c[1], c[2]}, off))
+				d.QfrcGravcomp[k] += dot3(jl, f)
+			}
+		}
+	}
+	for k := range m.NV {
+		d.QfrcPassive[k] = d.QfrcSpring[k] + d.QfrcDamper[k] + d.QfrcGravcomp[k]
+	}
+}
+
+// lastAncestorDof returns the last dof of body i's nearest ancestor with
+// dofs (-1 when none).
+func lastAncestorDof(m *Model, i int) int {
+	for p := m.Bodies[i].Parent; p > 0; p = m.Bodies[p].Parent {
+		if m.bodyDofNum[p] > 0 {
+			return m.bodyDofAdr[p] + m.bodyDofNum[p] - 1
+		}
+	}
+	return -1
+}
+
+// actuation computes the actuator lengths, velocities, forces and their
+// generalized forces (mj_fwdActuation) with ctrlrange, forcerange and the
+// joints' actuatorfrcrange.
+func actuation(m *Model, d *Data) {
+	clear(d.QfrcActuator)
+	if m.Opt.Disable&DisableActuation != 0 {
+		clear(d.ActuatorForce)
+		return
+	}
+	for i := range m.Actuators {
+		a := &m.Actuators[i]
+		jt := &m.Joints[a.Joint]
+		q, v := d.Qpos[m.jntQposAdr[a.Joint]], d.Qvel[m.jntDofAdr[a.Joint]]
+		l, lv := a.Gear*q, a.Gear*v
+		d.ActuatorLength[i], d.ActuatorVelocity[i] = l, lv
+		ctrl := d.Ctrl[i]
+		if a.CtrlLimited && m.Opt.Disable&DisableClampCtrl == 0 {
+			ctrl = min(max(ctrl, a.CtrlRange[0]), a.CtrlRange[1])
+		}
+		gain := a.GainPrm[0]
+		if a.GainType == GainAffine {
+			gain += a.GainPrm[1]*l + a.GainPrm[2]*lv
+		}
+		var bias float64
+		if a.BiasType == BiasAffine {
+			bias = a.BiasPrm[0] + a.BiasPrm[1]*l + a.BiasPrm[2]*lv
+		}
+		f := gain*ctrl + bias
+		if a.ForceLimited {
+			f = min(max(f, a.ForceRange[0]), a.ForceRange[1])
+		}
+		d.ActuatorForce[i] = f
+		d.QfrcActuator[m.jntDofAdr[a.Joint]] += a.Gear * f
+		_ = jt
+	}
+	for j := range m.Joints {
+		jt := &m.Joints[j]
+		if !jt.ActFrcLimited {
+			continue
+		}
+		da := m.jntDofAdr[j]
+		for k := da; k < da+jt.Type.NV(); k++ {
+			d.QfrcActuator[k] = min(max(d.QfrcActuator[k], jt.ActFrcRange[0]), jt.ActFrcRange[1])
+		}
+	}
+}
+
+// factorInto factors QM + h·diag(diag) (diag nil: QM alone) into qLD.
+func factorInto(m *Model, d *Data, h float64, diag []float64) {
+	nv := m.NV
+	L := d.qLD
+	for i := range nv {
+		L[i*nv+i] = d.QM[i*nv+i]
+		if diag != nil {
+			L[i*nv+i] += h * diag[i]
+		}
+		for _, j := range m.ancestors[i] {
+			L[i*nv+j] = d.QM[i*nv+j]
+		}
+	}
+	// LᵀDL over the tree (Featherstone's LTDL): only ancestors fill in
+	for k := nv - 1; k >= 0; k-- {
+		dk := L[k*nv+k]
+		for ii, i := range m.ancestors[k] {
+			a := L[k*nv+i] / dk
+			L[i*nv+i] -= L[k*nv+i] * a
+			for _, j := range m.ancestors[k][ii+1:] {
+				L[i*nv+j] -= L[k*nv+j] * a
+			}
+			L[k*nv+i] = a
+		}
+	}
+}
+
+// solveLD solves (LᵀDL) x = x in place.
+func solveLD(m *Model, L, x []float64) {
+	nv := m.NV
+	for k := nv - 1; k >= 0; k-- {
+		for _, i := range m.ancestors[k] {
+			x[i] -= L[k*nv+i] * x[k]
+		}
+	}
+	for k := range nv {
+		x[k] /= L[k*nv+k]
+	}
+	for k := range nv {
+		for _, i := range m.ancestors[k] {
+			x[k] -= L[k*nv+i] * x[i]
+		}
+	}
+}
+
+// integrate advances qvel, qpos and time with the model's integrator.
+func integrate(m *Model, d *Data) {
+	h := m.Opt.Timestep
+	acc := d.Qacc
+	switch {
+	case m.Opt.Integrator == ImplicitFast:
+		// M − h·D with D = ∂(passive + actuator)/∂qvel (diagonal here)
+		D := d.tmp
+		for k := range m.NV {
+			D[k] = 0
+			if m.Opt.Disable&DisableDamper == 0 {
+				D[k] = m.dofDamping[k]
+			}
+		}
+		if m.Opt.Disable&DisableActuation == 0 {
+			for i := range m.Actuators {
+				a := &m.Actuators[i]
+				dv := 0.0
+				if a.BiasType == BiasAffine {
+					dv += a.BiasPrm[2]
+				}
+				if a.GainType == GainAffine {
+					ctrl := d.Ctrl[i]
+					if a.CtrlLimited && m.Opt.Disable&DisableClampCtrl == 0 {
+						ctrl = min(max(ctrl, a.CtrlRange[0]), a.CtrlRange[1])
+					}
+					dv += a.GainPrm[2] * ctrl
+				}
+				D[m.jntDofAdr[a.Joint]] -= a.Gear * a.Gear * dv
+			}
+		}
+		factorInto(m, d, h, D)
+		copy(D, d.QfrcSmooth)
+		solveLD(m, d.qLD, D)
+		acc = D
+	case m.hasDamping && m.Opt.Disable&(DisableEulerDamp|DisableDamper) == 0:
+		factorInto(m, d, h, m.dofDamping)
+		copy(d.tmp, d.QfrcSmooth)
+		solveLD(m, d.qLD, d.tmp)
+		acc = d.tmp
+	}
+	for k := range m.NV {
+		d.Qvel[k] += h * acc[k]
+	}
+	integratePos(m, d.Qpos, d.Qvel, h)
+	d.Time += h
+}
+
+// integratePos advances qpos by qvel·h (mj_integratePos): ball and free
+// quaternions rotate by the body-frame angular velocity.
+func integratePos(m *Model, qpos, qvel []float64, h float64) {
+	for j := range m.Joints {
+		a, da := m.jntQposAdr[j], m.jntDofAdr[j]
+		switch m.Joints[j].Type {
+		case Free:
+			for r := range 3 {
+				qpos[a+r] += h * qvel[da+r]
+			}
+			a += 3
+			da += 3
+			fallthrough
+		case Ball:
+			q := quatIntegrate([4]float64{qpos[a], qpos[a+1], qpos[a+2], qpos[a+3]}, vec3{qvel[da], qvel[da+1], qvel[da+2]}, h)
+			copy(qpos[a:a+4], q[:])
+		default:
+			qpos[a] += h * qvel[da]
+		}
+	}
+}

@@ -1,0 +1,474 @@
+package mjcf
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/vlmrb/vlmrb/sim"
+	"github.com/vlmrb/vlmrb/sim/articulated"
+)
+
+// Articulated is an MJCF model compiled for the articulated engine
+// (sim/articulated): MuJoCo's body tree and qpos layout, one to one.
+type Articulated struct {
+	Name  string
+	Model *articulated.Model
+	// Warnings list what was dropped (visual elements, Lenient drops).
+	Warnings []string
+}
+
+// LoadArticulated reads the MJCF file at path and compiles it for the
+// articulated engine (generalized coordinates, MuJoCo's equations). It
+// accepts what that engine implements: hinge, slide, ball and free joints
+// with armature, damping, stiffness, springref and actuatorfrcrange; body
+// gravcomp; motor, position (kp, kv), velocity and general (fixed or
+// affine gain, none or affine bias, no activation dynamics) actuators on
+// hinge and slide joints with gear, ctrlrange and forcerange; <option>
+// timestep, gravity and integrator (Euler, implicitfast); the <flag>s
+// gravity, spring, damper, actuation, clampctrl and eulerdamp; keyframes
+// (qpos, qvel, ctrl, time). What would change the physics and is not
+// simulated — joint limits, frictionloss, equalities, tendons, colliding
+// geoms (unless <flag contact="disable"/>) — is an error naming the
+// element, attribute and line (Options.Lenient drops it with a warning).
+// Options' sim-specific fields (substeps, chains, masses) do not apply.
+func LoadArticulated(path string, opt Options) (*Articulated, error) {
+	rf := opt.ReadFile
+	if rf == nil {
+		rf = os.ReadFile
+	}
+	data, err := readCapped(rf, path, MaxBytes)
+	if err != nil {
+		return nil, err
+	}
+	return parseArticulated(data, path, filepath.Dir(path), opt)
+}
+
+// ParseArticulated is LoadArticulated on data; include and mesh files
+// resolve relative to dir ("" refuses them).
+func ParseArticulated(data []byte, dir string, opt Options) (*Articulated, error) {
+	return parseArticulated(data, "", dir, opt)
+}
+
+func parseArticulated(data []byte, file, dir string, opt Options) (*Articulated, error) {
+	if opt.ReadFile == nil {
+		opt.ReadFile = os.ReadFile
+	}
+	count := 0
+	root, err := parseTree(data, file, &count)
+	if err != nil {
+		return nil, err
+	}
+	if root.name != "mujoco" {
+		return nil, fmt.Errorf("mjcf: %s: the root element must be <mujoco>", root.where())
+	}
+	// MuJoCo 3 compiles with autolimits="true" unless told otherwise
+	c := &compiler{opt: opt, dir: dir, count: count, degrees: true, eulerseq: "xyz", art: true, autolimits: true,
+		inertiaFromGeom: -1, classes: map[string]*class{}, meshes: map[string]*meshAsset{}, materials: map[string][4]float32{}}
+	if err := c.expandIncludes(root, 0); err != nil {
+		return nil, err
+	}
+	m := c.compileArticulated(root)
+	if len(c.errs) > 0 {
+		return nil, errors.Join(c.errs...)
+	}
+	return m, nil
+}
+
+// artState is the articulated path's own compile state.
+type artState struct {
+	opt         articulated.Option
+	contactOff  bool
+	collideGeom *element
+}
+
+func (c *compiler) compileArticulated(root *element) *Articulated {
+	ra := c.attrsOf(root, "mujoco", nil)
+	name := ra.str("model", "")
+	ra.finish()
+	for _, e := range root.children {
+		if e.name == "compiler" {
+			c.compilerElem(e)
+		}
+	}
+	main := &class{name: "main", attrs: map[string]map[string]dval{}}
+	c.classes["main"] = main
+	for _, e := range root.children {
+		if e.name == "default" {
+			c.defaults(e, main, true)
+		}
+	}
+	for _, e := range root.children {
+		if e.name == "asset" {
+			c.assets(e)
+		}
+	}
+	st := &artState{opt: articulated.Option{Timestep: 0.002, Gravity: [3]float64{0, 0, -9.81}}}
+	var world *element
+	var actuators, keys []*element
+	for _, e := range root.children {
+		switch e.name {
+		case "compiler", "default", "asset":
+		case "option":
+			c.artOption(e, st)
+		case "worldbody":
+			if world == nil {
+				world = e
+			} else {
+				world.children = append(world.children, e.children...)
+			}
+		case "actuator":
+			actuators = append(actuators, e)
+		case "keyframe":
+			keys = append(keys, e)
+		case "contact":
+			c.dropped(e, "contacts are not simulated by the articulated engine")
+		case "equality":
+			if len(e.children) > 0 {
+				c.unsupported(e, "equality constraints are not in the articulated engine yet")
+			}
+		case "size", "visual", "statistic", "sensor", "custom":
+			c.dropped(e, "does not change the dynamics")
+		case "tendon":
+			if len(e.children) > 0 {
+				c.unsupported(e, "tendons are not in the articulated engine yet")
+			}
+		default:
+			c.unsupported(e, "unknown or unsupported section")
+		}
+	}
+	if world == nil {
+		world = &element{name: "worldbody", line: root.line, file: root.file}
+	}
+	c.worldbody(world, main)
+	if len(c.errs) > 0 {
+		return nil
+	}
+	c.massProps()
+	if !st.contactOff {
+		for _, g := range c.geoms {
+			if g.contype != 0 || g.conaff != 0 {
+				c.unsupported(g.e, `contacts are not simulated by the articulated engine: set contype="0" conaffinity="0" or <option><flag contact="disable"/></option>`)
+				break
+			}
+		}
+	}
+	bodies := make([]articulated.Body, len(c.bodies))
+	var joints []articulated.Joint
+	jointOf := map[*mjoint]int{}
+	for i, b := range c.bodies {
+		ab := articulated.Body{Name: b.name, Parent: b.parent, Pos: v3(b.pos), Quat: q4(b.rot),
+			IPos: v3(b.ipos), IQuat: q4(b.iquat), Mass: b.mass, Inertia: v3(b.inertia), Gravcomp: b.gravcomp}
+		bodies[i] = ab
+		if i == 0 {
+			continue
+		}
+		if (b.free || len(b.joints) > 0) && b.mass <= 0 {
+			c.fail(b.e, "", fmt.Sprintf("body %q moves (it has joints) but has no mass: add geoms with mass or an <inertial>", b.name))
+		}
+		if b.free {
+			for _, j := range c.joints {
+				if j.body == i && j.typ == "free" {
+					jointOf[j] = len(joints)
+					joints = append(joints, articulated.Joint{Name: j.name, Type: articulated.Free, Body: i,
+						Damping: j.damping, Stiffness: j.stiffness, Armature: j.arm})
+				}
+			}
+		}
+		for _, j := range b.joints {
+			t := articulated.Hinge
+			switch j.typ {
+			case "slide":
+				t = articulated.Slide
+			case "ball":
+				t = articulated.Ball
+			}
+			jointOf[j] = len(joints)
+			joints = append(joints, articulated.Joint{Name: j.name, Type: t, Body: i, Pos: v3(j.pos), Axis: v3(j.axis),
+				Ref: j.ref, SpringRef: j.springref, Stiffness: j.stiffness, Damping: j.damping, Armature: j.arm,
+				ActFrcLimited: j.actfrcLimited, ActFrcRange: j.actfrcRange, Limited: j.limited, Range: [2]float64{j.lo, j.hi}})
+		}
+	}
+	var acts []articulated.Actuator
+	for _, sec := range actuators {
+		for _, e := range sec.children {
+			if a, ok := c.artActuator(e, jointOf); ok {
+				acts = append(acts, a)
+			}
+		}
+	}
+	if len(c.errs) > 0 {
+		return nil
+	}
+	nq := 0
+	for _, j := range joints {
+		nq += j.Type.NQ()
+	}
+	ks := c.artKeys(keys, nq, len(acts))
+	if len(c.errs) > 0 {
+		return nil
+	}
+	m, err := articulated.New(st.opt, bodies, joints, acts, ks)
+	if err != nil {
+		c.errs = append(c.errs, fmt.Errorf("mjcf: %w", err))
+		return nil
+	}
+	return &Articulated{Name: name, Model: m, Warnings: c.warnings()}
+}
+
+func v3(v sim.Vec3) [3]float64 { return [3]float64{v.X, v.Y, v.Z} }
+func q4(q sim.Quat) [4]float64 { return [4]float64{q.W, q.X, q.Y, q.Z} }
+
+// artOption reads <option> and its <flag> for the articulated engine.
+func (c *compiler) artOption(e *element, st *artState) {
+	a := c.attrsOf(e, "option", nil)
+	st.opt.Timestep = a.float("timestep", st.opt.Timestep)
+	if !(st.opt.Timestep > 0) {
+		c.fail(e, "timestep", "must be > 0")
+	}
+	g := a.vec3("gravity", sim.V3(st.opt.Gravity[0], st.opt.Gravity[1], st.opt.Gravity[2]))
+	st.opt.Gravity = v3(g)
+	switch a.oneOf("integrator", "Euler", "Euler", "implicitfast", "RK4", "implicit") {
+	case "implicitfast":
+		st.opt.Integrator = articulated.ImplicitFast
+	case "RK4", "implicit":
+		c.fail(e, "integrator", "only Euler and implicitfast are in the articulated engine")
+	}
+	// solver settings act on constraints, which the engine does not have yet
+	a.ignore("iterations", "solver", "tolerance", "ls_iterations", "ls_tolerance", "noslip_iterations",
+		"noslip_tolerance", "mpr_iterations", "mpr_tolerance", "ccd_iterations", "ccd_tolerance", "cone",
+		"jacobian", "impratio", "o_margin", "o_solref", "o_solimp", "o_friction", "sdf_iterations", "sdf_initpoints",
+		"apirate", "magnetic")
+	if f, ok := a.floats("wind", 3, 3); ok && (f[0] != 0 || f[1] != 0 || f[2] != 0) {
+		c.fail(e, "wind", "(a medium) is not supported")
+	}
+	for _, n := range []string{"density", "viscosity"} {
+		if a.float(n, 0) != 0 {
+			c.fail(e, n, "(a medium) is not supported")
+		}
+	}
+	a.finish()
+	bits := map[string]int{"gravity": articulated.DisableGravity, "spring": articulated.DisableSpring,
+		"damper": articulated.DisableDamper, "actuation": articulated.DisableActuation,
+		"clampctrl": articulated.DisableClampCtrl, "eulerdamp": articulated.DisableEulerDamp}
+	// flags that cannot change a model without constraints or contacts
+	harmless := map[string]bool{"constraint": true, "equality": true, "frictionloss": true, "limit": true,
+		"midphase": true, "warmstart": true, "filterparent": true, "refsafe": true, "sensor": true,
+		"nativeccd": true, "energy": true, "fwdinv": true, "invdiscrete": true, "island": true, "autoreset": true}
+	for _, ch := range e.children {
+		if ch.name != "flag" {
+			c.unsupported(ch, "unknown child of <option>")
+			continue
+		}
+		for _, at := range ch.attrs {
+			n, v := at.Name.Local, at.Value
+			if v != "enable" && v != "disable" {
+				c.fail(ch, n, fmt.Sprintf("%q must be enable or disable", v))
+				continue
+			}
+			switch {
+			case bits[n] != 0:
+				if v == "disable" {
+					st.opt.Disable |= bits[n]
+				} else {
+					st.opt.Disable &^= bits[n]
+				}
+			case n == "contact":
+				st.contactOff = v == "disable"
+			case harmless[n]:
+			default:
+				c.fail(ch, n, "is a flag the articulated engine does not implement")
+			}
+		}
+	}
+}
+
+// artJoint reads a hinge, slide or ball joint's articulated-only
+// attributes and refuses what the engine does not simulate.
+func (c *compiler) artJoint(a *attrSet, j *mjoint) {
+	lim := a.tri("actuatorfrclimited")
+	if r, ok := a.floats("actuatorfrcrange", 2, 2); ok {
+		j.actfrcLimited = lim == 1 || (lim == -1 && c.autolimits)
+		j.actfrcRange = [2]float64{r[0], r[1]}
+		if j.actfrcLimited && r[0] > r[1] {
+			c.fail(j.e, "actuatorfrcrange", "has lower > upper")
+		}
+	} else if lim == 1 {
+		c.fail(j.e, "actuatorfrcrange", "is required when actuatorfrclimited is true")
+	}
+	if j.limited {
+		c.unsupported(j.e, "joint limits (range with limited or autolimits) are not simulated by the articulated engine yet")
+		j.limited = false
+	}
+	if j.typ == "ball" {
+		j.axis = sim.V3(0, 0, 1)
+	}
+}
+
+// artFreeJoint reads a free joint's damping, stiffness and armature.
+func (c *compiler) artFreeJoint(a *attrSet) {
+	for _, n := range []string{"damping", "stiffness", "armature", "frictionloss"} {
+		if a.float(n, 0) != 0 {
+			c.fail(a.e, n, "on a free joint is not supported by the articulated engine")
+		}
+	}
+}
+
+// artActuator reads one actuator for the articulated engine.
+func (c *compiler) artActuator(e *element, jointOf map[*mjoint]int) (articulated.Actuator, bool) {
+	main := c.classes["main"]
+	a := c.attrsOf(e, "actuator", c.classFor(e, main))
+	var out articulated.Actuator
+	typ := e.name
+	switch typ {
+	case "motor", "position", "velocity", "general":
+	default:
+		a.ignore(attrNames(e)...)
+		for k := range a.def {
+			a.used[k] = true
+		}
+		c.unsupported(e, "only motor, position, velocity and general actuators are in the articulated engine")
+		return out, false
+	}
+	a.used["$type"] = true
+	out.Name = a.str("name", "")
+	for _, tr := range []string{"tendon", "site", "body", "cranksite", "slidersite", "refsite", "jointinparent"} {
+		if a.has(tr) {
+			c.unsupported(e, fmt.Sprintf("transmission %q: only joint transmissions are in the articulated engine", tr))
+			return out, false
+		}
+	}
+	jname := a.str("joint", "")
+	j, found := c.jointIdx[jname]
+	if !found || (j.typ != "hinge" && j.typ != "slide") {
+		c.fail(e, "joint", fmt.Sprintf("%q must name a hinge or slide joint", jname))
+		a.ignore(attrNames(e)...)
+		for k := range a.def {
+			a.used[k] = true
+		}
+		return out, false
+	}
+	out.Joint = jointOf[j]
+	out.Gear = 1
+	if g, ok := a.floats("gear", 1, 6); ok {
+		out.Gear = g[0]
+		for _, x := range g[1:] {
+			if x != 0 {
+				c.fail(e, "gear", "only the first component applies to a hinge or slide joint")
+			}
+		}
+	}
+	// a default written for another shortcut may carry its parameters
+	for _, k := range []string{"kp", "kv", "gainprm", "biasprm", "biastype", "gaintype", "dyntype", "dynprm"} {
+		if _, ok := e.attr(k); !ok {
+			a.used[k] = true
+		}
+	}
+	switch typ {
+	case "motor":
+		out.GainPrm[0] = 1
+	case "position":
+		kp, kv := a.float("kp", 1), a.float("kv", 0)
+		out.GainPrm[0] = kp
+		out.BiasType, out.BiasPrm = articulated.BiasAffine, [3]float64{0, -kp, -kv}
+	case "velocity":
+		kv := a.float("kv", 1)
+		out.GainPrm[0] = kv
+		out.BiasType, out.BiasPrm = articulated.BiasAffine, [3]float64{0, 0, -kv}
+	case "general":
+		a.oneOf("dyntype", "none", "none")
+		if a.oneOf("gaintype", "fixed", "fixed", "affine") == "affine" {
+			out.GainType = articulated.GainAffine
+		}
+		out.GainPrm[0] = 1
+		if f, ok := a.floats("gainprm", 1, 10); ok {
+			clear(out.GainPrm[:])
+			copy(out.GainPrm[:], f)
+			for _, x := range f[min(3, len(f)):] {
+				if x != 0 {
+					c.fail(e, "gainprm", "only the first 3 parameters are used by fixed and affine gains")
+				}
+			}
+		}
+		if a.oneOf("biastype", "none", "none", "affine") == "affine" {
+			out.BiasType = articulated.BiasAffine
+		}
+		if f, ok := a.floats("biasprm", 1, 10); ok {
+			copy(out.BiasPrm[:], f)
+			for _, x := range f[min(3, len(f)):] {
+				if x != 0 {
+					c.fail(e, "biasprm", "only the first 3 parameters are used by an affine bias")
+				}
+			}
+		}
+		a.ignore("dynprm")
+	}
+	cl := a.tri("ctrllimited")
+	if r, ok := a.floats("ctrlrange", 2, 2); ok {
+		out.CtrlRange = [2]float64{r[0], r[1]}
+		out.CtrlLimited = cl == 1 || (cl == -1 && c.autolimits)
+	} else if cl == 1 {
+		c.fail(e, "ctrlrange", "is required when ctrllimited is true")
+	}
+	fl := a.tri("forcelimited")
+	if r, ok := a.floats("forcerange", 2, 2); ok {
+		out.ForceRange = [2]float64{r[0], r[1]}
+		out.ForceLimited = fl == 1 || (fl == -1 && c.autolimits)
+	} else if fl == 1 {
+		c.fail(e, "forcerange", "is required when forcelimited is true")
+	}
+	a.warnIf("activations and length ranges are not used without activation dynamics", "actlimited", "actrange", "lengthrange")
+	a.ignore("group", "user", "actdim", "actearly")
+	a.finish()
+	return out, true
+}
+
+// artKeys reads <key> elements in MuJoCo's qpos layout.
+func (c *compiler) artKeys(keys []*element, nq, nu int) []articulated.Key {
+	main := c.classes["main"]
+	var out []articulated.Key
+	for _, sec := range keys {
+		for _, e := range sec.children {
+			if e.name != "key" {
+				c.unsupported(e, "only <key> belongs in <keyframe>")
+				continue
+			}
+			a := c.attrsOf(e, "key", c.classFor(e, main))
+			k := articulated.Key{Name: a.str("name", ""), Time: a.float("time", 0)}
+			read := func(attr string, n int, what string) []float64 {
+				f, ok := a.floats(attr, 0, math.MaxInt32)
+				if !ok {
+					return nil
+				}
+				if len(f) != n {
+					c.fail(e, attr, fmt.Sprintf("has %d numbers; the model has %d %s", len(f), n, what))
+					return nil
+				}
+				return f
+			}
+			k.Qpos = read("qpos", nq, "qpos coordinates (1 a hinge or slide, 4 a ball, 7 a free joint)")
+			nv := 0
+			for _, j := range c.joints {
+				switch j.typ {
+				case "free":
+					nv += 6
+				case "ball":
+					nv += 3
+				default:
+					nv++
+				}
+			}
+			k.Qvel = read("qvel", nv, "dofs")
+			k.Ctrl = read("ctrl", nu, "actuators")
+			if f, ok := a.floats("act", 0, math.MaxInt32); ok && len(f) > 0 {
+				c.fail(e, "act", "the articulated engine has no actuator activations")
+			}
+			a.ignore("mpos", "mquat")
+			a.finish()
+			out = append(out, k)
+		}
+	}
+	return out
+}
