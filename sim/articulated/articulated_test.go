@@ -100,15 +100,27 @@ func TestFreeFall(t *testing.T) {
 	}
 }
 
-// Step allocates nothing after NewData.
+// Step allocates nothing after NewData, limits active or not.
 func TestStepAllocatesNothing(t *testing.T) {
 	for _, integ := range []Integrator{Euler, ImplicitFast} {
 		m := chain(t, 7, integ)
+		for j := range m.Joints {
+			m.Joints[j].Limited, m.Joints[j].Range = true, [2]float64{-0.1, 0.1}
+		}
+		m, err := New(m.Opt, m.Bodies, m.Joints, m.Actuators, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
 		d := NewData(m)
 		for i := range d.Ctrl {
 			d.Ctrl[i] = 0.3
 		}
-		Step(m, d)
+		for range 200 {
+			Step(m, d)
+		}
+		if d.NEfc == 0 {
+			t.Fatal("no limit active: the test would not cover constraints")
+		}
 		if a := testing.AllocsPerRun(100, func() { Step(m, d) }); a != 0 {
 			t.Errorf("integrator %d: %g allocations per step", integ, a)
 		}
@@ -231,4 +243,36 @@ func BenchmarkStep(b *testing.B) {
 		Step(m, d)
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+}
+
+// A pendulum swinging into its limit stops there: the soft constraint
+// lets it in by a small fraction of the swing (MuJoCo's default solref
+// 0.02 s, solimp 0.9–0.95), and pushes back with a positive force.
+func TestLimitStopsPendulum(t *testing.T) {
+	bodies := []Body{{Parent: -1}, {Parent: 0, Quat: [4]float64{1, 0, 0, 0}, IPos: [3]float64{0.5, 0, 0},
+		IQuat: [4]float64{1, 0, 0, 0}, Mass: 1, Inertia: [3]float64{0.01, 0.01, 0.01}}}
+	joints := []Joint{{Type: Hinge, Body: 1, Axis: [3]float64{0, 1, 0}, Limited: true, Range: [2]float64{-0.5, 0.3}}}
+	m, err := New(Option{Timestep: 0.002, Gravity: [3]float64{0, 0, -9.81}}, bodies, joints, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := NewData(m)
+	hi, sawForce := 0.0, false
+	for range 1500 {
+		Step(m, d)
+		hi = max(hi, d.Qpos[0])
+		for i := range d.NEfc {
+			if d.EfcForce[i] < 0 {
+				t.Fatalf("limit force %g < 0: a limit only pushes", d.EfcForce[i])
+			}
+			sawForce = sawForce || d.EfcForce[i] > 0
+		}
+	}
+	// free, gravity swings it from 0 to π/2 rad (it falls towards +q)
+	if !sawForce || hi > 0.3+0.05 || hi < 0.3 {
+		t.Errorf("max angle %.4g with the limit at 0.3 (force seen %v): want it stopped within 0.05 rad", hi, sawForce)
+	}
+	if math.Abs(d.Qvel[0]) > 1e-3 {
+		t.Errorf("still moving at %.3g rad/s after 3 s against the limit", d.Qvel[0])
+	}
 }

@@ -22,7 +22,15 @@
 //     (MuJoCo's motor, position with kv, velocity and general shortcuts),
 //     ctrlrange clamping, forcerange, and the joints' actuatorfrcrange on
 //     the generalized actuator force;
-//   - acceleration: qacc = M⁻¹(passive − bias + actuator);
+//   - acceleration: qacc = M⁻¹(passive − bias + actuator), then joint
+//     limits as MuJoCo's soft constraints: a row per active limit (hinge
+//     and slide ranges, ball cone angle; margin), impedance from solimp,
+//     R = (1−imp)/imp·dof_invweight0 (M⁻¹'s diagonal at qpos0, as
+//     mj_setConst), reference acceleration −b·J·q̇ − k·imp·(dist − margin)
+//     from solref (refsafe: timeconst ≥ 2·timestep); the constrained qacc
+//     minimizes MuJoCo's primal cost ½‖a − a₀‖²_M + Σ½·D·min(0, J·a −
+//     aref)², solved exactly by active sets (MuJoCo's Newton converges to
+//     the same minimizer);
 //   - integration: semi-implicit Euler with joint damping integrated
 //     implicitly (M + h·diag(damping), MuJoCo's default "eulerdamp"), or
 //     implicitfast (M − h·∂f/∂qvel, here diagonal: damping and
@@ -30,11 +38,11 @@
 //     integrate as mj_integratePos (free joints: linear velocity in the
 //     world frame, angular in the body frame).
 //
-// The disable flags gravity, actuation, clampctrl, eulerdamp, spring and
-// damper are honoured. There are no constraints yet: joint limits,
-// equalities, frictionloss, tendons and contacts are not simulated (the
-// MJCF import refuses models that need them). RK4 and the implicit
-// integrator are not implemented.
+// The disable flags (MuJoCo's bit values) constraint, limit, spring,
+// damper, gravity, clampctrl, actuation, refsafe and eulerdamp are
+// honoured. Not simulated yet: equalities, frictionloss, tendons and
+// contacts (the MJCF import refuses models that need them); RK4 and the
+// implicit integrator are not implemented.
 //
 // Step allocates nothing, is bit-deterministic, and never panics on a bad
 // state: a non-finite or huge (> MaxVal) qpos, qvel or qacc resets the

@@ -67,14 +67,17 @@ const (
 	ImplicitFast Integrator = 3
 )
 
-// Disable flags (MuJoCo's mjtDisableBit values for the ones implemented).
+// Disable flags: MuJoCo's mjtDisableBit values, for the ones implemented.
 const (
-	DisableActuation = 1 << 10
-	DisableGravity   = 1 << 6
-	DisableClampCtrl = 1 << 8
-	DisableEulerDamp = 1 << 15
-	DisableSpring    = 1 << 17
-	DisableDamper    = 1 << 18
+	DisableConstraint = 1 << 0  // all constraints (here: joint limits)
+	DisableLimit      = 1 << 3  // joint limits
+	DisableSpring     = 1 << 5  // passive springs
+	DisableDamper     = 1 << 6  // passive dampers
+	DisableGravity    = 1 << 7  // gravity (and gravcomp)
+	DisableClampCtrl  = 1 << 8  // clamping ctrl to ctrlrange
+	DisableActuation  = 1 << 11 // actuator forces
+	DisableRefSafe    = 1 << 12 // solref timeconst >= 2·timestep
+	DisableEulerDamp  = 1 << 15 // implicit joint damping in Euler
 )
 
 // Option is the simulation options (MuJoCo's mjOption, the part implemented).
@@ -149,9 +152,19 @@ type Joint struct {
 	Damping, Armature float64 // per dof
 	ActFrcLimited     bool
 	ActFrcRange       [2]float64
-	Limited           bool // not simulated (no constraints yet); kept for validation
-	Range             [2]float64
-	qposAdr, dofAdr   int
+	// Limited joints get MuJoCo's soft limit constraint: hinge and slide
+	// between Range[0] and Range[1] (rad or m), ball joints within a
+	// rotation angle of max(Range) (rad). SolRef (timeconst, dampratio, or
+	// direct −stiffness, −damping) and SolImp (dmin, dmax, width, midpoint,
+	// power) are MuJoCo's solreflimit and solimplimit (all zero: MuJoCo's
+	// defaults 0.02, 1 and 0.9, 0.95, 0.001, 0.5, 2); Margin is the
+	// distance at which the limit activates.
+	Limited         bool
+	Range           [2]float64
+	SolRef          [2]float64
+	SolImp          [5]float64
+	Margin          float64
+	qposAdr, dofAdr int
 }
 
 // Model is a static articulated model (MuJoCo's mjModel, the part
@@ -177,7 +190,9 @@ type Model struct {
 	dofDamping             []float64
 	jntQposAdr, jntDofAdr  []int
 	hasDamping             bool
-	ancestors              [][]int // per dof: its ancestor dofs nearest first (for the sparse factor)
+	dofInvWeight0          []float64 // MuJoCo's dof_invweight0: inverse inertia at qpos0
+	nLimitRows             int       // the most limit rows at once
+	ancestors              [][]int   // per dof: its ancestor dofs nearest first (for the sparse factor)
 }
 
 // QposAdr returns joint j's first qpos index.
@@ -282,6 +297,31 @@ func New(opt Option, bodies []Body, joints []Joint, acts []Actuator, keys []Key)
 		}
 		if jt.ActFrcLimited && !(jt.ActFrcRange[0] <= jt.ActFrcRange[1]) {
 			bad("joint %d (%q): actuatorfrcrange %v must have lower <= upper", j, jt.Name, jt.ActFrcRange)
+		}
+		if jt.SolRef == [2]float64{} {
+			jt.SolRef = [2]float64{0.02, 1}
+		}
+		if jt.SolImp == [5]float64{} {
+			jt.SolImp = [5]float64{0.9, 0.95, 0.001, 0.5, 2}
+		}
+		if jt.Limited {
+			switch {
+			case jt.Type == Free:
+				bad("joint %d (%q): a free joint cannot be limited", j, jt.Name)
+			case !finite(jt.Range[:]...) || !finite(jt.SolRef[:]...) || !finite(jt.SolImp[:]...) || !finite(jt.Margin):
+				bad("joint %d (%q): a non-finite range, solref, solimp or margin", j, jt.Name)
+			case jt.Type != Ball && jt.Range[0] > jt.Range[1]:
+				bad("joint %d (%q): range %v has lower > upper", j, jt.Name, jt.Range)
+			case jt.Type == Ball && jt.Range[0] != 0:
+				bad("joint %d (%q): a ball joint's range must be (0, angle), got %v", j, jt.Name, jt.Range)
+			case (jt.SolRef[0] > 0) != (jt.SolRef[1] > 0):
+				bad("joint %d (%q): solref %v mixes the standard (positive) and direct (negative) formats", j, jt.Name, jt.SolRef)
+			}
+			if jt.Type == Ball {
+				m.nLimitRows++
+			} else {
+				m.nLimitRows += 2
+			}
 		}
 		if jt.Type == Hinge || jt.Type == Slide {
 			n := norm3(jt.Axis)
@@ -423,7 +463,91 @@ func New(opt Option, bodies []Body, joints []Joint, acts []Actuator, keys []Key)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	m.setConst()
 	return m, nil
+}
+
+// setConst computes dof_invweight0 as MuJoCo's mj_setConst: the diagonal
+// of M⁻¹ at qpos0 (averaged over a ball's or a free joint's rotations and
+// translations), or 1/mass for a "simple" leaf body moved by axis-aligned
+// slides only.
+func (m *Model) setConst() {
+	m.dofInvWeight0 = make([]float64, m.NV)
+	if m.NV == 0 {
+		return
+	}
+	d := NewData(m)
+	kinematics(m, d)
+	comPos(m, d)
+	crbMass(m, d)
+	factorInto(m, d, 0, nil)
+	hasChild := make([]bool, len(m.Bodies))
+	for i := 1; i < len(m.Bodies); i++ {
+		hasChild[m.Bodies[i].Parent] = true
+	}
+	x := make([]float64, m.NV)
+	inv := func(k int) float64 {
+		clear(x)
+		x[k] = 1
+		solveLD(m, d.qLD, x)
+		return x[k]
+	}
+	for j := range m.Joints {
+		jt := &m.Joints[j]
+		da := m.jntDofAdr[j]
+		if m.simpleSlides(jt.Body, hasChild) {
+			m.dofInvWeight0[da] = 1 / max(1e-15, m.Bodies[jt.Body].Mass)
+			continue
+		}
+		switch jt.Type {
+		case Free:
+			t := (inv(da) + inv(da+1) + inv(da+2)) / 3
+			r := (inv(da+3) + inv(da+4) + inv(da+5)) / 3
+			for k := range 3 {
+				m.dofInvWeight0[da+k], m.dofInvWeight0[da+3+k] = t, r
+			}
+		case Ball:
+			r := (inv(da) + inv(da+1) + inv(da+2)) / 3
+			for k := range 3 {
+				m.dofInvWeight0[da+k] = r
+			}
+		default:
+			m.dofInvWeight0[da] = inv(da)
+		}
+	}
+}
+
+// simpleSlides reports MuJoCo's body_simple == 2: a leaf body whose
+// inertial frame is its frame, a child of the world (or of a world child
+// without dofs), moved only by axis-aligned slides anchored at its origin.
+func (m *Model) simpleSlides(b int, hasChild []bool) bool {
+	body := &m.Bodies[b]
+	if hasChild[b] || body.IPos != [3]float64{} || body.IQuat != [4]float64{1, 0, 0, 0} {
+		return false
+	}
+	p := body.Parent
+	if p != 0 && !(m.Bodies[p].Parent == 0 && m.bodyDofNum[p] == 0) {
+		return false
+	}
+	if m.bodyJntNum[b] == 0 {
+		return false
+	}
+	for j := m.bodyJntAdr[b]; j < m.bodyJntAdr[b]+m.bodyJntNum[b]; j++ {
+		jt := &m.Joints[j]
+		if jt.Type != Slide || jt.Pos != [3]float64{} {
+			return false
+		}
+		n := 0
+		for _, a := range jt.Axis {
+			if math.Abs(a) > 1e-14 {
+				n++
+			}
+		}
+		if n != 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // Key returns the index of the keyframe named name.

@@ -56,6 +56,21 @@ type Data struct {
 
 	tmp []float64
 
+	// Constraints (joint limits): NEfc active rows of at most
+	// Model.nLimitRows, each on one joint (EfcJnt) with its Jacobian on the
+	// joint's dofs (efcJac: 1 value, 3 for a ball), distance EfcPos,
+	// impedance-derived inverse regularizer efcD, reference acceleration
+	// EfcAref and force EfcForce (MuJoCo's efc_* arrays).
+	NEfc            int
+	EfcJnt          []int
+	efcJac          [][3]float64
+	EfcPos, efcD    []float64
+	EfcAref         []float64
+	EfcForce        []float64
+	efcActive       []bool
+	QfrcConstraint  []float64
+	efcDiag, efcRhs []float64
+
 	Warnings Warnings
 }
 
@@ -75,7 +90,12 @@ func NewData(m *Model) *Data {
 		QfrcBias: v(), QfrcSpring: v(), QfrcDamper: v(), QfrcGravcomp: v(), QfrcPassive: v(),
 		ActuatorLength: make([]float64, nu), ActuatorVelocity: make([]float64, nu), ActuatorForce: make([]float64, nu),
 		QfrcActuator: v(), QfrcSmooth: v(), QaccSmooth: v(), tmp: v(),
+		QfrcConstraint: v(), efcDiag: v(), efcRhs: v(),
 	}
+	nr := m.nLimitRows
+	d.EfcJnt, d.efcJac = make([]int, nr), make([][3]float64, nr)
+	d.EfcPos, d.efcD, d.EfcAref, d.EfcForce = make([]float64, nr), make([]float64, nr), make([]float64, nr), make([]float64, nr)
+	d.efcActive = make([]bool, nr)
 	Reset(m, d)
 	return d
 }
@@ -163,6 +183,11 @@ func Forward(m *Model, d *Data) {
 	copy(d.QaccSmooth, d.QfrcSmooth)
 	solveLD(m, d.qLD, d.QaccSmooth)
 	copy(d.Qacc, d.QaccSmooth)
+	clear(d.QfrcConstraint)
+	makeLimits(m, d)
+	if d.NEfc > 0 {
+		solveConstraints(m, d)
+	}
 }
 
 // kinematics computes the body and joint frames (mj_kinematics).
@@ -516,7 +541,14 @@ func factorInto(m *Model, d *Data, h float64, diag []float64) {
 			L[i*nv+j] = d.QM[i*nv+j]
 		}
 	}
-	// LᵀDL over the tree (Featherstone's LTDL): only ancestors fill in
+	factorLD(m, L)
+}
+
+// factorLD factors the symmetric matrix in L's lower triangle (ancestor
+// entries only) in place into LᵀDL over the tree (Featherstone's LTDL:
+// only ancestors fill in).
+func factorLD(m *Model, L []float64) {
+	nv := m.NV
 	for k := nv - 1; k >= 0; k-- {
 		dk := L[k*nv+k]
 		for ii, i := range m.ancestors[k] {
@@ -570,22 +602,23 @@ func integrate(m *Model, d *Data) {
 					dv += a.BiasPrm[2]
 				}
 				if a.GainType == GainAffine {
-					ctrl := d.Ctrl[i]
-					if a.CtrlLimited && m.Opt.Disable&DisableClampCtrl == 0 {
-						ctrl = min(max(ctrl, a.CtrlRange[0]), a.CtrlRange[1])
-					}
-					dv += a.GainPrm[2] * ctrl
+					// MuJoCo's mjd_actuator_vel uses the unclamped ctrl
+					dv += a.GainPrm[2] * d.Ctrl[i]
 				}
 				D[m.jntDofAdr[a.Joint]] -= a.Gear * a.Gear * dv
 			}
 		}
 		factorInto(m, d, h, D)
-		copy(D, d.QfrcSmooth)
+		for k := range m.NV {
+			D[k] = d.QfrcSmooth[k] + d.QfrcConstraint[k]
+		}
 		solveLD(m, d.qLD, D)
 		acc = D
 	case m.hasDamping && m.Opt.Disable&(DisableEulerDamp|DisableDamper) == 0:
 		factorInto(m, d, h, m.dofDamping)
-		copy(d.tmp, d.QfrcSmooth)
+		for k := range m.NV {
+			d.tmp[k] = d.QfrcSmooth[k] + d.QfrcConstraint[k]
+		}
 		solveLD(m, d.qLD, d.tmp)
 		acc = d.tmp
 	}
@@ -614,6 +647,174 @@ func integratePos(m *Model, qpos, qvel []float64, h float64) {
 			copy(qpos[a:a+4], q[:])
 		default:
 			qpos[a] += h * qvel[da]
+		}
+	}
+}
+
+// makeLimits makes the active joint-limit rows with their impedance and
+// reference acceleration (mj_instantiateLimit, mj_makeImpedance,
+// mj_referenceConstraint): a row activates when its distance to the limit
+// is below the joint's margin.
+func makeLimits(m *Model, d *Data) {
+	d.NEfc = 0
+	if m.nLimitRows == 0 || m.Opt.Disable&(DisableConstraint|DisableLimit) != 0 {
+		return
+	}
+	for j := range m.Joints {
+		jt := &m.Joints[j]
+		if !jt.Limited {
+			continue
+		}
+		a, da := m.jntQposAdr[j], m.jntDofAdr[j]
+		switch jt.Type {
+		case Hinge, Slide:
+			for _, side := range [2]float64{-1, 1} {
+				r := jt.Range[0]
+				if side > 0 {
+					r = jt.Range[1]
+				}
+				dist := side * (r - d.Qpos[a])
+				if dist < jt.Margin {
+					d.addLimit(m, j, [3]float64{-side}, dist, d.Qvel[da]*-side)
+				}
+			}
+		case Ball:
+			q, _ := normQuat([4]float64{d.Qpos[a], d.Qpos[a+1], d.Qpos[a+2], d.Qpos[a+3]})
+			v := subQuat(q, [4]float64{1, 0, 0, 0})
+			angle := norm3(v)
+			if angle > 0 {
+				v = scale3(v, 1/angle)
+			}
+			dist := max(jt.Range[0], jt.Range[1]) - angle
+			if dist < jt.Margin {
+				jac := scale3(v, -1)
+				d.addLimit(m, j, jac, dist, dot3(jac, vec3{d.Qvel[da], d.Qvel[da+1], d.Qvel[da+2]}))
+			}
+		}
+	}
+}
+
+// addLimit appends one limit row of joint j: Jacobian jac on its dofs,
+// distance dist, velocity J·qvel.
+func (d *Data) addLimit(m *Model, j int, jac [3]float64, dist, vel float64) {
+	jt := &m.Joints[j]
+	i := d.NEfc
+	d.NEfc++
+	d.EfcJnt[i], d.efcJac[i], d.EfcPos[i] = j, jac, dist
+	// impedance (getimpedance): a sigmoid of |dist − margin| / width
+	si := jt.SolImp
+	dmin := min(0.9999, max(0.0001, si[0]))
+	dmax := min(0.9999, max(0.0001, si[1]))
+	width, mid, power := max(0, si[2]), min(0.9999, max(0.0001, si[3])), max(1, si[4])
+	imp := dmax
+	if dmin == dmax || width <= 1e-15 {
+		imp = 0.5 * (dmin + dmax)
+	} else {
+		x := math.Abs((dist - jt.Margin) / width)
+		switch {
+		case x >= 1:
+			imp = dmax
+		case x <= 0:
+			imp = dmin
+		default:
+			var y float64
+			switch {
+			case power == 1:
+				y = x
+			case x <= mid:
+				y = math.Pow(x, power) / math.Pow(mid, power-1)
+			default:
+				y = 1 - math.Pow(1-x, power)/math.Pow(1-mid, power-1)
+			}
+			imp = dmin + y*(dmax-dmin)
+		}
+	}
+	// R = (1 − imp)/imp · diagApprox, diagApprox = dof_invweight0
+	R := max(1e-15, (1-imp)*m.dofInvWeight0[m.jntDofAdr[j]]/imp)
+	d.efcD[i] = 1 / R
+	ref := jt.SolRef
+	if m.Opt.Disable&DisableRefSafe == 0 && ref[0] > 0 {
+		ref[0] = max(ref[0], 2*m.Opt.Timestep)
+	}
+	var k, b float64
+	if ref[0] > 0 {
+		k = 1 / max(1e-15, dmax*dmax*ref[0]*ref[0]*ref[1]*ref[1])
+	} else {
+		k = -ref[0] / max(1e-15, dmax*dmax)
+	}
+	if ref[1] > 0 {
+		b = 2 / max(1e-15, dmax*ref[0])
+	} else {
+		b = -ref[1] / max(1e-15, dmax)
+	}
+	d.EfcAref[i] = -b*vel - k*imp*(dist-jt.Margin)
+}
+
+// solveConstraints finds the constrained acceleration: the minimizer of
+// ½(a − a₀)ᵀM(a − a₀) + Σ ½·D·min(0, J·a − aref)² over a (MuJoCo's primal
+// problem for limit rows, which its Newton solver minimizes), by active
+// sets: with the rows where J·a < aref held, a solves
+// (M + JᵀDJ) a = M a₀ + JᵀD·aref; repeat until the set is stable.
+func solveConstraints(m *Model, d *Data) {
+	n := d.NEfc
+	jar := func(i int) float64 {
+		j := d.EfcJnt[i]
+		da := m.jntDofAdr[j]
+		s := d.efcJac[i][0] * d.Qacc[da]
+		if m.Joints[j].Type == Ball {
+			s += d.efcJac[i][1]*d.Qacc[da+1] + d.efcJac[i][2]*d.Qacc[da+2]
+		}
+		return s - d.EfcAref[i]
+	}
+	for i := range n {
+		d.efcActive[i] = jar(i) < 0
+	}
+	for range 50 {
+		// H = M + Σ D JᵀJ over the active rows, into qLD
+		nv := m.NV
+		L := d.qLD
+		for i := range nv {
+			L[i*nv+i] = d.QM[i*nv+i]
+			for _, j := range m.ancestors[i] {
+				L[i*nv+j] = d.QM[i*nv+j]
+			}
+		}
+		copy(d.efcRhs, d.QfrcSmooth)
+		for i := range n {
+			if !d.efcActive[i] {
+				continue
+			}
+			j := d.EfcJnt[i]
+			da, nd := m.jntDofAdr[j], m.Joints[j].Type.NV()
+			for r := range nd {
+				d.efcRhs[da+r] += d.efcJac[i][r] * d.efcD[i] * d.EfcAref[i]
+				for c := 0; c <= r; c++ {
+					L[(da+r)*nv+da+c] += d.efcD[i] * d.efcJac[i][r] * d.efcJac[i][c]
+				}
+			}
+		}
+		factorLD(m, L)
+		copy(d.Qacc, d.efcRhs)
+		solveLD(m, L, d.Qacc)
+		changed := false
+		for i := range n {
+			if a := jar(i) < 0; a != d.efcActive[i] {
+				d.efcActive[i], changed = a, true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	for i := range n {
+		d.EfcForce[i] = 0
+		if r := jar(i); r < 0 {
+			d.EfcForce[i] = -d.efcD[i] * r
+		}
+		j := d.EfcJnt[i]
+		da, nd := m.jntDofAdr[j], m.Joints[j].Type.NV()
+		for r := range nd {
+			d.QfrcConstraint[da+r] += d.efcJac[i][r] * d.EfcForce[i]
 		}
 	}
 }

@@ -23,14 +23,16 @@ type Articulated struct {
 // LoadArticulated reads the MJCF file at path and compiles it for the
 // articulated engine (generalized coordinates, MuJoCo's equations). It
 // accepts what that engine implements: hinge, slide, ball and free joints
-// with armature, damping, stiffness, springref and actuatorfrcrange; body
+// with armature, damping, stiffness, springref, actuatorfrcrange and
+// limits (range, solreflimit, solimplimit, margin: MuJoCo's soft limits); body
 // gravcomp; motor, position (kp, kv), velocity and general (fixed or
 // affine gain, none or affine bias, no activation dynamics) actuators on
 // hinge and slide joints with gear, ctrlrange and forcerange; <option>
 // timestep, gravity and integrator (Euler, implicitfast); the <flag>s
-// gravity, spring, damper, actuation, clampctrl and eulerdamp; keyframes
+// gravity, spring, damper, actuation, clampctrl, eulerdamp, limit,
+// constraint and refsafe; keyframes
 // (qpos, qvel, ctrl, time). What would change the physics and is not
-// simulated — joint limits, frictionloss, equalities, tendons, colliding
+// simulated — frictionloss, equalities, tendons, colliding
 // geoms (unless <flag contact="disable"/>) — is an error naming the
 // element, attribute and line (Options.Lenient drops it with a warning).
 // Options' sim-specific fields (substeps, chains, masses) do not apply.
@@ -188,7 +190,8 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 			jointOf[j] = len(joints)
 			joints = append(joints, articulated.Joint{Name: j.name, Type: t, Body: i, Pos: v3(j.pos), Axis: v3(j.axis),
 				Ref: j.ref, SpringRef: j.springref, Stiffness: j.stiffness, Damping: j.damping, Armature: j.arm,
-				ActFrcLimited: j.actfrcLimited, ActFrcRange: j.actfrcRange, Limited: j.limited, Range: [2]float64{j.lo, j.hi}})
+				ActFrcLimited: j.actfrcLimited, ActFrcRange: j.actfrcRange, Limited: j.limited, Range: [2]float64{j.lo, j.hi},
+				SolRef: j.solref, SolImp: j.solimp, Margin: j.margin})
 		}
 	}
 	var acts []articulated.Actuator
@@ -252,10 +255,11 @@ func (c *compiler) artOption(e *element, st *artState) {
 	a.finish()
 	bits := map[string]int{"gravity": articulated.DisableGravity, "spring": articulated.DisableSpring,
 		"damper": articulated.DisableDamper, "actuation": articulated.DisableActuation,
-		"clampctrl": articulated.DisableClampCtrl, "eulerdamp": articulated.DisableEulerDamp}
+		"clampctrl": articulated.DisableClampCtrl, "eulerdamp": articulated.DisableEulerDamp,
+		"limit": articulated.DisableLimit, "constraint": articulated.DisableConstraint, "refsafe": articulated.DisableRefSafe}
 	// flags that cannot change a model without constraints or contacts
-	harmless := map[string]bool{"constraint": true, "equality": true, "frictionloss": true, "limit": true,
-		"midphase": true, "warmstart": true, "filterparent": true, "refsafe": true, "sensor": true,
+	harmless := map[string]bool{"equality": true, "frictionloss": true,
+		"midphase": true, "warmstart": true, "filterparent": true, "sensor": true,
 		"nativeccd": true, "energy": true, "fwdinv": true, "invdiscrete": true, "island": true, "autoreset": true}
 	for _, ch := range e.children {
 		if ch.name != "flag" {
@@ -298,12 +302,28 @@ func (c *compiler) artJoint(a *attrSet, j *mjoint) {
 	} else if lim == 1 {
 		c.fail(j.e, "actuatorfrcrange", "is required when actuatorfrclimited is true")
 	}
-	if j.limited {
-		c.unsupported(j.e, "joint limits (range with limited or autolimits) are not simulated by the articulated engine yet")
-		j.limited = false
+	j.solref = [2]float64{0.02, 1}
+	if f, ok := a.floats("solreflimit", 2, 2); ok {
+		j.solref = [2]float64{f[0], f[1]}
+		if (f[0] > 0) != (f[1] > 0) {
+			c.fail(j.e, "solreflimit", "mixes the standard (positive) and direct (negative) formats")
+		}
 	}
+	j.solimp = [5]float64{0.9, 0.95, 0.001, 0.5, 2}
+	if f, ok := a.floats("solimplimit", 1, 5); ok {
+		copy(j.solimp[:], f)
+	}
+	j.margin = a.float("margin", 0)
 	if j.typ == "ball" {
 		j.axis = sim.V3(0, 0, 1)
+		if j.limited {
+			// a ball's range is (0, angle): read in the compiler's angle unit
+			r, _ := a.floats("range", 2, 2)
+			j.lo, j.hi = c.angle(r[0]), c.angle(r[1])
+			if j.lo != 0 {
+				c.fail(j.e, "range", "a ball joint's range must be (0, angle)")
+			}
+		}
 	}
 }
 

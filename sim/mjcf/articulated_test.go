@@ -14,7 +14,8 @@ func TestArticulatedRefusesWhatItDoesNotSimulate(t *testing.T) {
 		return `<mujoco><option><flag contact="disable"/></option><worldbody><body><geom size="0.1"/>` + inner + `</body></worldbody></mujoco>`
 	}
 	cases := []struct{ name, xml, want string }{
-		{"limits", body(`<joint range="-1 1"/>`), "joint limits"},
+		{"ball range", body(`<joint type="ball" range="10 40"/>`), "(0, angle)"},
+		{"solreflimit", body(`<joint range="-1 1" solreflimit="0.02 -1"/>`), "solreflimit"},
 		{"frictionloss", body(`<joint frictionloss="0.1"/>`), `"frictionloss"`},
 		{"equality", `<mujoco><worldbody/><equality><weld body1="a"/></equality></mujoco>`, "equality"},
 		{"tendon", `<mujoco><worldbody/><tendon><fixed name="t"/></tendon></mujoco>`, "tendons"},

@@ -56,6 +56,9 @@ type mjoint struct {
 	// articulated path only
 	actfrcLimited bool
 	actfrcRange   [2]float64
+	solref        [2]float64
+	solimp        [5]float64
+	margin        float64
 }
 
 // mgeom is an MJCF geom during compilation.
@@ -256,9 +259,10 @@ func (c *compiler) joint(e *element, bi int, cls *class) {
 	if fl := a.float("frictionloss", 0); fl != 0 {
 		c.fail(e, "frictionloss", "(dry joint friction) is not in the engine")
 	}
-	a.warnIf("the engine's joint limits use its own soft constraint", "solreflimit", "solimplimit", "margin", "solref", "solimp")
 	if c.art {
 		c.artJoint(a, j)
+	} else {
+		a.warnIf("the engine's joint limits use its own soft constraint", "solreflimit", "solimplimit", "margin", "solref", "solimp")
 	}
 	a.ignore("group", "user", "actuatorfrclimited", "actuatorfrcrange")
 	a.finish()
