@@ -106,6 +106,7 @@ func TestStepAllocatesNothing(t *testing.T) {
 		m := chain(t, 7, integ)
 		for j := range m.Joints {
 			m.Joints[j].Limited, m.Joints[j].Range = true, [2]float64{-0.1, 0.1}
+			m.Joints[j].FrictionLoss = 0.5
 		}
 		m, err := New(m.Opt, m.Bodies, m.Joints, m.Actuators, nil)
 		if err != nil {
@@ -274,5 +275,34 @@ func TestLimitStopsPendulum(t *testing.T) {
 	}
 	if math.Abs(d.Qvel[0]) > 1e-3 {
 		t.Errorf("still moving at %.3g rad/s after 3 s against the limit", d.Qvel[0])
+	}
+}
+
+// Dry friction (frictionloss F) on a slide: a push below F sticks; above
+// it the block slides with (push − F)/mass, the friction row saturated at
+// exactly F (its linear zone).
+func TestFrictionLossSticksAndSlips(t *testing.T) {
+	for _, c := range []struct{ push, wantAcc float64 }{{1, 0}, {3, 0.75}} {
+		bodies := []Body{{Parent: -1}, {Parent: 0, Quat: [4]float64{1, 0, 0, 0}, IQuat: [4]float64{1, 0, 0, 0}, Mass: 2, Inertia: [3]float64{1, 1, 1}}}
+		joints := []Joint{{Type: Slide, Body: 1, Axis: [3]float64{1, 0, 0}, FrictionLoss: 1.5}}
+		acts := []Actuator{{Joint: 0, Gear: 1, GainPrm: [3]float64{1}}}
+		m, err := New(Option{Timestep: 0.002}, bodies, joints, acts, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := NewData(m)
+		d.Ctrl[0] = c.push
+		for range 500 {
+			Step(m, d)
+		}
+		if c.wantAcc == 0 {
+			if math.Abs(d.Qvel[0]) > 1e-3 || math.Abs(d.Qpos[0]) > 1e-3 {
+				t.Errorf("push %g < frictionloss 1.5: the block moves (q %.3g, v %.3g)", c.push, d.Qpos[0], d.Qvel[0])
+			}
+			continue
+		}
+		if math.Abs(d.Qacc[0]-c.wantAcc) > 1e-9 || math.Abs(d.EfcForce[0]+1.5) > 1e-9 {
+			t.Errorf("push %g: qacc %.6g (want %g), friction force %.6g (want −1.5)", c.push, d.Qacc[0], c.wantAcc, d.EfcForce[0])
+		}
 	}
 }

@@ -23,14 +23,17 @@
 //     ctrlrange clamping, forcerange, and the joints' actuatorfrcrange on
 //     the generalized actuator force;
 //   - acceleration: qacc = M⁻¹(passive − bias + actuator), then joint
-//     limits as MuJoCo's soft constraints: a row per active limit (hinge
-//     and slide ranges, ball cone angle; margin), impedance from solimp,
+//     frictionloss and joint limits as MuJoCo's soft constraints: a row
+//     per dof with frictionloss and per active limit (hinge and slide
+//     ranges, ball cone angle; margin), impedance from solimp,
 //     R = (1−imp)/imp·dof_invweight0 (M⁻¹'s diagonal at qpos0, as
 //     mj_setConst), reference acceleration −b·J·q̇ − k·imp·(dist − margin)
-//     from solref (refsafe: timeconst ≥ 2·timestep); the constrained qacc
-//     minimizes MuJoCo's primal cost ½‖a − a₀‖²_M + Σ½·D·min(0, J·a −
-//     aref)², solved exactly by active sets (MuJoCo's Newton converges to
-//     the same minimizer);
+//     from solref (refsafe: timeconst ≥ 2·timestep; no position term for
+//     friction); the constrained qacc minimizes MuJoCo's primal cost
+//     ½‖a − a₀‖²_M + Σ s(J·a − aref) (limits: ½·D·min(0, ·)²; friction:
+//     quadratic within ±R·frictionloss, linear beyond) by Newton's method
+//     with an exact line search, MuJoCo's default solver, iterated to
+//     convergence;
 //   - integration: semi-implicit Euler with joint damping integrated
 //     implicitly (M + h·diag(damping), MuJoCo's default "eulerdamp"), or
 //     implicitfast (M − h·∂f/∂qvel, here diagonal: damping and
@@ -38,9 +41,9 @@
 //     integrate as mj_integratePos (free joints: linear velocity in the
 //     world frame, angular in the body frame).
 //
-// The disable flags (MuJoCo's bit values) constraint, limit, spring,
-// damper, gravity, clampctrl, actuation, refsafe and eulerdamp are
-// honoured. Not simulated yet: equalities, frictionloss, tendons and
+// The disable flags (MuJoCo's bit values) constraint, frictionloss, limit,
+// spring, damper, gravity, clampctrl, actuation, refsafe and eulerdamp
+// are honoured. Not simulated yet: equalities, tendons and
 // contacts (the MJCF import refuses models that need them); RK4 and the
 // implicit integrator are not implemented.
 //

@@ -69,15 +69,16 @@ const (
 
 // Disable flags: MuJoCo's mjtDisableBit values, for the ones implemented.
 const (
-	DisableConstraint = 1 << 0  // all constraints (here: joint limits)
-	DisableLimit      = 1 << 3  // joint limits
-	DisableSpring     = 1 << 5  // passive springs
-	DisableDamper     = 1 << 6  // passive dampers
-	DisableGravity    = 1 << 7  // gravity (and gravcomp)
-	DisableClampCtrl  = 1 << 8  // clamping ctrl to ctrlrange
-	DisableActuation  = 1 << 11 // actuator forces
-	DisableRefSafe    = 1 << 12 // solref timeconst >= 2·timestep
-	DisableEulerDamp  = 1 << 15 // implicit joint damping in Euler
+	DisableConstraint   = 1 << 0  // all constraints (here: joint limits)
+	DisableFrictionLoss = 1 << 2  // joint frictionloss
+	DisableLimit        = 1 << 3  // joint limits
+	DisableSpring       = 1 << 5  // passive springs
+	DisableDamper       = 1 << 6  // passive dampers
+	DisableGravity      = 1 << 7  // gravity (and gravcomp)
+	DisableClampCtrl    = 1 << 8  // clamping ctrl to ctrlrange
+	DisableActuation    = 1 << 11 // actuator forces
+	DisableRefSafe      = 1 << 12 // solref timeconst >= 2·timestep
+	DisableEulerDamp    = 1 << 15 // implicit joint damping in Euler
 )
 
 // Option is the simulation options (MuJoCo's mjOption, the part implemented).
@@ -159,11 +160,17 @@ type Joint struct {
 	// power) are MuJoCo's solreflimit and solimplimit (all zero: MuJoCo's
 	// defaults 0.02, 1 and 0.9, 0.95, 0.001, 0.5, 2); Margin is the
 	// distance at which the limit activates.
-	Limited         bool
-	Range           [2]float64
-	SolRef          [2]float64
-	SolImp          [5]float64
-	Margin          float64
+	Limited bool
+	Range   [2]float64
+	SolRef  [2]float64
+	SolImp  [5]float64
+	Margin  float64
+	// FrictionLoss (N·m or N) is dry friction on each of the joint's dofs:
+	// MuJoCo's frictionloss constraint rows, with SolRefFriction and
+	// SolImpFriction (all zero: MuJoCo's defaults, as SolRef and SolImp).
+	FrictionLoss    float64
+	SolRefFriction  [2]float64
+	SolImpFriction  [5]float64
 	qposAdr, dofAdr int
 }
 
@@ -192,6 +199,7 @@ type Model struct {
 	hasDamping             bool
 	dofInvWeight0          []float64 // MuJoCo's dof_invweight0: inverse inertia at qpos0
 	nLimitRows             int       // the most limit rows at once
+	nFrictionRows          int       // frictionloss rows (one per dof)
 	ancestors              [][]int   // per dof: its ancestor dofs nearest first (for the sparse factor)
 }
 
@@ -303,6 +311,20 @@ func New(opt Option, bodies []Body, joints []Joint, acts []Actuator, keys []Key)
 		}
 		if jt.SolImp == [5]float64{} {
 			jt.SolImp = [5]float64{0.9, 0.95, 0.001, 0.5, 2}
+		}
+		if jt.SolRefFriction == [2]float64{} {
+			jt.SolRefFriction = [2]float64{0.02, 1}
+		}
+		if jt.SolImpFriction == [5]float64{} {
+			jt.SolImpFriction = [5]float64{0.9, 0.95, 0.001, 0.5, 2}
+		}
+		if !finite(jt.FrictionLoss) || jt.FrictionLoss < 0 || !finite(jt.SolRefFriction[:]...) || !finite(jt.SolImpFriction[:]...) {
+			bad("joint %d (%q): frictionloss %g must be finite and >= 0 (and its solref, solimp finite)", j, jt.Name, jt.FrictionLoss)
+		} else if jt.FrictionLoss > 0 {
+			m.nFrictionRows += jt.Type.NV()
+			if (jt.SolRefFriction[0] > 0) != (jt.SolRefFriction[1] > 0) {
+				bad("joint %d (%q): solreffriction %v mixes the standard and direct formats", j, jt.Name, jt.SolRefFriction)
+			}
 		}
 		if jt.Limited {
 			switch {

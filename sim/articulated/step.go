@@ -61,15 +61,18 @@ type Data struct {
 	// joint's dofs (efcJac: 1 value, 3 for a ball), distance EfcPos,
 	// impedance-derived inverse regularizer efcD, reference acceleration
 	// EfcAref and force EfcForce (MuJoCo's efc_* arrays).
-	NEfc            int
-	EfcJnt          []int
-	efcJac          [][3]float64
-	EfcPos, efcD    []float64
-	EfcAref         []float64
-	EfcForce        []float64
-	efcActive       []bool
-	QfrcConstraint  []float64
-	efcDiag, efcRhs []float64
+	NEfc               int
+	EfcType, EfcJnt    []int
+	efcDof, efcN       []int
+	efcJac             [][3]float64
+	EfcPos, efcD, efcR []float64
+	efcFloss           []float64
+	EfcAref            []float64
+	EfcForce           []float64
+	efcActive          []bool
+	efcJar, efcJp      []float64
+	QfrcConstraint     []float64
+	efcG, efcP         []float64
 
 	Warnings Warnings
 }
@@ -90,11 +93,14 @@ func NewData(m *Model) *Data {
 		QfrcBias: v(), QfrcSpring: v(), QfrcDamper: v(), QfrcGravcomp: v(), QfrcPassive: v(),
 		ActuatorLength: make([]float64, nu), ActuatorVelocity: make([]float64, nu), ActuatorForce: make([]float64, nu),
 		QfrcActuator: v(), QfrcSmooth: v(), QaccSmooth: v(), tmp: v(),
-		QfrcConstraint: v(), efcDiag: v(), efcRhs: v(),
+		QfrcConstraint: v(), efcG: v(), efcP: v(),
 	}
-	nr := m.nLimitRows
-	d.EfcJnt, d.efcJac = make([]int, nr), make([][3]float64, nr)
-	d.EfcPos, d.efcD, d.EfcAref, d.EfcForce = make([]float64, nr), make([]float64, nr), make([]float64, nr), make([]float64, nr)
+	nr := m.nLimitRows + m.nFrictionRows
+	f := func() []float64 { return make([]float64, nr) }
+	d.EfcType, d.EfcJnt, d.efcDof, d.efcN = make([]int, nr), make([]int, nr), make([]int, nr), make([]int, nr)
+	d.efcJac = make([][3]float64, nr)
+	d.EfcPos, d.efcD, d.efcR, d.efcFloss, d.EfcAref, d.EfcForce = f(), f(), f(), f(), f(), f()
+	d.efcJar, d.efcJp = f(), f()
 	d.efcActive = make([]bool, nr)
 	Reset(m, d)
 	return d
@@ -184,7 +190,7 @@ func Forward(m *Model, d *Data) {
 	solveLD(m, d.qLD, d.QaccSmooth)
 	copy(d.Qacc, d.QaccSmooth)
 	clear(d.QfrcConstraint)
-	makeLimits(m, d)
+	makeConstraints(m, d)
 	if d.NEfc > 0 {
 		solveConstraints(m, d)
 	}
@@ -651,13 +657,35 @@ func integratePos(m *Model, qpos, qvel []float64, h float64) {
 	}
 }
 
-// makeLimits makes the active joint-limit rows with their impedance and
-// reference acceleration (mj_instantiateLimit, mj_makeImpedance,
-// mj_referenceConstraint): a row activates when its distance to the limit
-// is below the joint's margin.
-func makeLimits(m *Model, d *Data) {
+// Constraint row types (MuJoCo's mjtConstraint, the ones implemented).
+const (
+	RowFriction = 1 // mjCNSTR_FRICTION_DOF: joint frictionloss on one dof
+	RowLimit    = 3 // mjCNSTR_LIMIT_JOINT
+)
+
+// makeConstraints makes the rows of the dofs' frictionloss and of the
+// active joint limits with their impedance and reference acceleration
+// (mj_instantiateFriction, mj_instantiateLimit, mj_makeImpedance,
+// mj_referenceConstraint): a limit row activates when its distance to
+// the limit is below the joint's margin.
+func makeConstraints(m *Model, d *Data) {
 	d.NEfc = 0
-	if m.nLimitRows == 0 || m.Opt.Disable&(DisableConstraint|DisableLimit) != 0 {
+	if m.Opt.Disable&DisableConstraint != 0 {
+		return
+	}
+	if m.Opt.Disable&DisableFrictionLoss == 0 && m.nFrictionRows > 0 {
+		for j := range m.Joints {
+			jt := &m.Joints[j]
+			if jt.FrictionLoss == 0 {
+				continue
+			}
+			da := m.jntDofAdr[j]
+			for k := da; k < da+jt.Type.NV(); k++ {
+				d.addRow(m, RowFriction, j, k, 1, [3]float64{1}, 0, 0, jt.FrictionLoss, d.Qvel[k], jt.SolRefFriction, jt.SolImpFriction)
+			}
+		}
+	}
+	if m.nLimitRows == 0 || m.Opt.Disable&DisableLimit != 0 {
 		return
 	}
 	for j := range m.Joints {
@@ -675,7 +703,7 @@ func makeLimits(m *Model, d *Data) {
 				}
 				dist := side * (r - d.Qpos[a])
 				if dist < jt.Margin {
-					d.addLimit(m, j, [3]float64{-side}, dist, d.Qvel[da]*-side)
+					d.addRow(m, RowLimit, j, da, 1, [3]float64{-side}, dist, jt.Margin, 0, d.Qvel[da]*-side, jt.SolRef, jt.SolImp)
 				}
 			}
 		case Ball:
@@ -688,29 +716,30 @@ func makeLimits(m *Model, d *Data) {
 			dist := max(jt.Range[0], jt.Range[1]) - angle
 			if dist < jt.Margin {
 				jac := scale3(v, -1)
-				d.addLimit(m, j, jac, dist, dot3(jac, vec3{d.Qvel[da], d.Qvel[da+1], d.Qvel[da+2]}))
+				d.addRow(m, RowLimit, j, da, 3, jac, dist, jt.Margin, 0, dot3(jac, vec3{d.Qvel[da], d.Qvel[da+1], d.Qvel[da+2]}), jt.SolRef, jt.SolImp)
 			}
 		}
 	}
 }
 
-// addLimit appends one limit row of joint j: Jacobian jac on its dofs,
-// distance dist, velocity J·qvel.
-func (d *Data) addLimit(m *Model, j int, jac [3]float64, dist, vel float64) {
-	jt := &m.Joints[j]
+// addRow appends one constraint row on dofs dof..dof+n−1 with Jacobian
+// jac, distance dist, margin, frictionloss floss (friction rows), J·q̇ vel
+// and the solver parameters.
+func (d *Data) addRow(m *Model, typ, j, dof, n int, jac [3]float64, dist, margin, floss, vel float64, solref [2]float64, solimp [5]float64) {
 	i := d.NEfc
 	d.NEfc++
-	d.EfcJnt[i], d.efcJac[i], d.EfcPos[i] = j, jac, dist
+	d.EfcType[i], d.EfcJnt[i], d.efcDof[i], d.efcN[i] = typ, j, dof, n
+	d.efcJac[i], d.EfcPos[i], d.efcFloss[i] = jac, dist, floss
 	// impedance (getimpedance): a sigmoid of |dist − margin| / width
-	si := jt.SolImp
+	si := solimp
 	dmin := min(0.9999, max(0.0001, si[0]))
 	dmax := min(0.9999, max(0.0001, si[1]))
 	width, mid, power := max(0, si[2]), min(0.9999, max(0.0001, si[3])), max(1, si[4])
-	imp := dmax
+	var imp float64
 	if dmin == dmax || width <= 1e-15 {
 		imp = 0.5 * (dmin + dmax)
 	} else {
-		x := math.Abs((dist - jt.Margin) / width)
+		x := math.Abs((dist - margin) / width)
 		switch {
 		case x >= 1:
 			imp = dmax
@@ -730,16 +759,18 @@ func (d *Data) addLimit(m *Model, j int, jac [3]float64, dist, vel float64) {
 		}
 	}
 	// R = (1 − imp)/imp · diagApprox, diagApprox = dof_invweight0
-	R := max(1e-15, (1-imp)*m.dofInvWeight0[m.jntDofAdr[j]]/imp)
-	d.efcD[i] = 1 / R
-	ref := jt.SolRef
+	R := max(1e-15, (1-imp)*m.dofInvWeight0[dof]/imp)
+	d.efcR[i], d.efcD[i] = R, 1/R
+	ref := solref
 	if m.Opt.Disable&DisableRefSafe == 0 && ref[0] > 0 {
 		ref[0] = max(ref[0], 2*m.Opt.Timestep)
 	}
 	var k, b float64
-	if ref[0] > 0 {
+	switch {
+	case typ == RowFriction:
+	case ref[0] > 0:
 		k = 1 / max(1e-15, dmax*dmax*ref[0]*ref[0]*ref[1]*ref[1])
-	} else {
+	default:
 		k = -ref[0] / max(1e-15, dmax*dmax)
 	}
 	if ref[1] > 0 {
@@ -747,73 +778,174 @@ func (d *Data) addLimit(m *Model, j int, jac [3]float64, dist, vel float64) {
 	} else {
 		b = -ref[1] / max(1e-15, dmax)
 	}
-	d.EfcAref[i] = -b*vel - k*imp*(dist-jt.Margin)
+	d.EfcAref[i] = -b*vel - k*imp*(dist-margin)
+}
+
+// rowJar returns J_i·x − aref_i.
+func (d *Data) rowJar(i int, x []float64) float64 {
+	da := d.efcDof[i]
+	s := d.efcJac[i][0] * x[da]
+	if d.efcN[i] == 3 {
+		s += d.efcJac[i][1]*x[da+1] + d.efcJac[i][2]*x[da+2]
+	}
+	return s - d.EfcAref[i]
+}
+
+// rowForce returns row i's force at jar and whether it is in its
+// quadratic zone (MuJoCo's mjCNSTRSTATE_QUADRATIC): a limit pushes
+// (−D·jar) only when jar < 0; frictionloss is −D·jar clamped to
+// ±frictionloss.
+func (d *Data) rowForce(i int, jar float64) (float64, bool) {
+	if d.EfcType[i] == RowFriction {
+		f := d.efcFloss[i]
+		switch {
+		case jar <= -d.efcR[i]*f:
+			return f, false
+		case jar >= d.efcR[i]*f:
+			return -f, false
+		}
+		return -d.efcD[i] * jar, true
+	}
+	if jar < 0 {
+		return -d.efcD[i] * jar, true
+	}
+	return 0, false
 }
 
 // solveConstraints finds the constrained acceleration: the minimizer of
-// ½(a − a₀)ᵀM(a − a₀) + Σ ½·D·min(0, J·a − aref)² over a (MuJoCo's primal
-// problem for limit rows, which its Newton solver minimizes), by active
-// sets: with the rows where J·a < aref held, a solves
-// (M + JᵀDJ) a = M a₀ + JᵀD·aref; repeat until the set is stable.
+// MuJoCo's primal cost ½(a − a₀)ᵀM(a − a₀) + Σ s_i(J_i·a − aref_i) (s_i:
+// ½·D·jar² on a limit's compression side; frictionloss's Huber-like
+// cost), by Newton's method with an exact line search, as MuJoCo's
+// default solver, iterated to convergence rather than a tolerance.
 func solveConstraints(m *Model, d *Data) {
-	n := d.NEfc
-	jar := func(i int) float64 {
-		j := d.EfcJnt[i]
-		da := m.jntDofAdr[j]
-		s := d.efcJac[i][0] * d.Qacc[da]
-		if m.Joints[j].Type == Ball {
-			s += d.efcJac[i][1]*d.Qacc[da+1] + d.efcJac[i][2]*d.Qacc[da+2]
-		}
-		return s - d.EfcAref[i]
+	n, nv := d.NEfc, m.NV
+	x, g, p := d.Qacc, d.efcG, d.efcP
+	// the stopping test's force scale
+	scale := 1.0
+	for r := range nv {
+		scale = max(scale, math.Abs(d.QfrcSmooth[r]))
 	}
 	for i := range n {
-		d.efcActive[i] = jar(i) < 0
+		scale = max(scale, d.efcFloss[i])
 	}
-	for range 50 {
-		// H = M + Σ D JᵀJ over the active rows, into qLD
-		nv := m.NV
-		L := d.qLD
-		for i := range nv {
-			L[i*nv+i] = d.QM[i*nv+i]
-			for _, j := range m.ancestors[i] {
-				L[i*nv+j] = d.QM[i*nv+j]
+	for iter := 0; iter < 100; iter++ {
+		// gradient g = M(x − x₀) − Σ J_iᵀ f_i = Mx − qfrc_smooth − Jᵀf
+		for r := range nv {
+			s := -d.QfrcSmooth[r]
+			row := d.QM[r*nv : r*nv+nv]
+			for c, v := range row {
+				s += v * x[c]
+			}
+			g[r] = s
+		}
+		for i := range n {
+			f, quad := d.rowForce(i, d.rowJar(i, x))
+			d.efcActive[i] = quad
+			da := d.efcDof[i]
+			for r := range d.efcN[i] {
+				g[da+r] -= d.efcJac[i][r] * f
 			}
 		}
-		copy(d.efcRhs, d.QfrcSmooth)
+		gn := 0.0
+		for _, v := range g {
+			gn = max(gn, math.Abs(v))
+		}
+		if gn <= 1e-13*scale {
+			break
+		}
+		// Newton direction: H p = −g, H = M + Σ_quadratic D JᵀJ
+		L := d.qLD
+		for r := range nv {
+			L[r*nv+r] = d.QM[r*nv+r]
+			for _, c := range m.ancestors[r] {
+				L[r*nv+c] = d.QM[r*nv+c]
+			}
+		}
 		for i := range n {
 			if !d.efcActive[i] {
 				continue
 			}
-			j := d.EfcJnt[i]
-			da, nd := m.jntDofAdr[j], m.Joints[j].Type.NV()
-			for r := range nd {
-				d.efcRhs[da+r] += d.efcJac[i][r] * d.efcD[i] * d.EfcAref[i]
+			da := d.efcDof[i]
+			for r := range d.efcN[i] {
 				for c := 0; c <= r; c++ {
 					L[(da+r)*nv+da+c] += d.efcD[i] * d.efcJac[i][r] * d.efcJac[i][c]
 				}
 			}
 		}
 		factorLD(m, L)
-		copy(d.Qacc, d.efcRhs)
-		solveLD(m, L, d.Qacc)
-		changed := false
-		for i := range n {
-			if a := jar(i) < 0; a != d.efcActive[i] {
-				d.efcActive[i], changed = a, true
-			}
+		for r := range nv {
+			p[r] = -g[r]
 		}
-		if !changed {
-			break
+		solveLD(m, L, p)
+		// exact line search on the convex piecewise-quadratic cost along
+		// p: φ'(α) = pᵀg₀-part + α·pᵀMp − Σ (J_i p) f_i(jar_i + α J_i p)
+		pMp, pg0 := 0.0, 0.0
+		for r := range nv {
+			row := d.QM[r*nv : r*nv+nv]
+			s := 0.0
+			for c, v := range row {
+				s += v * p[c]
+			}
+			pMp += p[r] * s
+			pg0 += p[r] * (g[r])
+		}
+		// pg0 includes the rows' forces at α = 0; keep the smooth part
+		for i := range n {
+			jp := d.efcJac[i][0] * p[d.efcDof[i]]
+			if d.efcN[i] == 3 {
+				jp += d.efcJac[i][1]*p[d.efcDof[i]+1] + d.efcJac[i][2]*p[d.efcDof[i]+2]
+			}
+			d.efcJp[i] = jp
+			f, _ := d.rowForce(i, d.rowJar(i, x))
+			pg0 += jp * f
+			d.efcJar[i] = d.rowJar(i, x)
+		}
+		deriv := func(a float64) (float64, float64) {
+			v, h := pg0+a*pMp, pMp
+			for i := range n {
+				f, quad := d.rowForce(i, d.efcJar[i]+a*d.efcJp[i])
+				v -= d.efcJp[i] * f
+				if quad {
+					h += d.efcD[i] * d.efcJp[i] * d.efcJp[i]
+				}
+			}
+			return v, h
+		}
+		lo, hi := 0.0, 1.0
+		for k := 0; k < 60; k++ {
+			if v, _ := deriv(hi); v >= 0 {
+				break
+			}
+			lo, hi = hi, 2*hi
+		}
+		a := 1.0
+		for k := 0; k < 100; k++ {
+			v, h := deriv(a)
+			if math.Abs(v) <= 1e-15*(1+math.Abs(pg0)) {
+				break
+			}
+			if v < 0 {
+				lo = a
+			} else {
+				hi = a
+			}
+			next := a - v/h
+			if !(next > lo && next < hi) {
+				next = 0.5 * (lo + hi)
+			}
+			if next == a {
+				break
+			}
+			a = next
+		}
+		for r := range nv {
+			x[r] += a * p[r]
 		}
 	}
 	for i := range n {
-		d.EfcForce[i] = 0
-		if r := jar(i); r < 0 {
-			d.EfcForce[i] = -d.efcD[i] * r
-		}
-		j := d.EfcJnt[i]
-		da, nd := m.jntDofAdr[j], m.Joints[j].Type.NV()
-		for r := range nd {
+		d.EfcForce[i], _ = d.rowForce(i, d.rowJar(i, x))
+		da := d.efcDof[i]
+		for r := range d.efcN[i] {
 			d.QfrcConstraint[da+r] += d.efcJac[i][r] * d.EfcForce[i]
 		}
 	}

@@ -23,19 +23,20 @@ type Articulated struct {
 // LoadArticulated reads the MJCF file at path and compiles it for the
 // articulated engine (generalized coordinates, MuJoCo's equations). It
 // accepts what that engine implements: hinge, slide, ball and free joints
-// with armature, damping, stiffness, springref, actuatorfrcrange and
-// limits (range, solreflimit, solimplimit, margin: MuJoCo's soft limits); body
-// gravcomp; motor, position (kp, kv), velocity and general (fixed or
-// affine gain, none or affine bias, no activation dynamics) actuators on
-// hinge and slide joints with gear, ctrlrange and forcerange; <option>
-// timestep, gravity and integrator (Euler, implicitfast); the <flag>s
-// gravity, spring, damper, actuation, clampctrl, eulerdamp, limit,
-// constraint and refsafe; keyframes
-// (qpos, qvel, ctrl, time). What would change the physics and is not
-// simulated — frictionloss, equalities, tendons, colliding
-// geoms (unless <flag contact="disable"/>) — is an error naming the
-// element, attribute and line (Options.Lenient drops it with a warning).
-// Options' sim-specific fields (substeps, chains, masses) do not apply.
+// with armature, damping, stiffness, springref, actuatorfrcrange, limits
+// (range, solreflimit, solimplimit, margin: MuJoCo's soft limits) and
+// frictionloss (solreffriction, solimpfriction); body gravcomp; motor,
+// position (kp, kv), velocity and general (fixed or affine gain, none or
+// affine bias, no activation dynamics) actuators on hinge and slide
+// joints with gear, ctrlrange and forcerange; <option> timestep, gravity
+// and integrator (Euler, implicitfast); the <flag>s gravity, spring,
+// damper, actuation, clampctrl, eulerdamp, limit, frictionloss,
+// constraint and refsafe; keyframes (qpos, qvel, ctrl, time). What would
+// change the physics and is not simulated — equalities, tendons,
+// colliding geoms (unless <flag contact="disable"/>) — is an error naming
+// the element, attribute and line (Options.Lenient drops it with a
+// warning). Options' sim-specific fields (substeps, chains, masses) do
+// not apply.
 func LoadArticulated(path string, opt Options) (*Articulated, error) {
 	rf := opt.ReadFile
 	if rf == nil {
@@ -191,7 +192,8 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 			joints = append(joints, articulated.Joint{Name: j.name, Type: t, Body: i, Pos: v3(j.pos), Axis: v3(j.axis),
 				Ref: j.ref, SpringRef: j.springref, Stiffness: j.stiffness, Damping: j.damping, Armature: j.arm,
 				ActFrcLimited: j.actfrcLimited, ActFrcRange: j.actfrcRange, Limited: j.limited, Range: [2]float64{j.lo, j.hi},
-				SolRef: j.solref, SolImp: j.solimp, Margin: j.margin})
+				SolRef: j.solref, SolImp: j.solimp, Margin: j.margin,
+				FrictionLoss: j.floss, SolRefFriction: j.solreffr, SolImpFriction: j.solimpfr})
 		}
 	}
 	var acts []articulated.Actuator
@@ -256,9 +258,9 @@ func (c *compiler) artOption(e *element, st *artState) {
 	bits := map[string]int{"gravity": articulated.DisableGravity, "spring": articulated.DisableSpring,
 		"damper": articulated.DisableDamper, "actuation": articulated.DisableActuation,
 		"clampctrl": articulated.DisableClampCtrl, "eulerdamp": articulated.DisableEulerDamp,
-		"limit": articulated.DisableLimit, "constraint": articulated.DisableConstraint, "refsafe": articulated.DisableRefSafe}
+		"limit": articulated.DisableLimit, "frictionloss": articulated.DisableFrictionLoss, "constraint": articulated.DisableConstraint, "refsafe": articulated.DisableRefSafe}
 	// flags that cannot change a model without constraints or contacts
-	harmless := map[string]bool{"equality": true, "frictionloss": true,
+	harmless := map[string]bool{"equality": true,
 		"midphase": true, "warmstart": true, "filterparent": true, "sensor": true,
 		"nativeccd": true, "energy": true, "fwdinv": true, "invdiscrete": true, "island": true, "autoreset": true}
 	for _, ch := range e.children {
@@ -314,6 +316,21 @@ func (c *compiler) artJoint(a *attrSet, j *mjoint) {
 		copy(j.solimp[:], f)
 	}
 	j.margin = a.float("margin", 0)
+	j.floss = a.float("frictionloss", 0)
+	if j.floss < 0 {
+		c.fail(j.e, "frictionloss", "must be >= 0")
+	}
+	j.solreffr = [2]float64{0.02, 1}
+	if f, ok := a.floats("solreffriction", 2, 2); ok {
+		j.solreffr = [2]float64{f[0], f[1]}
+		if (f[0] > 0) != (f[1] > 0) {
+			c.fail(j.e, "solreffriction", "mixes the standard (positive) and direct (negative) formats")
+		}
+	}
+	j.solimpfr = [5]float64{0.9, 0.95, 0.001, 0.5, 2}
+	if f, ok := a.floats("solimpfriction", 1, 5); ok {
+		copy(j.solimpfr[:], f)
+	}
 	if j.typ == "ball" {
 		j.axis = sim.V3(0, 0, 1)
 		if j.limited {

@@ -118,7 +118,7 @@ func maxDiff(a, b []oracleLine, qvel bool) (float64, float64) {
 func TestArticulatedMatchesMuJoCo(t *testing.T) {
 	dir := mujocoJSDir(t)
 	const duration, every, tol = 2.0, 25, 1e-6
-	models := []string{"hinge_chain", "slide_hinge", "ball", "free", "actuators", "nogravity", "combined", "stiff_arm", "limits"}
+	models := []string{"hinge_chain", "slide_hinge", "ball", "free", "actuators", "nogravity", "combined", "stiff_arm", "limits", "friction"}
 	for _, name := range models {
 		t.Run(name, func(t *testing.T) {
 			duration := duration
@@ -206,28 +206,32 @@ func TestStiffArmHoldsKeyframe(t *testing.T) {
 
 // Issue 46's acceptance for constraints: against MuJoCo 3.3.8, the
 // error stays within MuJoCo's own difference between dt and dt/2.
-func TestLimitsWithinMuJoCoDiscretisation(t *testing.T) {
+func TestConstraintsWithinMuJoCoDiscretisation(t *testing.T) {
 	dir := mujocoJSDir(t)
-	path := filepath.Join("testdata", "articulated", "limits.xml")
-	am, err := LoadArticulated(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	const duration, every = 2.0, 25
-	dt := am.Model.Opt.Timestep
-	want := runOracle(t, dir, "--model", path, "--keyframe", "0", "--duration", fmt.Sprint(duration), "--every", fmt.Sprint(every))
-	half := runOracle(t, dir, "--model", path, "--keyframe", "0", "--duration", fmt.Sprint(duration), "--every", fmt.Sprint(2*every), "--timestep", fmt.Sprint(dt/2))
-	got, warn := runEngine(t, am.Model, 0, duration, every)
-	if warn.Total() != 0 {
-		t.Errorf("engine warnings %+v", warn)
-	}
-	if len(half) != len(want) || len(got) != len(want) {
-		t.Fatalf("%d, %d and %d lines", len(got), len(want), len(half))
-	}
-	ours, _ := maxDiff(got, want, false)
-	own, _ := maxDiff(half, want, false)
-	t.Logf("limits: max |Δqpos| against MuJoCo %.3g; MuJoCo dt vs dt/2 %.3g", ours, own)
-	if !(ours <= own) {
-		t.Errorf("max |Δqpos| %.3g exceeds MuJoCo's own dt vs dt/2 difference %.3g", ours, own)
+	for _, name := range []string{"limits", "friction"} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join("testdata", "articulated", name+".xml")
+			am, err := LoadArticulated(path, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			const duration, every = 2.0, 25
+			dt := am.Model.Opt.Timestep
+			want := runOracle(t, dir, "--model", path, "--keyframe", "0", "--duration", fmt.Sprint(duration), "--every", fmt.Sprint(every))
+			half := runOracle(t, dir, "--model", path, "--keyframe", "0", "--duration", fmt.Sprint(duration), "--every", fmt.Sprint(2*every), "--timestep", fmt.Sprint(dt/2))
+			got, warn := runEngine(t, am.Model, 0, duration, every)
+			if warn.Total() != 0 {
+				t.Errorf("engine warnings %+v", warn)
+			}
+			if len(half) != len(want) || len(got) != len(want) {
+				t.Fatalf("%d, %d and %d lines", len(got), len(want), len(half))
+			}
+			ours, _ := maxDiff(got, want, false)
+			own, _ := maxDiff(half, want, false)
+			t.Logf("%s: max |Δqpos| against MuJoCo %.3g; MuJoCo dt vs dt/2 %.3g", name, ours, own)
+			if !(ours <= own) {
+				t.Errorf("max |Δqpos| %.3g exceeds MuJoCo's own dt vs dt/2 difference %.3g", ours, own)
+			}
+		})
 	}
 }

@@ -59,6 +59,9 @@ type mjoint struct {
 	solref        [2]float64
 	solimp        [5]float64
 	margin        float64
+	floss         float64
+	solreffr      [2]float64
+	solimpfr      [5]float64
 }
 
 // mgeom is an MJCF geom during compilation.
@@ -256,7 +259,7 @@ func (c *compiler) joint(e *element, bi int, cls *class) {
 	if j.damping < 0 || j.stiffness < 0 || j.arm < 0 {
 		c.fail(e, "damping", "damping, stiffness and armature must be >= 0")
 	}
-	if fl := a.float("frictionloss", 0); fl != 0 {
+	if fl := a.float("frictionloss", 0); fl != 0 && !c.art {
 		c.fail(e, "frictionloss", "(dry joint friction) is not in the engine")
 	}
 	if c.art {
