@@ -73,6 +73,9 @@ type Data struct {
 	efcJar, efcJp      []float64
 	QfrcConstraint     []float64
 	efcG, efcP         []float64
+	// SolverIter is the number of Newton iterations of the last constraint
+	// solve (MuJoCo's solver_niter).
+	SolverIter int
 
 	Warnings Warnings
 }
@@ -828,7 +831,9 @@ func solveConstraints(m *Model, d *Data) {
 	for i := range n {
 		scale = max(scale, d.efcFloss[i])
 	}
+	d.SolverIter = 0
 	for iter := 0; iter < 100; iter++ {
+		d.SolverIter = iter
 		// gradient g = M(x − x₀) − Σ J_iᵀ f_i = Mx − qfrc_smooth − Jᵀf
 		for r := range nv {
 			s := -d.QfrcSmooth[r]

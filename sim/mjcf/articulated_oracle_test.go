@@ -121,6 +121,7 @@ func TestArticulatedMatchesMuJoCo(t *testing.T) {
 	models := []string{"hinge_chain", "slide_hinge", "ball", "free", "actuators", "nogravity", "combined", "stiff_arm", "limits", "friction"}
 	for _, name := range models {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each waits mostly on its Node process
 			duration := duration
 			if name == "stiff_arm" {
 				// issue 46: Panda-stiff servos hold the keyframe for 10 s
@@ -210,6 +211,7 @@ func TestConstraintsWithinMuJoCoDiscretisation(t *testing.T) {
 	dir := mujocoJSDir(t)
 	for _, name := range []string{"limits", "friction"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			path := filepath.Join("testdata", "articulated", name+".xml")
 			am, err := LoadArticulated(path, Options{})
 			if err != nil {
