@@ -108,7 +108,10 @@ func TestStepAllocatesNothing(t *testing.T) {
 			m.Joints[j].Limited, m.Joints[j].Range = true, [2]float64{-0.1, 0.1}
 			m.Joints[j].FrictionLoss = 0.5
 		}
-		m, err := New(m.Opt, m.Bodies, m.Joints, m.Actuators, nil)
+		// a joint equality and a connect make dense rows
+		m, err := New(m.Opt, m.Bodies, m.Joints, m.Actuators, nil,
+			Equality{Type: EqJoint, Obj1: 5, Obj2: 2, PolyCoef: [5]float64{0, 0.5}},
+			Equality{Type: EqConnect, Obj1: 7, Obj2: 0, Anchor: [3]float64{0, 0, 0.3}})
 		if err != nil {
 			t.Fatal(err)
 		}

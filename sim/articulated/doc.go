@@ -22,18 +22,23 @@
 //     (MuJoCo's motor, position with kv, velocity and general shortcuts),
 //     ctrlrange clamping, forcerange, and the joints' actuatorfrcrange on
 //     the generalized actuator force;
-//   - acceleration: qacc = M⁻¹(passive − bias + actuator), then joint
-//     frictionloss and joint limits as MuJoCo's soft constraints: a row
-//     per dof with frictionloss and per active limit (hinge and slide
-//     ranges, ball cone angle; margin), impedance from solimp,
-//     R = (1−imp)/imp·dof_invweight0 (M⁻¹'s diagonal at qpos0, as
-//     mj_setConst), reference acceleration −b·J·q̇ − k·imp·(dist − margin)
+//   - acceleration: qacc = M⁻¹(passive − bias + actuator), then
+//     equality constraints (connect: a body point held on another body or
+//     the world, 3 rows; joint: one joint a quartic polynomial of
+//     another, or locked), joint frictionloss and joint limits as MuJoCo's
+//     soft constraints: always-on equality rows, a row per dof with
+//     frictionloss and per active limit (hinge and slide ranges, ball cone
+//     angle; margin), impedance from solimp (a connect's from the norm of
+//     its violation),
+//     R = (1−imp)/imp·diagApprox (dof_invweight0: M⁻¹'s diagonal at
+//     qpos0; body_invweight0 for connects, as mj_setConst), reference acceleration −b·J·q̇ − k·imp·(dist − margin)
 //     from solref (refsafe: timeconst ≥ 2·timestep; no position term for
 //     friction); the constrained qacc minimizes MuJoCo's primal cost
 //     ½‖a − a₀‖²_M + Σ s(J·a − aref) (limits: ½·D·min(0, ·)²; friction:
 //     quadratic within ±R·frictionloss, linear beyond) by Newton's method
 //     with an exact line search, MuJoCo's default solver, iterated to
-//     convergence;
+//     convergence (the tree-sparse factor of H = M + JᵀDJ, or a dense
+//     Cholesky when an equality row couples branches);
 //   - integration: semi-implicit Euler with joint damping integrated
 //     implicitly (M + h·diag(damping), MuJoCo's default "eulerdamp"), or
 //     implicitfast (M − h·∂f/∂qvel, here diagonal: damping and
@@ -41,9 +46,10 @@
 //     integrate as mj_integratePos (free joints: linear velocity in the
 //     world frame, angular in the body frame).
 //
-// The disable flags (MuJoCo's bit values) constraint, frictionloss, limit,
-// spring, damper, gravity, clampctrl, actuation, refsafe and eulerdamp
-// are honoured. Not simulated yet: equalities, tendons and
+// The disable flags (MuJoCo's bit values) constraint, equality,
+// frictionloss, limit, spring, damper, gravity, clampctrl, actuation,
+// refsafe and eulerdamp are honoured. Not simulated yet: weld and tendon
+// equalities, site-based connects, tendons and
 // contacts (the MJCF import refuses models that need them); RK4 and the
 // implicit integrator are not implemented.
 //

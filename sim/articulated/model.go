@@ -69,7 +69,8 @@ const (
 
 // Disable flags: MuJoCo's mjtDisableBit values, for the ones implemented.
 const (
-	DisableConstraint   = 1 << 0  // all constraints (here: joint limits)
+	DisableConstraint   = 1 << 0  // all constraints
+	DisableEquality     = 1 << 1  // equality constraints
 	DisableFrictionLoss = 1 << 2  // joint frictionloss
 	DisableLimit        = 1 << 3  // joint limits
 	DisableSpring       = 1 << 5  // passive springs
@@ -182,6 +183,8 @@ type Model struct {
 	Joints    []Joint
 	Actuators []Actuator
 	Keys      []Key
+	// Equalities are the equality constraints (New's trailing arguments).
+	Equalities []Equality
 
 	NQ, NV, NU int
 	Qpos0      []float64
@@ -200,7 +203,9 @@ type Model struct {
 	dofInvWeight0          []float64 // MuJoCo's dof_invweight0: inverse inertia at qpos0
 	nLimitRows             int       // the most limit rows at once
 	nFrictionRows          int       // frictionloss rows (one per dof)
-	ancestors              [][]int   // per dof: its ancestor dofs nearest first (for the sparse factor)
+	nEqRows                int       // equality rows
+	bodyInvWeight0         [][2]float64
+	ancestors              [][]int // per dof: its ancestor dofs nearest first (for the sparse factor)
 }
 
 // QposAdr returns joint j's first qpos index.
@@ -222,9 +227,9 @@ func finite(x ...float64) bool {
 // body's parent must precede it, each body's joints must be contiguous and
 // in order, quaternions are normalized. It returns an error naming what is
 // wrong.
-func New(opt Option, bodies []Body, joints []Joint, acts []Actuator, keys []Key) (*Model, error) {
+func New(opt Option, bodies []Body, joints []Joint, acts []Actuator, keys []Key, eqs ...Equality) (*Model, error) {
 	m := &Model{Opt: opt, Bodies: append([]Body(nil), bodies...), Joints: append([]Joint(nil), joints...),
-		Actuators: append([]Actuator(nil), acts...)}
+		Actuators: append([]Actuator(nil), acts...), Equalities: append([]Equality(nil), eqs...)}
 	var errs []error
 	bad := func(f string, a ...any) { errs = append(errs, fmt.Errorf("articulated: "+f, a...)) }
 	if !(opt.Timestep > 0) || !finite(opt.Timestep) {
@@ -482,6 +487,7 @@ func New(opt Option, bodies []Body, joints []Joint, acts []Actuator, keys []Key)
 		}
 		m.Keys = append(m.Keys, key)
 	}
+	m.validateEqualities(bad)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -514,6 +520,7 @@ func (m *Model) setConst() {
 		solveLD(m, d.qLD, x)
 		return x[k]
 	}
+	m.setEqualityConst(d, hasChild)
 	for j := range m.Joints {
 		jt := &m.Joints[j]
 		da := m.jntDofAdr[j]

@@ -61,18 +61,20 @@ type Data struct {
 	// joint's dofs (efcJac: 1 value, 3 for a ball), distance EfcPos,
 	// impedance-derived inverse regularizer efcD, reference acceleration
 	// EfcAref and force EfcForce (MuJoCo's efc_* arrays).
-	NEfc               int
-	EfcType, EfcJnt    []int
-	efcDof, efcN       []int
-	efcJac             [][3]float64
-	EfcPos, efcD, efcR []float64
-	efcFloss           []float64
-	EfcAref            []float64
-	EfcForce           []float64
-	efcActive          []bool
-	efcJar, efcJp      []float64
-	QfrcConstraint     []float64
-	efcG, efcP         []float64
+	NEfc                int
+	EfcType, EfcJnt     []int
+	efcDof, efcN        []int
+	efcJac              [][3]float64
+	EfcPos, efcD, efcR  []float64
+	efcFloss            []float64
+	EfcAref             []float64
+	EfcForce            []float64
+	efcActive           []bool
+	efcJar, efcJp       []float64
+	QfrcConstraint      []float64
+	efcG, efcP          []float64
+	efcJd, efcH, efcRow []float64 // dense rows (equalities), dense H, one row
+	eqJac               []float64 // point Jacobians of connect constraints
 	// SolverIter is the number of Newton iterations of the last constraint
 	// solve (MuJoCo's solver_niter).
 	SolverIter int
@@ -98,13 +100,17 @@ func NewData(m *Model) *Data {
 		QfrcActuator: v(), QfrcSmooth: v(), QaccSmooth: v(), tmp: v(),
 		QfrcConstraint: v(), efcG: v(), efcP: v(),
 	}
-	nr := m.nLimitRows + m.nFrictionRows
+	nr := m.nLimitRows + m.nFrictionRows + m.nEqRows
 	f := func() []float64 { return make([]float64, nr) }
 	d.EfcType, d.EfcJnt, d.efcDof, d.efcN = make([]int, nr), make([]int, nr), make([]int, nr), make([]int, nr)
 	d.efcJac = make([][3]float64, nr)
 	d.EfcPos, d.efcD, d.efcR, d.efcFloss, d.EfcAref, d.EfcForce = f(), f(), f(), f(), f(), f()
 	d.efcJar, d.efcJp = f(), f()
 	d.efcActive = make([]bool, nr)
+	if m.nEqRows > 0 {
+		d.efcJd, d.efcH, d.efcRow = make([]float64, nr*nv), make([]float64, nv*nv), make([]float64, nv)
+		d.eqJac = make([]float64, 9*nv)
+	}
 	Reset(m, d)
 	return d
 }
@@ -662,6 +668,7 @@ func integratePos(m *Model, qpos, qvel []float64, h float64) {
 
 // Constraint row types (MuJoCo's mjtConstraint, the ones implemented).
 const (
+	RowEquality = 0 // mjCNSTR_EQUALITY: always-on rows of equality constraints
 	RowFriction = 1 // mjCNSTR_FRICTION_DOF: joint frictionloss on one dof
 	RowLimit    = 3 // mjCNSTR_LIMIT_JOINT
 )
@@ -676,6 +683,9 @@ func makeConstraints(m *Model, d *Data) {
 	if m.Opt.Disable&DisableConstraint != 0 {
 		return
 	}
+	if m.Opt.Disable&DisableEquality == 0 && len(m.Equalities) > 0 {
+		makeEqualities(m, d)
+	}
 	if m.Opt.Disable&DisableFrictionLoss == 0 && m.nFrictionRows > 0 {
 		for j := range m.Joints {
 			jt := &m.Joints[j]
@@ -684,7 +694,7 @@ func makeConstraints(m *Model, d *Data) {
 			}
 			da := m.jntDofAdr[j]
 			for k := da; k < da+jt.Type.NV(); k++ {
-				d.addRow(m, RowFriction, j, k, 1, [3]float64{1}, 0, 0, jt.FrictionLoss, d.Qvel[k], jt.SolRefFriction, jt.SolImpFriction)
+				d.addRow(m, RowFriction, j, k, 1, [3]float64{1}, 0, 0, 0, jt.FrictionLoss, d.Qvel[k], m.dofInvWeight0[k], jt.SolRefFriction, jt.SolImpFriction)
 			}
 		}
 	}
@@ -706,7 +716,7 @@ func makeConstraints(m *Model, d *Data) {
 				}
 				dist := side * (r - d.Qpos[a])
 				if dist < jt.Margin {
-					d.addRow(m, RowLimit, j, da, 1, [3]float64{-side}, dist, jt.Margin, 0, d.Qvel[da]*-side, jt.SolRef, jt.SolImp)
+					d.addRow(m, RowLimit, j, da, 1, [3]float64{-side}, dist, dist, jt.Margin, 0, d.Qvel[da]*-side, m.dofInvWeight0[da], jt.SolRef, jt.SolImp)
 				}
 			}
 		case Ball:
@@ -719,7 +729,7 @@ func makeConstraints(m *Model, d *Data) {
 			dist := max(jt.Range[0], jt.Range[1]) - angle
 			if dist < jt.Margin {
 				jac := scale3(v, -1)
-				d.addRow(m, RowLimit, j, da, 3, jac, dist, jt.Margin, 0, dot3(jac, vec3{d.Qvel[da], d.Qvel[da+1], d.Qvel[da+2]}), jt.SolRef, jt.SolImp)
+				d.addRow(m, RowLimit, j, da, 3, jac, dist, dist, jt.Margin, 0, dot3(jac, vec3{d.Qvel[da], d.Qvel[da+1], d.Qvel[da+2]}), m.dofInvWeight0[da], jt.SolRef, jt.SolImp)
 			}
 		}
 	}
@@ -728,7 +738,10 @@ func makeConstraints(m *Model, d *Data) {
 // addRow appends one constraint row on dofs dof..dof+n−1 with Jacobian
 // jac, distance dist, margin, frictionloss floss (friction rows), J·q̇ vel
 // and the solver parameters.
-func (d *Data) addRow(m *Model, typ, j, dof, n int, jac [3]float64, dist, margin, floss, vel float64, solref [2]float64, solimp [5]float64) {
+//
+// The impedance is a function of impDist (MuJoCo's getposdim: the norm of
+// a connect's 3-vector violation, else dist).
+func (d *Data) addRow(m *Model, typ, j, dof, n int, jac [3]float64, dist, impDist, margin, floss, vel, invw float64, solref [2]float64, solimp [5]float64) {
 	i := d.NEfc
 	d.NEfc++
 	d.EfcType[i], d.EfcJnt[i], d.efcDof[i], d.efcN[i] = typ, j, dof, n
@@ -742,7 +755,7 @@ func (d *Data) addRow(m *Model, typ, j, dof, n int, jac [3]float64, dist, margin
 	if dmin == dmax || width <= 1e-15 {
 		imp = 0.5 * (dmin + dmax)
 	} else {
-		x := math.Abs((dist - margin) / width)
+		x := math.Abs((impDist - margin) / width)
 		switch {
 		case x >= 1:
 			imp = dmax
@@ -761,8 +774,9 @@ func (d *Data) addRow(m *Model, typ, j, dof, n int, jac [3]float64, dist, margin
 			imp = dmin + y*(dmax-dmin)
 		}
 	}
-	// R = (1 − imp)/imp · diagApprox, diagApprox = dof_invweight0
-	R := max(1e-15, (1-imp)*m.dofInvWeight0[dof]/imp)
+	// R = (1 − imp)/imp · diagApprox (dof_invweight0, or the bodies' or
+	// joints' sum for equalities)
+	R := max(1e-15, (1-imp)*invw/imp)
 	d.efcR[i], d.efcD[i] = R, 1/R
 	ref := solref
 	if m.Opt.Disable&DisableRefSafe == 0 && ref[0] > 0 {
@@ -786,6 +800,14 @@ func (d *Data) addRow(m *Model, typ, j, dof, n int, jac [3]float64, dist, margin
 
 // rowJar returns J_i·x − aref_i.
 func (d *Data) rowJar(i int, x []float64) float64 {
+	if d.efcN[i] == 0 {
+		nv := len(x)
+		s := 0.0
+		for k, v := range d.efcJd[i*nv : i*nv+nv] {
+			s += v * x[k]
+		}
+		return s - d.EfcAref[i]
+	}
 	da := d.efcDof[i]
 	s := d.efcJac[i][0] * x[da]
 	if d.efcN[i] == 3 {
@@ -799,6 +821,9 @@ func (d *Data) rowJar(i int, x []float64) float64 {
 // (−D·jar) only when jar < 0; frictionloss is −D·jar clamped to
 // ±frictionloss.
 func (d *Data) rowForce(i int, jar float64) (float64, bool) {
+	if d.EfcType[i] == RowEquality {
+		return -d.efcD[i] * jar, true
+	}
 	if d.EfcType[i] == RowFriction {
 		f := d.efcFloss[i]
 		switch {
@@ -831,6 +856,10 @@ func solveConstraints(m *Model, d *Data) {
 	for i := range n {
 		scale = max(scale, d.efcFloss[i])
 	}
+	dense := false // an equality row couples dofs across branches
+	for i := range n {
+		dense = dense || d.efcN[i] == 0
+	}
 	d.SolverIter = 0
 	for iter := 0; iter < 100; iter++ {
 		d.SolverIter = iter
@@ -846,10 +875,7 @@ func solveConstraints(m *Model, d *Data) {
 		for i := range n {
 			f, quad := d.rowForce(i, d.rowJar(i, x))
 			d.efcActive[i] = quad
-			da := d.efcDof[i]
-			for r := range d.efcN[i] {
-				g[da+r] -= d.efcJac[i][r] * f
-			}
+			d.addJT(i, -f, g)
 		}
 		gn := 0.0
 		for _, v := range g {
@@ -859,31 +885,52 @@ func solveConstraints(m *Model, d *Data) {
 			break
 		}
 		// Newton direction: H p = −g, H = M + Σ_quadratic D JᵀJ
-		L := d.qLD
-		for r := range nv {
-			L[r*nv+r] = d.QM[r*nv+r]
-			for _, c := range m.ancestors[r] {
-				L[r*nv+c] = d.QM[r*nv+c]
-			}
-		}
-		for i := range n {
-			if !d.efcActive[i] {
-				continue
-			}
-			da := d.efcDof[i]
-			for r := range d.efcN[i] {
-				for c := 0; c <= r; c++ {
-					L[(da+r)*nv+da+c] += d.efcD[i] * d.efcJac[i][r] * d.efcJac[i][c]
-				}
-			}
-		}
-		factorLD(m, L)
 		for r := range nv {
 			p[r] = -g[r]
 		}
-		solveLD(m, L, p)
+		if dense {
+			H := d.efcH
+			copy(H, d.QM)
+			for i := range n {
+				if !d.efcActive[i] {
+					continue
+				}
+				d.rowDense(i, nv)
+				J := d.efcRow
+				for r := range nv {
+					if J[r] == 0 {
+						continue
+					}
+					for c := range nv {
+						H[r*nv+c] += d.efcD[i] * J[r] * J[c]
+					}
+				}
+			}
+			cholSolve(H, p, nv)
+		} else {
+			L := d.qLD
+			for r := range nv {
+				L[r*nv+r] = d.QM[r*nv+r]
+				for _, c := range m.ancestors[r] {
+					L[r*nv+c] = d.QM[r*nv+c]
+				}
+			}
+			for i := range n {
+				if !d.efcActive[i] {
+					continue
+				}
+				da := d.efcDof[i]
+				for r := range d.efcN[i] {
+					for c := 0; c <= r; c++ {
+						L[(da+r)*nv+da+c] += d.efcD[i] * d.efcJac[i][r] * d.efcJac[i][c]
+					}
+				}
+			}
+			factorLD(m, L)
+			solveLD(m, L, p)
+		}
 		// exact line search on the convex piecewise-quadratic cost along
-		// p: φ'(α) = pᵀg₀-part + α·pᵀMp − Σ (J_i p) f_i(jar_i + α J_i p)
+		// p: φ'(α) = pᵀM(x − x₀) + α·pᵀMp − Σ (J_i p) f_i(jar_i + α J_i p)
 		pMp, pg0 := 0.0, 0.0
 		for r := range nv {
 			row := d.QM[r*nv : r*nv+nv]
@@ -892,18 +939,14 @@ func solveConstraints(m *Model, d *Data) {
 				s += v * p[c]
 			}
 			pMp += p[r] * s
-			pg0 += p[r] * (g[r])
+			pg0 += p[r] * g[r]
 		}
-		// pg0 includes the rows' forces at α = 0; keep the smooth part
+		// pᵀg includes −Σ (J_i p) f_i at α = 0: add it back
 		for i := range n {
-			jp := d.efcJac[i][0] * p[d.efcDof[i]]
-			if d.efcN[i] == 3 {
-				jp += d.efcJac[i][1]*p[d.efcDof[i]+1] + d.efcJac[i][2]*p[d.efcDof[i]+2]
-			}
-			d.efcJp[i] = jp
-			f, _ := d.rowForce(i, d.rowJar(i, x))
-			pg0 += jp * f
 			d.efcJar[i] = d.rowJar(i, x)
+			d.efcJp[i] = d.rowJar(i, p) + d.EfcAref[i]
+			f, _ := d.rowForce(i, d.efcJar[i])
+			pg0 += d.efcJp[i] * f
 		}
 		deriv := func(a float64) (float64, float64) {
 			v, h := pg0+a*pMp, pMp
@@ -949,9 +992,67 @@ func solveConstraints(m *Model, d *Data) {
 	}
 	for i := range n {
 		d.EfcForce[i], _ = d.rowForce(i, d.rowJar(i, x))
-		da := d.efcDof[i]
-		for r := range d.efcN[i] {
-			d.QfrcConstraint[da+r] += d.efcJac[i][r] * d.EfcForce[i]
+		d.addJT(i, d.EfcForce[i], d.QfrcConstraint)
+	}
+}
+
+// addJT adds J_iᵀ·f to out.
+func (d *Data) addJT(i int, f float64, out []float64) {
+	if d.efcN[i] == 0 {
+		nv := len(out)
+		for k, v := range d.efcJd[i*nv : i*nv+nv] {
+			out[k] += v * f
 		}
+		return
+	}
+	da := d.efcDof[i]
+	for r := range d.efcN[i] {
+		out[da+r] += d.efcJac[i][r] * f
+	}
+}
+
+// rowDense writes row i's Jacobian as a dense nv-vector into efcRow.
+func (d *Data) rowDense(i, nv int) {
+	if d.efcN[i] == 0 {
+		copy(d.efcRow, d.efcJd[i*nv:i*nv+nv])
+		return
+	}
+	clear(d.efcRow)
+	for r := range d.efcN[i] {
+		d.efcRow[d.efcDof[i]+r] = d.efcJac[i][r]
+	}
+}
+
+// cholSolve solves H x = b in place (b becomes x) for symmetric positive
+// definite H (nv×nv row-major, overwritten by its Cholesky factor).
+func cholSolve(H, b []float64, nv int) {
+	for j := range nv {
+		s := H[j*nv+j]
+		for k := range j {
+			s -= H[j*nv+k] * H[j*nv+k]
+		}
+		s = math.Sqrt(max(s, 1e-300))
+		H[j*nv+j] = s
+		for i := j + 1; i < nv; i++ {
+			t := H[i*nv+j]
+			for k := range j {
+				t -= H[i*nv+k] * H[j*nv+k]
+			}
+			H[i*nv+j] = t / s
+		}
+	}
+	for i := range nv {
+		t := b[i]
+		for k := range i {
+			t -= H[i*nv+k] * b[k]
+		}
+		b[i] = t / H[i*nv+i]
+	}
+	for i := nv - 1; i >= 0; i-- {
+		t := b[i]
+		for k := i + 1; k < nv; k++ {
+			t -= H[k*nv+i] * b[k]
+		}
+		b[i] = t / H[i*nv+i]
 	}
 }

@@ -32,7 +32,8 @@ type Articulated struct {
 // and integrator (Euler, implicitfast); the <flag>s gravity, spring,
 // damper, actuation, clampctrl, eulerdamp, limit, frictionloss,
 // constraint and refsafe; keyframes (qpos, qvel, ctrl, time). What would
-// change the physics and is not simulated — equalities, tendons,
+// change the physics and is not simulated — weld and tendon equalities,
+// tendons,
 // colliding geoms (unless <flag contact="disable"/>) — is an error naming
 // the element, attribute and line (Options.Lenient drops it with a
 // warning). Options' sim-specific fields (substeps, chains, masses) do
@@ -110,7 +111,7 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 	}
 	st := &artState{opt: articulated.Option{Timestep: 0.002, Gravity: [3]float64{0, 0, -9.81}}}
 	var world *element
-	var actuators, keys []*element
+	var actuators, keys, equalities []*element
 	for _, e := range root.children {
 		switch e.name {
 		case "compiler", "default", "asset":
@@ -129,9 +130,7 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 		case "contact":
 			c.dropped(e, "contacts are not simulated by the articulated engine")
 		case "equality":
-			if len(e.children) > 0 {
-				c.unsupported(e, "equality constraints are not in the articulated engine yet")
-			}
+			equalities = append(equalities, e)
 		case "size", "visual", "statistic", "sensor", "custom":
 			c.dropped(e, "does not change the dynamics")
 		case "tendon":
@@ -204,6 +203,14 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 			}
 		}
 	}
+	var eqs []articulated.Equality
+	for _, sec := range equalities {
+		for _, e := range sec.children {
+			if q, ok := c.artEquality(e, jointOf); ok {
+				eqs = append(eqs, q)
+			}
+		}
+	}
 	if len(c.errs) > 0 {
 		return nil
 	}
@@ -215,7 +222,7 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 	if len(c.errs) > 0 {
 		return nil
 	}
-	m, err := articulated.New(st.opt, bodies, joints, acts, ks)
+	m, err := articulated.New(st.opt, bodies, joints, acts, ks, eqs...)
 	if err != nil {
 		c.errs = append(c.errs, fmt.Errorf("mjcf: %w", err))
 		return nil
@@ -258,9 +265,10 @@ func (c *compiler) artOption(e *element, st *artState) {
 	bits := map[string]int{"gravity": articulated.DisableGravity, "spring": articulated.DisableSpring,
 		"damper": articulated.DisableDamper, "actuation": articulated.DisableActuation,
 		"clampctrl": articulated.DisableClampCtrl, "eulerdamp": articulated.DisableEulerDamp,
-		"limit": articulated.DisableLimit, "frictionloss": articulated.DisableFrictionLoss, "constraint": articulated.DisableConstraint, "refsafe": articulated.DisableRefSafe}
+		"limit": articulated.DisableLimit, "frictionloss": articulated.DisableFrictionLoss,
+		"equality": articulated.DisableEquality, "constraint": articulated.DisableConstraint, "refsafe": articulated.DisableRefSafe}
 	// flags that cannot change a model without constraints or contacts
-	harmless := map[string]bool{"equality": true,
+	harmless := map[string]bool{
 		"midphase": true, "warmstart": true, "filterparent": true, "sensor": true,
 		"nativeccd": true, "energy": true, "fwdinv": true, "invdiscrete": true, "island": true, "autoreset": true}
 	for _, ch := range e.children {
@@ -508,4 +516,91 @@ func (c *compiler) artKeys(keys []*element, nq, nu int) []articulated.Key {
 		}
 	}
 	return out
+}
+
+// artEquality reads a joint or connect equality (body semantics).
+func (c *compiler) artEquality(e *element, jointOf map[*mjoint]int) (articulated.Equality, bool) {
+	main := c.classes["main"]
+	a := c.attrsOf(e, "equality", c.classFor(e, main))
+	out := articulated.Equality{Name: a.str("name", ""), Obj2: -1}
+	switch e.name {
+	case "joint", "connect":
+	default:
+		a.ignore(attrNames(e)...)
+		for k := range a.def {
+			a.used[k] = true
+		}
+		c.unsupported(e, "only joint and connect equalities are in the articulated engine")
+		return out, false
+	}
+	out.Inactive = !a.bool("active", true)
+	if f, ok := a.floats("solref", 2, 2); ok {
+		out.SolRef = [2]float64{f[0], f[1]}
+		if (f[0] > 0) != (f[1] > 0) {
+			c.fail(e, "solref", "mixes the standard (positive) and direct (negative) formats")
+		}
+	} else {
+		out.SolRef = [2]float64{0.02, 1}
+	}
+	out.SolImp = [5]float64{0.9, 0.95, 0.001, 0.5, 2}
+	if f, ok := a.floats("solimp", 1, 5); ok {
+		copy(out.SolImp[:], f)
+	}
+	ok := true
+	switch e.name {
+	case "joint":
+		out.Type = articulated.EqJoint
+		joint := func(attr string) int {
+			name := a.str(attr, "")
+			if name == "" {
+				return -1
+			}
+			j, found := c.jointIdx[name]
+			if !found || (j.typ != "hinge" && j.typ != "slide") {
+				c.fail(e, attr, fmt.Sprintf("%q must name a hinge or slide joint", name))
+				ok = false
+				return -1
+			}
+			return jointOf[j]
+		}
+		out.Obj1, out.Obj2 = joint("joint1"), joint("joint2")
+		if out.Obj1 < 0 && ok {
+			c.fail(e, "joint1", "is required")
+			ok = false
+		}
+		out.PolyCoef = [5]float64{0, 1, 0, 0, 0}
+		if f, found := a.floats("polycoef", 1, 5); found {
+			out.PolyCoef = [5]float64{}
+			copy(out.PolyCoef[:], f)
+		}
+	case "connect":
+		out.Type = articulated.EqConnect
+		if a.has("site1") || a.has("site2") {
+			c.fail(e, "site1", "site-based connect is not in the articulated engine (use body1, body2 and anchor)")
+			a.ignore("site1", "site2")
+			ok = false
+		}
+		b1, found := c.bodyByName(e, "body1", a.str("body1", ""))
+		ok = ok && found
+		out.Obj1 = b1
+		out.Obj2 = 0
+		if n := a.str("body2", ""); n != "" {
+			b2, found := c.bodyByName(e, "body2", n)
+			ok = ok && found
+			out.Obj2 = b2
+		}
+		if f, found := a.floats("anchor", 3, 3); found {
+			out.Anchor = [3]float64{f[0], f[1], f[2]}
+		} else {
+			c.fail(e, "anchor", "is required")
+			ok = false
+		}
+		if ok && out.Obj1 == out.Obj2 {
+			c.fail(e, "body2", "must differ from body1")
+			ok = false
+		}
+	}
+	a.ignore("class")
+	a.finish()
+	return out, ok
 }

@@ -17,7 +17,7 @@ func TestArticulatedRefusesWhatItDoesNotSimulate(t *testing.T) {
 		{"ball range", body(`<joint type="ball" range="10 40"/>`), "(0, angle)"},
 		{"solreflimit", body(`<joint range="-1 1" solreflimit="0.02 -1"/>`), "solreflimit"},
 		{"frictionloss", body(`<joint frictionloss="-0.1"/>`), `"frictionloss"`},
-		{"equality", `<mujoco><worldbody/><equality><weld body1="a"/></equality></mujoco>`, "equality"},
+		{"weld", `<mujoco><worldbody/><equality><weld body1="a"/></equality></mujoco>`, "joint and connect"},
 		{"tendon", `<mujoco><worldbody/><tendon><fixed name="t"/></tendon></mujoco>`, "tendons"},
 		{"contacts", `<mujoco><worldbody><body><joint/><geom size="0.1"/></body></worldbody></mujoco>`, "contacts are not simulated"},
 		{"muscle", body(`<joint name="j"/>`)[:len(body(`<joint name="j"/>`))-len(`</mujoco>`)] + `<actuator><muscle joint="j"/></actuator></mujoco>`, "only motor"},
