@@ -66,9 +66,13 @@ if (opt.ctrl) {
 const steps = Math.round(opt.duration / model.opt.timestep);
 if (opt.speed) {
   const t0 = process.hrtime.bigint();
+  const c0 = process.cpuUsage();
   for (let i = 0; i < steps; i++) mj.mj_step(model, data);
   const s = Number(process.hrtime.bigint() - t0) / 1e9;
-  console.log(JSON.stringify({ steps, seconds: s, steps_per_second: steps / s, timestep: model.opt.timestep, version: mj.mj_versionString() }));
+  const c = process.cpuUsage(c0);
+  const cpu = (c.user + c.system) / 1e6;
+  console.log(JSON.stringify({ steps, seconds: s, steps_per_second: steps / s, cpu_seconds: cpu,
+    steps_per_cpu_second: steps / cpu, timestep: model.opt.timestep, version: mj.mj_versionString() }));
 } else {
   const out = [];
   const line = () => out.push(JSON.stringify({ time: data.time, qpos: Array.from(data.qpos), qvel: Array.from(data.qvel) }));

@@ -49,6 +49,17 @@ func mulMatTVec(m *[9]float64, v vec3) vec3 {
 	return vec3{m[0]*v[0] + m[3]*v[1] + m[6]*v[2], m[1]*v[0] + m[4]*v[1] + m[7]*v[2], m[2]*v[0] + m[5]*v[1] + m[8]*v[2]}
 }
 
+// rotVecQuat rotates v by unit quaternion q (v + w·t + q⃗ × t, t = 2·q⃗ ×
+// v); the zero vector stays exactly zero.
+func rotVecQuat(v vec3, q [4]float64) vec3 {
+	if v == (vec3{}) {
+		return v
+	}
+	u := vec3{q[1], q[2], q[3]}
+	t := scale3(cross3(u, v), 2)
+	return add3(add3(v, scale3(t, q[0])), cross3(u, t))
+}
+
 // axisAngleQuat returns the rotation by angle about unit axis a.
 func axisAngleQuat(a vec3, angle float64) [4]float64 {
 	s, c := math.Sincos(angle / 2)
@@ -105,12 +116,17 @@ func (s *sinert) add(o *sinert) {
 
 // mul returns the spatial force s·v: (I w + h × v, m v − h × w).
 func (s *sinert) mul(v *motion) motion {
-	w, l := vec3{v[0], v[1], v[2]}, vec3{v[3], v[4], v[5]}
+	w0, w1, w2, l0, l1, l2 := v[0], v[1], v[2], v[3], v[4], v[5]
 	I := &s.I
-	iw := vec3{I[0]*w[0] + I[3]*w[1] + I[4]*w[2], I[3]*w[0] + I[1]*w[1] + I[5]*w[2], I[4]*w[0] + I[5]*w[1] + I[2]*w[2]}
-	a := add3(iw, cross3(s.h, l))
-	b := sub3(scale3(l, s.m), cross3(s.h, w))
-	return motion{a[0], a[1], a[2], b[0], b[1], b[2]}
+	h0, h1, h2, mm := s.h[0], s.h[1], s.h[2], s.m
+	return motion{
+		I[0]*w0 + I[3]*w1 + I[4]*w2 + h1*l2 - h2*l1,
+		I[3]*w0 + I[1]*w1 + I[5]*w2 + h2*l0 - h0*l2,
+		I[4]*w0 + I[5]*w1 + I[2]*w2 + h0*l1 - h1*l0,
+		mm*l0 - (h1*w2 - h2*w1),
+		mm*l1 - (h2*w0 - h0*w2),
+		mm*l2 - (h0*w1 - h1*w0),
+	}
 }
 
 // crossMotion returns v × u for motions.

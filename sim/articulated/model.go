@@ -413,11 +413,19 @@ func New(opt Option, bodies []Body, joints []Joint, acts []Actuator, keys []Key,
 		}
 		lastDof[i] = last
 	}
+	// one backing array: the lists are contiguous in memory
+	var flat []int
+	adr := make([]int, m.NV+1)
+	for d := range m.NV {
+		adr[d] = len(flat)
+		for p := m.dofParent[d]; p >= 0; p = m.dofParent[p] {
+			flat = append(flat, p)
+		}
+	}
+	adr[m.NV] = len(flat)
 	m.ancestors = make([][]int, m.NV)
 	for d := range m.NV {
-		for p := m.dofParent[d]; p >= 0; p = m.dofParent[p] {
-			m.ancestors[d] = append(m.ancestors[d], p)
-		}
+		m.ancestors[d] = flat[adr[d]:adr[d+1]:adr[d+1]]
 	}
 	// qpos0 and the spring reference
 	m.Qpos0, m.QposSpring = make([]float64, m.NQ), make([]float64, m.NQ)

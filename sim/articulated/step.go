@@ -213,36 +213,36 @@ func kinematics(m *Model, d *Data) {
 	for i := 1; i < len(m.Bodies); i++ {
 		b := &m.Bodies[i]
 		p := b.Parent
-		pos := add3(d.Xpos[p], mulMatVec(&d.Xmat[p], b.Pos))
-		quat := mulQuat(d.Xquat[p], b.Quat)
+		pos, quat := b.Pos, b.Quat
+		if p > 0 {
+			pos = add3(d.Xpos[p], mulMatVec(&d.Xmat[p], b.Pos))
+			quat = mulQuat(d.Xquat[p], b.Quat)
+		}
 		for j := m.bodyJntAdr[i]; j < m.bodyJntAdr[i]+m.bodyJntNum[i]; j++ {
 			jt := &m.Joints[j]
 			a := m.jntQposAdr[j]
-			switch jt.Type {
-			case Free:
+			if jt.Type == Free {
 				pos = vec3{d.Qpos[a], d.Qpos[a+1], d.Qpos[a+2]}
 				quat, _ = normQuat([4]float64{d.Qpos[a+3], d.Qpos[a+4], d.Qpos[a+5], d.Qpos[a+6]})
 				d.Xanchor[j], d.Xaxis[j] = pos, vec3{0, 0, 1}
-			case Ball:
-				mat := quatMat(quat)
-				anchor := add3(pos, mulMatVec(&mat, jt.Pos))
-				d.Xanchor[j], d.Xaxis[j] = anchor, mulMatVec(&mat, jt.Axis)
-				q, _ := normQuat([4]float64{d.Qpos[a], d.Qpos[a+1], d.Qpos[a+2], d.Qpos[a+3]})
-				quat, _ = normQuat(mulQuat(quat, q))
-				mat = quatMat(quat)
-				pos = sub3(anchor, mulMatVec(&mat, jt.Pos))
-			case Hinge:
-				mat := quatMat(quat)
-				anchor := add3(pos, mulMatVec(&mat, jt.Pos))
-				d.Xanchor[j], d.Xaxis[j] = anchor, mulMatVec(&mat, jt.Axis)
-				quat, _ = normQuat(mulQuat(quat, axisAngleQuat(jt.Axis, d.Qpos[a]-m.Qpos0[a])))
-				mat = quatMat(quat)
-				pos = sub3(anchor, mulMatVec(&mat, jt.Pos))
+				continue
+			}
+			axis := rotVecQuat(jt.Axis, quat)
+			anchor := add3(rotVecQuat(jt.Pos, quat), pos)
+			d.Xanchor[j], d.Xaxis[j] = anchor, axis
+			switch jt.Type {
 			case Slide:
-				mat := quatMat(quat)
-				d.Xanchor[j] = add3(pos, mulMatVec(&mat, jt.Pos))
-				d.Xaxis[j] = mulMatVec(&mat, jt.Axis)
-				pos = add3(pos, scale3(d.Xaxis[j], d.Qpos[a]-m.Qpos0[a]))
+				pos = add3(pos, scale3(axis, d.Qpos[a]-m.Qpos0[a]))
+			case Ball, Hinge:
+				var qloc [4]float64
+				if jt.Type == Ball {
+					qloc, _ = normQuat([4]float64{d.Qpos[a], d.Qpos[a+1], d.Qpos[a+2], d.Qpos[a+3]})
+				} else {
+					qloc = axisAngleQuat(jt.Axis, d.Qpos[a]-m.Qpos0[a])
+				}
+				quat = mulQuat(quat, qloc)
+				// correct for off-centre rotation
+				pos = sub3(anchor, rotVecQuat(jt.Pos, quat))
 			}
 		}
 		quat, _ = normQuat(quat)
@@ -565,14 +565,18 @@ func factorInto(m *Model, d *Data, h float64, diag []float64) {
 func factorLD(m *Model, L []float64) {
 	nv := m.NV
 	for k := nv - 1; k >= 0; k-- {
-		dk := L[k*nv+k]
-		for ii, i := range m.ancestors[k] {
-			a := L[k*nv+i] / dk
-			L[i*nv+i] -= L[k*nv+i] * a
-			for _, j := range m.ancestors[k][ii+1:] {
-				L[i*nv+j] -= L[k*nv+j] * a
+		anc := m.ancestors[k]
+		rowk := L[k*nv : k*nv+nv]
+		dk := rowk[k]
+		for ii, i := range anc {
+			lki := rowk[i]
+			a := lki / dk
+			rowi := L[i*nv : i*nv+nv]
+			rowi[i] -= lki * a
+			for _, j := range anc[ii+1:] {
+				rowi[j] -= rowk[j] * a
 			}
-			L[k*nv+i] = a
+			rowk[i] = a
 		}
 	}
 }
@@ -580,18 +584,27 @@ func factorLD(m *Model, L []float64) {
 // solveLD solves (LᵀDL) x = x in place.
 func solveLD(m *Model, L, x []float64) {
 	nv := m.NV
+	x = x[:nv]
 	for k := nv - 1; k >= 0; k-- {
+		xk := x[k]
+		if xk == 0 {
+			continue
+		}
+		rowk := L[k*nv : k*nv+nv]
 		for _, i := range m.ancestors[k] {
-			x[i] -= L[k*nv+i] * x[k]
+			x[i] -= rowk[i] * xk
 		}
 	}
 	for k := range nv {
 		x[k] /= L[k*nv+k]
 	}
 	for k := range nv {
+		rowk := L[k*nv : k*nv+nv]
+		s := x[k]
 		for _, i := range m.ancestors[k] {
-			x[k] -= L[k*nv+i] * x[i]
+			s -= rowk[i] * x[i]
 		}
+		x[k] = s
 	}
 }
 
