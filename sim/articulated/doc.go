@@ -24,14 +24,16 @@
 //     the generalized actuator force;
 //   - acceleration: qacc = M⁻¹(passive − bias + actuator), then
 //     equality constraints (connect: a body point held on another body or
-//     the world, 3 rows; joint: one joint a quartic polynomial of
-//     another, or locked), joint frictionloss and joint limits as MuJoCo's
+//     the world, 3 rows; weld: a body's pose relative to another's at
+//     qpos0, 6 rows with torquescale; joint: one joint a quartic
+//     polynomial of another, or locked), joint frictionloss and joint limits as MuJoCo's
 //     soft constraints: always-on equality rows, a row per dof with
 //     frictionloss and per active limit (hinge and slide ranges, ball cone
-//     angle; margin), impedance from solimp (a connect's from the norm of
-//     its violation),
+//     angle; margin), impedance from solimp (a connect's or weld's from
+//     the norm of its violation),
 //     R = (1−imp)/imp·diagApprox (dof_invweight0: M⁻¹'s diagonal at
-//     qpos0; body_invweight0 for connects, as mj_setConst), reference acceleration −b·J·q̇ − k·imp·(dist − margin)
+//     qpos0; body_invweight0 for connects and welds, as mj_setConst),
+//     reference acceleration −b·J·q̇ − k·imp·(dist − margin)
 //     from solref (refsafe: timeconst ≥ 2·timestep; no position term for
 //     friction); the constrained qacc minimizes MuJoCo's primal cost
 //     ½‖a − a₀‖²_M + Σ s(J·a − aref) (limits: ½·D·min(0, ·)²; friction:
@@ -48,8 +50,8 @@
 //
 // The disable flags (MuJoCo's bit values) constraint, equality,
 // frictionloss, limit, spring, damper, gravity, clampctrl, actuation,
-// refsafe and eulerdamp are honoured. Not simulated yet: weld and tendon
-// equalities, site-based connects, tendons and
+// refsafe and eulerdamp are honoured. Not simulated yet: tendon
+// equalities, site-based connects and welds, weld relpose, tendons and
 // contacts (the MJCF import refuses models that need them); RK4 and the
 // implicit integrator are not implemented.
 //

@@ -1,8 +1,11 @@
 package articulated
 
+import "math"
+
 // Equality types (MuJoCo's mjtEq, the ones implemented).
 const (
 	EqConnect = 0 // a point of Body1 held on a point of Body2 (3 rows)
+	EqWeld    = 1 // Body1's pose held relative to Body2's (6 rows)
 	EqJoint   = 2 // joint 1 = polynomial of joint 2 (1 row)
 )
 
@@ -15,18 +18,23 @@ type Equality struct {
 	Type int
 	// EqConnect: bodies Obj1 and Obj2 (0: the world); Anchor is the point
 	// in Obj1's frame, held where it is at qpos0 in Obj2's frame.
+	// EqWeld: bodies Obj1 and Obj2; Anchor is the weld point in Obj2's
+	// frame; the relative pose is the one at qpos0; TorqueScale (0: 1)
+	// scales the rotation rows.
 	// EqJoint: hinge or slide joints Obj1 and Obj2 (-1: none; then joint 1
 	// is held at qpos0 + PolyCoef[0]); q1 − q1₀ = Σ PolyCoef[k]·(q2 −
 	// q2₀)^k.
-	Obj1, Obj2 int
-	Anchor     [3]float64
-	PolyCoef   [5]float64
-	SolRef     [2]float64
-	SolImp     [5]float64
+	Obj1, Obj2  int
+	Anchor      [3]float64
+	PolyCoef    [5]float64
+	TorqueScale float64
+	SolRef      [2]float64
+	SolImp      [5]float64
 	// Inactive equalities make no rows (MJCF active="false").
 	Inactive bool
 
-	anchor2 [3]float64 // Anchor's point in Obj2's frame at qpos0
+	anchor2 [3]float64 // connect: Anchor's point in Obj2's frame at qpos0; weld: in Obj1's
+	relpose [4]float64 // weld: neg(xquat1)·xquat2 at qpos0
 }
 
 // validateEqualities checks m.Equalities and counts their rows.
@@ -55,6 +63,20 @@ func (m *Model) validateEqualities(bad func(string, ...any)) {
 			if !e.Inactive {
 				m.nEqRows += 3
 			}
+		case EqWeld:
+			if e.Obj1 < 0 || e.Obj1 >= len(m.Bodies) || e.Obj2 < 0 || e.Obj2 >= len(m.Bodies) || e.Obj1 == e.Obj2 {
+				bad("equality %d (%q): weld needs two different bodies (got %d, %d)", i, e.Name, e.Obj1, e.Obj2)
+				continue
+			}
+			if e.TorqueScale == 0 {
+				e.TorqueScale = 1
+			}
+			if !finite(e.TorqueScale) {
+				bad("equality %d (%q): torquescale must be finite", i, e.Name)
+			}
+			if !e.Inactive {
+				m.nEqRows += 6
+			}
 		case EqJoint:
 			ok := func(j int) bool {
 				return j >= 0 && j < len(m.Joints) && (m.Joints[j].Type == Hinge || m.Joints[j].Type == Slide)
@@ -67,7 +89,7 @@ func (m *Model) validateEqualities(bad func(string, ...any)) {
 				m.nEqRows++
 			}
 		default:
-			bad("equality %d (%q): type %d: only connect (0) and joint (2) are implemented", i, e.Name, e.Type)
+			bad("equality %d (%q): type %d: only connect (0), weld (1) and joint (2) are implemented", i, e.Name, e.Type)
 		}
 	}
 }
@@ -104,9 +126,15 @@ func (m *Model) setEqualityConst(d *Data, hasChild []bool) {
 	}
 	for i := range m.Equalities {
 		e := &m.Equalities[i]
-		if e.Type == EqConnect {
+		switch e.Type {
+		case EqConnect:
 			p := add3(d.Xpos[e.Obj1], mulMatVec(&d.Xmat[e.Obj1], e.Anchor))
 			e.anchor2 = mulMatTVec(&d.Xmat[e.Obj2], sub3(p, d.Xpos[e.Obj2]))
+		case EqWeld:
+			p := add3(d.Xpos[e.Obj2], mulMatVec(&d.Xmat[e.Obj2], e.Anchor))
+			e.anchor2 = mulMatTVec(&d.Xmat[e.Obj1], sub3(p, d.Xpos[e.Obj1]))
+			q1 := d.Xquat[e.Obj1]
+			e.relpose = mulQuat([4]float64{q1[0], -q1[1], -q1[2], -q1[3]}, d.Xquat[e.Obj2])
 		}
 	}
 }
@@ -169,6 +197,58 @@ func makeEqualities(m *Model, d *Data) {
 					vel += row[k] * d.Qvel[k]
 				}
 				d.addRow(m, RowEquality, ei, 0, 0, [3]float64{}, cpos[r], norm3(cpos), 0, 0, vel, invw, e.SolRef, e.SolImp)
+			}
+		case EqWeld:
+			p0 := add3(d.Xpos[e.Obj1], mulMatVec(&d.Xmat[e.Obj1], e.anchor2))
+			p1 := add3(d.Xpos[e.Obj2], mulMatVec(&d.Xmat[e.Obj2], e.Anchor))
+			jp0, jr0 := d.eqJac[:3*nv], d.eqJac[3*nv:6*nv]
+			jp1, jr1 := d.eqJac[6*nv:9*nv], d.eqJac[9*nv:12*nv]
+			d.jacPoint(m, e.Obj1, p0, jp0, jr0)
+			d.jacPoint(m, e.Obj2, p1, jp1, jr1)
+			var cpos [6]float64
+			c := sub3(p0, p1)
+			copy(cpos[:3], c[:])
+			// orientation error: neg(q1)·q0·relpose, axis components
+			quat := mulQuat(d.Xquat[e.Obj1], e.relpose)
+			q1 := d.Xquat[e.Obj2]
+			quat1 := [4]float64{q1[0], -q1[1], -q1[2], -q1[3]}
+			quat2 := mulQuat(quat1, quat)
+			ts := e.TorqueScale
+			cpos[3], cpos[4], cpos[5] = quat2[1]*ts, quat2[2]*ts, quat2[3]*ts
+			norm := 0.0
+			for _, v := range cpos {
+				norm += v * v
+			}
+			norm = math.Sqrt(norm)
+			i0 := d.NEfc
+			for r := range 6 {
+				row := d.efcJd[(i0+r)*nv : (i0+r)*nv+nv]
+				if r < 3 {
+					for k := range nv {
+						row[k] = jp0[r*nv+k] - jp1[r*nv+k]
+					}
+				}
+			}
+			// rotation rows: 0.5·neg(q1)·(jr0 − jr1)·q0·relpose, scaled
+			for k := range nv {
+				ax := [4]float64{0, jr0[k] - jr1[k], jr0[nv+k] - jr1[nv+k], jr0[2*nv+k] - jr1[2*nv+k]}
+				q3 := mulQuat(mulQuat(quat1, ax), quat)
+				for r := range 3 {
+					d.efcJd[(i0+3+r)*nv+k] = 0.5 * q3[1+r] * ts
+				}
+			}
+			for r := range 6 {
+				vel := 0.0
+				row := d.efcJd[(i0+r)*nv : (i0+r)*nv+nv]
+				for k := range nv {
+					vel += row[k] * d.Qvel[k]
+				}
+				w := 0
+				if r >= 3 {
+					w = 1
+				}
+				invw := m.bodyInvWeight0[e.Obj1][w] + m.bodyInvWeight0[e.Obj2][w]
+				d.addRow(m, RowEquality, ei, 0, 0, [3]float64{}, cpos[r], norm, 0, 0, vel, invw, e.SolRef, e.SolImp)
 			}
 		case EqJoint:
 			a1, d1 := m.jntQposAdr[e.Obj1], m.jntDofAdr[e.Obj1]

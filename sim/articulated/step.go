@@ -109,7 +109,7 @@ func NewData(m *Model) *Data {
 	d.efcActive = make([]bool, nr)
 	if m.nEqRows > 0 {
 		d.efcJd, d.efcH, d.efcRow = make([]float64, nr*nv), make([]float64, nv*nv), make([]float64, nv)
-		d.eqJac = make([]float64, 9*nv)
+		d.eqJac = make([]float64, 12*nv)
 	}
 	Reset(m, d)
 	return d

@@ -32,8 +32,7 @@ type Articulated struct {
 // and integrator (Euler, implicitfast); the <flag>s gravity, spring,
 // damper, actuation, clampctrl, eulerdamp, limit, frictionloss,
 // constraint and refsafe; keyframes (qpos, qvel, ctrl, time). What would
-// change the physics and is not simulated — weld and tendon equalities,
-// tendons,
+// change the physics and is not simulated — tendon equalities, tendons,
 // colliding geoms (unless <flag contact="disable"/>) — is an error naming
 // the element, attribute and line (Options.Lenient drops it with a
 // warning). Options' sim-specific fields (substeps, chains, masses) do
@@ -524,13 +523,13 @@ func (c *compiler) artEquality(e *element, jointOf map[*mjoint]int) (articulated
 	a := c.attrsOf(e, "equality", c.classFor(e, main))
 	out := articulated.Equality{Name: a.str("name", ""), Obj2: -1}
 	switch e.name {
-	case "joint", "connect":
+	case "joint", "connect", "weld":
 	default:
 		a.ignore(attrNames(e)...)
 		for k := range a.def {
 			a.used[k] = true
 		}
-		c.unsupported(e, "only joint and connect equalities are in the articulated engine")
+		c.unsupported(e, "only joint, connect and weld equalities are in the articulated engine")
 		return out, false
 	}
 	out.Inactive = !a.bool("active", true)
@@ -573,10 +572,18 @@ func (c *compiler) artEquality(e *element, jointOf map[*mjoint]int) (articulated
 			out.PolyCoef = [5]float64{}
 			copy(out.PolyCoef[:], f)
 		}
-	case "connect":
+	case "connect", "weld":
 		out.Type = articulated.EqConnect
+		if e.name == "weld" {
+			out.Type = articulated.EqWeld
+			out.TorqueScale = a.float("torquescale", 1)
+			if f, found := a.floats("relpose", 7, 7); found && (f[3] != 0 || f[4] != 0 || f[5] != 0 || f[6] != 0) {
+				c.fail(e, "relpose", "is not supported: the weld holds the qpos0 relative pose")
+				ok = false
+			}
+		}
 		if a.has("site1") || a.has("site2") {
-			c.fail(e, "site1", "site-based connect is not in the articulated engine (use body1, body2 and anchor)")
+			c.fail(e, "site1", "site-based connect and weld are not in the articulated engine (use body1, body2 and anchor)")
 			a.ignore("site1", "site2")
 			ok = false
 		}
@@ -591,7 +598,7 @@ func (c *compiler) artEquality(e *element, jointOf map[*mjoint]int) (articulated
 		}
 		if f, found := a.floats("anchor", 3, 3); found {
 			out.Anchor = [3]float64{f[0], f[1], f[2]}
-		} else {
+		} else if e.name == "connect" {
 			c.fail(e, "anchor", "is required")
 			ok = false
 		}
