@@ -24,4 +24,5 @@ go build -tags mujoco -o "$tmp/bench-mujoco" ./bench/mujoco
 T=sim/mjcf/testdata/articulated
 "$tmp/bench-mujoco" artspeed -rounds "${ROUNDS:-5}" -steps "${STEPS:-20000}" \
   $T/hinge_chain.xml $T/slide_hinge.xml $T/ball.xml $T/free.xml $T/actuators.xml $T/nogravity.xml \
-  $T/combined.xml $T/stiff_arm.xml $T/limits.xml "$tmp/humanoid_nocontact.xml"
+  $T/combined.xml $T/stiff_arm.xml $T/limits.xml $T/friction.xml $T/equality.xml $T/weld.xml \
+  "$tmp/humanoid_nocontact.xml"

@@ -1,6 +1,8 @@
 package mjcf
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -62,4 +64,36 @@ func TestArticulatedReadsOptionsAndFlags(t *testing.T) {
 	if a := m.Actuators[0]; a.GainPrm[0] != 10 || a.BiasPrm != [3]float64{0, -10, -2} {
 		t.Errorf("position actuator gain %v bias %v, want kp 10 and bias (0, -kp, -kv)", a.GainPrm, a.BiasPrm)
 	}
+}
+
+// No input makes the articulated import or a few steps of the engine
+// panic: bad input is an error, a bad state a counted warning.
+func FuzzParseArticulated(f *testing.F) {
+	for _, s := range []string{
+		`<mujoco><option><flag contact="disable"/></option><worldbody><body><joint range="-1 1"/><geom size=".1"/></body></worldbody></mujoco>`,
+		`<mujoco><option><flag contact="disable"/></option><worldbody><body name="a"><joint type="ball" range="0 30"/><geom size=".1"/></body></worldbody><equality><weld body1="a"/></equality></mujoco>`,
+		`<mujoco><option><flag contact="disable"/></option><worldbody><body name="a"><joint name="j" frictionloss="1"/><geom size=".1"/></body></worldbody><actuator><position joint="j" kp="10" kv="1"/></actuator></mujoco>`,
+	} {
+		f.Add([]byte(s))
+	}
+	for _, name := range []string{"combined", "equality", "limits"} {
+		if data, err := os.ReadFile(filepath.Join("testdata", "articulated", name+".xml")); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		am, err := ParseArticulated(data, "", Options{})
+		if err != nil {
+			return
+		}
+		d := articulated.NewData(am.Model)
+		for k := range am.Model.Keys {
+			if err := articulated.ResetKey(am.Model, d, k); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range 3 {
+			articulated.Step(am.Model, d)
+		}
+	})
 }
