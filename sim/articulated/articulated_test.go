@@ -108,10 +108,14 @@ func TestStepAllocatesNothing(t *testing.T) {
 			m.Joints[j].Limited, m.Joints[j].Range = true, [2]float64{-0.1, 0.1}
 			m.Joints[j].FrictionLoss = 0.5
 		}
-		// a joint equality and a connect make dense rows
-		m, err := New(m.Opt, m.Bodies, m.Joints, m.Actuators, nil,
-			Equality{Type: EqJoint, Obj1: 5, Obj2: 2, PolyCoef: [5]float64{0, 0.5}},
-			Equality{Type: EqConnect, Obj1: 7, Obj2: 0, Anchor: [3]float64{0, 0, 0.3}})
+		// a joint equality, a connect and a tendon make dense rows
+		acts := append(m.Actuators, Actuator{Trn: TrnTendon, Tendon: 0, Gear: 1, GainPrm: [3]float64{10},
+			BiasType: BiasAffine, BiasPrm: [3]float64{0, -10, -1}})
+		m, err := NewSpec(Spec{Opt: m.Opt, Bodies: m.Bodies, Joints: m.Joints, Actuators: acts,
+			Equalities: []Equality{{Type: EqJoint, Obj1: 5, Obj2: 2, PolyCoef: [5]float64{0, 0.5}},
+				{Type: EqConnect, Obj1: 7, Obj2: 0, Anchor: [3]float64{0, 0, 0.3}}},
+			Tendons: []Tendon{{Joints: []int{1, 4}, Coefs: []float64{1, -0.5}, Damping: 0.3, Stiffness: 2,
+				SpringLength: [2]float64{-1, -1}, Limited: true, Range: [2]float64{-0.05, 0.05}, FrictionLoss: 0.1}}})
 		if err != nil {
 			t.Fatal(err)
 		}

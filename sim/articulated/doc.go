@@ -18,7 +18,11 @@
 //     passive forces (joint springs towards springref, quaternion springs
 //     for ball and free joints, dampers, body gravcomp), bias forces by
 //     recursive Newton–Euler (mj_rne);
-//   - actuation: joint transmissions with gear, affine gain and bias
+//   - tendons: fixed tendons (length Σ coef·q over hinge and slide joints)
+//     with a dead-band spring (springlength, default the length at the
+//     spring references), a damper, soft length limits and frictionloss;
+//   - actuation: joint and fixed-tendon transmissions with gear, affine
+//     gain and bias
 //     (MuJoCo's motor, position with kv, velocity and general shortcuts),
 //     ctrlrange clamping, forcerange, and the joints' actuatorfrcrange on
 //     the generalized actuator force;
@@ -40,18 +44,21 @@
 //     quadratic within ±R·frictionloss, linear beyond) by Newton's method
 //     with an exact line search, MuJoCo's default solver, iterated to
 //     convergence (the tree-sparse factor of H = M + JᵀDJ, or a dense
-//     Cholesky when an equality row couples branches);
+//     Cholesky when an equality or tendon row is present);
 //   - integration: semi-implicit Euler with joint damping integrated
 //     implicitly (M + h·diag(damping), MuJoCo's default "eulerdamp"), or
-//     implicitfast (M − h·∂f/∂qvel, here diagonal: damping and
-//     velocity-dependent actuator terms); ball and free quaternions
+//     implicitfast (M − h·∂f/∂qvel: dof damping and joint actuators'
+//     velocity terms on the diagonal, tendon dampers' and tendon
+//     actuators' J·Jᵀ terms kept within M's tree sparsity as MuJoCo
+//     does); ball and free quaternions
 //     integrate as mj_integratePos (free joints: linear velocity in the
 //     world frame, angular in the body frame).
 //
 // The disable flags (MuJoCo's bit values) constraint, equality,
 // frictionloss, limit, spring, damper, gravity, clampctrl, actuation,
 // refsafe and eulerdamp are honoured. Not simulated yet: tendon
-// equalities, site-based connects and welds, weld relpose, tendons and
+// equalities, spatial tendons, site-based connects and welds, weld
+// relpose and
 // contacts (the MJCF import refuses models that need them); RK4 and the
 // implicit integrator are not implemented.
 //

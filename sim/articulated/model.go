@@ -104,7 +104,9 @@ const (
 // velocity = gear·q̇, generalized force gear·force on the joint's dof.
 type Actuator struct {
 	Name         string
-	Joint        int // hinge or slide joint
+	Trn          int // TrnJoint (default) or TrnTendon
+	Joint        int // hinge or slide joint (TrnJoint)
+	Tendon       int // tendon (TrnTendon)
 	Gear         float64
 	GainType     int
 	GainPrm      [3]float64
@@ -185,6 +187,8 @@ type Model struct {
 	Keys      []Key
 	// Equalities are the equality constraints (New's trailing arguments).
 	Equalities []Equality
+	// Tendons are the fixed tendons (NewSpec).
+	Tendons []Tendon
 
 	NQ, NV, NU int
 	Qpos0      []float64
@@ -204,6 +208,10 @@ type Model struct {
 	nLimitRows             int       // the most limit rows at once
 	nFrictionRows          int       // frictionloss rows (one per dof)
 	nEqRows                int       // equality rows
+	nTendonRows            int       // tendon limit and friction rows
+	tenJ                   []float64 // tendon Jacobians (constant), len(Tendons)×NV
+	tenInvWeight0          []float64
+	tendonDamping          bool
 	bodyInvWeight0         [][2]float64
 	ancestors              [][]int // per dof: its ancestor dofs nearest first (for the sparse factor)
 }
@@ -228,8 +236,14 @@ func finite(x ...float64) bool {
 // in order, quaternions are normalized. It returns an error naming what is
 // wrong.
 func New(opt Option, bodies []Body, joints []Joint, acts []Actuator, keys []Key, eqs ...Equality) (*Model, error) {
+	return newModel(Spec{Opt: opt, Bodies: bodies, Joints: joints, Actuators: acts, Keys: keys, Equalities: eqs})
+}
+
+func newModel(s Spec) (*Model, error) {
+	opt, bodies, joints, acts, keys := s.Opt, s.Bodies, s.Joints, s.Actuators, s.Keys
 	m := &Model{Opt: opt, Bodies: append([]Body(nil), bodies...), Joints: append([]Joint(nil), joints...),
-		Actuators: append([]Actuator(nil), acts...), Equalities: append([]Equality(nil), eqs...)}
+		Actuators: append([]Actuator(nil), acts...), Equalities: append([]Equality(nil), s.Equalities...),
+		Tendons: append([]Tendon(nil), s.Tendons...)}
 	var errs []error
 	bad := func(f string, a ...any) { errs = append(errs, fmt.Errorf("articulated: "+f, a...)) }
 	if !(opt.Timestep > 0) || !finite(opt.Timestep) {
@@ -449,7 +463,15 @@ func New(opt Option, bodies []Body, joints []Joint, acts []Actuator, keys []Key,
 	m.NU = len(m.Actuators)
 	for i := range m.Actuators {
 		a := &m.Actuators[i]
-		if a.Joint < 0 || a.Joint >= len(m.Joints) || (m.Joints[a.Joint].Type != Hinge && m.Joints[a.Joint].Type != Slide) {
+		if a.Trn == TrnTendon {
+			if a.Tendon < 0 || a.Tendon >= len(m.Tendons) {
+				bad("actuator %d (%q): tendon %d does not exist", i, a.Name, a.Tendon)
+				continue
+			}
+		} else if a.Trn != TrnJoint {
+			bad("actuator %d (%q): transmission %d: only joint (0) and tendon (3) are implemented", i, a.Name, a.Trn)
+			continue
+		} else if a.Joint < 0 || a.Joint >= len(m.Joints) || (m.Joints[a.Joint].Type != Hinge && m.Joints[a.Joint].Type != Slide) {
 			bad("actuator %d (%q): joint %d must be a hinge or slide joint", i, a.Name, a.Joint)
 			continue
 		}
@@ -496,6 +518,7 @@ func New(opt Option, bodies []Body, joints []Joint, acts []Actuator, keys []Key,
 		m.Keys = append(m.Keys, key)
 	}
 	m.validateEqualities(bad)
+	m.validateTendons(bad)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -529,6 +552,7 @@ func (m *Model) setConst() {
 		return x[k]
 	}
 	m.setEqualityConst(d, hasChild)
+	m.setTendonConst(d)
 	for j := range m.Joints {
 		jt := &m.Joints[j]
 		da := m.jntDofAdr[j]

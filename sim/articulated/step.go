@@ -53,6 +53,8 @@ type Data struct {
 	QfrcBias, QfrcSpring, QfrcDamper, QfrcGravcomp, QfrcPassive []float64
 	ActuatorLength, ActuatorVelocity, ActuatorForce             []float64
 	QfrcActuator, QfrcSmooth, QaccSmooth                        []float64
+	// TenLength and TenVelocity are the tendons' lengths and velocities.
+	TenLength, TenVelocity []float64
 
 	tmp []float64
 
@@ -99,15 +101,16 @@ func NewData(m *Model) *Data {
 		ActuatorLength: make([]float64, nu), ActuatorVelocity: make([]float64, nu), ActuatorForce: make([]float64, nu),
 		QfrcActuator: v(), QfrcSmooth: v(), QaccSmooth: v(), tmp: v(),
 		QfrcConstraint: v(), efcG: v(), efcP: v(),
+		TenLength: make([]float64, len(m.Tendons)), TenVelocity: make([]float64, len(m.Tendons)),
 	}
-	nr := m.nLimitRows + m.nFrictionRows + m.nEqRows
+	nr := m.nLimitRows + m.nFrictionRows + m.nEqRows + m.nTendonRows
 	f := func() []float64 { return make([]float64, nr) }
 	d.EfcType, d.EfcJnt, d.efcDof, d.efcN = make([]int, nr), make([]int, nr), make([]int, nr), make([]int, nr)
 	d.efcJac = make([][3]float64, nr)
 	d.EfcPos, d.efcD, d.efcR, d.efcFloss, d.EfcAref, d.EfcForce = f(), f(), f(), f(), f(), f()
 	d.efcJar, d.efcJp = f(), f()
 	d.efcActive = make([]bool, nr)
-	if m.nEqRows > 0 {
+	if m.nEqRows+m.nTendonRows > 0 || len(m.Tendons) > 0 {
 		d.efcJd, d.efcH, d.efcRow = make([]float64, nr*nv), make([]float64, nv*nv), make([]float64, nv)
 		d.eqJac = make([]float64, 12*nv)
 	}
@@ -187,6 +190,7 @@ func Forward(m *Model, d *Data) {
 	comPos(m, d)
 	crbMass(m, d)
 	comVel(m, d)
+	tendons(m, d)
 	passive(m, d)
 	rne(m, d)
 	actuation(m, d)
@@ -480,6 +484,7 @@ func passive(m *Model, d *Data) {
 			}
 		}
 	}
+	tendonPassive(m, d)
 	for k := range m.NV {
 		d.QfrcPassive[k] = d.QfrcSpring[k] + d.QfrcDamper[k] + d.QfrcGravcomp[k]
 	}
@@ -507,8 +512,12 @@ func actuation(m *Model, d *Data) {
 	}
 	for i := range m.Actuators {
 		a := &m.Actuators[i]
-		jt := &m.Joints[a.Joint]
-		q, v := d.Qpos[m.jntQposAdr[a.Joint]], d.Qvel[m.jntDofAdr[a.Joint]]
+		var q, v float64
+		if a.Trn == TrnTendon {
+			q, v = d.TenLength[a.Tendon], d.TenVelocity[a.Tendon]
+		} else {
+			q, v = d.Qpos[m.jntQposAdr[a.Joint]], d.Qvel[m.jntDofAdr[a.Joint]]
+		}
 		l, lv := a.Gear*q, a.Gear*v
 		d.ActuatorLength[i], d.ActuatorVelocity[i] = l, lv
 		ctrl := d.Ctrl[i]
@@ -528,8 +537,14 @@ func actuation(m *Model, d *Data) {
 			f = min(max(f, a.ForceRange[0]), a.ForceRange[1])
 		}
 		d.ActuatorForce[i] = f
-		d.QfrcActuator[m.jntDofAdr[a.Joint]] += a.Gear * f
-		_ = jt
+		if a.Trn == TrnTendon {
+			nv := m.NV
+			for k, x := range m.tenJ[a.Tendon*nv : a.Tendon*nv+nv] {
+				d.QfrcActuator[k] += a.Gear * x * f
+			}
+		} else {
+			d.QfrcActuator[m.jntDofAdr[a.Joint]] += a.Gear * f
+		}
 	}
 	for j := range m.Joints {
 		jt := &m.Joints[j]
@@ -614,7 +629,10 @@ func integrate(m *Model, d *Data) {
 	acc := d.Qacc
 	switch {
 	case m.Opt.Integrator == ImplicitFast:
-		// M − h·D with D = ∂(passive + actuator)/∂qvel (diagonal here)
+		// M − h·D with D = ∂(passive + actuator)/∂qvel: dof dampers and
+		// joint actuators on the diagonal; tendon dampers and tendon
+		// actuators add h·c·JᵀJ, kept (as MuJoCo) only where M has
+		// entries: a dof and its ancestors
 		D := d.tmp
 		for k := range m.NV {
 			D[k] = 0
@@ -624,23 +642,52 @@ func integrate(m *Model, d *Data) {
 		}
 		if m.Opt.Disable&DisableActuation == 0 {
 			for i := range m.Actuators {
-				a := &m.Actuators[i]
-				dv := 0.0
-				if a.BiasType == BiasAffine {
-					dv += a.BiasPrm[2]
+				if a := &m.Actuators[i]; a.Trn == TrnJoint {
+					D[m.jntDofAdr[a.Joint]] -= a.Gear * a.Gear * actuatorDV(a, d.Ctrl[i])
 				}
-				if a.GainType == GainAffine {
-					// MuJoCo's mjd_actuator_vel uses the unclamped ctrl
-					dv += a.GainPrm[2] * d.Ctrl[i]
-				}
-				D[m.jntDofAdr[a.Joint]] -= a.Gear * a.Gear * dv
 			}
 		}
-		factorInto(m, d, h, D)
+		nv := m.NV
+		L := d.qLD
+		for r := range nv {
+			L[r*nv+r] = d.QM[r*nv+r] + h*D[r]
+			for _, c := range m.ancestors[r] {
+				L[r*nv+c] = d.QM[r*nv+c]
+			}
+		}
+		addJJ := func(t int, c float64) {
+			J := m.tenJ[t*nv : t*nv+nv]
+			for r, x := range J {
+				if x == 0 {
+					continue
+				}
+				L[r*nv+r] += h * c * x * x
+				for _, k := range m.ancestors[r] {
+					L[r*nv+k] += h * c * x * J[k]
+				}
+			}
+		}
+		if m.Opt.Disable&DisableDamper == 0 {
+			for t := range m.Tendons {
+				if b := m.Tendons[t].Damping; b > 0 {
+					addJJ(t, b)
+				}
+			}
+		}
+		if m.Opt.Disable&DisableActuation == 0 {
+			for i := range m.Actuators {
+				if a := &m.Actuators[i]; a.Trn == TrnTendon {
+					if dv := actuatorDV(a, d.Ctrl[i]); dv != 0 {
+						addJJ(a.Tendon, -a.Gear*a.Gear*dv)
+					}
+				}
+			}
+		}
+		factorLD(m, L)
 		for k := range m.NV {
 			D[k] = d.QfrcSmooth[k] + d.QfrcConstraint[k]
 		}
-		solveLD(m, d.qLD, D)
+		solveLD(m, L, D)
 		acc = D
 	case m.hasDamping && m.Opt.Disable&(DisableEulerDamp|DisableDamper) == 0:
 		factorInto(m, d, h, m.dofDamping)
@@ -681,9 +728,11 @@ func integratePos(m *Model, qpos, qvel []float64, h float64) {
 
 // Constraint row types (MuJoCo's mjtConstraint, the ones implemented).
 const (
-	RowEquality = 0 // mjCNSTR_EQUALITY: always-on rows of equality constraints
-	RowFriction = 1 // mjCNSTR_FRICTION_DOF: joint frictionloss on one dof
-	RowLimit    = 3 // mjCNSTR_LIMIT_JOINT
+	RowEquality       = 0 // mjCNSTR_EQUALITY: always-on rows of equality constraints
+	RowFriction       = 1 // mjCNSTR_FRICTION_DOF: joint frictionloss on one dof
+	RowFrictionTendon = 2 // mjCNSTR_FRICTION_TENDON
+	RowLimit          = 3 // mjCNSTR_LIMIT_JOINT
+	RowLimitTendon    = 4 // mjCNSTR_LIMIT_TENDON
 )
 
 // makeConstraints makes the rows of the dofs' frictionloss and of the
@@ -711,8 +760,14 @@ func makeConstraints(m *Model, d *Data) {
 			}
 		}
 	}
-	if m.nLimitRows == 0 || m.Opt.Disable&DisableLimit != 0 {
+	if len(m.Tendons) > 0 && m.Opt.Disable&DisableFrictionLoss == 0 {
+		makeTendonRows(m, d, true)
+	}
+	if m.Opt.Disable&DisableLimit != 0 {
 		return
+	}
+	if len(m.Tendons) > 0 {
+		makeTendonRows(m, d, false)
 	}
 	for j := range m.Joints {
 		jt := &m.Joints[j]
@@ -837,7 +892,7 @@ func (d *Data) rowForce(i int, jar float64) (float64, bool) {
 	if d.EfcType[i] == RowEquality {
 		return -d.efcD[i] * jar, true
 	}
-	if d.EfcType[i] == RowFriction {
+	if d.EfcType[i] == RowFriction || d.EfcType[i] == RowFrictionTendon {
 		f := d.efcFloss[i]
 		switch {
 		case jar <= -d.efcR[i]*f:
@@ -1068,4 +1123,18 @@ func cholSolve(H, b []float64, nv int) {
 		}
 		b[i] = t / H[i*nv+i]
 	}
+}
+
+// actuatorDV returns ∂force/∂velocity of an actuator's length velocity:
+// the affine bias's and gain's velocity terms (MuJoCo's mjd_actuator_vel,
+// with the unclamped ctrl).
+func actuatorDV(a *Actuator, ctrl float64) float64 {
+	dv := 0.0
+	if a.BiasType == BiasAffine {
+		dv += a.BiasPrm[2]
+	}
+	if a.GainType == GainAffine {
+		dv += a.GainPrm[2] * ctrl
+	}
+	return dv
 }

@@ -25,14 +25,17 @@ type Articulated struct {
 // accepts what that engine implements: hinge, slide, ball and free joints
 // with armature, damping, stiffness, springref, actuatorfrcrange, limits
 // (range, solreflimit, solimplimit, margin: MuJoCo's soft limits) and
-// frictionloss (solreffriction, solimpfriction); body gravcomp; motor,
-// position (kp, kv), velocity and general (fixed or affine gain, none or
-// affine bias, no activation dynamics) actuators on hinge and slide
-// joints with gear, ctrlrange and forcerange; <option> timestep, gravity
-// and integrator (Euler, implicitfast); the <flag>s gravity, spring,
-// damper, actuation, clampctrl, eulerdamp, limit, frictionloss,
-// constraint and refsafe; keyframes (qpos, qvel, ctrl, time). What would
-// change the physics and is not simulated — tendon equalities, tendons,
+// frictionloss (solreffriction, solimpfriction); body gravcomp; fixed
+// tendons (stiffness, damping, springlength, range, margin, solreflimit,
+// solimplimit, frictionloss); joint, connect and weld equalities (body
+// semantics); motor, position (kp, kv), velocity and general (fixed or
+// affine gain, none or affine bias, no activation dynamics) actuators on
+// hinge and slide joints or fixed tendons with gear, ctrlrange and
+// forcerange; <option> timestep, gravity and integrator (Euler,
+// implicitfast); the <flag>s gravity, spring, damper, actuation,
+// clampctrl, eulerdamp, limit, equality, frictionloss, constraint and
+// refsafe; keyframes (qpos, qvel, ctrl, time). What would change the
+// physics and is not simulated — spatial tendons, tendon equalities,
 // colliding geoms (unless <flag contact="disable"/>) — is an error naming
 // the element, attribute and line (Options.Lenient drops it with a
 // warning). Options' sim-specific fields (substeps, chains, masses) do
@@ -110,7 +113,7 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 	}
 	st := &artState{opt: articulated.Option{Timestep: 0.002, Gravity: [3]float64{0, 0, -9.81}}}
 	var world *element
-	var actuators, keys, equalities []*element
+	var actuators, keys, equalities, tendonSecs []*element
 	for _, e := range root.children {
 		switch e.name {
 		case "compiler", "default", "asset":
@@ -133,9 +136,7 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 		case "size", "visual", "statistic", "sensor", "custom":
 			c.dropped(e, "does not change the dynamics")
 		case "tendon":
-			if len(e.children) > 0 {
-				c.unsupported(e, "tendons are not in the articulated engine yet")
-			}
+			tendonSecs = append(tendonSecs, e)
 		default:
 			c.unsupported(e, "unknown or unsupported section")
 		}
@@ -194,10 +195,25 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 				FrictionLoss: j.floss, SolRefFriction: j.solreffr, SolImpFriction: j.solimpfr})
 		}
 	}
+	var tendons []articulated.Tendon
+	tendonOf := map[string]int{}
+	for _, sec := range tendonSecs {
+		for _, e := range sec.children {
+			if tn, ok := c.artTendon(e, jointOf); ok {
+				if tn.Name != "" {
+					if _, dup := tendonOf[tn.Name]; dup {
+						c.fail(e, "name", fmt.Sprintf("tendon %q is defined twice", tn.Name))
+					}
+					tendonOf[tn.Name] = len(tendons)
+				}
+				tendons = append(tendons, tn)
+			}
+		}
+	}
 	var acts []articulated.Actuator
 	for _, sec := range actuators {
 		for _, e := range sec.children {
-			if a, ok := c.artActuator(e, jointOf); ok {
+			if a, ok := c.artActuator(e, jointOf, tendonOf); ok {
 				acts = append(acts, a)
 			}
 		}
@@ -221,7 +237,8 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 	if len(c.errs) > 0 {
 		return nil
 	}
-	m, err := articulated.New(st.opt, bodies, joints, acts, ks, eqs...)
+	m, err := articulated.NewSpec(articulated.Spec{Opt: st.opt, Bodies: bodies, Joints: joints, Actuators: acts,
+		Keys: ks, Equalities: eqs, Tendons: tendons})
 	if err != nil {
 		c.errs = append(c.errs, fmt.Errorf("mjcf: %w", err))
 		return nil
@@ -361,7 +378,7 @@ func (c *compiler) artFreeJoint(a *attrSet) {
 }
 
 // artActuator reads one actuator for the articulated engine.
-func (c *compiler) artActuator(e *element, jointOf map[*mjoint]int) (articulated.Actuator, bool) {
+func (c *compiler) artActuator(e *element, jointOf map[*mjoint]int, tendonOf map[string]int) (articulated.Actuator, bool) {
 	main := c.classes["main"]
 	a := c.attrsOf(e, "actuator", c.classFor(e, main))
 	var out articulated.Actuator
@@ -378,23 +395,36 @@ func (c *compiler) artActuator(e *element, jointOf map[*mjoint]int) (articulated
 	}
 	a.used["$type"] = true
 	out.Name = a.str("name", "")
-	for _, tr := range []string{"tendon", "site", "body", "cranksite", "slidersite", "refsite", "jointinparent"} {
+	for _, tr := range []string{"site", "body", "cranksite", "slidersite", "refsite", "jointinparent"} {
 		if a.has(tr) {
-			c.unsupported(e, fmt.Sprintf("transmission %q: only joint transmissions are in the articulated engine", tr))
+			c.unsupported(e, fmt.Sprintf("transmission %q: only joint and fixed-tendon transmissions are in the articulated engine", tr))
 			return out, false
 		}
 	}
-	jname := a.str("joint", "")
-	j, found := c.jointIdx[jname]
-	if !found || (j.typ != "hinge" && j.typ != "slide") {
-		c.fail(e, "joint", fmt.Sprintf("%q must name a hinge or slide joint", jname))
-		a.ignore(attrNames(e)...)
-		for k := range a.def {
-			a.used[k] = true
+	if tname := a.str("tendon", ""); tname != "" {
+		t, found := tendonOf[tname]
+		if !found || a.has("joint") {
+			c.fail(e, "tendon", fmt.Sprintf("%q must name a fixed tendon (and no joint be given)", tname))
+			a.ignore(attrNames(e)...)
+			for k := range a.def {
+				a.used[k] = true
+			}
+			return out, false
 		}
-		return out, false
+		out.Trn, out.Tendon = articulated.TrnTendon, t
+	} else {
+		jname := a.str("joint", "")
+		j, found := c.jointIdx[jname]
+		if !found || (j.typ != "hinge" && j.typ != "slide") {
+			c.fail(e, "joint", fmt.Sprintf("%q must name a hinge or slide joint", jname))
+			a.ignore(attrNames(e)...)
+			for k := range a.def {
+				a.used[k] = true
+			}
+			return out, false
+		}
+		out.Joint = jointOf[j]
 	}
-	out.Joint = jointOf[j]
 	out.Gear = 1
 	if g, ok := a.floats("gear", 1, 6); ok {
 		out.Gear = g[0]
@@ -609,5 +639,83 @@ func (c *compiler) artEquality(e *element, jointOf map[*mjoint]int) (articulated
 	}
 	a.ignore("class")
 	a.finish()
+	return out, ok
+}
+
+// artTendon reads a fixed tendon; spatial tendons are refused.
+func (c *compiler) artTendon(e *element, jointOf map[*mjoint]int) (articulated.Tendon, bool) {
+	main := c.classes["main"]
+	var out articulated.Tendon
+	if e.name != "fixed" {
+		c.unsupported(e, "only fixed tendons are in the articulated engine (spatial tendons need wrapping geometry)")
+		return out, false
+	}
+	a := c.attrsOf(e, "tendon", c.classFor(e, main))
+	out.Name = a.str("name", "")
+	out.Stiffness, out.Damping = a.float("stiffness", 0), a.float("damping", 0)
+	out.SpringLength = [2]float64{-1, -1}
+	if f, ok := a.floats("springlength", 1, 2); ok {
+		out.SpringLength = [2]float64{f[0], f[0]}
+		if len(f) == 2 {
+			out.SpringLength[1] = f[1]
+		}
+	}
+	lim := a.tri("limited")
+	if r, ok := a.floats("range", 2, 2); ok {
+		out.Range = [2]float64{r[0], r[1]}
+		out.Limited = lim == 1 || (lim == -1 && c.autolimits)
+	} else if lim == 1 {
+		c.fail(e, "range", "is required when limited is true")
+	}
+	out.SolRef = [2]float64{0.02, 1}
+	if f, ok := a.floats("solreflimit", 2, 2); ok {
+		out.SolRef = [2]float64{f[0], f[1]}
+	}
+	out.SolImp = [5]float64{0.9, 0.95, 0.001, 0.5, 2}
+	if f, ok := a.floats("solimplimit", 1, 5); ok {
+		copy(out.SolImp[:], f)
+	}
+	out.Margin = a.float("margin", 0)
+	out.FrictionLoss = a.float("frictionloss", 0)
+	out.SolRefFriction = [2]float64{0.02, 1}
+	if f, ok := a.floats("solreffriction", 2, 2); ok {
+		out.SolRefFriction = [2]float64{f[0], f[1]}
+	}
+	out.SolImpFriction = [5]float64{0.9, 0.95, 0.001, 0.5, 2}
+	if f, ok := a.floats("solimpfriction", 1, 5); ok {
+		copy(out.SolImpFriction[:], f)
+	}
+	if a.float("armature", 0) != 0 {
+		c.fail(e, "armature", "tendon armature is not in the articulated engine")
+	}
+	a.ignore("group", "rgba", "width", "material", "user", "class", "actuatorfrclimited", "actuatorfrcrange")
+	if a.has("actuatorfrcrange") {
+		c.fail(e, "actuatorfrcrange", "on a tendon is not in the articulated engine")
+	}
+	a.finish()
+	ok := true
+	for _, ch := range e.children {
+		if ch.name != "joint" {
+			c.unsupported(ch, "a fixed tendon holds only <joint> elements")
+			ok = false
+			continue
+		}
+		ja := c.attrsOf(ch, "joint", nil)
+		name := ja.str("joint", "")
+		coef := ja.float("coef", 1)
+		ja.finish()
+		j, found := c.jointIdx[name]
+		if !found || (j.typ != "hinge" && j.typ != "slide") {
+			c.fail(ch, "joint", fmt.Sprintf("%q must name a hinge or slide joint", name))
+			ok = false
+			continue
+		}
+		out.Joints = append(out.Joints, jointOf[j])
+		out.Coefs = append(out.Coefs, coef)
+	}
+	if len(out.Joints) == 0 && ok {
+		c.fail(e, "", "a fixed tendon needs at least one <joint>")
+		ok = false
+	}
 	return out, ok
 }

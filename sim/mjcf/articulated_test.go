@@ -21,7 +21,7 @@ func TestArticulatedRefusesWhatItDoesNotSimulate(t *testing.T) {
 		{"frictionloss", body(`<joint frictionloss="-0.1"/>`), `"frictionloss"`},
 		{"tendon equality", `<mujoco><worldbody/><equality><tendon tendon1="a"/></equality></mujoco>`, "joint, connect and weld"},
 		{"weld relpose", `<mujoco><option><flag contact="disable"/></option><worldbody><body name="a"><joint/><geom size="0.1"/></body></worldbody><equality><weld body1="a" relpose="0 0 0 1 0 0 0"/></equality></mujoco>`, "relpose"},
-		{"tendon", `<mujoco><worldbody/><tendon><fixed name="t"/></tendon></mujoco>`, "tendons"},
+		{"spatial tendon", `<mujoco><worldbody/><tendon><spatial name="t"/></tendon></mujoco>`, "only fixed tendons"},
 		{"contacts", `<mujoco><worldbody><body><joint/><geom size="0.1"/></body></worldbody></mujoco>`, "contacts are not simulated"},
 		{"muscle", body(`<joint name="j"/>`)[:len(body(`<joint name="j"/>`))-len(`</mujoco>`)] + `<actuator><muscle joint="j"/></actuator></mujoco>`, "only motor"},
 		{"ball actuator", body(`<joint name="j" type="ball"/>`)[:len(body(`<joint name="j" type="ball"/>`))-len(`</mujoco>`)] + `<actuator><motor joint="j"/></actuator></mujoco>`, "hinge or slide"},
