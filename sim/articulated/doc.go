@@ -29,8 +29,9 @@
 //   - acceleration: qacc = M⁻¹(passive − bias + actuator), then
 //     equality constraints (connect: a body point held on another body or
 //     the world, 3 rows; weld: a body's pose relative to another's at
-//     qpos0, 6 rows with torquescale; joint: one joint a quartic
-//     polynomial of another, or locked), joint frictionloss and joint limits as MuJoCo's
+//     qpos0, 6 rows with torquescale; joint and tendon: one joint's
+//     (tendon's) displacement a quartic polynomial of another's, or
+//     locked), joint frictionloss and joint limits as MuJoCo's
 //     soft constraints: always-on equality rows, a row per dof with
 //     frictionloss and per active limit (hinge and slide ranges, ball cone
 //     angle; margin), impedance from solimp (a connect's or weld's from
@@ -56,9 +57,8 @@
 //
 // The disable flags (MuJoCo's bit values) constraint, equality,
 // frictionloss, limit, spring, damper, gravity, clampctrl, actuation,
-// refsafe and eulerdamp are honoured. Not simulated yet: tendon
-// equalities, spatial tendons, site-based connects and welds, weld
-// relpose and
+// refsafe and eulerdamp are honoured. Not simulated yet: spatial
+// tendons, site-based connects and welds, weld relpose and
 // contacts (the MJCF import refuses models that need them); RK4 and the
 // implicit integrator are not implemented.
 //

@@ -7,6 +7,7 @@ const (
 	EqConnect = 0 // a point of Body1 held on a point of Body2 (3 rows)
 	EqWeld    = 1 // Body1's pose held relative to Body2's (6 rows)
 	EqJoint   = 2 // joint 1 = polynomial of joint 2 (1 row)
+	EqTendon  = 3 // tendon 1's length = polynomial of tendon 2's (1 row)
 )
 
 // Equality is an equality constraint, MuJoCo's soft model: rows always
@@ -23,7 +24,8 @@ type Equality struct {
 	// scales the rotation rows.
 	// EqJoint: hinge or slide joints Obj1 and Obj2 (-1: none; then joint 1
 	// is held at qpos0 + PolyCoef[0]); q1 − q1₀ = Σ PolyCoef[k]·(q2 −
-	// q2₀)^k.
+	// q2₀)^k. EqTendon: the same with tendons Obj1, Obj2 and their
+	// lengths at qpos0 (only in NewSpec, which has tendons).
 	Obj1, Obj2  int
 	Anchor      [3]float64
 	PolyCoef    [5]float64
@@ -88,8 +90,17 @@ func (m *Model) validateEqualities(bad func(string, ...any)) {
 			if !e.Inactive {
 				m.nEqRows++
 			}
+		case EqTendon:
+			ok := func(t int) bool { return t >= 0 && t < len(m.Tendons) }
+			if !ok(e.Obj1) || (e.Obj2 != -1 && (!ok(e.Obj2) || e.Obj2 == e.Obj1)) {
+				bad("equality %d (%q): a tendon equality needs a tendon and optionally another (got %d, %d)", i, e.Name, e.Obj1, e.Obj2)
+				continue
+			}
+			if !e.Inactive {
+				m.nEqRows++
+			}
 		default:
-			bad("equality %d (%q): type %d: only connect (0), weld (1) and joint (2) are implemented", i, e.Name, e.Type)
+			bad("equality %d (%q): type %d: only connect (0), weld (1), joint (2) and tendon (3) are implemented", i, e.Name, e.Type)
 		}
 	}
 }
@@ -250,6 +261,29 @@ func makeEqualities(m *Model, d *Data) {
 				invw := m.bodyInvWeight0[e.Obj1][w] + m.bodyInvWeight0[e.Obj2][w]
 				d.addRow(m, RowEquality, ei, 0, 0, [3]float64{}, cpos[r], norm, 0, 0, vel, invw, e.SolRef, e.SolImp)
 			}
+		case EqTendon:
+			t1, t2 := e.Obj1, e.Obj2
+			i := d.NEfc
+			row := d.efcJd[i*nv : i*nv+nv]
+			copy(row, m.tenJ[t1*nv:t1*nv+nv])
+			c := e.PolyCoef
+			l1 := d.TenLength[t1] - m.tenLength0[t1]
+			cpos := l1 - c[0]
+			invw := m.tenInvWeight0[t1]
+			if t2 >= 0 {
+				dif := d.TenLength[t2] - m.tenLength0[t2]
+				cpos = l1 - c[0] - (c[1]*dif + c[2]*dif*dif + c[3]*dif*dif*dif + c[4]*dif*dif*dif*dif)
+				deriv := c[1] + 2*c[2]*dif + 3*c[3]*dif*dif + 4*c[4]*dif*dif*dif
+				for k, x := range m.tenJ[t2*nv : t2*nv+nv] {
+					row[k] -= deriv * x
+				}
+				invw += m.tenInvWeight0[t2]
+			}
+			vel := 0.0
+			for k := range nv {
+				vel += row[k] * d.Qvel[k]
+			}
+			d.addRow(m, RowEquality, ei, 0, 0, [3]float64{}, cpos, cpos, 0, 0, vel, invw, e.SolRef, e.SolImp)
 		case EqJoint:
 			a1, d1 := m.jntQposAdr[e.Obj1], m.jntDofAdr[e.Obj1]
 			i := d.NEfc

@@ -211,6 +211,7 @@ type Model struct {
 	nTendonRows            int       // tendon limit and friction rows
 	tenJ                   []float64 // tendon Jacobians (constant), len(Tendons)×NV
 	tenInvWeight0          []float64
+	tenLength0             []float64
 	tendonDamping          bool
 	bodyInvWeight0         [][2]float64
 	ancestors              [][]int // per dof: its ancestor dofs nearest first (for the sparse factor)

@@ -118,6 +118,7 @@ func (m *Model) tendonLength(t int, qpos []float64) float64 {
 func (m *Model) setTendonConst(d *Data) {
 	nv := m.NV
 	m.tenInvWeight0 = make([]float64, len(m.Tendons))
+	m.tenLength0 = make([]float64, len(m.Tendons))
 	tmp := make([]float64, nv)
 	for t := range m.Tendons {
 		J := m.tenJ[t*nv : t*nv+nv]
@@ -128,6 +129,7 @@ func (m *Model) setTendonConst(d *Data) {
 			s += J[k] * tmp[k]
 		}
 		m.tenInvWeight0[t] = s
+		m.tenLength0[t] = m.tendonLength(t, m.Qpos0)
 		tn := &m.Tendons[t]
 		if tn.SpringLength == [2]float64{-1, -1} {
 			l := m.tendonLength(t, m.QposSpring)

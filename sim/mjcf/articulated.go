@@ -27,15 +27,15 @@ type Articulated struct {
 // (range, solreflimit, solimplimit, margin: MuJoCo's soft limits) and
 // frictionloss (solreffriction, solimpfriction); body gravcomp; fixed
 // tendons (stiffness, damping, springlength, range, margin, solreflimit,
-// solimplimit, frictionloss); joint, connect and weld equalities (body
-// semantics); motor, position (kp, kv), velocity and general (fixed or
+// solimplimit, frictionloss); joint, tendon, connect and weld equalities
+// (body semantics); motor, position (kp, kv), velocity and general (fixed or
 // affine gain, none or affine bias, no activation dynamics) actuators on
 // hinge and slide joints or fixed tendons with gear, ctrlrange and
 // forcerange; <option> timestep, gravity and integrator (Euler,
 // implicitfast); the <flag>s gravity, spring, damper, actuation,
 // clampctrl, eulerdamp, limit, equality, frictionloss, constraint and
 // refsafe; keyframes (qpos, qvel, ctrl, time). What would change the
-// physics and is not simulated — spatial tendons, tendon equalities,
+// physics and is not simulated — spatial tendons,
 // colliding geoms (unless <flag contact="disable"/>) — is an error naming
 // the element, attribute and line (Options.Lenient drops it with a
 // warning). Options' sim-specific fields (substeps, chains, masses) do
@@ -221,7 +221,7 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 	var eqs []articulated.Equality
 	for _, sec := range equalities {
 		for _, e := range sec.children {
-			if q, ok := c.artEquality(e, jointOf); ok {
+			if q, ok := c.artEquality(e, jointOf, tendonOf); ok {
 				eqs = append(eqs, q)
 			}
 		}
@@ -548,18 +548,18 @@ func (c *compiler) artKeys(keys []*element, nq, nu int) []articulated.Key {
 }
 
 // artEquality reads a joint or connect equality (body semantics).
-func (c *compiler) artEquality(e *element, jointOf map[*mjoint]int) (articulated.Equality, bool) {
+func (c *compiler) artEquality(e *element, jointOf map[*mjoint]int, tendonOf map[string]int) (articulated.Equality, bool) {
 	main := c.classes["main"]
 	a := c.attrsOf(e, "equality", c.classFor(e, main))
 	out := articulated.Equality{Name: a.str("name", ""), Obj2: -1}
 	switch e.name {
-	case "joint", "connect", "weld":
+	case "joint", "connect", "weld", "tendon":
 	default:
 		a.ignore(attrNames(e)...)
 		for k := range a.def {
 			a.used[k] = true
 		}
-		c.unsupported(e, "only joint, connect and weld equalities are in the articulated engine")
+		c.unsupported(e, "only joint, tendon, connect and weld equalities are in the articulated engine")
 		return out, false
 	}
 	out.Inactive = !a.bool("active", true)
@@ -595,6 +595,31 @@ func (c *compiler) artEquality(e *element, jointOf map[*mjoint]int) (articulated
 		out.Obj1, out.Obj2 = joint("joint1"), joint("joint2")
 		if out.Obj1 < 0 && ok {
 			c.fail(e, "joint1", "is required")
+			ok = false
+		}
+		out.PolyCoef = [5]float64{0, 1, 0, 0, 0}
+		if f, found := a.floats("polycoef", 1, 5); found {
+			out.PolyCoef = [5]float64{}
+			copy(out.PolyCoef[:], f)
+		}
+	case "tendon":
+		out.Type = articulated.EqTendon
+		tendon := func(attr string) int {
+			name := a.str(attr, "")
+			if name == "" {
+				return -1
+			}
+			t, found := tendonOf[name]
+			if !found {
+				c.fail(e, attr, fmt.Sprintf("%q must name a fixed tendon", name))
+				ok = false
+				return -1
+			}
+			return t
+		}
+		out.Obj1, out.Obj2 = tendon("tendon1"), tendon("tendon2")
+		if out.Obj1 < 0 && ok {
+			c.fail(e, "tendon1", "is required")
 			ok = false
 		}
 		out.PolyCoef = [5]float64{0, 1, 0, 0, 0}
@@ -703,6 +728,9 @@ func (c *compiler) artTendon(e *element, jointOf map[*mjoint]int) (articulated.T
 		ja := c.attrsOf(ch, "joint", nil)
 		name := ja.str("joint", "")
 		coef := ja.float("coef", 1)
+		if !ja.has("coef") {
+			c.fail(ch, "coef", "is required (as in MuJoCo)")
+		}
 		ja.finish()
 		j, found := c.jointIdx[name]
 		if !found || (j.typ != "hinge" && j.typ != "slide") {

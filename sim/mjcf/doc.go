@@ -45,12 +45,12 @@
 // autolimits on): hinge, slide, ball and free joints with armature,
 // damping, springs, actuatorfrcrange, soft limits (solreflimit,
 // solimplimit, margin) and frictionloss; gravcomp; joint, connect and
-// weld equalities (body semantics); fixed tendons (springlength, damping,
+// weld equalities (body semantics) and tendon equalities; fixed tendons (springlength, damping,
 // range, frictionloss); joint and tendon actuators (motor, position with kv,
 // velocity, general fixed/affine) with gear, ctrlrange, forcerange;
 // <option> timestep, gravity, integrator (Euler, implicitfast) and the
 // flags the engine implements; keyframes with qpos, qvel, ctrl, time.
-// There, what it does not simulate (spatial tendons, tendon equalities,
+// There, what it does not simulate (spatial tendons,
 // colliding geoms unless contacts are disabled, RK4, other flags) is an
 // error with element, attribute and line.
 //
