@@ -102,7 +102,7 @@ func TestFreeFall(t *testing.T) {
 
 // Step allocates nothing after NewData, limits active or not.
 func TestStepAllocatesNothing(t *testing.T) {
-	for _, integ := range []Integrator{Euler, ImplicitFast} {
+	for _, integ := range []Integrator{Euler, ImplicitFast, RK4} {
 		m := chain(t, 7, integ)
 		for j := range m.Joints {
 			m.Joints[j].Limited, m.Joints[j].Range = true, [2]float64{-0.1, 0.1}

@@ -51,7 +51,8 @@
 //     implicitfast (M − h·∂f/∂qvel: dof damping and joint actuators'
 //     velocity terms on the diagonal, tendon dampers' and tendon
 //     actuators' J·Jᵀ terms kept within M's tree sparsity as MuJoCo
-//     does); ball and free quaternions
+//     does), or RK4 (MuJoCo's tableau: Forward at h/2, h/2 and h, positions
+//     combined on the manifold); ball and free quaternions
 //     integrate as mj_integratePos (free joints: linear velocity in the
 //     world frame, angular in the body frame).
 //
@@ -59,8 +60,10 @@
 // frictionloss, limit, spring, damper, gravity, clampctrl, actuation,
 // refsafe and eulerdamp are honoured. Not simulated yet: spatial
 // tendons, site-based connects and welds, weld relpose and
-// contacts (the MJCF import refuses models that need them); RK4 and the
-// implicit integrator are not implemented.
+// contacts (the MJCF import refuses models that need them); the implicit
+// integrator is not implemented, and the constraint solve is always the
+// converged Newton minimizer (MuJoCo's PGS and CG reach the same one
+// within their tolerance).
 //
 // Step allocates nothing, is bit-deterministic, and never panics on a bad
 // state: a non-finite or huge (> MaxVal) qpos, qvel or qacc resets the

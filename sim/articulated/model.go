@@ -61,6 +61,9 @@ const (
 	// Euler is semi-implicit Euler; with Option.Disable's DisableEulerDamp
 	// unset, joint damping is integrated implicitly (M + h·diag(damping)).
 	Euler Integrator = 0
+	// RK4 is MuJoCo's fourth-order Runge–Kutta: four Forward evaluations
+	// per step, no implicit damping.
+	RK4 Integrator = 1
 	// ImplicitFast is MuJoCo's implicitfast: M − h·D with D the symmetric
 	// velocity derivative of the passive and actuator forces (here: joint
 	// damping and joint-transmission actuators), Coriolis terms omitted.
@@ -253,8 +256,8 @@ func newModel(s Spec) (*Model, error) {
 	if !finite(opt.Gravity[:]...) {
 		bad("gravity %v must be finite", opt.Gravity)
 	}
-	if opt.Integrator != Euler && opt.Integrator != ImplicitFast {
-		bad("integrator %d: only Euler (0) and ImplicitFast (3) are implemented", opt.Integrator)
+	if opt.Integrator != Euler && opt.Integrator != ImplicitFast && opt.Integrator != RK4 {
+		bad("integrator %d: only Euler (0), RK4 (1) and ImplicitFast (3) are implemented", opt.Integrator)
 	}
 	if len(m.Bodies) == 0 || m.Bodies[0].Parent != -1 {
 		return nil, errors.New("articulated: body 0 must be the world, with Parent -1")

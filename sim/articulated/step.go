@@ -57,6 +57,9 @@ type Data struct {
 	TenLength, TenVelocity []float64
 
 	tmp []float64
+	// RK4 stages: qpos, qvel and qacc of each, and the combined increment
+	rkQpos, rkQvel, rkF [4][]float64
+	rkDX                []float64
 
 	// Constraints (joint limits): NEfc active rows of at most
 	// Model.nLimitRows, each on one joint (EfcJnt) with its Jacobian on the
@@ -102,6 +105,12 @@ func NewData(m *Model) *Data {
 		QfrcActuator: v(), QfrcSmooth: v(), QaccSmooth: v(), tmp: v(),
 		QfrcConstraint: v(), efcG: v(), efcP: v(),
 		TenLength: make([]float64, len(m.Tendons)), TenVelocity: make([]float64, len(m.Tendons)),
+	}
+	if m.Opt.Integrator == RK4 {
+		for i := range 4 {
+			d.rkQpos[i], d.rkQvel[i], d.rkF[i] = make([]float64, m.NQ), v(), v()
+		}
+		d.rkDX = make([]float64, 2*nv)
 	}
 	nr := m.nLimitRows + m.nFrictionRows + m.nEqRows + m.nTendonRows
 	f := func() []float64 { return make([]float64, nr) }
@@ -627,6 +636,10 @@ func solveLD(m *Model, L, x []float64) {
 func integrate(m *Model, d *Data) {
 	h := m.Opt.Timestep
 	acc := d.Qacc
+	if m.Opt.Integrator == RK4 {
+		rungeKutta(m, d)
+		return
+	}
 	switch {
 	case m.Opt.Integrator == ImplicitFast:
 		// M − h·D with D = ∂(passive + actuator)/∂qvel: dof dampers and
@@ -1137,4 +1150,50 @@ func actuatorDV(a *Actuator, ctrl float64) float64 {
 		dv += a.GainPrm[2] * ctrl
 	}
 	return dv
+}
+
+// rungeKutta advances d by MuJoCo's RK4 (mj_RungeKutta): stages at
+// h/2, h/2 and h from the current Forward, positions integrated on the
+// manifold (mj_integratePos) from the start state with the stages'
+// velocity combinations.
+func rungeKutta(m *Model, d *Data) {
+	nv, h, t0 := m.NV, m.Opt.Timestep, d.Time
+	a := [3]float64{0.5, 0.5, 1}
+	b := [4]float64{1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6}
+	copy(d.rkQpos[0], d.Qpos)
+	copy(d.rkQvel[0], d.Qvel)
+	copy(d.rkF[0], d.Qacc)
+	dx := d.rkDX
+	for i := 1; i < 4; i++ {
+		// dX = A(i, i−1)·(X[i−1] velocity, F[i−1]); X[i] = X[0] ⊕ h·dX
+		for k := range nv {
+			dx[k] = a[i-1] * d.rkQvel[i-1][k]
+			dx[nv+k] = a[i-1] * d.rkF[i-1][k]
+		}
+		copy(d.rkQpos[i], d.rkQpos[0])
+		integratePos(m, d.rkQpos[i], dx[:nv], h)
+		for k := range nv {
+			d.rkQvel[i][k] = d.rkQvel[0][k] + h*dx[nv+k]
+		}
+		copy(d.Qpos, d.rkQpos[i])
+		copy(d.Qvel, d.rkQvel[i])
+		d.Time = t0 + a[i-1]*h
+		Forward(m, d)
+		copy(d.rkF[i], d.Qacc)
+	}
+	for k := range nv {
+		dx[k], dx[nv+k] = 0, 0
+		for j := range 4 {
+			dx[k] += b[j] * d.rkQvel[j][k]
+			dx[nv+k] += b[j] * d.rkF[j][k]
+		}
+	}
+	d.Time = t0
+	copy(d.Qpos, d.rkQpos[0])
+	copy(d.Qvel, d.rkQvel[0])
+	for k := range nv {
+		d.Qvel[k] += h * dx[nv+k]
+	}
+	integratePos(m, d.Qpos, dx[:nv], h)
+	d.Time += h
 }

@@ -32,7 +32,7 @@ type Articulated struct {
 // affine gain, none or affine bias, no activation dynamics) actuators on
 // hinge and slide joints or fixed tendons with gear, ctrlrange and
 // forcerange; <option> timestep, gravity and integrator (Euler,
-// implicitfast); the <flag>s gravity, spring, damper, actuation,
+// implicitfast, RK4); the <flag>s gravity, spring, damper, actuation,
 // clampctrl, eulerdamp, limit, equality, frictionloss, constraint and
 // refsafe; keyframes (qpos, qvel, ctrl, time). What would change the
 // physics and is not simulated — spatial tendons,
@@ -261,8 +261,10 @@ func (c *compiler) artOption(e *element, st *artState) {
 	switch a.oneOf("integrator", "Euler", "Euler", "implicitfast", "RK4", "implicit") {
 	case "implicitfast":
 		st.opt.Integrator = articulated.ImplicitFast
-	case "RK4", "implicit":
-		c.fail(e, "integrator", "only Euler and implicitfast are in the articulated engine")
+	case "RK4":
+		st.opt.Integrator = articulated.RK4
+	case "implicit":
+		c.fail(e, "integrator", "implicit is not in the articulated engine (Euler, implicitfast and RK4 are)")
 	}
 	// solver settings act on constraints, which the engine does not have yet
 	a.ignore("iterations", "solver", "tolerance", "ls_iterations", "ls_tolerance", "noslip_iterations",

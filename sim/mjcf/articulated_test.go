@@ -26,7 +26,7 @@ func TestArticulatedRefusesWhatItDoesNotSimulate(t *testing.T) {
 		{"contacts", `<mujoco><worldbody><body><joint/><geom size="0.1"/></body></worldbody></mujoco>`, "contacts are not simulated"},
 		{"muscle", body(`<joint name="j"/>`)[:len(body(`<joint name="j"/>`))-len(`</mujoco>`)] + `<actuator><muscle joint="j"/></actuator></mujoco>`, "only motor"},
 		{"ball actuator", body(`<joint name="j" type="ball"/>`)[:len(body(`<joint name="j" type="ball"/>`))-len(`</mujoco>`)] + `<actuator><motor joint="j"/></actuator></mujoco>`, "hinge or slide"},
-		{"rk4", `<mujoco><option integrator="RK4"/><worldbody/></mujoco>`, "integrator"},
+		{"implicit", `<mujoco><option integrator="implicit"/><worldbody/></mujoco>`, "integrator"},
 		{"override flag", `<mujoco><option><flag override="enable"/></option><worldbody/></mujoco>`, "override"},
 		{"key qpos", body(`<joint/>`)[:len(body(`<joint/>`))-len(`</mujoco>`)] + `<keyframe><key qpos="1 2"/></keyframe></mujoco>`, "qpos"},
 	}
