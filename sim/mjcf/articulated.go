@@ -97,6 +97,12 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 	for _, e := range root.children {
 		if e.name == "compiler" {
 			c.compilerElem(e)
+			// what the shared compiler only warns about changes the physics here
+			for _, n := range []string{"balanceinertia", "alignfree"} {
+				if v, ok := e.attr(n); ok && v == "true" {
+					c.fail(e, n, "is not applied by the importer: the articulated engine would simulate different inertias or frames")
+				}
+			}
 		}
 	}
 	main := &class{name: "main", attrs: map[string]map[string]dval{}}
@@ -267,7 +273,10 @@ func (c *compiler) artOption(e *element, st *artState) {
 		c.fail(e, "integrator", "implicit is not in the articulated engine (Euler, implicitfast and RK4 are)")
 	}
 	// solver settings act on constraints, which the engine does not have yet
-	a.ignore("iterations", "solver", "tolerance", "ls_iterations", "ls_tolerance", "noslip_iterations",
+	if a.int("noslip_iterations", 0) != 0 {
+		c.fail(e, "noslip_iterations", "the noslip post-solver is not in the articulated engine")
+	}
+	a.ignore("iterations", "solver", "tolerance", "ls_iterations", "ls_tolerance",
 		"noslip_tolerance", "mpr_iterations", "mpr_tolerance", "ccd_iterations", "ccd_tolerance", "cone",
 		"jacobian", "impratio", "o_margin", "o_solref", "o_solimp", "o_friction", "sdf_iterations", "sdf_initpoints",
 		"apirate", "magnetic")
@@ -541,7 +550,10 @@ func (c *compiler) artKeys(keys []*element, nq, nu int) []articulated.Key {
 			if f, ok := a.floats("act", 0, math.MaxInt32); ok && len(f) > 0 {
 				c.fail(e, "act", "the articulated engine has no actuator activations")
 			}
-			a.ignore("mpos", "mquat")
+			if a.has("mpos") || a.has("mquat") {
+				c.fail(e, "mpos", "mocap poses in keyframes are not in the articulated engine (mocap bodies stay where the model puts them)")
+				a.ignore("mpos", "mquat")
+			}
 			a.finish()
 			out = append(out, k)
 		}
