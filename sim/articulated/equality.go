@@ -34,6 +34,13 @@ type Equality struct {
 	SolImp      [5]float64
 	// Inactive equalities make no rows (MJCF active="false").
 	Inactive bool
+	// Sites switches a connect or weld to site semantics (MJCF site1,
+	// site2): the points are the sites' origins, SitePos[k] in body Obj1
+	// (k = 0) and Obj2 (k = 1); a weld holds the sites' frames (SiteQuat)
+	// together, and Anchor is unused.
+	Sites    bool
+	SitePos  [2][3]float64
+	SiteQuat [2][4]float64
 
 	anchor2 [3]float64 // connect: Anchor's point in Obj2's frame at qpos0; weld: in Obj1's
 	relpose [4]float64 // weld: neg(xquat1)·xquat2 at qpos0
@@ -48,6 +55,15 @@ func (m *Model) validateEqualities(bad func(string, ...any)) {
 		}
 		if e.SolImp == [5]float64{} {
 			e.SolImp = [5]float64{0.9, 0.95, 0.001, 0.5, 2}
+		}
+		if e.Sites && (e.Type == EqConnect || e.Type == EqWeld) {
+			for k := range 2 {
+				q, ok := normQuat(e.SiteQuat[k])
+				if !ok || !finite(e.SitePos[k][:]...) || !finite(e.SiteQuat[k][:]...) {
+					bad("equality %d (%q): site %d has a non-finite position or a zero quaternion", i, e.Name, k+1)
+				}
+				e.SiteQuat[k] = q
+			}
 		}
 		if !finite(e.Anchor[:]...) || !finite(e.PolyCoef[:]...) || !finite(e.SolRef[:]...) || !finite(e.SolImp[:]...) {
 			bad("equality %d (%q): a non-finite parameter", i, e.Name)
@@ -137,6 +153,9 @@ func (m *Model) setEqualityConst(d *Data, hasChild []bool) {
 	}
 	for i := range m.Equalities {
 		e := &m.Equalities[i]
+		if e.Sites {
+			continue
+		}
 		switch e.Type {
 		case EqConnect:
 			p := add3(d.Xpos[e.Obj1], mulMatVec(&d.Xmat[e.Obj1], e.Anchor))
@@ -191,8 +210,12 @@ func makeEqualities(m *Model, d *Data) {
 		}
 		switch e.Type {
 		case EqConnect:
-			p1 := add3(d.Xpos[e.Obj1], mulMatVec(&d.Xmat[e.Obj1], e.Anchor))
-			p2 := add3(d.Xpos[e.Obj2], mulMatVec(&d.Xmat[e.Obj2], e.anchor2))
+			a1, a2 := e.Anchor, e.anchor2
+			if e.Sites {
+				a1, a2 = e.SitePos[0], e.SitePos[1]
+			}
+			p1 := add3(d.Xpos[e.Obj1], mulMatVec(&d.Xmat[e.Obj1], a1))
+			p2 := add3(d.Xpos[e.Obj2], mulMatVec(&d.Xmat[e.Obj2], a2))
 			j1, j2 := d.eqJac[:3*nv], d.eqJac[3*nv:6*nv]
 			scratch := d.eqJac[6*nv : 9*nv]
 			d.jacPoint(m, e.Obj1, p1, j1, scratch)
@@ -210,8 +233,12 @@ func makeEqualities(m *Model, d *Data) {
 				d.addRow(m, RowEquality, ei, 0, 0, [3]float64{}, cpos[r], norm3(cpos), 0, 0, vel, invw, e.SolRef, e.SolImp)
 			}
 		case EqWeld:
-			p0 := add3(d.Xpos[e.Obj1], mulMatVec(&d.Xmat[e.Obj1], e.anchor2))
-			p1 := add3(d.Xpos[e.Obj2], mulMatVec(&d.Xmat[e.Obj2], e.Anchor))
+			a0, a1 := e.anchor2, e.Anchor
+			if e.Sites {
+				a0, a1 = e.SitePos[0], e.SitePos[1]
+			}
+			p0 := add3(d.Xpos[e.Obj1], mulMatVec(&d.Xmat[e.Obj1], a0))
+			p1 := add3(d.Xpos[e.Obj2], mulMatVec(&d.Xmat[e.Obj2], a1))
 			jp0, jr0 := d.eqJac[:3*nv], d.eqJac[3*nv:6*nv]
 			jp1, jr1 := d.eqJac[6*nv:9*nv], d.eqJac[9*nv:12*nv]
 			d.jacPoint(m, e.Obj1, p0, jp0, jr0)
@@ -222,6 +249,10 @@ func makeEqualities(m *Model, d *Data) {
 			// orientation error: neg(q1)·q0·relpose, axis components
 			quat := mulQuat(d.Xquat[e.Obj1], e.relpose)
 			q1 := d.Xquat[e.Obj2]
+			if e.Sites {
+				quat = mulQuat(d.Xquat[e.Obj1], e.SiteQuat[0])
+				q1 = mulQuat(d.Xquat[e.Obj2], e.SiteQuat[1])
+			}
 			quat1 := [4]float64{q1[0], -q1[1], -q1[2], -q1[3]}
 			quat2 := mulQuat(quat1, quat)
 			ts := e.TorqueScale

@@ -16,6 +16,9 @@ import (
 type Articulated struct {
 	Name  string
 	Model *articulated.Model
+	// Sites are the model's sites: a frame (Pos, Quat w x y z) on a body
+	// (index into Model.Bodies), for end effectors and site equalities.
+	Sites []ArtSite
 	// Warnings list what was dropped (visual elements, Lenient drops).
 	Warnings []string
 }
@@ -28,7 +31,7 @@ type Articulated struct {
 // frictionloss (solreffriction, solimpfriction); body gravcomp; fixed
 // tendons (stiffness, damping, springlength, range, margin, solreflimit,
 // solimplimit, frictionloss); joint, tendon, connect and weld equalities
-// (body semantics); motor, position (kp, kv), velocity and general (fixed or
+// (body or site semantics); motor, position (kp, kv), velocity and general (fixed or
 // affine gain, none or affine bias, no activation dynamics) actuators on
 // hinge and slide joints or fixed tendons with gear, ctrlrange and
 // forcerange; <option> timestep, gravity and integrator (Euler,
@@ -81,6 +84,45 @@ func parseArticulated(data []byte, file, dir string, opt Options) (*Articulated,
 		return nil, errors.Join(c.errs...)
 	}
 	return m, nil
+}
+
+// ArtSite is a site of an Articulated model.
+type ArtSite struct {
+	Name string
+	Body int
+	Pos  [3]float64
+	Quat [4]float64
+}
+
+// Site returns the index of the site named name.
+func (a *Articulated) Site(name string) (int, bool) {
+	for i := range a.Sites {
+		if a.Sites[i].Name == name && name != "" {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// artSites reads the sites' frames (pos, orientation or fromto).
+func (c *compiler) artSites() []ArtSite {
+	var out []ArtSite
+	for i, e := range c.sites {
+		a := c.attrsOf(e, "site", c.siteCls[i])
+		s := ArtSite{Name: a.str("name", ""), Body: c.siteBody[i]}
+		pos, rot := a.vec3("pos", sim.Vec3{}), a.orientation()
+		if ft, ok := a.floats("fromto", 6, 6); ok {
+			p0, p1 := sim.V3(ft[0], ft[1], ft[2]), sim.V3(ft[3], ft[4], ft[5])
+			if d := p1.Sub(p0); d.Norm() > 0 {
+				pos, rot = p0.Add(p1).Scale(0.5), quatBetween(sim.V3(0, 0, 1), d.Normalize())
+			}
+		}
+		s.Pos, s.Quat = v3(pos), q4(rot.Normalize())
+		a.ignore("type", "size", "rgba", "group", "material", "user")
+		a.finish()
+		out = append(out, s)
+	}
+	return out
 }
 
 // artState is the articulated path's own compile state.
@@ -155,6 +197,7 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 		return nil
 	}
 	c.massProps()
+	c.artSingleGeomFrames()
 	if !st.contactOff {
 		for _, g := range c.geoms {
 			if g.contype != 0 || g.conaff != 0 {
@@ -224,10 +267,11 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 			}
 		}
 	}
+	sites := c.artSites()
 	var eqs []articulated.Equality
 	for _, sec := range equalities {
 		for _, e := range sec.children {
-			if q, ok := c.artEquality(e, jointOf, tendonOf); ok {
+			if q, ok := c.artEquality(e, jointOf, tendonOf, sites); ok {
 				eqs = append(eqs, q)
 			}
 		}
@@ -249,7 +293,7 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 		c.errs = append(c.errs, fmt.Errorf("mjcf: %w", err))
 		return nil
 	}
-	return &Articulated{Name: name, Model: m, Warnings: c.warnings()}
+	return &Articulated{Name: name, Model: m, Sites: sites, Warnings: c.warnings()}
 }
 
 func v3(v sim.Vec3) [3]float64 { return [3]float64{v.X, v.Y, v.Z} }
@@ -561,8 +605,8 @@ func (c *compiler) artKeys(keys []*element, nq, nu int) []articulated.Key {
 	return out
 }
 
-// artEquality reads a joint or connect equality (body semantics).
-func (c *compiler) artEquality(e *element, jointOf map[*mjoint]int, tendonOf map[string]int) (articulated.Equality, bool) {
+// artEquality reads a joint, tendon, connect or weld equality.
+func (c *compiler) artEquality(e *element, jointOf map[*mjoint]int, tendonOf map[string]int, sites []ArtSite) (articulated.Equality, bool) {
 	main := c.classes["main"]
 	a := c.attrsOf(e, "equality", c.classFor(e, main))
 	out := articulated.Equality{Name: a.str("name", ""), Obj2: -1}
@@ -652,9 +696,41 @@ func (c *compiler) artEquality(e *element, jointOf map[*mjoint]int, tendonOf map
 			}
 		}
 		if a.has("site1") || a.has("site2") {
-			c.fail(e, "site1", "site-based connect and weld are not in the articulated engine (use body1, body2 and anchor)")
-			a.ignore("site1", "site2")
-			ok = false
+			// site semantics: the sites' origins (and, for a weld, frames)
+			out.Sites = true
+			for k, attr := range []string{"site1", "site2"} {
+				name := a.str(attr, "")
+				si := -1
+				for i := range sites {
+					if sites[i].Name == name && name != "" {
+						si = i
+					}
+				}
+				if si < 0 {
+					c.fail(e, attr, fmt.Sprintf("%q must name a site (site1 and site2 are both required)", name))
+					ok = false
+					continue
+				}
+				out.SitePos[k], out.SiteQuat[k] = sites[si].Pos, sites[si].Quat
+				if k == 0 {
+					out.Obj1 = sites[si].Body
+				} else {
+					out.Obj2 = sites[si].Body
+				}
+			}
+			for _, n := range []string{"body1", "body2", "anchor", "relpose"} {
+				if a.has(n) {
+					c.fail(e, n, "cannot be combined with site1 and site2")
+					ok = false
+				}
+			}
+			if ok && out.Obj1 == out.Obj2 {
+				c.fail(e, "site2", "must be on another body than site1")
+				ok = false
+			}
+			a.ignore("anchor", "relpose")
+			a.finish()
+			return out, ok
 		}
 		b1, found := c.bodyByName(e, "body1", a.str("body1", ""))
 		ok = ok && found
@@ -760,4 +836,33 @@ func (c *compiler) artTendon(e *element, jointOf map[*mjoint]int) (articulated.T
 		ok = false
 	}
 	return out, ok
+}
+
+// artSingleGeomFrames gives a body whose mass comes from one geom that
+// geom's frame as its inertial frame, as MuJoCo's compiler does (the
+// shared compiler takes principal axes in its own order: the same tensor,
+// but MuJoCo's "simple body" test, and so its constraint regularizer,
+// looks at the frame).
+func (c *compiler) artSingleGeomFrames() {
+	if c.boundMass != 0 || c.boundInertia != 0 || c.settotalmass > 0 || c.inertiaFromGeom == 0 {
+		return
+	}
+	for _, b := range c.bodies[1:] {
+		if b.inertial != nil && c.inertiaFromGeom != 1 {
+			continue
+		}
+		var only *mgeom
+		n := 0
+		for _, g := range b.geoms {
+			if g.typ == "plane" || g.mass == 0 {
+				continue
+			}
+			only = g
+			n++
+		}
+		if n != 1 || only.typ == "mesh" {
+			continue
+		}
+		b.ipos, b.iquat, b.inertia = only.pos, only.rot.Normalize(), geomInertia(only)
+	}
 }

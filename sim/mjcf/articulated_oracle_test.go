@@ -118,7 +118,7 @@ func maxDiff(a, b []oracleLine, qvel bool) (float64, float64) {
 func TestArticulatedMatchesMuJoCo(t *testing.T) {
 	dir := mujocoJSDir(t)
 	const duration, every, tol = 2.0, 25, 1e-6
-	models := []string{"hinge_chain", "slide_hinge", "ball", "free", "actuators", "nogravity", "combined", "stiff_arm", "limits", "friction", "equality", "weld", "tendon", "tendon_implicit", "rk4_limits"}
+	models := []string{"hinge_chain", "slide_hinge", "ball", "free", "actuators", "nogravity", "combined", "stiff_arm", "limits", "friction", "equality", "weld", "tendon", "tendon_implicit", "rk4_limits", "sites"}
 	for _, name := range models {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel() // each waits mostly on its Node process
@@ -209,7 +209,7 @@ func TestStiffArmHoldsKeyframe(t *testing.T) {
 // error stays within MuJoCo's own difference between dt and dt/2.
 func TestConstraintsWithinMuJoCoDiscretisation(t *testing.T) {
 	dir := mujocoJSDir(t)
-	for _, name := range []string{"limits", "friction", "equality", "weld", "tendon", "rk4_limits"} {
+	for _, name := range []string{"limits", "friction", "equality", "weld", "tendon", "rk4_limits", "sites"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join("testdata", "articulated", name+".xml")
