@@ -27,8 +27,8 @@
 //     ctrlrange clamping, forcerange, and the joints' actuatorfrcrange on
 //     the generalized actuator force;
 //   - acceleration: qacc = M⁻¹(passive − bias + actuator), then
-//     equality constraints (connect: a body point held on another body or
-//     the world, 3 rows; weld: a body's pose relative to another's at
+//     equality constraints (connect: a body point, or a site, held on
+//     another body or site or the world, 3 rows; weld: a body's pose relative to another's at
 //     qpos0, 6 rows with torquescale; joint and tendon: one joint's
 //     (tendon's) displacement a quartic polynomial of another's, or
 //     locked), joint frictionloss and joint limits as MuJoCo's
@@ -59,8 +59,7 @@
 // The disable flags (MuJoCo's bit values) constraint, equality,
 // frictionloss, limit, spring, damper, gravity, clampctrl, actuation,
 // refsafe and eulerdamp are honoured. Not simulated yet: spatial
-// tendons, site-based connects and welds, weld relpose and
-// contacts (the MJCF import refuses models that need them); the implicit
+// tendons, a weld's explicit relpose, and contacts (the MJCF import refuses models that need them); the implicit
 // integrator is not implemented, and the constraint solve is always the
 // converged Newton minimizer (MuJoCo's PGS and CG reach the same one
 // within their tolerance).

@@ -45,7 +45,7 @@
 // autolimits on): hinge, slide, ball and free joints with armature,
 // damping, springs, actuatorfrcrange, soft limits (solreflimit,
 // solimplimit, margin) and frictionloss; gravcomp; joint, connect and
-// weld equalities (body semantics) and tendon equalities; fixed tendons (springlength, damping,
+// weld equalities (body or site semantics) and tendon equalities; fixed tendons (springlength, damping,
 // range, frictionloss); joint and tendon actuators (motor, position with kv,
 // velocity, general fixed/affine) with gear, ctrlrange, forcerange;
 // <option> timestep, gravity, integrator (Euler, implicitfast) and the
