@@ -450,7 +450,7 @@ func (c *compiler) artActuator(e *element, jointOf map[*mjoint]int, tendonOf map
 	}
 	a.used["$type"] = true
 	out.Name = a.str("name", "")
-	for _, tr := range []string{"site", "body", "cranksite", "slidersite", "refsite", "jointinparent"} {
+	for _, tr := range []string{"site", "body", "cranksite", "slidersite", "refsite"} {
 		if a.has(tr) {
 			c.unsupported(e, fmt.Sprintf("transmission %q: only joint and fixed-tendon transmissions are in the articulated engine", tr))
 			return out, false
@@ -468,10 +468,17 @@ func (c *compiler) artActuator(e *element, jointOf map[*mjoint]int, tendonOf map
 		}
 		out.Trn, out.Tendon = articulated.TrnTendon, t
 	} else {
-		jname := a.str("joint", "")
+		// jointinparent is joint for hinges and slides (it differs only
+		// for ball and free joints, which take no actuators here)
+		attr := "joint"
+		if a.has("jointinparent") && !a.has("joint") {
+			attr = "jointinparent"
+		}
+		a.used["jointinparent"] = true
+		jname := a.str(attr, "")
 		j, found := c.jointIdx[jname]
 		if !found || (j.typ != "hinge" && j.typ != "slide") {
-			c.fail(e, "joint", fmt.Sprintf("%q must name a hinge or slide joint", jname))
+			c.fail(e, attr, fmt.Sprintf("%q must name a hinge or slide joint", jname))
 			a.ignore(attrNames(e)...)
 			for k := range a.def {
 				a.used[k] = true
