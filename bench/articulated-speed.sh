@@ -25,4 +25,4 @@ T=sim/mjcf/testdata/articulated
 "$tmp/bench-mujoco" artspeed -rounds "${ROUNDS:-5}" -steps "${STEPS:-20000}" \
   $T/hinge_chain.xml $T/slide_hinge.xml $T/ball.xml $T/free.xml $T/actuators.xml $T/nogravity.xml \
   $T/combined.xml $T/stiff_arm.xml $T/limits.xml $T/friction.xml $T/equality.xml $T/weld.xml \
-  "$tmp/humanoid_nocontact.xml"
+  $T/sites.xml $T/tendon.xml $T/tendon_implicit.xml $T/rk4_limits.xml "$tmp/humanoid_nocontact.xml"
