@@ -98,3 +98,31 @@ func FuzzParseArticulated(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkArticulated steps each feature model from its keyframe
+// (bench/articulated-speed.sh compares the same files with MuJoCo).
+func BenchmarkArticulated(b *testing.B) {
+	for _, name := range []string{"stiff_arm", "combined", "limits", "weld", "tendon"} {
+		b.Run(name, func(b *testing.B) {
+			am, err := LoadArticulated(filepath.Join("testdata", "articulated", name+".xml"), Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			m := am.Model
+			d := articulated.NewData(m)
+			reset := func() {
+				if err := articulated.ResetKey(m, d, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reset()
+			for b.Loop() {
+				articulated.Step(m, d)
+				if d.Time > 2 {
+					reset()
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+		})
+	}
+}
