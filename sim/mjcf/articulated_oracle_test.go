@@ -29,6 +29,10 @@ func mujocoJSDir(t *testing.T) string {
 	t.Helper()
 	dir := os.Getenv("MUJOCO_JS_DIR")
 	if dir == "" {
+		// scripts/mujoco-oracle.sh's cache (MUJOCO_JS_CACHE overrides it)
+		dir = os.Getenv("MUJOCO_JS_CACHE")
+	}
+	if dir == "" {
 		cache := os.Getenv("XDG_CACHE_HOME")
 		if cache == "" {
 			if h, err := os.UserHomeDir(); err == nil {
