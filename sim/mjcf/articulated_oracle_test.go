@@ -213,7 +213,7 @@ func TestStiffArmHoldsKeyframe(t *testing.T) {
 // error stays within MuJoCo's own difference between dt and dt/2.
 func TestConstraintsWithinMuJoCoDiscretisation(t *testing.T) {
 	dir := mujocoJSDir(t)
-	for _, name := range []string{"limits", "friction", "equality", "weld", "tendon", "rk4_limits", "sites"} {
+	for _, name := range []string{"limits", "friction", "equality", "weld", "tendon", "rk4_limits", "sites", "pgs_friction"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join("testdata", "articulated", name+".xml")
