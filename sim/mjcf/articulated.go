@@ -127,9 +127,8 @@ func (c *compiler) artSites() []ArtSite {
 
 // artState is the articulated path's own compile state.
 type artState struct {
-	opt         articulated.Option
-	contactOff  bool
-	collideGeom *element
+	opt        articulated.Option
+	contactOff bool
 }
 
 func (c *compiler) compileArticulated(root *element) *Articulated {
