@@ -7,7 +7,7 @@ GOBIN ?= $(shell $(GO) env GOPATH)/bin
 # Packages with goroutines of their own: tested under the race detector.
 RACE_PKGS := ./replay/... ./vlmprio/... ./hw/... ./control/... ./train/...
 
-.PHONY: deps test test-viam viam-module vet unit purego lint bench bench-mujoco run build fmt onnx-check docker-check
+.PHONY: deps test test-viam viam-module vet unit purego lint bench bench-mujoco run build fmt onnx-check docker-check mujoco-oracle
 
 # The commit every run records and `robot-train version` prints (CI builds
 # with -buildvcs=false, so the linker sets it).
@@ -32,7 +32,15 @@ unit:
 purego:
 	CGO_ENABLED=0 $(GO) build ./...
 
-test: deps vet unit purego
+# make test compares sim/articulated with MuJoCo 3.3.8 (npm mujoco-js,
+# cached outside the repository): a missing oracle fails it there.
+test: export VLMRB_MUJOCO_ORACLE = require
+test: deps vet mujoco-oracle unit purego
+
+# mujoco-oracle: install node (apt, when root) and mujoco-js 0.0.7 into the
+# cache that sim/mjcf's oracle tests read (scripts/mujoco-oracle.sh).
+mujoco-oracle:
+	@./scripts/mujoco-oracle.sh --install-only >/dev/null
 
 # onnx-check: exported ONNX policies against vlmrb's forward pass in gonnx
 # (module onnx/gonnxcheck) and in onnxruntime-node from npm (cached

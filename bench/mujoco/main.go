@@ -24,7 +24,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: mujoco compare FILE...|refuse DIR|speed [-rounds N -steps N] FILE...")
+		fmt.Fprintln(os.Stderr, "usage: mujoco compare FILE...|refuse DIR|speed [-rounds N -steps N] FILE...|artspeed [-rounds N -steps N] FILE...")
 		os.Exit(2)
 	}
 	var err error
@@ -39,6 +39,8 @@ func main() {
 		err = trace(os.Args[2:])
 	case "speed":
 		err = speed(os.Args[2:])
+	case "artspeed":
+		err = artspeed(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}

@@ -40,6 +40,7 @@ func commands() []command {
 		{"eval", "evaluate a checkpoint or a scripted policy: success rate and return", cmdEval},
 		{"export", "write a checkpoint's policy as an ONNX model", cmdExport},
 		{"render", "render a task's camera to PNG, GIF or MP4", cmdRender},
+		{"simulate", "step an MJCF model on the articulated engine: JSON trajectory or steps/s", cmdSimulate},
 		{"record", "record episodes (or convert a camera recording) as a LeRobot v3 dataset", cmdRecord},
 		{"score", "score clips from the simulator, a folder or a camera URL", cmdScore},
 		{"view", "watch a policy in an interactive GLFW window", cmdView},

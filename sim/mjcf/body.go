@@ -31,6 +31,7 @@ type mbody struct {
 	// compound: the body's 2–3 hinges are one compound sim joint on its
 	// own sim body (no chain)
 	compound bool
+	gravcomp float64 // read on the articulated path only
 }
 
 type inertial struct {
@@ -52,6 +53,15 @@ type mjoint struct {
 	damping, stiffness, arm float64
 	sim                     sim.JointID
 	index                   int
+	// articulated path only
+	actfrcLimited bool
+	actfrcRange   [2]float64
+	solref        [2]float64
+	solimp        [5]float64
+	margin        float64
+	floss         float64
+	solreffr      [2]float64
+	solimpfr      [5]float64
 }
 
 // mgeom is an MJCF geom during compilation.
@@ -141,6 +151,9 @@ func (c *compiler) body(e *element, parent int, inherited *class) {
 	b.pos = a.vec3("pos", sim.Vec3{})
 	b.rot = a.orientation()
 	a.warnIf("mocap bodies are not imported; the body is static", "mocap")
+	if c.art {
+		b.gravcomp = a.float("gravcomp", 0)
+	}
 	a.ignore("user", "gravcomp")
 	a.finish()
 	b.wpos = p.wpos.Add(p.wrot.Rotate(b.pos))
@@ -194,13 +207,16 @@ func (c *compiler) joint(e *element, bi int, cls *class) {
 	a := c.attrsOf(e, "joint", cls)
 	typ := a.oneOf("type", "hinge", "hinge", "slide", "free", "ball")
 	if typ == "free" {
+		if c.art {
+			c.artFreeJoint(a)
+		}
 		a.ignore("name", "pos", "axis", "damping", "stiffness", "armature", "limited", "range", "group",
 			"solreflimit", "solimplimit", "margin", "ref", "springref", "frictionloss", "solref", "solimp", "user")
 		a.finish()
 		c.freeJoint(e, bi)
 		return
 	}
-	if typ == "ball" {
+	if typ == "ball" && !c.art {
 		a.ignore(attrNames(e)...)
 		c.unsupported(e, "ball joints are not in the engine (use three hinges)")
 		return
@@ -243,10 +259,14 @@ func (c *compiler) joint(e *element, bi int, cls *class) {
 	if j.damping < 0 || j.stiffness < 0 || j.arm < 0 {
 		c.fail(e, "damping", "damping, stiffness and armature must be >= 0")
 	}
-	if fl := a.float("frictionloss", 0); fl != 0 {
+	if fl := a.float("frictionloss", 0); fl != 0 && !c.art {
 		c.fail(e, "frictionloss", "(dry joint friction) is not in the engine")
 	}
-	a.warnIf("the engine's joint limits use its own soft constraint", "solreflimit", "solimplimit", "margin", "solref", "solimp")
+	if c.art {
+		c.artJoint(a, j)
+	} else {
+		a.warnIf("the engine's joint limits use its own soft constraint", "solreflimit", "solimplimit", "margin", "solref", "solimp")
+	}
 	a.ignore("group", "user", "actuatorfrclimited", "actuatorfrcrange")
 	a.finish()
 	if j.name != "" {

@@ -40,6 +40,20 @@
 // than XML's predefined five are refused, so entity expansion cannot grow a
 // file. FuzzParse checks that no input panics.
 //
+// LoadArticulated compiles the same MJCF for sim/articulated instead
+// (generalized coordinates, MuJoCo 3.3.8's equations and defaults, e.g.
+// autolimits on): hinge, slide, ball and free joints with armature,
+// damping, springs, actuatorfrcrange, soft limits (solreflimit,
+// solimplimit, margin) and frictionloss; gravcomp; joint, connect and
+// weld equalities (body or site semantics) and tendon equalities; fixed tendons (springlength, damping,
+// range, frictionloss); joint and tendon actuators (motor, position with kv,
+// velocity, general fixed/affine) with gear, ctrlrange, forcerange;
+// <option> timestep, gravity, integrator (Euler, implicitfast) and the
+// flags the engine implements; keyframes with qpos, qvel, ctrl, time.
+// There, what it does not simulate (spatial tendons,
+// colliding geoms unless contacts are disabled, RK4, other flags) is an
+// error with element, attribute and line.
+//
 // Model keeps the MJCF view (bodies with their MuJoCo mass, principal
 // inertia, inertial frame and world pose at qpos0; joints with their MuJoCo
 // coordinate q = q_sim + ref; actuators; sites; cameras; visual geoms) next

@@ -202,6 +202,8 @@ type compiler struct {
 	siteCls, camCls  []*class
 	jointIdx         map[string]*mjoint
 	joints           []*mjoint
+	// art: compiling for the articulated engine (LoadArticulated)
+	art bool
 }
 
 // fail records an error about attribute attr of element e.

@@ -1,0 +1,152 @@
+package articulated
+
+import "math"
+
+type vec3 = [3]float64
+
+func add3(a, b vec3) vec3           { return vec3{a[0] + b[0], a[1] + b[1], a[2] + b[2]} }
+func sub3(a, b vec3) vec3           { return vec3{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
+func scale3(a vec3, s float64) vec3 { return vec3{a[0] * s, a[1] * s, a[2] * s} }
+func dot3(a, b vec3) float64        { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
+func norm3(a vec3) float64          { return math.Sqrt(dot3(a, a)) }
+func cross3(a, b vec3) vec3 {
+	return vec3{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
+}
+
+func normQuat(q [4]float64) ([4]float64, bool) {
+	n := math.Sqrt(q[0]*q[0] + q[1]*q[1] + q[2]*q[2] + q[3]*q[3])
+	if n < 1e-15 {
+		return [4]float64{1, 0, 0, 0}, false
+	}
+	return [4]float64{q[0] / n, q[1] / n, q[2] / n, q[3] / n}, true
+}
+
+// mulQuat returns a·b (w, x, y, z).
+func mulQuat(a, b [4]float64) [4]float64 {
+	return [4]float64{
+		a[0]*b[0] - a[1]*b[1] - a[2]*b[2] - a[3]*b[3],
+		a[0]*b[1] + a[1]*b[0] + a[2]*b[3] - a[3]*b[2],
+		a[0]*b[2] - a[1]*b[3] + a[2]*b[0] + a[3]*b[1],
+		a[0]*b[3] + a[1]*b[2] - a[2]*b[1] + a[3]*b[0],
+	}
+}
+
+// quatMat returns the row-major rotation matrix of unit quaternion q.
+func quatMat(q [4]float64) [9]float64 {
+	w, x, y, z := q[0], q[1], q[2], q[3]
+	return [9]float64{
+		w*w + x*x - y*y - z*z, 2 * (x*y - w*z), 2 * (x*z + w*y),
+		2 * (x*y + w*z), w*w - x*x + y*y - z*z, 2 * (y*z - w*x),
+		2 * (x*z - w*y), 2 * (y*z + w*x), w*w - x*x - y*y + z*z,
+	}
+}
+
+func mulMatVec(m *[9]float64, v vec3) vec3 {
+	return vec3{m[0]*v[0] + m[1]*v[1] + m[2]*v[2], m[3]*v[0] + m[4]*v[1] + m[5]*v[2], m[6]*v[0] + m[7]*v[1] + m[8]*v[2]}
+}
+
+func mulMatTVec(m *[9]float64, v vec3) vec3 {
+	return vec3{m[0]*v[0] + m[3]*v[1] + m[6]*v[2], m[1]*v[0] + m[4]*v[1] + m[7]*v[2], m[2]*v[0] + m[5]*v[1] + m[8]*v[2]}
+}
+
+// rotVecQuat rotates v by unit quaternion q (v + w·t + q⃗ × t, t = 2·q⃗ ×
+// v); the zero vector stays exactly zero.
+func rotVecQuat(v vec3, q [4]float64) vec3 {
+	if v == (vec3{}) {
+		return v
+	}
+	u := vec3{q[1], q[2], q[3]}
+	t := scale3(cross3(u, v), 2)
+	return add3(add3(v, scale3(t, q[0])), cross3(u, t))
+}
+
+// axisAngleQuat returns the rotation by angle about unit axis a.
+func axisAngleQuat(a vec3, angle float64) [4]float64 {
+	s, c := math.Sincos(angle / 2)
+	return [4]float64{c, a[0] * s, a[1] * s, a[2] * s}
+}
+
+// quatIntegrate returns q rotated by the body-frame angular velocity w for
+// time h (q·exp(w h/2)), normalized.
+func quatIntegrate(q [4]float64, w vec3, h float64) [4]float64 {
+	n := norm3(w)
+	if n == 0 || h == 0 {
+		r, _ := normQuat(q)
+		return r
+	}
+	r, _ := normQuat(mulQuat(q, axisAngleQuat(scale3(w, 1/n), n*h)))
+	return r
+}
+
+// subQuat returns the rotation vector v with b·exp(v) = a (MuJoCo's
+// mju_subQuat): the angle in [−π, π] about the axis, in b's frame.
+func subQuat(a, b [4]float64) vec3 {
+	q := mulQuat([4]float64{b[0], -b[1], -b[2], -b[3]}, a)
+	v := vec3{q[1], q[2], q[3]}
+	s := norm3(v)
+	if s == 0 {
+		return vec3{}
+	}
+	angle := 2 * math.Atan2(s, q[0])
+	if angle > math.Pi {
+		angle -= 2 * math.Pi
+	}
+	return scale3(v, angle/s)
+}
+
+// motion is a spatial motion vector (angular, linear) at a reference point.
+type motion = [6]float64
+
+// sinert is a spatial inertia about a reference point, in world axes:
+// rotational inertia I (xx yy zz xy xz yz), first moment h = m·(com − ref)
+// and mass m.
+type sinert struct {
+	I [6]float64
+	h vec3
+	m float64
+}
+
+func (s *sinert) add(o *sinert) {
+	for i := range s.I {
+		s.I[i] += o.I[i]
+	}
+	s.h = add3(s.h, o.h)
+	s.m += o.m
+}
+
+// mul returns the spatial force s·v: (I w + h × v, m v − h × w).
+func (s *sinert) mul(v *motion) motion {
+	w0, w1, w2, l0, l1, l2 := v[0], v[1], v[2], v[3], v[4], v[5]
+	I := &s.I
+	h0, h1, h2, mm := s.h[0], s.h[1], s.h[2], s.m
+	return motion{
+		I[0]*w0 + I[3]*w1 + I[4]*w2 + h1*l2 - h2*l1,
+		I[3]*w0 + I[1]*w1 + I[5]*w2 + h2*l0 - h0*l2,
+		I[4]*w0 + I[5]*w1 + I[2]*w2 + h0*l1 - h1*l0,
+		mm*l0 - (h1*w2 - h2*w1),
+		mm*l1 - (h2*w0 - h0*w2),
+		mm*l2 - (h0*w1 - h1*w0),
+	}
+}
+
+// crossMotion returns v × u for motions.
+func crossMotion(v, u *motion) motion {
+	w, l := vec3{v[0], v[1], v[2]}, vec3{v[3], v[4], v[5]}
+	a, b := vec3{u[0], u[1], u[2]}, vec3{u[3], u[4], u[5]}
+	r0 := cross3(w, a)
+	r1 := add3(cross3(w, b), cross3(l, a))
+	return motion{r0[0], r0[1], r0[2], r1[0], r1[1], r1[2]}
+}
+
+// crossForce returns v ×* f for motion v and force f.
+func crossForce(v, f *motion) motion {
+	w, l := vec3{v[0], v[1], v[2]}, vec3{v[3], v[4], v[5]}
+	n, fl := vec3{f[0], f[1], f[2]}, vec3{f[3], f[4], f[5]}
+	r0 := add3(cross3(w, n), cross3(l, fl))
+	r1 := cross3(w, fl)
+	return motion{r0[0], r0[1], r0[2], r1[0], r1[1], r1[2]}
+}
+
+func dot6(a, b *motion) float64 {
+	return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] + a[3]*b[3] + a[4]*b[4] + a[5]*b[5]
+}

@@ -1,0 +1,1199 @@
+package articulated
+
+import (
+	"fmt"
+	"math"
+)
+
+// MaxVal bounds |qpos|, |qvel| and |qacc| as MuJoCo's mjMAXVAL: beyond it,
+// or on NaN, the state is reset and a warning counted.
+const MaxVal = 1e10
+
+// Warnings counts the problems Step met (MuJoCo's mjWARN_BADQPOS,
+// mjWARN_BADQVEL, mjWARN_BADQACC); each reset the state to qpos0.
+type Warnings struct {
+	BadQpos, BadQvel, BadQacc int
+	// Time is the simulation time of the last warning.
+	Time float64
+}
+
+// Total returns the number of warnings.
+func (w Warnings) Total() int { return w.BadQpos + w.BadQvel + w.BadQacc }
+
+// Data is the dynamic state and everything the pipeline computes from it
+// (MuJoCo's mjData, the part implemented). All buffers are allocated by
+// NewData; Step allocates nothing.
+type Data struct {
+	Time float64
+	Qpos []float64 // NQ
+	Qvel []float64 // NV
+	Ctrl []float64 // NU
+	Qacc []float64 // NV: the acceleration of the last Forward
+
+	// Position-dependent, per body: frame, inertial frame, subtree com.
+	Xpos, Xipos, SubtreeCom [][3]float64
+	Xquat                   [][4]float64
+	Xmat, Ximat             [][9]float64
+	// Per joint: anchor and axis in the world.
+	Xanchor, Xaxis [][3]float64
+	// com-based quantities: body inertias, dof motions, composite inertias.
+	cinert, crb []sinert
+	Cdof        [][6]float64 // NV: (angular, linear) at the root subtree's com
+	Cvel        [][6]float64 // per body
+	CdofDot     [][6]float64 // NV
+	cacc, cfrc  [][6]float64
+
+	// QM is the joint-space inertia (NV×NV row-major; entries between dofs
+	// on different branches are zero), armature on the diagonal.
+	QM []float64
+	// qLD is the sparse LᵀDL factor of the matrix solved for qacc: unit
+	// L below the diagonal, D on it.
+	qLD []float64
+
+	QfrcBias, QfrcSpring, QfrcDamper, QfrcGravcomp, QfrcPassive []float64
+	ActuatorLength, ActuatorVelocity, ActuatorForce             []float64
+	QfrcActuator, QfrcSmooth, QaccSmooth                        []float64
+	// TenLength and TenVelocity are the tendons' lengths and velocities.
+	TenLength, TenVelocity []float64
+
+	tmp []float64
+	// RK4 stages: qpos, qvel and qacc of each, and the combined increment
+	rkQpos, rkQvel, rkF [4][]float64
+	rkDX                []float64
+
+	// Constraints (joint limits): NEfc active rows of at most
+	// Model.nLimitRows, each on one joint (EfcJnt) with its Jacobian on the
+	// joint's dofs (efcJac: 1 value, 3 for a ball), distance EfcPos,
+	// impedance-derived inverse regularizer efcD, reference acceleration
+	// EfcAref and force EfcForce (MuJoCo's efc_* arrays).
+	NEfc                int
+	EfcType, EfcJnt     []int
+	efcDof, efcN        []int
+	efcJac              [][3]float64
+	EfcPos, efcD, efcR  []float64
+	efcFloss            []float64
+	EfcAref             []float64
+	EfcForce            []float64
+	efcActive           []bool
+	efcJar, efcJp       []float64
+	QfrcConstraint      []float64
+	efcG, efcP          []float64
+	efcJd, efcH, efcRow []float64 // dense rows (equalities), dense H, one row
+	eqJac               []float64 // point Jacobians of connect constraints
+	// SolverIter is the number of Newton iterations of the last constraint
+	// solve (MuJoCo's solver_niter).
+	SolverIter int
+
+	Warnings Warnings
+}
+
+// NewData allocates a Data for m, reset to qpos0.
+func NewData(m *Model) *Data {
+	nb, nj, nv, nu := len(m.Bodies), len(m.Joints), m.NV, m.NU
+	v := func() []float64 { return make([]float64, nv) }
+	d := &Data{
+		Qpos: make([]float64, m.NQ), Qvel: v(), Ctrl: make([]float64, nu), Qacc: v(),
+		Xpos: make([][3]float64, nb), Xipos: make([][3]float64, nb), SubtreeCom: make([][3]float64, nb),
+		Xquat: make([][4]float64, nb), Xmat: make([][9]float64, nb), Ximat: make([][9]float64, nb),
+		Xanchor: make([][3]float64, nj), Xaxis: make([][3]float64, nj),
+		cinert: make([]sinert, nb), crb: make([]sinert, nb),
+		Cdof: make([][6]float64, nv), Cvel: make([][6]float64, nb), CdofDot: make([][6]float64, nv),
+		cacc: make([][6]float64, nb), cfrc: make([][6]float64, nb),
+		QM: make([]float64, nv*nv), qLD: make([]float64, nv*nv),
+		QfrcBias: v(), QfrcSpring: v(), QfrcDamper: v(), QfrcGravcomp: v(), QfrcPassive: v(),
+		ActuatorLength: make([]float64, nu), ActuatorVelocity: make([]float64, nu), ActuatorForce: make([]float64, nu),
+		QfrcActuator: v(), QfrcSmooth: v(), QaccSmooth: v(), tmp: v(),
+		QfrcConstraint: v(), efcG: v(), efcP: v(),
+		TenLength: make([]float64, len(m.Tendons)), TenVelocity: make([]float64, len(m.Tendons)),
+	}
+	if m.Opt.Integrator == RK4 {
+		for i := range 4 {
+			d.rkQpos[i], d.rkQvel[i], d.rkF[i] = make([]float64, m.NQ), v(), v()
+		}
+		d.rkDX = make([]float64, 2*nv)
+	}
+	nr := m.nLimitRows + m.nFrictionRows + m.nEqRows + m.nTendonRows
+	f := func() []float64 { return make([]float64, nr) }
+	d.EfcType, d.EfcJnt, d.efcDof, d.efcN = make([]int, nr), make([]int, nr), make([]int, nr), make([]int, nr)
+	d.efcJac = make([][3]float64, nr)
+	d.EfcPos, d.efcD, d.efcR, d.efcFloss, d.EfcAref, d.EfcForce = f(), f(), f(), f(), f(), f()
+	d.efcJar, d.efcJp = f(), f()
+	d.efcActive = make([]bool, nr)
+	if m.nEqRows+m.nTendonRows > 0 || len(m.Tendons) > 0 {
+		d.efcJd, d.efcH, d.efcRow = make([]float64, nr*nv), make([]float64, nv*nv), make([]float64, nv)
+		d.eqJac = make([]float64, 12*nv)
+	}
+	Reset(m, d)
+	return d
+}
+
+// Reset puts d at qpos0 with zero velocity, controls and time
+// (mj_resetData); the warning counts are kept.
+func Reset(m *Model, d *Data) {
+	copy(d.Qpos, m.Qpos0)
+	clear(d.Qvel)
+	clear(d.Ctrl)
+	clear(d.Qacc)
+	d.Time = 0
+}
+
+// ResetKey resets d and applies keyframe k (mj_resetDataKeyframe).
+func ResetKey(m *Model, d *Data, k int) error {
+	if k < 0 || k >= len(m.Keys) {
+		return fmt.Errorf("articulated: keyframe %d does not exist (the model has %d)", k, len(m.Keys))
+	}
+	Reset(m, d)
+	key := &m.Keys[k]
+	d.Time = key.Time
+	if key.Qpos != nil {
+		copy(d.Qpos, key.Qpos)
+	}
+	if key.Qvel != nil {
+		copy(d.Qvel, key.Qvel)
+	}
+	if key.Ctrl != nil {
+		copy(d.Ctrl, key.Ctrl)
+	}
+	return nil
+}
+
+// Step advances d by one timestep as mj_step: check the state, Forward,
+// check the acceleration, integrate. A non-finite or huge qpos, qvel or
+// qacc resets d to qpos0 and counts a warning instead of failing.
+func Step(m *Model, d *Data) {
+	if bad(d.Qpos) {
+		d.Warnings.BadQpos++
+		d.warnReset(m)
+	} else if bad(d.Qvel) {
+		d.Warnings.BadQvel++
+		d.warnReset(m)
+	}
+	Forward(m, d)
+	if bad(d.Qacc) {
+		d.Warnings.BadQacc++
+		d.warnReset(m)
+		Forward(m, d)
+	}
+	integrate(m, d)
+}
+
+func (d *Data) warnReset(m *Model) {
+	t := d.Time
+	Reset(m, d)
+	d.Warnings.Time = t
+}
+
+func bad(x []float64) bool {
+	for _, v := range x {
+		if !(math.Abs(v) <= MaxVal) {
+			return true
+		}
+	}
+	return false
+}
+
+// Forward computes everything from (qpos, qvel, ctrl) up to qacc
+// (mj_forward): position, velocity, actuation, acceleration.
+func Forward(m *Model, d *Data) {
+	kinematics(m, d)
+	comPos(m, d)
+	crbMass(m, d)
+	comVel(m, d)
+	tendons(m, d)
+	passive(m, d)
+	rne(m, d)
+	actuation(m, d)
+	for i := range m.NV {
+		d.QfrcSmooth[i] = d.QfrcPassive[i] - d.QfrcBias[i] + d.QfrcActuator[i]
+	}
+	// the plain factor of M gives qacc
+	factorInto(m, d, 0, nil)
+	copy(d.QaccSmooth, d.QfrcSmooth)
+	solveLD(m, d.qLD, d.QaccSmooth)
+	copy(d.Qacc, d.QaccSmooth)
+	clear(d.QfrcConstraint)
+	makeConstraints(m, d)
+	if d.NEfc > 0 {
+		solveConstraints(m, d)
+	}
+}
+
+// kinematics computes the body and joint frames (mj_kinematics).
+func kinematics(m *Model, d *Data) {
+	d.Xquat[0] = [4]float64{1, 0, 0, 0}
+	d.Xmat[0] = quatMat(d.Xquat[0])
+	d.Ximat[0] = d.Xmat[0]
+	for i := 1; i < len(m.Bodies); i++ {
+		b := &m.Bodies[i]
+		p := b.Parent
+		pos, quat := b.Pos, b.Quat
+		if p > 0 {
+			pos = add3(d.Xpos[p], mulMatVec(&d.Xmat[p], b.Pos))
+			quat = mulQuat(d.Xquat[p], b.Quat)
+		}
+		for j := m.bodyJntAdr[i]; j < m.bodyJntAdr[i]+m.bodyJntNum[i]; j++ {
+			jt := &m.Joints[j]
+			a := m.jntQposAdr[j]
+			if jt.Type == Free {
+				pos = vec3{d.Qpos[a], d.Qpos[a+1], d.Qpos[a+2]}
+				quat, _ = normQuat([4]float64{d.Qpos[a+3], d.Qpos[a+4], d.Qpos[a+5], d.Qpos[a+6]})
+				d.Xanchor[j], d.Xaxis[j] = pos, vec3{0, 0, 1}
+				continue
+			}
+			axis := rotVecQuat(jt.Axis, quat)
+			anchor := add3(rotVecQuat(jt.Pos, quat), pos)
+			d.Xanchor[j], d.Xaxis[j] = anchor, axis
+			switch jt.Type {
+			case Slide:
+				pos = add3(pos, scale3(axis, d.Qpos[a]-m.Qpos0[a]))
+			case Ball, Hinge:
+				var qloc [4]float64
+				if jt.Type == Ball {
+					qloc, _ = normQuat([4]float64{d.Qpos[a], d.Qpos[a+1], d.Qpos[a+2], d.Qpos[a+3]})
+				} else {
+					qloc = axisAngleQuat(jt.Axis, d.Qpos[a]-m.Qpos0[a])
+				}
+				quat = mulQuat(quat, qloc)
+				// correct for off-centre rotation
+				pos = sub3(anchor, rotVecQuat(jt.Pos, quat))
+			}
+		}
+		quat, _ = normQuat(quat)
+		d.Xpos[i], d.Xquat[i] = pos, quat
+		d.Xmat[i] = quatMat(quat)
+		d.Xipos[i] = add3(pos, mulMatVec(&d.Xmat[i], b.IPos))
+		d.Ximat[i] = quatMat(mulQuat(quat, b.IQuat))
+	}
+}
+
+// comPos computes the subtree coms, the body inertias and the dof motions
+// about each root subtree's com (mj_comPos).
+func comPos(m *Model, d *Data) {
+	nb := len(m.Bodies)
+	for i := range nb {
+		d.SubtreeCom[i] = scale3(d.Xipos[i], m.Bodies[i].Mass)
+		d.tmpMass(i, m.Bodies[i].Mass)
+	}
+	for i := nb - 1; i > 0; i-- {
+		p := m.Bodies[i].Parent
+		d.SubtreeCom[p] = add3(d.SubtreeCom[p], d.SubtreeCom[i])
+		d.crb[p].m += d.crb[i].m
+	}
+	for i := range nb {
+		if mm := d.crb[i].m; mm > 1e-15 {
+			d.SubtreeCom[i] = scale3(d.SubtreeCom[i], 1/mm)
+		} else {
+			d.SubtreeCom[i] = d.Xipos[i]
+		}
+	}
+	for i := 1; i < nb; i++ {
+		b := &m.Bodies[i]
+		ref := d.SubtreeCom[m.bodyRoot[i]]
+		// rotational inertia about the com in world axes: R diag(I) Rᵀ
+		R := &d.Ximat[i]
+		var I [6]float64
+		idx := [6][2]int{{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}}
+		for k, rc := range idx {
+			r, c := rc[0], rc[1]
+			I[k] = R[3*r]*b.Inertia[0]*R[3*c] + R[3*r+1]*b.Inertia[1]*R[3*c+1] + R[3*r+2]*b.Inertia[2]*R[3*c+2]
+		}
+		off := sub3(d.Xipos[i], ref)
+		mm := b.Mass
+		dd := dot3(off, off)
+		I[0] += mm * (dd - off[0]*off[0])
+		I[1] += mm * (dd - off[1]*off[1])
+		I[2] += mm * (dd - off[2]*off[2])
+		I[3] -= mm * off[0] * off[1]
+		I[4] -= mm * off[0] * off[2]
+		I[5] -= mm * off[1] * off[2]
+		d.cinert[i] = sinert{I: I, h: scale3(off, mm), m: mm}
+		for j := m.bodyJntAdr[i]; j < m.bodyJntAdr[i]+m.bodyJntNum[i]; j++ {
+			jt := &m.Joints[j]
+			da := m.jntDofAdr[j]
+			switch jt.Type {
+			case Free:
+				for k := range 3 {
+					d.Cdof[da+k] = motion{}
+					d.Cdof[da+k][3+k] = 1
+				}
+				da += 3
+				fallthrough
+			case Ball:
+				off := sub3(ref, d.Xanchor[j])
+				for k := range 3 {
+					ax := vec3{d.Xmat[i][k], d.Xmat[i][3+k], d.Xmat[i][6+k]}
+					l := cross3(ax, off)
+					d.Cdof[da+k] = motion{ax[0], ax[1], ax[2], l[0], l[1], l[2]}
+				}
+			case Hinge:
+				ax := d.Xaxis[j]
+				l := cross3(ax, sub3(ref, d.Xanchor[j]))
+				d.Cdof[da] = motion{ax[0], ax[1], ax[2], l[0], l[1], l[2]}
+			case Slide:
+				ax := d.Xaxis[j]
+				d.Cdof[da] = motion{0, 0, 0, ax[0], ax[1], ax[2]}
+			}
+		}
+	}
+	d.cinert[0] = sinert{}
+}
+
+// tmpMass zeroes crb[i] but its mass (the subtree mass accumulator of
+// comPos; crbMass overwrites crb afterwards).
+func (d *Data) tmpMass(i int, mass float64) { d.crb[i] = sinert{m: mass} }
+
+// crbMass computes the composite inertias and the joint-space inertia
+// (mj_crb) with armature on the diagonal.
+func crbMass(m *Model, d *Data) {
+	nb, nv := len(m.Bodies), m.NV
+	copy(d.crb, d.cinert)
+	for i := nb - 1; i > 0; i-- {
+		if p := m.Bodies[i].Parent; p > 0 {
+			d.crb[p].add(&d.crb[i])
+		}
+	}
+	clear(d.QM)
+	for i := range nv {
+		f := d.crb[m.dofBody[i]].mul(&d.Cdof[i])
+		d.QM[i*nv+i] = dot6(&d.Cdof[i], &f) + m.dofArmature[i]
+		for _, j := range m.ancestors[i] {
+			v := dot6(&d.Cdof[j], &f)
+			d.QM[i*nv+j], d.QM[j*nv+i] = v, v
+		}
+	}
+}
+
+// comVel computes the body velocities and the dof motion derivatives
+// (mj_comVel).
+func comVel(m *Model, d *Data) {
+	d.Cvel[0] = motion{}
+	for i := 1; i < len(m.Bodies); i++ {
+		cv := d.Cvel[m.Bodies[i].Parent]
+		for j := m.bodyJntAdr[i]; j < m.bodyJntAdr[i]+m.bodyJntNum[i]; j++ {
+			jt := &m.Joints[j]
+			da := m.jntDofAdr[j]
+			n := jt.Type.NV()
+			k0 := 0
+			if jt.Type == Free {
+				// the translations' derivatives are zero
+				for k := range 3 {
+					d.CdofDot[da+k] = motion{}
+					for r := range 6 {
+						cv[r] += d.Cdof[da+k][r] * d.Qvel[da+k]
+					}
+				}
+				k0 = 3
+			}
+			for k := k0; k < n; k++ {
+				d.CdofDot[da+k] = crossMotion(&cv, &d.Cdof[da+k])
+			}
+			for k := k0; k < n; k++ {
+				for r := range 6 {
+					cv[r] += d.Cdof[da+k][r] * d.Qvel[da+k]
+				}
+			}
+		}
+		d.Cvel[i] = cv
+	}
+}
+
+// rne computes the bias forces (Coriolis, centrifugal, gravity) by
+// recursive Newton–Euler with zero joint acceleration (mj_rne).
+func rne(m *Model, d *Data) {
+	var g vec3
+	if m.Opt.Disable&DisableGravity == 0 {
+		g = m.Opt.Gravity
+	}
+	d.cacc[0] = motion{0, 0, 0, -g[0], -g[1], -g[2]}
+	for i := 1; i < len(m.Bodies); i++ {
+		a := d.cacc[m.Bodies[i].Parent]
+		for k := m.bodyDofAdr[i]; k < m.bodyDofAdr[i]+m.bodyDofNum[i]; k++ {
+			for r := range 6 {
+				a[r] += d.CdofDot[k][r] * d.Qvel[k]
+			}
+		}
+		d.cacc[i] = a
+		f := d.cinert[i].mul(&a)
+		mom := d.cinert[i].mul(&d.Cvel[i])
+		cf := crossForce(&d.Cvel[i], &mom)
+		for r := range 6 {
+			f[r] += cf[r]
+		}
+		d.cfrc[i] = f
+	}
+	for i := len(m.Bodies) - 1; i > 0; i-- {
+		if p := m.Bodies[i].Parent; p > 0 {
+			for r := range 6 {
+				d.cfrc[p][r] += d.cfrc[i][r]
+			}
+		}
+	}
+	for k := range m.NV {
+		d.QfrcBias[k] = dot6(&d.Cdof[k], &d.cfrc[m.dofBody[k]])
+	}
+}
+
+// passive computes the spring, damper and gravity-compensation forces
+// (mj_passive).
+func passive(m *Model, d *Data) {
+	clear(d.QfrcSpring)
+	clear(d.QfrcDamper)
+	clear(d.QfrcGravcomp)
+	if m.Opt.Disable&DisableSpring == 0 {
+		for j := range m.Joints {
+			jt := &m.Joints[j]
+			k := jt.Stiffness
+			if k == 0 {
+				continue
+			}
+			a, da := m.jntQposAdr[j], m.jntDofAdr[j]
+			switch jt.Type {
+			case Free:
+				for r := range 3 {
+					d.QfrcSpring[da+r] = -k * (d.Qpos[a+r] - m.QposSpring[a+r])
+				}
+				a += 3
+				da += 3
+				fallthrough
+			case Ball:
+				q, _ := normQuat([4]float64{d.Qpos[a], d.Qpos[a+1], d.Qpos[a+2], d.Qpos[a+3]})
+				qs := [4]float64{m.QposSpring[a], m.QposSpring[a+1], m.QposSpring[a+2], m.QposSpring[a+3]}
+				dif := subQuat(q, qs)
+				for r := range 3 {
+					d.QfrcSpring[da+r] = -k * dif[r]
+				}
+			default:
+				d.QfrcSpring[da] = -k * (d.Qpos[a] - m.QposSpring[a])
+			}
+		}
+	}
+	if m.Opt.Disable&DisableDamper == 0 {
+		for k := range m.NV {
+			d.QfrcDamper[k] = -m.dofDamping[k] * d.Qvel[k]
+		}
+	}
+	if m.Opt.Disable&DisableGravity == 0 {
+		g := m.Opt.Gravity
+		for i := 1; i < len(m.Bodies); i++ {
+			b := &m.Bodies[i]
+			if b.Gravcomp == 0 || b.Mass == 0 {
+				continue
+			}
+			f := scale3(g, -b.Mass*b.Gravcomp)
+			off := sub3(d.Xipos[i], d.SubtreeCom[m.bodyRoot[i]])
+			// every dof from the body to the root
+			k := m.bodyDofAdr[i] + m.bodyDofNum[i] - 1
+			if m.bodyDofNum[i] == 0 {
+				k = lastAncestorDof(m, i)
+			}
+			for ; k >= 0; k = m.dofParent[k] {
+				c := &d.Cdof[k]
+				jl := add3(vec3{c[3], c[4], c[5]}, cross3(vec3{c[0], c[1], c[2]}, off))
+				d.QfrcGravcomp[k] += dot3(jl, f)
+			}
+		}
+	}
+	tendonPassive(m, d)
+	for k := range m.NV {
+		d.QfrcPassive[k] = d.QfrcSpring[k] + d.QfrcDamper[k] + d.QfrcGravcomp[k]
+	}
+}
+
+// lastAncestorDof returns the last dof of body i's nearest ancestor with
+// dofs (-1 when none).
+func lastAncestorDof(m *Model, i int) int {
+	for p := m.Bodies[i].Parent; p > 0; p = m.Bodies[p].Parent {
+		if m.bodyDofNum[p] > 0 {
+			return m.bodyDofAdr[p] + m.bodyDofNum[p] - 1
+		}
+	}
+	return -1
+}
+
+// actuation computes the actuator lengths, velocities, forces and their
+// generalized forces (mj_fwdActuation) with ctrlrange, forcerange and the
+// joints' actuatorfrcrange.
+func actuation(m *Model, d *Data) {
+	clear(d.QfrcActuator)
+	if m.Opt.Disable&DisableActuation != 0 {
+		clear(d.ActuatorForce)
+		return
+	}
+	for i := range m.Actuators {
+		a := &m.Actuators[i]
+		var q, v float64
+		if a.Trn == TrnTendon {
+			q, v = d.TenLength[a.Tendon], d.TenVelocity[a.Tendon]
+		} else {
+			q, v = d.Qpos[m.jntQposAdr[a.Joint]], d.Qvel[m.jntDofAdr[a.Joint]]
+		}
+		l, lv := a.Gear*q, a.Gear*v
+		d.ActuatorLength[i], d.ActuatorVelocity[i] = l, lv
+		ctrl := d.Ctrl[i]
+		if a.CtrlLimited && m.Opt.Disable&DisableClampCtrl == 0 {
+			ctrl = min(max(ctrl, a.CtrlRange[0]), a.CtrlRange[1])
+		}
+		gain := a.GainPrm[0]
+		if a.GainType == GainAffine {
+			gain += a.GainPrm[1]*l + a.GainPrm[2]*lv
+		}
+		var bias float64
+		if a.BiasType == BiasAffine {
+			bias = a.BiasPrm[0] + a.BiasPrm[1]*l + a.BiasPrm[2]*lv
+		}
+		f := gain*ctrl + bias
+		if a.ForceLimited {
+			f = min(max(f, a.ForceRange[0]), a.ForceRange[1])
+		}
+		d.ActuatorForce[i] = f
+		if a.Trn == TrnTendon {
+			nv := m.NV
+			for k, x := range m.tenJ[a.Tendon*nv : a.Tendon*nv+nv] {
+				d.QfrcActuator[k] += a.Gear * x * f
+			}
+		} else {
+			d.QfrcActuator[m.jntDofAdr[a.Joint]] += a.Gear * f
+		}
+	}
+	for j := range m.Joints {
+		jt := &m.Joints[j]
+		if !jt.ActFrcLimited {
+			continue
+		}
+		da := m.jntDofAdr[j]
+		for k := da; k < da+jt.Type.NV(); k++ {
+			d.QfrcActuator[k] = min(max(d.QfrcActuator[k], jt.ActFrcRange[0]), jt.ActFrcRange[1])
+		}
+	}
+}
+
+// factorInto factors QM + h·diag(diag) (diag nil: QM alone) into qLD.
+func factorInto(m *Model, d *Data, h float64, diag []float64) {
+	nv := m.NV
+	L := d.qLD
+	for i := range nv {
+		L[i*nv+i] = d.QM[i*nv+i]
+		if diag != nil {
+			L[i*nv+i] += h * diag[i]
+		}
+		for _, j := range m.ancestors[i] {
+			L[i*nv+j] = d.QM[i*nv+j]
+		}
+	}
+	factorLD(m, L)
+}
+
+// factorLD factors the symmetric matrix in L's lower triangle (ancestor
+// entries only) in place into LᵀDL over the tree (Featherstone's LTDL:
+// only ancestors fill in).
+func factorLD(m *Model, L []float64) {
+	nv := m.NV
+	for k := nv - 1; k >= 0; k-- {
+		anc := m.ancestors[k]
+		rowk := L[k*nv : k*nv+nv]
+		dk := rowk[k]
+		for ii, i := range anc {
+			lki := rowk[i]
+			a := lki / dk
+			rowi := L[i*nv : i*nv+nv]
+			rowi[i] -= lki * a
+			for _, j := range anc[ii+1:] {
+				rowi[j] -= rowk[j] * a
+			}
+			rowk[i] = a
+		}
+	}
+}
+
+// solveLD solves (LᵀDL) x = x in place.
+func solveLD(m *Model, L, x []float64) {
+	nv := m.NV
+	x = x[:nv]
+	for k := nv - 1; k >= 0; k-- {
+		xk := x[k]
+		if xk == 0 {
+			continue
+		}
+		rowk := L[k*nv : k*nv+nv]
+		for _, i := range m.ancestors[k] {
+			x[i] -= rowk[i] * xk
+		}
+	}
+	for k := range nv {
+		x[k] /= L[k*nv+k]
+	}
+	for k := range nv {
+		rowk := L[k*nv : k*nv+nv]
+		s := x[k]
+		for _, i := range m.ancestors[k] {
+			s -= rowk[i] * x[i]
+		}
+		x[k] = s
+	}
+}
+
+// integrate advances qvel, qpos and time with the model's integrator.
+func integrate(m *Model, d *Data) {
+	h := m.Opt.Timestep
+	acc := d.Qacc
+	if m.Opt.Integrator == RK4 {
+		rungeKutta(m, d)
+		return
+	}
+	switch {
+	case m.Opt.Integrator == ImplicitFast:
+		// M − h·D with D = ∂(passive + actuator)/∂qvel: dof dampers and
+		// joint actuators on the diagonal; tendon dampers and tendon
+		// actuators add h·c·JᵀJ, kept (as MuJoCo) only where M has
+		// entries: a dof and its ancestors
+		D := d.tmp
+		for k := range m.NV {
+			D[k] = 0
+			if m.Opt.Disable&DisableDamper == 0 {
+				D[k] = m.dofDamping[k]
+			}
+		}
+		if m.Opt.Disable&DisableActuation == 0 {
+			for i := range m.Actuators {
+				if a := &m.Actuators[i]; a.Trn == TrnJoint {
+					D[m.jntDofAdr[a.Joint]] -= a.Gear * a.Gear * actuatorDV(a, d.Ctrl[i])
+				}
+			}
+		}
+		nv := m.NV
+		L := d.qLD
+		for r := range nv {
+			L[r*nv+r] = d.QM[r*nv+r] + h*D[r]
+			for _, c := range m.ancestors[r] {
+				L[r*nv+c] = d.QM[r*nv+c]
+			}
+		}
+		addJJ := func(t int, c float64) {
+			J := m.tenJ[t*nv : t*nv+nv]
+			for r, x := range J {
+				if x == 0 {
+					continue
+				}
+				L[r*nv+r] += h * c * x * x
+				for _, k := range m.ancestors[r] {
+					L[r*nv+k] += h * c * x * J[k]
+				}
+			}
+		}
+		if m.Opt.Disable&DisableDamper == 0 {
+			for t := range m.Tendons {
+				if b := m.Tendons[t].Damping; b > 0 {
+					addJJ(t, b)
+				}
+			}
+		}
+		if m.Opt.Disable&DisableActuation == 0 {
+			for i := range m.Actuators {
+				if a := &m.Actuators[i]; a.Trn == TrnTendon {
+					if dv := actuatorDV(a, d.Ctrl[i]); dv != 0 {
+						addJJ(a.Tendon, -a.Gear*a.Gear*dv)
+					}
+				}
+			}
+		}
+		factorLD(m, L)
+		for k := range m.NV {
+			D[k] = d.QfrcSmooth[k] + d.QfrcConstraint[k]
+		}
+		solveLD(m, L, D)
+		acc = D
+	case m.hasDamping && m.Opt.Disable&(DisableEulerDamp|DisableDamper) == 0:
+		factorInto(m, d, h, m.dofDamping)
+		for k := range m.NV {
+			d.tmp[k] = d.QfrcSmooth[k] + d.QfrcConstraint[k]
+		}
+		solveLD(m, d.qLD, d.tmp)
+		acc = d.tmp
+	}
+	for k := range m.NV {
+		d.Qvel[k] += h * acc[k]
+	}
+	integratePos(m, d.Qpos, d.Qvel, h)
+	d.Time += h
+}
+
+// integratePos advances qpos by qvel·h (mj_integratePos): ball and free
+// quaternions rotate by the body-frame angular velocity.
+func integratePos(m *Model, qpos, qvel []float64, h float64) {
+	for j := range m.Joints {
+		a, da := m.jntQposAdr[j], m.jntDofAdr[j]
+		switch m.Joints[j].Type {
+		case Free:
+			for r := range 3 {
+				qpos[a+r] += h * qvel[da+r]
+			}
+			a += 3
+			da += 3
+			fallthrough
+		case Ball:
+			q := quatIntegrate([4]float64{qpos[a], qpos[a+1], qpos[a+2], qpos[a+3]}, vec3{qvel[da], qvel[da+1], qvel[da+2]}, h)
+			copy(qpos[a:a+4], q[:])
+		default:
+			qpos[a] += h * qvel[da]
+		}
+	}
+}
+
+// Constraint row types (MuJoCo's mjtConstraint, the ones implemented).
+const (
+	RowEquality       = 0 // mjCNSTR_EQUALITY: always-on rows of equality constraints
+	RowFriction       = 1 // mjCNSTR_FRICTION_DOF: joint frictionloss on one dof
+	RowFrictionTendon = 2 // mjCNSTR_FRICTION_TENDON
+	RowLimit          = 3 // mjCNSTR_LIMIT_JOINT
+	RowLimitTendon    = 4 // mjCNSTR_LIMIT_TENDON
+)
+
+// makeConstraints makes the rows of the dofs' frictionloss and of the
+// active joint limits with their impedance and reference acceleration
+// (mj_instantiateFriction, mj_instantiateLimit, mj_makeImpedance,
+// mj_referenceConstraint): a limit row activates when its distance to
+// the limit is below the joint's margin.
+func makeConstraints(m *Model, d *Data) {
+	d.NEfc = 0
+	if m.Opt.Disable&DisableConstraint != 0 {
+		return
+	}
+	if m.Opt.Disable&DisableEquality == 0 && len(m.Equalities) > 0 {
+		makeEqualities(m, d)
+	}
+	if m.Opt.Disable&DisableFrictionLoss == 0 && m.nFrictionRows > 0 {
+		for j := range m.Joints {
+			jt := &m.Joints[j]
+			if jt.FrictionLoss == 0 {
+				continue
+			}
+			da := m.jntDofAdr[j]
+			for k := da; k < da+jt.Type.NV(); k++ {
+				d.addRow(m, RowFriction, j, k, 1, [3]float64{1}, 0, 0, 0, jt.FrictionLoss, d.Qvel[k], m.dofInvWeight0[k], jt.SolRefFriction, jt.SolImpFriction)
+			}
+		}
+	}
+	if len(m.Tendons) > 0 && m.Opt.Disable&DisableFrictionLoss == 0 {
+		makeTendonRows(m, d, true)
+	}
+	if m.Opt.Disable&DisableLimit != 0 {
+		return
+	}
+	if len(m.Tendons) > 0 {
+		makeTendonRows(m, d, false)
+	}
+	for j := range m.Joints {
+		jt := &m.Joints[j]
+		if !jt.Limited {
+			continue
+		}
+		a, da := m.jntQposAdr[j], m.jntDofAdr[j]
+		switch jt.Type {
+		case Hinge, Slide:
+			for _, side := range [2]float64{-1, 1} {
+				r := jt.Range[0]
+				if side > 0 {
+					r = jt.Range[1]
+				}
+				dist := side * (r - d.Qpos[a])
+				if dist < jt.Margin {
+					d.addRow(m, RowLimit, j, da, 1, [3]float64{-side}, dist, dist, jt.Margin, 0, d.Qvel[da]*-side, m.dofInvWeight0[da], jt.SolRef, jt.SolImp)
+				}
+			}
+		case Ball:
+			q, _ := normQuat([4]float64{d.Qpos[a], d.Qpos[a+1], d.Qpos[a+2], d.Qpos[a+3]})
+			v := subQuat(q, [4]float64{1, 0, 0, 0})
+			angle := norm3(v)
+			if angle > 0 {
+				v = scale3(v, 1/angle)
+			}
+			dist := max(jt.Range[0], jt.Range[1]) - angle
+			if dist < jt.Margin {
+				jac := scale3(v, -1)
+				d.addRow(m, RowLimit, j, da, 3, jac, dist, dist, jt.Margin, 0, dot3(jac, vec3{d.Qvel[da], d.Qvel[da+1], d.Qvel[da+2]}), m.dofInvWeight0[da], jt.SolRef, jt.SolImp)
+			}
+		}
+	}
+}
+
+// addRow appends one constraint row on dofs dof..dof+n−1 with Jacobian
+// jac, distance dist, margin, frictionloss floss (friction rows), J·q̇ vel
+// and the solver parameters.
+//
+// The impedance is a function of impDist (MuJoCo's getposdim: the norm of
+// a connect's 3-vector violation, else dist).
+func (d *Data) addRow(m *Model, typ, j, dof, n int, jac [3]float64, dist, impDist, margin, floss, vel, invw float64, solref [2]float64, solimp [5]float64) {
+	i := d.NEfc
+	d.NEfc++
+	d.EfcType[i], d.EfcJnt[i], d.efcDof[i], d.efcN[i] = typ, j, dof, n
+	d.efcJac[i], d.EfcPos[i], d.efcFloss[i] = jac, dist, floss
+	// impedance (getimpedance): a sigmoid of |dist − margin| / width
+	si := solimp
+	dmin := min(0.9999, max(0.0001, si[0]))
+	dmax := min(0.9999, max(0.0001, si[1]))
+	width, mid, power := max(0, si[2]), min(0.9999, max(0.0001, si[3])), max(1, si[4])
+	var imp float64
+	if dmin == dmax || width <= 1e-15 {
+		imp = 0.5 * (dmin + dmax)
+	} else {
+		x := math.Abs((impDist - margin) / width)
+		switch {
+		case x >= 1:
+			imp = dmax
+		case x <= 0:
+			imp = dmin
+		default:
+			var y float64
+			switch {
+			case power == 1:
+				y = x
+			case x <= mid:
+				y = math.Pow(x, power) / math.Pow(mid, power-1)
+			default:
+				y = 1 - math.Pow(1-x, power)/math.Pow(1-mid, power-1)
+			}
+			imp = dmin + y*(dmax-dmin)
+		}
+	}
+	// R = (1 − imp)/imp · diagApprox (dof_invweight0, or the bodies' or
+	// joints' sum for equalities)
+	R := max(1e-15, (1-imp)*invw/imp)
+	d.efcR[i], d.efcD[i] = R, 1/R
+	ref := solref
+	if m.Opt.Disable&DisableRefSafe == 0 && ref[0] > 0 {
+		ref[0] = max(ref[0], 2*m.Opt.Timestep)
+	}
+	var k, b float64
+	switch {
+	case typ == RowFriction:
+	case ref[0] > 0:
+		k = 1 / max(1e-15, dmax*dmax*ref[0]*ref[0]*ref[1]*ref[1])
+	default:
+		k = -ref[0] / max(1e-15, dmax*dmax)
+	}
+	if ref[1] > 0 {
+		b = 2 / max(1e-15, dmax*ref[0])
+	} else {
+		b = -ref[1] / max(1e-15, dmax)
+	}
+	d.EfcAref[i] = -b*vel - k*imp*(dist-margin)
+}
+
+// rowJar returns J_i·x − aref_i.
+func (d *Data) rowJar(i int, x []float64) float64 {
+	if d.efcN[i] == 0 {
+		nv := len(x)
+		s := 0.0
+		for k, v := range d.efcJd[i*nv : i*nv+nv] {
+			s += v * x[k]
+		}
+		return s - d.EfcAref[i]
+	}
+	da := d.efcDof[i]
+	s := d.efcJac[i][0] * x[da]
+	if d.efcN[i] == 3 {
+		s += d.efcJac[i][1]*x[da+1] + d.efcJac[i][2]*x[da+2]
+	}
+	return s - d.EfcAref[i]
+}
+
+// rowForce returns row i's force at jar and whether it is in its
+// quadratic zone (MuJoCo's mjCNSTRSTATE_QUADRATIC): a limit pushes
+// (−D·jar) only when jar < 0; frictionloss is −D·jar clamped to
+// ±frictionloss.
+func (d *Data) rowForce(i int, jar float64) (float64, bool) {
+	if d.EfcType[i] == RowEquality {
+		return -d.efcD[i] * jar, true
+	}
+	if d.EfcType[i] == RowFriction || d.EfcType[i] == RowFrictionTendon {
+		f := d.efcFloss[i]
+		switch {
+		case jar <= -d.efcR[i]*f:
+			return f, false
+		case jar >= d.efcR[i]*f:
+			return -f, false
+		}
+		return -d.efcD[i] * jar, true
+	}
+	if jar < 0 {
+		return -d.efcD[i] * jar, true
+	}
+	return 0, false
+}
+
+// solveConstraints finds the constrained acceleration: the minimizer of
+// MuJoCo's primal cost ½(a − a₀)ᵀM(a − a₀) + Σ s_i(J_i·a − aref_i) (s_i:
+// ½·D·jar² on a limit's compression side; frictionloss's Huber-like
+// cost), by Newton's method with an exact line search, as MuJoCo's
+// default solver, iterated to convergence rather than a tolerance.
+func solveConstraints(m *Model, d *Data) {
+	n, nv := d.NEfc, m.NV
+	x, g, p := d.Qacc, d.efcG, d.efcP
+	// the stopping test's force scale
+	scale := 1.0
+	for r := range nv {
+		scale = max(scale, math.Abs(d.QfrcSmooth[r]))
+	}
+	for i := range n {
+		scale = max(scale, d.efcFloss[i])
+	}
+	dense := false // an equality row couples dofs across branches
+	for i := range n {
+		dense = dense || d.efcN[i] == 0
+	}
+	d.SolverIter = 0
+	for iter := 0; iter < 100; iter++ {
+		d.SolverIter = iter
+		// gradient g = M(x − x₀) − Σ J_iᵀ f_i = Mx − qfrc_smooth − Jᵀf
+		for r := range nv {
+			s := -d.QfrcSmooth[r]
+			row := d.QM[r*nv : r*nv+nv]
+			for c, v := range row {
+				s += v * x[c]
+			}
+			g[r] = s
+		}
+		for i := range n {
+			f, quad := d.rowForce(i, d.rowJar(i, x))
+			d.efcActive[i] = quad
+			d.addJT(i, -f, g)
+		}
+		gn := 0.0
+		for _, v := range g {
+			gn = max(gn, math.Abs(v))
+		}
+		if gn <= 1e-13*scale {
+			break
+		}
+		// Newton direction: H p = −g, H = M + Σ_quadratic D JᵀJ
+		for r := range nv {
+			p[r] = -g[r]
+		}
+		if dense {
+			H := d.efcH
+			copy(H, d.QM)
+			for i := range n {
+				if !d.efcActive[i] {
+					continue
+				}
+				d.rowDense(i, nv)
+				J := d.efcRow
+				for r := range nv {
+					if J[r] == 0 {
+						continue
+					}
+					for c := range nv {
+						H[r*nv+c] += d.efcD[i] * J[r] * J[c]
+					}
+				}
+			}
+			cholSolve(H, p, nv)
+		} else {
+			L := d.qLD
+			for r := range nv {
+				L[r*nv+r] = d.QM[r*nv+r]
+				for _, c := range m.ancestors[r] {
+					L[r*nv+c] = d.QM[r*nv+c]
+				}
+			}
+			for i := range n {
+				if !d.efcActive[i] {
+					continue
+				}
+				da := d.efcDof[i]
+				for r := range d.efcN[i] {
+					for c := 0; c <= r; c++ {
+						L[(da+r)*nv+da+c] += d.efcD[i] * d.efcJac[i][r] * d.efcJac[i][c]
+					}
+				}
+			}
+			factorLD(m, L)
+			solveLD(m, L, p)
+		}
+		// exact line search on the convex piecewise-quadratic cost along
+		// p: φ'(α) = pᵀM(x − x₀) + α·pᵀMp − Σ (J_i p) f_i(jar_i + α J_i p)
+		pMp, pg0 := 0.0, 0.0
+		for r := range nv {
+			row := d.QM[r*nv : r*nv+nv]
+			s := 0.0
+			for c, v := range row {
+				s += v * p[c]
+			}
+			pMp += p[r] * s
+			pg0 += p[r] * g[r]
+		}
+		// pᵀg includes −Σ (J_i p) f_i at α = 0: add it back
+		for i := range n {
+			d.efcJar[i] = d.rowJar(i, x)
+			d.efcJp[i] = d.rowJar(i, p) + d.EfcAref[i]
+			f, _ := d.rowForce(i, d.efcJar[i])
+			pg0 += d.efcJp[i] * f
+		}
+		deriv := func(a float64) (float64, float64) {
+			v, h := pg0+a*pMp, pMp
+			for i := range n {
+				f, quad := d.rowForce(i, d.efcJar[i]+a*d.efcJp[i])
+				v -= d.efcJp[i] * f
+				if quad {
+					h += d.efcD[i] * d.efcJp[i] * d.efcJp[i]
+				}
+			}
+			return v, h
+		}
+		lo, hi := 0.0, 1.0
+		for k := 0; k < 60; k++ {
+			if v, _ := deriv(hi); v >= 0 {
+				break
+			}
+			lo, hi = hi, 2*hi
+		}
+		a := 1.0
+		for k := 0; k < 100; k++ {
+			v, h := deriv(a)
+			if math.Abs(v) <= 1e-15*(1+math.Abs(pg0)) {
+				break
+			}
+			if v < 0 {
+				lo = a
+			} else {
+				hi = a
+			}
+			next := a - v/h
+			if !(next > lo && next < hi) {
+				next = 0.5 * (lo + hi)
+			}
+			if next == a {
+				break
+			}
+			a = next
+		}
+		for r := range nv {
+			x[r] += a * p[r]
+		}
+	}
+	for i := range n {
+		d.EfcForce[i], _ = d.rowForce(i, d.rowJar(i, x))
+		d.addJT(i, d.EfcForce[i], d.QfrcConstraint)
+	}
+}
+
+// addJT adds J_iᵀ·f to out.
+func (d *Data) addJT(i int, f float64, out []float64) {
+	if d.efcN[i] == 0 {
+		nv := len(out)
+		for k, v := range d.efcJd[i*nv : i*nv+nv] {
+			out[k] += v * f
+		}
+		return
+	}
+	da := d.efcDof[i]
+	for r := range d.efcN[i] {
+		out[da+r] += d.efcJac[i][r] * f
+	}
+}
+
+// rowDense writes row i's Jacobian as a dense nv-vector into efcRow.
+func (d *Data) rowDense(i, nv int) {
+	if d.efcN[i] == 0 {
+		copy(d.efcRow, d.efcJd[i*nv:i*nv+nv])
+		return
+	}
+	clear(d.efcRow)
+	for r := range d.efcN[i] {
+		d.efcRow[d.efcDof[i]+r] = d.efcJac[i][r]
+	}
+}
+
+// cholSolve solves H x = b in place (b becomes x) for symmetric positive
+// definite H (nv×nv row-major, overwritten by its Cholesky factor).
+func cholSolve(H, b []float64, nv int) {
+	for j := range nv {
+		s := H[j*nv+j]
+		for k := range j {
+			s -= H[j*nv+k] * H[j*nv+k]
+		}
+		s = math.Sqrt(max(s, 1e-300))
+		H[j*nv+j] = s
+		for i := j + 1; i < nv; i++ {
+			t := H[i*nv+j]
+			for k := range j {
+				t -= H[i*nv+k] * H[j*nv+k]
+			}
+			H[i*nv+j] = t / s
+		}
+	}
+	for i := range nv {
+		t := b[i]
+		for k := range i {
+			t -= H[i*nv+k] * b[k]
+		}
+		b[i] = t / H[i*nv+i]
+	}
+	for i := nv - 1; i >= 0; i-- {
+		t := b[i]
+		for k := i + 1; k < nv; k++ {
+			t -= H[k*nv+i] * b[k]
+		}
+		b[i] = t / H[i*nv+i]
+	}
+}
+
+// actuatorDV returns ∂force/∂velocity of an actuator's length velocity:
+// the affine bias's and gain's velocity terms (MuJoCo's mjd_actuator_vel,
+// with the unclamped ctrl).
+func actuatorDV(a *Actuator, ctrl float64) float64 {
+	dv := 0.0
+	if a.BiasType == BiasAffine {
+		dv += a.BiasPrm[2]
+	}
+	if a.GainType == GainAffine {
+		dv += a.GainPrm[2] * ctrl
+	}
+	return dv
+}
+
+// rungeKutta advances d by MuJoCo's RK4 (mj_RungeKutta): stages at
+// h/2, h/2 and h from the current Forward, positions integrated on the
+// manifold (mj_integratePos) from the start state with the stages'
+// velocity combinations.
+func rungeKutta(m *Model, d *Data) {
+	nv, h, t0 := m.NV, m.Opt.Timestep, d.Time
+	a := [3]float64{0.5, 0.5, 1}
+	b := [4]float64{1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6}
+	copy(d.rkQpos[0], d.Qpos)
+	copy(d.rkQvel[0], d.Qvel)
+	copy(d.rkF[0], d.Qacc)
+	dx := d.rkDX
+	for i := 1; i < 4; i++ {
+		// dX = A(i, i−1)·(X[i−1] velocity, F[i−1]); X[i] = X[0] ⊕ h·dX
+		for k := range nv {
+			dx[k] = a[i-1] * d.rkQvel[i-1][k]
+			dx[nv+k] = a[i-1] * d.rkF[i-1][k]
+		}
+		copy(d.rkQpos[i], d.rkQpos[0])
+		integratePos(m, d.rkQpos[i], dx[:nv], h)
+		for k := range nv {
+			d.rkQvel[i][k] = d.rkQvel[0][k] + h*dx[nv+k]
+		}
+		copy(d.Qpos, d.rkQpos[i])
+		copy(d.Qvel, d.rkQvel[i])
+		d.Time = t0 + a[i-1]*h
+		Forward(m, d)
+		copy(d.rkF[i], d.Qacc)
+	}
+	for k := range nv {
+		dx[k], dx[nv+k] = 0, 0
+		for j := range 4 {
+			dx[k] += b[j] * d.rkQvel[j][k]
+			dx[nv+k] += b[j] * d.rkF[j][k]
+		}
+	}
+	d.Time = t0
+	copy(d.Qpos, d.rkQpos[0])
+	copy(d.Qvel, d.rkQvel[0])
+	for k := range nv {
+		d.Qvel[k] += h * dx[nv+k]
+	}
+	integratePos(m, d.Qpos, dx[:nv], h)
+	d.Time += h
+}

@@ -1,0 +1,128 @@
+package mjcf
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vlmrb/vlmrb/sim/articulated"
+)
+
+// What the articulated engine does not simulate is refused with the
+// element, the attribute and the line; what it does is read.
+func TestArticulatedRefusesWhatItDoesNotSimulate(t *testing.T) {
+	body := func(inner string) string {
+		return `<mujoco><option><flag contact="disable"/></option><worldbody><body><geom size="0.1"/>` + inner + `</body></worldbody></mujoco>`
+	}
+	cases := []struct{ name, xml, want string }{
+		{"ball range", body(`<joint type="ball" range="10 40"/>`), "(0, angle)"},
+		{"solreflimit", body(`<joint range="-1 1" solreflimit="0.02 -1"/>`), "solreflimit"},
+		{"frictionloss", body(`<joint frictionloss="-0.1"/>`), `"frictionloss"`},
+		{"tendon equality", `<mujoco><worldbody/><equality><tendon tendon1="a"/></equality></mujoco>`, "fixed tendon"},
+		{"flex equality", `<mujoco><worldbody/><equality><flex flex="a"/></equality></mujoco>`, "only joint, tendon, connect and weld"},
+		{"weld relpose", `<mujoco><option><flag contact="disable"/></option><worldbody><body name="a"><joint/><geom size="0.1"/></body></worldbody><equality><weld body1="a" relpose="0 0 0 1 0 0 0"/></equality></mujoco>`, "relpose"},
+		{"spatial tendon", `<mujoco><worldbody/><tendon><spatial name="t"/></tendon></mujoco>`, "only fixed tendons"},
+		{"contacts", `<mujoco><worldbody><body><joint/><geom size="0.1"/></body></worldbody></mujoco>`, "contacts are not simulated"},
+		{"muscle", body(`<joint name="j"/>`)[:len(body(`<joint name="j"/>`))-len(`</mujoco>`)] + `<actuator><muscle joint="j"/></actuator></mujoco>`, "only motor"},
+		{"ball actuator", body(`<joint name="j" type="ball"/>`)[:len(body(`<joint name="j" type="ball"/>`))-len(`</mujoco>`)] + `<actuator><motor joint="j"/></actuator></mujoco>`, "hinge or slide"},
+		{"implicit", `<mujoco><option integrator="implicit"/><worldbody/></mujoco>`, "integrator"},
+		{"override flag", `<mujoco><option><flag override="enable"/></option><worldbody/></mujoco>`, "override"},
+		{"key qpos", body(`<joint/>`)[:len(body(`<joint/>`))-len(`</mujoco>`)] + `<keyframe><key qpos="1 2"/></keyframe></mujoco>`, "qpos"},
+	}
+	for _, c := range cases {
+		_, err := ParseArticulated([]byte(c.xml), "", Options{})
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "line") {
+			t.Errorf("%s: error %v, want one with %q and a line", c.name, err, c.want)
+		}
+	}
+}
+
+func TestArticulatedReadsOptionsAndFlags(t *testing.T) {
+	xml := `<mujoco><option timestep="0.005" gravity="0 0 -3" integrator="implicitfast">
+	  <flag gravity="disable" contact="disable" spring="disable" eulerdamp="disable"/></option>
+	  <worldbody><body gravcomp="0.5"><joint type="ball" armature="0.2" damping="0.3"/><geom size="0.1"/>
+	  <body pos="0 0 0.2"><joint name="h" actuatorfrcrange="-1 1"/><geom size="0.05"/></body></body></worldbody>
+	  <actuator><position joint="h" kp="10" kv="2"/></actuator></mujoco>`
+	am, err := ParseArticulated([]byte(xml), "", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := am.Model
+	if m.Opt.Timestep != 0.005 || m.Opt.Gravity != [3]float64{0, 0, -3} || m.Opt.Integrator != articulated.ImplicitFast {
+		t.Errorf("option %+v", m.Opt)
+	}
+	if want := articulated.DisableGravity | articulated.DisableSpring | articulated.DisableEulerDamp; m.Opt.Disable != want {
+		t.Errorf("disable bits %b, want %b", m.Opt.Disable, want)
+	}
+	if m.NQ != 5 || m.NV != 4 || m.Bodies[1].Gravcomp != 0.5 || m.Joints[0].Armature != 0.2 {
+		t.Errorf("nq %d nv %d gravcomp %g armature %g", m.NQ, m.NV, m.Bodies[1].Gravcomp, m.Joints[0].Armature)
+	}
+	// MuJoCo 3 compiles with autolimits: actuatorfrcrange limits
+	if j := m.Joints[1]; !j.ActFrcLimited || j.ActFrcRange != [2]float64{-1, 1} {
+		t.Errorf("actuatorfrcrange %v limited %v", j.ActFrcRange, j.ActFrcLimited)
+	}
+	if a := m.Actuators[0]; a.GainPrm[0] != 10 || a.BiasPrm != [3]float64{0, -10, -2} {
+		t.Errorf("position actuator gain %v bias %v, want kp 10 and bias (0, -kp, -kv)", a.GainPrm, a.BiasPrm)
+	}
+}
+
+// No input makes the articulated import or a few steps of the engine
+// panic: bad input is an error, a bad state a counted warning.
+func FuzzParseArticulated(f *testing.F) {
+	for _, s := range []string{
+		`<mujoco><option><flag contact="disable"/></option><worldbody><body><joint range="-1 1"/><geom size=".1"/></body></worldbody></mujoco>`,
+		`<mujoco><option><flag contact="disable"/></option><worldbody><body name="a"><joint type="ball" range="0 30"/><geom size=".1"/></body></worldbody><equality><weld body1="a"/></equality></mujoco>`,
+		`<mujoco><option><flag contact="disable"/></option><worldbody><body name="a"><joint name="j" frictionloss="1"/><geom size=".1"/></body></worldbody><actuator><position joint="j" kp="10" kv="1"/></actuator></mujoco>`,
+	} {
+		f.Add([]byte(s))
+	}
+	for _, name := range []string{"combined", "equality", "limits"} {
+		if data, err := os.ReadFile(filepath.Join("testdata", "articulated", name+".xml")); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		am, err := ParseArticulated(data, "", Options{})
+		if err != nil {
+			return
+		}
+		d := articulated.NewData(am.Model)
+		for k := range am.Model.Keys {
+			if err := articulated.ResetKey(am.Model, d, k); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range 3 {
+			articulated.Step(am.Model, d)
+		}
+	})
+}
+
+// BenchmarkArticulated steps each feature model from its keyframe
+// (bench/articulated-speed.sh compares the same files with MuJoCo).
+func BenchmarkArticulated(b *testing.B) {
+	for _, name := range []string{"stiff_arm", "combined", "limits", "weld", "tendon"} {
+		b.Run(name, func(b *testing.B) {
+			am, err := LoadArticulated(filepath.Join("testdata", "articulated", name+".xml"), Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			m := am.Model
+			d := articulated.NewData(m)
+			reset := func() {
+				if err := articulated.ResetKey(m, d, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reset()
+			for b.Loop() {
+				articulated.Step(m, d)
+				if d.Time > 2 {
+					reset()
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+		})
+	}
+}
