@@ -161,6 +161,11 @@ func (c *compiler) carrierMass(sb []*simBody) {
 			c.fail(mb.e, "", fmt.Sprintf("body %q moves (it has joints) but has no mass: add geoms with mass or an <inertial>", mb.name))
 			continue
 		}
+		if mass < mjMINVAL {
+			mb := c.bodies[s.members[0]]
+			c.fail(mb.e, "mass", fmt.Sprintf("body %q moves (it has joints) but its mass %g kg is below MuJoCo's floor mjMINVAL = %g: give it a real mass", mb.name, mass, mjMINVAL))
+			continue
+		}
 		com = com.Scale(1 / mass)
 		var t sym3
 		for _, bi := range s.members {
@@ -183,6 +188,11 @@ func (c *compiler) carrierMass(sb []*simBody) {
 			}
 		}
 		pr, rot := t.principal()
+		if min(pr.X, pr.Y, pr.Z) < mjMINVAL && s.hasInertial(c) {
+			mb := c.bodies[s.members[0]]
+			c.fail(mb.e, "inertia", fmt.Sprintf("body %q moves (it has joints) but its principal inertia %.3g %.3g %.3g kg·m² has a moment below MuJoCo's floor mjMINVAL = %g: give its <inertial> a real diaginertia", mb.name, pr.X, pr.Y, pr.Z, mjMINVAL))
+			continue
+		}
 		const minI = 1e-12 // kg·m²: sim needs a positive-definite inertia
 		pr = sim.V3(max(pr.X, minI), max(pr.Y, minI), max(pr.Z, minI))
 		s.mass, s.pos, s.rot, s.inertia = mass, com, rot, pr
@@ -437,6 +447,9 @@ func (c *compiler) actuator(b *sim.Builder, m *Model, e *element) {
 	cl := a.tri("ctrllimited")
 	if r, ok := a.floats("ctrlrange", 2, 2); ok {
 		out.CtrlRange = [2]float64{r[0], r[1]}
+		if !(r[0] <= r[1]) {
+			c.fail(e, "ctrlrange", fmt.Sprintf("%g %g has lower > upper", r[0], r[1]))
+		}
 		out.CtrlLimited = cl == 1 || (cl == -1 && c.autolimits)
 	} else if cl == 1 {
 		c.fail(e, "ctrlrange", "is required when ctrllimited is true")
@@ -445,6 +458,9 @@ func (c *compiler) actuator(b *sim.Builder, m *Model, e *element) {
 	if r, ok := a.floats("forcerange", 2, 2); ok {
 		d.ForceLimited = fl == 1 || (fl == -1 && c.autolimits)
 		d.ForceLow, d.ForceHigh = r[0], r[1]
+		if !(r[0] <= r[1]) {
+			c.fail(e, "forcerange", fmt.Sprintf("%g %g has lower > upper", r[0], r[1]))
+		}
 	}
 	if a.has("actlimited") || a.has("actrange") || a.has("lengthrange") {
 		a.warnIf("actuator activations and length ranges are not used", "actlimited", "actrange", "lengthrange")
@@ -532,4 +548,15 @@ func (c *compiler) compoundable(mb *mbody) bool {
 		return w[0].Cross(w[1]).Norm() > 1e-6
 	}
 	return math.Abs(w[0].Dot(w[1].Cross(w[2]))) > 1e-6
+}
+
+// hasInertial reports whether any MJCF body of s has an explicit
+// <inertial> (whose moments MuJoCo's floor applies to as written).
+func (s *simBody) hasInertial(c *compiler) bool {
+	for _, bi := range s.members {
+		if c.bodies[bi].inertial != nil {
+			return true
+		}
+	}
+	return false
 }
