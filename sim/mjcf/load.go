@@ -196,9 +196,9 @@ type compiler struct {
 	includes int
 	// triangles counts mesh triangles over all meshes (MaxTriangles).
 	triangles int
-	errs     []error
-	warns    []string
-	warned   map[string]int
+	errs      []error
+	warns     []string
+	warned    map[string]int
 
 	degrees          bool
 	eulerseq         string
