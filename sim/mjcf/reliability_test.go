@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/vlmrb/vlmrb/internal/safefile"
+	"github.com/vlmrb/vlmrb/sim"
 	"github.com/vlmrb/vlmrb/sim/mjcf"
 )
 
@@ -160,4 +161,33 @@ func TestPhysicsValidation(t *testing.T) {
 			t.Errorf("%s: %v", in, err)
 		}
 	}
+}
+
+// FuzzLoadIncludes: a model file m.xml and a second file inc.xml beside
+// it (which the seeds include, or use as a mesh) from the fuzzer's bytes,
+// split at the first NUL, load or fail with an error, never a panic, and
+// an accepted model steps.
+func FuzzLoadIncludes(f *testing.F) {
+	f.Add([]byte(`<mujoco><include file="inc.xml"/><worldbody><geom type="plane" size="1 1 1"/></worldbody></mujoco>` + "\x00" +
+		`<mujoco><worldbody><body name="b" pos="0 0 .2"><freejoint/><geom size=".1"/></body></worldbody></mujoco>`))
+	f.Add([]byte(`<mujoco><include file="inc.xml"/></mujoco>` + "\x00" + `<mujoco><include file="inc.xml"/></mujoco>`))
+	f.Add([]byte(`<mujoco><compiler meshdir="m"/><asset><mesh file="inc.xml"/></asset><worldbody/></mujoco>` + "\x00" + `v 0 0 0`))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		main, inc, _ := strings.Cut(string(data), "\x00")
+		if err := os.WriteFile(filepath.Join(dir, "m.xml"), []byte(main), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "inc.xml"), []byte(inc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m, err := mjcf.Load(filepath.Join(dir, "m.xml"), mjcf.Options{})
+		if err != nil {
+			return
+		}
+		s := m.Sim.NewState()
+		for i := 0; i < 3; i++ {
+			sim.Step(m.Sim, s)
+		}
+	})
 }
