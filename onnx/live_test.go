@@ -92,6 +92,22 @@ func TestRunFreesIntermediates(t *testing.T) {
 	}
 }
 
+// TestRunWorkBudget: a chain of 40 Adds of 64 Ki elements (2.6 M in all)
+// is refused under a budget of 1 M elements produced, naming the node
+// where it passed it (the 16th: 16 x 65,536 = 1,048,576 is not over).
+func TestRunWorkBudget(t *testing.T) {
+	const n = 1 << 16
+	s, err := NewSession(addGraph(n, 40, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.maxWork = 1 << 20
+	_, err = s.Run(map[string]*Tensor{"x": NewFloat("x", make([]float32, n), n)})
+	if err == nil || !strings.Contains(err.Error(), "MaxRunElems") || !strings.Contains(err.Error(), "node 16 (Add)") {
+		t.Errorf("%v, want the budget exceeded at node 16", err)
+	}
+}
+
 func TestReadFileSpecial(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "m.onnx")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {

@@ -24,6 +24,7 @@ type Session struct {
 	// them once it has run (never an initializer, a feed or a graph output).
 	lastUse [][]string
 	maxLive int64 // MaxLiveBytes (tests lower it)
+	maxWork int64 // MaxRunElems (tests lower it)
 }
 
 // MaxLiveBytes bounds the memory of the intermediate values a Run holds
@@ -32,6 +33,13 @@ type Session struct {
 // one tensor may hold MaxTensorElems float32s (64 MiB), so this allows
 // four of those alive together.
 const MaxLiveBytes = 256 << 20
+
+// MaxRunElems bounds the elements all nodes of one Run produce together
+// (2^27, about 134 M: a fraction of a second of work). A policy network
+// produces thousands; a graph that chains large broadcasts (121 Adds of
+// 16 M elements each, 35 KB on disk) is an error naming the node instead
+// of minutes per call.
+const MaxRunElems = 1 << 27
 
 type step struct {
 	node *Node
@@ -53,7 +61,7 @@ func NewSession(m *Model) (*Session, error) {
 	if v < MinOpset || v > MaxOpset {
 		return nil, fmt.Errorf("%w: opset %d (this runtime implements opsets %d–%d)", ErrUnsupported, v, MinOpset, MaxOpset)
 	}
-	s := &Session{model: m, consts: map[string]*Tensor{}, maxLive: MaxLiveBytes}
+	s := &Session{model: m, consts: map[string]*Tensor{}, maxLive: MaxLiveBytes, maxWork: MaxRunElems}
 	defined := map[string]bool{}
 	for _, t := range m.Graph.Initializers {
 		if t.Name == "" {
@@ -195,6 +203,7 @@ func (s *Session) Run(feeds map[string]*Tensor) (map[string]*Tensor, error) {
 	}
 	args := make([]*Tensor, 0, 4)
 	var live int64 // bytes of the node outputs held now
+	var work int64 // elements produced so far
 	for i, st := range s.steps {
 		args = args[:0]
 		for _, name := range st.node.Inputs {
@@ -208,7 +217,11 @@ func (s *Session) Run(feeds map[string]*Tensor) (map[string]*Tensor, error) {
 			if name != "" && j < len(outs) {
 				vals[name] = outs[j]
 				live += tensorBytes(outs[j])
+				work += int64(outs[j].Len())
 			}
+		}
+		if work > s.maxWork {
+			return nil, fmt.Errorf("onnx: run: %s: the graph has produced %d elements in this run, over the budget of %d (MaxRunElems): the model is too large for this runtime", nodeWhere(st.node, i), work, s.maxWork)
 		}
 		if live > s.maxLive {
 			return nil, fmt.Errorf("onnx: run: %s: the graph holds %.1f MiB of intermediate values at once, over the %.1f MiB budget (MaxLiveBytes): the model is too large for this runtime", nodeWhere(st.node, i), float64(live)/(1<<20), float64(s.maxLive)/(1<<20))
