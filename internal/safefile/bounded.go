@@ -109,7 +109,7 @@ func Within(root, path string) error {
 	p, _ = filepath.Abs(p)
 	rel, err := filepath.Rel(r, p)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-		return fmt.Errorf("%s resolves to %s, which is not inside %s (%w): copy the file into that folder", path, p, root, ErrOutside)
+		return fmt.Errorf("%s resolves to %s, which is not inside %s (%w): copy the file into that folder", path, p, r, ErrOutside)
 	}
 	return nil
 }
