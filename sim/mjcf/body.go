@@ -38,6 +38,7 @@ type inertial struct {
 	pos  sim.Vec3
 	rot  sim.Quat
 	full [6]float64 // xx yy zz xy xz yz in the inertial frame
+	e    *element   // the <inertial>, for errors
 }
 
 // mjoint is an MJCF hinge or slide joint during compilation.
@@ -151,7 +152,7 @@ func (c *compiler) body(e *element, parent int, inherited *class) {
 
 func (c *compiler) inertialElem(e *element, b *mbody) {
 	a := c.attrsOf(e, "inertial", nil)
-	in := &inertial{mass: a.float("mass", 0), pos: a.vec3("pos", sim.Vec3{}), rot: a.orientation()}
+	in := &inertial{mass: a.float("mass", 0), pos: a.vec3("pos", sim.Vec3{}), rot: a.orientation(), e: e}
 	if !a.has("pos") {
 		c.fail(e, "pos", "is required")
 	}

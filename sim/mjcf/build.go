@@ -162,8 +162,8 @@ func (c *compiler) carrierMass(sb []*simBody) {
 			continue
 		}
 		if mass < mjMINVAL {
-			mb := c.bodies[s.members[0]]
-			c.fail(mb.e, "mass", fmt.Sprintf("body %q moves (it has joints) but its mass %g kg is below MuJoCo's floor mjMINVAL = %g: give it a real mass", mb.name, mass, mjMINVAL))
+			e, attr := s.explicit(c)
+			c.fail(e, attr, fmt.Sprintf("gives moving body %q (it has joints) a mass of %g kg, below MuJoCo's floor mjMINVAL = %g: give it a real mass", c.bodies[s.members[0]].name, mass, mjMINVAL))
 			continue
 		}
 		com = com.Scale(1 / mass)
@@ -188,9 +188,12 @@ func (c *compiler) carrierMass(sb []*simBody) {
 			}
 		}
 		pr, rot := t.principal()
-		if min(pr.X, pr.Y, pr.Z) < mjMINVAL && s.hasInertial(c) {
-			mb := c.bodies[s.members[0]]
-			c.fail(mb.e, "inertia", fmt.Sprintf("body %q moves (it has joints) but its principal inertia %.3g %.3g %.3g kg·m² has a moment below MuJoCo's floor mjMINVAL = %g: give its <inertial> a real diaginertia", mb.name, pr.X, pr.Y, pr.Z, mjMINVAL))
+		if e, _ := s.explicit(c); min(pr.X, pr.Y, pr.Z) < mjMINVAL && e.name == "inertial" {
+			attr := "diaginertia"
+			if _, ok := e.attr("fullinertia"); ok {
+				attr = "fullinertia"
+			}
+			c.fail(e, attr, fmt.Sprintf("gives moving body %q (it has joints) principal moments %.3g %.3g %.3g kg·m², one below MuJoCo's floor mjMINVAL = %g: give it a real inertia", c.bodies[s.members[0]].name, pr.X, pr.Y, pr.Z, mjMINVAL))
 			continue
 		}
 		const minI = 1e-12 // kg·m²: sim needs a positive-definite inertia
@@ -550,13 +553,14 @@ func (c *compiler) compoundable(mb *mbody) bool {
 	return math.Abs(w[0].Dot(w[1].Cross(w[2]))) > 1e-6
 }
 
-// hasInertial reports whether any MJCF body of s has an explicit
-// <inertial> (whose moments MuJoCo's floor applies to as written).
-func (s *simBody) hasInertial(c *compiler) bool {
+// explicit returns the element to blame for the mass properties of s:
+// the first <inertial> of its MJCF bodies (with attribute "mass"), or
+// else its first body (no attribute).
+func (s *simBody) explicit(c *compiler) (*element, string) {
 	for _, bi := range s.members {
-		if c.bodies[bi].inertial != nil {
-			return true
+		if in := c.bodies[bi].inertial; in != nil && in.e != nil {
+			return in.e, "mass"
 		}
 	}
-	return false
+	return c.bodies[s.members[0]].e, ""
 }

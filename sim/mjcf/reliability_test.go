@@ -135,10 +135,10 @@ func TestPhysicsValidation(t *testing.T) {
 	}
 	for _, tc := range []struct{ xml, want string }{
 		{body(`<inertial pos="0 0 -.15" mass="1" diaginertia="-1 1 1"/>`), `line 3: attribute "diaginertia"`},
-		{body(`<inertial pos="0 0 -.15" mass="1" diaginertia="0 0 0"/>`), `attribute "inertia"`},
+		{body(`<inertial pos="0 0 -.15" mass="1" diaginertia="0 0 0"/>`), `line 3: attribute "diaginertia" gives moving body`},
 		{body(`<inertial pos="0 0 -.15" mass="1" diaginertia="1 1 3"/>`), `line 3: attribute "diaginertia" principal moments 1 1 3 violate the triangle inequality`},
 		{body(`<inertial pos="0 0 -.15" mass="1" fullinertia="1 1 1 2 0 0"/>`), `line 3: attribute "fullinertia" is not positive-definite`},
-		{body(`<inertial pos="0 0 -.15" mass="1e-300" diaginertia="1 1 1"/>`), `line 2: attribute "mass"`},
+		{body(`<inertial pos="0 0 -.15" mass="1e-300" diaginertia="1 1 1"/>`), `line 3: attribute "mass" gives moving body`},
 		{`<mujoco><option timestep="0"/></mujoco>`, `attribute "timestep" 0 s must be positive`},
 		{`<mujoco><option timestep="-0.001"/></mujoco>`, `attribute "timestep"`},
 		{`<mujoco><option timestep="1e9"/></mujoco>`, `attribute "timestep"`},
