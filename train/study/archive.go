@@ -348,7 +348,22 @@ func openRunRecords(studyDir string) (runRecords, error) {
 	if !archivedOnly(studyDir) {
 		return dirRecords{}, nil
 	}
-	files, err := ReadRunsArchive(studyDir)
+	// keep only what Analyze reads (the other records are skipped, their
+	// bytes still counted against the archive's total)
+	files := map[string][]byte{}
+	err := WalkRunsArchive(studyDir, func(p string, size int64, r io.Reader) error {
+		switch path.Base(p) {
+		case doneFile, attemptsFile, "metrics.jsonl":
+		default:
+			return nil
+		}
+		buf := bytes.NewBuffer(make([]byte, 0, min(size, maxArchivedFile)+1))
+		if _, err := buf.ReadFrom(r); err != nil {
+			return err
+		}
+		files[p] = buf.Bytes()
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
