@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/vlmrb/vlmrb/frame"
+	"github.com/vlmrb/vlmrb/internal/safefile"
 )
 
 // imageExts are the file extensions a folder recording reads.
@@ -172,9 +173,11 @@ func (d *DirSource) Next(ctx context.Context, dst *frame.Frame) error {
 	}
 }
 
-// read loads one file into d.p, bounded by MaxFrameBytes.
+// read loads one file into d.p, bounded by MaxFrameBytes. It opens the
+// file through internal/safefile: a FIFO or device in a recording
+// directory is refused without blocking.
 func (d *DirSource) read(path string) error {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path)
 	if err != nil {
 		return err
 	}

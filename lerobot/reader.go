@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/vlmrb/vlmrb/internal/safefile"
 )
 
 // Limits bound what Open and ReadFrames accept, so a malformed or hostile
@@ -104,7 +106,7 @@ func (d *Dataset) errf(format string, a ...any) error {
 
 func (d *Dataset) readInfo() error {
 	p := filepath.Join(d.Dir, "meta", "info.json")
-	f, err := os.Open(p)
+	f, err := safefile.Open(p)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return d.errf("no meta/info.json; is it a LeRobot v3 dataset (robot-train record --lerobot writes one)?")
@@ -165,7 +167,7 @@ func (d *Dataset) Meta(name string) (b []byte, ok bool, err error) {
 	if name != filepath.Base(name) {
 		return nil, false, fmt.Errorf("lerobot: meta file name %q is not a plain name", name)
 	}
-	f, err := os.Open(filepath.Join(d.Dir, "meta", name))
+	f, err := safefile.Open(filepath.Join(d.Dir, "meta", name))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, false, nil
 	}
@@ -578,8 +580,10 @@ func readAll[T any](path string, maxRows int64) ([]T, error) {
 	return out[:n], nil
 }
 
+// openFile opens a data file through internal/safefile: a FIFO, device
+// or directory is refused without blocking.
 func openFile(p string) (*os.File, int64, error) {
-	f, err := os.Open(p)
+	f, err := safefile.Open(p)
 	if err != nil {
 		return nil, 0, fmt.Errorf("lerobot: %w", err)
 	}

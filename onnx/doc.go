@@ -13,7 +13,10 @@
 // is produced before it is used) and Session.Run executes it on a batch;
 // its matrix products run on package nn's selected BLAS backend with the
 // calls nn's own forward pass makes, so an exported network gives the
-// agent's numbers exactly.
+// agent's numbers exactly. Run drops each intermediate value once its
+// last reader has run, and stops with an error naming the node when the
+// values alive at once pass MaxLiveBytes or the elements produced pass
+// MaxRunElems, so a small file cannot ask for gigabytes or minutes.
 // An operator or feature outside the subset is an error naming it:
 // subgraphs, external data, other operator domains, sparse tensors.
 //

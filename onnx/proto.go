@@ -3,11 +3,11 @@ package onnx
 import (
 	"fmt"
 	"math"
-	"os"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/vlmrb/vlmrb/internal/atomicfile"
+	"github.com/vlmrb/vlmrb/internal/safefile"
 )
 
 // DataType is TensorProto.DataType.
@@ -313,48 +313,19 @@ func (m *Model) WriteFile(path string) error {
 	return nil
 }
 
-// ReadFile reads and decodes the model at path. Files over MaxModelBytes
-// are refused before they are read.
+// ReadFile reads and decodes the model at path through internal/safefile:
+// a FIFO, device or directory is refused without blocking, and a file over
+// MaxModelBytes before it is read (or, counted as read, once it passes).
 func ReadFile(path string) (*Model, error) {
-	f, err := os.Open(path)
+	data, err := safefile.ReadFile(path, MaxModelBytes)
 	if err != nil {
 		return nil, fmt.Errorf("onnx: %w", err)
-	}
-	defer func() { _ = f.Close() }()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("onnx: %w", err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("onnx: %s is not a regular file", path)
-	}
-	if st.Size() > MaxModelBytes {
-		return nil, fmt.Errorf("onnx: %s is %d bytes, over the %d-byte limit for a policy model", path, st.Size(), MaxModelBytes)
-	}
-	data := make([]byte, st.Size())
-	if _, err := readFull(f, data); err != nil {
-		return nil, fmt.Errorf("onnx: read %s: %w", path, err)
 	}
 	m, err := Unmarshal(data)
 	if err != nil {
 		return nil, fmt.Errorf("onnx: %s: %w", path, err)
 	}
 	return m, nil
-}
-
-func readFull(f *os.File, data []byte) (int, error) {
-	n := 0
-	for n < len(data) {
-		k, err := f.Read(data[n:])
-		n += k
-		if err != nil {
-			if n == len(data) {
-				return n, nil
-			}
-			return n, err
-		}
-	}
-	return n, nil
 }
 
 func (g *Graph) marshal() ([]byte, error) {

@@ -20,7 +20,26 @@ type Session struct {
 	inputs  []ValueInfo // graph inputs that are fed (initializers excluded)
 	outputs []ValueInfo
 	steps   []step
+	// lastUse[i] lists the values step i is the last reader of: Run drops
+	// them once it has run (never an initializer, a feed or a graph output).
+	lastUse [][]string
+	maxLive int64 // MaxLiveBytes (tests lower it)
+	maxWork int64 // MaxRunElems (tests lower it)
 }
+
+// MaxLiveBytes bounds the memory of the intermediate values a Run holds
+// at once (after each value is dropped once its last reader has run). A
+// graph over it is an error naming the node, not an out-of-memory crash:
+// one tensor may hold MaxTensorElems float32s (64 MiB), so this allows
+// four of those alive together.
+const MaxLiveBytes = 256 << 20
+
+// MaxRunElems bounds the elements all nodes of one Run produce together
+// (2^27, about 134 M: a fraction of a second of work). A policy network
+// produces thousands; a graph that chains large broadcasts (121 Adds of
+// 16 M elements each, 35 KB on disk) is an error naming the node instead
+// of minutes per call.
+const MaxRunElems = 1 << 27
 
 type step struct {
 	node *Node
@@ -42,7 +61,7 @@ func NewSession(m *Model) (*Session, error) {
 	if v < MinOpset || v > MaxOpset {
 		return nil, fmt.Errorf("%w: opset %d (this runtime implements opsets %d–%d)", ErrUnsupported, v, MinOpset, MaxOpset)
 	}
-	s := &Session{model: m, consts: map[string]*Tensor{}}
+	s := &Session{model: m, consts: map[string]*Tensor{}, maxLive: MaxLiveBytes, maxWork: MaxRunElems}
 	defined := map[string]bool{}
 	for _, t := range m.Graph.Initializers {
 		if t.Name == "" {
@@ -103,7 +122,44 @@ func NewSession(m *Model) (*Session, error) {
 		}
 	}
 	s.outputs = m.Graph.Outputs
+	s.planFrees()
 	return s, nil
+}
+
+// planFrees fills lastUse: each value produced by a node is dropped after
+// the last step that reads it, unless it is a graph output.
+func (s *Session) planFrees() {
+	keep := map[string]bool{}
+	for _, out := range s.outputs {
+		keep[out.Name] = true
+	}
+	last := map[string]int{}
+	for i, st := range s.steps {
+		for _, name := range st.node.Outputs {
+			if name != "" {
+				last[name] = i // produced but never read: dropped at once
+			}
+		}
+		for _, name := range st.node.Inputs {
+			if _, produced := last[name]; produced {
+				last[name] = i
+			}
+		}
+	}
+	s.lastUse = make([][]string, len(s.steps))
+	for name, i := range last {
+		if !keep[name] {
+			s.lastUse[i] = append(s.lastUse[i], name)
+		}
+	}
+}
+
+// tensorBytes is the memory t's values take.
+func tensorBytes(t *Tensor) int64 {
+	if t == nil {
+		return 0
+	}
+	return 4*int64(len(t.Float)) + 8*int64(len(t.Int64)) + int64(len(t.Bool))
 }
 
 func nodeWhere(n *Node, i int) string {
@@ -146,6 +202,8 @@ func (s *Session) Run(feeds map[string]*Tensor) (map[string]*Tensor, error) {
 		}
 	}
 	args := make([]*Tensor, 0, 4)
+	var live int64 // bytes of the node outputs held now
+	var work int64 // elements produced so far
 	for i, st := range s.steps {
 		args = args[:0]
 		for _, name := range st.node.Inputs {
@@ -158,7 +216,19 @@ func (s *Session) Run(feeds map[string]*Tensor) (map[string]*Tensor, error) {
 		for j, name := range st.node.Outputs {
 			if name != "" && j < len(outs) {
 				vals[name] = outs[j]
+				live += tensorBytes(outs[j])
+				work += int64(outs[j].Len())
 			}
+		}
+		if work > s.maxWork {
+			return nil, fmt.Errorf("onnx: run: %s: the graph has produced %d elements in this run, over the budget of %d (MaxRunElems): the model is too large for this runtime", nodeWhere(st.node, i), work, s.maxWork)
+		}
+		if live > s.maxLive {
+			return nil, fmt.Errorf("onnx: run: %s: the graph holds %.1f MiB of intermediate values at once, over the %.1f MiB budget (MaxLiveBytes): the model is too large for this runtime", nodeWhere(st.node, i), float64(live)/(1<<20), float64(s.maxLive)/(1<<20))
+		}
+		for _, name := range s.lastUse[i] {
+			live -= tensorBytes(vals[name])
+			delete(vals, name)
 		}
 	}
 	res := make(map[string]*Tensor, len(s.outputs))

@@ -182,6 +182,12 @@ func buildOptions(opt Options, e *buildErrs) Options {
 	if opt.Substeps == 0 {
 		opt.Substeps = def.Substeps
 	}
+	if opt.MaxContacts == 0 {
+		opt.MaxContacts = def.MaxContacts
+	}
+	if opt.MaxContacts < 1 {
+		e.bad("Options.MaxContacts %d must be positive", opt.MaxContacts)
+	}
 	if opt.Iterations == 0 {
 		opt.Iterations = def.Iterations
 	}

@@ -269,6 +269,10 @@ func narrow(m *Model, s *State, a, b int32) {
 	if buf.n == 0 {
 		return
 	}
+	if len(s.man) >= m.Opt.MaxContacts {
+		s.Warnings.ContactCap++
+		return
+	}
 	if flip {
 		a, b = b, a
 	}

@@ -51,8 +51,10 @@
 // prismatic joints driven by PD position motors (see Gripper).
 //
 // Robustness: speeds (Options.MaxSpeed) and penetration recovery
-// (Options.MaxPushSpeed) are capped, and NaN, blow-ups, deep penetration and
-// bad controls are counted in State.Warnings instead of panicking. Step is
+// (Options.MaxPushSpeed) are capped, so are the contact manifolds of one
+// step (Options.MaxContacts), and NaN, blow-ups, deep penetration, bad
+// controls and dropped contact pairs are counted in State.Warnings instead
+// of panicking or exhausting memory. Step is
 // deterministic: identical Model, State and controls give bit-identical
 // States on one GOARCH (TestDeterminism pins the hash per GOARCH).
 //

@@ -142,6 +142,12 @@ type Options struct {
 	// changes their results beyond round-off, so the built-in scenes leave
 	// it off (their runs regenerate bit for bit) and sim/mjcf sets it.
 	JointMassPerStep bool
+	// MaxContacts caps the contact manifolds (shape pairs in contact, up
+	// to four points each) one step keeps (default 8192, about 12 MB of
+	// solver state with the previous step's). Pairs past it are dropped
+	// and counted in Warnings.ContactCap: a model of thousands of
+	// overlapping bodies degrades instead of exhausting memory.
+	MaxContacts int
 }
 
 // DefaultOptions returns the defaults described on Options.
@@ -158,6 +164,7 @@ func DefaultOptions() Options {
 		LimitHertz:           60,
 		LimitDampingRatio:    1,
 		MaxPushSpeed:         0.5,
+		MaxContacts:          8192,
 		ContactMargin:        0.002,
 		LinearSlop:           0.0001,
 		MaxSpeed:             20,

@@ -17,10 +17,13 @@ type Warnings struct {
 	SpeedCap    int // body-steps where MaxSpeed or MaxAngularSpeed clipped a velocity
 	Penetration int // contact-steps deeper than 1 cm (a sign of a blow-up or an overpowered motor)
 	BadCtrl     int // non-finite Ctrl values (replaced by the joint's last target)
+	ContactCap  int // contact manifolds dropped past Options.MaxContacts
 }
 
 // Total returns the sum of all counters.
-func (w Warnings) Total() int { return w.NaN + w.SpeedCap + w.Penetration + w.BadCtrl }
+func (w Warnings) Total() int {
+	return w.NaN + w.SpeedCap + w.Penetration + w.BadCtrl + w.ContactCap
+}
 
 // Contact is one contact point between two shapes, as seen by the last Step
 // (or Step1).

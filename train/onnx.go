@@ -7,9 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/dqn"
+	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"github.com/vlmrb/vlmrb/onnx"
 	"github.com/vlmrb/vlmrb/onnx/policy"
 	"github.com/vlmrb/vlmrb/sac"
@@ -55,6 +57,12 @@ type ExportResult struct {
 // evaluation settings in its metadata.
 func ExportONNX(path, out string, o ExportOptions) (*ExportResult, error) {
 	runDir, step, best := SplitCheckpointPath(path)
+	if err := outsideCheckpoints(runDir, out); err != nil {
+		return nil, err
+	}
+	if err := atomicfile.CheckTarget(out); err != nil {
+		return nil, &ConfigError{Msg: err.Error()}
+	}
 	eo := EvalRunOptions{Step: o.Step, Best: o.Best || best}
 	if step > 0 && eo.Step == 0 {
 		eo.Step = step
@@ -70,7 +78,7 @@ func ExportONNX(path, out string, o ExportOptions) (*ExportResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	ab, err := os.ReadFile(filepath.Join(ac.Dir, "agent.bin"))
+	ab, err := readPart(ac.Dir, ac.Manifest, "agent.bin", MaxAgentBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -257,4 +265,31 @@ func evalONNXTask(ctx context.Context, p *policy.Policy, res *EvalONNXResult, me
 	}
 	return Evaluate(ctx, env, p, EvalOptions{Episodes: episodes, Seed: res.Seed,
 		GIF: o.GIF, GIFSize: o.GIFSize, Camera: o.Camera, Backend: o.Backend, Warnf: o.Warnf})
+}
+
+// outsideCheckpoints refuses an output path inside runDir's checkpoints/
+// (with links resolved, as far as the path exists): writing there would
+// replace or mix with the run's checkpoints (export --onnx
+// RUN/checkpoints/step-N/agent.bin destroyed the run's only checkpoint).
+func outsideCheckpoints(runDir, out string) error {
+	resolve := func(p string) string {
+		p, _ = filepath.Abs(p)
+		// resolve the longest existing prefix, keep the rest as written
+		rest := ""
+		for q := p; ; q = filepath.Dir(q) {
+			if r, err := filepath.EvalSymlinks(q); err == nil {
+				return filepath.Join(r, rest)
+			}
+			if filepath.Dir(q) == q {
+				return p
+			}
+			rest = filepath.Join(filepath.Base(q), rest)
+		}
+	}
+	ck, o := resolve(CheckpointRoot(runDir)), resolve(out)
+	rel, err := filepath.Rel(ck, o)
+	if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return &ConfigError{Msg: fmt.Sprintf("--onnx %s is inside the run's checkpoints (%s), which only training writes: write the model elsewhere, e.g. %s", out, CheckpointRoot(runDir), filepath.Join(runDir, "policy.onnx"))}
+	}
+	return nil
 }

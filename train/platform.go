@@ -2,13 +2,15 @@ package train
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"time"
 
 	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"github.com/vlmrb/vlmrb/internal/platform"
+	"github.com/vlmrb/vlmrb/internal/safefile"
 	"github.com/vlmrb/vlmrb/nn"
 )
 
@@ -49,21 +51,23 @@ func saveRunRecord(dir string, cfg *Config, man *Manifest) error {
 func recordPlatform(dir, blas string, step int64) error {
 	path := filepath.Join(dir, PlatformFile)
 	var sessions []PlatformSession
-	if b, err := os.ReadFile(path); err == nil {
-		if len(b) > maxPlatformFile {
-			return fmt.Errorf("%s is %d bytes, more than a run's record can be; move it away to start a new one", path, len(b))
-		}
+	b, err := safefile.ReadFile(path, maxPlatformFile)
+	switch {
+	case errors.Is(err, safefile.ErrTooLarge):
+		return fmt.Errorf("%s is more than %d bytes, more than a run's record can be; move it away to start a new one", path, maxPlatformFile)
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	if err == nil {
 		if err := json.Unmarshal(b, &sessions); err != nil {
 			return fmt.Errorf("%s: %w (move it away to start a new record)", path, err)
 		}
-	} else if !os.IsNotExist(err) {
-		return err
 	}
 	s := PlatformSession{Start: time.Now().UTC(), Step: step, Info: platform.Describe()}
 	if b, err := nn.ResolveBackend(blas); err == nil {
 		s.BLAS.Backend = b
 	}
-	b, err := json.MarshalIndent(append(sessions, s), "", "  ")
+	b, err = json.MarshalIndent(append(sessions, s), "", "  ")
 	if err != nil {
 		return err
 	}

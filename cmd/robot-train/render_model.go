@@ -63,8 +63,18 @@ func renderModel(ctx context.Context, stdout io.Writer, r modelRender) error {
 	s := m.Sim.NewState()
 	sc := render.NewMJCFScene(m)
 	n := r.steps
-	if n == 0 && ext != ".png" {
-		n = int(2 / (m.Sim.Opt.Timestep * 10)) // 2 s at 10 steps per frame
+	if ext != ".png" {
+		every := max(r.every, 1)
+		limit := maxModelFrames(w, h)
+		if n == 0 {
+			n = int(2 / (m.Sim.Opt.Timestep * 10)) // 2 s at 10 steps per frame
+			if n/every+1 > limit {
+				n = (limit - 1) * every
+				_, _ = fmt.Fprintf(stdout, "note: 2 s of this model at a %g s timestep is more than %d frames of %dx%d; rendering the first %d control steps\n", m.Sim.Opt.Timestep, limit, w, h, n)
+			}
+		} else if f := n/every + 1; f > limit {
+			return usagef("--steps %d with --every %d makes %d frames of %dx%d, over the cap of %d (at most %d frames, as eval --video, and %d MiB of frames): raise --every or lower --steps", n, every, f, w, h, limit, train.MaxGIFFrames, maxFrameBytes>>20)
+		}
 	}
 	var frames []*image.RGBA
 	grab := func() error {
@@ -87,6 +97,10 @@ func renderModel(ctx context.Context, stdout io.Writer, r modelRender) error {
 			}
 		}
 	}
+	if wn := s.Warnings; wn.Total() > 0 {
+		_, _ = fmt.Fprintf(stdout, "warning: the simulation needed help: %d non-finite bodies reset, %d speed caps, %d deep penetrations, %d contact pairs over the cap of %d; the model may be unstable\n",
+			wn.NaN, wn.SpeedCap, wn.Penetration, wn.ContactCap, m.Sim.Opt.MaxContacts)
+	}
 	switch ext {
 	case ".png":
 		if err := grab(); err != nil {
@@ -103,4 +117,15 @@ func renderModel(ctx context.Context, stdout io.Writer, r modelRender) error {
 	}
 	_, _ = fmt.Fprintf(stdout, "wrote %s: %s (%d bodies, %d geoms) with %s\n", r.out, filepath.Base(r.file), len(m.Bodies), len(m.Geoms), rd.Info())
 	return nil
+}
+
+// maxFrameBytes bounds the memory of the frames a GIF or MP4 of `render
+// --model` holds before encoding.
+const maxFrameBytes = 256 << 20
+
+// maxModelFrames is the most frames of w×h a GIF or MP4 of `render
+// --model` keeps: train.MaxGIFFrames (eval --video's cap), fewer when
+// they would pass maxFrameBytes.
+func maxModelFrames(w, h int) int {
+	return max(1, min(train.MaxGIFFrames, maxFrameBytes/max(1, 4*w*h)))
 }

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"github.com/vlmrb/vlmrb/tasks"
 	"github.com/vlmrb/vlmrb/train"
 )
@@ -172,6 +173,10 @@ func checkResumeFlags(set map[string]bool) error {
 
 // startProfile starts a CPU profile into path; stop ends it.
 func startProfile(path string) (stop func(), err error) {
+	// a FIFO would block the create, a device would take the profile
+	if err := atomicfile.CheckTarget(path); err != nil {
+		return nil, usagef("--cpuprofile: %v", err)
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, usagef("--cpuprofile: %v", err)

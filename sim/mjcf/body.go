@@ -39,6 +39,7 @@ type inertial struct {
 	pos  sim.Vec3
 	rot  sim.Quat
 	full [6]float64 // xx yy zz xy xz yz in the inertial frame
+	e    *element   // the <inertial>, for errors
 }
 
 // mjoint is an MJCF hinge or slide joint during compilation.
@@ -164,7 +165,7 @@ func (c *compiler) body(e *element, parent int, inherited *class) {
 
 func (c *compiler) inertialElem(e *element, b *mbody) {
 	a := c.attrsOf(e, "inertial", nil)
-	in := &inertial{mass: a.float("mass", 0), pos: a.vec3("pos", sim.Vec3{}), rot: a.orientation()}
+	in := &inertial{mass: a.float("mass", 0), pos: a.vec3("pos", sim.Vec3{}), rot: a.orientation(), e: e}
 	if !a.has("pos") {
 		c.fail(e, "pos", "is required")
 	}
@@ -182,7 +183,45 @@ func (c *compiler) inertialElem(e *element, b *mbody) {
 	if in.mass < 0 {
 		c.fail(e, "mass", "must be >= 0")
 	}
+	c.checkInertia(e, in.full)
 	b.inertial = in
+}
+
+// mjMINVAL is MuJoCo's floor (mjMINVAL, 1e-15) for the mass and every
+// principal inertia of a moving body; its compiler refuses smaller ones
+// ("mass and inertia of moving bodies must be larger than mjMINVAL").
+const mjMINVAL = 1e-15
+
+// checkInertia applies MuJoCo's compiler rules to an explicit inertia
+// (diaginertia, or fullinertia with off-diagonal terms): no negative
+// moment, a positive-definite matrix, and principal moments A, B, C with
+// A + B >= C for every ordering (the triangle inequality every real mass
+// distribution satisfies; MuJoCo: "inertia must satisfy A + B >= C").
+func (c *compiler) checkInertia(e *element, full [6]float64) {
+	attr := "diaginertia"
+	if _, ok := e.attr("fullinertia"); ok {
+		attr = "fullinertia"
+	}
+	var pr sim.Vec3
+	slack := 0.0
+	if full[3] == 0 && full[4] == 0 && full[5] == 0 {
+		pr = sim.V3(full[0], full[1], full[2])
+		if pr.X < 0 || pr.Y < 0 || pr.Z < 0 {
+			c.fail(e, attr, fmt.Sprintf("%g %g %g has a negative moment; inertia must be >= 0", pr.X, pr.Y, pr.Z))
+			return
+		}
+	} else {
+		pr, _ = sym3{full[0], full[1], full[2], full[3], full[4], full[5]}.principal()
+		if !(pr.X > 0 && pr.Y > 0 && pr.Z > 0) {
+			c.fail(e, attr, fmt.Sprintf("is not positive-definite (principal moments %.6g %.6g %.6g)", pr.X, pr.Y, pr.Z))
+			return
+		}
+		// the eigen-decomposition rounds: allow a few ulps of the largest moment
+		slack = 1e-12 * max(pr.X, pr.Y, pr.Z)
+	}
+	if pr.X+pr.Y < pr.Z-slack || pr.X+pr.Z < pr.Y-slack || pr.Y+pr.Z < pr.X-slack {
+		c.fail(e, attr, fmt.Sprintf("principal moments %.6g %.6g %.6g violate the triangle inequality A + B >= C, which every real body satisfies (MuJoCo refuses them too)", pr.X, pr.Y, pr.Z))
+	}
 }
 
 func (c *compiler) freeJoint(e *element, bi int) {

@@ -161,6 +161,11 @@ func (c *compiler) carrierMass(sb []*simBody) {
 			c.fail(mb.e, "", fmt.Sprintf("body %q moves (it has joints) but has no mass: add geoms with mass or an <inertial>", mb.name))
 			continue
 		}
+		if mass < mjMINVAL {
+			e, attr := s.explicit(c)
+			c.fail(e, attr, fmt.Sprintf("gives moving body %q (it has joints) a mass of %g kg, below MuJoCo's floor mjMINVAL = %g: give it a real mass", c.bodies[s.members[0]].name, mass, mjMINVAL))
+			continue
+		}
 		com = com.Scale(1 / mass)
 		var t sym3
 		for _, bi := range s.members {
@@ -183,6 +188,14 @@ func (c *compiler) carrierMass(sb []*simBody) {
 			}
 		}
 		pr, rot := t.principal()
+		if e, _ := s.explicit(c); min(pr.X, pr.Y, pr.Z) < mjMINVAL && e.name == "inertial" {
+			attr := "diaginertia"
+			if _, ok := e.attr("fullinertia"); ok {
+				attr = "fullinertia"
+			}
+			c.fail(e, attr, fmt.Sprintf("gives moving body %q (it has joints) principal moments %.3g %.3g %.3g kg·m², one below MuJoCo's floor mjMINVAL = %g: give it a real inertia", c.bodies[s.members[0]].name, pr.X, pr.Y, pr.Z, mjMINVAL))
+			continue
+		}
 		const minI = 1e-12 // kg·m²: sim needs a positive-definite inertia
 		pr = sim.V3(max(pr.X, minI), max(pr.Y, minI), max(pr.Z, minI))
 		s.mass, s.pos, s.rot, s.inertia = mass, com, rot, pr
@@ -437,6 +450,9 @@ func (c *compiler) actuator(b *sim.Builder, m *Model, e *element) {
 	cl := a.tri("ctrllimited")
 	if r, ok := a.floats("ctrlrange", 2, 2); ok {
 		out.CtrlRange = [2]float64{r[0], r[1]}
+		if !(r[0] <= r[1]) {
+			c.fail(e, "ctrlrange", fmt.Sprintf("%g %g has lower > upper", r[0], r[1]))
+		}
 		out.CtrlLimited = cl == 1 || (cl == -1 && c.autolimits)
 	} else if cl == 1 {
 		c.fail(e, "ctrlrange", "is required when ctrllimited is true")
@@ -445,6 +461,9 @@ func (c *compiler) actuator(b *sim.Builder, m *Model, e *element) {
 	if r, ok := a.floats("forcerange", 2, 2); ok {
 		d.ForceLimited = fl == 1 || (fl == -1 && c.autolimits)
 		d.ForceLow, d.ForceHigh = r[0], r[1]
+		if !(r[0] <= r[1]) {
+			c.fail(e, "forcerange", fmt.Sprintf("%g %g has lower > upper", r[0], r[1]))
+		}
 	}
 	if a.has("actlimited") || a.has("actrange") || a.has("lengthrange") {
 		a.warnIf("actuator activations and length ranges are not used", "actlimited", "actrange", "lengthrange")
@@ -532,4 +551,16 @@ func (c *compiler) compoundable(mb *mbody) bool {
 		return w[0].Cross(w[1]).Norm() > 1e-6
 	}
 	return math.Abs(w[0].Dot(w[1].Cross(w[2]))) > 1e-6
+}
+
+// explicit returns the element to blame for the mass properties of s:
+// the first <inertial> of its MJCF bodies (with attribute "mass"), or
+// else its first body (no attribute).
+func (s *simBody) explicit(c *compiler) (*element, string) {
+	for _, bi := range s.members {
+		if in := c.bodies[bi].inertial; in != nil && in.e != nil {
+			return in.e, "mass"
+		}
+	}
+	return c.bodies[s.members[0]].e, ""
 }

@@ -36,9 +36,17 @@
 // Model.Warnings.
 //
 // The input is bounded: MaxBytes per file, MaxDepth of element nesting,
-// MaxElements in all, MaxIncludes; DOCTYPE declarations and entities other
-// than XML's predefined five are refused, so entity expansion cannot grow a
-// file. FuzzParse checks that no input panics.
+// MaxElements in all, MaxIncludes, MaxTriangles over all meshes; DOCTYPE
+// declarations and entities other than XML's predefined five are refused,
+// so entity expansion cannot grow a file. Files are read through
+// internal/safefile (regular files only, never blocking on a FIFO, bytes
+// counted as read), and includes and meshes must resolve, links followed,
+// inside the model's folder. Physical values are checked as MuJoCo's
+// compiler checks them: explicit inertia non-negative, positive-definite
+// and satisfying A + B >= C; a moving body's mass and explicit inertia at
+// least mjMINVAL (1e-15); a timestep in (0, MaxTimestep]; gravity finite
+// and at most MaxGravity; control and force ranges ordered. FuzzParse,
+// FuzzLoadIncludes and FuzzMesh check that no input panics.
 //
 // LoadArticulated compiles the same MJCF for sim/articulated instead
 // (generalized coordinates, MuJoCo 3.3.8's equations and defaults, e.g.

@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/vlmrb/vlmrb/internal/safefile"
 	"github.com/vlmrb/vlmrb/sim"
 )
 
@@ -44,7 +44,11 @@ type Options struct {
 	// substep (sim.Options.JointMassPerStep off) instead of once per step;
 	// for comparison only (the import before 2026-12-06).
 	SubstepMasses bool
-	// ReadFile reads include and mesh files (default os.ReadFile).
+	// ReadFile reads include and mesh files. The default (nil) is
+	// internal/safefile's bounded reader: regular files only (a FIFO or
+	// device is refused without blocking), at most MaxBytes or MaxMeshBytes
+	// counted as read, and only inside the model's folder (no "..", absolute
+	// names or links leading out of it).
 	ReadFile func(name string) ([]byte, error)
 }
 
@@ -54,6 +58,14 @@ type Options struct {
 // 2-ms arm and gripper stay within every tolerance of bench/RESULTS.md's
 // trajectory table on 2 substeps of 1 ms.
 const MaxSubstep = 0.00125
+
+// MaxTimestep (s) is the longest <option timestep> accepted: 64 substeps
+// (sim's most) of MaxSubstep each make 0.08 s, and a step much longer
+// than that cannot be stable with the soft solver.
+const MaxTimestep = 0.1
+
+// MaxGravity (m/s²) bounds the magnitude of <option gravity>: 100 g.
+const MaxGravity = 981.0
 
 // DefaultSubsteps is the number of sim substeps an import gets for a
 // timestep (s) when Options.Substeps is 0: enough for substeps of at most
@@ -66,11 +78,7 @@ func DefaultSubsteps(timestep float64) int {
 // Load reads and compiles the MJCF file at path; include and mesh files
 // resolve relative to its directory (and compiler meshdir/assetdir).
 func Load(path string, opt Options) (*Model, error) {
-	rf := opt.ReadFile
-	if rf == nil {
-		rf = os.ReadFile
-	}
-	data, err := readCapped(rf, path, MaxBytes)
+	data, err := readCapped(opt.ReadFile, "", path, MaxBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -83,11 +91,23 @@ func Parse(data []byte, dir string, opt Options) (*Model, error) {
 	return parse(data, "", dir, opt)
 }
 
-func readCapped(rf func(string) ([]byte, error), path string, limit int) ([]byte, error) {
-	if fi, err := os.Stat(path); err == nil && fi.Size() > int64(limit) {
-		return nil, fmt.Errorf("mjcf: %s is %d bytes, more than the %d accepted", path, fi.Size(), limit)
+// readCapped reads path with rf, or (rf nil) with safefile's bounded
+// reader, which counts the bytes it reads and refuses anything but a
+// regular file without blocking. A non-empty root confines path to that
+// folder.
+func readCapped(rf func(string) ([]byte, error), root, path string, limit int) ([]byte, error) {
+	if root != "" {
+		if err := safefile.Within(root, path); err != nil {
+			return nil, fmt.Errorf("mjcf: %w", err)
+		}
 	}
-	data, err := rf(path)
+	var data []byte
+	var err error
+	if rf == nil {
+		data, err = safefile.ReadFile(path, int64(limit))
+	} else {
+		data, err = rf(path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("mjcf: %w", err)
 	}
@@ -103,9 +123,6 @@ func parse(data []byte, file, dir string, opt Options) (*Model, error) {
 	}
 	if !(opt.IntermediateMass > 0 && opt.IntermediateMass <= 0.3) {
 		return nil, fmt.Errorf("mjcf: Options.IntermediateMass %g must be in (0, 0.3]", opt.IntermediateMass)
-	}
-	if opt.ReadFile == nil {
-		opt.ReadFile = os.ReadFile
 	}
 	count := 0
 	root, err := parseTree(data, file, &count)
@@ -151,7 +168,7 @@ func (c *compiler) expandIncludes(e *element, depth int) error {
 			return fmt.Errorf("mjcf: %s: include needs a model directory (use Load)", ch.where())
 		}
 		path := filepath.Join(c.dir, filepath.FromSlash(name))
-		data, err := readCapped(c.opt.ReadFile, path, MaxBytes)
+		data, err := readCapped(c.opt.ReadFile, c.dir, path, MaxBytes)
 		if err != nil {
 			return fmt.Errorf("mjcf: %s: %w", ch.where(), err)
 		}
@@ -177,9 +194,11 @@ type compiler struct {
 	dir      string
 	count    int
 	includes int
-	errs     []error
-	warns    []string
-	warned   map[string]int
+	// triangles counts mesh triangles over all meshes (MaxTriangles).
+	triangles int
+	errs      []error
+	warns     []string
+	warned    map[string]int
 
 	degrees          bool
 	eulerseq         string
@@ -354,8 +373,14 @@ func (c *compiler) option(e *element) {
 	if a.has("timestep") {
 		c.opts.Timestep = a.float("timestep", 0.002)
 		c.timestepSet = true
+		if ts := c.opts.Timestep; !(ts > 0) || ts > MaxTimestep || math.IsInf(ts, 0) {
+			c.fail(e, "timestep", fmt.Sprintf("%g s must be positive, finite and at most %g s (MuJoCo's default is 0.002)", ts, MaxTimestep))
+		}
 	}
 	c.opts.Gravity = a.vec3("gravity", c.opts.Gravity)
+	if g := c.opts.Gravity; !(g.Norm() <= MaxGravity) {
+		c.fail(e, "gravity", fmt.Sprintf("%g %g %g m/s² must be finite and of magnitude at most %g (100 g)", g.X, g.Y, g.Z, MaxGravity))
+	}
 	a.warnIf("the engine uses its own substepped soft solver", "integrator", "iterations", "solver", "tolerance",
 		"ls_iterations", "ls_tolerance", "noslip_iterations", "noslip_tolerance", "mpr_iterations", "mpr_tolerance",
 		"cone", "jacobian", "impratio", "o_margin", "o_solref", "o_solimp", "collision")

@@ -51,7 +51,7 @@ func (c *compiler) meshAssetElem(e *element, cls *class) {
 		return
 	}
 	path := filepath.Join(c.dir, filepath.FromSlash(c.meshdir), filepath.FromSlash(file))
-	data, err := readCapped(c.opt.ReadFile, path, MaxMeshBytes)
+	data, err := readCapped(c.opt.ReadFile, c.dir, path, MaxMeshBytes)
 	if err != nil {
 		c.fail(e, "file", err.Error())
 		return
@@ -59,9 +59,9 @@ func (c *compiler) meshAssetElem(e *element, cls *class) {
 	var m *Mesh
 	switch strings.ToLower(filepath.Ext(file)) {
 	case ".obj":
-		m, err = parseOBJ(data)
+		m, err = parseOBJ(data, MaxTriangles-c.triangles)
 	case ".stl":
-		m, err = parseSTL(data)
+		m, err = parseSTL(data, MaxTriangles-c.triangles)
 	default:
 		err = fmt.Errorf("only OBJ and binary STL meshes are supported")
 	}
@@ -69,6 +69,7 @@ func (c *compiler) meshAssetElem(e *element, cls *class) {
 		c.fail(e, "file", fmt.Sprintf("%s: %v", file, err))
 		return
 	}
+	c.triangles += len(m.Triangles)
 	m.Name = name
 	for i := range m.Vertices {
 		m.Vertices[i] = m.Vertices[i].Mul(scale)
@@ -78,8 +79,8 @@ func (c *compiler) meshAssetElem(e *element, cls *class) {
 }
 
 // parseOBJ reads the vertices and faces (fan-triangulated) of a Wavefront
-// OBJ file.
-func parseOBJ(data []byte) (*Mesh, error) {
+// OBJ file; more than budget triangles is an error.
+func parseOBJ(data []byte, budget int) (*Mesh, error) {
 	m := &Mesh{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -103,6 +104,9 @@ func parseOBJ(data []byte) (*Mesh, error) {
 				}
 				v[k] = x
 			}
+			if len(m.Vertices) >= 3*MaxTriangles {
+				return nil, fmt.Errorf("line %d: more than %d vertices (3 per triangle of MaxTriangles): simplify the mesh", line, 3*MaxTriangles)
+			}
 			m.Vertices = append(m.Vertices, sim.V3(v[0], v[1], v[2]))
 		case "f":
 			if len(f) < 4 {
@@ -123,6 +127,9 @@ func parseOBJ(data []byte) (*Mesh, error) {
 				}
 				idx = append(idx, int32(k-1))
 			}
+			if len(m.Triangles)+len(idx)-2 > budget {
+				return nil, fmt.Errorf("line %d: more than %d triangles in the model's meshes (the budget, MaxTriangles %d, bounds rendering memory): simplify the mesh, e.g. with a decimation tool", line, budget, MaxTriangles)
+			}
 			for t := 1; t+1 < len(idx); t++ {
 				m.Triangles = append(m.Triangles, [3]int32{idx[0], idx[t], idx[t+1]})
 			}
@@ -137,8 +144,9 @@ func parseOBJ(data []byte) (*Mesh, error) {
 	return m, nil
 }
 
-// parseSTL reads a binary STL file (vertices are not shared).
-func parseSTL(data []byte) (*Mesh, error) {
+// parseSTL reads a binary STL file (vertices are not shared); more than
+// budget triangles is an error.
+func parseSTL(data []byte, budget int) (*Mesh, error) {
 	if len(data) >= 5 && string(data[:5]) == "solid" && !stlBinarySize(data) {
 		return nil, fmt.Errorf("ASCII STL is not supported; convert it to binary STL or OBJ")
 	}
@@ -148,6 +156,9 @@ func parseSTL(data []byte) (*Mesh, error) {
 	n := int(binary.LittleEndian.Uint32(data[80:84]))
 	if !stlBinarySize(data) || n == 0 {
 		return nil, fmt.Errorf("binary STL size %d does not match its %d triangles", len(data), n)
+	}
+	if n > budget {
+		return nil, fmt.Errorf("%d triangles, more than the %d left of the model's budget (MaxTriangles %d, which bounds rendering memory): simplify the mesh, e.g. with a decimation tool", n, budget, MaxTriangles)
 	}
 	m := &Mesh{Vertices: make([]sim.Vec3, 0, 3*n), Triangles: make([][3]int32, 0, n)}
 	for t := 0; t < n; t++ {

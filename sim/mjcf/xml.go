@@ -21,6 +21,11 @@ const (
 	MaxIncludes = 64
 	// MaxMeshBytes is the largest mesh file accepted (bytes).
 	MaxMeshBytes = 64 << 20
+	// MaxTriangles is the most mesh triangles accepted over all of a
+	// model's meshes (after fan triangulation). Rendering costs about 1 KB
+	// of memory per triangle, so this keeps a model under ~200 MB of
+	// meshes; MuJoCo Menagerie's largest arms carry well under 200,000.
+	MaxTriangles = 200000
 )
 
 // element is one XML element with its attributes and source line.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"github.com/vlmrb/vlmrb/internal/platform"
+	"github.com/vlmrb/vlmrb/internal/safefile"
 	"golang.org/x/sys/cpu"
 )
 
@@ -113,14 +114,8 @@ func withBLASCore(env []string, core string) []string {
 	return append(out, "OPENBLAS_CORETYPE="+core)
 }
 
-// readBounded reads path, refusing files over limit bytes.
+// readBounded reads path (a regular file, through internal/safefile),
+// refusing files over limit bytes counted as read.
 func readBounded(path string, limit int64) ([]byte, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() > limit {
-		return nil, fmt.Errorf("%s is %d bytes, more than the %d it can be", path, st.Size(), limit)
-	}
-	return os.ReadFile(path)
+	return safefile.ReadFile(path, limit)
 }

@@ -436,5 +436,5 @@ func encodeConfig(c train.Config) ([]byte, error) {
 	if err := train.SaveConfig(name, &c); err != nil {
 		return nil, err
 	}
-	return os.ReadFile(name)
+	return safefile.ReadFile(name, train.MaxConfigBytes)
 }
