@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"image/gif"
 	"math"
-	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/vlmrb/vlmrb/internal/safefile"
 )
 
 // TensorBoard's image summary (tensorflow/core/framework/summary.proto):
@@ -62,16 +63,9 @@ func (l *MetricsLog) WriteVideo(step int64, tag, path string) error {
 	if l.tb == nil {
 		return nil
 	}
-	st, err := os.Stat(path)
+	b, err := safefile.ReadFile(path, maxTBVideo)
 	if err != nil {
-		return err
-	}
-	if st.Size() > maxTBVideo {
-		return fmt.Errorf("%s is %d MiB; TensorBoard gets GIFs up to %d MiB", path, st.Size()>>20, maxTBVideo>>20)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
+		return fmt.Errorf("TensorBoard gets GIFs up to %d MiB: %w", maxTBVideo>>20, err)
 	}
 	if err := l.tb.WriteGIF(step, tag, b); err != nil {
 		return err

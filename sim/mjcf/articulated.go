@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 
 	"github.com/vlmrb/vlmrb/sim"
@@ -44,11 +43,7 @@ type Articulated struct {
 // warning). Options' sim-specific fields (substeps, chains, masses) do
 // not apply.
 func LoadArticulated(path string, opt Options) (*Articulated, error) {
-	rf := opt.ReadFile
-	if rf == nil {
-		rf = os.ReadFile
-	}
-	data, err := readCapped(rf, path, MaxBytes)
+	data, err := readCapped(opt.ReadFile, "", path, MaxBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -62,9 +57,6 @@ func ParseArticulated(data []byte, dir string, opt Options) (*Articulated, error
 }
 
 func parseArticulated(data []byte, file, dir string, opt Options) (*Articulated, error) {
-	if opt.ReadFile == nil {
-		opt.ReadFile = os.ReadFile
-	}
 	count := 0
 	root, err := parseTree(data, file, &count)
 	if err != nil {
