@@ -307,3 +307,35 @@ func (v *env) Close() error {
 	defer v.mu.Unlock()
 	return v.close()
 }
+
+// goEnvSteps steps one tasks.Env in Go for steps steps after Reset(seed),
+// resetting it (next episode seed seed+k) when an episode ends: the Go
+// baseline of the single-env overhead benchmark. actions holds
+// steps×ActDim values.
+func goEnvSteps(task string, steps int, seed uint64, optsJSON string, actions []float64) error {
+	_, to, err := parseOptions(optsJSON)
+	if err != nil {
+		return err
+	}
+	e, err := tasks.Make(task, to)
+	if err != nil {
+		return bad(err)
+	}
+	ad := e.Spec().ActDim
+	if err := checkLen("actions", len(actions), steps*ad); err != nil {
+		return err
+	}
+	e.Reset(seed)
+	k := uint64(0)
+	for t := range steps {
+		_, _, te, tr, _, err := e.Step(actions[t*ad : (t+1)*ad])
+		if err != nil {
+			return err
+		}
+		if te || tr {
+			k++
+			e.Reset(seed + k)
+		}
+	}
+	return nil
+}

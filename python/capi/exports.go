@@ -221,3 +221,10 @@ func vlmrb_go_vec_steps(task *C.char, n, steps C.int, seed C.uint64_t, opts *C.c
 		return goVecSteps(C.GoString(task), int(n), int(steps), uint64(seed), C.GoString(opts), f64s(act, int(nact)))
 	})
 }
+
+//export vlmrb_go_env_steps
+func vlmrb_go_env_steps(task *C.char, steps C.int, seed C.uint64_t, opts *C.char, act *C.double, nact C.int, errbuf *C.char, errlen C.int) C.int {
+	return guard(errbuf, errlen, func() error {
+		return goEnvSteps(C.GoString(task), int(steps), uint64(seed), C.GoString(opts), f64s(act, int(nact)))
+	})
+}

@@ -12,7 +12,7 @@ built from python/capi with `make python` or `pip install ./python`).
 from ._lib import VlmrbError, info as _libinfo
 from .env import VlmrbEnv, go_rollout, _env_id
 from .spaces import HAVE_GYMNASIUM
-from .vector import VlmrbVectorEnv, go_vec_steps
+from .vector import VlmrbVectorEnv, go_env_steps, go_vec_steps
 
 __all__ = ["make", "make_vec", "tasks", "VlmrbEnv", "VlmrbVectorEnv", "VlmrbError", "ReplayBuffer",
            "HAVE_GYMNASIUM"]

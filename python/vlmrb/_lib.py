@@ -36,8 +36,10 @@ def _load():
 lib = _load()
 
 _i64, _int, _u64 = ctypes.c_int64, ctypes.c_int, ctypes.c_uint64
-_pd = ctypes.POINTER(ctypes.c_double)
-_pb = ctypes.POINTER(ctypes.c_uint8)
+# array pointers travel as plain addresses (numpy's arr.ctypes.data):
+# converting to typed ctypes pointers costs more than the call itself
+_pd = ctypes.c_void_p
+_pb = ctypes.c_void_p
 _pc = ctypes.c_char_p
 _err = [ctypes.c_char_p, _int]
 
@@ -56,6 +58,7 @@ _sigs = {
     "vlmrb_vec_step": ([_i64, _pd, _int, _pd, _int, _pd, _pb, _pb, _int, _pd, _int] + _err, _int),
     "vlmrb_vec_render": ([_i64, _int, _int, _int, _pb, _int] + _err, _int),
     "vlmrb_go_rollout": ([_pc, _pc, _u64, _int, _pd, _int, _pd, _int, _pd] + _err, _int),
+    "vlmrb_go_env_steps": ([_pc, _int, _u64, _pc, _pd, _int] + _err, _int),
     "vlmrb_go_vec_steps": ([_pc, _int, _int, _u64, _pc, _pd, _int] + _err, _int),
 }
 for _n, (_a, _r) in _sigs.items():
@@ -88,13 +91,13 @@ def call(fn, *args):
 
 
 def dptr(a):
-    """A double* into numpy array a (C-contiguous float64, checked by caller)."""
-    return a.ctypes.data_as(_pd)
+    """The address of numpy array a's data (C-contiguous float64, checked by caller)."""
+    return a.ctypes.data
 
 
 def bptr(a):
-    """A uint8_t* into numpy array a (C-contiguous, 1-byte dtype)."""
-    return a.ctypes.data_as(_pb)
+    """The address of numpy array a's data (C-contiguous, 1-byte dtype)."""
+    return a.ctypes.data
 
 
 def get_json(fn, *args):

@@ -90,6 +90,9 @@ class VlmrbEnv(EnvBase):
         self._flags = np.zeros(2, np.uint8)
         self._rew = ctypes.c_double(0)
         self._seeder = _Seeder()
+        # addresses reused by every step (the buffers live as long as self)
+        self._p_info, self._p_flags, self._p_rew = dptr(self._info), bptr(self._flags), ctypes.addressof(self._rew)
+        self._obs_dim = s["obs_dim"]
 
     def _h(self):
         if self._handle is None:
@@ -97,7 +100,10 @@ class VlmrbEnv(EnvBase):
         return self._handle
 
     def _info_dict(self):
-        return {k: float(v) for k, v in zip(self.info_keys, self._info) if v == v}
+        d = dict(zip(self.info_keys, self._info.tolist()))
+        for k in [k for k, v in d.items() if v != v]:  # NaN: not reported this step
+            del d[k]
+        return d
 
     def reset(self, *, seed=None, options=None):
         """Starts an episode; its randomisation is fully determined by seed."""
@@ -113,10 +119,11 @@ class VlmrbEnv(EnvBase):
         a = np.ascontiguousarray(action, dtype=np.float64)
         if a.shape != self.action_space.shape:
             raise ValueError("vlmrb: action has shape %s, want %s" % (a.shape, self.action_space.shape))
-        obs = np.empty(self._s["obs_dim"])
-        call(lib.vlmrb_env_step, self._h(), dptr(a), a.size, dptr(obs), obs.size,
-             ctypes.byref(self._rew), bptr(self._flags), dptr(self._info), self._info.size)
-        return obs, self._rew.value, bool(self._flags[0]), bool(self._flags[1]), self._info_dict()
+        obs = np.empty(self._obs_dim)
+        call(lib.vlmrb_env_step, self._h(), a.ctypes.data, a.size, obs.ctypes.data, self._obs_dim,
+             self._p_rew, self._p_flags, self._p_info, self._info.size)
+        fl = self._flags.tolist()
+        return obs, self._rew.value, fl[0] == 1, fl[1] == 1, self._info_dict()
 
     def render(self):
         """The current scene as an (height, width, 3) uint8 array (render_mode="rgb_array")."""

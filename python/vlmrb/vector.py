@@ -61,6 +61,7 @@ class VlmrbVectorEnv(VectorEnvBase):
         self.infos = np.zeros((n, len(self.info_keys)))
         self._seeder = _Seeder()
         self._reset_done = False
+        self._ptrs = (dptr(self.obs), dptr(self.rewards), bptr(self.terminated), bptr(self.truncated), dptr(self.infos))
 
     def _h(self):
         if self._handle is None:
@@ -68,13 +69,15 @@ class VlmrbVectorEnv(VectorEnvBase):
         return self._handle
 
     def _info_dict(self, infos):
+        # Gymnasium's vector info: key -> values (0 where absent), "_key" -> mask
+        mask = infos == infos
+        vals = np.where(mask, infos, 0.0)
         d = {}
-        for k, key in enumerate(self.info_keys):
-            col = infos[:, k]
-            mask = col == col
-            if mask.any():
-                d[key] = np.where(mask, col, 0.0)
-                d["_" + key] = mask
+        for k, present in enumerate(mask.any(axis=0).tolist()):
+            if present:
+                key = self.info_keys[k]
+                d[key] = vals[:, k]
+                d["_" + key] = mask[:, k]
         return d
 
     def reset(self, *, seed=None, options=None):
@@ -90,7 +93,11 @@ class VlmrbVectorEnv(VectorEnvBase):
     def step(self, actions):
         """Steps every env; returns (obs, rewards, terminated, truncated, infos)."""
         a = self._actions(actions)
-        self._step(a, self.obs, self.rewards, self.terminated, self.truncated, self.infos)
+        if not self._reset_done:
+            raise _lib.VlmrbError("vlmrb: vector env stepped before reset(); call reset() first")
+        po, pr, pte, ptr, pi = self._ptrs
+        call(lib.vlmrb_vec_step, self._h(), a.ctypes.data, a.size, po, self.obs.size, pr, pte, ptr,
+             self.num_envs, pi, self.infos.size)
         info = self._info_dict(self.infos)
         if self.copy:
             return self.obs.copy(), self.rewards.copy(), self.terminated.copy(), self.truncated.copy(), info
@@ -178,3 +185,11 @@ def go_vec_steps(task, num_envs, seed, actions, **options):
     a = np.ascontiguousarray(actions, dtype=np.float64)
     call(lib.vlmrb_go_vec_steps, str(task).encode(), int(num_envs), a.shape[0], int(seed),
          options_json(options), dptr(a), a.size)
+
+
+def go_env_steps(task, seed, actions, **options):
+    """Steps one tasks.Env in Go (no Python per step) with actions
+    (steps, act_dim), resetting on episode end: the Go baseline of the
+    single-env overhead benchmark."""
+    a = np.ascontiguousarray(actions, dtype=np.float64)
+    call(lib.vlmrb_go_env_steps, str(task).encode(), a.shape[0], int(seed), options_json(options), dptr(a), a.size)
