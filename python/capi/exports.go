@@ -228,3 +228,121 @@ func vlmrb_go_env_steps(task *C.char, steps C.int, seed C.uint64_t, opts *C.char
 		return goEnvSteps(C.GoString(task), int(steps), uint64(seed), C.GoString(opts), f64s(act, int(nact)))
 	})
 }
+
+func f32s(p *C.float, n int) []float32 {
+	if p == nil || n <= 0 {
+		return nil
+	}
+	return unsafe.Slice((*float32)(unsafe.Pointer(p)), n)
+}
+
+func i64s(p *C.int64_t, n int) []int64 {
+	if p == nil || n <= 0 {
+		return nil
+	}
+	return unsafe.Slice((*int64)(unsafe.Pointer(p)), n)
+}
+
+//export vlmrb_rb_make
+func vlmrb_rb_make(opts *C.char, out *C.int64_t, errbuf *C.char, errlen C.int) C.int {
+	return guard(errbuf, errlen, func() error {
+		r, err := newReplay(C.GoString(opts))
+		if err != nil {
+			return err
+		}
+		*out = C.int64_t(putHandle(r))
+		return nil
+	})
+}
+
+// vlmrb_rb_add stores one transition per env (n = num_envs); frames and
+// terminal may be NULL, progress may be NULL.
+//
+//export vlmrb_rb_add
+func vlmrb_rb_add(h C.int64_t, n, od, ad C.int, obs, act, rew, next *C.double, term, trunc *C.uint8_t, episode *C.int64_t,
+	frames, terminal *C.uint8_t, fh, fw C.int, progress *C.double, idx *C.int64_t, errbuf *C.char, errlen C.int) C.int {
+	return guard(errbuf, errlen, func() error {
+		r, err := getHandle[*rbuf](int64(h), "replay buffer")
+		if err != nil {
+			return err
+		}
+		k := int(n)
+		fb := k * int(fh) * int(fw) * 3
+		a := addArgs{obs: f64s(obs, k*int(od)), act: f64s(act, k*int(ad)), rew: f64s(rew, k), next: f64s(next, k*int(od)),
+			term: u8s(term, k), trunc: u8s(trunc, k), episode: i64s(episode, k), frames: u8s(frames, fb),
+			terminal: u8s(terminal, fb), h: int(fh), w: int(fw), progress: f64s(progress, k), idx: i64s(idx, k)}
+		if k != r.opts.NumEnvs {
+			return badf("vlmrb: add got %d transitions; the buffer was made for num_envs = %d (one per env per call)", k, r.opts.NumEnvs)
+		}
+		return r.Add(a)
+	})
+}
+
+//export vlmrb_rb_sample
+func vlmrb_rb_sample(h C.int64_t, n C.int, obs, act, rew, next, term, trunc, weights *C.float, idx *C.int64_t, errbuf *C.char, errlen C.int) C.int {
+	return guard(errbuf, errlen, func() error {
+		r, err := getHandle[*rbuf](int64(h), "replay buffer")
+		if err != nil {
+			return err
+		}
+		k, od, ad := int(n), r.opts.ObsDim, r.opts.ActDim
+		if k <= 0 {
+			return badf("vlmrb: batch size %d must be at least 1", k)
+		}
+		ok, err := r.Sample(f32s(obs, k*od), f32s(act, k*ad), f32s(rew, k), f32s(next, k*od), f32s(term, k), f32s(trunc, k), f32s(weights, k), i64s(idx, k))
+		if err == nil && !ok {
+			err = errNotSampleable
+		}
+		return err
+	})
+}
+
+//export vlmrb_rb_update
+func vlmrb_rb_update(h C.int64_t, idx *C.int64_t, vals *C.double, n C.int, applied *C.int, errbuf *C.char, errlen C.int) C.int {
+	return guard(errbuf, errlen, func() error {
+		r, err := getHandle[*rbuf](int64(h), "replay buffer")
+		if err != nil {
+			return err
+		}
+		k, err := r.Update(i64s(idx, int(n)), f64s(vals, int(n)))
+		*applied = C.int(k)
+		return err
+	})
+}
+
+//export vlmrb_rb_scores
+func vlmrb_rb_scores(h C.int64_t, idx *C.int64_t, n C.int, out *C.double, errbuf *C.char, errlen C.int) C.int {
+	return guard(errbuf, errlen, func() error {
+		r, err := getHandle[*rbuf](int64(h), "replay buffer")
+		if err != nil {
+			return err
+		}
+		return r.Scores(i64s(idx, int(n)), f64s(out, int(n)))
+	})
+}
+
+//export vlmrb_rb_tick
+func vlmrb_rb_tick(h C.int64_t, errbuf *C.char, errlen C.int) C.int {
+	return guard(errbuf, errlen, func() error {
+		r, err := getHandle[*rbuf](int64(h), "replay buffer")
+		if err != nil {
+			return err
+		}
+		return r.Tick()
+	})
+}
+
+//export vlmrb_rb_metrics
+func vlmrb_rb_metrics(h C.int64_t, buf *C.char, n C.int, need *C.int, errbuf *C.char, errlen C.int) C.int {
+	return guard(errbuf, errlen, func() error {
+		r, err := getHandle[*rbuf](int64(h), "replay buffer")
+		if err != nil {
+			return err
+		}
+		m, err := r.Metrics()
+		if err != nil {
+			return err
+		}
+		return writeJSON(m, buf, n, need)
+	})
+}
