@@ -255,12 +255,12 @@ func vlmrb_rb_make(opts *C.char, out *C.int64_t, errbuf *C.char, errlen C.int) C
 	})
 }
 
-// vlmrb_rb_add stores one transition per env (n = num_envs); frames and
-// terminal may be NULL, progress may be NULL.
+// vlmrb_rb_add stores one transition per env (n = num_envs); frames,
+// terminal, progress and valid may be NULL.
 //
 //export vlmrb_rb_add
 func vlmrb_rb_add(h C.int64_t, n, od, ad C.int, obs, act, rew, next *C.double, term, trunc *C.uint8_t, episode *C.int64_t,
-	frames, terminal *C.uint8_t, fh, fw C.int, progress *C.double, idx *C.int64_t, errbuf *C.char, errlen C.int) C.int {
+	frames, terminal *C.uint8_t, fh, fw C.int, progress *C.double, valid *C.uint8_t, idx *C.int64_t, errbuf *C.char, errlen C.int) C.int {
 	return guard(errbuf, errlen, func() error {
 		r, err := getHandle[*rbuf](int64(h), "replay buffer")
 		if err != nil {
@@ -270,7 +270,7 @@ func vlmrb_rb_add(h C.int64_t, n, od, ad C.int, obs, act, rew, next *C.double, t
 		fb := k * int(fh) * int(fw) * 3
 		a := addArgs{obs: f64s(obs, k*int(od)), act: f64s(act, k*int(ad)), rew: f64s(rew, k), next: f64s(next, k*int(od)),
 			term: u8s(term, k), trunc: u8s(trunc, k), episode: i64s(episode, k), frames: u8s(frames, fb),
-			terminal: u8s(terminal, fb), h: int(fh), w: int(fw), progress: f64s(progress, k), idx: i64s(idx, k)}
+			terminal: u8s(terminal, fb), h: int(fh), w: int(fw), progress: f64s(progress, k), valid: u8s(valid, k), idx: i64s(idx, k)}
 		if k != r.opts.NumEnvs {
 			return badf("vlmrb: add got %d transitions; the buffer was made for num_envs = %d (one per env per call)", k, r.opts.NumEnvs)
 		}
@@ -344,5 +344,16 @@ func vlmrb_rb_metrics(h C.int64_t, buf *C.char, n C.int, need *C.int, errbuf *C.
 			return err
 		}
 		return writeJSON(m, buf, n, need)
+	})
+}
+
+//export vlmrb_vec_render_all
+func vlmrb_vec_render_all(h C.int64_t, w, ht C.int, dst *C.uint8_t, n C.int, errbuf *C.char, errlen C.int) C.int {
+	return guard(errbuf, errlen, func() error {
+		v, err := getHandle[*vecEnv](int64(h), "vector env")
+		if err != nil {
+			return err
+		}
+		return v.RenderAll(int(w), int(ht), u8s(dst, int(n)))
 	})
 }

@@ -220,6 +220,7 @@ type addArgs struct {
 	frames, terminal    []byte // n×H×W×3, or nil
 	h, w                int
 	progress            []float64 // n, or nil (NaN: unknown)
+	valid               []byte    // n, or nil (all): rows with 0 are not stored (a vector env's autoreset step)
 	idx                 []int64   // out: n indices
 }
 
@@ -277,6 +278,10 @@ func (r *rbuf) Add(a addArgs) error {
 	}
 	refs := unsafe.Slice((*replay.Ref)(unsafe.Pointer(&a.idx[0])), n)
 	for i := range n {
+		if a.valid != nil && a.valid[i] == 0 {
+			refs[i] = replay.Ref{Slot: -1, Gen: math.MaxUint32} // index −1
+			continue
+		}
 		if !r.started[i] || a.episode[i] != r.epi[i] {
 			r.epi[i], r.step[i], r.started[i] = a.episode[i], 0, true
 		}

@@ -243,3 +243,30 @@ func (v *vecEnv) Render(i, w, h int, dst []byte) error {
 	}
 	return v.envs[i].render(w, h, dst)
 }
+
+// RenderAll draws every env at w×h into dst (n×H×W×3), one goroutine per
+// env (each env has its own camera).
+func (v *vecEnv) RenderAll(w, h int, dst []byte) error {
+	if err := v.lock(); err != nil {
+		return err
+	}
+	defer v.mu.Unlock()
+	if w <= 0 || h <= 0 {
+		return badf("vlmrb: frame size %dx%d must be positive", w, h)
+	}
+	per := w * h * 3
+	if len(dst) != len(v.envs)*per {
+		return badf("vlmrb: frames buffer has %d bytes, want num_envs×H×W×3 = %d", len(dst), len(v.envs)*per)
+	}
+	errs := make([]error, len(v.envs))
+	var wg sync.WaitGroup
+	for i, e := range v.envs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = e.render(w, h, dst[i*per:(i+1)*per])
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}

@@ -197,5 +197,16 @@ class TestReplayBadInput(unittest.TestCase):
             rb.sample(4)
 
 
+class TestValidMask(unittest.TestCase):
+    def test_rows_not_valid_are_not_stored(self):
+        with vlmrb.ReplayBuffer(10, OD, AD, num_envs=2, sampler="uniform") as rb:
+            z = np.zeros((2, OD))
+            idx = rb.add(z, np.zeros((2, AD)), [1, 2], z, [False, False], [False, False], [0, 0], valid=[True, False])
+            self.assertEqual(idx[1], -1)
+            self.assertGreaterEqual(idx[0], 0)
+            self.assertEqual(len(rb), 1)
+            self.assertTrue(np.all(rb.sample(8).rewards == 1))
+
+
 if __name__ == "__main__":
     unittest.main()

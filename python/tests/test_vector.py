@@ -138,5 +138,23 @@ class TestVectorBadInput(unittest.TestCase):
                 v.render_env(2, 20, 10)
 
 
+class TestRenderAll(unittest.TestCase):
+    def test_matches_per_env_render(self):
+        with vlmrb.make_vec("push", 3, render_mode="rgb_array", width=48, height=32, render_backend="soft") as v:
+            v.reset(seed=2)
+            out = np.zeros((3, 32, 48, 3), np.uint8)
+            self.assertIs(v.render_all(out=out), out)
+            for i in range(3):
+                self.assertTrue(np.array_equal(out[i], v.render_env(i, 48, 32)))
+            # different seeds place the puck differently: different pictures
+            self.assertFalse(np.array_equal(out[0], out[1]))
+            with self.assertRaises(ValueError):
+                v.render_all(out=np.zeros((2, 32, 48, 3), np.uint8))
+
+
+if __name__ == "__main__":
+    unittest.main()
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -57,6 +57,7 @@ _sigs = {
     "vlmrb_vec_reset": ([_i64, _u64, _pd, _int, _pd, _int] + _err, _int),
     "vlmrb_vec_step": ([_i64, _pd, _int, _pd, _int, _pd, _pb, _pb, _int, _pd, _int] + _err, _int),
     "vlmrb_vec_render": ([_i64, _int, _int, _int, _pb, _int] + _err, _int),
+    "vlmrb_vec_render_all": ([_i64, _int, _int, _pb, _int] + _err, _int),
     "vlmrb_go_rollout": ([_pc, _pc, _u64, _int, _pd, _int, _pd, _int, _pd] + _err, _int),
     "vlmrb_go_env_steps": ([_pc, _int, _u64, _pc, _pd, _int] + _err, _int),
     "vlmrb_go_vec_steps": ([_pc, _int, _int, _u64, _pc, _pd, _int] + _err, _int),

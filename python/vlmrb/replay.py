@@ -17,7 +17,7 @@ _p = ctypes.c_void_p
 _err = [ctypes.c_char_p, _int]
 for _n, _a in {
     "vlmrb_rb_make": [ctypes.c_char_p, ctypes.POINTER(_i64)],
-    "vlmrb_rb_add": [_i64, _int, _int, _int, _p, _p, _p, _p, _p, _p, _p, _p, _p, _int, _int, _p, _p],
+    "vlmrb_rb_add": [_i64, _int, _int, _int, _p, _p, _p, _p, _p, _p, _p, _p, _p, _int, _int, _p, _p, _p],
     "vlmrb_rb_sample": [_i64, _int, _p, _p, _p, _p, _p, _p, _p, _p],
     "vlmrb_rb_update": [_i64, _p, _p, _int, ctypes.POINTER(_int)],
     "vlmrb_rb_scores": [_i64, _p, _int, _p],
@@ -77,7 +77,7 @@ class ReplayBuffer:
         return self._handle
 
     def add(self, obs, actions, rewards, next_obs, terminated, truncated, episodes,
-            frames=None, terminal_frames=None, progress=None):
+            frames=None, terminal_frames=None, progress=None, valid=None):
         """Stores one transition per env (row i from env i): obs and next_obs
         (num_envs, obs_dim), actions (num_envs, act_dim), rewards,
         terminated, truncated and episode ids (num_envs,). next_obs is the
@@ -85,8 +85,11 @@ class ReplayBuffer:
         uint8 are o_t, the frames of obs (env.render() before the step); the
         pixel and openai scorers need them. terminal_frames are o_T of
         episodes that terminated (optional); progress is info["progress"]
-        of obs (the oracle scorer reads it). Returns the indices (num_envs,)
-        int64 of the stored transitions (valid until overwritten)."""
+        of obs (the oracle scorer reads it). valid (num_envs,) bool marks
+        the rows to store: pass ~autoreset with a NEXT_STEP vector env,
+        whose autoreset step is no transition. Returns the indices
+        (num_envs,) int64 of the stored transitions (valid until
+        overwritten; -1 for rows not stored)."""
         n, od, ad = self.num_envs, self.obs_dim, self.act_dim
         o = _arr(obs, np.float64, (n, od), "obs")
         a = _arr(actions, np.float64, (n, ad), "actions")
@@ -117,8 +120,13 @@ class ReplayBuffer:
             p = _arr(progress, np.float64, (n,), "progress")
             pp = p.ctypes.data
             keep.append(p)
+        vp = None
+        if valid is not None:
+            v = _arr(valid, np.bool_, (n,), "valid")
+            vp = v.ctypes.data
+            keep.append(v)
         call(lib.vlmrb_rb_add, self._h(), n, od, ad, o.ctypes.data, a.ctypes.data, r.ctypes.data, no.ctypes.data,
-             te.ctypes.data, tr.ctypes.data, ep.ctypes.data, fp, tp, fh, fw, pp, self._idx.ctypes.data)
+             te.ctypes.data, tr.ctypes.data, ep.ctypes.data, fp, tp, fh, fw, pp, vp, self._idx.ctypes.data)
         return self._idx.copy()
 
     def _batch(self, n):

@@ -147,6 +147,19 @@ class VlmrbVectorEnv(VectorEnvBase):
         call(lib.vlmrb_vec_render, self._h(), int(i), width, height, bptr(img), img.size)
         return img
 
+    def render_all(self, width=None, height=None, out=None):
+        """Every env's scene, rendered in parallel by Go: (num_envs, height,
+        width, 3) uint8, into out when given (no allocation)."""
+        width = int(width or self._width)
+        height = int(height or self._height)
+        shape = (self.num_envs, height, width, 3)
+        if out is None:
+            out = np.empty(shape, np.uint8)
+        elif out.shape != shape or out.dtype != np.uint8 or not out.flags.c_contiguous or not out.flags.writeable:
+            raise ValueError("vlmrb: out must be a writeable C-contiguous uint8 array of shape %s" % (shape,))
+        call(lib.vlmrb_vec_render_all, self._h(), width, height, bptr(out), out.size)
+        return out
+
     def close(self, **kwargs):
         """Stops the Go workers and releases the envs; safe to call more than once."""
         if self._handle is not None:
