@@ -154,7 +154,3 @@ class TestRenderAll(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-
-
-if __name__ == "__main__":
-    unittest.main()
