@@ -3,11 +3,15 @@ and of an N-env vector env from Python against the same envs stepped in Go
 (tasks.Env, and tasks.MakeVec's control.VecEnv), in one process, with the
 same precomputed actions, rounds interleaved so machine load hits both.
 
+Two clocks: wall time, and the process's CPU time (every thread, Go's
+included), which other processes on a shared machine disturb much less.
+The overhead is the median over rounds of 1 − python/go, each round's
+Python run paired with the Go run just before it.
+
     PYTHONPATH=python /usr/bin/python3 python/examples/bench_overhead.py [--task reach] [--envs 8]
 """
 
 import argparse
-import statistics
 import time
 
 import numpy as np
@@ -16,9 +20,9 @@ import vlmrb
 
 
 def timed(f):
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     f()
-    return time.perf_counter() - t
+    return np.array([time.perf_counter() - t, time.process_time() - c])
 
 
 def py_single(task, acts, seed):
@@ -69,20 +73,23 @@ def main():
     rng = np.random.default_rng(0)
     acts1 = rng.uniform(-1, 1, size=(a.steps, 4))
     actsN = rng.uniform(-1, 1, size=(a.vec_steps, a.envs, 4))
-    res = {k: [] for k in ("go1", "py1", "goN", "pyN_step_into", "pyN_nocopy", "pyN_copy")}
+    modes = ("step_into", "nocopy", "copy")
+    rows = [("single env", "go1", "py1")] + [("%d envs %s" % (a.envs, m), "goN", "pyN_" + m) for m in modes]
+    res = {k: [] for k in ("go1", "py1", "goN") + tuple("pyN_" + m for m in modes)}
     for r in range(a.rounds):
         res["go1"].append(a.steps / timed(lambda: vlmrb.go_env_steps(a.task, r, acts1)))
         res["py1"].append(a.steps / py_single(a.task, acts1, r))
         res["goN"].append(a.vec_steps * a.envs / timed(lambda: vlmrb.go_vec_steps(a.task, a.envs, r, actsN)))
-        for mode in ("step_into", "nocopy", "copy"):
+        for mode in modes:
             res["pyN_" + mode].append(a.vec_steps * a.envs / py_vec(a.task, a.envs, actsN, r, mode))
-    med = {k: statistics.median(v) for k, v in res.items()}
-    print("task %s, %d rounds (median env-steps/s; overhead = 1 - python/go)" % (a.task, a.rounds))
-    print("  single env  go %9.0f  python %9.0f  overhead %5.1f%%" % (med["go1"], med["py1"], 100 * (1 - med["py1"] / med["go1"])))
-    for mode in ("step_into", "nocopy", "copy"):
-        k = "pyN_" + mode
-        print("  %d envs      go %9.0f  python %9.0f  overhead %5.1f%%  (%s)" % (
-            a.envs, med["goN"], med[k], 100 * (1 - med[k] / med["goN"]), mode))
+    print("task %s, %d rounds: median env-steps/s; overhead = median over rounds of 1 - python/go" % (a.task, a.rounds))
+    for clock, c in (("wall", 0), ("cpu", 1)):
+        for name, g, p_ in rows:
+            go = np.array([x[c] for x in res[g]])
+            py = np.array([x[c] for x in res[p_]])
+            ov = 100 * (1 - py / go)
+            print("  %-4s %-20s go %9.0f  python %9.0f  overhead %5.1f%% (IQR %5.1f%% .. %5.1f%%)" % (
+                clock, name, np.median(go), np.median(py), np.median(ov), np.percentile(ov, 25), np.percentile(ov, 75)))
 
 
 if __name__ == "__main__":
