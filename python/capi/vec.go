@@ -213,7 +213,7 @@ func goVecSteps(task string, n, steps int, seed uint64, optsJSON string, actions
 	if err != nil {
 		return err
 	}
-	defer vec.Close()
+	defer func() { _ = vec.Close() }() // a stepping error is what matters
 	ad := vec.Spec().ActDim
 	if len(actions) != steps*n*ad {
 		return fmt.Errorf("vlmrb: %d actions for %d steps of %d envs × %d", len(actions), steps, n, ad)

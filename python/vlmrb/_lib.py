@@ -108,12 +108,13 @@ def get_json(fn, *args):
         buf = ctypes.create_string_buffer(n)
         need = _int(0)
         b = _errbuf()
-        if fn(*args, buf, n, ctypes.byref(need), b, _ERRLEN) == 0:
+        rc = fn(*args, buf, n, ctypes.byref(need), b, _ERRLEN)
+        if rc == 0:
             return json.loads(buf.value.decode())
         if need.value > n:
             n = need.value
             continue
-        raise VlmrbError(b.value.decode("utf-8", "replace"))
+        raise (ValueError if rc == 2 else VlmrbError)(b.value.decode("utf-8", "replace"))
 
 
 def info():
