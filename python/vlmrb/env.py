@@ -65,6 +65,10 @@ class VlmrbEnv(EnvBase):
     shapes raise ValueError and the env does not move). render() returns an
     H×W×3 uint8 frame from the same camera the VLM scorer uses."""
 
+    # class-level, as gymnasium.make reads it before making the env; every
+    # task steps at 80 Hz (instances overwrite it from the Go spec)
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 80}
+
     def __init__(self, task="reach", render_mode=None, **options):
         if render_mode not in (None, "rgb_array"):
             raise ValueError("vlmrb: render_mode must be None or 'rgb_array', got %r" % (render_mode,))
