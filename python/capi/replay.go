@@ -236,7 +236,8 @@ func (r *rbuf) lock() error {
 // Add stores one loop step of n = num_envs transitions (row i from env
 // i) and hands each with its frame o_t to the Clipper; the clips that
 // complete go to the Prioritizer. It first ends the previous loop step
-// with the Prioritizer's Tick, as robot-train does before its captures.
+// with the Prioritizer's Tick, as robot-train does before its captures
+// (unless no row is valid).
 func (r *rbuf) Add(a addArgs) error {
 	if err := r.lock(); err != nil {
 		return err
@@ -271,7 +272,15 @@ func (r *rbuf) Add(a addArgs) error {
 			return badf("vlmrb: terminal_frames have %d bytes, want %d like frames", len(a.terminal), len(a.frames))
 		}
 	}
-	if scoring {
+	// A loop step that stores nothing (every row a NEXT_STEP autoreset)
+	// is no step for the Prioritizer either: robot-train's loop, whose
+	// VecEnv resets in the same step, has no such step, and the lag counts
+	// the steps that store transitions.
+	anyValid := a.valid == nil
+	for _, v := range a.valid {
+		anyValid = anyValid || v != 0
+	}
+	if scoring && anyValid {
 		if err := r.prio.Tick(context.Background()); err != nil {
 			return err
 		}
