@@ -142,6 +142,20 @@ class TestVLMRB(unittest.TestCase):
             self.assertEqual(m["written"], 12)
             self.assertFalse(np.isnan(rb.scores(idx)).any())
 
+    def test_masked_add_does_not_tick(self):
+        # lag 2: a clip submitted in add k is written inside tick k+2; an
+        # add whose rows are all masked (a NEXT_STEP autoreset step) is no
+        # loop step, as in robot-train's loop
+        with vlmrb.ReplayBuffer(100, OD, AD, scorer="oracle", workers=1, lag=2, clip_len=4, stride=2) as rb:
+            fill(rb, 12, progress=np.linspace(0, 1, 12), episode_len=12)
+            z = np.zeros((1, OD))
+            for _ in range(3):
+                rb.add(z, np.zeros((1, AD)), [0.0], z, [False], [False], [1], progress=[0.0], valid=[False])
+            self.assertLess(rb.metrics()["scoring"]["written"], 12)
+            rb.tick()
+            rb.tick()
+            self.assertEqual(rb.metrics()["scoring"]["written"], 12)
+
     def test_pixel_scorer_on_rendered_frames(self):
         env = vlmrb.make("reach", render_mode="rgb_array", width=64, height=64, max_episode_steps=16)
         frames, o = [], []
