@@ -66,6 +66,25 @@ class TestAutoreset(unittest.TestCase):
             self.assertTrue(np.array_equal(a, b))
 
 
+class TestVectorSignatures(unittest.TestCase):
+    def test_spaces_metadata_spec(self):
+        with vlmrb.make_vec("door-open", 3, max_episode_steps=9) as v:
+            self.assertEqual(v.num_envs, 3)
+            self.assertEqual(v.single_observation_space.shape, (39,))
+            self.assertEqual(v.single_action_space.shape, (4,))
+            self.assertEqual(v.observation_space.shape, (3, 39))
+            self.assertEqual(v.action_space.shape, (3, 4))
+            np.testing.assert_array_equal(v.action_space.high, np.ones((3, 4)))
+            self.assertEqual(v.metadata["render_fps"], 80)
+            self.assertIn(str(v.metadata["autoreset_mode"]), ("NextStep", "AutoresetMode.NEXT_STEP"))
+            self.assertEqual(v.spec.max_episode_steps, 9)
+            obs, info = v.reset(seed=0)
+            out = v.step(v.action_space.sample())
+            self.assertEqual(len(out), 5)
+            self.assertEqual((out[1].dtype, out[2].dtype, out[3].dtype), (np.float64, np.bool_, np.bool_))
+            self.assertEqual(info["success"].shape, (3,))
+
+
 class TestBuffers(unittest.TestCase):
     def test_copy_false_reuses_buffers(self):
         with vlmrb.make_vec("reach", 2, copy=False) as v:
