@@ -81,7 +81,7 @@ fmt:
 # a temporary name first, then renamed.
 python:
 	$(GO) build -buildmode=c-shared -o python/vlmrb/libvlmrb.so.tmp ./python/capi
-	rm -f python/vlmrb/libvlmrb.so.tmp.h python/vlmrb/libvlmrb.h
+	rm -f python/vlmrb/libvlmrb.so.tmp.h python/vlmrb/libvlmrb.so.h python/vlmrb/libvlmrb.h
 	mv python/vlmrb/libvlmrb.so.tmp python/vlmrb/libvlmrb.so
 	@echo "built python/vlmrb/libvlmrb.so; use it with PYTHONPATH=$(CURDIR)/python"
 
