@@ -7,7 +7,7 @@ GOBIN ?= $(shell $(GO) env GOPATH)/bin
 # Packages with goroutines of their own: tested under the race detector.
 RACE_PKGS := ./replay/... ./vlmprio/... ./hw/... ./control/... ./train/...
 
-.PHONY: deps test test-viam viam-module vet unit purego lint bench bench-mujoco run build fmt onnx-check docker-check mujoco-oracle
+.PHONY: deps test test-viam viam-module vet unit purego lint bench bench-mujoco run build fmt onnx-check docker-check mujoco-oracle python python-check
 
 # The commit every run records and `robot-train version` prints (CI builds
 # with -buildvcs=false, so the linker sets it).
@@ -96,3 +96,17 @@ build:
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
+
+# python: the C ABI (python/capi) as python/vlmrb/libvlmrb.so, so that
+# PYTHONPATH=python makes `import vlmrb` work (docs/python.md); written to
+# a temporary name first, then renamed.
+python:
+	$(GO) build -buildmode=c-shared -o python/vlmrb/libvlmrb.so.tmp ./python/capi
+	rm -f python/vlmrb/libvlmrb.so.tmp.h python/vlmrb/libvlmrb.so.h python/vlmrb/libvlmrb.h
+	mv python/vlmrb/libvlmrb.so.tmp python/vlmrb/libvlmrb.so
+	@echo "built python/vlmrb/libvlmrb.so; use it with PYTHONPATH=$(CURDIR)/python"
+
+# python-check: the Python package's tests with Debian's numpy and pytest
+# (scripts/python-check.sh installs them when missing).
+python-check:
+	@./scripts/python-check.sh
