@@ -9,6 +9,7 @@ import (
 	"github.com/vlmrb/vlmrb/internal/safefile"
 	"github.com/vlmrb/vlmrb/replay"
 	"github.com/vlmrb/vlmrb/sac"
+	"github.com/vlmrb/vlmrb/tasks"
 	"github.com/vlmrb/vlmrb/vlmprio"
 	"go.yaml.in/yaml/v3"
 )
@@ -194,7 +195,7 @@ func DefaultConfig() Config {
 		Seed:          1,
 		Out:           "runs/default",
 		NumEnvs:       2,
-		MaxEpisodeLen: 200,
+		MaxEpisodeLen: tasks.RunEpisodeSteps,
 		BLAS:          "auto",
 		Algo:          "auto",
 		DQN:           DefaultDQNConfig(),

@@ -214,14 +214,8 @@ func (r *runner) buildEnvs(reward tasks.RewardMode) error {
 		return r.buildArmEnvs()
 	}
 	topts := tasks.Options{Reward: reward, MaxSteps: cfg.MaxEpisodeLen}
-	r.envs = make([]*tasks.Env, cfg.NumEnvs)
 	var err error
-	r.vec, err = control.NewVecEnv(cfg.NumEnvs, func(i int) (control.Env, error) {
-		e, err := tasks.Make(cfg.Task, topts)
-		r.envs[i] = e
-		return e, err
-	})
-	if err != nil {
+	if r.vec, r.envs, err = tasks.MakeVec(cfg.Task, cfg.NumEnvs, topts); err != nil {
 		return err
 	}
 	r.evalEnv, err = tasks.Make(cfg.Task, topts)
