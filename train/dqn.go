@@ -72,6 +72,7 @@ func (r *dqnRunner) setup(ctx context.Context) error {
 	}
 	spec := r.evalEnv.Spec()
 
+	// process-global: every network in this process uses it (see Run)
 	if err := nn.SetBackend(cfg.BLAS); err != nil {
 		return &ConfigError{Msg: err.Error()}
 	}

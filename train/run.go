@@ -23,6 +23,10 @@ import (
 // The loop (loop.go) is shared by the learners: SAC on the manipulation
 // tasks (this file), DQN on the grid tasks (dqn.go). opts.Hooks observe
 // every stored transition, update, evaluation and checkpoint.
+//
+// Process-global state: Run selects the BLAS backend of package nn for the
+// whole process (nn.SetBackend(cfg.BLAS)): two runs in one process with
+// different blas settings both use the one chosen last.
 func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	cfg.Replay = cfg.ResolvedReplay() // the run directory's config names the sampler
 	if err := cfg.Validate(); err != nil {
@@ -188,6 +192,7 @@ func (r *runner) build(reward tasks.RewardMode) error {
 		return err
 	}
 	r.spec = r.vec.Spec()
+	// process-global: every network in this process uses it (see Run)
 	if err := nn.SetBackend(cfg.BLAS); err != nil {
 		return &ConfigError{Msg: err.Error()}
 	}
