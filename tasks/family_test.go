@@ -93,3 +93,19 @@ func TestMakeEnvEpisodeLength(t *testing.T) {
 		t.Error("MakeEnv built a grid task as a tabletop env")
 	}
 }
+
+func TestScriptedPolicy(t *testing.T) {
+	env, err := tasks.Make("reach", tasks.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	for _, name := range tasks.ScriptedPolicyNames {
+		if p, err := tasks.ScriptedPolicy(name, env, 1); err != nil || p == nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if _, err := tasks.ScriptedPolicy("greedy", env, 1); err == nil || !strings.Contains(err.Error(), "expert|random") {
+		t.Errorf("unknown policy: %v, want an error naming expert|random", err)
+	}
+}
