@@ -59,7 +59,7 @@ func recordPlatform(dir, blas string, step int64) error {
 	} else if !os.IsNotExist(err) {
 		return err
 	}
-	s := PlatformSession{Start: time.Now().UTC(), Step: step, Info: platform.Describe()}
+	s := PlatformSession{Start: time.Now().UTC(), Step: step, Info: platform.Describe(platform.BLAS(nn.Library()))}
 	if b, err := nn.ResolveBackend(blas); err == nil {
 		s.BLAS.Backend = b
 	}

@@ -67,9 +67,6 @@ var allowed = map[string]string{
 	"internal/onnxfixture -> sac":         "issue 48",
 	"internal/onnxfixture -> tasks":       "issue 48",
 	"internal/onnxfixture -> tasks/grid":  "issue 48",
-	// issue 48: platform sets the process-global nn backend; it belongs
-	// with nn (or its caller), not among the leaves.
-	"internal/platform -> nn": "issue 48",
 	// issue 48: viam asks train whether a task is a grid task and builds
 	// a train.VLMConfig to reach train.NewScorer; the lead switches it to
 	// tasks/vlmprio/render after the merge.
