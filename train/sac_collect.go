@@ -14,7 +14,11 @@ import (
 func (r *runner) collect(ctx context.Context) error {
 	cfg := &r.cfg
 	n, A := cfg.NumEnvs, r.spec.ActDim
-	if r.score != nil { // o_t: frames and progress of the states the actions are taken in
+	if r.score != nil {
+		if err := r.score.writeBack(ctx); err != nil { // scores due under vlm.lag
+			return err
+		}
+		// o_t: frames and progress of the states the actions are taken in
 		if err := r.score.capture(ctx, n, r.view); err != nil {
 			return err
 		}
