@@ -273,6 +273,9 @@ func (c *core) prepareRunDir() (string, *Manifest, error) {
 // printStart ends the console's first line and says what was resumed.
 func (c *core) printStart(ckptDir string, man *Manifest) {
 	_, _ = fmt.Fprintf(c.out, " for %d env steps on %d envs, seed %d → %s\n", c.cfg.Steps, c.cfg.NumEnvs, c.cfg.Seed, c.cfg.Out)
+	for _, d := range c.derived {
+		_, _ = fmt.Fprintln(c.out, d)
+	}
 	if man != nil {
 		_, _ = fmt.Fprintf(c.out, "resumed from %s (step %d, %d updates)\n", ckptDir, man.Step, man.Updates)
 	}
