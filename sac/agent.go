@@ -194,7 +194,7 @@ func (a *Agent) ReLoScores() []float32 {
 }
 
 // RandomAction fills dst (len ActDim) with uniform values in [−1, 1) from
-// the agent's generator, for the first LearningStarts steps.
+// the agent's generator, for the training loop's first env steps (its learning_starts).
 func (a *Agent) RandomAction(dst []float64) {
 	for i := range dst[:a.actDim] {
 		dst[i] = 2*a.rng.Float64() - 1

@@ -18,12 +18,11 @@ const MaxBatchSize = 1 << 16
 // (package train); fields the training loop derives (the seed, ReLo, the
 // entropy backup's sign) or leaves at their defaults are yaml:"-".
 type Config struct {
-	Gamma          float64 `yaml:"gamma"`      // discount factor (0.99)
-	Tau            float64 `yaml:"tau"`        // Polyak coefficient of the target critics (0.005)
-	BatchSize      int     `yaml:"batch_size"` // transitions per gradient step (256); Update accepts any batch size
-	LearningStarts int     `yaml:"-"`          // env steps of uniform random actions before the first update (5000); used by the training loop
-	PolicyLR       float64 `yaml:"actor_lr"`   // Adam step size of the actor (3e-4)
-	QLR            float64 `yaml:"critic_lr"`  // Adam step size of the critics and of log α (1e-3)
+	Gamma     float64 `yaml:"gamma"`      // discount factor (0.99)
+	Tau       float64 `yaml:"tau"`        // Polyak coefficient of the target critics (0.005)
+	BatchSize int     `yaml:"batch_size"` // transitions per gradient step (256); Update accepts any batch size
+	PolicyLR  float64 `yaml:"actor_lr"`   // Adam step size of the actor (3e-4)
+	QLR       float64 `yaml:"critic_lr"`  // Adam step size of the critics and of log α (1e-3)
 
 	// PolicyFrequency: every PolicyFrequency-th Update runs PolicyFrequency
 	// actor (and α) steps on the same batch, as CleanRL does (2).
@@ -56,7 +55,7 @@ type Config struct {
 // DefaultConfig returns CleanRL's defaults for sac_continuous_action.py.
 func DefaultConfig() Config {
 	return Config{
-		Gamma: 0.99, Tau: 0.005, BatchSize: 256, LearningStarts: 5000,
+		Gamma: 0.99, Tau: 0.005, BatchSize: 256,
 		PolicyLR: 3e-4, QLR: 1e-3, PolicyFrequency: 2, TargetNetworkFrequency: 1,
 		Autotune: true, Alpha: 0.2,
 		Hidden: []int{256, 256}, LogStdMin: -5, LogStdMax: 2,
@@ -80,7 +79,6 @@ func (c Config) withDefaults() (Config, error) {
 	f(&c.Gamma, d.Gamma)
 	f(&c.Tau, d.Tau)
 	i(&c.BatchSize, d.BatchSize)
-	i(&c.LearningStarts, d.LearningStarts)
 	f(&c.PolicyLR, d.PolicyLR)
 	f(&c.QLR, d.QLR)
 	i(&c.PolicyFrequency, d.PolicyFrequency)
@@ -101,7 +99,7 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("sac: Tau %g outside [0, 1]", c.Tau)
 	case c.BatchSize > MaxBatchSize:
 		return c, fmt.Errorf("sac: BatchSize %d above %d (sac.MaxBatchSize)", c.BatchSize, MaxBatchSize)
-	case c.BatchSize < 1 || c.PolicyFrequency < 1 || c.TargetNetworkFrequency < 1 || c.LearningStarts < 0:
+	case c.BatchSize < 1 || c.PolicyFrequency < 1 || c.TargetNetworkFrequency < 1:
 		return c, fmt.Errorf("sac: BatchSize, PolicyFrequency and TargetNetworkFrequency must be positive")
 	case c.PolicyLR < 0 || c.QLR < 0 || c.Alpha < 0 || c.MaxGradNorm < 0 || c.AlphaMin < 0:
 		return c, fmt.Errorf("sac: learning rates, Alpha, AlphaMin and MaxGradNorm must not be negative")

@@ -21,7 +21,7 @@
 //	cfg.Seed, cfg.Threads = 1, 2          // Threads 2: twin critics on two cores (BLAS stays 1-threaded)
 //	agent, err := sac.New(cfg, obsDim, actDim)
 //	defer agent.Close()
-//	agent.RandomAction(act)               // for the first cfg.LearningStarts env steps
+//	agent.RandomAction(act)               // for the loop's first learning_starts env steps
 //	agent.Act(act, obs, false)            // then sample; Act(act, obs, true) = tanh(mean) for eval
 //	m, err := agent.Update(batch)         // *DivergedError on NaN/Inf; m.Range for logging
 //	td, relo := agent.TDErrors(), agent.ReLoScores()

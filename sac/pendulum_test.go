@@ -20,7 +20,7 @@ func pendulumRun(t testing.TB, seed uint64, steps int) float64 {
 	cfg.Seed = seed
 	cfg.Hidden = []int{64, 64}
 	cfg.BatchSize = 128
-	cfg.LearningStarts = 1000
+	const learningStarts = 1000 // env steps of random actions: the loop's setting, not the agent's
 	ag, err := New(cfg, pendulum.ObsDim, pendulum.ActDim)
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +43,7 @@ func pendulumRun(t testing.TB, seed uint64, steps int) float64 {
 	env.Reset(seed*1000, obs)
 	ep := 0
 	for step := 0; step < steps; step++ {
-		if step < cfg.LearningStarts {
+		if step < learningStarts {
 			ag.RandomAction(act)
 		} else {
 			ag.Act(act, obs, false)
@@ -59,7 +59,7 @@ func pendulumRun(t testing.TB, seed uint64, steps int) float64 {
 			ep++
 			env.Reset(seed*1000+uint64(ep), obs)
 		}
-		if step >= cfg.LearningStarts {
+		if step >= learningStarts {
 			for i := 0; i < cfg.BatchSize; i++ {
 				k := rng.IntN(step + 1)
 				copy(b.Obs[i*O:(i+1)*O], obsBuf[k*O:(k+1)*O])

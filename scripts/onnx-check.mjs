@@ -1,6 +1,6 @@
 // Runs vlmrb's exported ONNX policies in ONNX Runtime (onnxruntime-node)
 // and compares them with vlmrb's own outputs, which
-// internal/onnxfixture/write left beside them.
+// onnx/onnxfixture/write left beside them.
 //
 //   node scripts/onnx-check.mjs FIXTURE_DIR
 //

@@ -35,5 +35,5 @@ if [ ! -f "$cache/node_modules/onnxruntime-node/package.json" ]; then
 fi
 fixtures=$(mktemp -d)
 trap 'rm -rf "$fixtures"' EXIT
-$GO run ./internal/onnxfixture/write "$fixtures"
+$GO run ./onnx/onnxfixture/write "$fixtures"
 ORT_NODE_DIR="$cache" node scripts/onnx-check.mjs "$fixtures"

@@ -9,6 +9,7 @@ import (
 	"github.com/vlmrb/vlmrb/internal/safefile"
 	"github.com/vlmrb/vlmrb/replay"
 	"github.com/vlmrb/vlmrb/sac"
+	"github.com/vlmrb/vlmrb/tasks"
 	"github.com/vlmrb/vlmrb/vlmprio"
 	"go.yaml.in/yaml/v3"
 )
@@ -194,7 +195,7 @@ func DefaultConfig() Config {
 		Seed:          1,
 		Out:           "runs/default",
 		NumEnvs:       2,
-		MaxEpisodeLen: 200,
+		MaxEpisodeLen: tasks.RunEpisodeSteps,
 		BLAS:          "auto",
 		Algo:          "auto",
 		DQN:           DefaultDQNConfig(),
@@ -236,14 +237,11 @@ func DefaultConfig() Config {
 	}
 }
 
-// defaultSAC is CleanRL's SAC (256×256, batch 256, auto α) with 2,000
-// random steps before updates.
+// defaultSAC is sac.DefaultConfig (CleanRL's SAC: 256×256, batch 256,
+// auto α), taken once, with the loop's own settings: 2,000 random steps
+// before updates, one update per env step, the entropy backup kept.
 func defaultSAC() SACConfig {
-	sc := sac.DefaultConfig()
-	sc.Hidden, sc.Gamma, sc.Tau, sc.BatchSize = []int{256, 256}, 0.99, 0.005, 256
-	sc.PolicyLR, sc.QLR, sc.PolicyFrequency, sc.TargetNetworkFrequency = 3e-4, 1e-3, 2, 1
-	sc.Autotune, sc.Alpha, sc.Threads = true, 0.2, 1
-	return SACConfig{Config: sc, LearningStarts: 2000, UpdatesPerStep: 1, EntropyBackup: true}
+	return SACConfig{Config: sac.DefaultConfig(), LearningStarts: 2000, UpdatesPerStep: 1, EntropyBackup: true}
 }
 
 // Choices for the enumerated fields.

@@ -72,6 +72,7 @@ func (r *dqnRunner) setup(ctx context.Context) error {
 	}
 	spec := r.evalEnv.Spec()
 
+	// process-global: every network in this process uses it (see Run)
 	if err := nn.SetBackend(cfg.BLAS); err != nil {
 		return &ConfigError{Msg: err.Error()}
 	}
@@ -156,7 +157,11 @@ func (r *dqnRunner) totalUpdates() int64 {
 // before learning starts), resetting finished episodes.
 func (r *dqnRunner) collect(ctx context.Context) error {
 	eps := r.dcfg.Epsilon(r.step)
-	if r.score != nil { // o_t of every env (each env's state is its own until its step)
+	if r.score != nil {
+		if err := r.score.writeBack(ctx); err != nil { // scores due under vlm.lag
+			return err
+		}
+		// o_t of every env (each env's state is its own until its step)
 		if err := r.score.capture(ctx, len(r.envs), r.view); err != nil {
 			return err
 		}

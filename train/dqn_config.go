@@ -2,6 +2,7 @@ package train
 
 import (
 	"github.com/vlmrb/vlmrb/dqn"
+	"github.com/vlmrb/vlmrb/tasks"
 	"github.com/vlmrb/vlmrb/tasks/grid"
 )
 
@@ -48,7 +49,9 @@ func DefaultDQNConfig() DQNConfig {
 
 // IsDiscrete reports whether the task has a discrete action space (the
 // grid tasks).
-func IsDiscrete(task string) bool { return grid.IsGrid(task) }
+//
+// Deprecated: use tasks.IsDiscrete.
+func IsDiscrete(task string) bool { return tasks.IsDiscrete(task) }
 
 // ResolvedAlgo returns the learner a config runs: Algo, or for auto dqn on
 // discrete tasks and sac otherwise.

@@ -241,36 +241,19 @@ func dqnEvalPolicy(a *dqn.Agent, eps float64, rng *rand.Rand) control.Policy {
 
 // TaskMeta returns the description of the manipulation task name, or a
 // *ConfigError that lists the known tasks, the grid ones included.
+//
+// Deprecated: use tasks.Describe.
 func TaskMeta(name string) (tasks.Meta, error) {
-	m, err := tasks.Lookup(CanonicalTask(name))
-	if err != nil {
-		if terr := checkTask(name); terr != nil {
-			return m, terr
-		}
-		return m, &ConfigError{Msg: err.Error() + "; or the grid tasks " + strings.Join(grid.Names(), ", ")}
-	}
-	return m, nil
+	m, err := tasks.Describe(name)
+	return m, asConfigError(err)
 }
 
-// MakeTaskEnv makes one env of the manipulation task name. reward is
-// dense or sparse ("" keeps the task's default); maxSteps is the time
-// limit in control steps (0: training's default episode length,
-// DefaultConfig().MaxEpisodeLen, so that train, eval and render run the
-// same episodes unless told otherwise). An unknown task or reward is a
+// MakeTaskEnv makes one env of the manipulation task name; maxSteps 0 is
+// training's default episode length. An unknown task or reward is a
 // *ConfigError.
+//
+// Deprecated: use tasks.MakeEnv.
 func MakeTaskEnv(name, reward string, maxSteps int) (*tasks.Env, error) {
-	if _, err := TaskMeta(name); err != nil {
-		return nil, err
-	}
-	if maxSteps == 0 {
-		maxSteps = DefaultConfig().MaxEpisodeLen
-	}
-	opts := tasks.Options{MaxSteps: maxSteps}
-	if reward != "" {
-		var err error
-		if opts.Reward, err = tasks.ParseRewardMode(reward); err != nil {
-			return nil, &ConfigError{Msg: err.Error()}
-		}
-	}
-	return tasks.Make(CanonicalTask(name), opts)
+	e, err := tasks.MakeEnv(name, reward, maxSteps)
+	return e, asConfigError(err)
 }

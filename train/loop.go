@@ -50,6 +50,9 @@ type core struct {
 	out  io.Writer // console table (nil when quiet)
 	errw io.Writer
 	res  *Result
+	// derived names the settings the run derived from others rather than
+	// took as configured; the console's start says them.
+	derived []string
 
 	buf     *replay.Buffer
 	smp     sampler

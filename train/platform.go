@@ -63,7 +63,7 @@ func recordPlatform(dir, blas string, step int64) error {
 			return fmt.Errorf("%s: %w (move it away to start a new record)", path, err)
 		}
 	}
-	s := PlatformSession{Start: time.Now().UTC(), Step: step, Info: platform.Describe()}
+	s := PlatformSession{Start: time.Now().UTC(), Step: step, Info: platform.Describe(platform.BLAS(nn.Library()))}
 	if b, err := nn.ResolveBackend(blas); err == nil {
 		s.BLAS.Backend = b
 	}

@@ -1,9 +1,6 @@
 package train
 
 import (
-	"fmt"
-	"math/rand/v2"
-
 	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/sac"
 	"github.com/vlmrb/vlmrb/tasks"
@@ -26,23 +23,15 @@ func AgentPolicy(a *sac.Agent) control.Policy {
 }
 
 // RandomPolicy returns a policy of uniform random actions in [−1, 1].
-func RandomPolicy(seed uint64) control.Policy {
-	rng := rand.New(rand.NewPCG(seed, 0x72616e64))
-	return control.PolicyFunc(func(obs, dst []float64) {
-		for i := range dst {
-			dst[i] = 2*rng.Float64() - 1
-		}
-	})
-}
+//
+// Deprecated: use control.RandomPolicy.
+func RandomPolicy(seed uint64) control.Policy { return control.RandomPolicy(seed) }
 
 // ScriptedPolicy returns the named scripted policy for env: "expert" (the
-// task's scripted expert) or "random".
+// task's scripted expert) or "random"; another name is a *ConfigError.
+//
+// Deprecated: use tasks.ScriptedPolicy.
 func ScriptedPolicy(name string, env *tasks.Env, seed uint64) (control.Policy, error) {
-	switch name {
-	case "expert":
-		return env.Expert(), nil
-	case "random":
-		return RandomPolicy(seed), nil
-	}
-	return nil, &ConfigError{Msg: fmt.Sprintf("--policy %q is not one of expert|random", name)}
+	p, err := tasks.ScriptedPolicy(name, env, seed)
+	return p, asConfigError(err)
 }

@@ -177,6 +177,28 @@ func (s *rewardShaper) ready() bool { return s.learner == nil || s.learner.Train
 // before the first fit on the state-entropy reward when pre-training.
 func (s *rewardShaper) canTrain() bool { return s.ready() || s.ent != nil }
 
+// updatePlan is what the reward asks of SAC's update schedule at this
+// step: ok false while SAC may not update (canTrain), else the env step
+// updates count from (startStep) and the catch-up updates granted so far.
+// The first call after the first fit reports refit (PEBBLE: the reward
+// just changed under the agent) and grants catchup more updates.
+func (s *rewardShaper) updatePlan(catchup int) (start, extra int64, refit, ok bool) {
+	if !s.canTrain() {
+		return 0, 0, false, false
+	}
+	if s.fitted {
+		s.fitted, refit = false, true
+		s.catchup += int64(catchup)
+	}
+	return s.startStep, s.catchup, refit, true
+}
+
+// schedule returns the update schedule's state that a checkpoint keeps.
+func (s *rewardShaper) schedule() (start, catchup int64) { return s.startStep, s.catchup }
+
+// restoreSchedule sets the update schedule's state from a checkpoint.
+func (s *rewardShaper) restoreSchedule(start, catchup int64) { s.startStep, s.catchup = start, catchup }
+
 // OnStep renders the stored transition's s_{t+1} (the env's state, or its
 // final state when the step ended the episode) and hands it on with its
 // privileged progress (NaN when the task reports none).

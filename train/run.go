@@ -23,6 +23,10 @@ import (
 // The loop (loop.go) is shared by the learners: SAC on the manipulation
 // tasks (this file), DQN on the grid tasks (dqn.go). opts.Hooks observe
 // every stored transition, update, evaluation and checkpoint.
+//
+// Process-global state: Run selects the BLAS backend of package nn for the
+// whole process (nn.SetBackend(cfg.BLAS)): two runs in one process with
+// different blas settings both use the one chosen last.
 func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	cfg.Replay = cfg.ResolvedReplay() // the run directory's config names the sampler
 	if err := cfg.Validate(); err != nil {
@@ -188,6 +192,7 @@ func (r *runner) build(reward tasks.RewardMode) error {
 		return err
 	}
 	r.spec = r.vec.Spec()
+	// process-global: every network in this process uses it (see Run)
 	if err := nn.SetBackend(cfg.BLAS); err != nil {
 		return &ConfigError{Msg: err.Error()}
 	}
@@ -214,14 +219,8 @@ func (r *runner) buildEnvs(reward tasks.RewardMode) error {
 		return r.buildArmEnvs()
 	}
 	topts := tasks.Options{Reward: reward, MaxSteps: cfg.MaxEpisodeLen}
-	r.envs = make([]*tasks.Env, cfg.NumEnvs)
 	var err error
-	r.vec, err = control.NewVecEnv(cfg.NumEnvs, func(i int) (control.Env, error) {
-		e, err := tasks.Make(cfg.Task, topts)
-		r.envs[i] = e
-		return e, err
-	})
-	if err != nil {
+	if r.vec, r.envs, err = tasks.MakeVec(cfg.Task, cfg.NumEnvs, topts); err != nil {
 		return err
 	}
 	r.evalEnv, err = tasks.Make(cfg.Task, topts)
@@ -274,6 +273,9 @@ func (c *core) prepareRunDir() (string, *Manifest, error) {
 // printStart ends the console's first line and says what was resumed.
 func (c *core) printStart(ckptDir string, man *Manifest) {
 	_, _ = fmt.Fprintf(c.out, " for %d env steps on %d envs, seed %d → %s\n", c.cfg.Steps, c.cfg.NumEnvs, c.cfg.Seed, c.cfg.Out)
+	for _, d := range c.derived {
+		_, _ = fmt.Fprintln(c.out, d)
+	}
 	if man != nil {
 		_, _ = fmt.Fprintf(c.out, "resumed from %s (step %d, %d updates)\n", ckptDir, man.Step, man.Updates)
 	}

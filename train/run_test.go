@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -127,5 +128,36 @@ func TestRunShareNextObs(t *testing.T) {
 		if res, err = Run(context.Background(), c, Options{Resume: true}); err != nil || res.Step != 300 {
 			t.Fatalf("%s resume: %+v %v", replay, res, err)
 		}
+	}
+}
+
+// A buffer larger than the run's steps is cut to the steps (a run never
+// stores more transitions than it takes), and the console says the value
+// is derived rather than leaving the rewrite hidden; config.yaml keeps it.
+func TestDerivedCapacityIsSaid(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "run")
+	c := tinyConfig(out, "uniform")
+	c.Buffer.Capacity = 5000
+	var console strings.Builder
+	if _, err := Run(context.Background(), c, Options{Stdout: &console}); err != nil {
+		t.Fatal(err)
+	}
+	want := "buffer.capacity 200 (derived from steps 200: the run stores no more transitions; configured 5000)"
+	if !strings.Contains(console.String(), want+"\n") {
+		t.Errorf("console lacks %q:\n%s", want, console.String())
+	}
+	var saved Config
+	if err := LoadConfigFile(filepath.Join(out, "config.yaml"), &saved); err != nil || saved.Buffer.Capacity != 200 {
+		t.Errorf("config.yaml capacity %d (%v), want the derived 200", saved.Buffer.Capacity, err)
+	}
+	// a capacity the run can fill is taken as configured, silently
+	c.Out, c.Buffer.Capacity = filepath.Join(t.TempDir(), "run"), 150
+	console.Reset()
+	if _, err := Run(context.Background(), c, Options{Stdout: &console}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(console.String(), "derived") {
+		t.Errorf("capacity 150 of a 200-step run reported as derived:\n%s", console.String())
 	}
 }

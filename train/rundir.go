@@ -105,14 +105,19 @@ func (r *core) openRunDir() (ckptDir string, man *Manifest, err error) {
 }
 
 // freshCapacity sizes a new run's buffer: it never needs more slots than
-// the run has steps.
+// the run has steps. A smaller capacity than configured is derived, and
+// the console's start says so (config.yaml keeps the derived value).
 func (r *core) freshCapacity() {
 	cfg := &r.cfg
 	batch := cfg.SAC.BatchSize
 	if cfg.ResolvedAlgo() == "dqn" {
 		batch = cfg.DQN.BatchSize
 	}
-	cfg.Buffer.Capacity = int(min(int64(cfg.Buffer.Capacity), max(cfg.Steps, int64(batch))))
+	configured := cfg.Buffer.Capacity
+	cfg.Buffer.Capacity = int(min(int64(configured), max(cfg.Steps, int64(batch))))
+	if cfg.Buffer.Capacity != configured {
+		r.derived = append(r.derived, fmt.Sprintf("buffer.capacity %d (derived from steps %d: the run stores no more transitions; configured %d)", cfg.Buffer.Capacity, cfg.Steps, configured))
+	}
 }
 
 // RunExistsError reports a run directory that already holds a run with a

@@ -14,7 +14,11 @@ import (
 func (r *runner) collect(ctx context.Context) error {
 	cfg := &r.cfg
 	n, A := cfg.NumEnvs, r.spec.ActDim
-	if r.score != nil { // o_t: frames and progress of the states the actions are taken in
+	if r.score != nil {
+		if err := r.score.writeBack(ctx); err != nil { // scores due under vlm.lag
+			return err
+		}
+		// o_t: frames and progress of the states the actions are taken in
 		if err := r.score.capture(ctx, n, r.view); err != nil {
 			return err
 		}
@@ -121,18 +125,14 @@ func (r *runner) train(context.Context) error {
 	start := cfg.SAC.LearningStarts
 	var extra int64
 	if r.rm != nil {
-		if !r.rm.canTrain() {
+		rmStart, rmExtra, refit, ok := r.rm.updatePlan(cfg.RM.Catchup)
+		if !ok {
 			return nil
 		}
-		start = max(start, r.rm.startStep)
-		if r.rm.fitted { // the reward just changed under the agent (PEBBLE)
-			r.rm.fitted = false
-			if cfg.RM.ResetCritic {
-				r.agent.ResetCritics()
-			}
-			r.rm.catchup += int64(cfg.RM.Catchup)
+		start, extra = max(start, rmStart), rmExtra
+		if refit && cfg.RM.ResetCritic { // the reward just changed under the agent (PEBBLE)
+			r.agent.ResetCritics()
 		}
-		extra = r.rm.catchup
 	}
 	target := int64(float64(r.step-start+int64(cfg.NumEnvs))*cfg.SAC.UpdatesPerStep) + extra
 	return r.update(target, r.obs, sacUpdater{r})

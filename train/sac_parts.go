@@ -35,7 +35,7 @@ func (r *runner) checkpoint() error {
 	}
 	var extra []CheckpointPart
 	if r.rm != nil {
-		st.RewardStart, st.RewardCatchup = r.rm.startStep, r.rm.catchup
+		st.RewardStart, st.RewardCatchup = r.rm.schedule()
 		// a bounded wait: an unreachable embedding server must not hold up
 		// a checkpoint (or Ctrl-C); frames it does not embed stay unset
 		ctx, cancel := context.WithTimeout(context.Background(), checkpointFlushTimeout)
@@ -69,7 +69,7 @@ func (r *runner) restore(dir string, man *Manifest) error {
 		if err := r.rm.unmarshal(rb); err != nil {
 			return fmt.Errorf("resume reward model (%s): %w", filepath.Join(dir, "reward.bin"), err)
 		}
-		r.rm.startStep, r.rm.catchup = st.RewardStart, st.RewardCatchup
+		r.rm.restoreSchedule(st.RewardStart, st.RewardCatchup)
 	}
 	return nil
 }
@@ -162,7 +162,6 @@ func (r *runner) frameSources() ([]frame.Source, error) {
 // the loop derives from the run (its seed, ReLo's scores for replay relo).
 func (c *Config) sacConfig() sac.Config {
 	sc := c.SAC.Config
-	sc.LearningStarts = int(c.SAC.LearningStarts)
 	sc.NoEntropyBackup = !c.SAC.EntropyBackup
 	sc.ReLo = c.Replay == "relo"
 	sc.Seed = c.Seed

@@ -1,7 +1,6 @@
 package train
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/vlmrb/vlmrb/tasks"
@@ -24,17 +23,22 @@ func GridPixelSpec() vlmprio.PixelSpec {
 	return vlmprio.GridPixelSpec(grid.ColorKey, grid.ColorGoal, grid.ColorAgent)
 }
 
-// NewScorer builds the named scorer ("pixel", "oracle", "openai") for a task.
+// scorerConfig is vlmprio's scorer config for the vlm section.
+func (v VLMConfig) scorerConfig(name string) vlmprio.ScorerConfig {
+	return vlmprio.ScorerConfig{Name: name, BaseURL: v.BaseURL, Model: v.Model, APIKey: v.APIKey,
+		Timeout: time.Duration(v.Timeout * float64(time.Second)), Prompt: v.Prompt,
+		ClipFormat: v.ClipFormat, Frames: v.Frames, Width: v.Width, Height: v.Height}
+}
+
+// NewScorer builds the named scorer ("pixel", "oracle", "openai") for a
+// task; a bad name or vlm section is a *ConfigError.
+//
+// Deprecated: use vlmprio.NewScorer.
 func NewScorer(name string, meta tasks.Meta, v VLMConfig) (vlmprio.Scorer, error) {
-	switch name {
-	case "pixel":
-		return vlmprio.NewPixelScorer(PixelSpecFor(meta)), nil
-	case "oracle":
-		return vlmprio.OracleScorer{}, nil
-	case "openai":
-		return newOpenAIScorer(meta.Family, v)
-	}
-	return nil, &ConfigError{Msg: fmt.Sprintf("unknown scorer %q (pixel|oracle|openai)", name)}
+	sc := v.scorerConfig(name)
+	sc.Family, sc.Pixel = meta.Family, PixelSpecFor(meta)
+	s, err := vlmprio.NewScorer(sc)
+	return s, asConfigError(err)
 }
 
 // NewGridScorer builds the named clip scorer for grid tasks: pixel (colour
@@ -43,63 +47,17 @@ func NewScorer(name string, meta tasks.Meta, v VLMConfig) (vlmprio.Scorer, error
 // the door opened or the goal reached) or openai (vlmprio.DoorKeyPrompt
 // unless vlm.prompt overrides it).
 func NewGridScorer(name string, v VLMConfig) (vlmprio.Scorer, error) {
-	switch name {
-	case "pixel":
-		return vlmprio.NewGridPixelScorer(GridPixelSpec()), nil
-	case "oracle":
-		return vlmprio.EventOracleScorer{}, nil
-	case "openai":
-		if v.Prompt == "" {
-			v.Prompt = vlmprio.DoorKeyPrompt
-		}
-		return newOpenAIScorer(grid.Family, v)
-	}
-	return nil, &ConfigError{Msg: fmt.Sprintf("unknown scorer %q (pixel|oracle|openai)", name)}
+	sc := v.scorerConfig(name)
+	sc.Grid, sc.Family, sc.Pixel = true, grid.Family, GridPixelSpec()
+	s, err := vlmprio.NewScorer(sc)
+	return s, asConfigError(err)
 }
 
-// newOpenAIScorer is the OpenAI-compatible scorer of the vlm section, with
-// vlm.prompt (when set) as the prompt of family.
-func newOpenAIScorer(family string, v VLMConfig) (vlmprio.Scorer, error) {
-	enc, err := ClipEncoding(v)
-	if err != nil {
-		return nil, err
-	}
-	oc := vlmprio.OpenAIConfig{
-		BaseURL: v.BaseURL, Model: v.Model, APIKey: v.APIKey,
-		Encoding: enc,
-		Timeout:  time.Duration(v.Timeout * float64(time.Second)),
-	}
-	if v.Prompt != "" {
-		p := vlmprio.DefaultPrompts()
-		p[family] = v.Prompt
-		oc.Prompts = p
-	}
-	s, err := vlmprio.NewOpenAIScorer(oc)
-	if err != nil {
-		return nil, &ConfigError{Msg: err.Error()}
-	}
-	return s, nil
-}
-
-// ClipEncoding returns the query encoding of vlm.clip_format: images and
-// video send vlm.frames frames (all of the clip by default) at the scorer
-// frame size; sheet is the 8-frame 480×360 contact sheet.
+// ClipEncoding returns the query encoding of vlm.clip_format; a bad format
+// is a *ConfigError.
+//
+// Deprecated: use vlmprio.EncodingFor.
 func ClipEncoding(v VLMConfig) (vlmprio.Encoding, error) {
-	format := v.ClipFormat
-	if format == "" {
-		format = "images"
-	}
-	layout, err := vlmprio.ParseClipFormat(format)
-	if err != nil {
-		return vlmprio.Encoding{}, &ConfigError{Msg: err.Error()}
-	}
-	switch layout {
-	case vlmprio.ContactSheet:
-		return vlmprio.DefaultEncoding(), nil
-	case vlmprio.VideoPart:
-		if !vlmprio.FFmpegAvailable() {
-			return vlmprio.Encoding{}, &ConfigError{Msg: vlmprio.ErrNoFFmpeg.Error()}
-		}
-	}
-	return vlmprio.Encoding{Layout: layout, Frames: v.Frames, Width: v.Width, Height: v.Height}, nil
+	e, err := vlmprio.EncodingFor(v.ClipFormat, v.Frames, v.Width, v.Height)
+	return e, asConfigError(err)
 }

@@ -13,7 +13,8 @@ import (
 // vlmprio.Pipeline (the envs' cameras → Clipper → Prioritizer → the
 // VLM-RB sampler) and the vlm/ metrics. The frame of transition t is o_t,
 // the observation its action is taken in (vlmprio.Pipeline states the
-// rule): the learner calls capture for every env before its step,
+// rule): every loop step the learner calls writeBack (scores due land in
+// the sampler), then capture for every env before its step,
 // terminal after a step that ended the episode by termination, and the
 // hook (OnStep) pushes every stored transition.
 type scoring struct {
@@ -58,12 +59,12 @@ func newScoring(ctx context.Context, cfg *Config, s scoringSetup) *scoring {
 	return sc
 }
 
-// capture takes every env's frame o_t of its current state. It begins
-// the loop's step: first the scores due under vlm.lag are written back.
+// writeBack writes the scores due under vlm.lag to the sampler (waiting
+// for them if needed): the first stage of every loop step, before capture.
+func (s *scoring) writeBack(ctx context.Context) error { return s.pipe.Tick(ctx) }
+
+// capture takes every env's frame o_t of its current state.
 func (s *scoring) capture(ctx context.Context, n int, view envView) error {
-	if err := s.pipe.Tick(ctx); err != nil {
-		return err
-	}
 	for i := range n {
 		p, t := view(i)
 		if err := s.pipe.Capture(ctx, i, p, true, t); err != nil {

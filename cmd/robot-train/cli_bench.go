@@ -9,6 +9,7 @@ import (
 
 	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/nn"
+	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/replay"
 	"github.com/vlmrb/vlmrb/sac"
 	"github.com/vlmrb/vlmrb/tasks"
@@ -43,7 +44,7 @@ func Throughput(ctx context.Context, o ThroughputOptions) ([]ThroughputRow, erro
 	if o.Seconds <= 0 || o.Capacity < 256 {
 		return nil, &train.ConfigError{Msg: "--seconds must be > 0 and --replay-capacity ≥ 256"}
 	}
-	if _, err := train.TaskMeta(o.Task); err != nil {
+	if _, err := describeTask(o.Task); err != nil {
 		return nil, err
 	}
 	if err := nn.SetBackend(o.BLAS); err != nil {
@@ -99,7 +100,7 @@ func benchSim(ctx context.Context, d time.Duration, task string, env *tasks.Env,
 func benchRender(ctx context.Context, d time.Duration, backend string, env *tasks.Env) []ThroughputRow {
 	var rows []ThroughputRow
 	for _, sz := range []int{84, 128} {
-		cam, err := train.NewSimCamera(backend, "corner", "", sz, sz, env)
+		cam, err := openTaskCamera(backend, "corner", "", sz, sz, env, render.DefaultCameraOptions())
 		if err != nil {
 			rows = append(rows, ThroughputRow{What: fmt.Sprintf("render %dx%d", sz, sz), Unit: "frames/s", Err: err})
 			continue

@@ -6,7 +6,12 @@
 //	robot-train render  --task NAME [--camera NAME] [--size WxH] [--policy expert|random] [--steps N] --out FILE.png|gif|mp4
 //	robot-train score   --source sim:TASK|dir:PATH|URL --scorer pixel|oracle|openai [--clips N] [--json]
 //	robot-train view    --task NAME [--policy expert|random | --checkpoint RUN_DIR]
-//	robot-train tasks | bench | version
+//	robot-train export  --checkpoint RUN_DIR[/checkpoints/step-N|best] [--step N | --best] --onnx FILE.onnx [--json]
+//	robot-train record  --task NAME --policy expert|random|RUN_DIR --episodes N --lerobot DIR [--cameras task,workspace] [--size WxH]
+//	robot-train study   run STUDY.yaml --out DIR [--parallel N] [--shard K/N] | report DIR [--json] | archive DIR
+//	robot-train tasks
+//	robot-train bench
+//	robot-train version
 //
 // Exit codes: 0 success, 1 runtime failure, 2 usage error (bad flag,
 // config or name), 130 interrupted (Ctrl-C, SIGTERM or SIGHUP; training
@@ -16,8 +21,10 @@
 // that cannot be created) is a failure, exit 1.
 //
 // The command is a thin layer over package train (the training loop, run
-// directories, checkpoints, evaluation) and over render, vlmprio, hw and
-// tasks for the render, score, view and bench commands; its own helpers
+// directories, checkpoints, evaluation), train/study (studies) and over
+// render, vlmprio, hw and tasks for the render, score, view and bench
+// commands (tasks.MakeEnv, render.OpenTaskCamera, vlmprio.NewScorer,
+// vlmprio.EpisodeClips); its own helpers
 // over tasks and nn are the cli_*.go files. Every subcommand's flags come
 // from a table of flagDef rows (flags.go): train's rows name the config
 // keys they set and whether --resume accepts them; other commands' rows

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/tasks"
 	"github.com/vlmrb/vlmrb/train"
 )
@@ -25,7 +26,7 @@ var evalFlags = []flagDef{
 	{name: "episodes", kind: "int", def: "10", help: "episodes `N` (default with --checkpoint: the run's eval.episodes)"},
 	{name: "seed", kind: "uint", def: "0", help: "seed `S` of the evaluation episodes (default with --checkpoint: the run's evaluation seed)"},
 	{name: "video", help: "record the first episode to `FILE.gif`"},
-	{name: "camera", def: train.WorkspaceCamera, help: "camera for --video"},
+	{name: "camera", def: render.WorkspaceCamera, help: "camera for --video"},
 	{name: "video-size", kind: "int", def: evalGIFSize, help: "GIF frame size (px, square; default: training's eval.gif_size)"},
 	{name: "render-backend", def: "auto", help: "renderer for --video: auto|egl|soft"},
 	{name: "model", help: "with --policy: evaluate it on task arm-reach over the MJCF arm `FILE.xml` (as train --model trains it)"},
@@ -158,12 +159,12 @@ func evalPolicy(ctx context.Context, b *boundFlags, stdout, stderr io.Writer) er
 	if rew == "" {
 		rew = "dense"
 	}
-	env, err := train.MakeTaskEnv(task, rew, b.int("max-episode-len")) // unknown task or reward: *train.ConfigError (exit 2)
+	env, err := makeTaskEnv(task, rew, b.int("max-episode-len")) // unknown task or reward: *train.ConfigError (exit 2)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = env.Close() }()
-	pol, err := train.ScriptedPolicy(policy, env, seed)
+	pol, err := scriptedPolicy(policy, env, seed)
 	if err != nil {
 		return usagef("%v", err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/vlmrb/vlmrb/internal/platform"
 	"github.com/vlmrb/vlmrb/internal/runlock"
+	"github.com/vlmrb/vlmrb/nn"
 	"github.com/vlmrb/vlmrb/train"
 )
 
@@ -92,7 +93,7 @@ func TestVersionNamesSelectedBLAS(t *testing.T) {
 	}
 	// what a run's arithmetic depends on: CPU model, OpenBLAS version and
 	// core, Go version, commit
-	pi := platform.Describe()
+	pi := platform.Describe(platform.BLAS(nn.Library()))
 	for _, line := range []string{"\ncpu: ", "go: " + runtime.Version(), "robot-train "} {
 		if !strings.Contains(out, line) {
 			t.Errorf("version lacks %q:\n%s", line, out)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/vlmrb/vlmrb/hw"
 	"github.com/vlmrb/vlmrb/lerobot"
+	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/train"
 )
 
@@ -41,7 +42,7 @@ var recordFlags = []flagDef{
 	{name: "num-envs", key: "num_envs", help: "lay the episode seeds out as a training run with `N` envs (train's --num-envs)"},
 	{name: "reward", def: trainReward, help: "reward stored in next.reward: dense|sparse (default: the one train trains on, so train --demos takes the dataset)"},
 	{name: "max-episode-len", kind: "int", def: "0", help: "control steps per episode (0 = train's default max_episode_len, or the run's)"},
-	{name: "cameras", def: train.TaskCamera, help: "comma-separated sim cameras, one video each (task, workspace, corner, topview, …; \"\" for none)"},
+	{name: "cameras", def: render.TaskCamera, help: "comma-separated sim cameras, one video each (task, workspace, corner, topview, …; \"\" for none)"},
 	{name: "size", def: scorerFrameSize, help: "video frame size `WxH` (default: the scorer's in training; even; AV1 needs ≥ 64x64, else H.264 is used)"},
 	{name: "render-backend", def: "auto", help: "renderer: auto|egl|soft"},
 	{name: "codec", def: "auto", help: "video codec: auto (AV1 via libsvtav1 when present, else H.264) | av1 | h264"},

@@ -21,7 +21,7 @@ const maxRenderBytes = 1 << 30
 var renderFlags = []flagDef{
 	{name: "task", help: "task `NAME`"},
 	{name: "model", help: "render an MJCF model `FILE.xml` instead of a task (--camera: one of its cameras, default a view of the whole model)"},
-	{name: "camera", def: train.TaskCamera, help: "camera: task (the task's scorer views), workspace, corner, corner2, corner3, corner4, topview, close, behindGripper, gripperPOV"},
+	{name: "camera", def: render.TaskCamera, help: "camera: task (the task's scorer views), workspace, corner, corner2, corner3, corner4, topview, close, behindGripper, gripperPOV"},
 	{name: "size", def: scorerFrameSize, help: "image size `WxH` (default: the scorer's frames in training)"},
 	{name: "policy", def: "expert", help: "policy that moves the robot: expert|random"},
 	{name: "steps", kind: "int", def: "0", help: "control steps to run (PNG: the frame after N steps; GIF/MP4: N+1 frames; default 0 for PNG, one episode otherwise)"},
@@ -31,9 +31,9 @@ var renderFlags = []flagDef{
 	{name: "render-backend", def: "auto", help: "renderer: auto|egl|soft"},
 	{name: "every", kind: "int", def: "2", help: "GIF/MP4: keep every k-th control step"},
 	{name: "theme", def: "standard", help: "appearance: standard|misleading|abstract"},
-	{name: "shadows", kind: "bool", def: fmt.Sprint(train.DefaultCameraOptions().Shadows), help: "shadow map from the key light"},
-	{name: "msaa", kind: "int", def: fmt.Sprint(train.DefaultCameraOptions().MSAA), help: "anti-aliasing samples per pixel `N` (0 or 1: off)"},
-	{name: "scenery", kind: "bool", def: fmt.Sprint(train.DefaultCameraOptions().Scenery), help: "draw the robot arm, table legs, floor and backdrop"},
+	{name: "shadows", kind: "bool", def: fmt.Sprint(render.DefaultCameraOptions().Shadows), help: "shadow map from the key light"},
+	{name: "msaa", kind: "int", def: fmt.Sprint(render.DefaultCameraOptions().MSAA), help: "anti-aliasing samples per pixel `N` (0 or 1: off)"},
+	{name: "scenery", kind: "bool", def: fmt.Sprint(render.DefaultCameraOptions().Scenery), help: "draw the robot arm, table legs, floor and backdrop"},
 	{name: "depth", help: "also write the last frame's linear depth as a 16-bit grey PNG in mm (0: nothing) to `FILE.png`"},
 	{name: "seg", help: "also write the last frame's segmentation (one colour per body, black background) to `FILE.png`"},
 	{name: "sheet", help: "also write a contact sheet of the episode (--sheet-frames frames, --sheet-cols per row) to `FILE.png`"},
@@ -46,7 +46,7 @@ type renderJob struct {
 	task, camera, policy, out, ext, backend, theme string
 	w, h, steps, every                             int
 	seed                                           uint64
-	opts                                           train.CameraOptions
+	opts                                           render.CameraOptions
 	extras                                         extraOutputs
 	model                                          *modelRender // --model: an MJCF file instead of a task
 }
@@ -66,16 +66,16 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return renderGrid(ctx, stdout, gridRender{task: j.task, policy: j.policy, theme: j.theme, out: j.out, ext: j.ext, sheet: j.extras.sheet,
 			side: min(j.w, j.h), steps: j.steps, every: j.every, seed: j.seed, sheetFrames: j.extras.sheetFrames, sheetCols: j.extras.sheetCols})
 	}
-	env, err := train.MakeTaskEnv(j.task, "", 0) // unknown task: *train.ConfigError (exit 2)
+	env, err := makeTaskEnv(j.task, "", 0) // unknown task: *train.ConfigError (exit 2)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = env.Close() }()
-	pol, err := train.ScriptedPolicy(j.policy, env, j.seed)
+	pol, err := scriptedPolicy(j.policy, env, j.seed)
 	if err != nil {
 		return usagef("%v", err)
 	}
-	cam, err := train.NewSimCameraWith(j.backend, j.camera, j.theme, j.w, j.h, env, j.opts)
+	cam, err := openTaskCamera(j.backend, j.camera, j.theme, j.w, j.h, env, j.opts)
 	if err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ func parseRender(args []string, stderr io.Writer) (*renderJob, error) {
 	}
 	j := &renderJob{task: b.str("task"), camera: b.str("camera"), policy: b.str("policy"), out: b.str("out"),
 		backend: b.str("render-backend"), theme: b.str("theme"), steps: b.int("steps"), every: b.int("every"), seed: b.u64("seed"),
-		opts:   train.CameraOptions{Shadows: b.on("shadows"), MSAA: b.int("msaa"), Scenery: b.on("scenery")},
+		opts:   render.CameraOptions{Shadows: b.on("shadows"), MSAA: b.int("msaa"), Scenery: b.on("scenery")},
 		extras: extraOutputs{depth: b.str("depth"), seg: b.str("seg"), sheet: b.str("sheet"), sheetFrames: b.int("sheet-frames"), sheetCols: b.int("sheet-cols")}}
 	if ck := b.str("checkpoint"); ck != "" {
 		return nil, usagef("render draws the scripted expert or random actions; a trained policy is drawn by eval: robot-train eval --checkpoint %s --video policy.gif (--camera, --video-size as here)", ck)
@@ -260,13 +260,13 @@ func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if name == "" {
 		return usagef("--task NAME is required (robot-train tasks lists them)")
 	}
-	env, err := train.MakeTaskEnv(name, "", 0) // unknown task: *train.ConfigError (exit 2)
+	env, err := makeTaskEnv(name, "", 0) // unknown task: *train.ConfigError (exit 2)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = env.Close() }()
 	if pol == nil {
-		if pol, err = train.ScriptedPolicy(policy, env, seed); err != nil {
+		if pol, err = scriptedPolicy(policy, env, seed); err != nil {
 			return usagef("%v", err)
 		}
 	}

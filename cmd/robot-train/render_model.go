@@ -11,7 +11,6 @@ import (
 	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/sim"
 	"github.com/vlmrb/vlmrb/sim/mjcf"
-	"github.com/vlmrb/vlmrb/train"
 )
 
 // modelRender is `render --model FILE.xml`: an imported MJCF model, at
@@ -41,7 +40,7 @@ func renderModel(ctx context.Context, stdout io.Writer, r modelRender) error {
 		_, _ = fmt.Fprintln(stdout, "warning:", wmsg)
 	}
 	cam := -1
-	if r.camera != "" && r.camera != train.TaskCamera {
+	if r.camera != "" && r.camera != render.TaskCamera {
 		for i := range m.Cameras {
 			if m.Cameras[i].Name == r.camera {
 				cam = i

@@ -152,7 +152,7 @@ func (j *scoreJob) resolve(baseURL, model string) error {
 		j.meta = tasks.Meta{Description: gm.Description, Family: gm.Family}
 	} else {
 		var err error
-		if j.meta, err = train.TaskMeta(j.task); err != nil { // unknown task: *train.ConfigError (exit 2)
+		if j.meta, err = describeTask(j.task); err != nil { // unknown task: *train.ConfigError (exit 2)
 			return err
 		}
 	}
@@ -207,18 +207,18 @@ func (j *scoreJob) emit(ctx context.Context, stdout io.Writer, sc vlmprio.Scorer
 
 // simClips drives a sim:TASK source's episodes with the scripted policy.
 func (j *scoreJob) simClips(ctx context.Context, clipper *vlmprio.Clipper, take func([]*vlmprio.Clip) bool) error {
-	env, err := train.MakeTaskEnv(j.task, "", 0)
+	env, err := makeTaskEnv(j.task, "", 0)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = env.Close() }()
-	pol, err := train.ScriptedPolicy(j.policy, env, j.seed)
+	pol, err := scriptedPolicy(j.policy, env, j.seed)
 	if err != nil {
 		return usagef("%v", err)
 	}
 	var cam *render.SimCamera
 	if j.scorer != "oracle" {
-		if cam, err = train.NewSimCamera(j.backend, j.camera, j.theme, j.w, j.h, env); err != nil {
+		if cam, err = openTaskCamera(j.backend, j.camera, j.theme, j.w, j.h, env, render.DefaultCameraOptions()); err != nil {
 			return err
 		}
 		defer func() { _ = cam.Close() }()

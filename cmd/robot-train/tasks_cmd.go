@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/vlmrb/vlmrb/internal/platform"
+	"github.com/vlmrb/vlmrb/nn"
 	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/train"
 )
@@ -77,7 +78,7 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if rev != "" {
 		_, _ = fmt.Fprintf(stdout, " (%s)", rev)
 	}
-	switch pi := platform.Describe(); {
+	switch pi := platform.Describe(platform.BLAS(nn.Library())); {
 	case rev == "" && pi.Commit != "":
 		_, _ = fmt.Fprintf(stdout, " (%s)", pi.Commit)
 	case rev == "":
@@ -94,7 +95,7 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	} else {
 		_, _ = fmt.Fprintf(stdout, "BLAS backend: %s (selected by blas: %s; available: %v)\n", b, blas, BLASBackends())
 	}
-	printPlatform(stdout, platform.Describe())
+	printPlatform(stdout, platform.Describe(platform.BLAS(nn.Library())))
 	_, _ = fmt.Fprintf(stdout, "render backends: %v\n", render.Backends())
 	r, err := render.New("auto", render.Options{Logf: func(string, ...any) {}})
 	if err != nil {

@@ -7,8 +7,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
-
-	"github.com/vlmrb/vlmrb/nn"
 )
 
 // commit is the build's revision when the linker sets it
@@ -29,20 +27,26 @@ type Info struct {
 	Modified bool `json:"modified,omitempty"`
 	// CoreTypeEnv is OPENBLAS_CORETYPE as this process saw it ("" when
 	// unset: OpenBLAS then picks its kernel from the CPU).
-	CoreTypeEnv string      `json:"openblas_coretype_env"`
-	BLAS        nn.BLASInfo `json:"blas"`
+	CoreTypeEnv string `json:"openblas_coretype_env"`
+	BLAS        BLAS   `json:"blas"`
 }
 
-// Describe returns the current process's Info. Call it after the BLAS
-// backend is selected, so that BLAS.Backend is the one in use.
-func Describe() Info {
+// BLAS describes the BLAS library networks use; nn.BLASInfo converts to it
+// (platform.BLAS(nn.Library())), so this leaf package needs no nn import.
+type BLAS struct {
+	Backend         string `json:"backend"`
+	OpenBLASCore    string `json:"openblas_core,omitempty"`
+	OpenBLASConfig  string `json:"openblas_config,omitempty"`
+	OpenBLASVersion string `json:"openblas_version,omitempty"`
+}
+
+// Describe returns the current process's Info with blas, the library in
+// use: call it after the BLAS backend is selected, with
+// platform.BLAS(nn.Library()).
+func Describe(blas BLAS) Info {
 	in := Info{
 		NumCPU: runtime.NumCPU(), OS: runtime.GOOS, Arch: runtime.GOARCH, Go: runtime.Version(),
-		CoreTypeEnv: os.Getenv("OPENBLAS_CORETYPE"), BLAS: nn.Library(),
-	}
-	if f, err := os.Open("/proc/cpuinfo"); err == nil {
-		in.CPU = cpuModel(f)
-		_ = f.Close()
+		CoreTypeEnv: os.Getenv("OPENBLAS_CORETYPE"), BLAS: blas, CPU: CPUModel(),
 	}
 	in.Commit = commit
 	if bi, ok := debug.ReadBuildInfo(); ok {
@@ -56,6 +60,17 @@ func Describe() Info {
 		}
 	}
 	return in
+}
+
+// CPUModel returns this machine's CPU model name ("" where the OS does
+// not say).
+func CPUModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	return cpuModel(f)
 }
 
 // cpuModel returns the first "model name" of a /proc/cpuinfo listing (x86),

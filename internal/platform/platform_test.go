@@ -1,10 +1,14 @@
 package platform
 
 import (
+	"encoding/json"
+
 	"os"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/vlmrb/vlmrb/nn"
 )
 
 func TestCPUModel(t *testing.T) {
@@ -22,7 +26,7 @@ func TestCPUModel(t *testing.T) {
 }
 
 func TestDescribe(t *testing.T) {
-	in := Describe()
+	in := Describe(BLAS(nn.Library()))
 	if in.Go != runtime.Version() || in.NumCPU != runtime.NumCPU() || in.Arch != runtime.GOARCH {
 		t.Fatalf("Describe() = %+v", in)
 	}
@@ -35,5 +39,17 @@ func TestDescribe(t *testing.T) {
 	k := in.Kernel()
 	if !strings.HasPrefix(k, in.BLAS.Backend) || (in.BLAS.OpenBLASCore != "" && !strings.Contains(k, in.BLAS.OpenBLASCore)) {
 		t.Errorf("Kernel() = %q for %+v", k, in.BLAS)
+	}
+}
+
+// platform.json keeps its "blas" object: BLAS writes the same JSON as
+// nn.BLASInfo, field for field.
+func TestBLASJSONMatchesNN(t *testing.T) {
+	for _, b := range []nn.BLASInfo{nn.Library(), {Backend: "openblas", OpenBLASCore: "Haswell", OpenBLASConfig: "OpenBLAS 0.3.21 DYNAMIC_ARCH", OpenBLASVersion: "0.3.21"}} {
+		want, _ := json.Marshal(b)
+		got, _ := json.Marshal(BLAS(b))
+		if string(got) != string(want) {
+			t.Errorf("platform.BLAS JSON %s, nn.BLASInfo JSON %s", got, want)
+		}
 	}
 }

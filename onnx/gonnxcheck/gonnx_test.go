@@ -7,7 +7,7 @@ import (
 	"github.com/advancedclimatesystems/gonnx"
 	"gorgonia.org/tensor"
 
-	"github.com/vlmrb/vlmrb/internal/onnxfixture"
+	"github.com/vlmrb/vlmrb/onnx/onnxfixture"
 )
 
 // TestGonnxMatchesVLMRB runs each exported policy on 1,000 random

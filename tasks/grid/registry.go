@@ -3,7 +3,15 @@ package grid
 import (
 	"fmt"
 	"strings"
+
+	"github.com/vlmrb/vlmrb/tasks"
 )
+
+// The DoorKey tasks join the one task registry in package tasks, so that
+// tasks.AllNames, tasks.IsDiscrete and tasks.Canonical know them.
+func init() {
+	tasks.RegisterFamily(tasks.Family{Name: Family, Names: Names, Discrete: true})
+}
 
 // Sizes are the registered DoorKey sizes (MiniGrid registers 5, 6, 8 and
 // 16; the VLM-RB paper adds 12).

@@ -67,13 +67,13 @@ func (s *Spec) pinBLASCore(dir string, write bool) (string, error) {
 		return "", fmt.Errorf("study: the study file pins blas_core %s but %s froze %q when the study began; runs of one study must share a kernel (start a new study directory for another)", s.BLASCore, path, pin.Core)
 	}
 	if pin.Core != "" && !cpuRuns(pin.Core) {
-		return "", fmt.Errorf("study: the study's runs are pinned to the OpenBLAS kernel %s (%s), which this CPU (%s) cannot run; resume it on a CPU that can, so that its runs stay comparable", pin.Core, path, platform.Describe().CPU)
+		return "", fmt.Errorf("study: the study's runs are pinned to the OpenBLAS kernel %s (%s), which this CPU (%s) cannot run; resume it on a CPU that can, so that its runs stay comparable", pin.Core, path, platform.CPUModel())
 	}
 	return pin.Core, nil
 }
 
 func newPin(fromSpec, fromEnv string) blasPin {
-	p := blasPin{Frozen: time.Now().UTC(), CPU: platform.Describe().CPU}
+	p := blasPin{Frozen: time.Now().UTC(), CPU: platform.CPUModel()}
 	switch {
 	case strings.EqualFold(fromSpec, "none"):
 		p.From = "study file: blas_core none (runs reproduce only on the same CPU model)"

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/vlmrb/vlmrb/internal/onnxfixture"
+	"github.com/vlmrb/vlmrb/onnx/onnxfixture"
 )
 
 func main() {

@@ -4,5 +4,5 @@
 // 1,000 random observations and the agent's outputs on them. The gonnx
 // check (module onnx/gonnxcheck) uses Cases directly; the
 // onnxruntime-node check (scripts/onnx-check.sh) reads the files Write
-// leaves (go run ./internal/onnxfixture/write DIR).
+// leaves (go run ./onnx/onnxfixture/write DIR).
 package onnxfixture
