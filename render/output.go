@@ -31,6 +31,11 @@ func writeAtomic(path string, write func(io.Writer) error) error {
 	return nil
 }
 
+// MaxClipFrames is the most frames an episode video holds (eval --video,
+// render --model): a longer episode is subsampled or refused, never held
+// whole in memory.
+const MaxClipFrames = 600
+
 // WritePNG writes img as a PNG file (atomically).
 func WritePNG(path string, img image.Image) error {
 	return writeAtomic(path, func(w io.Writer) error { return png.Encode(w, img) })

@@ -130,7 +130,7 @@ func Evaluate(ctx context.Context, env *tasks.Env, policy control.Policy, opts E
 // second kept frame is dropped and the stride doubled whenever the limit
 // is reached), with a warning.
 const (
-	MaxGIFFrames = 600
+	MaxGIFFrames = render.MaxClipFrames
 	maxGIFBytes  = 256 << 20
 )
 

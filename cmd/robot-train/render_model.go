@@ -72,7 +72,7 @@ func renderModel(ctx context.Context, stdout io.Writer, r modelRender) error {
 				_, _ = fmt.Fprintf(stdout, "note: 2 s of this model at a %g s timestep is more than %d frames of %dx%d; rendering the first %d control steps\n", m.Sim.Opt.Timestep, limit, w, h, n)
 			}
 		} else if f := n/every + 1; f > limit {
-			return usagef("--steps %d with --every %d makes %d frames of %dx%d, over the cap of %d (at most %d frames, as eval --video, and %d MiB of frames): raise --every or lower --steps", n, every, f, w, h, limit, train.MaxGIFFrames, maxFrameBytes>>20)
+			return usagef("--steps %d with --every %d makes %d frames of %dx%d, over the cap of %d (at most %d frames, as eval --video, and %d MiB of frames): raise --every or lower --steps", n, every, f, w, h, limit, render.MaxClipFrames, maxFrameBytes>>20)
 		}
 	}
 	var frames []*image.RGBA
@@ -123,8 +123,8 @@ func renderModel(ctx context.Context, stdout io.Writer, r modelRender) error {
 const maxFrameBytes = 256 << 20
 
 // maxModelFrames is the most frames of w×h a GIF or MP4 of `render
-// --model` keeps: train.MaxGIFFrames (eval --video's cap), fewer when
+// --model` keeps: render.MaxClipFrames (eval --video's cap), fewer when
 // they would pass maxFrameBytes.
 func maxModelFrames(w, h int) int {
-	return max(1, min(train.MaxGIFFrames, maxFrameBytes/max(1, 4*w*h)))
+	return max(1, min(render.MaxClipFrames, maxFrameBytes/max(1, 4*w*h)))
 }
