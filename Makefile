@@ -7,7 +7,7 @@ GOBIN ?= $(shell $(GO) env GOPATH)/bin
 # Packages with goroutines of their own: tested under the race detector.
 RACE_PKGS := ./replay/... ./vlmprio/... ./hw/... ./control/... ./train/...
 
-.PHONY: deps test test-viam vet unit purego lint bench bench-mujoco run build fmt onnx-check mujoco-oracle
+.PHONY: deps test test-viam viam-module vet unit purego lint bench bench-mujoco run build fmt onnx-check docker-check mujoco-oracle
 
 # The commit every run records and `robot-train version` prints (CI builds
 # with -buildvcs=false, so the linker sets it).
@@ -54,6 +54,11 @@ onnx-check:
 test-viam:
 	@./scripts/test-viam.sh
 
+# viam-module: viam/module.tar.gz, the Viam module as the registry takes it
+# (meta.json, a static bin/vlmrb-viam; viam/package.sh).
+viam-module:
+	@$(MAKE) -C viam module.tar.gz
+
 $(GOBIN)/golangci-lint:
 	GOBIN=$(GOBIN) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION)
 
@@ -69,13 +74,21 @@ bench-mujoco:
 	bench/mujoco.sh
 
 # run: the README's main command. Trains the built-in default (train.DefaultConfig:
-# reach, VLM-RB replay, pixel scorer; sized for ≤ 10 minutes on 2 cores) into a fresh
+# SAC on reach, 30,000 env steps, dense reward, uniform replay — replay "auto";
+# VLM-RB is --replay vlmrb; sized for ≤ 10 minutes on 2 cores) into a fresh
 # run directory, then prints where the learning curves, eval GIFs and checkpoint are.
 # Override with e.g. `make run RUN_ARGS="--task push --steps 50000"` or RUN_OUT=dir.
 RUN_OUT ?= runs/default-$(shell date +%Y%m%d-%H%M%S)
 RUN_ARGS ?=
 run: deps
 	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/robot-train train --out $(RUN_OUT) $(RUN_ARGS)
+
+# docker-check: run the Dockerfile's build steps in a debootstrap chroot (no
+# base image can be pulled here); DOCKERFILE=Dockerfile.gpu for the GPU variant.
+# Needs root and a Debian mirror; 8 min on the shared 2-core machine, so not in .ci/run.
+DOCKERFILE ?= Dockerfile
+docker-check:
+	scripts/docker-check.sh $(DOCKERFILE)
 
 # ./robot-train with its commit recorded
 build:

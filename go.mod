@@ -11,12 +11,12 @@ require (
 	github.com/parquet-go/parquet-go v0.32.1
 	github.com/pion/rtp v1.8.11
 	github.com/sashabaranov/go-openai v1.43.0
+	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/image v0.48.0
 	golang.org/x/sys v0.50.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0
 	google.golang.org/protobuf v1.36.12
-	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (

@@ -10,7 +10,7 @@
 //	  meta/info.json                                  codebase_version, fps, features, splits, paths, totals
 //	  meta/tasks.parquet                              task_index + task text (pandas index "task")
 //	  meta/episodes/chunk-000/file-000.parquet        one row per episode: length, frame range, video spans
-//	  meta/stats.json                                 per-feature min/max/mean/std/count
+//	  meta/stats.json                                 per-feature min/max/mean/std/count/q01…q99
 //	  videos/observation.images.CAM/chunk-000/file-000.mp4   every episode of a camera, back to back
 //
 // Frame table columns: observation.state and action (list<float32>),
@@ -20,15 +20,20 @@
 // keys of LeRobot's simulation datasets. vlmrb adds next.truncated (the
 // episode hit its time limit; LeRobot's next.done does not say which) and
 // next.observation.state (s_{t+1}; the frame layout has no row for the
-// state after an episode's last action), observation.progress (privileged
+// state after an episode's last action), vlmrb.progress (privileged
 // task progress of simulated episodes, which vlmrb's oracle scorer rates)
-// and observation.camera_time for converted camera recordings. LeRobot keeps features it does not know.
+// and vlmrb.camera_time for converted camera recordings: outside
+// observation.*, which LeRobot hands to policies as state (the reader also
+// takes the observation.* names older datasets used). LeRobot keeps
+// features it does not know.
 // The episode table has episode_index, tasks (list<string>), length,
 // dataset_from_index/dataset_to_index, data/ and meta/episodes/
 // chunk_index/file_index, and per video key videos/KEY/chunk_index,
 // file_index, from_timestamp and to_timestamp (s into the video file).
-// Per-episode stats columns (stats/…) are not written; stats.json holds
-// the dataset's. Everything goes into chunk 000, file 000 of each kind:
+// The episode table also holds each episode's statistics in
+// stats/FEATURE/STAT columns (min, max, mean, std, count, q01, q10, q50,
+// q90, q99), and stats.json the dataset's, quantiles included, computed as
+// LeRobot v3.0 computes them (quantiles.go). Everything goes into chunk 000, file 000 of each kind:
 // LeRobot's 100 MB/200 MB file-size targets are not enforced, and readers
 // follow the episode table's chunk and file columns either way.
 //

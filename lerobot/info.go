@@ -40,10 +40,17 @@ const (
 	KeyNextState = "next.observation.state"
 	// KeyProgress is privileged task progress in [0, 1] at the observation
 	// (float64; simulation only), which the oracle scorer rates clips by.
-	KeyProgress = "observation.progress"
+	// It is outside observation.*, which LeRobot hands to policies as
+	// state: a policy must not see privileged values.
+	KeyProgress = "vlmrb.progress"
 	// KeyCameraTime is the source frame's own timestamp (s since the
-	// first frame) of a converted camera recording.
-	KeyCameraTime = "observation.camera_time"
+	// first frame) of a converted camera recording (outside observation.*
+	// for the same reason).
+	KeyCameraTime = "vlmrb.camera_time"
+	// LegacyKeyProgress and LegacyKeyCameraTime are where datasets written
+	// before vlmrb.* kept them; the reader takes either.
+	LegacyKeyProgress   = "observation.progress"
+	LegacyKeyCameraTime = "observation.camera_time"
 	// ImagePrefix starts every camera's video key.
 	ImagePrefix = "observation.images."
 )

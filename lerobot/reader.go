@@ -364,6 +364,15 @@ type FrameRow struct {
 // Columns reports which optional features the frame table carries.
 type Columns struct {
 	State, Action, NextState, Reward, Done, Success, Truncated, Progress bool
+
+	legacyProgress bool // Progress is in observation.progress (an older dataset)
+}
+
+func (c Columns) progressColumn() string {
+	if c.legacyProgress {
+		return LegacyKeyProgress
+	}
+	return KeyProgress
 }
 
 // Columns returns the optional features info.json declares.
@@ -371,7 +380,7 @@ func (d *Dataset) Columns() Columns {
 	has := func(k string) bool { _, ok := d.Info.Features[k]; return ok }
 	return Columns{State: has(KeyState), Action: has(KeyAction), NextState: has(KeyNextState),
 		Reward: has(KeyReward), Done: has(KeyDone), Success: has(KeySuccess), Truncated: has(KeyTruncated),
-		Progress: has(KeyProgress)}
+		Progress: has(KeyProgress) || has(LegacyKeyProgress), legacyProgress: !has(KeyProgress) && has(LegacyKeyProgress)}
 }
 
 type dataRow struct {
@@ -387,8 +396,11 @@ type dataRow struct {
 	Done       bool      `parquet:"next.done"`
 	Success    bool      `parquet:"next.success"`
 	Truncated  bool      `parquet:"next.truncated"`
-	CameraTime float64   `parquet:"observation.camera_time"`
-	Progress   float64   `parquet:"observation.progress"`
+	CameraTime float64   `parquet:"vlmrb.camera_time"`
+	Progress   float64   `parquet:"vlmrb.progress"`
+	// datasets written before the privileged values left observation.*
+	LegacyCameraTime float64 `parquet:"observation.camera_time"`
+	LegacyProgress   float64 `parquet:"observation.progress"`
 }
 
 // readBatch is how many rows ReadFrames decodes at a time: memory stays
@@ -466,7 +478,7 @@ func (d *Dataset) ReadFrames(fn func(*FrameRow) error) (err error) {
 				}
 				*fr = FrameRow{Index: row.Index, Episode: row.Episode, FrameIndex: row.FrameIndex, TaskIndex: row.TaskIndex,
 					Timestamp: row.Timestamp, Reward: row.Reward, Done: row.Done, Success: row.Success, Truncated: row.Truncated,
-					CameraTime: row.CameraTime, Progress: row.Progress}
+					CameraTime: row.CameraTime + row.LegacyCameraTime, Progress: row.Progress + row.LegacyProgress} // one of each pair is absent (0)
 				if cols.State {
 					fr.State = row.State
 				}
@@ -526,7 +538,7 @@ func checkDataSchema(s *parquet.Schema, cols Columns) error {
 		{cols.Done, []string{KeyDone}, parquet.Boolean},
 		{cols.Success, []string{KeySuccess}, parquet.Boolean},
 		{cols.Truncated, []string{KeyTruncated}, parquet.Boolean},
-		{cols.Progress, []string{KeyProgress}, parquet.Double},
+		{cols.Progress, []string{cols.progressColumn()}, parquet.Double},
 	}
 	for _, w := range want {
 		if !w.on {

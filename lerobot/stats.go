@@ -13,6 +13,13 @@ type runStats struct {
 	n              int64
 	min, max, mean []float64
 	m2             []float64
+
+	// per episode (quantiles.go): the open episode's values per dimension,
+	// the finished episodes' statistics, their quantiles' weighted sum
+	ep      [][]float64
+	eps     []episodeStats
+	qa      quantileAgg
+	round32 bool // the feature is stored as float32: episode stats see the stored values
 }
 
 func newRunStats(dim int) *runStats {
@@ -25,12 +32,36 @@ func newRunStats(dim int) *runStats {
 
 func (s *runStats) add(x []float64) {
 	s.n++
+	if s.ep == nil {
+		s.ep = make([][]float64, len(x))
+	}
+	for i, v := range x {
+		if s.round32 {
+			s.ep[i] = append(s.ep[i], float64(float32(v)))
+		} else {
+			s.ep[i] = append(s.ep[i], v)
+		}
+	}
 	for i, v := range x {
 		s.min[i] = min(s.min[i], v)
 		s.max[i] = max(s.max[i], v)
 		d := v - s.mean[i]
 		s.mean[i] += d / float64(s.n)
 		s.m2[i] += d * (v - s.mean[i])
+	}
+}
+
+// endEpisode closes the open episode's statistics (nothing when it had
+// no values).
+func (s *runStats) endEpisode() {
+	if len(s.ep) == 0 || len(s.ep[0]) == 0 {
+		return
+	}
+	e := vectorEpisodeStats(s.ep)
+	s.eps = append(s.eps, e)
+	s.qa.add(e.q, float64(e.n))
+	for i := range s.ep {
+		s.ep[i] = s.ep[i][:0]
 	}
 }
 
@@ -58,7 +89,11 @@ func (s *runStats) json(nest bool) map[string]any {
 		clear(mn)
 		clear(mx)
 	}
-	return map[string]any{"min": wrap(mn), "max": wrap(mx), "mean": wrap(s.mean), "std": wrap(std), "count": []int64{s.n}}
+	out := map[string]any{"min": wrap(mn), "max": wrap(mx), "mean": wrap(s.mean), "std": wrap(std), "count": []int64{s.n}}
+	for l, q := range s.qa.values(len(s.mean)) {
+		out[QuantileKeys[l]] = wrap(q)
+	}
+	return out
 }
 
 // imageStats accumulates per-channel statistics of RGB frames scaled to
@@ -71,6 +106,11 @@ type imageStats struct {
 	hi     [3]float64
 	n      int64 // pixels
 	frames int64
+
+	epHist   [3][256]float64 // the open episode's pixel values per channel
+	epFrames int64
+	eps      []episodeStats
+	qa       quantileAgg
 }
 
 func newImageStats() *imageStats {
@@ -83,6 +123,7 @@ func (st *imageStats) add(img *image.RGBA) {
 		row := img.Pix[(y-b.Min.Y)*img.Stride:]
 		for x := 0; x < b.Dx(); x++ {
 			for c := range 3 {
+				st.epHist[c][row[4*x+c]]++
 				v := float64(row[4*x+c]) / 255
 				st.sum[c] += v
 				st.sq[c] += v * v
@@ -93,6 +134,49 @@ func (st *imageStats) add(img *image.RGBA) {
 	}
 	st.n += int64(b.Dx() * b.Dy())
 	st.frames++
+	st.epFrames++
+}
+
+// endEpisode closes the open episode's per-channel statistics, as LeRobot
+// computes an image feature's (on 0..255, then divided by 255; count is
+// frames).
+func (st *imageStats) endEpisode() {
+	if st.epFrames == 0 {
+		return
+	}
+	levels := make([]float64, 256)
+	for k := range levels {
+		levels[k] = float64(k)
+	}
+	e := episodeStats{n: st.epFrames, min: make([]float64, 3), max: make([]float64, 3), mean: make([]float64, 3), std: make([]float64, 3)}
+	e.q = make([][]float64, len(quantileLevels))
+	for l := range e.q {
+		e.q[l] = make([]float64, 3)
+	}
+	for c := range 3 {
+		h := st.epHist[c][:]
+		var n, sum float64
+		lo, hi := 255.0, 0.0
+		for k, cnt := range h {
+			if cnt > 0 {
+				n, sum = n+cnt, sum+cnt*float64(k)
+				lo, hi = min(lo, float64(k)), max(hi, float64(k))
+			}
+		}
+		m := sum / n
+		var ss float64
+		for k, cnt := range h {
+			ss += cnt * (float64(k) - m) * (float64(k) - m)
+		}
+		e.min[c], e.max[c], e.mean[c], e.std[c] = lo/255, hi/255, m/255, math.Sqrt(ss/n)/255
+		for l, qv := range histQuantiles(levels, h) {
+			e.q[l][c] = qv / 255
+		}
+	}
+	st.eps = append(st.eps, e)
+	st.qa.add(e.q, float64(e.n))
+	st.epHist = [3][256]float64{}
+	st.epFrames = 0
 }
 
 func (st *imageStats) json() map[string]any {
@@ -106,5 +190,12 @@ func (st *imageStats) json() map[string]any {
 	}
 	m := r.json(true)
 	m["count"] = []int64{st.frames}
+	for l, q := range st.qa.values(3) {
+		out := make([][][]float64, 3)
+		for c, x := range q {
+			out[c] = [][]float64{{x}}
+		}
+		m[QuantileKeys[l]] = out
+	}
 	return m
 }

@@ -194,12 +194,15 @@ func (w *Writer) open(ctx context.Context) error {
 	w.stTime = newRunStats(1)
 	if sp.StateDim > 0 {
 		w.stState = newRunStats(sp.StateDim)
+		w.stState.round32 = true
 	}
 	if sp.ActionDim > 0 {
 		w.stAction = newRunStats(sp.ActionDim)
+		w.stAction.round32 = true
 	}
 	if sp.NextState {
 		w.stNext = newRunStats(sp.StateDim)
+		w.stNext.round32 = true
 	}
 	if sp.Rewards {
 		w.stReward = newRunStats(1)
@@ -360,6 +363,14 @@ func (w *Writer) EndEpisode(task string) error {
 		return err
 	}
 	w.epBegun = false
+	for _, s := range []*runStats{w.stTime, w.stState, w.stAction, w.stNext, w.stReward} {
+		if s != nil {
+			s.endEpisode()
+		}
+	}
+	for _, s := range w.stImg {
+		s.endEpisode()
+	}
 	from := w.frames - w.epFrames
 	w.episodes = append(w.episodes, episodeMeta{index: int64(len(w.episodes)), length: w.epFrames, from: from, task: task, videoFrom: from})
 	w.epFrames = 0
@@ -498,6 +509,16 @@ func (w *Writer) writeEpisodes() error {
 		g[k+"chunk_index"], g[k+"file_index"] = parquet.Int(64), parquet.Int(64)
 		g[k+"from_timestamp"], g[k+"to_timestamp"] = parquet.Leaf(parquet.DoubleType), parquet.Leaf(parquet.DoubleType)
 	}
+	feats := w.episodeStatFeatures()
+	for _, f := range feats {
+		for _, k := range episodeStatKeys {
+			if k == "count" {
+				g["stats/"+f.key+"/"+k] = parquet.List(parquet.Int(64)) // [n], images too
+			} else {
+				g["stats/"+f.key+"/"+k] = f.leaf()
+			}
+		}
+	}
 	rows := make([]any, len(w.episodes))
 	for i, e := range w.episodes {
 		r := map[string]any{
@@ -511,6 +532,15 @@ func (w *Writer) writeEpisodes() error {
 			r[k+"chunk_index"], r[k+"file_index"] = int64(0), int64(0)
 			r[k+"from_timestamp"] = float64(e.videoFrom) / w.spec.FPS
 			r[k+"to_timestamp"] = float64(e.videoFrom+e.length) / w.spec.FPS
+		}
+		for _, f := range feats {
+			for k, v := range f.eps[i].json() {
+				if k == "count" {
+					r["stats/"+f.key+"/"+k] = []int64{f.eps[i].n}
+				} else {
+					r["stats/"+f.key+"/"+k] = f.value(v)
+				}
+			}
 		}
 		rows[i] = r
 	}
@@ -526,15 +556,9 @@ func (w *Writer) writeEpisodes() error {
 
 func (w *Writer) writeStats() error {
 	st := map[string]any{KeyTimestamp: w.stTime.json(false)}
-	idx := func(n int64) map[string]any {
-		s := newRunStats(1)
-		for i := range n {
-			s.add([]float64{float64(i)})
-		}
-		return s.json(false)
-	}
-	st[KeyIndex] = idx(w.frames)
-	st[KeyEpisode] = w.episodeIndexStats()
+	idx, epi := w.indexStats()
+	st[KeyIndex] = idx.json(false)
+	st[KeyEpisode] = epi.json(false)
 	if w.stState != nil {
 		st[KeyState] = w.stState.json(false)
 	}
@@ -557,14 +581,66 @@ func (w *Writer) writeStats() error {
 	return writeFileSync(filepath.Join(w.tmp, "meta", "stats.json"), append(b, '\n'))
 }
 
-func (w *Writer) episodeIndexStats() map[string]any {
-	s := newRunStats(1)
+// indexStats are the statistics of the index and episode_index columns,
+// episode by episode.
+func (w *Writer) indexStats() (idx, epi *runStats) {
+	idx, epi = newRunStats(1), newRunStats(1)
 	for _, e := range w.episodes {
-		for range e.length {
-			s.add([]float64{float64(e.index)})
+		for i := range e.length {
+			idx.add([]float64{float64(e.from + i)})
+			epi.add([]float64{float64(e.index)})
+		}
+		idx.endEpisode()
+		epi.endEpisode()
+	}
+	return idx, epi
+}
+
+// episodeStatKeys are the statistics of each feature in the episode
+// table's stats/FEATURE/STAT columns, as LeRobot v3.0 stores them.
+var episodeStatKeys = append([]string{"min", "max", "mean", "std", "count"}, QuantileKeys...)
+
+// episodeStatFeature is one feature's per-episode statistics.
+type episodeStatFeature struct {
+	key   string
+	eps   []episodeStats
+	image bool // values are [C][1][1], as LeRobot stores image stats
+}
+
+func (f episodeStatFeature) leaf() parquet.Node {
+	if f.image {
+		return parquet.List(parquet.List(parquet.List(parquet.Leaf(parquet.DoubleType))))
+	}
+	return parquet.List(parquet.Leaf(parquet.DoubleType))
+}
+
+func (f episodeStatFeature) value(v []float64) any {
+	if !f.image {
+		return v
+	}
+	out := make([][][]float64, len(v))
+	for i, x := range v {
+		out[i] = [][]float64{{x}}
+	}
+	return out
+}
+
+// episodeStatFeatures lists the features with per-episode statistics.
+func (w *Writer) episodeStatFeatures() []episodeStatFeature {
+	idx, epi := w.indexStats()
+	fs := []episodeStatFeature{{key: KeyTimestamp, eps: w.stTime.eps}, {key: KeyIndex, eps: idx.eps}, {key: KeyEpisode, eps: epi.eps}}
+	for _, s := range []struct {
+		key string
+		st  *runStats
+	}{{KeyState, w.stState}, {KeyAction, w.stAction}, {KeyNextState, w.stNext}, {KeyReward, w.stReward}} {
+		if s.st != nil {
+			fs = append(fs, episodeStatFeature{key: s.key, eps: s.st.eps})
 		}
 	}
-	return s.json(false)
+	for i, c := range w.spec.Cameras {
+		fs = append(fs, episodeStatFeature{key: ImagePrefix + c.Name, eps: w.stImg[i].eps, image: true})
+	}
+	return fs
 }
 
 // Info returns the info.json the writer describes.

@@ -221,8 +221,8 @@ func TestDivergedErrorOnNaN(t *testing.T) {
 	before := append([]float32(nil), a.q[0].Params...)
 	_, err := a.Update(b)
 	var de *DivergedError
-	if !errors.As(err, &de) || de.What != "losses/qf1" || de.Update != 0 {
-		t.Fatalf("err = %v, want *DivergedError for losses/qf1 at update 0", err)
+	if !errors.As(err, &de) || de.What != "losses/qf1_loss" || de.Update != 0 {
+		t.Fatalf("err = %v, want *DivergedError for losses/qf1_loss at update 0", err)
 	}
 	for i, v := range a.q[0].Params {
 		if math.Float32bits(v) != math.Float32bits(before[i]) {

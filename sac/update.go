@@ -21,24 +21,27 @@ type Metrics struct {
 	ActorUpdated       bool    // whether this Update ran actor steps (else actor metrics are from an earlier one)
 }
 
-// Map returns the metrics under CleanRL's keys: losses/qf1, losses/qf2,
-// losses/qf_loss, losses/qf1_values, losses/qf2_values, losses/actor,
-// losses/alpha, charts/alpha and charts/entropy. It allocates; Range does not.
+// Map returns the metrics under CleanRL's keys (sac_continuous_action.py):
+// losses/qf1_loss, losses/qf2_loss, losses/qf_loss, losses/qf1_values,
+// losses/qf2_values, losses/actor_loss, losses/alpha_loss, losses/alpha (the
+// α value, as in CleanRL), and charts/alpha (α again) and charts/entropy.
+// It allocates; Range does not.
 func (m Metrics) Map() map[string]float64 {
-	out := make(map[string]float64, 9)
+	out := make(map[string]float64, 10)
 	m.Range(func(k string, v float64) { out[k] = v })
 	return out
 }
 
 // Range calls f for every metric in a fixed order.
 func (m Metrics) Range(f func(key string, v float64)) {
-	f("losses/qf1", m.QF1Loss)
-	f("losses/qf2", m.QF2Loss)
+	f("losses/qf1_loss", m.QF1Loss)
+	f("losses/qf2_loss", m.QF2Loss)
 	f("losses/qf_loss", (m.QF1Loss+m.QF2Loss)/2)
 	f("losses/qf1_values", m.QF1Value)
 	f("losses/qf2_values", m.QF2Value)
-	f("losses/actor", m.ActorLoss)
-	f("losses/alpha", m.AlphaLoss)
+	f("losses/actor_loss", m.ActorLoss)
+	f("losses/alpha_loss", m.AlphaLoss)
+	f("losses/alpha", m.Alpha) // the α value, as CleanRL logs it
 	f("charts/alpha", m.Alpha)
 	f("charts/entropy", m.Entropy)
 }
@@ -48,7 +51,7 @@ func (m Metrics) Range(f func(key string, v float64)) {
 // not be trained further (restore a checkpoint).
 type DivergedError struct {
 	Update int64   // index of the Update that met it (0-based)
-	What   string  // "losses/qf1", "losses/actor", "grad/actor", ...
+	What   string  // "losses/qf1_loss", "losses/actor_loss", "grad/actor", ...
 	Value  float64 // the offending value
 }
 
@@ -201,10 +204,10 @@ func (a *Agent) Update(b *replay.Batch) (Metrics, error) {
 
 	a.criticLoss(&m, weights, alpha)
 	if !finite(m.QF1Loss) {
-		return m, &DivergedError{a.updates, "losses/qf1", m.QF1Loss}
+		return m, &DivergedError{a.updates, "losses/qf1_loss", m.QF1Loss}
 	}
 	if !finite(m.QF2Loss) {
-		return m, &DivergedError{a.updates, "losses/qf2", m.QF2Loss}
+		return m, &DivergedError{a.updates, "losses/qf2_loss", m.QF2Loss}
 	}
 	a.both(phaseCriticStep)
 	for k, g := range w.qNorm {
@@ -259,7 +262,7 @@ func (a *Agent) actorStep(m *Metrics, alpha float32) error {
 		m.AlphaLoss = g
 		a.alphaGrd[0] = float32(g)
 		if !finite(g) {
-			return &DivergedError{a.updates, "losses/alpha", g}
+			return &DivergedError{a.updates, "losses/alpha_loss", g}
 		}
 		a.alphaOpt.Step(a.logAlpha, a.alphaGrd)
 		a.logAlpha[0] = max(a.logAlpha[0], a.logAlphaMin)
@@ -290,7 +293,7 @@ func (a *Agent) actorGrad(m *Metrics, alpha float32) (float64, error) {
 	m.ActorLoss = loss / float64(n)
 	m.Entropy = -lp / float64(n)
 	if !finite(m.ActorLoss) {
-		return 0, &DivergedError{a.updates, "losses/actor", m.ActorLoss}
+		return 0, &DivergedError{a.updates, "losses/actor_loss", m.ActorLoss}
 	}
 	a.both(phasePiQBack)
 

@@ -110,6 +110,22 @@ for (const k of ['observation.state', 'action']) {
   check(`stats ${k} count`, stats[k].count, [n]);
   const mean0 = Number((await q(`SELECT avg("${k}"[1]) AS m FROM ${data}`))[0].m);
   check(`stats ${k} mean[0] vs DuckDB`, Math.abs(mean0 - stats[k].mean[0]) < 1e-4, true);
+  // quantiles (LeRobot v3): ordered, inside [min, max] (the first bin's edge
+  // may sit 1e-10 below min), and the dataset's are the frame-weighted mean
+  // of the episodes' stats/FEATURE/qNN columns, read here by DuckDB
+  const qs = ['q01', 'q10', 'q50', 'q90', 'q99'];
+  const dim = info.features[k].shape[0];
+  check(`stats ${k} quantile sizes`, qs.map((s) => (stats[k][s] ?? []).length), Array(5).fill(dim));
+  let ordered = true;
+  for (let d = 0; d < dim; d++) {
+    const v = qs.map((s) => stats[k][s][d]);
+    ordered &&= v.every((x, i) => i === 0 || x >= v[i - 1] - 1e-9) && v[0] >= stats[k].min[d] - 1e-6 && v[4] <= stats[k].max[d] + 1e-6;
+  }
+  check(`stats ${k} quantiles ordered within [min, max]`, ordered, true);
+  const epq = await q(`SELECT "stats/${k}/q50"[1] AS q, "stats/${k}/count"[1] AS c FROM ${episodes} ORDER BY episode_index`);
+  let agg = 0, tot = 0;
+  for (const r of epq) { agg += Number(r.c) * Number(r.q); tot += Number(r.c); }
+  check(`stats ${k} q50[0] = frame-weighted mean of the episodes' (DuckDB)`, tot === n && Math.abs(agg / tot - stats[k].q50[0]) < 1e-9, true);
 }
 
 // videos: ffprobe counts the frames; codec, pixel format and size as declared

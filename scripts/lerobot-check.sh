@@ -54,7 +54,7 @@ node "$CACHE/lerobot-check.mjs" "$work/sim" "$work/sim.json"
 # reader takes it as demonstrations (3 episodes of 60 steps on 2 envs fill
 # 240 env steps of the 400)
 node "$CACHE/lerobot-rewrite.mjs" "$work/sim" "$work/sim-duckdb"
-"$work/robot-train" train --task window-open --reward sparse --seed 7 --num-envs 2 --max-episode-len 60 \
+"$work/robot-train" train --task window-open --seed 7 --num-envs 2 --max-episode-len 60 \
   --steps 400 --learning-starts 300 --hidden 8,8 --batch-size 16 --eval-episodes 1 --eval-every 0 \
   --demos "$work/sim-duckdb" --out "$work/run" > "$work/train.log"
 grep -q "demonstrations: 3 episodes, 180 transitions" "$work/train.log" && grep -q "finished at env step 400" "$work/train.log" || { cat "$work/train.log"; echo "lerobot-check: train --demos on the DuckDB-written dataset failed" >&2; exit 1; }

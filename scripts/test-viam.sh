@@ -20,8 +20,22 @@ for p in libnlopt-dev libx264-dev; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
 done
 if ((${#missing[@]})); then
+  # as scripts/deps.sh: sudo when not root, wait for another apt to finish
+  # (lock timeout), and refresh the package lists when an install fails
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
+      echo "test-viam: missing packages: ${missing[*]}; run as root: apt-get install -y ${missing[*]}" >&2
+      exit 1
+    fi
+  fi
   echo "test-viam: installing ${missing[*]}" >&2
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  export DEBIAN_FRONTEND=noninteractive
+  APT=($SUDO apt-get -o DPkg::Lock::Timeout=300 -y -qq)
+  if ! "${APT[@]}" install --no-install-recommends "${missing[@]}" >/dev/null; then
+    "${APT[@]}" update
+    "${APT[@]}" install --no-install-recommends "${missing[@]}" >/dev/null
+  fi
 fi
 
 out=viam/.build
@@ -31,9 +45,15 @@ mkdir -p "$out"
   # Build caches (GOCACHE, GOMODCACHE) make the second run fast; the first
   # downloads rdk v0.73.0's module graph through the Go proxy.
   "$GO" build -o .build/viam-server ./cmd/viam-server
+  # the module and the tests are built as the archive ships the module:
+  # pure Go (CGO_ENABLED=0 -tags no_cgo), so one build of rdk serves all three
+  export CGO_ENABLED=0
   "$GO" build -tags no_cgo -o .build/vlmrb-viam ./cmd/vlmrb-viam
   "$GO" vet -tags no_cgo ./...
   "$GO" test -c -tags no_cgo -o .build/vlmviam.test ./vlmviam
+  # the registry archive (static binary + meta.json), run by TestE2EPackagedModule
+  GO="$GO" ./package.sh .build/module.tar.gz
+  tar -tzvf .build/module.tar.gz
 )
 built=$(date +%s)
 
@@ -46,6 +66,7 @@ cd viam/vlmviam
 unshare -n env \
   VLMRB_VIAM_SERVER="$root/$out/viam-server" \
   VLMRB_VIAM_MODULE="$root/$out/vlmrb-viam" \
+  VLMRB_VIAM_PACKAGE="$root/$out/module.tar.gz" \
   VLMRB_VIAM_REQUIRE=1 \
   VLMRB_VIAM_METRICS="${VLMRB_VIAM_METRICS:-}" \
   sh -c 'ip link set lo up && exec "$0" -test.count=1 -test.timeout=20m ${VLMRB_VIAM_TESTFLAGS:-}' "$root/$out/vlmviam.test"

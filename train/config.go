@@ -10,7 +10,7 @@ import (
 	"github.com/vlmrb/vlmrb/replay"
 	"github.com/vlmrb/vlmrb/sac"
 	"github.com/vlmrb/vlmrb/vlmprio"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Config is everything a training run needs. Zero values are not valid on

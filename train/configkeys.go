@@ -121,17 +121,21 @@ func SetConfigKey(c *Config, key string, text ...string) error {
 		}
 		f.SetBool(v)
 	case reflect.Int, reflect.Int64, reflect.Int32:
-		v, err := strconv.ParseInt(t, 0, f.Type().Bits())
-		if err != nil {
-			return fmt.Errorf("%s: want an integer, got %q", key, t)
+		v, err := ParseCount(t) // 30000, 3e4, 30k
+		if err != nil || f.OverflowInt(v) {
+			return fmt.Errorf("%s: want an integer such as 30000, 3e4 or 30k, got %q", key, t)
 		}
 		f.SetInt(v)
 	case reflect.Uint, reflect.Uint64, reflect.Uint32:
-		v, err := strconv.ParseUint(t, 0, f.Type().Bits())
-		if err != nil {
-			return fmt.Errorf("%s: want a non-negative integer, got %q", key, t)
+		v, err := ParseCount(t)
+		if err != nil || v < 0 || f.OverflowUint(uint64(v)) {
+			if u, uerr := strconv.ParseUint(t, 0, f.Type().Bits()); uerr == nil { // above MaxInt64
+				f.SetUint(u)
+				return nil
+			}
+			return fmt.Errorf("%s: want a non-negative integer such as 30000, 3e4 or 30k, got %q", key, t)
 		}
-		f.SetUint(v)
+		f.SetUint(uint64(v))
 	case reflect.Float64, reflect.Float32:
 		v, err := strconv.ParseFloat(t, 64)
 		if err != nil {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/vlmrb/vlmrb/replay"
 	"github.com/vlmrb/vlmrb/vlmprio"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // TestConfigKeysMatchYAML: ConfigKeys are exactly the leaf keys that

@@ -68,6 +68,13 @@ func loadDemos(cfg *Config, spec control.Spec) (eps []demoEpisode, hasProgress b
 	if err := checkVector(&d.Info, lerobot.KeyAction, "action", spec.ActDim, actNames(spec)); err != nil {
 		return nil, false, bad("%v", err)
 	}
+	// a frame is one control step: a dataset at another rate holds other
+	// dynamics (actions held for another time) than the env steps
+	if spec.ControlDt > 0 {
+		if hz := 1 / spec.ControlDt; math.Abs(d.Info.FPS-hz) > 1e-6*hz {
+			return nil, false, bad("is at %g fps, the task's control rate is %g Hz (one frame per control step); record it at %g fps (robot-train record does) or resample it", d.Info.FPS, hz, hz)
+		}
+	}
 	if n := int64(d.Info.TotalFrames); n > int64(cfg.Buffer.Capacity) {
 		return nil, false, bad("holds %d frames, more than buffer.capacity %d: the run would overwrite its demonstrations", n, cfg.Buffer.Capacity)
 	}

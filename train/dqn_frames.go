@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"image"
-	"path/filepath"
 	"time"
 
 	"github.com/vlmrb/vlmrb/render"
@@ -79,6 +78,6 @@ func (r *dqnRunner) evalGIF() (string, error) {
 			break
 		}
 	}
-	path := filepath.Join(r.cfg.Out, "videos", fmt.Sprintf("eval-%09d.gif", r.step))
+	path := evalVideoPath(r.cfg.Out, r.step)
 	return path, render.WriteGIF(path, frames, 8)
 }

@@ -242,8 +242,11 @@ func dqnEvalPolicy(a *dqn.Agent, eps float64, rng *rand.Rand) control.Policy {
 // TaskMeta returns the description of the manipulation task name, or a
 // *ConfigError that lists the known tasks, the grid ones included.
 func TaskMeta(name string) (tasks.Meta, error) {
-	m, err := tasks.Lookup(name)
+	m, err := tasks.Lookup(CanonicalTask(name))
 	if err != nil {
+		if terr := checkTask(name); terr != nil {
+			return m, terr
+		}
 		return m, &ConfigError{Msg: err.Error() + "; or the grid tasks " + strings.Join(grid.Names(), ", ")}
 	}
 	return m, nil
@@ -269,5 +272,5 @@ func MakeTaskEnv(name, reward string, maxSteps int) (*tasks.Env, error) {
 			return nil, &ConfigError{Msg: err.Error()}
 		}
 	}
-	return tasks.Make(name, opts)
+	return tasks.Make(CanonicalTask(name), opts)
 }

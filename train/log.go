@@ -19,7 +19,7 @@ import (
 )
 
 // Row is one log record: the env step it was taken at and metric values by
-// key ("rollout/ep_rew_mean", "losses/qf1", ...).
+// key ("rollout/ep_rew_mean", "losses/qf1_loss", ...).
 type Row struct {
 	Step   int64
 	Values map[string]float64
@@ -327,7 +327,9 @@ func FormatTable(step int64, values map[string]float64) string {
 			lines = append(lines, line{name, formatValue(values[k])})
 		}
 	}
-	lines = append(lines, line{"    total_env_steps", strconv.FormatInt(step, 10)})
+	if _, ok := values["time/total_timesteps"]; !ok {
+		lines = append(lines, line{"    total_timesteps", strconv.FormatInt(step, 10)})
+	}
 	for _, l := range lines {
 		kw = max(kw, len(l.k))
 		vw = max(vw, len(l.v))

@@ -89,7 +89,7 @@ func TestFormatTableGroups(t *testing.T) {
 	s := FormatTable(1000, map[string]float64{
 		"rollout/ep_rew_mean": 12.5, "losses/qf1": 0.25, "eval/success_rate": 0.5, "time/fps": 300,
 	})
-	for _, want := range []string{"| eval/", "|     success_rate", "| losses/", "| rollout/", "| time/", "total_env_steps", "1000"} {
+	for _, want := range []string{"| eval/", "|     success_rate", "| losses/", "| rollout/", "| time/", "total_timesteps", "1000"} {
 		if !strings.Contains(s, want) {
 			t.Fatalf("table lacks %q:\n%s", want, s)
 		}

@@ -3,6 +3,7 @@ package train
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -37,7 +38,8 @@ func (c *core) logRow(l learner) error {
 	l.values(v)
 	c.diag.metrics(v, c.buf.Len())
 	c.smp.addMetrics(v)
-	if err := c.mlog.Write(Row{Step: c.step, Values: v}); err != nil {
+	v["time/total_timesteps"] = float64(c.step) // SB3's; also each row's step
+	if err := c.mlog.Write(Row{Step: c.step, Values: withAliases(v)}); err != nil {
 		return err
 	}
 	if c.out != nil {
@@ -47,9 +49,12 @@ func (c *core) logRow(l learner) error {
 		// the table shows the latest evaluation; the files keep it in its own rows
 		if c.lastEval != nil {
 			v["eval/success_rate"] = c.lastEval.SuccessRate
-			v["eval/mean_return"] = c.lastEval.MeanReturn
+			v["eval/mean_reward"] = c.lastEval.MeanReturn
 		}
 		_, _ = fmt.Fprint(c.out, FormatTable(c.step, v))
+		if c.prog != nil && !c.prog.Terminal() { // on a terminal the bar says it
+			_, _ = fmt.Fprintln(c.out, c.prog.Status(c.step))
+		}
 	}
 	return nil
 }
@@ -70,7 +75,7 @@ func (c *core) evalAndLog(ctx context.Context, l learner, final bool) error {
 	}
 	row := Row{Step: c.step, Values: map[string]float64{
 		"eval/success_rate":   res.SuccessRate,
-		"eval/mean_return":    res.MeanReturn,
+		"eval/mean_reward":    res.MeanReturn,
 		"eval/std_return":     res.StdReturn,
 		"eval/mean_ep_length": res.MeanLength,
 		"eval/episodes":       float64(res.Episodes),
@@ -78,8 +83,17 @@ func (c *core) evalAndLog(ctx context.Context, l learner, final bool) error {
 	for k, x := range extra {
 		row.Values[k] = x
 	}
+	row.Values = withAliases(row.Values)
 	if err := c.mlog.Write(row); err != nil {
 		return err
+	}
+	// the evaluation's GIF goes to TensorBoard too (Images tab: eval/video)
+	if gif := evalVideoPath(c.cfg.Out, c.step); c.cfg.Eval.GIF && c.cfg.Log.TensorBoard {
+		if _, err := os.Stat(gif); err == nil {
+			if err := c.mlog.WriteVideo(c.step, "eval/video", gif); err != nil {
+				c.warnf("eval video to TensorBoard: %v", err)
+			}
+		}
 	}
 	if c.out != nil {
 		if c.prog != nil {

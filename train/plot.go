@@ -17,8 +17,8 @@ type curve struct {
 
 var curves = []curve{
 	{"success_rate.png", "Success rate", "success rate", []string{"eval/success_rate", "rollout/success_rate"}},
-	{"return.png", "Episode return", "return", []string{"eval/mean_return", "rollout/ep_rew_mean"}},
-	{"losses.png", "Losses", "loss", []string{"losses/qf1", "losses/qf2", "losses/actor"}},
+	{"return.png", "Episode return", "return", []string{"eval/mean_reward", "rollout/ep_rew_mean"}},
+	{"losses.png", "Losses", "loss", []string{"losses/qf1_loss", "losses/qf2_loss", "losses/actor_loss"}},
 	{"alpha.png", "Entropy coefficient", "alpha", []string{"charts/alpha"}},
 	{"vlm.png", "VLM scoring", "fraction", []string{"vlm/scored_fraction", "vlm/lambda", "vlm/mean_score"}},
 }
@@ -26,7 +26,7 @@ var curves = []curve{
 // evalStd is the ±1 standard deviation band of an evaluation metric over
 // its episodes: the return's own, and √(p(1−p)) for a success rate p.
 var evalStd = map[string]func(v map[string]float64) (float64, bool){
-	"eval/mean_return": func(v map[string]float64) (float64, bool) {
+	"eval/mean_reward": func(v map[string]float64) (float64, bool) {
 		sd, ok := v["eval/std_return"]
 		return sd, ok
 	},
@@ -50,6 +50,9 @@ func PlotCurves(dir string, title string, rows []Row) ([]string, error) {
 			band := evalStd[k]
 			for _, r := range rows {
 				v, ok := r.Values[k]
+				if old, renamed := renamedKeys[k]; !ok && renamed { // a row logged before the rename
+					v, ok = r.Values[old]
+				}
 				if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
 					continue
 				}

@@ -40,10 +40,15 @@ const (
 	rateSamples     = 30
 )
 
-// IsTerminal reports whether w (or the writer it wraps) is a character
-// device (a TTY).
+// IsTerminal reports whether w, or the writer at the end of its chain of
+// Unwrap() io.Writer methods (redact.Writer around the CLI's checked
+// stdout around *os.File), is a character device (a TTY).
 func IsTerminal(w io.Writer) bool {
-	if u, ok := w.(interface{ Unwrap() io.Writer }); ok { // a filtering writer (redact.Writer)
+	for range 16 { // a chain this deep is a cycle, not a wrapper
+		u, ok := w.(interface{ Unwrap() io.Writer })
+		if !ok {
+			break
+		}
 		w = u.Unwrap()
 	}
 	f, ok := w.(*os.File)
@@ -97,10 +102,10 @@ func (p *Progress) Rate(step int64) float64 {
 
 // Update redraws the bar at most 5 times per second.
 func (p *Progress) Update(step int64) {
+	p.sample(step) // also off a terminal: Status needs the recent speed
 	if !p.tty {
 		return
 	}
-	p.sample(step)
 	now := p.now()
 	if now.Sub(p.lastDraw) < 200*time.Millisecond && step < p.total {
 		return
@@ -122,6 +127,21 @@ func (p *Progress) line(step int64) string {
 	}
 	return fmt.Sprintf("[%s%s] %d/%d %5.1f%% %.0f steps/s ETA %s",
 		strings.Repeat("#", n), strings.Repeat(".", width-n), step, p.total, 100*frac, rate, eta)
+}
+
+// Terminal reports whether the bar draws (its writer is a terminal).
+func (p *Progress) Terminal() bool { return p.tty }
+
+// Status is the bar's numbers as one line for logs that are not a
+// terminal (CI, Slurm): "step 12000/30000 (40.0%), 118 steps/s, ETA 02:32".
+func (p *Progress) Status(step int64) string {
+	frac := min(max(float64(step)/float64(max(p.total, 1)), 0), 1)
+	rate := p.Rate(step)
+	eta := "--:--"
+	if rate > 0 {
+		eta = fmtDuration(time.Duration(float64(max(p.total-step, 0)) / rate * float64(time.Second)))
+	}
+	return fmt.Sprintf("step %d/%d (%.1f%%), %.0f steps/s, ETA %s", step, p.total, 100*frac, rate, eta)
 }
 
 // Clear erases the bar so other output starts on a clean line.

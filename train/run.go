@@ -32,6 +32,15 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	for _, w := range cfg.Warnings() {
 		c.warnf("%s", w)
 	}
+	// a start refused before anything was written leaves no run directory
+	// behind when this call made it
+	_, statErr := os.Stat(cfg.Out)
+	madeDir, refused := errors.Is(statErr, os.ErrNotExist), false
+	defer func() {
+		if madeDir && refused {
+			removeEmptyRunDir(cfg.Out)
+		}
+	}()
 	lk, err := lockRunDir(cfg.Out, c.warnf)
 	if err != nil {
 		return nil, err
@@ -52,6 +61,7 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 		if errors.Is(err, errFinished) {
 			return c.res, nil
 		}
+		refused = true
 		return c.res, err
 	}
 	c.hooks = append(c.hooks, opts.Hooks...)

@@ -3,6 +3,7 @@ package train
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -142,3 +143,30 @@ func CheckNewRunDir(dir string) error {
 	}
 	return &RunExistsError{Dir: dir, Step: m.Step}
 }
+
+// removeEmptyRunDir removes dir when it holds nothing but what a start
+// writes before it can be refused — its lock file, config.yaml,
+// platform.json and empty directories — for a directory that start made
+// (the lock is released by then). Anything else in it is kept.
+func removeEmptyRunDir(dir string) {
+	only := true
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		if filepath.Dir(p) != filepath.Clean(dir) || !d.Type().IsRegular() || !startFiles[d.Name()] {
+			only = false
+			return fs.SkipAll
+		}
+		return nil
+	})
+	if err == nil && only {
+		_ = os.RemoveAll(dir)
+	}
+}
+
+// startFiles are the files a run writes before its setup can refuse it.
+var startFiles = map[string]bool{runlock.FileName: true, "config.yaml": true, "platform.json": true}

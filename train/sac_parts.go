@@ -88,7 +88,7 @@ func (r *runner) evaluate(ctx context.Context) (*EvalResult, map[string]float64,
 		}
 	}
 	if r.evalCam != nil {
-		gif = filepath.Join(r.cfg.Out, "videos", fmt.Sprintf("eval-%09d.gif", r.step))
+		gif = evalVideoPath(r.cfg.Out, r.step)
 	}
 	res, err := Evaluate(ctx, r.evalEnv, AgentPolicy(r.agent), EvalOptions{
 		Episodes: r.cfg.Eval.Episodes, Seed: EvalSeed(r.cfg),

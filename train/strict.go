@@ -8,7 +8,7 @@ import (
 	"math"
 	"reflect"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Limits on what a config may hold. Each is far above any real use and
@@ -66,7 +66,7 @@ func loadConfig(r io.Reader, c *Config) error {
 		if errors.Is(err, io.EOF) {
 			return nil // empty file: keep defaults
 		}
-		return fmt.Errorf("config: %w (see `robot-train train -h` and the keys of config.yaml in any run directory)", err)
+		return fmt.Errorf("config: %s (robot-train train --print-config shows every key and its value)", yamlProblem(b, err))
 	}
 	var more yaml.Node
 	if err := dec.Decode(&more); !errors.Is(err, io.EOF) {

@@ -22,8 +22,9 @@ func oneOf(name, v string, choices []string) error {
 	return badf("%s %q is not one of %s", name, v, strings.Join(choices, "|"))
 }
 
-// Validate checks the config for values the loop cannot run with. Task
-// names are checked by Run against the task registry.
+// Validate checks the config for values the loop cannot run with,
+// the task's name included (CanonicalTask translates other projects'
+// names first).
 func (c *Config) Validate() error {
 	var errs []error
 	add := func(err error) {
@@ -52,6 +53,8 @@ func (c *Config) Validate() error {
 	}
 	if c.Task == "" {
 		add(badf("task is empty: pass --task NAME (robot-train tasks lists them)"))
+	} else {
+		add(checkTask(c.Task))
 	}
 	if c.Out == "" {
 		add(badf("out is empty: pass --out RUN_DIR"))

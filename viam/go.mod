@@ -180,6 +180,7 @@ require (
 	go.uber.org/zap v1.27.0 // indirect
 	go.viam.com/api v0.1.432 // indirect
 	go.viam.com/test v1.2.4 // indirect
+	go.yaml.in/yaml/v3 v3.0.6 // indirect
 	go4.org/unsafe/assume-no-moving-gc v0.0.0-20230525183740-e7c30c78aeb2 // indirect
 	goji.io v2.0.2+incompatible // indirect
 	golang.org/x/crypto v0.58.0 // indirect

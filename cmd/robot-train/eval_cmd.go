@@ -26,7 +26,7 @@ var evalFlags = []flagDef{
 	{name: "seed", kind: "uint", def: "0", help: "seed `S` of the evaluation episodes (default with --checkpoint: the run's evaluation seed)"},
 	{name: "video", help: "record the first episode to `FILE.gif`"},
 	{name: "camera", def: train.WorkspaceCamera, help: "camera for --video"},
-	{name: "video-size", kind: "int", def: "160", help: "GIF frame size (px, square)"},
+	{name: "video-size", kind: "int", def: evalGIFSize, help: "GIF frame size (px, square; default: training's eval.gif_size)"},
 	{name: "render-backend", def: "auto", help: "renderer for --video: auto|egl|soft"},
 	{name: "model", help: "with --policy: evaluate it on task arm-reach over the MJCF arm `FILE.xml` (as train --model trains it)"},
 	{name: "site", help: "--model: end-effector site `NAME` (default ee, or the model's only site), or a body's name for its origin"},

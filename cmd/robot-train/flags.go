@@ -43,6 +43,9 @@ var trainFlags = []flagDef{
 	{name: "resume", resume: true, help: "continue the run in `RUN_DIR` from its last complete checkpoint"},
 	{name: "quiet", kind: "bool", resume: true, help: "no console table or progress bar (files are still written)"},
 	{name: "cpuprofile", resume: true, help: "write a CPU profile of the run to `FILE` (go tool pprof FILE)"},
+	{name: "set", kind: "repeat", help: "set any config `KEY=VALUE` (repeatable; after --config, before the other flags): --set sac.gamma=0.98 --set buffer.capacity=1e5; train --print-config lists the keys"},
+	{name: "print-config", kind: "bool", resume: true, help: "print the resolved configuration as YAML (what config.yaml would hold) and exit without training"},
+	{name: "dry-run", kind: "bool", resume: true, help: "check the configuration and the run directory, print the resolved configuration and where the run would go, and exit without training or writing"},
 	{name: "vlm-required", kind: "bool", resume: true, help: "stop the run at the first VLM server failure (default: keep training, warn once per error kind, report in the summary)"},
 
 	{name: "task", key: "task", help: "task `NAME` (robot-train tasks lists them)"},
@@ -65,6 +68,11 @@ var trainFlags = []flagDef{
 	{name: "batch-size", key: "sac.batch_size", dqnKey: "dqn.batch_size", help: "SAC batch size"},
 	{name: "updates-per-step", key: "sac.updates_per_step", help: "gradient updates per env step"},
 	{name: "hidden", key: "sac.hidden", dqnKey: "dqn.hidden", help: "hidden layer widths, comma-separated"},
+	{name: "gamma", key: "sac.gamma", dqnKey: "dqn.gamma", help: "discount factor γ"},
+	{name: "tau", key: "sac.tau", dqnKey: "dqn.tau", help: "Polyak coefficient τ of the target networks (DQN: with target_freq)"},
+	{name: "actor-lr", key: "sac.actor_lr", help: "SAC actor's Adam learning rate (DQN: --set dqn.lr=X)"},
+	{name: "critic-lr", key: "sac.critic_lr", dqnKey: "dqn.lr", help: "SAC critics' (and log α's) Adam learning rate; DQN's Q-network learning rate"},
+	{name: "buffer-size", key: "buffer.capacity", help: "replay buffer capacity in transitions (1e6, 100k)"},
 	{name: "eval-every", key: "eval.every", resume: true, help: "env steps between evaluations (0 = only at the end)"},
 	{name: "eval-episodes", key: "eval.episodes", resume: true, help: "episodes per evaluation"},
 	{name: "log-every", key: "log.every", resume: true, help: "env steps between log rows"},
@@ -157,6 +165,8 @@ func defineOption(fs *flag.FlagSet, d flagDef) error {
 		fs.String(d.name, d.def, d.help)
 	case "bool":
 		fs.Bool(d.name, d.def == "true", d.help)
+	case "repeat":
+		fs.Var(&repeated{}, d.name, d.help)
 	case "duration":
 		var v time.Duration
 		if d.def != "" {
@@ -190,13 +200,13 @@ func defineFlag(fs *flag.FlagSet, d flagDef, kind, def string) error {
 		if def != "" {
 			_, err = fmt.Sscan(def, &v)
 		}
-		fs.Int64(d.name, v, d.help)
+		fs.Var(&countValue{v: v}, d.name, d.help)
 	case "uint":
 		var v uint64
 		if def != "" {
 			_, err = fmt.Sscan(def, &v)
 		}
-		fs.Uint64(d.name, v, d.help)
+		fs.Var(&countValue{v: int64(v), unsigned: true}, d.name, d.help)
 	case "float":
 		var v float64
 		if def != "" {

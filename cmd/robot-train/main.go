@@ -76,6 +76,10 @@ func (c *checkedWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// Unwrap returns the writer it checks, so train.IsTerminal sees the
+// terminal behind it (without it the progress bar never draws).
+func (c *checkedWriter) Unwrap() io.Writer { return c.w }
+
 // Err is the first write error, if any.
 func (c *checkedWriter) Err() error {
 	c.mu.Lock()

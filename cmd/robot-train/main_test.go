@@ -218,7 +218,7 @@ func TestTrainSmokeAndEvalCheckpoint(t *testing.T) {
 					last = r
 				}
 			}
-			if got.SuccessRate != last.Values["eval/success_rate"] || got.MeanReturn != last.Values["eval/mean_return"] ||
+			if got.SuccessRate != last.Values["eval/success_rate"] || got.MeanReturn != last.Values["eval/mean_reward"] ||
 				float64(got.Episodes) != last.Values["eval/episodes"] {
 				t.Fatalf("eval %+v does not reproduce the run's final evaluation %v", got, last.Values)
 			}

@@ -27,7 +27,7 @@ func TestSuggest(t *testing.T) {
 	}{
 		{"stpes", trainNames, []string{"steps"}},            // transposition
 		{"step", trainNames, []string{"steps"}},             // deletion
-		{"sed", trainNames, []string{"seed"}},               // insertion
+		{"sed", trainNames, []string{"seed", "set"}},        // an insertion or a substitution away
 		{"check", trainNames, []string{"checkpoint-every"}}, // prefix
 		{"eval-every", trainNames, nil},                     // exact: nothing to suggest
 		{"learning-start", trainNames, []string{"learning-starts"}},

@@ -39,10 +39,10 @@ var recordFlags = []flagDef{
 	{name: "lerobot", help: "write a LeRobot v3.0 dataset to `DIR` (must not exist)"},
 	{name: "seed", key: "seed", help: "seed `S`: the episodes are those a training run with this --seed starts with"},
 	{name: "num-envs", key: "num_envs", help: "lay the episode seeds out as a training run with `N` envs (train's --num-envs)"},
-	{name: "reward", def: "sparse", help: "reward stored in next.reward: dense|sparse"},
+	{name: "reward", def: trainReward, help: "reward stored in next.reward: dense|sparse (default: the one train trains on, so train --demos takes the dataset)"},
 	{name: "max-episode-len", kind: "int", def: "0", help: "control steps per episode (0 = train's default max_episode_len, or the run's)"},
 	{name: "cameras", def: train.TaskCamera, help: "comma-separated sim cameras, one video each (task, workspace, corner, topview, …; \"\" for none)"},
-	{name: "size", def: "128x128", help: "video frame size `WxH` (even; AV1 needs ≥ 64x64, else H.264 is used)"},
+	{name: "size", def: scorerFrameSize, help: "video frame size `WxH` (default: the scorer's in training; even; AV1 needs ≥ 64x64, else H.264 is used)"},
 	{name: "render-backend", def: "auto", help: "renderer: auto|egl|soft"},
 	{name: "codec", def: "auto", help: "video codec: auto (AV1 via libsvtav1 when present, else H.264) | av1 | h264"},
 	{name: "hw", help: "convert a camera recording instead: a folder of images, a video file, or a camera URL/device (`SPEC` as score --source takes it)"},
@@ -64,6 +64,12 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if hwSpec != "" {
 		return recordHW(ctx, stdout, hwSpec, out, b.f64("fps"), b.int("frames"), b.str("camera-name"), b.str("instruction"), b.str("codec"), asJSON)
+	}
+	if task != "" {
+		task = train.CanonicalTask(task) // MetaWorld's reach-v3
+		if err := train.UnknownTaskError(task); err != nil {
+			return err
+		}
 	}
 	if task == "" && (policy == "expert" || policy == "random") {
 		return usagef("--task NAME is required with --policy %s (robot-train tasks lists them)", policy)

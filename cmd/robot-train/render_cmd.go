@@ -22,11 +22,12 @@ var renderFlags = []flagDef{
 	{name: "task", help: "task `NAME`"},
 	{name: "model", help: "render an MJCF model `FILE.xml` instead of a task (--camera: one of its cameras, default a view of the whole model)"},
 	{name: "camera", def: train.TaskCamera, help: "camera: task (the task's scorer views), workspace, corner, corner2, corner3, corner4, topview, close, behindGripper, gripperPOV"},
-	{name: "size", def: "256x256", help: "image size `WxH`"},
+	{name: "size", def: scorerFrameSize, help: "image size `WxH` (default: the scorer's frames in training)"},
 	{name: "policy", def: "expert", help: "policy that moves the robot: expert|random"},
 	{name: "steps", kind: "int", def: "0", help: "control steps to run (PNG: the frame after N steps; GIF/MP4: N+1 frames; default 0 for PNG, one episode otherwise)"},
 	{name: "seed", kind: "uint", def: "0", help: "episode seed `S`"},
 	{name: "out", help: "output `FILE` (.png, .gif or .mp4)"},
+	{name: "checkpoint", help: "not render's: a trained policy is drawn by robot-train eval --checkpoint `RUN_DIR` --video FILE.gif (render moves the robot with the scripted expert or random actions)"},
 	{name: "render-backend", def: "auto", help: "renderer: auto|egl|soft"},
 	{name: "every", kind: "int", def: "2", help: "GIF/MP4: keep every k-th control step"},
 	{name: "theme", def: "standard", help: "appearance: standard|misleading|abstract"},
@@ -100,6 +101,9 @@ func parseRender(args []string, stderr io.Writer) (*renderJob, error) {
 		backend: b.str("render-backend"), theme: b.str("theme"), steps: b.int("steps"), every: b.int("every"), seed: b.u64("seed"),
 		opts:   train.CameraOptions{Shadows: b.on("shadows"), MSAA: b.int("msaa"), Scenery: b.on("scenery")},
 		extras: extraOutputs{depth: b.str("depth"), seg: b.str("seg"), sheet: b.str("sheet"), sheetFrames: b.int("sheet-frames"), sheetCols: b.int("sheet-cols")}}
+	if ck := b.str("checkpoint"); ck != "" {
+		return nil, usagef("render draws the scripted expert or random actions; a trained policy is drawn by eval: robot-train eval --checkpoint %s --video policy.gif (--camera, --video-size as here)", ck)
+	}
 	if m := b.str("model"); m != "" {
 		j.model = &modelRender{file: m, camera: j.camera, out: j.out, backend: j.backend, size: b.str("size"), steps: j.steps, every: j.every}
 		return j, nil

@@ -42,7 +42,7 @@ var scoreFlags = []flagDef{
 	{name: "clip-len", key: "vlm.clip_len", help: "frames per clip"},
 	{name: "stride", key: "vlm.stride", help: "frames between clip starts"},
 	{name: "camera", key: "vlm.camera", help: "sim camera name"},
-	{name: "size", def: "160x120", help: "frame size `WxH` (sim render size; grid tiles fill the smaller side; camera frames are resized)"},
+	{name: "size", def: scorerFrameSize, help: "frame size `WxH` (sim render size, default the scorer's in training; grid tiles fill the smaller side; camera frames are resized)"},
 	{name: "render-backend", def: "auto", help: "renderer for sim sources: auto|egl|soft"},
 	{name: "theme", def: "standard", help: "appearance of a sim source's frames: standard|misleading|abstract (the agent's scene is unchanged)"},
 	optionRow("vlm-base-url"),

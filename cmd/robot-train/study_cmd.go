@@ -74,7 +74,8 @@ var (
 		{name: "shard", help: "K/N: run only the K-th of N deterministic parts of the grid (Slurm arrays, Kubernetes Indexed Jobs)"},
 		{name: "arms", help: "comma-separated `ARMS`: run only these arms (e.g. the cheap ones of every seed first)"},
 		{name: "tasks", help: "comma-separated `TASKS`: run only these tasks"},
-		{name: "dry-run", kind: "bool", help: "list the runs that would start or resume, and check that started runs still match the study file, without training"},
+		{name: "dry-run", kind: "bool", help: "list the runs that would start or resume, check that started runs still match the study file, and forecast the CPU-hours left from finished runs, without training"},
+		{name: "calibrate", kind: "bool", help: "with --dry-run: forecast arms without finished runs from a short training of each (learning_starts + 2,000 steps in a temporary directory; nothing is kept)"},
 	}
 	studyReportFlags = []flagDef{
 		{name: "json", kind: "bool", help: "print the report as JSON instead of Markdown"},
@@ -123,9 +124,24 @@ func studyRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := r.Only.Check(spec); err != nil {
 		return usagef("%v", err)
 	}
+	if b.on("calibrate") && !dry {
+		return usagef("--calibrate forecasts a --dry-run; add --dry-run")
+	}
 	sum, err := r.Run(ctx)
 	if err == nil && dry {
 		_, _ = fmt.Fprintf(stdout, "study %s: %d runs in this shard, %d done or running elsewhere (dry run: nothing started)\n", spec.Name, sum.Total, sum.Skipped)
+		est := sum.Estimate
+		if b.on("calibrate") {
+			var cals []study.Calibration
+			if est, cals, err = r.Calibrate(ctx); err != nil {
+				return err
+			}
+			for _, c := range cals {
+				_, _ = fmt.Fprintf(stdout, "calibration of arm %s: %.3f CPU-ms per env step before learning starts, %.3f after (%d steps)\n",
+					c.Arm, 1000*c.RandomCPUSPerStep, 1000*c.UpdateCPUSPerStep, c.Steps)
+			}
+		}
+		_, _ = fmt.Fprintf(stdout, "CPU time left: %s\n", est)
 		return nil
 	}
 	_, _ = fmt.Fprintf(stdout, "study %s: %d runs in this shard: %d finished now, %d already done or running elsewhere, %d failed; %.1f CPU-min\n",

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -89,6 +90,13 @@ func TestStudyRunResumesAfterInterrupt(t *testing.T) {
 	res, err := exec.Command(bin, "study", "run", spec, "--out", out, "--parallel", "2").CombinedOutput()
 	if err != nil {
 		t.Fatalf("rerun: %v\n%s", err, res)
+	}
+	// progress: each run's start (or resume) and, after each, k of N with CPU time and ETA
+	if !strings.Contains(string(res), "resume reach/") || !regexp.MustCompile(`start reach/\w+/s\d \(\d+ steps\)`).Match(res) {
+		t.Errorf("rerun output lacks the start/resume lines:\n%s", res)
+	}
+	if !regexp.MustCompile(`done reach/\w+/s\d \(\d+ CPU-s\); \d of 4 runs, [0-9.]+ CPU-h so far, ETA [0-9:-]+`).Match(res) {
+		t.Errorf("rerun output lacks 'k of N runs, CPU-h so far, ETA':\n%s", res)
 	}
 	for _, id := range tinyRuns {
 		if st := study.RunState(filepath.Join(out, "runs", filepath.FromSlash(id))); st != study.Done {
@@ -240,6 +248,18 @@ func TestStudyDryRunWritesNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Fatalf("dry run created %s (stat: %v)", out, err)
+	}
+	if !strings.Contains(stdout, "CPU time left: 4 runs, 1200 env steps left; no finished run in this study") {
+		t.Errorf("dry run gives no CPU-time line for a study without finished runs:\n%s", stdout)
+	}
+	// --calibrate times a short training of each arm, keeps nothing, and forecasts
+	// (the built binary: calibration runs robot-train train as a child)
+	cal, err := exec.Command(buildBinary(t), "study", "run", spec, "--out", out, "--dry-run", "--calibrate").CombinedOutput()
+	if err != nil || strings.Count(string(cal), "calibration of arm ") != 2 || !strings.Contains(string(cal), "(2 arms calibrated by a short training") {
+		t.Errorf("--calibrate: %v\n%s", err, cal)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("a calibrated dry run created %s (stat: %v)", out, err)
 	}
 
 	if err := os.MkdirAll(out, 0o755); err != nil {

@@ -32,6 +32,14 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	resume := flags.str("resume")
+	if flags.on("print-config") {
+		b, err := cfg.EncodeYAML()
+		if err != nil {
+			return err
+		}
+		_, err = stdout.Write(b)
+		return err
+	}
 	if resume == "" {
 		// refuse (or, for a derived --out, step aside) before anything is
 		// printed or written: a run directory with a checkpoint is continued
@@ -44,6 +52,21 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			_, _ = fmt.Fprintf(stderr, "note: %s already holds a run; writing this one to %s (continue the other with --resume %s)\n", cfg.Out, out, cfg.Out)
 			cfg.Out = out
 		}
+	}
+	if flags.on("dry-run") {
+		b, err := cfg.EncodeYAML()
+		if err != nil {
+			return err
+		}
+		if _, err := stdout.Write(b); err != nil {
+			return err
+		}
+		verb := "start"
+		if resume != "" {
+			verb = "resume"
+		}
+		_, err = fmt.Fprintf(stdout, "dry run: would %s %s (%s replay, %d env steps) in %s; nothing was written\n", verb, cfg.Task, cfg.ResolvedReplay(), cfg.Steps, cfg.Out)
+		return err
 	}
 	opts := train.Options{Resume: resume != "", Stdout: stdout, Stderr: stderr, Quiet: flags.on("quiet"), VLMRequired: flags.on("vlm-required")}
 	if p := flags.str("cpuprofile"); p != "" {
@@ -86,10 +109,14 @@ func trainConfig(flags *boundFlags, set map[string]bool) (cfg train.Config, auto
 			return cfg, false, &train.ConfigError{Msg: err.Error()}
 		}
 	}
-	// explicit flags override the file
+	// --set KEY=VALUE overrides the file; explicit flags override both
+	if err := applySets(&cfg, flags.list("set")); err != nil {
+		return cfg, false, err
+	}
 	if err := flags.apply(&cfg, set); err != nil {
 		return cfg, false, err
 	}
+	cfg.Task = train.CanonicalTask(cfg.Task)        // MetaWorld's reach-v3, MiniGrid's names
 	if cfg.Arm.Model != "" && cfg.Task == "reach" { // --model FILE.xml --task reach
 		cfg.Task = tasks.ArmReachName
 	}

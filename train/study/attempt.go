@@ -121,6 +121,11 @@ func (r *Runner) attempt(ctx context.Context, run Run, threads int) (Attempt, ou
 		}
 		args = []string{"train", "--config", cfgPath, "--out", dir, "--quiet"}
 	}
+	verb := "start"
+	if a.Resumed {
+		verb = "resume"
+	}
+	r.logf("%s %s (%d steps)", verb, run.ID(), run.Config.Steps)
 	err = r.exec(ctx, dir, args, threads, lk, &a)
 	if err != nil {
 		return a, trained, err

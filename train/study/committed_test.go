@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/vlmrb/vlmrb/train"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // TestCommittedRunConfigsKeepTheirMeaning: every run config committed in

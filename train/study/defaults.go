@@ -12,7 +12,7 @@ import (
 	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"github.com/vlmrb/vlmrb/internal/safefile"
 	"github.com/vlmrb/vlmrb/train"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // DefaultsFile holds a study's frozen defaults: the values of train's

@@ -153,7 +153,8 @@ type Runner struct {
 	// Each child gets max(1, CPUs/Parallel) BLAS and Go threads.
 	CPUs int
 
-	core string // OPENBLAS_CORETYPE of every child (see BLASCoreFile)
+	core string   // OPENBLAS_CORETYPE of every child (see BLASCoreFile)
+	prog *tracker // progress of execute's list
 }
 
 // Summary counts what a Runner did.
@@ -161,6 +162,7 @@ type Summary struct {
 	Total, Skipped, Finished, Failed int
 	CPUS                             float64 // CPU seconds of the children started by this call
 	Errors                           []string
+	Estimate                         Estimate // a dry run's forecast of the CPU time left
 }
 
 // Run executes every run of the shard that is not done: fresh ones from
@@ -262,25 +264,82 @@ func (r *Runner) seedMajor(runs []Run) []Run {
 
 // dryRun logs what Run would do with each run.
 func (r *Runner) dryRun(todo []Run, sum *Summary) {
+	var left []Run
+	var doneRuns []Run
 	for _, run := range todo {
 		switch RunState(run.Config.Out) {
 		case Done:
 			sum.Skipped++
+			doneRuns = append(doneRuns, run)
 		case Running:
 			sum.Skipped++
 			r.logf("skip %s: another process is running it", run.ID())
 		case Partial:
 			r.logf("would resume %s", run.ID())
+			left = append(left, run)
 		default:
 			r.logf("would start %s", run.ID())
+			left = append(left, run)
 		}
 	}
+	sum.Estimate = estimate(doneRuns, left)
+}
+
+// estimate forecasts the CPU time of the runs left from the finished ones:
+// CPU seconds per env step of the finished runs of the same arm (of all
+// arms where that arm has none), times the steps each run has left.
+func estimate(doneRuns, left []Run) Estimate {
+	type acc struct {
+		cpuS  float64
+		steps int64
+		n     int
+	}
+	byArm := map[string]*acc{}
+	var all acc
+	for _, run := range doneRuns {
+		var cpu float64
+		for _, a := range Attempts(run.Config.Out) {
+			cpu += a.CPUS
+		}
+		if cpu <= 0 || run.Config.Steps <= 0 {
+			continue // no CPU record (an archived or a foreign run)
+		}
+		a := byArm[run.Arm]
+		if a == nil {
+			a = &acc{}
+			byArm[run.Arm] = a
+		}
+		a.cpuS, a.steps, a.n = a.cpuS+cpu, a.steps+run.Config.Steps, a.n+1
+		all.cpuS, all.steps, all.n = all.cpuS+cpu, all.steps+run.Config.Steps, all.n+1
+	}
+	e := Estimate{Left: len(left), Basis: all.n}
+	var cpu float64
+	for _, run := range left {
+		steps := run.Config.Steps
+		if _, m, err := train.LatestCheckpoint(run.Config.Out); err == nil {
+			steps = max(steps-m.Step, 0)
+		}
+		e.StepsLeft += steps
+		if a := byArm[run.Arm]; a != nil {
+			cpu += a.cpuS / float64(a.steps) * float64(steps)
+		} else if all.n > 0 {
+			cpu += all.cpuS / float64(all.steps) * float64(steps)
+		}
+	}
+	if all.n > 0 && e.StepsLeft > 0 {
+		e.CPUSPerStep = cpu / float64(e.StepsLeft)
+	} else if all.n > 0 {
+		e.CPUSPerStep = all.cpuS / float64(all.steps)
+	}
+	return e
 }
 
 // execute trains todo on par workers of threads threads each, counting
 // every outcome into sum, until all are tried or ctx is cancelled.
 func (r *Runner) execute(ctx context.Context, todo []Run, par, threads int, sum *Summary) {
 	var mu sync.Mutex
+	r.prog = newTracker(len(todo), time.Now)
+	r.logf("%d runs to try, %d at a time; each prints a line when it starts and when it ends", len(todo), par)
 	jobs := make(chan Run)
 	var wg sync.WaitGroup
 	for w := 0; w < par; w++ {
@@ -311,6 +370,9 @@ func (r *Runner) execute(ctx context.Context, todo []Run, par, threads int, sum 
 // count records one attempt's outcome in sum and the log.
 func (r *Runner) count(ctx context.Context, sum *Summary, run Run, a Attempt, out outcome, err error) {
 	sum.CPUS += a.CPUS
+	if r.prog != nil && (out != trained || ctx.Err() == nil) { // a stopped run is not through
+		r.prog.add(a.CPUS, out == trained && err == nil)
+	}
 	switch {
 	case out == skippedDone:
 		sum.Skipped++
@@ -319,7 +381,7 @@ func (r *Runner) count(ctx context.Context, sum *Summary, run Run, a Attempt, ou
 		r.logf("skip %s: %v", run.ID(), err)
 	case err == nil:
 		sum.Finished++
-		r.logf("done %s (%.0f CPU-s)", run.ID(), a.CPUS)
+		r.logf("done %s (%.0f CPU-s); %s", run.ID(), a.CPUS, r.prog.line())
 	case ctx.Err() != nil && a.stopped:
 		r.logf("stopped %s at a checkpoint; rerun `study run` to resume it", run.ID())
 	case ctx.Err() != nil:
@@ -327,7 +389,7 @@ func (r *Runner) count(ctx context.Context, sum *Summary, run Run, a Attempt, ou
 	default:
 		sum.Failed++
 		sum.Errors = append(sum.Errors, fmt.Sprintf("%s: %v", run.ID(), err))
-		r.logf("FAILED %s: %v", run.ID(), err)
+		r.logf("FAILED %s: %v; %s", run.ID(), err, r.prog.line())
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 
 	"github.com/vlmrb/vlmrb/internal/safefile"
 	"github.com/vlmrb/vlmrb/train"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Spec is a study file: a grid of tasks × arms × seeds over a base

@@ -57,7 +57,7 @@ func RunCLI(ctx context.Context, cmd string, args []string, stdout, stderr io.Wr
 	episodes := fs.Int("episodes", 10, "episodes `N`")
 	seed := fs.Uint64("seed", 0, "base episode seed (episode k: control.EpisodeSeed(seed, 0, k))")
 	maxSteps := fs.Int("max-steps", 0, "control steps per episode (0: the run's episode length)")
-	simReset := fs.Bool("sim-reset", false, "reset a vlmrb:arm:sim at each episode and read its success")
+	simReset := fs.Bool("sim-reset", false, "reset a vlmrb:vlmrb:sim-arm at each episode and read its success")
 	offset := fs.String("task-offset-mm", "0,0,0", "arm frame → task frame offset `X,Y,Z` (mm)")
 	maxStep := fs.Float64("max-step-mm", 0, "cap on the target's move per step (mm; 0: none)")
 	record := fs.String("record", "", "record episodes under `DIR` (frames + steps.jsonl, the hw layout)")

@@ -58,7 +58,7 @@ type RigConfig struct {
 	Gripper string `json:"gripper,omitempty"`
 	// GripperMode: "binary" (default: a[3] > 0 Grab, else Open, called
 	// when the command changes) or "proportional" (DoCommand {"set": a[3]}
-	// every tick, for grippers that take one, such as vlmrb:gripper:sim).
+	// every tick, for grippers that take one, such as vlmrb:vlmrb:sim-gripper).
 	GripperMode string `json:"gripper_mode,omitempty"`
 	// Camera records frames (optional).
 	Camera string `json:"camera,omitempty"`
@@ -84,6 +84,12 @@ type RigConfig struct {
 	// kinematic limits always apply. Checked before every command; a joint
 	// outside stops the arm and ends the episode.
 	JointLimits [][2]float64 `json:"joint_limits,omitempty"`
+	// Control is how targets reach the arm: "joints" (IK on the arm's own
+	// kinematics, ModelFrame, then MoveToJointPositions: no motion plan
+	// per tick), "pose" (MoveToPosition every tick: most arms plan a
+	// motion for each) or "auto" (default: joints for arms with 4 or more
+	// joints, pose otherwise, such as vlmrb's 3-joint sim hand).
+	Control string `json:"control,omitempty"`
 }
 
 func (c *RigConfig) validate() ([]string, error) {
@@ -95,6 +101,11 @@ func (c *RigConfig) validate() ([]string, error) {
 		if d != "" {
 			deps = append(deps, d)
 		}
+	}
+	switch c.Control {
+	case "", "auto", "joints", "pose":
+	default:
+		return nil, fmt.Errorf(`"control" is %q; use "auto", "joints" or "pose"`, c.Control)
 	}
 	switch c.GripperMode {
 	case "", "binary", "proportional":
@@ -134,7 +145,13 @@ func (c *RigConfig) scale() float64 {
 	return c.ActionScale
 }
 
-// RunnerConfig configures vlmrb:service:policy-runner.
+// The control rate's bounds (rate_hz; 0 means as fast as possible).
+const (
+	MinRateHz = 0.1
+	MaxRateHz = 1000.0
+)
+
+// RunnerConfig configures vlmrb:vlmrb:policy-runner.
 type RunnerConfig struct {
 	RigConfig `json:",squash"`
 	// Checkpoint is a vlmrb run directory (the output of robot-train
@@ -146,7 +163,7 @@ type RunnerConfig struct {
 	// MaxSteps per episode (0: the run's episode length).
 	MaxSteps int `json:"max_steps,omitempty"`
 	// SimReset: at every episode start send DoCommand {"reset": {"seed":
-	// s}} to the arm (vlmrb:arm:sim takes it), seeds as in robot-train eval.
+	// s}} to the arm (vlmrb:vlmrb:sim-arm takes it), seeds as in robot-train eval.
 	SimReset bool `json:"sim_reset,omitempty"`
 	// RecordDir, when set, records each episode there (RecordFrames).
 	RecordDir string `json:"record_dir,omitempty"`
@@ -161,7 +178,7 @@ type RunnerConfig struct {
 }
 
 var runnerKeys = []string{"arm", "gripper", "gripper_mode", "camera", "pose_tracker", "goal_mm", "task_offset_mm", "action_scale_mm",
-	"workspace_mm", "max_step_mm", "joint_limits", "checkpoint", "rate_hz", "max_steps", "sim_reset", "record_dir", "auto_start", "episodes", "seed"}
+	"workspace_mm", "max_step_mm", "joint_limits", "control", "checkpoint", "rate_hz", "max_steps", "sim_reset", "record_dir", "auto_start", "episodes", "seed"}
 
 // Validate checks the attributes and names the components the runner
 // depends on.
@@ -172,8 +189,10 @@ func (c *RunnerConfig) Validate(path string) ([]string, error) {
 	if c.Checkpoint == "" {
 		return nil, fmt.Errorf(`"checkpoint" is required: a vlmrb run directory (robot-train train --out DIR)`)
 	}
-	if c.RateHz < 0 || c.RateHz > 1000 || !finite(c.RateHz) {
-		return nil, fmt.Errorf(`"rate_hz" is %g; use 0 (as fast as possible) to 1000`, c.RateHz)
+	// below MinRateHz the tick period would be hours (and at ~1e-9 Hz it
+	// overflows time.Duration)
+	if !finite(c.RateHz) || c.RateHz < 0 || c.RateHz > MaxRateHz || (c.RateHz > 0 && c.RateHz < MinRateHz) {
+		return nil, fmt.Errorf(`"rate_hz" is %g; use 0 (as fast as the robot answers) or %g to %g ticks per second`, c.RateHz, MinRateHz, MaxRateHz)
 	}
 	if c.MaxSteps < 0 || c.Episodes < 0 {
 		return nil, fmt.Errorf(`"max_steps" (%d) and "episodes" (%d) must not be negative`, c.MaxSteps, c.Episodes)

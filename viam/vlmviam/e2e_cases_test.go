@@ -63,7 +63,7 @@ func TestE2ESimClosedLoopParity(t *testing.T) {
 	const episodes, seed = 20, 42
 	s := startViam(t, map[string]any{
 		"components": simComponents("reach", 100),
-		"services": []any{map[string]any{"name": "runner", "api": "rdk:service:generic", "model": "vlmrb:service:policy-runner",
+		"services": []any{map[string]any{"name": "runner", "api": "rdk:service:generic", "model": "vlmrb:vlmrb:policy-runner",
 			"attributes": map[string]any{"checkpoint": run, "arm": "arm", "gripper": "gripper", "gripper_mode": "proportional",
 				"pose_tracker": "poses", "sim_reset": true}}},
 	}, nil)
@@ -175,7 +175,10 @@ func TestE2EFakeUR5e(t *testing.T) {
 	box := map[string]any{"low": []any{o.X - 30, o.Y - 30, o.Z - 30}, "high": []any{o.X + 30, o.Y + 30, o.Z + 30}}
 	goal := []any{o.X + 300, o.Y + 300, o.Z}
 	base := func(extra map[string]any) map[string]any {
-		m := map[string]any{"checkpoint": run, "arm": "ur", "task_offset_mm": off, "workspace_mm": box, "max_step_mm": 3, "goal_mm": goal}
+		// the MoveToPosition fallback path (a motion plan per tick); the
+		// joint path is TestE2EFakeUR5eJointPath
+		m := map[string]any{"checkpoint": run, "arm": "ur", "task_offset_mm": off, "workspace_mm": box, "max_step_mm": 3, "goal_mm": goal,
+			"control": "pose"}
 		for k, v := range extra {
 			m[k] = v
 		}
@@ -443,7 +446,8 @@ func alive(pid int) bool {
 	return f[0] != "Z" && f[0] != "X"
 }
 
-// TestE2EReconfigureAndKill: the running policy runner takes a new
+// TestE2EReconfigureAndKill (configured with the deprecated model names,
+// which must keep working): the running policy runner takes a new
 // checkpoint from an edited config without stopping, removing it from the
 // config ends its loop, and SIGKILL of viam-server makes the module exit.
 func TestE2EReconfigureAndKill(t *testing.T) {

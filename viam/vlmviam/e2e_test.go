@@ -94,7 +94,9 @@ func startViam(t *testing.T, cfg map[string]any, serverEnv map[string]string) *v
 	}
 	s := &viamServer{addr: freeAddr(t), dir: t.TempDir(), log: &syncBuffer{}, exited: make(chan struct{})}
 	cfg["network"] = map[string]any{"bind_address": s.addr}
-	cfg["modules"] = []any{map[string]any{"name": "vlmrb", "executable_path": module}}
+	if _, ok := cfg["modules"]; !ok {
+		cfg["modules"] = []any{map[string]any{"name": "vlmrb", "executable_path": module}}
+	}
 	s.cfgPath = filepath.Join(s.dir, "config.json")
 	s.writeConfig(t, cfg)
 	s.cmd = exec.Command(server, "-config", s.cfgPath, "-disable-mdns", "-ftdc=false", "-webrtc=false", "-no-tls")
@@ -252,9 +254,9 @@ func simComponents(task string, maxSteps int) []any {
 		return map[string]any{"name": name, "api": api, "model": model, "attributes": attrs}
 	}
 	return []any{
-		a("arm", "rdk:component:arm", "vlmrb:arm:sim", nil),
-		a("gripper", "rdk:component:gripper", "vlmrb:gripper:sim", nil),
-		a("poses", "rdk:component:pose_tracker", "vlmrb:pose_tracker:sim", nil),
-		a("simcam", "rdk:component:camera", "vlmrb:camera:sim", map[string]any{"backend": "soft", "width": 160, "height": 120}),
+		a("arm", "rdk:component:arm", "vlmrb:vlmrb:sim-arm", nil),
+		a("gripper", "rdk:component:gripper", "vlmrb:vlmrb:sim-gripper", nil),
+		a("poses", "rdk:component:pose_tracker", "vlmrb:vlmrb:sim-pose-tracker", nil),
+		a("simcam", "rdk:component:camera", "vlmrb:vlmrb:sim-camera", map[string]any{"backend": "soft", "width": 160, "height": 120}),
 	}
 }

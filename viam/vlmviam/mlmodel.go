@@ -15,7 +15,7 @@ import (
 )
 
 // MLModelModel is the policy-as-mlmodel model name.
-var MLModelModel = resource.NewModel("vlmrb", "mlmodel", "policy")
+var MLModelModel = resource.NewModel(Namespace, ModuleName, "policy")
 
 // Tensor names of the mlmodel service.
 const (
@@ -23,7 +23,7 @@ const (
 	TensorAction      = "action"      // float32, [N, 4] in [−1, 1]
 )
 
-// MLModelConfig configures vlmrb:mlmodel:policy.
+// MLModelConfig configures vlmrb:vlmrb:policy.
 type MLModelConfig struct {
 	// Checkpoint is a vlmrb run directory.
 	Checkpoint string         `json:"checkpoint"`

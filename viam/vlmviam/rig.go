@@ -30,6 +30,9 @@ type LimitCounts struct {
 	Step      int `json:"step"`       // target move shortened to max_step_mm
 	Joint     int `json:"joint"`      // a joint outside its limits stopped the arm
 	NonFinite int `json:"non_finite"` // a non-finite action was replaced by holding still
+	// IKFallback counts ticks of the joint control path whose IK found no
+	// solution, sent as MoveToPosition instead.
+	IKFallback int `json:"ik_fallback"`
 }
 
 // Total is the sum of the counts.
@@ -63,6 +66,10 @@ type Rig struct {
 	openness func(ctx context.Context) (float64, error)
 	action   [tasks.ActDim]float64
 	goalTask [3]float64 // goal in the task frame (m)
+
+	ik     *IK       // joint control path (nil: MoveToPosition per tick)
+	sim    bool      // the arm is vlmrb's sim arm: MoveToPosition with SimControlStep
+	joints []float64 // last commanded joints, the next IK seed (nil: read them)
 }
 
 // NewRig resolves the components of cfg in deps.
@@ -88,6 +95,11 @@ func NewRig(deps resource.Dependencies, cfg RigConfig) (*Rig, error) {
 	if cfg.Camera != "" {
 		if r.cam, err = camera.FromDependencies(deps, cfg.Camera); err != nil {
 			return nil, fmt.Errorf("camera %q: %w", cfg.Camera, err)
+		}
+	}
+	if m := r.arm.ModelFrame(); cfg.Control == "joints" || (cfg.Control != "pose" && m != nil && len(m.DoF()) >= 4) {
+		if r.ik, err = NewIK(m); err != nil {
+			return nil, failedPrecondition(`arm %q: "control": "joints" needs the arm's kinematics: %v; use "pose"`, cfg.Arm, err)
 		}
 	}
 	r.safety.MaxSpeed = cfg.MaxStep // mm per tick, dt = 1
@@ -125,6 +137,15 @@ func (r *Rig) Counts() LimitCounts {
 // Target returns the commanded target (mm, arm frame).
 func (r *Rig) Target() [3]float64 { return r.target }
 
+// ControlPath returns "joints" (IK, then MoveToJointPositions) or "pose"
+// (MoveToPosition per tick).
+func (r *Rig) ControlPath() string {
+	if r.ik != nil {
+		return "joints"
+	}
+	return "pose"
+}
+
 // Camera returns the rig's camera (nil when none).
 func (r *Rig) Camera() camera.Camera { return r.cam }
 
@@ -142,6 +163,10 @@ func (r *Rig) Begin(ctx context.Context) ([]float64, error) {
 	pt := p.Point()
 	r.target = [3]float64{pt.X, pt.Y, pt.Z}
 	r.orient = p.Orientation()
+	r.joints = nil // the first tick seeds IK with the measured joints
+	if m, err := r.arm.DoCommand(ctx, map[string]any{SimProbe: true}); err == nil {
+		r.sim, _ = m[SimProbe].(bool)
+	}
 	r.grip, r.gripSet = -1, false
 	if r.gripper != nil {
 		if r.cfg.GripperMode == "proportional" {
@@ -272,11 +297,45 @@ func (r *Rig) Act(ctx context.Context, a []float64) ([3]float64, error) {
 		}
 	}
 	pose := spatialmath.NewPose(r3.Vector{X: target[0], Y: target[1], Z: target[2]}, r.orient)
-	if err := r.arm.MoveToPosition(ctx, pose, nil); err != nil {
-		return r.target, fmt.Errorf("arm %q move: %w", r.cfg.Arm, err)
+	if err := r.moveTo(ctx, pose); err != nil {
+		return r.target, err
 	}
 	r.target = target
 	return target, nil
+}
+
+// moveTo sends the arm to pose: through IK and MoveToJointPositions on the
+// joint path, else (or when IK finds no solution) MoveToPosition.
+func (r *Rig) moveTo(ctx context.Context, pose spatialmath.Pose) error {
+	if r.ik != nil {
+		seed := r.joints
+		if seed == nil {
+			in, err := r.arm.JointPositions(ctx, nil)
+			if err != nil {
+				return fmt.Errorf("arm %q joint positions: %w", r.cfg.Arm, err)
+			}
+			seed = referenceframe.InputsToFloats(in)
+		}
+		q, _, _, err := r.ik.Solve(seed, pose)
+		if err == nil {
+			if err := r.arm.MoveToJointPositions(ctx, referenceframe.FloatsToInputs(q), nil); err != nil {
+				r.joints = nil
+				return fmt.Errorf("arm %q joint move: %w", r.cfg.Arm, err)
+			}
+			r.joints = q
+			return nil
+		}
+		r.counts.IKFallback++
+		r.joints = nil
+	}
+	var extra map[string]any
+	if r.sim {
+		extra = map[string]any{SimControlStep: true}
+	}
+	if err := r.arm.MoveToPosition(ctx, pose, extra); err != nil {
+		return fmt.Errorf("arm %q move: %w", r.cfg.Arm, err)
+	}
+	return nil
 }
 
 func (r *Rig) setGripper(ctx context.Context, g float64) error {

@@ -48,7 +48,7 @@ type EnvConfig struct {
 	// MaxSteps is the episode length (control steps, > 0).
 	MaxSteps int
 	// SimReset sends {"reset": {"seed": s}} to the arm at Reset and reads
-	// the sim's success back (vlmrb:arm:sim); a real arm is left where it is.
+	// the sim's success back (vlmrb:vlmrb:sim-arm); a real arm is left where it is.
 	SimReset bool
 	// Reward, when set, gives the reward from the camera after each step
 	// (needs Camera); nil gives 0.

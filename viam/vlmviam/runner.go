@@ -17,12 +17,12 @@ import (
 )
 
 // RunnerModel is the policy runner's model name.
-var RunnerModel = resource.NewModel("vlmrb", "service", "policy-runner")
+var RunnerModel = resource.NewModel(Namespace, ModuleName, "policy-runner")
 
 // maxLatencies caps the tick latencies kept for the status percentiles.
 const maxLatencies = 100000
 
-// Runner is vlmrb:service:policy-runner: it runs a checkpoint's policy in
+// Runner is vlmrb:vlmrb:policy-runner: it runs a checkpoint's policy in
 // closed loop against a Rig at a fixed rate. DoCommand:
 //
 //	{"start": {"episodes": N, "seed": S}}  start (both optional: the config's)
@@ -48,6 +48,15 @@ type Runner struct {
 	lat     []float64 // tick latencies (ms)
 	closed  bool
 	stopReq bool
+	stopWhy string    // why the current run is being stopped ("" until asked)
+	stopAt  time.Time // when the stop was asked for
+	runID   int64     // increments at every start; sentinels name their run
+	warn    rateLimiter
+	// this run's start, step count and last step, for AchievedHz
+	runStart, lastTick time.Time
+	runSteps           int64
+	ivlSum             float64 // summed step intervals within episodes (s)
+	ivlN               int64
 }
 
 // RunnerStatus is what {"status": true} reports.
@@ -66,9 +75,26 @@ type RunnerStatus struct {
 	LastError    string      `json:"last_error,omitempty"`
 	Reason       string      `json:"stop_reason,omitempty"`
 	RecordDir    string      `json:"record_dir,omitempty"`
-	MedianTickMS float64     `json:"tick_ms_median"`
-	P99TickMS    float64     `json:"tick_ms_p99"`
-	Reloads      int         `json:"reloads"`
+	// StopLatencyMS is the time from the last stop request (Stop,
+	// DoCommand stop or StopAll) to the loop's exit, arm stopped.
+	StopLatencyMS float64 `json:"stop_latency_ms"`
+	// StoppedAtStep is TotalSteps when that stop was asked for; the
+	// steps after it are TotalSteps − StoppedAtStep.
+	StoppedAtStep int64 `json:"stopped_at_step"`
+	// DepRetries counts episode starts retried while a dependency was
+	// not (yet) reachable.
+	DepRetries   int     `json:"dep_retries"`
+	MedianTickMS float64 `json:"tick_ms_median"`
+	P99TickMS    float64 `json:"tick_ms_p99"`
+	Reloads      int     `json:"reloads"`
+	// ControlPath is how targets reach the arm: "joints" or "pose".
+	ControlPath string `json:"control_path"`
+	// AchievedHz is this run's control steps per second, from its start
+	// to its last step (episode starts included).
+	AchievedHz float64 `json:"achieved_hz"`
+	// TickHz is the rate within episodes: 1 / the mean interval between
+	// consecutive steps of an episode.
+	TickHz float64 `json:"tick_hz"`
 }
 
 // NewRunner builds a runner; it starts episodes only when told to (or
@@ -106,10 +132,13 @@ func (r *Runner) Reconfigure(ctx context.Context, deps resource.Dependencies, co
 		}
 	}
 	r.mu.Lock()
+	first := r.rig == nil
 	r.cfg = *c
+	rigChanged := false
 	if r.rig == nil || !r.rig.same(rig) {
 		r.rig = rig
 		r.rigGen++
+		rigChanged = !first
 	}
 	if pol != nil {
 		r.pol = pol
@@ -122,6 +151,12 @@ func (r *Runner) Reconfigure(ctx context.Context, deps resource.Dependencies, co
 	if pol != nil && old != nil {
 		old.Close() // a loop still holding it gets ErrPolicyClosed and re-reads
 	}
+	switch {
+	case first:
+		r.logger.Infow("policy-runner configured", "checkpoint", c.Checkpoint, "arm", c.Arm, "rate_hz", c.RateHz, "auto_start", c.AutoStart)
+	default:
+		r.logger.Infow("policy-runner reconfigured", "checkpoint_reloaded", pol != nil, "components_changed", rigChanged, "running", running)
+	}
 	if c.AutoStart && !running {
 		return r.start(c.Episodes, c.Seed)
 	}
@@ -130,6 +165,9 @@ func (r *Runner) Reconfigure(ctx context.Context, deps resource.Dependencies, co
 
 // DoCommand handles start, stop and status.
 func (r *Runner) DoCommand(ctx context.Context, cmd map[string]any) (map[string]any, error) {
+	if v, ok := cmd["stop_watch"]; ok && len(cmd) == 1 {
+		return r.stopWatchCommand(ctx, v)
+	}
 	out := map[string]any{}
 	for _, k := range []string{"stop", "start", "status"} {
 		v, ok := cmd[k]
@@ -157,13 +195,13 @@ func (r *Runner) DoCommand(ctx context.Context, cmd map[string]any) (map[string]
 			}
 			out["started"] = true
 		case "stop":
-			out["stopped"] = r.stop(ctx)
+			out["stopped"] = r.stop(ctx, "stopped")
 		case "status":
 		}
 	}
 	for k := range cmd {
 		if k != "start" && k != "stop" && k != "status" {
-			return nil, fmt.Errorf("policy-runner: unknown command %q; use start, stop or status", k)
+			return nil, invalidArg("policy-runner: unknown command %q; use start, stop or status", k)
 		}
 	}
 	st := r.Status()
@@ -178,7 +216,7 @@ func intArg(m map[string]any, key string, def int) (int, error) {
 	}
 	f, ok := v.(float64)
 	if !ok || f < 0 || f != float64(int64(f)) {
-		return 0, fmt.Errorf("policy-runner: %q is %v; use a non-negative integer", key, v)
+		return 0, invalidArg("policy-runner: %q is %v; use a non-negative integer", key, v)
 	}
 	return int(f), nil
 }
@@ -193,6 +231,12 @@ func (r *Runner) Status() RunnerStatus {
 		st.Checkpoint, st.CheckpointAt, st.Task = r.pol.Dir, r.pol.Step(), r.pol.Task()
 	}
 	st.MedianTickMS, st.P99TickMS = percentile(r.lat, 0.5), percentile(r.lat, 0.99)
+	if d := r.lastTick.Sub(r.runStart).Seconds(); r.runSteps > 0 && d > 0 {
+		st.AchievedHz = float64(r.runSteps) / d
+	}
+	if r.ivlN > 0 && r.ivlSum > 0 {
+		st.TickHz = float64(r.ivlN) / r.ivlSum
+	}
 	return st
 }
 
@@ -206,9 +250,10 @@ func statusMap(st RunnerStatus) map[string]any {
 		"episode": float64(st.Episode), "step": float64(st.Step), "total_steps": float64(st.TotalSteps), "seed": strconv.FormatUint(st.Seed, 10),
 		"last_action": act, "last_target_mm": []any{st.LastTarget[0], st.LastTarget[1], st.LastTarget[2]},
 		"limit_hits": map[string]any{"workspace": float64(st.Limits.Workspace), "step": float64(st.Limits.Step),
-			"joint": float64(st.Limits.Joint), "non_finite": float64(st.Limits.NonFinite)},
+			"joint": float64(st.Limits.Joint), "non_finite": float64(st.Limits.NonFinite), "ik_fallback": float64(st.Limits.IKFallback)},
 		"last_error": st.LastError, "stop_reason": st.Reason, "record_dir": st.RecordDir,
 		"tick_ms_median": st.MedianTickMS, "tick_ms_p99": st.P99TickMS, "reloads": float64(st.Reloads),
+		"control_path": st.ControlPath, "achieved_hz": st.AchievedHz, "tick_hz": st.TickHz, "stop_latency_ms": st.StopLatencyMS, "stopped_at_step": float64(st.StoppedAtStep), "dep_retries": float64(st.DepRetries),
 	}
 }
 
@@ -227,26 +272,39 @@ func (r *Runner) start(episodes int, seed uint64) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		return errors.New("policy-runner: closed")
+		return failedPrecondition("policy-runner: closed")
 	}
 	if r.cancel != nil {
-		return errors.New("policy-runner: already running; send {\"stop\": true} first")
+		return failedPrecondition("policy-runner: already running; send {\"stop\": true} first")
+	}
+	if r.cfg.RecordDir != "" {
+		if _, err := nextEpisodeNumber(r.cfg.RecordDir); err != nil {
+			return err
+		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	r.cancel, r.done, r.stopReq = cancel, make(chan struct{}), false
+	r.runID++
+	r.cancel, r.done, r.stopReq, r.stopWhy = cancel, make(chan struct{}), false, ""
 	r.stat.Running, r.stat.Episode, r.stat.Step, r.stat.LastError, r.stat.Reason = true, 0, 0, "", ""
 	r.lat = r.lat[:0]
+	r.runStart, r.runSteps, r.ivlSum, r.ivlN = time.Now(), 0, 0, 0
+	r.logger.Infow("policy-runner started", "episodes", episodes, "seed", seed, "rate_hz", r.cfg.RateHz, "run", r.runID)
 	go r.loop(ctx, r.done, episodes, seed)
+	go r.watchStopAll(ctx, r.runID)
 	return nil
 }
 
 // stop asks the loop to halt before its next command, cancels any command
 // in flight, waits for the loop to exit and stops the arm. It reports
 // whether a loop was running.
-func (r *Runner) stop(ctx context.Context) bool {
+func (r *Runner) stop(ctx context.Context, why string) bool {
 	r.mu.Lock()
 	cancel, done := r.cancel, r.done
 	r.stopReq = true
+	if cancel != nil && r.stopWhy == "" {
+		r.stopWhy, r.stopAt = why, time.Now()
+		r.stat.StoppedAtStep = r.stat.TotalSteps
+	}
 	r.mu.Unlock()
 	if cancel == nil {
 		return false
@@ -257,6 +315,32 @@ func (r *Runner) stop(ctx context.Context) bool {
 	case <-ctx.Done():
 	}
 	return true
+}
+
+// stopFor stops run (if it is still the current one) for why, without
+// waiting for the loop: it is called from a sentinel's handler.
+func (r *Runner) stopFor(run int64, why string) {
+	r.mu.Lock()
+	cur := r.runID == run && r.cancel != nil
+	r.mu.Unlock()
+	if cur {
+		go r.stop(context.Background(), why)
+	}
+}
+
+// Stop is resource.Actuator's Stop: it halts the loop before its next
+// command, cancels the command in flight, stops the arm and returns once
+// the loop has exited (or ctx ends).
+func (r *Runner) Stop(ctx context.Context, _ map[string]any) error {
+	r.stop(ctx, "stopped")
+	return nil
+}
+
+// IsMoving is resource.Actuator's IsMoving: true while the loop runs.
+func (r *Runner) IsMoving(context.Context) (bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cancel != nil, nil
 }
 
 // tick bundles what one control step reads under the lock.
@@ -280,17 +364,30 @@ func (r *Runner) setErr(reason string, err error) {
 func (r *Runner) loop(ctx context.Context, done chan struct{}, episodes int, seed uint64) {
 	defer func() {
 		r.mu.Lock()
-		r.cancel, r.done = nil, nil
-		r.stat.Running = false
 		rig := r.rig
 		r.mu.Unlock()
+		var stopErr error
 		if rig != nil {
 			// stop the arm; a fresh context, the loop's is cancelled
 			sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			_ = rig.Arm().Stop(sctx, nil)
+			stopErr = rig.Arm().Stop(sctx, nil)
 			cancel()
 		}
+		r.mu.Lock()
+		runCancel := r.cancel
+		r.cancel, r.done = nil, nil
+		r.stat.Running = false
+		if r.stopWhy != "" {
+			r.stat.Reason = r.stopWhy
+			r.stat.StopLatencyMS = float64(time.Since(r.stopAt).Microseconds()) / 1000
+		}
+		st := r.stat
+		r.mu.Unlock()
 		close(done)
+		// a run that ended by itself ends its StopAll watch too
+		runCancel()
+		r.logger.Infow("policy-runner stopped", "reason", st.Reason, "episodes", st.Episode, "total_steps", st.TotalSteps,
+			"stop_latency_ms", st.StopLatencyMS, "limit_hits", st.Limits, "last_error", st.LastError, "arm_stop_err", stopErr)
 	}()
 	for k := 0; episodes == 0 || k < episodes; k++ {
 		if ctx.Err() != nil {
@@ -300,6 +397,15 @@ func (r *Runner) loop(ctx context.Context, done chan struct{}, episodes int, see
 		if err := r.episode(ctx, k, control.EpisodeSeed(seed, 0, k)); err != nil {
 			if ctx.Err() != nil {
 				r.setErr("stopped", nil)
+				return
+			}
+			if isStopAllCancel(err) {
+				// viam-server cancelled our arm call: StopAll
+				r.mu.Lock()
+				if r.stopWhy == "" {
+					r.stopWhy, r.stopAt, r.stat.StoppedAtStep = "stop_all", time.Now(), r.stat.TotalSteps
+				}
+				r.mu.Unlock()
 				return
 			}
 			r.logger.Warnw("episode ended on an error", "episode", k, "err", err)
@@ -322,12 +428,19 @@ var errReconfigured = errors.New("policy-runner: components or limits were recon
 
 func (r *Runner) episode(ctx context.Context, k int, seed uint64) error {
 	pol, rig, gen, cfg, _ := r.snapshot()
-	if cfg.SimReset {
-		if _, err := rig.Arm().DoCommand(ctx, map[string]any{"reset": map[string]any{"seed": strconv.FormatUint(seed, 10)}}); err != nil {
-			return fmt.Errorf("sim reset of arm %q: %w", cfg.Arm, err)
+	var obs []float64
+	// the components may not be reachable yet (a module restarted by
+	// viam-server re-adds them one by one): retry with backoff
+	err := r.awaitDeps(ctx, func() error {
+		if cfg.SimReset {
+			if _, err := rig.Arm().DoCommand(ctx, map[string]any{"reset": map[string]any{"seed": strconv.FormatUint(seed, 10)}}); err != nil {
+				return fmt.Errorf("sim reset of arm %q: %w", cfg.Arm, err)
+			}
 		}
-	}
-	obs, err := rig.Begin(ctx)
+		var err error
+		obs, err = rig.Begin(ctx)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -337,13 +450,28 @@ func (r *Runner) episode(ctx context.Context, k int, seed uint64) error {
 	}
 	var rec *EpisodeRecorder
 	if cfg.RecordDir != "" {
-		if rec, err = NewEpisodeRecorder(cfg.RecordDir, k); err != nil {
+		// numbered on from what the folder holds now: a restart, or a
+		// record_dir changed by a reconfigure, never overwrites a recording
+		n, err := nextEpisodeNumber(cfg.RecordDir)
+		if err != nil {
+			return err
+		}
+		if rec, err = NewEpisodeRecorder(cfg.RecordDir, n); err != nil {
 			return err
 		}
 	}
 	r.mu.Lock()
 	r.stat.Episode, r.stat.Step, r.stat.Seed, r.stat.RecordDir = k+1, 0, seed, cfg.RecordDir
+	pathChanged := r.stat.ControlPath != rig.ControlPath()
+	r.stat.ControlPath = rig.ControlPath()
 	r.mu.Unlock()
+	if pathChanged {
+		if rig.ControlPath() == "pose" && rig.Arm().ModelFrame() != nil && len(rig.Arm().ModelFrame().DoF()) >= 4 {
+			r.logger.Warnw("policy-runner: control path pose: MoveToPosition every tick, which most arms answer with a motion plan; use \"control\": \"joints\"", "arm", cfg.Arm)
+		} else {
+			r.logger.Infow("policy-runner: control path", "path", rig.ControlPath(), "arm", cfg.Arm)
+		}
+	}
 	var period time.Duration
 	if cfg.RateHz > 0 {
 		period = time.Duration(float64(time.Second) / cfg.RateHz)
@@ -365,7 +493,10 @@ func (r *Runner) episode(ctx context.Context, k int, seed uint64) error {
 				case <-ctx.Done():
 				case <-time.After(d):
 				}
-			} else {
+			} else if -d > period {
+				// more than a tick behind: start a new schedule rather
+				// than send a burst of catch-up ticks; a tick late by
+				// less than a period is made up by the next one
 				next = time.Now()
 			}
 		}
@@ -397,8 +528,16 @@ func (r *Runner) episode(ctx context.Context, k int, seed uint64) error {
 		target, err := rig.Act(ctx, action)
 		counts := rig.Counts() // the loop owns the rig; status reads this copy
 		r.mu.Lock()
+		prev := r.stat.Limits
 		r.stat.Limits = counts
 		r.mu.Unlock()
+		if counts.IKFallback > prev.IKFallback {
+			r.warn.Warnw(r.logger, "ik", "policy-runner: IK found no joint solution for the target; sent MoveToPosition (a motion plan) instead",
+				"target_mm", rig.Target(), "ik_fallbacks", counts.IKFallback)
+		}
+		if d := counts.Total() - prev.Total(); d > 0 && counts.IKFallback == prev.IKFallback {
+			r.warn.Warnw(r.logger, "limits", "policy-runner: a safety limit acted", "limit_hits", counts)
+		}
 		if err != nil {
 			reason = "error"
 			return err
@@ -418,6 +557,13 @@ func (r *Runner) episode(ctx context.Context, k int, seed uint64) error {
 		steps++
 		r.mu.Lock()
 		r.stat.Step, r.stat.TotalSteps = t+1, r.stat.TotalSteps+1
+		r.runSteps++
+		now := time.Now()
+		if t > 0 {
+			r.ivlSum += now.Sub(r.lastTick).Seconds()
+			r.ivlN++
+		}
+		r.lastTick = now
 		r.stat.LastAction = append(r.stat.LastAction[:0], action...)
 		r.stat.LastTarget = target
 		if len(r.lat) < maxLatencies {
@@ -430,7 +576,7 @@ func (r *Runner) episode(ctx context.Context, k int, seed uint64) error {
 
 // Close stops the loop and releases the policy.
 func (r *Runner) Close(ctx context.Context) error {
-	r.stop(ctx)
+	r.stop(ctx, "closed")
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.closed = true

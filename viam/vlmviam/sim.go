@@ -34,10 +34,10 @@ import (
 
 // Models of the simulated components.
 var (
-	SimArmModel         = resource.NewModel("vlmrb", "arm", "sim")
-	SimGripperModel     = resource.NewModel("vlmrb", "gripper", "sim")
-	SimCameraModel      = resource.NewModel("vlmrb", "camera", "sim")
-	SimPoseTrackerModel = resource.NewModel("vlmrb", "pose_tracker", "sim")
+	SimArmModel         = resource.NewModel(Namespace, ModuleName, "sim-arm")
+	SimGripperModel     = resource.NewModel(Namespace, ModuleName, "sim-gripper")
+	SimCameraModel      = resource.NewModel(Namespace, ModuleName, "sim-camera")
+	SimPoseTrackerModel = resource.NewModel(Namespace, ModuleName, "sim-pose-tracker")
 )
 
 // simHandJSON is the kinematic model of the simulated hand: three prismatic
@@ -109,6 +109,15 @@ func (b *simBase) rejoin(conf resource.Config) (*SimConfig, error) {
 	old := b.w
 	b.w = w
 	b.mu.Unlock()
+	switch {
+	case old == nil:
+		b.logger.Infow("sim component joined its world", "world", c.key(), "task", c.Task, "max_steps", c.MaxSteps)
+	case old != w && old.cfg.key() == c.key():
+		b.logger.Infow("sim world rebuilt with new settings (components not reconfigured with them keep the old simulation until they are)",
+			"world", c.key(), "task", c.Task, "reward", c.Reward, "max_steps", c.MaxSteps, "components_on_it", w.users())
+	case old != w:
+		b.logger.Infow("sim component moved to another world", "world", c.key(), "from", old.cfg.key())
+	}
 	if old != nil {
 		old.release()
 	}
@@ -159,6 +168,8 @@ func worldCommand(w *World, cmd map[string]any) (map[string]any, error) {
 			}
 		case "obs":
 			out["obs"] = floatsToAny(w.Obs())
+		case SimProbe:
+			out[SimProbe] = true
 		case "task":
 			out["task"] = w.Task()
 		case "goroutines":
@@ -207,12 +218,16 @@ func floatsToAny(v []float64) []any {
 // ---------------------------------------------------------------- arm
 
 // SimArm is the task's hand as a Viam arm: EndPosition is the hand
-// position (mm) with a fixed orientation; MoveToPosition moves the hand
-// target by the change of the commanded position since the last command
-// (or since Reset) — one control step per action's displacement (≤ 10 mm),
-// several for a longer move — so a policy runner's targets integrate
-// exactly as the in-process end-effector delta controller does. The three
-// joints are the hand's x, y, z (mm).
+// position (mm) with a fixed orientation; MoveToPosition is absolute and
+// blocks until the hand is within SimMoveToleranceMM (1 mm) of the target
+// (World.MoveTo), one control step per action's displacement (≤ 10 mm)
+// and then settling steps; Stop ends it between steps and IsMoving is
+// true meanwhile. With the extra {"vlmrb_control_step": true} (what the
+// policy runner sends) it moves the hand target by the change of the
+// commanded position since the last command instead, without settling,
+// so the runner's targets integrate exactly as the in-process
+// end-effector delta controller does. The three joints are the hand's x,
+// y, z (mm): the task's arm is a mocap-driven hand.
 type SimArm struct {
 	simBase
 	model referenceframe.Model
@@ -247,15 +262,30 @@ func (a *SimArm) EndPosition(context.Context, map[string]any) (spatialmath.Pose,
 }
 
 // MoveToPosition moves the hand target (see SimArm).
-func (a *SimArm) MoveToPosition(ctx context.Context, pose spatialmath.Pose, _ map[string]any) error {
+func (a *SimArm) MoveToPosition(ctx context.Context, pose spatialmath.Pose, extra map[string]any) error {
 	w := a.world()
 	if w == nil {
 		return errors.New("vlmrb sim arm: closed")
 	}
 	p := pose.Point()
-	_, err := w.Move([3]float64{p.X, p.Y, p.Z})
+	if step, _ := extra[SimControlStep].(bool); step {
+		_, err := w.Move([3]float64{p.X, p.Y, p.Z})
+		return err
+	}
+	_, err := w.MoveTo([3]float64{p.X, p.Y, p.Z})
 	return err
 }
+
+// SimControlStep is the MoveToPosition extra that asks vlmrb's sim arm
+// for the policy runner's semantics: the hand target moves by the change
+// of the commanded position since the last command, one control step per
+// action's displacement, without waiting for the hand to settle (as the
+// in-process end-effector controller). SimProbe is the DoCommand key a
+// sim arm answers with true.
+const (
+	SimControlStep = "vlmrb_control_step"
+	SimProbe       = "vlmrb_sim"
+)
 
 // MoveToJointPositions moves the hand to the joint (x, y, z in mm) position.
 func (a *SimArm) MoveToJointPositions(ctx context.Context, j []referenceframe.Input, _ map[string]any) error {
@@ -298,16 +328,54 @@ func (a *SimArm) GoToInputs(ctx context.Context, in ...[]referenceframe.Input) e
 // ModelFrame returns the three-prismatic-joint model.
 func (a *SimArm) ModelFrame() referenceframe.Model { return a.model }
 
-// Geometries returns none.
+// Geometries returns the collision shapes of the simulated hand and its
+// fingers where they are now (arm frame = the task's world frame, mm):
+// boxes, spheres and capsules as such, a cylinder as its bounding box.
 func (a *SimArm) Geometries(context.Context, map[string]any) ([]spatialmath.Geometry, error) {
-	return nil, nil
+	w := a.world()
+	if w == nil {
+		return nil, errors.New("vlmrb sim arm: closed")
+	}
+	var out []spatialmath.Geometry
+	for _, s := range w.HandShapes() {
+		pose := spatialmath.NewPose(r3.Vector{X: s.Pos[0], Y: s.Pos[1], Z: s.Pos[2]},
+			&spatialmath.Quaternion{Real: s.Quat[0], Imag: s.Quat[1], Jmag: s.Quat[2], Kmag: s.Quat[3]})
+		var g spatialmath.Geometry
+		var err error
+		switch s.Kind {
+		case "box":
+			g, err = spatialmath.NewBox(pose, r3.Vector{X: 2 * s.Size[0], Y: 2 * s.Size[1], Z: 2 * s.Size[2]}, s.Name)
+		case "sphere":
+			g, err = spatialmath.NewSphere(pose, s.Size[0], s.Name)
+		case "capsule":
+			g, err = spatialmath.NewCapsule(pose, s.Size[0], 2*(s.Size[1]+s.Size[0]), s.Name)
+		case "cylinder":
+			g, err = spatialmath.NewBox(pose, r3.Vector{X: 2 * s.Size[0], Y: 2 * s.Size[0], Z: 2 * s.Size[1]}, s.Name+" (bounding box)")
+		default:
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, g)
+	}
+	return out, nil
 }
 
-// IsMoving is false: moves complete before MoveToPosition returns.
-func (a *SimArm) IsMoving(context.Context) (bool, error) { return false, nil }
+// IsMoving is true while a MoveToPosition steps the simulation.
+func (a *SimArm) IsMoving(context.Context) (bool, error) {
+	w := a.world()
+	return w != nil && w.IsMoving(), nil
+}
 
-// Stop is a no-op: the simulation only moves inside MoveToPosition.
-func (a *SimArm) Stop(context.Context, map[string]any) error { return nil }
+// Stop ends a MoveToPosition in flight before its next control step (a
+// long move takes one step per 10 mm); it returns codes.Aborted.
+func (a *SimArm) Stop(context.Context, map[string]any) error {
+	if w := a.world(); w != nil {
+		w.Stop()
+	}
+	return nil
+}
 
 // DoCommand answers reset, episodes, obs and task (see worldCommand).
 func (a *SimArm) DoCommand(_ context.Context, cmd map[string]any) (map[string]any, error) {

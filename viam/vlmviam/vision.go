@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"image"
 	"os"
 	"sync"
@@ -27,9 +29,9 @@ import (
 )
 
 // ScorerModel is the clip-scoring vision service's model name.
-var ScorerModel = resource.NewModel("vlmrb", "vision", "vlm-scorer")
+var ScorerModel = resource.NewModel(Namespace, ModuleName, "vlm-scorer")
 
-// ScorerConfig configures vlmrb:vision:vlm-scorer.
+// ScorerConfig configures vlmrb:vlmrb:vlm-scorer.
 type ScorerConfig struct {
 	// Camera whose frames are kept (required).
 	Camera string `json:"camera"`
@@ -103,7 +105,7 @@ func (c *ScorerConfig) Validate(path string) ([]string, error) {
 	return []string{c.Camera}, nil
 }
 
-// Scorer is vlmrb:vision:vlm-scorer: it keeps the last L frames of a camera
+// Scorer is vlmrb:vlmrb:vlm-scorer: it keeps the last L frames of a camera
 // and answers ClassificationsFromCamera with the clip's score as the one
 // classification "success" (score in [0, 1]). Scoring failures (a VLM
 // server down, a timeout) are returned as errors and counted in DoCommand
@@ -124,6 +126,7 @@ type Scorer struct {
 	wg      sync.WaitGroup
 	grabErr string
 	stats   scorerStats
+	warn    rateLimiter
 }
 
 type scorerStats struct {
@@ -271,7 +274,7 @@ func grabFrame(ctx context.Context, cam camera.Camera, w, h int, oracle bool) (f
 	if oracle {
 		m, err := cam.DoCommand(ctx, map[string]any{"progress": true})
 		if err != nil {
-			return frame.Frame{}, 0, fmt.Errorf("the oracle scorer needs a vlmrb:camera:sim camera (DoCommand progress): %w", err)
+			return frame.Frame{}, 0, fmt.Errorf("the oracle scorer needs a vlmrb:vlmrb:sim-camera camera (DoCommand progress): %w", err)
 		}
 		p, ok := m["progress"].(float64)
 		if !ok {
@@ -291,7 +294,7 @@ func (s *Scorer) clip() (*vlmprio.Clip, vlmprio.Scorer, float64, error) {
 		if s.grabErr != "" {
 			msg += ": " + s.grabErr
 		}
-		return nil, nil, 0, errors.New("vlm-scorer: " + msg)
+		return nil, nil, 0, status.Error(codes.Unavailable, "vlm-scorer: "+msg)
 	}
 	c := &vlmprio.Clip{Frames: append([]frame.Frame(nil), s.ring...), Task: s.meta.Description, Family: s.meta.Family,
 		Start: 0, End: len(s.ring)}
@@ -319,7 +322,11 @@ func (s *Scorer) score(ctx context.Context, c *vlmprio.Clip, sc vlmprio.Scorer, 
 	}
 	s.mu.Unlock()
 	if err != nil {
-		return nil, fmt.Errorf("vlm-scorer: scoring a %d-frame clip failed (%s): %w", c.Len(), vlmprio.KindOf(err), err)
+		s.mu.Lock()
+		fails := s.stats.Failures
+		s.mu.Unlock()
+		s.warn.Warnw(s.logger, "score", "vlm-scorer: scoring a clip failed", "kind", fmt.Sprint(vlmprio.KindOf(err)), "err", err, "failures", fails)
+		return nil, status.Error(codes.Unavailable, fmt.Sprintf("vlm-scorer: scoring a %d-frame clip failed (%s): %v", c.Len(), vlmprio.KindOf(err), err))
 	}
 	return classification.Classifications{classification.NewClassification(v.Value, "success")}, nil
 }
@@ -347,7 +354,7 @@ func (s *Scorer) Classifications(ctx context.Context, img image.Image, n int, _ 
 	timeout := s.cfg.TimeoutS
 	s.mu.Unlock()
 	if oracle {
-		return nil, errors.New("vlm-scorer: the oracle scorer needs task progress, which a single image lacks; use ClassificationsFromCamera")
+		return nil, failedPrecondition("vlm-scorer: the oracle scorer needs task progress, which a single image lacks; use ClassificationsFromCamera")
 	}
 	if timeout == 0 {
 		timeout = 30
@@ -360,12 +367,12 @@ func (s *Scorer) Classifications(ctx context.Context, img image.Image, n int, _ 
 
 // DetectionsFromCamera is not supported.
 func (s *Scorer) DetectionsFromCamera(context.Context, string, map[string]any) ([]objectdetection.Detection, error) {
-	return nil, errors.New("vlm-scorer: detections are not supported; use classifications")
+	return nil, status.Error(codes.Unimplemented, "vlm-scorer: detections are not supported; use classifications")
 }
 
 // Detections is not supported.
 func (s *Scorer) Detections(context.Context, image.Image, map[string]any) ([]objectdetection.Detection, error) {
-	return nil, errors.New("vlm-scorer: detections are not supported; use classifications")
+	return nil, status.Error(codes.Unimplemented, "vlm-scorer: detections are not supported; use classifications")
 }
 
 // GetObjectPointClouds is not supported.

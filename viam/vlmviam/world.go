@@ -5,8 +5,13 @@ import (
 	"image"
 	"math"
 	"sync"
+	"sync/atomic"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/vlmrb/vlmrb/render"
+	"github.com/vlmrb/vlmrb/sim"
 	"github.com/vlmrb/vlmrb/tasks"
 	"github.com/vlmrb/vlmrb/train"
 )
@@ -83,6 +88,9 @@ type World struct {
 	cur     EpisodeResult
 	results []EpisodeResult
 	moves   int64 // MoveToPosition calls served
+
+	moving atomic.Bool // a Move is stepping the simulation
+	halt   atomic.Bool // Stop asked the Move in flight to end
 }
 
 var worlds = struct {
@@ -91,18 +99,18 @@ var worlds = struct {
 }{m: map[string]*World{}}
 
 // acquireWorld returns the world named by c, creating it on first use.
-// A world's task, reward and episode length are fixed by its first user.
+// A component that names an existing world with another task, reward or
+// episode length rebuilds it: a fresh world with the new settings takes
+// the name, and the old one lives on until its last component leaves it
+// (the others move over as viam-server reconfigures them, which it does
+// when one config write changes them together).
 func acquireWorld(c WorldConfig) (*World, error) {
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
 	worlds.Lock()
 	defer worlds.Unlock()
-	if w, ok := worlds.m[c.key()]; ok {
-		if w.cfg.Task != c.Task || w.cfg.Reward != c.Reward || w.cfg.MaxSteps != c.MaxSteps {
-			return nil, fmt.Errorf("sim world %q already runs task %q (reward %q, max_steps %d); give this component the same task, reward and max_steps or another \"world\"",
-				c.key(), w.cfg.Task, w.cfg.Reward, w.cfg.MaxSteps)
-		}
+	if w, ok := worlds.m[c.key()]; ok && w.cfg.Task == c.Task && w.cfg.Reward == c.Reward && w.cfg.MaxSteps == c.MaxSteps {
 		w.refs++
 		return w, nil
 	}
@@ -111,7 +119,7 @@ func acquireWorld(c WorldConfig) (*World, error) {
 		return nil, err
 	}
 	w := &World{cfg: c, refs: 1, env: env, grip: -1}
-	worlds.m[c.key()] = w
+	worlds.m[c.key()] = w // a previous world of this name stays with its users
 	return w, nil
 }
 
@@ -123,10 +131,27 @@ func (w *World) release() {
 	if w.refs > 0 {
 		return
 	}
-	delete(worlds.m, w.cfg.key())
+	if worlds.m[w.cfg.key()] == w {
+		delete(worlds.m, w.cfg.key())
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.env.Close()
+}
+
+// users returns how many components hold w.
+func (w *World) users() int {
+	worlds.Lock()
+	defer worlds.Unlock()
+	return w.refs
+}
+
+// current reports whether w is still the world its name refers to (false
+// once a reconfigure rebuilt it).
+func (w *World) current() bool {
+	worlds.Lock()
+	defer worlds.Unlock()
+	return worlds.m[w.cfg.key()] == w
 }
 
 // Task returns the world's task name.
@@ -199,7 +224,17 @@ func (w *World) Move(p [3]float64) (int, error) {
 	// keeps a full-scale action that went through mm and back one step
 	n := max(1, int(math.Ceil(big/tasks.ActionScale-1e-6)))
 	a := make([]float64, tasks.ActDim)
+	w.halt.Store(false)
+	w.moving.Store(true)
+	defer w.moving.Store(false)
 	for k := range n {
+		if k > 0 && w.halt.Load() {
+			// Stop: the target becomes where this move got to
+			for i := range 3 {
+				w.lastCmd[i] += (p[i] - w.lastCmd[i]) * float64(k) / float64(n)
+			}
+			return k, status.Error(codes.Aborted, fmt.Sprintf("vlmrb sim: move stopped after %d of %d control steps", k, n))
+		}
 		for i := range 3 {
 			a[i] = d[i] / (float64(n) * tasks.ActionScale)
 		}
@@ -222,6 +257,70 @@ func (w *World) Move(p [3]float64) (int, error) {
 	w.lastCmd = p
 	return n, nil
 }
+
+// SimMoveToleranceMM is how close an absolute MoveTo brings the hand to
+// its target before it returns.
+const SimMoveToleranceMM = 1.0
+
+// simSettleMax bounds the zero-displacement steps MoveTo waits for the
+// hand to settle onto its target.
+const simSettleMax = 50
+
+// MoveTo is the absolute move of a Viam arm: control steps of at most one
+// action's displacement bring the hand target to p (as Move), then steps
+// without displacement let the hand, which lags its target, settle until
+// it is within SimMoveToleranceMM of p. A hand held off the target (the
+// task's hand workspace, an object) is an error after simSettleMax steps,
+// naming where it stopped. It returns the control steps taken.
+func (w *World) MoveTo(p [3]float64) (int, error) {
+	n, err := w.Move(p)
+	if err != nil {
+		return n, err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.moving.Store(true)
+	defer w.moving.Store(false)
+	a := make([]float64, tasks.ActDim)
+	for k := 0; ; k++ {
+		var d2 float64
+		for i := range 3 {
+			d2 += (w.obs[i]*1000 - p[i]) * (w.obs[i]*1000 - p[i])
+		}
+		if d2 <= SimMoveToleranceMM*SimMoveToleranceMM {
+			return n + k, nil
+		}
+		if w.done {
+			return n + k, status.Error(codes.FailedPrecondition, fmt.Sprintf("vlmrb sim: the episode ended with the hand %.1f mm from the target; reset it with DoCommand {\"reset\": {\"seed\": N}}", math.Sqrt(d2)))
+		}
+		if k >= simSettleMax || w.halt.Load() {
+			if w.halt.Load() {
+				return n + k, status.Error(codes.Aborted, "vlmrb sim: move stopped while the hand settled")
+			}
+			return n + k, status.Error(codes.FailedPrecondition, fmt.Sprintf("vlmrb sim: the hand stopped %.1f mm from the target [%.1f %.1f %.1f] mm after %d settling steps, at [%.1f %.1f %.1f] mm (the task's hand workspace or an object holds it)",
+				math.Sqrt(d2), p[0], p[1], p[2], k, w.obs[0]*1000, w.obs[1]*1000, w.obs[2]*1000))
+		}
+		a[3] = w.grip
+		obs, r, term, trunc, info, err := w.env.Step(a)
+		if err != nil {
+			return n + k, fmt.Errorf("vlmrb sim: %w", err)
+		}
+		w.obs = obs
+		w.cur.Steps++
+		w.cur.Return += r
+		w.cur.Success = w.cur.Success || info.Success()
+		w.moves++
+		if term || trunc {
+			w.done = true
+		}
+	}
+}
+
+// Stop ends the Move in flight (if any) before its next control step.
+func (w *World) Stop() { w.halt.Store(true) }
+
+// IsMoving reports whether a Move is stepping the simulation.
+func (w *World) IsMoving() bool { return w.moving.Load() }
 
 // SetGrip sets a[3] of the following control steps, clipped to [−1, 1].
 func (w *World) SetGrip(g float64) error {
@@ -279,4 +378,45 @@ func (w *World) withEnv(f func(*tasks.Env) error) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return f(w.env)
+}
+
+// handBodies are the task scene's bodies of the hand (tasks/scenes.go).
+var handBodies = []string{"hand", "right finger", "left finger"}
+
+// HandShape is one collision shape of the simulated hand: kind (box,
+// sphere, capsule, cylinder), its world pose (mm and a unit quaternion
+// w, x, y, z) and its size in the sim's convention (mm: box half extents;
+// radius and half length for capsule and cylinder; radius for sphere).
+type HandShape struct {
+	Name string
+	Kind string
+	Pos  [3]float64
+	Quat [4]float64
+	Size [3]float64
+}
+
+// HandShapes returns the collision shapes of the hand and its fingers at
+// the current state.
+func (w *World) HandShapes() []HandShape {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.ensureLocked()
+	m, s := w.env.Model(), w.env.State()
+	var out []HandShape
+	for _, bn := range handBodies {
+		b, ok := m.Body(bn)
+		if !ok {
+			continue
+		}
+		for i, sd := range m.Shapes {
+			if sd.Body != b || sd.NoCollide {
+				continue
+			}
+			p, q := s.ShapePose(m, sim.ShapeID(i))
+			out = append(out, HandShape{Name: sd.Name, Kind: sd.Kind.String(),
+				Pos: [3]float64{p.X * 1000, p.Y * 1000, p.Z * 1000}, Quat: [4]float64{q.W, q.X, q.Y, q.Z},
+				Size: [3]float64{sd.Size.X * 1000, sd.Size.Y * 1000, sd.Size.Z * 1000}})
+		}
+	}
+	return out
 }

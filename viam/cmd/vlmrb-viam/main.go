@@ -30,6 +30,10 @@ func main() {
 		}
 	}
 	go exitWithParent()
+	if len(os.Args) > 1 {
+		// the policy runner watches for StopAll through viam-server
+		vlmviam.SetParentAddress(vlmviam.ParentAddressFromSocket(os.Args[1]))
+	}
 	module.ModularMain(vlmviam.Models()...)
 }
 

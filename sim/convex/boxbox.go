@@ -1,0 +1,416 @@
+package convex
+
+import "math"
+
+// boxFaceDistScale reproduces MuJoCo 3.3.8's mjc_BoxBox, which reports
+// half the separation as dist for face contacts (it stores the point's
+// height halved, for the midpoint, and uses it as dist too), while edge
+// contacts carry the full separation. Contact positions are unaffected.
+// Checked against MuJoCo's output in TestContactsAgainstMuJoCo.
+const boxFaceDistScale = 0.5
+
+// boxBox finds the axis of least penetration among the 15 separating-axis
+// candidates (face normals of both boxes, cross products of their edges).
+// On a face axis it clips the other box's most anti-parallel face against
+// the reference face's sides and keeps the clipped points within margin of
+// the reference face (up to 8); on an edge axis it gives the one contact
+// between the two closest edges. MuJoCo's mjc_BoxBox also returns up to 8
+// contacts, but by its own construction: counts and positions can differ.
+//
+// When the boxes are within margin but their faces do not overlap in
+// projection (corner near corner), clipping finds nothing and boxBox
+// reports fallback: the caller then uses GJK for one contact.
+func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin float64) (_ []Contact, fallback bool) {
+	var ax1, ax2 [3]Vec3
+	for k := 0; k < 3; k++ {
+		ax1[k], ax2[k] = p1.Rot.Col(k), p2.Rot.Col(k)
+	}
+	t := p2.Pos.Sub(p1.Pos)
+	sep := func(L Vec3) float64 {
+		r1 := s1.Size[0]*math.Abs(ax1[0].Dot(L)) + s1.Size[1]*math.Abs(ax1[1].Dot(L)) + s1.Size[2]*math.Abs(ax1[2].Dot(L))
+		r2 := s2.Size[0]*math.Abs(ax2[0].Dot(L)) + s2.Size[1]*math.Abs(ax2[1].Dot(L)) + s2.Size[2]*math.Abs(ax2[2].Dot(L))
+		return math.Abs(t.Dot(L)) - r1 - r2
+	}
+	// Face axes in MuJoCo's order (box 1 axis i, then box 2 axis i), the
+	// first strictly best kept, so ties resolve as in mjc_BoxBox.
+	best, bestKind, bestI, bestJ := math.Inf(-1), 0, 0, 0
+	var bestL Vec3
+	for k := 0; k < 3; k++ {
+		if s := sep(ax1[k]); s > best {
+			best, bestKind, bestI, bestL = s, 1, k, ax1[k]
+		}
+		if s := sep(ax2[k]); s > best {
+			best, bestKind, bestI, bestL = s, 2, k, ax2[k]
+		}
+	}
+	if best > margin {
+		return dst, false
+	}
+	// Edge axes replace a face axis only when strictly better, as in
+	// mjc_BoxBox for penetrating boxes (penetration < best·(1 − 1e-12)).
+	// For separated boxes MuJoCo's relative test lets an edge axis that
+	// equals a face axis win the tie; here the face keeps it.
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 3; j++ {
+			L := ax1[i].Cross(ax2[j])
+			l := L.Norm()
+			if l < 1e-15 {
+				continue
+			}
+			L = L.Scale(1 / l)
+			s := sep(L)
+			if s > margin {
+				return dst, false
+			}
+			if s > best+1e-12*math.Abs(best) {
+				best, bestKind, bestI, bestJ, bestL = s, 3, i, j, L
+			}
+		}
+	}
+	n := bestL
+	if n.Dot(t) < 0 {
+		n = n.Scale(-1) // from box 1 towards box 2
+	}
+	frame := Mat3{n[0], n[1], n[2]}
+	if bestKind == 3 {
+		n0 := len(dst)
+		dst = boxEdgeEdge(dst, s1, p1, ax1, s2, p2, ax2, bestI, bestJ, n, margin)
+		return boxFilter(dst, n0, s1, p1, s2, p2, margin), false
+	}
+	n0 := len(dst)
+	// Reference box R (owns the axis), incident box I.
+	sR, pR, axR, sI, pI, axI := s1, p1, ax1, s2, p2, ax2
+	nr := n // reference face normal, pointing towards I
+	if bestKind == 2 {
+		sR, pR, axR, sI, pI, axI = s2, p2, ax2, s1, p1, ax1
+		nr = n.Scale(-1)
+	}
+	// Incident feature as in mjc_BoxBox: the corner of I deepest along
+	// −nr, extended along each axis of I that lies within 60° of the
+	// reference face (|axis·nr| < 0.5): a corner, an edge or a face.
+	corner := pI.Pos
+	var free [2]Vec3
+	nf := 0
+	for k := 0; k < 3; k++ {
+		d := axI[k].Dot(nr)
+		sg := -1.0
+		if d < 0 {
+			sg = 1
+		}
+		corner = corner.AddScaled(axI[k], sg*sI.Size[k])
+		if math.Abs(d) < 0.5 && nf < 2 {
+			free[nf] = axI[k].Scale(-2 * sg * sI.Size[k])
+			nf++
+		}
+	}
+	var poly, tmp [MaxContacts + 4]Vec3
+	np := 0
+	switch nf {
+	case 0:
+		poly[0], np = corner, 1
+	case 1:
+		poly[0], poly[1], np = corner, corner.Add(free[0]), 2
+	default:
+		poly[0], poly[1], poly[2], poly[3] = corner, corner.Add(free[0]), corner.Add(free[0]).Add(free[1]), corner.Add(free[1])
+		np = 4
+	}
+	// Clip against the four side planes of the reference face.
+	for k := 0; k < 3; k++ {
+		if k == bestI {
+			continue
+		}
+		for _, sg := range [2]float64{1, -1} {
+			pn := axR[k].Scale(sg)
+			off := pn.Dot(pR.Pos) + sR.Size[k]
+			switch np {
+			case 1:
+				if pn.Dot(poly[0])-off > 0 {
+					np = 0
+				}
+			case 2:
+				// A segment: clip its parameter range.
+				a, b := poly[0], poly[1]
+				da, db := pn.Dot(a)-off, pn.Dot(b)-off
+				switch {
+				case da > 0 && db > 0:
+					np = 0
+				case da > 0:
+					poly[0] = a.Add(b.Sub(a).Scale(da / (da - db)))
+				case db > 0:
+					poly[1] = a.Add(b.Sub(a).Scale(da / (da - db)))
+				}
+			default:
+				nt := 0
+				for i := 0; i < np; i++ {
+					a, b := poly[i], poly[(i+1)%np]
+					da, db := pn.Dot(a)-off, pn.Dot(b)-off
+					if da <= 0 {
+						tmp[nt] = a
+						nt++
+					}
+					if (da < 0) != (db < 0) && da != db && nt < len(tmp) {
+						tmp[nt] = a.Add(b.Sub(a).Scale(da / (da - db)))
+						nt++
+					}
+				}
+				np = copy(poly[:], tmp[:nt])
+			}
+			if np == 0 {
+				return dst, true
+			}
+		}
+	}
+	refOff := nr.Dot(pR.Pos) + sR.Size[bestI]
+	cnt := 0
+	for i := 0; i < np && cnt < MaxContacts; i++ {
+		d := nr.Dot(poly[i]) - refOff
+		if d > margin {
+			continue
+		}
+		dst = append(dst, Contact{Dist: boxFaceDistScale * d, Pos: poly[i].AddScaled(nr, -0.5*d), Frame: frame})
+		cnt++
+	}
+	dst = boxFilter(dst, n0, s1, p1, s2, p2, margin)
+	return dst, len(dst) == n0
+}
+
+// boxOutRatio is the relative band around a box (1%) that boxFilter
+// tolerates, as MuJoCo's box–box post-pass with mju_outsideBox.
+const boxOutRatio = 1.01
+
+// boxFilter is the pass MuJoCo 3.x runs over its box–box contacts
+// (dst[n0:]): it drops a contact whose point lies outside one box (grown by
+// margin, then by 1%) unless it is inside the other (grown by margin,
+// shrunk by 1%), drops a contact whose point equals a later one's, and
+// keeps at most 8.
+func boxFilter(dst []Contact, n0 int, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin float64) []Contact {
+	outside := func(q Vec3, s *Shape, p *Pose) int {
+		l := p.Rot.MulTVec(q.Sub(p.Pos))
+		in := true
+		for k := 0; k < 3; k++ {
+			size := s.Size[k] + margin
+			if math.Abs(l[k]) > size*boxOutRatio {
+				return 1
+			}
+			if math.Abs(l[k]) >= size/boxOutRatio {
+				in = false
+			}
+		}
+		if in {
+			return -1
+		}
+		return 0
+	}
+	k := n0
+	for i := n0; i < len(dst); i++ {
+		q := dst[i].Pos
+		o1, o2 := outside(q, s1, p1), outside(q, s2, p2)
+		if o1 == 1 && o2 != -1 || o2 == 1 && o1 != -1 {
+			continue
+		}
+		dup := false
+		for j := i + 1; j < len(dst); j++ {
+			if dst[j].Pos == q {
+				dup = true
+				break
+			}
+		}
+		if dup || k-n0 >= 8 {
+			continue
+		}
+		dst[k] = dst[i]
+		k++
+	}
+	return dst[:k]
+}
+
+// boxEdgeEdge builds the manifold of an edge-axis contact as mjc_BoxBox
+// does, re-derived: the reference face is the face of box 1 next to its
+// contact edge whose in-plane axis runs most along box 2's edge; the
+// incident quad is the face of box 2 that holds its contact edge and runs
+// most along box 1's edge. The quad is projected along the normal onto the
+// reference face's plane, and contacts come from (1) the quad's edges
+// crossing the face's rectangle, (2) the rectangle's corners inside the
+// quad, (3) the quad's corners inside the rectangle, each midway between
+// the two surfaces with dist the gap between them (not halved here).
+func boxEdgeEdge(dst []Contact, s1 *Shape, p1 *Pose, ax1 [3]Vec3, s2 *Shape, p2 *Pose, ax2 [3]Vec3,
+	i, j int, n Vec3, margin float64) []Contact {
+	a, b := s1.Size, s2.Size
+	frame := Mat3{n[0], n[1], n[2]}
+	// Box 2's non-edge axes, the one most along box 1's edge first; box 1's
+	// likewise against box 2's edge. Ties keep MuJoCo's default order.
+	others := func(k int) (int, int) {
+		switch k {
+		case 0:
+			return 1, 2
+		case 1:
+			return 0, 2
+		}
+		return 1, 0
+	}
+	bx1, bx2 := others(j)
+	if math.Abs(ax1[i].Dot(ax2[bx1])) < math.Abs(ax1[i].Dot(ax2[bx2])) {
+		bx1, bx2 = bx2, bx1
+	}
+	px1, px2 := others(i)
+	if math.Abs(ax2[j].Dot(ax1[px1])) < math.Abs(ax2[j].Dot(ax1[px2])) {
+		px1, px2 = px2, px1
+	}
+	// Reference face of box 1: normal ±A[px2] on the side facing box 2.
+	zs := 1.0
+	if ax1[px2].Dot(n) <= 0 {
+		zs = -1
+	}
+	zr := ax1[px2].Scale(zs)
+	F := p1.Pos.AddScaled(zr, a[px2])
+	xr, yr := ax1[i], ax1[px1]
+	half := [2]float64{a[i], a[px1]}
+	nz := n.Dot(zr)
+	if math.Abs(nz) < 1e-15 {
+		return dst
+	}
+	innorm := 1 / nz
+	local := func(w Vec3) Vec3 {
+		d := w.Sub(F)
+		return Vec3{d.Dot(xr), d.Dot(yr), d.Dot(zr)}
+	}
+	world := func(l Vec3) Vec3 {
+		return F.AddScaled(xr, l[0]).AddScaled(yr, l[1]).AddScaled(zr, l[2])
+	}
+	ln := Vec3{n.Dot(xr), n.Dot(yr), nz}
+	// Incident quad of box 2: its contact edge (U0, U1) and the opposite
+	// edge of the same face (U2, U3), all in the reference frame.
+	sg := func(k int) float64 { // side of box 2's contact edge along axis k
+		if ax2[k].Dot(n) < 0 {
+			return 1
+		}
+		return -1
+	}
+	e := p2.Pos.AddScaled(ax2[bx1], sg(bx1)*b[bx1]).AddScaled(ax2[bx2], sg(bx2)*b[bx2])
+	e2 := p2.Pos.AddScaled(ax2[bx1], -sg(bx1)*b[bx1]).AddScaled(ax2[bx2], sg(bx2)*b[bx2])
+	U := [4]Vec3{
+		local(e.AddScaled(ax2[j], b[j])), local(e.AddScaled(ax2[j], -b[j])),
+		local(e2.AddScaled(ax2[j], b[j])), local(e2.AddScaled(ax2[j], -b[j])),
+	}
+	var P [4]Vec3 // projections along n onto the face plane z = 0
+	for k := range U {
+		P[k] = U[k].AddScaled(ln, -U[k][2]/ln[2])
+	}
+	add := func(l Vec3, d float64) {
+		dst = append(dst, Contact{Dist: d, Pos: world(l), Frame: frame})
+	}
+	count := 0
+	// (1) Quad edges crossing the rectangle's sides.
+	type seg struct{ p0, dp, u0, du Vec3 }
+	segs := [4]seg{
+		{P[0], P[1].Sub(P[0]), U[0], U[1].Sub(U[0])},
+		{P[0], P[2].Sub(P[0]), U[0], U[2].Sub(U[0])},
+		{P[1], P[2].Sub(P[0]), U[1], U[2].Sub(U[0])},
+		{P[2], P[1].Sub(P[0]), U[2], U[1].Sub(U[0])},
+	}
+	for _, sgm := range segs {
+		for q := 0; q < 2; q++ {
+			if math.Abs(sgm.dp[q]) <= 1e-15 {
+				continue
+			}
+			for _, side := range [2]float64{-1, 1} {
+				l := half[q] * side
+				t := (l - sgm.p0[q]) / sgm.dp[q]
+				if t < 0 || t > 1 {
+					continue
+				}
+				c2 := sgm.p0[1-q] + sgm.dp[1-q]*t
+				if math.Abs(c2) > half[1-q] {
+					continue
+				}
+				up := sgm.u0.AddScaled(sgm.du, t)
+				if up[2]*innorm > margin || count >= MaxContacts {
+					continue
+				}
+				var pr Vec3
+				pr[q], pr[1-q] = l, c2
+				add(up.Add(pr).Scale(0.5), up[2]*innorm)
+				count++
+			}
+		}
+	}
+	nl := count
+	// (2) Rectangle corners inside the quad.
+	pa, pb, pc, pd := P[1][0]-P[0][0], P[2][0]-P[0][0], P[1][1]-P[0][1], P[2][1]-P[0][1]
+	det := pa*pd - pb*pc
+	for k := 0; k < 4 && det != 0; k++ {
+		cx, cy := -half[0], -half[1]
+		if k/2 == 1 {
+			cx = half[0]
+		}
+		if k%2 == 1 {
+			cy = half[1]
+		}
+		x, y := cx-P[0][0], cy-P[0][1]
+		u := (x*pd - y*pb) / det
+		v := (y*pa - x*pc) / det
+		uOut, vOut := u < 0 || u > 1, v < 0 || v > 1
+		if nl == 0 && uOut && vOut || nl > 0 && (uOut || vOut) {
+			continue
+		}
+		u = math.Max(0, math.Min(1, u))
+		v = math.Max(0, math.Min(1, v))
+		T := U[0].Scale(1-u-v).AddScaled(U[1], u).AddScaled(U[2], v)
+		C := Vec3{cx, cy, 0}
+		d2 := C.Sub(T).Dot(C.Sub(T))
+		// MuJoCo 3.3.8 keeps the quad's determinant and this squared
+		// distance in one variable, so the corners after the first one to
+		// get here are solved with d2 as the determinant. Reproduced: it
+		// decides which corners MuJoCo keeps.
+		det = d2
+		if T[2] > 0 && d2 > margin*margin || count >= MaxContacts {
+			continue
+		}
+		d := math.Sqrt(d2)
+		if T[2] < 0 {
+			d = -d
+		}
+		add(C.Add(T).Scale(0.5), d)
+		count++
+	}
+	nf := count
+	// (3) Quad corners inside the rectangle.
+	for k := 0; k < 4; k++ {
+		x, y := P[k][0], P[k][1]
+		xOut, yOut := x < -half[0] || x > half[0], y < -half[1] || y > half[1]
+		switch {
+		case nl == 0 && nf == 0:
+		case nl == 0:
+			if xOut && yOut {
+				continue
+			}
+		default:
+			if xOut || yOut {
+				continue
+			}
+		}
+		var cl Vec3
+		d2 := 0.0
+		for q := 0; q < 2; q++ {
+			cl[q] = P[k][q]
+			if P[k][q] < -half[q] {
+				d2 += (P[k][q] + half[q]) * (P[k][q] + half[q])
+				cl[q] = -half[q]
+			} else if P[k][q] > half[q] {
+				d2 += (P[k][q] - half[q]) * (P[k][q] - half[q])
+				cl[q] = half[q]
+			}
+		}
+		d2 += U[k][2] * innorm * U[k][2] * innorm
+		if U[k][2] > 0 && d2 > margin*margin || count >= MaxContacts {
+			continue
+		}
+		d := math.Sqrt(d2)
+		if U[k][2] < 0 {
+			d = -d
+		}
+		add(cl.Add(U[k]).Scale(0.5), d)
+		count++
+	}
+	return dst
+}

@@ -1,0 +1,368 @@
+package convex
+
+import (
+	"fmt"
+	"math"
+)
+
+// MaxContacts is the capacity of dst with which Collide never allocates:
+// box–box builds up to 16 candidate contacts in place before MuJoCo's
+// filter keeps at most 8 of them.
+const MaxContacts = 16
+
+// Contact is one contact point in MuJoCo's mjContact convention.
+type Contact struct {
+	// Dist is the signed distance between the surfaces (m): negative in
+	// penetration. A contact exists while Dist < margin (≤ for the plane
+	// colliders, as MuJoCo's code has it).
+	Dist float64
+	// Pos is the contact point (m, world): midway between the two surfaces.
+	Pos Vec3
+	// Frame is the contact frame, row-major: row 0 is the normal pointing
+	// from geom1 to geom2, rows 1 and 2 the tangents, as mju_makeFrame
+	// builds them.
+	Frame Mat3
+	// IncludeMargin is margin − gap (m): the solver treats the contact as
+	// active only while Dist < IncludeMargin.
+	IncludeMargin float64
+}
+
+// Normal returns the contact normal (row 0 of Frame).
+func (c *Contact) Normal() Vec3 { return Vec3{c.Frame[0], c.Frame[1], c.Frame[2]} }
+
+// Active reports whether the constraint solver would use the contact
+// (MuJoCo: dist < margin − gap).
+func (c *Contact) Active() bool { return c.Dist < c.IncludeMargin }
+
+// PairMarginGap combines two geoms' margin and gap as MuJoCo does for
+// dynamically found pairs: the larger of each.
+func PairMarginGap(margin1, gap1, margin2, gap2 float64) (margin, gap float64) {
+	return math.Max(margin1, margin2), math.Max(gap1, gap2)
+}
+
+// Collider runs the narrow phase. Its zero value is ready; it keeps scratch
+// buffers between calls, so use one per goroutine.
+type Collider struct {
+	smp     simplex
+	verts   []svert
+	faces   []epaFace
+	horizon []epaEdge
+	stamp   int32
+}
+
+// Collide appends to dst the contacts between shape s1 at pose p1 (geom1)
+// and s2 at p2 (geom2) whose distance is below margin (m), and returns the
+// extended slice. gap (m) only sets Contact.IncludeMargin = margin − gap.
+// Normals point from geom1 to geom2; MuJoCo orders a pair by geom type
+// (Kind), lower first, and callers that want its contacts should too.
+// Plane pairs, parallel capsules, capsule–box and box–box give several
+// contacts as MuJoCo's colliders do (see the package doc); every other pair
+// gives at most one, from GJK (separated) or EPA (penetrating). It returns
+// an error, and dst unchanged, for an invalid shape, a missing or
+// non-finite pose, or a negative margin or gap.
+func (c *Collider) Collide(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin, gap float64) ([]Contact, error) {
+	if err := s1.Validate(); err != nil {
+		return dst, fmt.Errorf("geom1: %w", err)
+	}
+	if err := s2.Validate(); err != nil {
+		return dst, fmt.Errorf("geom2: %w", err)
+	}
+	if p1 == nil || p2 == nil {
+		return dst, fmt.Errorf("convex: nil pose; pass the geom's world pose")
+	}
+	if !finitePose(p1) || !finitePose(p2) {
+		return dst, fmt.Errorf("convex: pose is not finite (geom1 %v %v, geom2 %v %v)", p1.Pos, p1.Rot, p2.Pos, p2.Rot)
+	}
+	if math.IsNaN(margin) || math.IsNaN(gap) || margin < 0 || gap < 0 {
+		return dst, fmt.Errorf("convex: margin %v and gap %v must be ≥ 0 (m)", margin, gap)
+	}
+	n0 := len(dst)
+	switch {
+	case s1.Kind == Plane && s2.Kind == Plane:
+		return dst, nil // MuJoCo does not collide planes with planes
+	case s2.Kind == Plane:
+		// Collide with the plane first, then flip the normals.
+		dst = c.plane(dst, p2, s1, p1, margin)
+		for i := n0; i < len(dst); i++ {
+			for k := 0; k < 3; k++ {
+				dst[i].Frame[k] = -dst[i].Frame[k]
+			}
+		}
+	case s1.Kind == Plane:
+		dst = c.plane(dst, p1, s2, p2, margin)
+	case s1.Kind == Box && s2.Kind == Box:
+		var fallback bool
+		if dst, fallback = boxBox(dst, s1, p1, s2, p2, margin); fallback {
+			dst = c.convexPair(dst, s1, p1, s2, p2, margin)
+		}
+	case s1.Kind == Capsule && s2.Kind == Box:
+		dst = capsuleBox(dst, s1, p1, s2, p2, margin)
+	case s1.Kind == Box && s2.Kind == Capsule:
+		dst = capsuleBox(dst, s2, p2, s1, p1, margin)
+		for i := n0; i < len(dst); i++ {
+			for k := 0; k < 3; k++ {
+				dst[i].Frame[k] = -dst[i].Frame[k]
+			}
+		}
+	case s1.Kind == Capsule && s2.Kind == Capsule && parallelCapsules(p1, p2):
+		dst = capsulesParallel(dst, s1, p1, s2, p2, margin)
+	default:
+		dst = c.convexPair(dst, s1, p1, s2, p2, margin)
+	}
+	for i := n0; i < len(dst); i++ {
+		if i > n0 && [3]float64(dst[i].Frame[:3]) == [3]float64(dst[i-1].Frame[:3]) && [3]float64(dst[i].Frame[3:6]) == [3]float64{} {
+			dst[i].Frame = dst[i-1].Frame // the same normal, completed already
+		} else {
+			makeFrame(&dst[i].Frame)
+		}
+		dst[i].IncludeMargin = margin - gap
+	}
+	return dst, nil
+}
+
+func finitePose(p *Pose) bool {
+	return finite(p.Pos) && finite(Vec3(p.Rot[0:3])) && finite(Vec3(p.Rot[3:6])) && finite(Vec3(p.Rot[6:9]))
+}
+
+// parallelCapsules reports capsule axes parallel to within MuJoCo's
+// mjMINVAL (1e-15) on sin² of their angle; such pairs get up to two
+// contacts in mjc_CapsuleCapsule.
+func parallelCapsules(p1, p2 *Pose) bool {
+	c := p1.Rot.Col(2).Cross(p2.Rot.Col(2))
+	return c.Dot(c) < 1e-15
+}
+
+// capsulesParallel tests, as sphere pairs, each end of segment 1 against
+// its projection clamped onto segment 2, then, while fewer than two
+// contacts were found, each end of segment 2 against segment 1.
+func capsulesParallel(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin float64) []Contact {
+	a1, a2 := p1.Rot.Col(2).Scale(s1.Size[1]), p2.Rot.Col(2).Scale(s2.Size[1])
+	r1, r2 := s1.Size[0], s2.Size[0]
+	clampOn := func(q, c, a Vec3) Vec3 {
+		t := q.Sub(c).Dot(a) / a.Dot(a)
+		return c.AddScaled(a, math.Max(-1, math.Min(1, t)))
+	}
+	n := 0
+	sphere := func(q1, q2 Vec3) {
+		d := q2.Sub(q1)
+		l := d.Norm()
+		if l-r1-r2 > margin || l == 0 {
+			return
+		}
+		nrm := d.Scale(1 / l)
+		dist := l - r1 - r2
+		dst = append(dst, Contact{Dist: dist, Pos: q1.AddScaled(nrm, r1+dist/2), Frame: Mat3{nrm[0], nrm[1], nrm[2]}})
+		n++
+	}
+	for _, sg := range [2]float64{1, -1} {
+		e := p1.Pos.AddScaled(a1, sg)
+		sphere(e, clampOn(e, p2.Pos, a2))
+	}
+	for _, sg := range [2]float64{1, -1} {
+		if n >= 2 {
+			break
+		}
+		e := p2.Pos.AddScaled(a2, sg)
+		sphere(clampOn(e, p1.Pos, a1), e)
+	}
+	return dst
+}
+
+// convexPair is the general narrow phase: GJK between the cores (spheres
+// and capsules shrunk to points and segments), EPA on the full shapes when
+// the cores overlap.
+func (c *Collider) convexPair(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin float64) []Contact {
+	r1, h1, round1 := s1.core()
+	r2, h2, round2 := s2.core()
+	A := sobj{s: s1, p: p1, coreOnly: round1, halfLen: h1}
+	B := sobj{s: s2, p: p2, coreOnly: round2, halfLen: h2}
+	scale := s1.RBound() + s2.RBound()
+	rsum := r1 + r2
+	dist, pa, pb, hit := c.gjk(&A, &B, margin+rsum, scale)
+	if !hit {
+		if dist-rsum >= margin || dist == 0 {
+			return dst
+		}
+		n := pb.Sub(pa).Scale(1 / dist)
+		pa = pa.AddScaled(n, r1)
+		pb = pb.AddScaled(n, -r2)
+		return append(dst, Contact{Dist: dist - rsum, Pos: pa.Add(pb).Scale(0.5), Frame: Mat3{n[0], n[1], n[2]}})
+	}
+	if round1 || round2 {
+		// The cores touch: penetration deeper than the radii. Run GJK on
+		// the full shapes to get a simplex for EPA.
+		A.coreOnly, B.coreOnly = false, false
+		if _, _, _, hit = c.gjk(&A, &B, -1, scale); !hit {
+			return dst
+		}
+	}
+	depth, n, pa, pb, ok := c.epa(&A, &B, scale)
+	if !ok {
+		return dst
+	}
+	if n == (Vec3{}) {
+		n = Vec3{0, 0, 1}
+	}
+	return append(dst, Contact{Dist: -depth, Pos: pa.Add(pb).Scale(0.5), Frame: Mat3{n[0], n[1], n[2]}})
+}
+
+// plane collides the plane at pp (normal: its local z) with s at p.
+func (c *Collider) plane(dst []Contact, pp *Pose, s *Shape, p *Pose, margin float64) []Contact {
+	n := pp.Rot.Col(2)
+	frame := Mat3{n[0], n[1], n[2]}
+	h := n.Dot(p.Pos.Sub(pp.Pos)) // height of the geom centre above the plane
+	add := func(pt Vec3, d float64) {
+		dst = append(dst, Contact{Dist: d, Pos: pt.AddScaled(n, -0.5*d), Frame: frame})
+	}
+	switch s.Kind {
+	case Sphere:
+		// mjc_PlaneSphere.
+		if d := h - s.Size[0]; d <= margin {
+			add(p.Pos.AddScaled(n, -s.Size[0]), d)
+		}
+	case Capsule:
+		// mjc_PlaneCapsule: a sphere at each end of the segment; the
+		// capsule axis is the frame's first tangent.
+		z := p.Rot.Col(2)
+		for _, sg := range [2]float64{1, -1} {
+			e := p.Pos.AddScaled(z, sg*s.Size[1])
+			if d := n.Dot(e.Sub(pp.Pos)) - s.Size[0]; d <= margin {
+				add(e.AddScaled(n, -s.Size[0]), d)
+				copy(dst[len(dst)-1].Frame[3:6], z[:])
+			}
+		}
+	case Cylinder:
+		dst = planeCylinder(dst, n, pp.Pos, s, p, margin)
+	case Box:
+		// mjc_PlaneBox: corners below the centre and within margin, at most 4.
+		cnt := 0
+		for i := 0; i < 8 && cnt < 4; i++ {
+			v := Vec3{-s.Size[0], -s.Size[1], -s.Size[2]}
+			if i&1 != 0 {
+				v[0] = s.Size[0]
+			}
+			if i&2 != 0 {
+				v[1] = s.Size[1]
+			}
+			if i&4 != 0 {
+				v[2] = s.Size[2]
+			}
+			corner := p.Rot.MulVec(v)
+			ld := n.Dot(corner)
+			if h+ld > margin || ld > 0 {
+				continue
+			}
+			add(p.Pos.Add(corner), h+ld)
+			cnt++
+		}
+	case Mesh:
+		dst = planeMesh(dst, n, pp.Pos, s.Hull, p, margin)
+	default:
+		// Ellipsoid: the deepest support point, one contact (MuJoCo runs
+		// mjc_PlaneConvex, which stops there for non-meshes).
+		pt := s.Support(p, n.Scale(-1))
+		if d := n.Dot(pt.Sub(pp.Pos)); d <= margin {
+			add(pt, d)
+		}
+	}
+	return dst
+}
+
+// planeCylinder gives MuJoCo's plane–cylinder contacts (mjc_PlaneCylinder):
+// the rim point of the cap nearer the plane that lies deepest, the rim
+// point of the other cap on the same side, and, when the near cap is close
+// enough, two more rim points of the near cap 120° either side of the
+// first, each kept while within margin. If the deepest point is beyond
+// margin there are none.
+func planeCylinder(dst []Contact, n, p0 Vec3, s *Shape, p *Pose, margin float64) []Contact {
+	frame := Mat3{n[0], n[1], n[2]}
+	r, h := s.Size[0], s.Size[1]
+	a := p.Rot.Col(2)
+	na := n.Dot(a)
+	if na > 0 {
+		a, na = a.Scale(-1), -na // axis towards the plane
+	}
+	d0 := n.Dot(p.Pos.Sub(p0))
+	// Radial direction in the caps' plane that points most into the plane.
+	v := a.Scale(na).Sub(n)
+	if l := v.Norm(); l >= 1e-15 {
+		v = v.Scale(r / l)
+	} else {
+		v = p.Rot.Col(0).Scale(r) // cap parallel to the plane: any radius
+	}
+	nv := n.Dot(v)
+	ha := a.Scale(h)
+	add := func(pt Vec3, d float64) {
+		dst = append(dst, Contact{Dist: d, Pos: pt.AddScaled(n, -0.5*d), Frame: frame})
+	}
+	d1 := d0 + h*na + nv
+	if d1 > margin {
+		return dst
+	}
+	add(p.Pos.Add(v).Add(ha), d1)
+	if d2 := d0 - h*na + nv; d2 <= margin {
+		add(p.Pos.Add(v).Sub(ha), d2)
+	}
+	if d3 := d0 + h*na - nv/2; d3 <= margin {
+		w := v.Cross(ha).Unit().Scale(r * math.Sqrt(3) / 2)
+		c := p.Pos.Add(ha).AddScaled(v, -0.5)
+		add(c.Add(w), d3)
+		add(c.Sub(w), d3)
+	}
+	return dst
+}
+
+// Plane–mesh constants of MuJoCo 3.x's mjc_PlaneConvex.
+const (
+	maxPlaneMesh = 3   // contacts per plane–mesh pair
+	tolPlaneMesh = 0.3 // skip vertices closer than this × rbound to the first contact
+)
+
+// planeMesh follows mjc_PlaneConvex: the hull's deepest vertex first, then
+// its hull-graph neighbours that lie within margin of the plane and farther
+// than tolPlaneMesh·rbound from the first contact, up to maxPlaneMesh.
+func planeMesh(dst []Contact, n, p0 Vec3, h *Hull, p *Pose, margin float64) []Contact {
+	frame := Mat3{n[0], n[1], n[2]}
+	ib := h.Support(p.Rot.MulTVec(n.Scale(-1)))
+	pt := p.Transform(h.Verts[ib])
+	d := n.Dot(pt.Sub(p0))
+	if d > margin {
+		return dst
+	}
+	first := pt.AddScaled(n, -0.5*d)
+	dst = append(dst, Contact{Dist: d, Pos: first, Frame: frame})
+	count := 1
+	for _, j := range h.Adj[ib] {
+		if count >= maxPlaneMesh {
+			break
+		}
+		q := p.Transform(h.Verts[j])
+		dq := n.Dot(q.Sub(p0))
+		if dq >= margin || q.Sub(first).Norm() < tolPlaneMesh*h.RBound {
+			continue
+		}
+		dst = append(dst, Contact{Dist: dq, Pos: q.AddScaled(n, -0.5*dq), Frame: frame})
+		count++
+	}
+	return dst
+}
+
+// makeFrame completes a contact frame from its normal (row 0) as
+// mju_makeFrame does: row 1, when a collider left a tangent hint there
+// (length ≥ 0.5; plane–capsule puts the capsule axis), else (0,1,0), or
+// (0,0,1) when the normal is close to y, made orthogonal to the normal;
+// row 2 = normal × row 1.
+func makeFrame(f *Mat3) {
+	x := Vec3{f[0], f[1], f[2]}.Unit()
+	y := Vec3{f[3], f[4], f[5]}
+	if y.Norm() < 0.5 {
+		if math.Abs(x[1]) < 0.5 {
+			y = Vec3{0, 1, 0}
+		} else {
+			y = Vec3{0, 0, 1}
+		}
+	}
+	y = y.Sub(x.Scale(x.Dot(y))).Unit()
+	z := x.Cross(y)
+	*f = Mat3{x[0], x[1], x[2], y[0], y[1], y[2], z[0], z[1], z[2]}
+}

@@ -1,0 +1,455 @@
+package convex
+
+import "math"
+
+// Solver constants (unitless unless said). Lengths scale with the shapes'
+// bounding radii so that millimetre and metre scenes converge alike.
+const (
+	gjkMaxIter = 64    // GJK iterations; polytopes converge in a handful
+	gjkRelTol  = 1e-10 // stop when |v|² − v·w ≤ gjkRelTol·|v|² (distance to ~5e-11 relative)
+	epaMaxIter = 128   // EPA expansions; smooth shapes need the most
+	epaRelTol  = 1e-10 // stop when the support gains < epaRelTol·scale (m)
+	hitRelTol  = 1e-12 // |v| below hitRelTol·scale counts as touching
+)
+
+// sobj is a posed convex set seen through its support function; for a
+// sphere or capsule with coreOnly it is the centre point or the segment.
+type sobj struct {
+	s        *Shape
+	p        *Pose
+	coreOnly bool
+	halfLen  float64
+}
+
+func (o *sobj) support(dir Vec3) Vec3 {
+	if o.coreOnly {
+		if o.halfLen == 0 {
+			return o.p.Pos
+		}
+		z := o.p.Rot.Col(2)
+		if dir.Dot(z) >= 0 {
+			return o.p.Pos.AddScaled(z, o.halfLen)
+		}
+		return o.p.Pos.AddScaled(z, -o.halfLen)
+	}
+	return o.s.Support(o.p, dir)
+}
+
+// svert is a vertex of the Minkowski difference A − B with its two parts.
+type svert struct{ w, a, b Vec3 }
+
+func supportPair(A, B *sobj, dir Vec3) svert {
+	a := A.support(dir)
+	b := B.support(dir.Scale(-1))
+	return svert{w: a.Sub(b), a: a, b: b}
+}
+
+type simplex struct {
+	v   [4]svert
+	lam [4]float64
+	n   int
+}
+
+// gjk finds the distance between A and B. It returns early with
+// dist > cutoff once a lower bound proves the sets farther than cutoff.
+// hit reports intersection (or touching); then c.smp holds the final simplex.
+func (c *Collider) gjk(A, B *sobj, cutoff, scale float64) (dist float64, pa, pb Vec3, hit bool) {
+	smp := &c.smp
+	d := A.p.Pos.Sub(B.p.Pos)
+	if d.Dot(d) == 0 {
+		d = Vec3{1, 0, 0}
+	}
+	smp.n = 1
+	smp.v[0] = supportPair(A, B, d.Scale(-1))
+	smp.lam[0] = 1
+	v := smp.v[0].w
+	hitTol := hitRelTol * scale
+	for iter := 0; iter < gjkMaxIter; iter++ {
+		vv := v.Dot(v)
+		if vv <= hitTol*hitTol {
+			return 0, Vec3{}, Vec3{}, true
+		}
+		w := supportPair(A, B, v.Scale(-1))
+		vw := v.Dot(w.w)
+		// Lower bound on the distance: v·w/|v|.
+		if vw > 0 && vw*vw > cutoff*cutoff*vv && cutoff >= 0 {
+			return math.Sqrt(vv), Vec3{}, Vec3{}, false
+		}
+		if vv-vw <= gjkRelTol*vv {
+			break
+		}
+		dup := false
+		for i := 0; i < smp.n; i++ {
+			if smp.v[i].w == w.w {
+				dup = true
+			}
+		}
+		if dup {
+			break
+		}
+		prev, prevV := *smp, v
+		smp.v[smp.n] = w
+		smp.n++
+		var inside bool
+		v, inside = smp.closest()
+		if inside {
+			return 0, Vec3{}, Vec3{}, true
+		}
+		if v.Dot(v) >= vv {
+			// No progress: rounding has the better answer in the old simplex.
+			*smp, v = prev, prevV
+			break
+		}
+	}
+	for i := 0; i < smp.n; i++ {
+		pa = pa.AddScaled(smp.v[i].a, smp.lam[i])
+		pb = pb.AddScaled(smp.v[i].b, smp.lam[i])
+	}
+	return v.Norm(), pa, pb, false
+}
+
+// closest replaces the simplex by the smallest sub-simplex whose affine
+// hull holds its point nearest the origin, sets the barycentric weights and
+// returns that point. inside reports a tetrahedron holding the origin.
+func (s *simplex) closest() (Vec3, bool) {
+	switch s.n {
+	case 1:
+		s.lam[0] = 1
+		return s.v[0].w, false
+	case 2:
+		return s.segment(0, 1), false
+	case 3:
+		return s.triangle(0, 1, 2), false
+	}
+	// Tetrahedron: the origin is inside when it is behind every face.
+	best := math.Inf(1)
+	var bestS simplex
+	var bestP Vec3
+	inside := true
+	faces := [4][4]int{{0, 1, 2, 3}, {0, 1, 3, 2}, {0, 2, 3, 1}, {1, 2, 3, 0}}
+	for _, f := range faces {
+		a, b, cc, o := s.v[f[0]].w, s.v[f[1]].w, s.v[f[2]].w, s.v[f[3]].w
+		n := b.Sub(a).Cross(cc.Sub(a))
+		so := n.Dot(o.Sub(a))
+		sOrig := n.Dot(a.Scale(-1))
+		if so*sOrig >= 0 && so != 0 {
+			continue // origin on the same side as the fourth vertex
+		}
+		inside = false
+		t := *s
+		t.v[0], t.v[1], t.v[2] = s.v[f[0]], s.v[f[1]], s.v[f[2]]
+		t.n = 3
+		p := t.triangle(0, 1, 2)
+		if d := p.Dot(p); d < best {
+			best, bestS, bestP = d, t, p
+		}
+	}
+	if inside {
+		return Vec3{}, true
+	}
+	*s = bestS
+	return bestP, false
+}
+
+func (s *simplex) keep1(i int) Vec3 {
+	s.v[0] = s.v[i]
+	s.lam[0] = 1
+	s.n = 1
+	return s.v[0].w
+}
+
+func (s *simplex) keep2(i, j int, u float64) Vec3 {
+	vi, vj := s.v[i], s.v[j]
+	s.v[0], s.v[1] = vi, vj
+	s.lam[0], s.lam[1] = 1-u, u
+	s.n = 2
+	return vi.w.Scale(1 - u).Add(vj.w.Scale(u))
+}
+
+func (s *simplex) segment(i, j int) Vec3 {
+	a, b := s.v[i].w, s.v[j].w
+	ab := b.Sub(a)
+	den := ab.Dot(ab)
+	if den == 0 {
+		return s.keep1(i)
+	}
+	t := -a.Dot(ab) / den
+	if t <= 0 {
+		return s.keep1(i)
+	}
+	if t >= 1 {
+		return s.keep1(j)
+	}
+	return s.keep2(i, j, t)
+}
+
+// triangle is Ericson's closest point on a triangle (Real-Time Collision
+// Detection §5.1.5) with the query point at the origin.
+func (s *simplex) triangle(i, j, k int) Vec3 {
+	a, b, c := s.v[i].w, s.v[j].w, s.v[k].w
+	ab, ac := b.Sub(a), c.Sub(a)
+	ap := a.Scale(-1)
+	d1, d2 := ab.Dot(ap), ac.Dot(ap)
+	if d1 <= 0 && d2 <= 0 {
+		return s.keep1(i)
+	}
+	bp := b.Scale(-1)
+	d3, d4 := ab.Dot(bp), ac.Dot(bp)
+	if d3 >= 0 && d4 <= d3 {
+		return s.keep1(j)
+	}
+	vc := d1*d4 - d3*d2
+	if vc <= 0 && d1 >= 0 && d3 <= 0 {
+		return s.keep2(i, j, d1/(d1-d3))
+	}
+	cp := c.Scale(-1)
+	d5, d6 := ab.Dot(cp), ac.Dot(cp)
+	if d6 >= 0 && d5 <= d6 {
+		return s.keep1(k)
+	}
+	vb := d5*d2 - d1*d6
+	if vb <= 0 && d2 >= 0 && d6 <= 0 {
+		return s.keep2(i, k, d2/(d2-d6))
+	}
+	va := d3*d6 - d5*d4
+	if va <= 0 && d4-d3 >= 0 && d5-d6 >= 0 {
+		return s.keep2(j, k, (d4-d3)/((d4-d3)+(d5-d6)))
+	}
+	den := va + vb + vc
+	if den == 0 {
+		return s.segment(i, j)
+	}
+	v, w := vb/den, vc/den
+	vi, vj, vk := s.v[i], s.v[j], s.v[k]
+	s.v[0], s.v[1], s.v[2] = vi, vj, vk
+	s.lam[0], s.lam[1], s.lam[2] = 1-v-w, v, w
+	s.n = 3
+	return a.Add(ab.Scale(v)).Add(ac.Scale(w))
+}
+
+type epaFace struct {
+	i     [3]int32
+	nb    [3]int32 // face across edge i[k]→i[(k+1)%3]
+	n     Vec3
+	d     float64
+	alive bool
+	visit int32
+}
+
+type epaEdge struct{ a, b, outer int32 }
+
+// epa expands the GJK simplex in c.smp (holding the origin) into the
+// polytope of A − B and returns the penetration depth (m), the unit
+// direction n along which moving B by depth·n separates the sets (it points
+// from A into B), and the witness points on A and B. The polytope keeps
+// face adjacency; the faces that see a new support point are found by a
+// walk from the closest face, so the horizon is always one closed loop.
+func (c *Collider) epa(A, B *sobj, scale float64) (depth float64, n, pa, pb Vec3, ok bool) {
+	if !c.blowUp(A, B, scale) {
+		return 0, Vec3{}, Vec3{}, Vec3{}, false
+	}
+	c.verts = c.verts[:0]
+	c.faces = c.faces[:0]
+	for i := 0; i < 4; i++ {
+		c.verts = append(c.verts, c.smp.v[i])
+	}
+	p := [4]Vec3{c.verts[0].w, c.verts[1].w, c.verts[2].w, c.verts[3].w}
+	if p[1].Sub(p[0]).Cross(p[2].Sub(p[0])).Dot(p[3].Sub(p[0])) > 0 {
+		c.verts[1], c.verts[2] = c.verts[2], c.verts[1]
+	}
+	c.addFace(0, 1, 2)
+	c.addFace(0, 3, 1)
+	c.addFace(1, 3, 2)
+	c.addFace(2, 3, 0)
+	for f := 0; f < 4; f++ {
+		for e := 0; e < 3; e++ {
+			a, b := c.faces[f].i[e], c.faces[f].i[(e+1)%3]
+			for g := 0; g < 4; g++ {
+				for k := 0; k < 3; k++ {
+					if c.faces[g].i[k] == b && c.faces[g].i[(k+1)%3] == a {
+						c.faces[f].nb[e] = int32(g)
+					}
+				}
+			}
+		}
+	}
+	tol := epaRelTol * scale
+	visTol := 1e-13 * scale
+	best := -1
+	for iter := 0; iter < epaMaxIter; iter++ {
+		best = -1
+		bd := math.Inf(1)
+		for f := range c.faces {
+			if c.faces[f].alive && c.faces[f].d < bd {
+				bd, best = c.faces[f].d, f
+			}
+		}
+		if best < 0 {
+			return 0, Vec3{}, Vec3{}, Vec3{}, false
+		}
+		bf := c.faces[best]
+		w := supportPair(A, B, bf.n)
+		if w.w.Dot(bf.n)-bf.d <= tol {
+			break
+		}
+		c.verts = append(c.verts, w)
+		iw := int32(len(c.verts) - 1)
+		c.stamp++
+		c.horizon = c.horizon[:0]
+		c.faces[best].visit = c.stamp
+		c.faces[best].alive = false
+		c.epaWalk(int32(best), -1, w.w, visTol)
+		first := int32(len(c.faces))
+		for _, h := range c.horizon {
+			nf := int32(len(c.faces))
+			c.addFace(h.a, h.b, iw)
+			c.faces[nf].nb[0] = h.outer
+			of := &c.faces[h.outer]
+			for k := 0; k < 3; k++ {
+				if of.i[k] == h.b && of.i[(k+1)%3] == h.a {
+					of.nb[k] = nf
+				}
+			}
+		}
+		nh := int32(len(c.horizon))
+		for i := int32(0); i < nh; i++ {
+			for j := int32(0); j < nh; j++ {
+				if c.horizon[j].a == c.horizon[i].b {
+					c.faces[first+i].nb[1] = first + j
+					c.faces[first+j].nb[2] = first + i
+					break
+				}
+			}
+		}
+	}
+	bf := c.faces[best]
+	// Barycentric weights of the origin's projection n·d on the face.
+	a, b, cc := c.verts[bf.i[0]], c.verts[bf.i[1]], c.verts[bf.i[2]]
+	l := barycentric(bf.n.Scale(bf.d), a.w, b.w, cc.w)
+	pa = a.a.Scale(l[0]).Add(b.a.Scale(l[1])).Add(cc.a.Scale(l[2]))
+	pb = a.b.Scale(l[0]).Add(b.b.Scale(l[1])).Add(cc.b.Scale(l[2]))
+	// A − B's boundary point is n·d: pa − pb = n·d, so B must move by +n·d.
+	return bf.d, bf.n, pa, pb, true
+}
+
+// epaWalk removes the faces that see w, reached from face f through
+// visible neighbours, and records the horizon edges in loop order.
+func (c *Collider) epaWalk(f, from int32, w Vec3, visTol float64) {
+	start := 0
+	if from >= 0 {
+		for k := 0; k < 3; k++ {
+			if c.faces[f].nb[k] == from {
+				start = k + 1
+			}
+		}
+	}
+	for j := 0; j < 3; j++ {
+		if from >= 0 && j == 2 {
+			break
+		}
+		k := (start + j) % 3
+		nb := c.faces[f].nb[k]
+		if c.faces[nb].visit == c.stamp {
+			continue
+		}
+		fn := &c.faces[nb]
+		if fn.alive && fn.n.Dot(w.Sub(c.verts[fn.i[0]].w)) > visTol {
+			fn.visit = c.stamp
+			fn.alive = false
+			c.epaWalk(nb, f, w, visTol)
+			continue
+		}
+		c.horizon = append(c.horizon, epaEdge{a: c.faces[f].i[k], b: c.faces[f].i[(k+1)%3], outer: nb})
+	}
+}
+
+func (c *Collider) addFace(a, b, d int32) {
+	pa, pb, pc := c.verts[a].w, c.verts[b].w, c.verts[d].w
+	n := pb.Sub(pa).Cross(pc.Sub(pa))
+	l := n.Norm()
+	f := epaFace{i: [3]int32{a, b, d}, alive: true, nb: [3]int32{-1, -1, -1}}
+	if l > 0 {
+		f.n = n.Scale(1 / l)
+		f.d = f.n.Dot(pa)
+	} else {
+		f.d = math.Inf(1)
+	}
+	c.faces = append(c.faces, f)
+}
+
+// blowUp grows the GJK simplex to a tetrahedron of A − B with volume.
+func (c *Collider) blowUp(A, B *sobj, scale float64) bool {
+	s := &c.smp
+	eps := 1e-9 * scale
+	axes := [6]Vec3{{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}}
+	if s.n == 1 {
+		for _, d := range axes {
+			w := supportPair(A, B, d)
+			if w.w.Sub(s.v[0].w).Norm() > eps {
+				s.v[1] = w
+				s.n = 2
+				break
+			}
+		}
+		if s.n == 1 {
+			return false
+		}
+	}
+	if s.n == 2 {
+		dir := s.v[1].w.Sub(s.v[0].w).Unit()
+		// A unit vector perpendicular to dir, rotated about it in 60° steps.
+		k := 0
+		if math.Abs(dir[1]) < math.Abs(dir[k]) {
+			k = 1
+		}
+		if math.Abs(dir[2]) < math.Abs(dir[k]) {
+			k = 2
+		}
+		e := Vec3{}
+		e[k] = 1
+		perp := dir.Cross(e).Unit()
+		rot := AxisAngle(dir, math.Pi/3)
+		for i := 0; i < 6; i++ {
+			w := supportPair(A, B, perp)
+			r := w.w.Sub(s.v[0].w)
+			if r.Sub(dir.Scale(r.Dot(dir))).Norm() > eps {
+				s.v[2] = w
+				s.n = 3
+				break
+			}
+			perp = rot.MulVec(perp)
+		}
+		if s.n == 2 {
+			return false
+		}
+	}
+	if s.n == 3 {
+		nrm := s.v[1].w.Sub(s.v[0].w).Cross(s.v[2].w.Sub(s.v[0].w)).Unit()
+		for _, d := range [2]Vec3{nrm, nrm.Scale(-1)} {
+			w := supportPair(A, B, d)
+			if math.Abs(w.w.Sub(s.v[0].w).Dot(nrm)) > eps {
+				s.v[3] = w
+				s.n = 4
+				break
+			}
+		}
+		if s.n == 3 {
+			return false
+		}
+	}
+	return true
+}
+
+// barycentric returns the weights of p's projection on triangle abc.
+func barycentric(p, a, b, c Vec3) [3]float64 {
+	v0, v1, v2 := b.Sub(a), c.Sub(a), p.Sub(a)
+	d00, d01, d11 := v0.Dot(v0), v0.Dot(v1), v1.Dot(v1)
+	d20, d21 := v2.Dot(v0), v2.Dot(v1)
+	den := d00*d11 - d01*d01
+	if den == 0 {
+		return [3]float64{1, 0, 0}
+	}
+	v := (d11*d20 - d01*d21) / den
+	w := (d00*d21 - d01*d20) / den
+	return [3]float64{1 - v - w, v, w}
+}

@@ -1,0 +1,170 @@
+package convex
+
+import (
+	"fmt"
+	"math"
+)
+
+// Kind is a geom type, numbered in MuJoCo's mjtGeom order.
+type Kind uint8
+
+const (
+	Plane     Kind = 0 // infinite plane z = 0 in its frame, normal +z
+	Sphere    Kind = 2 // Size[0] radius
+	Capsule   Kind = 3 // Size[0] radius, Size[1] half-length of the segment along z
+	Ellipsoid Kind = 4 // Size radii along x, y, z
+	Cylinder  Kind = 5 // Size[0] radius, Size[1] half-height along z
+	Box       Kind = 6 // Size half-sizes along x, y, z
+	Mesh      Kind = 7 // collides through Hull
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Plane:
+		return "plane"
+	case Sphere:
+		return "sphere"
+	case Capsule:
+		return "capsule"
+	case Ellipsoid:
+		return "ellipsoid"
+	case Cylinder:
+		return "cylinder"
+	case Box:
+		return "box"
+	case Mesh:
+		return "mesh"
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// Shape is a convex geom in its local frame, with MuJoCo's size semantics.
+type Shape struct {
+	Kind Kind
+	Size Vec3  // m; see Kind
+	Hull *Hull // Mesh only: the convex hull of the mesh, in the geom frame
+}
+
+// Validate says what is wrong with s, if anything.
+func (s *Shape) Validate() error {
+	if s == nil {
+		return fmt.Errorf("convex: nil shape")
+	}
+	if !finite(s.Size) {
+		return fmt.Errorf("convex: %v size %v is not finite", s.Kind, s.Size)
+	}
+	need := 0
+	switch s.Kind {
+	case Plane:
+		return nil
+	case Sphere:
+		need = 1
+	case Capsule, Cylinder:
+		need = 2
+	case Ellipsoid, Box:
+		need = 3
+	case Mesh:
+		if s.Hull == nil || len(s.Hull.Verts) < 4 {
+			return fmt.Errorf("convex: mesh shape has no hull; build one with BuildHull")
+		}
+		return nil
+	default:
+		return fmt.Errorf("convex: unknown shape kind %d; use Sphere, Capsule, Ellipsoid, Cylinder, Box, Mesh or Plane", s.Kind)
+	}
+	for i := 0; i < need; i++ {
+		if !(s.Size[i] > 0) {
+			return fmt.Errorf("convex: %v size[%d] = %v; it must be > 0 (m)", s.Kind, i, s.Size[i])
+		}
+	}
+	return nil
+}
+
+// SupportLocal returns the point of s farthest along dir, in s's frame.
+// dir need not be unit length; a zero dir gives some point of s.
+func (s *Shape) SupportLocal(dir Vec3) Vec3 {
+	switch s.Kind {
+	case Sphere:
+		return dir.Unit().Scale(s.Size[0])
+	case Capsule:
+		p := dir.Unit().Scale(s.Size[0])
+		if dir[2] >= 0 {
+			p[2] += s.Size[1]
+		} else {
+			p[2] -= s.Size[1]
+		}
+		return p
+	case Ellipsoid:
+		// argmax d·x over x'S⁻²x ≤ 1 is S²d / |S d|.
+		a, b, c := s.Size[0], s.Size[1], s.Size[2]
+		sd := Vec3{a * dir[0], b * dir[1], c * dir[2]}
+		n := sd.Norm()
+		if n == 0 {
+			return Vec3{}
+		}
+		return Vec3{a * sd[0] / n, b * sd[1] / n, c * sd[2] / n}
+	case Cylinder:
+		var p Vec3
+		r := math.Hypot(dir[0], dir[1])
+		if r > 0 {
+			p[0], p[1] = s.Size[0]*dir[0]/r, s.Size[0]*dir[1]/r
+		}
+		if dir[2] >= 0 {
+			p[2] = s.Size[1]
+		} else {
+			p[2] = -s.Size[1]
+		}
+		return p
+	case Box:
+		var p Vec3
+		for k := 0; k < 3; k++ {
+			if dir[k] >= 0 {
+				p[k] = s.Size[k]
+			} else {
+				p[k] = -s.Size[k]
+			}
+		}
+		return p
+	case Mesh:
+		return s.Hull.Verts[s.Hull.Support(dir)]
+	}
+	return Vec3{}
+}
+
+// Support returns the world point of s at pose farthest along the world
+// direction dir.
+func (s *Shape) Support(pose *Pose, dir Vec3) Vec3 {
+	return pose.Transform(s.SupportLocal(pose.Rot.MulTVec(dir)))
+}
+
+// RBound returns the radius (m) of the smallest origin-centred sphere
+// holding s, as MuJoCo's geom_rbound; +Inf for a plane.
+func (s *Shape) RBound() float64 {
+	switch s.Kind {
+	case Sphere:
+		return s.Size[0]
+	case Capsule:
+		return s.Size[0] + s.Size[1]
+	case Ellipsoid:
+		return math.Max(s.Size[0], math.Max(s.Size[1], s.Size[2]))
+	case Cylinder:
+		return math.Hypot(s.Size[0], s.Size[1])
+	case Box:
+		return s.Size.Norm()
+	case Mesh:
+		return s.Hull.RBound
+	}
+	return math.Inf(1)
+}
+
+// core splits a rounded shape into a core (point or segment, half-length
+// h along local z) and a radius, the way MuJoCo's GJK treats spheres and
+// capsules: distances between cores minus the radii are exact.
+func (s *Shape) core() (radius, halfLen float64, ok bool) {
+	switch s.Kind {
+	case Sphere:
+		return s.Size[0], 0, true
+	case Capsule:
+		return s.Size[0], s.Size[1], true
+	}
+	return 0, 0, false
+}
