@@ -13,12 +13,15 @@ const MaxVal = 1e10
 // mjWARN_BADQVEL, mjWARN_BADQACC); each reset the state to qpos0.
 type Warnings struct {
 	BadQpos, BadQvel, BadQacc int
+	// Contacts counts contacts dropped over Model.MaxContacts
+	// (mjWARN_CONTACTFULL); the state is kept.
+	Contacts int
 	// Time is the simulation time of the last warning.
 	Time float64
 }
 
 // Total returns the number of warnings.
-func (w Warnings) Total() int { return w.BadQpos + w.BadQvel + w.BadQacc }
+func (w Warnings) Total() int { return w.BadQpos + w.BadQvel + w.BadQacc + w.Contacts }
 
 // Data is the dynamic state and everything the pipeline computes from it
 // (MuJoCo's mjData, the part implemented). All buffers are allocated by
@@ -84,6 +87,9 @@ type Data struct {
 	// solve (MuJoCo's solver_niter).
 	SolverIter int
 
+	// contactData: geom frames and contacts (collision.go).
+	contactData
+
 	Warnings Warnings
 }
 
@@ -106,6 +112,7 @@ func NewData(m *Model) *Data {
 		QfrcConstraint: v(), efcG: v(), efcP: v(),
 		TenLength: make([]float64, len(m.Tendons)), TenVelocity: make([]float64, len(m.Tendons)),
 	}
+	d.initContacts(m) // collision.go
 	if m.Opt.Integrator == RK4 {
 		for i := range 4 {
 			d.rkQpos[i], d.rkQvel[i], d.rkF[i] = make([]float64, m.NQ), v(), v()
@@ -198,6 +205,7 @@ func Forward(m *Model, d *Data) {
 	kinematics(m, d)
 	comPos(m, d)
 	crbMass(m, d)
+	collision(m, d) // collision.go
 	comVel(m, d)
 	tendons(m, d)
 	passive(m, d)

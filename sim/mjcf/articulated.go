@@ -161,7 +161,7 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 	}
 	st := &artState{opt: articulated.Option{Timestep: 0.002, Gravity: [3]float64{0, 0, -9.81}}}
 	var world *element
-	var actuators, keys, equalities, tendonSecs []*element
+	var actuators, keys, equalities, tendonSecs, contactSecs []*element
 	for _, e := range root.children {
 		switch e.name {
 		case "compiler", "default", "asset":
@@ -178,7 +178,7 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 		case "keyframe":
 			keys = append(keys, e)
 		case "contact":
-			c.dropped(e, "contacts are not simulated by the articulated engine")
+			contactSecs = append(contactSecs, e) // articulated_geoms.go
 		case "equality":
 			equalities = append(equalities, e)
 		case "size", "visual", "statistic", "sensor", "custom":
@@ -201,7 +201,7 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 	if !st.contactOff {
 		for _, g := range c.geoms {
 			if g.contype != 0 || g.conaff != 0 {
-				c.unsupported(g.e, `contacts are not simulated by the articulated engine: set contype="0" conaffinity="0" or <option><flag contact="disable"/></option>`)
+				c.unsupported(g.e, `contacts are not simulated by the articulated engine yet (they are detected, but no contact forces are applied; Options.Lenient loads the model so): set contype="0" conaffinity="0" or <option><flag contact="disable"/></option>`)
 				break
 			}
 		}
@@ -293,6 +293,10 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 		c.errs = append(c.errs, fmt.Errorf("mjcf: %w", err))
 		return nil
 	}
+	c.artInstallGeoms(m, contactSecs) // articulated_geoms.go
+	if len(c.errs) > 0 {
+		return nil
+	}
 	return &Articulated{Name: name, Model: m, Sites: sites, Warnings: c.warnings()}
 }
 
@@ -337,7 +341,8 @@ func (c *compiler) artOption(e *element, st *artState) {
 		"damper": articulated.DisableDamper, "actuation": articulated.DisableActuation,
 		"clampctrl": articulated.DisableClampCtrl, "eulerdamp": articulated.DisableEulerDamp,
 		"limit": articulated.DisableLimit, "frictionloss": articulated.DisableFrictionLoss,
-		"equality": articulated.DisableEquality, "constraint": articulated.DisableConstraint, "refsafe": articulated.DisableRefSafe}
+		"equality": articulated.DisableEquality, "constraint": articulated.DisableConstraint, "refsafe": articulated.DisableRefSafe,
+		"contact": articulated.DisableContact, "filterparent": articulated.DisableFilterParent}
 	// flags that cannot change a model without constraints or contacts
 	harmless := map[string]bool{
 		"midphase": true, "warmstart": true, "filterparent": true, "sensor": true,
@@ -355,6 +360,9 @@ func (c *compiler) artOption(e *element, st *artState) {
 			}
 			switch {
 			case bits[n] != 0:
+				if n == "contact" {
+					st.contactOff = v == "disable"
+				}
 				if v == "disable" {
 					st.opt.Disable |= bits[n]
 				} else {

@@ -85,6 +85,7 @@ type mgeom struct {
 	meshI     sim.Vec3 // per unit mass, principal
 	shape     sim.ShapeID
 	collides  bool
+	art       artGeomParams // as written, for the articulated engine
 }
 
 func (c *compiler) worldbody(e *element, main *class) {
@@ -308,6 +309,7 @@ func (c *compiler) geom(e *element, bi int, cls *class) {
 	g.rgba = rgbaOf(a, g.rgba)
 	c.geomContact(a, g)
 	a.warnIf("the engine's contacts use its own soft constraint", "solref", "solimp", "solmix", "priority", "gap")
+	g.art = readArtGeomParams(a) // articulated_geoms.go
 	a.ignore("user", "fitscale", "fluidshape", "fluidcoef")
 	density := a.float("density", 1000)
 	if g.typ == "mesh" {
@@ -339,11 +341,11 @@ func (c *compiler) geom(e *element, bi int, cls *class) {
 	}
 	c.checkSize(g)
 	collide := g.contype != 0 || g.conaff != 0
-	if g.typ == "ellipsoid" && g.size.X == g.size.Y && g.size.Y == g.size.Z {
+	if !c.art && g.typ == "ellipsoid" && g.size.X == g.size.Y && g.size.Y == g.size.Z {
 		g.typ = "sphere" // a round ellipsoid is a sphere, which collides
 		g.size = sim.V3(g.size.X, 0, 0)
 	}
-	if collide && !geomTypes[g.typ] {
+	if collide && !geomTypes[g.typ] && !c.art { // the articulated engine collides all (articulated_geoms.go)
 		if g.typ == "ellipsoid" {
 			c.unsupported(e, "colliding ellipsoids are not in the engine (set contype=\"0\" conaffinity=\"0\" to make it visual)")
 		} else {

@@ -1,0 +1,146 @@
+package mjcf
+
+import (
+	"fmt"
+
+	"github.com/vlmrb/vlmrb/sim/articulated"
+	"github.com/vlmrb/vlmrb/sim/convex"
+)
+
+// artGeomParams are a geom's contact attributes as written (MuJoCo's
+// defaults where absent), for the articulated engine's collision geoms.
+type artGeomParams struct {
+	condim   int
+	friction [3]float64
+	margin   float64
+	gap      float64
+	solref   [2]float64
+	solimp   [5]float64
+	solmix   float64
+	priority int
+}
+
+// readArtGeomParams reads a <geom>'s contact attributes (its class
+// defaults included) with MuJoCo's defaults.
+func readArtGeomParams(a *attrSet) artGeomParams {
+	p := artGeomParams{condim: 3, friction: [3]float64{1, 0.005, 0.0001}, solref: [2]float64{0.02, 1},
+		solimp: [5]float64{0.9, 0.95, 0.001, 0.5, 2}, solmix: 1}
+	if f, ok := a.floats("friction", 1, 3); ok {
+		copy(p.friction[:], f)
+	}
+	p.condim = a.int("condim", 3)
+	p.margin = a.float("margin", 0)
+	p.gap = a.float("gap", 0)
+	if f, ok := a.floats("solref", 2, 2); ok {
+		copy(p.solref[:], f)
+	}
+	if f, ok := a.floats("solimp", 3, 5); ok {
+		copy(p.solimp[:], f)
+	}
+	p.solmix = a.float("solmix", 1)
+	p.priority = a.int("priority", 0)
+	return p
+}
+
+// artKinds maps MJCF geom types to the engine's.
+var artKinds = map[string]convex.Kind{"plane": convex.Plane, "sphere": convex.Sphere, "capsule": convex.Capsule,
+	"ellipsoid": convex.Ellipsoid, "cylinder": convex.Cylinder, "box": convex.Box, "mesh": convex.Mesh}
+
+// artGeoms builds the engine's collision geoms from the compiled geoms
+// that collide (contype or conaffinity nonzero): MuJoCo's sizes, the
+// geom frame in the body frame (a mesh's moved to its centroid and
+// principal axes, as MuJoCo's compiler does, with its convex hull built
+// in that frame).
+func (c *compiler) artGeoms() []articulated.Geom {
+	var out []articulated.Geom
+	for _, g := range c.geoms {
+		if g.contype == 0 && g.conaff == 0 {
+			continue
+		}
+		k, ok := artKinds[g.typ]
+		if !ok {
+			c.unsupported(g.e, fmt.Sprintf("geom type %q does not collide in the articulated engine", g.typ))
+			continue
+		}
+		pos, rot := g.pos, g.rot
+		ag := articulated.Geom{Name: g.name, Type: k, Body: g.body, Size: v3(g.size),
+			Contype: g.contype, Conaffinity: g.conaff, Condim: g.art.condim, Friction: g.art.friction,
+			Margin: g.art.margin, Gap: g.art.gap, SolRef: g.art.solref, SolImp: g.art.solimp,
+			SolMix: g.art.solmix, Priority: g.art.priority}
+		if k == convex.Mesh {
+			if g.mesh == nil || g.mesh.mesh == nil {
+				continue // the asset's error is reported already
+			}
+			mr := g.meshRot.Normalize()
+			pts := make([]convex.Vec3, len(g.mesh.mesh.Vertices))
+			for i, v := range g.mesh.mesh.Vertices {
+				pts[i] = convex.Vec3(v3(mr.InvRotate(v.Sub(g.meshCOM))))
+			}
+			h, err := convex.BuildHull(pts, convex.HullOptions{})
+			if err != nil {
+				c.fail(g.e, "mesh", fmt.Sprintf("%q has no convex hull to collide: %v", g.mesh.name, err))
+				continue
+			}
+			ag.Hull = h
+			pos, rot = pos.Add(rot.Rotate(g.meshCOM)), rot.Mul(mr)
+		}
+		if k == convex.Plane {
+			ag.Size = [3]float64{g.size.X, g.size.Y, g.size.Z}
+		}
+		ag.Pos, ag.Quat = v3(pos), q4(rot.Normalize())
+		out = append(out, ag)
+	}
+	return out
+}
+
+// artContact reads a <contact> section: <exclude body1 body2> pairs; a
+// <pair> is refused with its line.
+func (c *compiler) artContact(e *element) []articulated.Exclude {
+	bodyOf := map[string]int{}
+	for i, b := range c.bodies {
+		if b.name != "" {
+			bodyOf[b.name] = i
+		}
+	}
+	var out []articulated.Exclude
+	for _, ch := range e.children {
+		switch ch.name {
+		case "exclude":
+			a := c.attrsOf(ch, "exclude", nil)
+			n1, n2 := a.str("body1", ""), a.str("body2", "")
+			a.ignore("name")
+			a.finish()
+			b1, ok1 := bodyOf[n1]
+			b2, ok2 := bodyOf[n2]
+			if !ok1 {
+				c.fail(ch, "body1", fmt.Sprintf("%q is not a body", n1))
+			}
+			if !ok2 {
+				c.fail(ch, "body2", fmt.Sprintf("%q is not a body", n2))
+			}
+			if ok1 && ok2 {
+				out = append(out, articulated.Exclude{Body1: b1, Body2: b2})
+			}
+		case "pair":
+			c.unsupported(ch, "explicit contact pairs are not in the articulated engine yet (use contype/conaffinity and <exclude>)")
+		default:
+			c.unsupported(ch, "unknown child of <contact>")
+		}
+	}
+	return out
+}
+
+// artInstallGeoms gives m its collision geoms when contacts are on.
+func (c *compiler) artInstallGeoms(m *articulated.Model, contactSecs []*element) {
+	var excl []articulated.Exclude
+	for _, e := range contactSecs {
+		excl = append(excl, c.artContact(e)...)
+	}
+	geoms := c.artGeoms()
+	if len(c.errs) > 0 || m.Opt.Disable&articulated.DisableContact != 0 {
+		return
+	}
+	if err := m.SetGeoms(geoms, excl); err != nil {
+		c.errs = append(c.errs, fmt.Errorf("mjcf: %w", err))
+	}
+}
