@@ -3,9 +3,8 @@ package articulated
 // Collision detection as MuJoCo's mj_collision (issue 47, steps 1–2):
 // geoms on bodies, the static filters of its broad phase, a bounding
 // sphere test per step and sim/convex's narrow phase, contacts with
-// MuJoCo's parameter mixing. Contact forces are not applied yet: Forward
-// fills Data.Contacts (mjData.contact) and the constraint solver does not
-// read them.
+// MuJoCo's parameter mixing. Forward fills Data.Contacts
+// (mjData.contact); contact.go turns them into constraint rows.
 
 import (
 	"errors"
@@ -76,6 +75,9 @@ type Collision struct {
 	// dropped and counted in Data.Warnings.Contacts. Zero: the most the
 	// candidate pairs can produce, capped at DefaultMaxContacts.
 	MaxContacts int
+	// ImpRatio is MuJoCo's impratio: the ratio of frictional to normal
+	// constraint impedance (zero: 1).
+	ImpRatio float64
 
 	shapes  []convex.Shape
 	geomMat [][9]float64 // geom frame in the body frame
@@ -120,6 +122,7 @@ type contactData struct {
 	Contacts []Contact
 	collider convex.Collider
 	conBuf   []convex.Contact
+	conJac   []float64 // 12·NV: the two bodies' point Jacobians
 }
 
 var defaultSolRef = [2]float64{0.02, 1}
@@ -203,6 +206,9 @@ func (m *Model) SetGeoms(geoms []Geom, excludes []Exclude) error {
 	}
 	if m.MaxContacts < 0 {
 		bad("MaxContacts %d must be ≥ 0", m.MaxContacts)
+	}
+	if m.ImpRatio < 0 || !finite(m.ImpRatio) {
+		bad("ImpRatio %g must be finite and ≥ 0 (0: MuJoCo's default 1)", m.ImpRatio)
 	}
 	if len(errs) > 0 {
 		return errors.Join(errs...)
@@ -363,6 +369,7 @@ func (d *Data) initContacts(m *Model) {
 	d.GeomXpos, d.GeomXmat = make([][3]float64, ng), make([][9]float64, ng)
 	d.Contacts = make([]Contact, 0, m.contactCap())
 	d.conBuf = make([]convex.Contact, 0, convex.MaxContacts)
+	d.conJac = make([]float64, 12*m.NV)
 }
 
 // collision is mj_collision: geom frames, then for each candidate pair the

@@ -120,13 +120,14 @@ func NewData(m *Model) *Data {
 		d.rkDX = make([]float64, 2*nv)
 	}
 	nr := m.nLimitRows + m.nFrictionRows + m.nEqRows + m.nTendonRows
+	nr += m.contactRowCap() // contact.go
 	f := func() []float64 { return make([]float64, nr) }
 	d.EfcType, d.EfcJnt, d.efcDof, d.efcN = make([]int, nr), make([]int, nr), make([]int, nr), make([]int, nr)
 	d.efcJac = make([][3]float64, nr)
 	d.EfcPos, d.efcD, d.efcR, d.efcFloss, d.EfcAref, d.EfcForce = f(), f(), f(), f(), f(), f()
 	d.efcJar, d.efcJp = f(), f()
 	d.efcActive = make([]bool, nr)
-	if m.nEqRows+m.nTendonRows > 0 || len(m.Tendons) > 0 {
+	if m.nEqRows+m.nTendonRows > 0 || len(m.Tendons) > 0 || m.contactRowCap() > 0 {
 		d.efcJd, d.efcH, d.efcRow = make([]float64, nr*nv), make([]float64, nv*nv), make([]float64, nv)
 		d.eqJac = make([]float64, 12*nv)
 	}
@@ -221,6 +222,7 @@ func Forward(m *Model, d *Data) {
 	copy(d.Qacc, d.QaccSmooth)
 	clear(d.QfrcConstraint)
 	makeConstraints(m, d)
+	makeContactRows(m, d) // contact.go
 	if d.NEfc > 0 {
 		solveConstraints(m, d)
 	}

@@ -198,14 +198,6 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 	}
 	c.massProps()
 	c.artSingleGeomFrames()
-	if !st.contactOff {
-		for _, g := range c.geoms {
-			if g.contype != 0 || g.conaff != 0 {
-				c.unsupported(g.e, `contacts are not simulated by the articulated engine yet (they are detected, but no contact forces are applied; Options.Lenient loads the model so): set contype="0" conaffinity="0" or <option><flag contact="disable"/></option>`)
-				break
-			}
-		}
-	}
 	bodies := make([]articulated.Body, len(c.bodies))
 	var joints []articulated.Joint
 	jointOf := map[*mjoint]int{}
@@ -293,7 +285,7 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 		c.errs = append(c.errs, fmt.Errorf("mjcf: %w", err))
 		return nil
 	}
-	c.artInstallGeoms(m, contactSecs) // articulated_geoms.go
+	c.artInstallGeoms(m, root, contactSecs) // articulated_geoms.go
 	if len(c.errs) > 0 {
 		return nil
 	}

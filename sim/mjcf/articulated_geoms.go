@@ -2,6 +2,9 @@ package mjcf
 
 import (
 	"fmt"
+	"math"
+	"strconv"
+	"strings"
 
 	"github.com/vlmrb/vlmrb/sim/articulated"
 	"github.com/vlmrb/vlmrb/sim/convex"
@@ -130,8 +133,25 @@ func (c *compiler) artContact(e *element) []articulated.Exclude {
 	return out
 }
 
-// artInstallGeoms gives m its collision geoms when contacts are on.
-func (c *compiler) artInstallGeoms(m *articulated.Model, contactSecs []*element) {
+// artInstallGeoms gives m its collision geoms when contacts are on, and
+// reads <option impratio> and cone (elliptic cones are refused).
+func (c *compiler) artInstallGeoms(m *articulated.Model, root *element, contactSecs []*element) {
+	for _, e := range root.children {
+		if e.name != "option" {
+			continue
+		}
+		if v, ok := e.attr("cone"); ok && strings.TrimSpace(v) != "pyramidal" {
+			c.fail(e, "cone", fmt.Sprintf("%q: only MuJoCo's default pyramidal cone is in the articulated engine", v))
+		}
+		if v, ok := e.attr("impratio"); ok {
+			x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil || !(x > 0) || math.IsInf(x, 0) {
+				c.fail(e, "impratio", fmt.Sprintf("%q must be a number > 0", v))
+			} else {
+				m.ImpRatio = x
+			}
+		}
+	}
 	var excl []articulated.Exclude
 	for _, e := range contactSecs {
 		excl = append(excl, c.artContact(e)...)
