@@ -19,6 +19,10 @@ var contactScenes = []contactScene{
 	{"box_rest", 1, 0},
 	{"box_slide", 1, 0},
 	{"stack3", 1, -1},
+	{"capsule_chain", 1, -1},
+	{"hulls", 1, -1},
+	{"overlap_arm", 1, -1},
+	{"gripper_box", 1, 0},
 }
 
 // TestContactScenesAgainstMuJoCo is issue 47's acceptance for contacts:
@@ -30,6 +34,7 @@ func TestContactScenesAgainstMuJoCo(t *testing.T) {
 	dir := mujocoJSDir(t)
 	for _, sc := range contactScenes {
 		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel() // each waits mostly on its Node processes
 			path := filepath.Join("testdata", "contacts", sc.name+".xml")
 			am, err := LoadArticulated(path, Options{})
 			if err != nil {
@@ -53,16 +58,29 @@ func TestContactScenesAgainstMuJoCo(t *testing.T) {
 			ours, at := maxDiff(got, want, false)
 			own, _ := maxDiff(half, want, false)
 			last := len(want) - 1
-			rest := 0.0
+			rest, restOwn := 0.0, 0.0
 			for k := range want[last].Qpos {
 				rest = max(rest, math.Abs(got[last].Qpos[k]-want[last].Qpos[k]))
+				restOwn = max(restOwn, math.Abs(half[last].Qpos[k]-want[last].Qpos[k]))
 			}
-			t.Logf("| %s | %.3g (t=%.3f s) | %.3g | %.3g |", sc.name, ours, at, own, rest)
+			t.Logf("| %s | %.3g (t=%.3f s) | %.3g | %.3g | %.3g |", sc.name, ours, at, own, rest, restOwn)
 			if !(ours <= 2*own) {
 				t.Errorf("max |Δqpos| %.3g exceeds twice MuJoCo's own dt vs dt/2 difference %.3g", ours, own)
 			}
-			if !(rest <= 1e-3) {
+			// The rest criterion (1 mm, and 1e-3 in a quaternion component:
+			// under 0.01 rad) holds where MuJoCo itself comes to a rest
+			// that does not depend on the timestep.
+			switch {
+			case restOwn > 1e-3:
+				t.Logf("%s: MuJoCo's own rest at dt and dt/2 differs by %.3g: no timestep-independent rest to compare", sc.name, restOwn)
+			case !(rest <= 1e-3):
 				t.Errorf("final state differs from MuJoCo's by %.3g (m or quaternion units) > 1 mm / 0.01 rad", rest)
+			}
+			if sc.name == "gripper_box" {
+				// the grip holds: the 200 g box stays within 5 mm of its start
+				if z := got[last].Qpos[6]; math.Abs(z-got[0].Qpos[6]) > 5e-3 {
+					t.Errorf("the box slips from z=%.4f to %.4f", got[0].Qpos[6], z)
+				}
 			}
 		})
 	}
