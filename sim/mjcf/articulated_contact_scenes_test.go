@@ -23,6 +23,7 @@ var contactScenes = []contactScene{
 	{"hulls", 1, -1},
 	{"overlap_arm", 1, -1},
 	{"gripper_box", 1, 0},
+	{"roll_spin", 1, 0},
 }
 
 // TestContactScenesAgainstMuJoCo is issue 47's acceptance for contacts:

@@ -308,7 +308,9 @@ func (c *compiler) geom(e *element, bi int, cls *class) {
 	}
 	g.rgba = rgbaOf(a, g.rgba)
 	c.geomContact(a, g)
-	a.warnIf("the engine's contacts use its own soft constraint", "solref", "solimp", "solmix", "priority", "gap")
+	if !c.art { // the articulated engine uses them (articulated_geoms.go)
+		a.warnIf("the engine's contacts use its own soft constraint", "solref", "solimp", "solmix", "priority", "gap")
+	}
 	g.art = readArtGeomParams(a) // articulated_geoms.go
 	a.ignore("user", "fitscale", "fluidshape", "fluidcoef")
 	density := a.float("density", 1000)
@@ -425,14 +427,16 @@ func (c *compiler) geomContact(a *attrSet, g *mgeom) {
 		g.torsion = 0
 	case 4:
 	case 6:
-		c.warn(fmt.Sprintf("%s: condim 6 rolling friction is not in the engine (torsional kept)", e.where()))
+		if !c.art {
+			c.warn(fmt.Sprintf("%s: condim 6 rolling friction is not in the engine (torsional kept)", e.where()))
+		}
 	default:
 		c.fail(e, "condim", fmt.Sprintf("%d must be 1, 3, 4 or 6", condim))
 	}
 	g.contype = uint32(a.int("contype", 1))
 	g.conaff = uint32(a.int("conaffinity", 1))
 	g.group = a.int("group", 0)
-	if a.float("margin", 0) != 0 {
+	if a.float("margin", 0) != 0 && !c.art {
 		c.warn("<geom> margin approximated by the engine's speculative contact margin")
 	}
 }
