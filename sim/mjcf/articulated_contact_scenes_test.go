@@ -20,6 +20,8 @@ var contactScenes = []contactScene{
 	{"box_slide", 1, 0},
 	{"stack3", 1, -1},
 	{"capsule_chain", 1, -1},
+	{"capsule_chain_implicitfast", 1, -1},
+	{"capsule_chain_rk4", 1, -1},
 	{"hulls", 1, -1},
 	{"overlap_arm", 1, -1},
 	{"gripper_box", 1, 0},
