@@ -65,12 +65,27 @@ type Geom struct {
 // Exclude removes a body pair from collision (MJCF <contact><exclude>).
 type Exclude struct{ Body1, Body2 int }
 
+// Pair is an explicit geom pair (MJCF <contact><pair>): it collides
+// whatever the bitmasks and body filters say, with its own parameters
+// (zero values: MuJoCo's pair defaults condim 3, friction 1 1 0.005
+// 0.0001 0.0001, solref 0.02 1, solimp 0.9 0.95 0.001 0.5 2), and the
+// same two geoms are then not collided as a dynamic pair.
+type Pair struct {
+	Geom1, Geom2 int
+	Condim       int
+	Friction     [5]float64
+	SolRef       [2]float64
+	SolImp       [5]float64
+	Margin, Gap  float64
+}
+
 // Collision is the model's collision part, embedded in Model: geoms,
 // excluded body pairs and the contact budget. Set it with SetGeoms before
 // NewData.
 type Collision struct {
 	Geoms    []Geom
 	Excludes []Exclude
+	Pairs    []Pair
 	// MaxContacts is the most contacts Forward keeps; the rest are
 	// dropped and counted in Data.Warnings.Contacts. Zero: the most the
 	// candidate pairs can produce, capped at DefaultMaxContacts.
@@ -132,6 +147,11 @@ var defaultSolImp = [5]float64{0.9, 0.95, 0.001, 0.5, 2}
 // pairs of m, replacing earlier ones; call it before NewData. It returns
 // an error naming each bad geom.
 func (m *Model) SetGeoms(geoms []Geom, excludes []Exclude) error {
+	return m.SetCollision(geoms, excludes, nil)
+}
+
+// SetCollision is SetGeoms with explicit geom pairs.
+func (m *Model) SetCollision(geoms []Geom, excludes []Exclude, pairs []Pair) error {
 	var errs []error
 	bad := func(f string, a ...any) { errs = append(errs, fmt.Errorf("articulated: "+f, a...)) }
 	gs := append([]Geom(nil), geoms...)
@@ -204,6 +224,35 @@ func (m *Model) SetGeoms(geoms []Geom, excludes []Exclude) error {
 			bad("exclude %d: bodies %d and %d must be in 0..%d", i, e.Body1, e.Body2, nb-1)
 		}
 	}
+	prs := append([]Pair(nil), pairs...)
+	for i := range prs {
+		p := &prs[i]
+		if p.Geom1 < 0 || p.Geom1 >= len(gs) || p.Geom2 < 0 || p.Geom2 >= len(gs) || p.Geom1 == p.Geom2 {
+			bad("pair %d: geoms %d and %d must be two different geoms in 0..%d", i, p.Geom1, p.Geom2, len(gs)-1)
+			continue
+		}
+		if p.Condim == 0 {
+			p.Condim = 3
+		}
+		if p.Friction == [5]float64{} {
+			p.Friction = [5]float64{1, 1, 0.005, 0.0001, 0.0001}
+		}
+		if p.SolRef == [2]float64{} {
+			p.SolRef = defaultSolRef
+		}
+		if p.SolImp == [5]float64{} {
+			p.SolImp = defaultSolImp
+		}
+		if p.Condim != 1 && p.Condim != 3 && p.Condim != 4 && p.Condim != 6 {
+			bad("pair %d: condim %d must be 1, 3, 4 or 6", i, p.Condim)
+		}
+		if !finite(p.Friction[:]...) || !finite(p.SolRef[:]...) || !finite(p.SolImp[:]...) || !finite(p.Margin, p.Gap) || p.Margin < 0 || p.Gap < 0 {
+			bad("pair %d: friction, solref, solimp must be finite, margin and gap finite and ≥ 0", i)
+		}
+		if gs[p.Geom1].Type == convex.Plane && gs[p.Geom2].Type == convex.Plane {
+			bad("pair %d: two planes do not collide", i)
+		}
+	}
 	if m.MaxContacts < 0 {
 		bad("MaxContacts %d must be ≥ 0", m.MaxContacts)
 	}
@@ -213,7 +262,7 @@ func (m *Model) SetGeoms(geoms []Geom, excludes []Exclude) error {
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
-	m.Geoms, m.Excludes, m.shapes, m.geomMat, m.rbound = gs, exs, shapes, mats, rb
+	m.Geoms, m.Excludes, m.Pairs, m.shapes, m.geomMat, m.rbound = gs, exs, prs, shapes, mats, rb
 	m.pairs = m.candidatePairs()
 	return nil
 }
@@ -236,9 +285,24 @@ func (m *Model) candidatePairs() []geomPair {
 		excluded[[2]int{min(e.Body1, e.Body2), max(e.Body1, e.Body2)}] = true
 	}
 	var out []geomPair
+	explicit := map[[2]int]bool{}
+	for _, pr := range m.Pairs {
+		explicit[[2]int{min(pr.Geom1, pr.Geom2), max(pr.Geom1, pr.Geom2)}] = true
+		g1, g2 := pr.Geom1, pr.Geom2
+		if m.Geoms[g1].Type > m.Geoms[g2].Type {
+			g1, g2 = g2, g1
+		}
+		b1, b2 := m.Geoms[g1].Body, m.Geoms[g2].Body
+		out = append(out, geomPair{g1: g1, g2: g2, margin: pr.Margin, gap: pr.Gap, condim: pr.Condim,
+			friction: pr.Friction, solref: pr.SolRef, solimp: pr.SolImp,
+			maxCon: maxContacts(m.Geoms[g1].Type, m.Geoms[g2].Type), bodyLo: min(b1, b2), bodyHi: max(b1, b2)})
+	}
 	for i := range m.Geoms {
 		for j := i + 1; j < len(m.Geoms); j++ {
 			a, b := &m.Geoms[i], &m.Geoms[j]
+			if explicit[[2]int{i, j}] {
+				continue
+			}
 			if a.Contype&b.Conaffinity == 0 && b.Contype&a.Conaffinity == 0 {
 				continue
 			}

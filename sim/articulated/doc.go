@@ -61,9 +61,9 @@
 // refsafe and eulerdamp are honoured. Contacts (collision.go,
 // contact.go): geoms collided as mj_collision does through sim/convex,
 // and contact rows on MuJoCo's pyramidal cone in the same solver. Not
-// simulated yet: spatial tendons, a weld's explicit relpose, elliptic
-// cones and explicit contact pairs (the MJCF import refuses models that
-// need them); the implicit
+// simulated yet: spatial tendons, a weld's explicit relpose and
+// elliptic cones (the MJCF import refuses models that need them); the
+// implicit
 // integrator is not implemented, and the constraint solve is always the
 // converged Newton minimizer (MuJoCo's PGS and CG reach the same one
 // within their tolerance).

@@ -40,11 +40,11 @@ type Articulated struct {
 // refsafe; keyframes (qpos, qvel, ctrl, time); colliding geoms
 // (plane, sphere, capsule, ellipsoid, cylinder, box, mesh through its
 // convex hull) with condim, friction, margin, gap, solref, solimp,
-// solmix and priority, <contact><exclude>, the flags contact and
-// filterparent, <option impratio> (articulated_geoms.go). What would
-// change the physics and is not simulated — spatial tendons, <contact>
-// <pair>, elliptic cones — is an error naming the element, attribute and
-// line (Options.Lenient drops it with a
+// solmix and priority, <contact><exclude> and <pair>, the flags contact
+// and filterparent, <option impratio> (articulated_geoms.go). What would
+// change the physics and is not simulated — spatial tendons, elliptic
+// cones, a pair's solreffriction — is an error naming the element,
+// attribute and line (Options.Lenient drops it with a
 // warning). Options' sim-specific fields (substeps, chains, masses) do
 // not apply.
 func LoadArticulated(path string, opt Options) (*Articulated, error) {

@@ -42,7 +42,7 @@ type mjContacts struct {
 // contact's dist, position, normal, includemargin and mixed parameters
 // (condim, friction, solref, solimp).
 func TestArticulatedContactsAgainstMuJoCo(t *testing.T) {
-	for _, name := range []string{"filters", "filterparent", "gripper_static"} {
+	for _, name := range []string{"filters", "filterparent", "gripper_static", "pairs"} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join("testdata", "contacts", name+".xml")
 			b, err := os.ReadFile(strings.TrimSuffix(path, ".xml") + ".json")

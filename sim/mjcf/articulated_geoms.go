@@ -54,10 +54,11 @@ var artKinds = map[string]convex.Kind{"plane": convex.Plane, "sphere": convex.Sp
 // geom frame in the body frame (a mesh's moved to its centroid and
 // principal axes, as MuJoCo's compiler does, with its convex hull built
 // in that frame).
-func (c *compiler) artGeoms() []articulated.Geom {
+func (c *compiler) artGeoms(include map[*mgeom]bool) ([]articulated.Geom, map[*mgeom]int) {
 	var out []articulated.Geom
+	index := map[*mgeom]int{}
 	for _, g := range c.geoms {
-		if g.contype == 0 && g.conaff == 0 {
+		if g.contype == 0 && g.conaff == 0 && !include[g] {
 			continue
 		}
 		k, ok := artKinds[g.typ]
@@ -91,14 +92,66 @@ func (c *compiler) artGeoms() []articulated.Geom {
 			ag.Size = [3]float64{g.size.X, g.size.Y, g.size.Z}
 		}
 		ag.Pos, ag.Quat = v3(pos), q4(rot.Normalize())
+		index[g] = len(out)
 		out = append(out, ag)
 	}
-	return out
+	return out, index
 }
 
-// artContact reads a <contact> section: <exclude body1 body2> pairs; a
-// <pair> is refused with its line.
-func (c *compiler) artContact(e *element) []articulated.Exclude {
+// artPair is a <pair> read, its geoms not yet numbered.
+type artPair struct {
+	e      *element
+	g1, g2 *mgeom
+	p      articulated.Pair
+}
+
+// artPairElem reads a <pair>: its geoms and parameters (MuJoCo's pair
+// defaults where absent, through articulated.Pair's zero values).
+func (c *compiler) artPairElem(e *element, geomOf map[string]*mgeom) (artPair, bool) {
+	a := c.attrsOf(e, "pair", c.classFor(e, c.classes["main"]))
+	n1, n2 := a.str("geom1", ""), a.str("geom2", "")
+	ap := artPair{e: e}
+	ap.p.Condim = a.int("condim", 3)
+	if f, ok := a.floats("friction", 1, 5); ok {
+		ap.p.Friction = [5]float64{1, 1, 0.005, 0.0001, 0.0001}
+		copy(ap.p.Friction[:], f)
+	}
+	if f, ok := a.floats("solref", 2, 2); ok {
+		copy(ap.p.SolRef[:], f)
+	}
+	if f, ok := a.floats("solimp", 3, 5); ok {
+		ap.p.SolImp = [5]float64{0.9, 0.95, 0.001, 0.5, 2}
+		copy(ap.p.SolImp[:], f)
+	}
+	ap.p.Margin = a.float("margin", 0)
+	ap.p.Gap = a.float("gap", 0)
+	if f, ok := a.floats("solreffriction", 2, 2); ok && (f[0] != 0 || f[1] != 0) {
+		c.fail(e, "solreffriction", "is not in the articulated engine (only elliptic cones use it)")
+	}
+	a.ignore("name")
+	a.finish()
+	ok := true
+	for _, n := range [2]struct {
+		attr, name string
+		dst        **mgeom
+	}{{"geom1", n1, &ap.g1}, {"geom2", n2, &ap.g2}} {
+		g, found := geomOf[n.name]
+		if !found {
+			c.fail(e, n.attr, fmt.Sprintf("%q is not a named geom", n.name))
+			ok = false
+			continue
+		}
+		*n.dst = g
+	}
+	if ok && ap.g1 == ap.g2 {
+		c.fail(e, "geom2", fmt.Sprintf("%q is geom1 too: a pair needs two geoms", n2))
+		ok = false
+	}
+	return ap, ok
+}
+
+// artContact reads a <contact> section: <exclude body1 body2> and <pair>.
+func (c *compiler) artContact(e *element, geomOf map[string]*mgeom) ([]articulated.Exclude, []artPair) {
 	bodyOf := map[string]int{}
 	for i, b := range c.bodies {
 		if b.name != "" {
@@ -106,6 +159,7 @@ func (c *compiler) artContact(e *element) []articulated.Exclude {
 		}
 	}
 	var out []articulated.Exclude
+	var pairs []artPair
 	for _, ch := range e.children {
 		switch ch.name {
 		case "exclude":
@@ -125,12 +179,14 @@ func (c *compiler) artContact(e *element) []articulated.Exclude {
 				out = append(out, articulated.Exclude{Body1: b1, Body2: b2})
 			}
 		case "pair":
-			c.unsupported(ch, "explicit contact pairs are not in the articulated engine yet (use contype/conaffinity and <exclude>)")
+			if p, ok := c.artPairElem(ch, geomOf); ok {
+				pairs = append(pairs, p)
+			}
 		default:
 			c.unsupported(ch, "unknown child of <contact>")
 		}
 	}
-	return out
+	return out, pairs
 }
 
 // artInstallGeoms gives m its collision geoms when contacts are on, and
@@ -152,15 +208,39 @@ func (c *compiler) artInstallGeoms(m *articulated.Model, root *element, contactS
 			}
 		}
 	}
-	var excl []articulated.Exclude
-	for _, e := range contactSecs {
-		excl = append(excl, c.artContact(e)...)
+	geomOf := map[string]*mgeom{}
+	for _, g := range c.geoms {
+		if g.name != "" {
+			geomOf[g.name] = g
+		}
 	}
-	geoms := c.artGeoms()
+	var excl []articulated.Exclude
+	var aps []artPair
+	for _, e := range contactSecs {
+		ex, ps := c.artContact(e, geomOf)
+		excl, aps = append(excl, ex...), append(aps, ps...)
+	}
+	include := map[*mgeom]bool{}
+	for _, p := range aps {
+		include[p.g1], include[p.g2] = true, true
+	}
+	geoms, index := c.artGeoms(include)
 	if len(c.errs) > 0 || m.Opt.Disable&articulated.DisableContact != 0 {
 		return
 	}
-	if err := m.SetGeoms(geoms, excl); err != nil {
+	pairs := make([]articulated.Pair, 0, len(aps))
+	for _, ap := range aps {
+		p := ap.p
+		i1, ok1 := index[ap.g1]
+		i2, ok2 := index[ap.g2]
+		if !ok1 || !ok2 {
+			c.fail(ap.e, "", "a geom of this pair does not collide (its mesh did not load)")
+			continue
+		}
+		p.Geom1, p.Geom2 = i1, i2
+		pairs = append(pairs, p)
+	}
+	if err := m.SetCollision(geoms, excl, pairs); err != nil {
 		c.errs = append(c.errs, fmt.Errorf("mjcf: %w", err))
 	}
 }
