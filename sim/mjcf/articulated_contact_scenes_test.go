@@ -26,6 +26,7 @@ var contactScenes = []contactScene{
 	{"overlap_arm", 1, -1},
 	{"gripper_box", 1, 0},
 	{"roll_spin", 1, 0},
+	{"ellipsoid_cylinder", 1, -1},
 }
 
 // TestContactScenesAgainstMuJoCo is issue 47's acceptance for contacts:
