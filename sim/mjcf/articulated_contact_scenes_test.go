@@ -23,6 +23,7 @@ var contactScenes = []contactScene{
 	{"capsule_chain_implicitfast", 1, -1},
 	{"capsule_chain_rk4", 1, -1},
 	{"hulls", 1, -1},
+	{"lean", 2, -1},
 	{"overlap_arm", 1, -1},
 	{"gripper_box", 1, 0},
 	{"roll_spin", 1, 0},
