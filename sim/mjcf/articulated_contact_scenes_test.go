@@ -18,6 +18,7 @@ type contactScene struct {
 var contactScenes = []contactScene{
 	{"box_rest", 1, 0},
 	{"box_slide", 1, 0},
+	{"box_slide_impratio", 1, 0},
 	{"stack3", 1, -1},
 	{"capsule_chain", 1, -1},
 	{"capsule_chain_implicitfast", 1, -1},
