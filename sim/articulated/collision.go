@@ -48,7 +48,8 @@ type Geom struct {
 	// Condim is 1, 3, 4 or 6; zero means 3.
 	Condim int
 	// Friction is sliding, torsional and rolling (MuJoCo's default
-	// 1, 0.005, 0.0001 when all zero).
+	// 1, 0.005, 0.0001 when all zero; contacts clamp each to 1e-5,
+	// mjMINMU, so 1e-5 is MuJoCo's friction="0 0 0").
 	Friction [3]float64
 	// Margin and Gap (m): contacts are generated within Margin and active
 	// within Margin − Gap.
@@ -294,7 +295,7 @@ func (m *Model) candidatePairs() []geomPair {
 		}
 		b1, b2 := m.Geoms[g1].Body, m.Geoms[g2].Body
 		out = append(out, geomPair{g1: g1, g2: g2, margin: pr.Margin, gap: pr.Gap, condim: pr.Condim,
-			friction: pr.Friction, solref: pr.SolRef, solimp: pr.SolImp,
+			friction: clampFriction(pr.Friction), solref: pr.SolRef, solimp: pr.SolImp,
 			maxCon: maxContacts(m.Geoms[g1].Type, m.Geoms[g2].Type), bodyLo: min(b1, b2), bodyHi: max(b1, b2)})
 	}
 	for i := range m.Geoms {
@@ -385,9 +386,17 @@ func (m *Model) mixPair(g1, g2, lo, hi int) geomPair {
 			p.solimp[k] = mix*a.SolImp[k] + (1-mix)*b.SolImp[k]
 		}
 	}
-	p.friction = [5]float64{fr[0], fr[0], fr[1], fr[2], fr[2]}
+	p.friction = clampFriction([5]float64{fr[0], fr[0], fr[1], fr[2], fr[2]})
 	p.maxCon = maxContacts(a.Type, b.Type)
 	return p
+}
+
+// clampFriction is mj_assignFriction: each coefficient at least mjMINMU.
+func clampFriction(f [5]float64) [5]float64 {
+	for k := range f {
+		f[k] = max(1e-5, f[k])
+	}
+	return f
 }
 
 // maxContacts is mj_maxContact without multiccd: the most contacts the

@@ -106,9 +106,9 @@ func makeContactRows(m *Model, d *Data) {
 		first := d.NEfc
 		normal := frame(0)
 		for k := 1; k < dim; k++ {
-			mu := max(1e-5, c.Friction[k-1]) // mjMINMU
+			mu := c.Friction[k-1] // clamped to mjMINMU in collision
 			tk := frame(k)
-			fr := max(1e-5, c.Friction[k-1])
+			fr := mu
 			dA := tran
 			if k-1 < 2 {
 				dA += fr * fr * tran
@@ -127,7 +127,7 @@ func makeContactRows(m *Model, d *Data) {
 		// one regularizer for the pyramid, matching the elliptic cone's
 		// friction impedance
 		r0 := d.efcR[first]
-		mu := max(1e-5, c.Friction[0]) * math.Sqrt(1/impratio)
+		mu := c.Friction[0] * math.Sqrt(1/impratio)
 		rpy := max(1e-15, 2*mu*mu*r0)
 		for i := first; i < d.NEfc; i++ {
 			d.efcR[i], d.efcD[i] = rpy, 1/rpy

@@ -31,6 +31,11 @@ func readArtGeomParams(a *attrSet) artGeomParams {
 	if f, ok := a.floats("friction", 1, 3); ok {
 		copy(p.friction[:], f)
 	}
+	if p.friction == [3]float64{} {
+		// MuJoCo clamps friction to mjMINMU; the engine reads all zeros
+		// as "default"
+		p.friction = [3]float64{1e-5, 1e-5, 1e-5}
+	}
 	p.condim = a.int("condim", 3)
 	p.margin = a.float("margin", 0)
 	p.gap = a.float("gap", 0)
@@ -115,6 +120,9 @@ func (c *compiler) artPairElem(e *element, geomOf map[string]*mgeom) (artPair, b
 	if f, ok := a.floats("friction", 1, 5); ok {
 		ap.p.Friction = [5]float64{1, 1, 0.005, 0.0001, 0.0001}
 		copy(ap.p.Friction[:], f)
+		if ap.p.Friction == [5]float64{} {
+			ap.p.Friction = [5]float64{1e-5, 1e-5, 1e-5, 1e-5, 1e-5} // mjMINMU, not "default"
+		}
 	}
 	if f, ok := a.floats("solref", 2, 2); ok {
 		copy(ap.p.SolRef[:], f)
