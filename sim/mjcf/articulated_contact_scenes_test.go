@@ -83,9 +83,12 @@ func TestContactScenesAgainstMuJoCo(t *testing.T) {
 				t.Errorf("final state differs from MuJoCo's by %.3g (m or quaternion units) > 1 mm / 0.01 rad", rest)
 			}
 			if sc.name == "gripper_box" {
-				// the grip holds: the 200 g box stays within 5 mm of its start
-				if z := got[last].Qpos[6]; math.Abs(z-got[0].Qpos[6]) > 5e-3 {
-					t.Errorf("the box slips from z=%.4f to %.4f", got[0].Qpos[6], z)
+				// the grip holds: the 200 g box (qpos 2..8 after the two
+				// fingers; z at 4) drops less than 1 cm in 1 s and creeps at
+				// under 1 cm/s at the end (free fall: 9.8 m/s)
+				z0, z1, vz := got[0].Qpos[4], got[last].Qpos[4], got[last].Qvel[4]
+				if z0-z1 > 0.01 || math.Abs(vz) > 0.01 {
+					t.Errorf("the box slips from z=%.4f to %.4f m, at %.3g m/s", z0, z1, vz)
 				}
 			}
 		})
