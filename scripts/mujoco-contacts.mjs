@@ -20,6 +20,10 @@ const mj = await (await import(pathToFileURL(entry).href)).default();
 
 try { mj.FS.mkdir("/scene"); } catch {}
 mj.FS.writeFile("/scene/s.xml", fs.readFileSync(file));
+// mesh files beside the scene (OBJ, STL), for <mesh file="...">
+for (const f of fs.readdirSync(path.dirname(file))) {
+  if (/\.(obj|stl)$/i.test(f)) mj.FS.writeFile("/scene/" + f, fs.readFileSync(path.join(path.dirname(file), f)));
+}
 const m = mj.MjModel.loadFromXML("/scene/s.xml");
 const d = new mj.MjData(m);
 mj.mj_forward(m, d);
@@ -45,7 +49,8 @@ const contacts = [];
 for (let i = 0; i < d.ncon; i++) {
   const c = d.contact.get(i);
   contacts.push({ geom1: c.geom1, geom2: c.geom2, dist: c.dist, pos: Array.from(c.pos),
-    frame: Array.from(c.frame), includemargin: c.includemargin });
+    frame: Array.from(c.frame), includemargin: c.includemargin,
+    dim: c.dim, friction: Array.from(c.friction), solref: Array.from(c.solref), solimp: Array.from(c.solimp) });
 }
 const bodies = [];
 for (let b = 0; b < m.nbody; b++) {

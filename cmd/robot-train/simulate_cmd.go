@@ -131,9 +131,12 @@ func appendFloats(buf []byte, x []float64) []byte {
 
 // simulateWarnings reports the engine's warnings on stderr.
 func simulateWarnings(d *articulated.Data, stderr io.Writer) error {
-	if w := d.Warnings; w.Total() > 0 {
+	if w := d.Warnings; w.Total()-w.Contacts > 0 {
 		_, _ = fmt.Fprintf(stderr, "simulate: %d warnings (bad qpos %d, bad qvel %d, bad qacc %d; last at t=%g s): the state was reset to qpos0 each time\n",
-			w.Total(), w.BadQpos, w.BadQvel, w.BadQacc, w.Time)
+			w.Total()-w.Contacts, w.BadQpos, w.BadQvel, w.BadQacc, w.Time)
+	}
+	if w := d.Warnings; w.Contacts > 0 {
+		_, _ = fmt.Fprintf(stderr, "simulate: %d contacts or contact rows dropped over the budget (articulated.Model.MaxContacts)\n", w.Contacts)
 	}
 	return nil
 }

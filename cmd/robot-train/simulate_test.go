@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -44,12 +46,17 @@ func TestSimulateJSON(t *testing.T) {
 			break
 		}
 	}
+	// a model the engine refuses (an explicit contact pair)
+	refused := filepath.Join(t.TempDir(), "pair.xml")
+	if err := os.WriteFile(refused, []byte(`<mujoco><worldbody><body><freejoint/><geom name="a" size="0.1"/></body></worldbody><contact><pair geom1="a" geom2="a"/></contact></mujoco>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, args := range [][]string{
 		{"simulate"},
 		{"simulate", "--model", model, "--ctrl", "1,2"},
 		{"simulate", "--model", model, "--keyframe", "nope"},
 		{"simulate", "--model", model, "--every", "0"},
-		{"simulate", "--model", "../../sim/mjcf/testdata/arm6.xml"},
+		{"simulate", "--model", refused},
 	} {
 		if code, _, stderr := runCLI(t, args...); code == 0 || stderr == "" {
 			t.Errorf("%v: exit %d, stderr %q; want an error", args, code, stderr)

@@ -58,8 +58,12 @@
 //
 // The disable flags (MuJoCo's bit values) constraint, equality,
 // frictionloss, limit, spring, damper, gravity, clampctrl, actuation,
-// refsafe and eulerdamp are honoured. Not simulated yet: spatial
-// tendons, a weld's explicit relpose, and contacts (the MJCF import refuses models that need them); the implicit
+// refsafe and eulerdamp are honoured. Contacts (collision.go,
+// contact.go): geoms collided as mj_collision does through sim/convex,
+// and contact rows on MuJoCo's pyramidal cone in the same solver. Not
+// simulated yet: spatial tendons, a weld's explicit relpose and
+// elliptic cones (the MJCF import refuses models that need them); the
+// implicit
 // integrator is not implemented, and the constraint solve is always the
 // converged Newton minimizer (MuJoCo's PGS and CG reach the same one
 // within their tolerance).
@@ -69,6 +73,7 @@
 // state to qpos0 and is counted in Data.Warnings, as MuJoCo's
 // mjWARN_BADQACC. New returns errors for bad models.
 //
-// This package imports nothing of the project's; sim/mjcf builds its
+// Of the project's packages it imports only sim/convex (a leaf, for the
+// narrow phase); sim/mjcf builds its
 // Models from MJCF (LoadArticulated).
 package articulated

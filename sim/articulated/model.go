@@ -192,6 +192,8 @@ type Model struct {
 	Equalities []Equality
 	// Tendons are the fixed tendons (NewSpec).
 	Tendons []Tendon
+	// Collision holds the collision geoms (SetGeoms; collision.go).
+	Collision
 
 	NQ, NV, NU int
 	Qpos0      []float64

@@ -13,12 +13,15 @@ const MaxVal = 1e10
 // mjWARN_BADQVEL, mjWARN_BADQACC); each reset the state to qpos0.
 type Warnings struct {
 	BadQpos, BadQvel, BadQacc int
+	// Contacts counts contacts dropped over Model.MaxContacts
+	// (mjWARN_CONTACTFULL); the state is kept.
+	Contacts int
 	// Time is the simulation time of the last warning.
 	Time float64
 }
 
 // Total returns the number of warnings.
-func (w Warnings) Total() int { return w.BadQpos + w.BadQvel + w.BadQacc }
+func (w Warnings) Total() int { return w.BadQpos + w.BadQvel + w.BadQacc + w.Contacts }
 
 // Data is the dynamic state and everything the pipeline computes from it
 // (MuJoCo's mjData, the part implemented). All buffers are allocated by
@@ -84,6 +87,9 @@ type Data struct {
 	// solve (MuJoCo's solver_niter).
 	SolverIter int
 
+	// contactData: geom frames and contacts (collision.go).
+	contactData
+
 	Warnings Warnings
 }
 
@@ -106,6 +112,7 @@ func NewData(m *Model) *Data {
 		QfrcConstraint: v(), efcG: v(), efcP: v(),
 		TenLength: make([]float64, len(m.Tendons)), TenVelocity: make([]float64, len(m.Tendons)),
 	}
+	d.initContacts(m) // collision.go
 	if m.Opt.Integrator == RK4 {
 		for i := range 4 {
 			d.rkQpos[i], d.rkQvel[i], d.rkF[i] = make([]float64, m.NQ), v(), v()
@@ -113,13 +120,14 @@ func NewData(m *Model) *Data {
 		d.rkDX = make([]float64, 2*nv)
 	}
 	nr := m.nLimitRows + m.nFrictionRows + m.nEqRows + m.nTendonRows
+	nr += m.contactRowCap() // contact.go
 	f := func() []float64 { return make([]float64, nr) }
 	d.EfcType, d.EfcJnt, d.efcDof, d.efcN = make([]int, nr), make([]int, nr), make([]int, nr), make([]int, nr)
 	d.efcJac = make([][3]float64, nr)
 	d.EfcPos, d.efcD, d.efcR, d.efcFloss, d.EfcAref, d.EfcForce = f(), f(), f(), f(), f(), f()
 	d.efcJar, d.efcJp = f(), f()
 	d.efcActive = make([]bool, nr)
-	if m.nEqRows+m.nTendonRows > 0 || len(m.Tendons) > 0 {
+	if m.nEqRows+m.nTendonRows > 0 || len(m.Tendons) > 0 || m.contactRowCap() > 0 {
 		d.efcJd, d.efcH, d.efcRow = make([]float64, nr*nv), make([]float64, nv*nv), make([]float64, nv)
 		d.eqJac = make([]float64, 12*nv)
 	}
@@ -198,6 +206,7 @@ func Forward(m *Model, d *Data) {
 	kinematics(m, d)
 	comPos(m, d)
 	crbMass(m, d)
+	collision(m, d) // collision.go
 	comVel(m, d)
 	tendons(m, d)
 	passive(m, d)
@@ -213,6 +222,7 @@ func Forward(m *Model, d *Data) {
 	copy(d.Qacc, d.QaccSmooth)
 	clear(d.QfrcConstraint)
 	makeConstraints(m, d)
+	makeContactRows(m, d) // contact.go
 	if d.NEfc > 0 {
 		solveConstraints(m, d)
 	}

@@ -36,10 +36,14 @@ type Articulated struct {
 // forcerange; <option> timestep, gravity and integrator (Euler,
 // implicitfast, RK4); the <flag>s gravity, spring, damper, actuation,
 // clampctrl, eulerdamp, limit, equality, frictionloss, constraint and
-// refsafe; keyframes (qpos, qvel, ctrl, time). What would change the
-// physics and is not simulated — spatial tendons,
-// colliding geoms (unless <flag contact="disable"/>) — is an error naming
-// the element, attribute and line (Options.Lenient drops it with a
+// refsafe; keyframes (qpos, qvel, ctrl, time); colliding geoms
+// (plane, sphere, capsule, ellipsoid, cylinder, box, mesh through its
+// convex hull) with condim, friction, margin, gap, solref, solimp,
+// solmix and priority, <contact><exclude> and <pair>, the flags contact
+// and filterparent, <option impratio> (articulated_geoms.go). What would
+// change the physics and is not simulated — spatial tendons, elliptic
+// cones, a pair's solreffriction — is an error naming the element,
+// attribute and line (Options.Lenient drops it with a
 // warning). Options' sim-specific fields (substeps, chains, masses) do
 // not apply.
 func LoadArticulated(path string, opt Options) (*Articulated, error) {
@@ -152,7 +156,7 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 	}
 	st := &artState{opt: articulated.Option{Timestep: 0.002, Gravity: [3]float64{0, 0, -9.81}}}
 	var world *element
-	var actuators, keys, equalities, tendonSecs []*element
+	var actuators, keys, equalities, tendonSecs, contactSecs []*element
 	for _, e := range root.children {
 		switch e.name {
 		case "compiler", "default", "asset":
@@ -169,7 +173,7 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 		case "keyframe":
 			keys = append(keys, e)
 		case "contact":
-			c.dropped(e, "contacts are not simulated by the articulated engine")
+			contactSecs = append(contactSecs, e) // articulated_geoms.go
 		case "equality":
 			equalities = append(equalities, e)
 		case "size", "visual", "statistic", "sensor", "custom":
@@ -189,14 +193,6 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 	}
 	c.massProps()
 	c.artSingleGeomFrames()
-	if !st.contactOff {
-		for _, g := range c.geoms {
-			if g.contype != 0 || g.conaff != 0 {
-				c.unsupported(g.e, `contacts are not simulated by the articulated engine: set contype="0" conaffinity="0" or <option><flag contact="disable"/></option>`)
-				break
-			}
-		}
-	}
 	bodies := make([]articulated.Body, len(c.bodies))
 	var joints []articulated.Joint
 	jointOf := map[*mjoint]int{}
@@ -284,6 +280,10 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 		c.errs = append(c.errs, fmt.Errorf("mjcf: %w", err))
 		return nil
 	}
+	c.artInstallGeoms(m, root, contactSecs) // articulated_geoms.go
+	if len(c.errs) > 0 {
+		return nil
+	}
 	return &Articulated{Name: name, Model: m, Sites: sites, Warnings: c.warnings()}
 }
 
@@ -328,7 +328,8 @@ func (c *compiler) artOption(e *element, st *artState) {
 		"damper": articulated.DisableDamper, "actuation": articulated.DisableActuation,
 		"clampctrl": articulated.DisableClampCtrl, "eulerdamp": articulated.DisableEulerDamp,
 		"limit": articulated.DisableLimit, "frictionloss": articulated.DisableFrictionLoss,
-		"equality": articulated.DisableEquality, "constraint": articulated.DisableConstraint, "refsafe": articulated.DisableRefSafe}
+		"equality": articulated.DisableEquality, "constraint": articulated.DisableConstraint, "refsafe": articulated.DisableRefSafe,
+		"contact": articulated.DisableContact, "filterparent": articulated.DisableFilterParent}
 	// flags that cannot change a model without constraints or contacts
 	harmless := map[string]bool{
 		"midphase": true, "warmstart": true, "filterparent": true, "sensor": true,
@@ -346,6 +347,9 @@ func (c *compiler) artOption(e *element, st *artState) {
 			}
 			switch {
 			case bits[n] != 0:
+				if n == "contact" {
+					st.contactOff = v == "disable"
+				}
 				if v == "disable" {
 					st.opt.Disable |= bits[n]
 				} else {

@@ -23,7 +23,8 @@ func TestArticulatedRefusesWhatItDoesNotSimulate(t *testing.T) {
 		{"flex equality", `<mujoco><worldbody/><equality><flex flex="a"/></equality></mujoco>`, "only joint, tendon, connect and weld"},
 		{"weld relpose", `<mujoco><option><flag contact="disable"/></option><worldbody><body name="a"><joint/><geom size="0.1"/></body></worldbody><equality><weld body1="a" relpose="0 0 0 1 0 0 0"/></equality></mujoco>`, "relpose"},
 		{"spatial tendon", `<mujoco><worldbody/><tendon><spatial name="t"/></tendon></mujoco>`, "only fixed tendons"},
-		{"contacts", `<mujoco><worldbody><body><joint/><geom size="0.1"/></body></worldbody></mujoco>`, "contacts are not simulated"},
+		{"contact pair", `<mujoco><worldbody><body><joint/><geom name="a" size="0.1"/></body></worldbody><contact><pair geom1="a" geom2="b"/></contact></mujoco>`, `"b" is not a named geom`},
+		{"elliptic cone", `<mujoco><option cone="elliptic"/><worldbody/></mujoco>`, "pyramidal"},
 		{"muscle", body(`<joint name="j"/>`)[:len(body(`<joint name="j"/>`))-len(`</mujoco>`)] + `<actuator><muscle joint="j"/></actuator></mujoco>`, "only motor"},
 		{"ball actuator", body(`<joint name="j" type="ball"/>`)[:len(body(`<joint name="j" type="ball"/>`))-len(`</mujoco>`)] + `<actuator><motor joint="j"/></actuator></mujoco>`, "hinge or slide"},
 		{"implicit", `<mujoco><option integrator="implicit"/><worldbody/></mujoco>`, "integrator"},
@@ -52,7 +53,7 @@ func TestArticulatedReadsOptionsAndFlags(t *testing.T) {
 	if m.Opt.Timestep != 0.005 || m.Opt.Gravity != [3]float64{0, 0, -3} || m.Opt.Integrator != articulated.ImplicitFast {
 		t.Errorf("option %+v", m.Opt)
 	}
-	if want := articulated.DisableGravity | articulated.DisableSpring | articulated.DisableEulerDamp; m.Opt.Disable != want {
+	if want := articulated.DisableGravity | articulated.DisableContact | articulated.DisableSpring | articulated.DisableEulerDamp; m.Opt.Disable != want {
 		t.Errorf("disable bits %b, want %b", m.Opt.Disable, want)
 	}
 	if m.NQ != 5 || m.NV != 4 || m.Bodies[1].Gravcomp != 0.5 || m.Joints[0].Armature != 0.2 {

@@ -86,6 +86,7 @@ type mgeom struct {
 	meshI     sim.Vec3 // per unit mass, principal
 	shape     sim.ShapeID
 	collides  bool
+	art       artGeomParams // as written, for the articulated engine
 }
 
 func (c *compiler) worldbody(e *element, main *class) {
@@ -346,7 +347,10 @@ func (c *compiler) geom(e *element, bi int, cls *class) {
 	}
 	g.rgba = rgbaOf(a, g.rgba)
 	c.geomContact(a, g)
-	a.warnIf("the engine's contacts use its own soft constraint", "solref", "solimp", "solmix", "priority", "gap")
+	if !c.art { // the articulated engine uses them (articulated_geoms.go)
+		a.warnIf("the engine's contacts use its own soft constraint", "solref", "solimp", "solmix", "priority", "gap")
+	}
+	g.art = readArtGeomParams(a) // articulated_geoms.go
 	a.ignore("user", "fitscale", "fluidshape", "fluidcoef")
 	density := a.float("density", 1000)
 	if g.typ == "mesh" {
@@ -378,11 +382,11 @@ func (c *compiler) geom(e *element, bi int, cls *class) {
 	}
 	c.checkSize(g)
 	collide := g.contype != 0 || g.conaff != 0
-	if g.typ == "ellipsoid" && g.size.X == g.size.Y && g.size.Y == g.size.Z {
+	if !c.art && g.typ == "ellipsoid" && g.size.X == g.size.Y && g.size.Y == g.size.Z {
 		g.typ = "sphere" // a round ellipsoid is a sphere, which collides
 		g.size = sim.V3(g.size.X, 0, 0)
 	}
-	if collide && !geomTypes[g.typ] {
+	if collide && !geomTypes[g.typ] && !c.art { // the articulated engine collides all (articulated_geoms.go)
 		if g.typ == "ellipsoid" {
 			c.unsupported(e, "colliding ellipsoids are not in the engine (set contype=\"0\" conaffinity=\"0\" to make it visual)")
 		} else {
@@ -462,14 +466,16 @@ func (c *compiler) geomContact(a *attrSet, g *mgeom) {
 		g.torsion = 0
 	case 4:
 	case 6:
-		c.warn(fmt.Sprintf("%s: condim 6 rolling friction is not in the engine (torsional kept)", e.where()))
+		if !c.art {
+			c.warn(fmt.Sprintf("%s: condim 6 rolling friction is not in the engine (torsional kept)", e.where()))
+		}
 	default:
 		c.fail(e, "condim", fmt.Sprintf("%d must be 1, 3, 4 or 6", condim))
 	}
 	g.contype = uint32(a.int("contype", 1))
 	g.conaff = uint32(a.int("conaffinity", 1))
 	g.group = a.int("group", 0)
-	if a.float("margin", 0) != 0 {
+	if a.float("margin", 0) != 0 && !c.art {
 		c.warn("<geom> margin approximated by the engine's speculative contact margin")
 	}
 }
