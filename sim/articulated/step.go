@@ -79,6 +79,7 @@ type Data struct {
 	QfrcConstraint      []float64
 	efcG, efcP          []float64
 	efcJd, efcH, efcRow []float64 // dense rows (equalities), dense H, one row
+	efcNZ               []int     // a dense row's nonzero columns
 	eqJac               []float64 // point Jacobians of connect constraints
 	// SolverIter is the number of Newton iterations of the last constraint
 	// solve (MuJoCo's solver_niter).
@@ -121,6 +122,7 @@ func NewData(m *Model) *Data {
 	d.efcActive = make([]bool, nr)
 	if m.nEqRows+m.nTendonRows > 0 || len(m.Tendons) > 0 {
 		d.efcJd, d.efcH, d.efcRow = make([]float64, nr*nv), make([]float64, nv*nv), make([]float64, nv)
+		d.efcNZ = make([]int, 0, nv)
 		d.eqJac = make([]float64, 12*nv)
 	}
 	Reset(m, d)
@@ -847,6 +849,12 @@ func (d *Data) addRow(m *Model, typ, j, dof, n int, jac [3]float64, dist, impDis
 			switch {
 			case power == 1:
 				y = x
+			case power == 2: // math.Pow(x, 2) is x·x exactly
+				if x <= mid {
+					y = x * x / mid
+				} else {
+					y = 1 - (1-x)*(1-x)/(1-mid)
+				}
 			case x <= mid:
 				y = math.Pow(x, power) / math.Pow(mid, power-1)
 			default:
@@ -945,16 +953,24 @@ func solveConstraints(m *Model, d *Data) {
 	for iter := 0; iter < 100; iter++ {
 		d.SolverIter = iter
 		// gradient g = M(x − x₀) − Σ J_iᵀ f_i = Mx − qfrc_smooth − Jᵀf
+		// M's nonzeros only, in ascending column order: the skipped terms
+		// are exact zeros, so the sums are the dense ones bit for bit
 		for r := range nv {
 			s := -d.QfrcSmooth[r]
 			row := d.QM[r*nv : r*nv+nv]
-			for c, v := range row {
-				s += v * x[c]
+			for _, c := range m.mCols[r] {
+				s += row[c] * x[c]
 			}
 			g[r] = s
 		}
+		// H changes only with the set of quadratic rows: keep its factor
+		// while that set stays (MuJoCo's Newton does the same)
+		changed := iter == 0
 		for i := range n {
 			f, quad := d.rowForce(i, d.rowJar(i, x))
+			if d.efcActive[i] != quad {
+				changed = true
+			}
 			d.efcActive[i] = quad
 			d.addJT(i, -f, g)
 		}
@@ -969,7 +985,10 @@ func solveConstraints(m *Model, d *Data) {
 		for r := range nv {
 			p[r] = -g[r]
 		}
-		if dense {
+		switch {
+		case dense && !changed:
+			cholSubst(d.efcH, p, nv)
+		case dense:
 			H := d.efcH
 			copy(H, d.QM)
 			for i := range n {
@@ -978,17 +997,25 @@ func solveConstraints(m *Model, d *Data) {
 				}
 				d.rowDense(i, nv)
 				J := d.efcRow
-				for r := range nv {
-					if J[r] == 0 {
-						continue
+				// the row's nonzeros (adding D·J_r·0 changes nothing)
+				nz := d.efcNZ[:0]
+				for c, v := range J {
+					if v != 0 {
+						nz = append(nz, c)
 					}
-					for c := range nv {
-						H[r*nv+c] += d.efcD[i] * J[r] * J[c]
+				}
+				for _, r := range nz {
+					Hr := H[r*nv : r*nv+nv]
+					for _, c := range nz {
+						Hr[c] += d.efcD[i] * J[r] * J[c]
 					}
 				}
 			}
-			cholSolve(H, p, nv)
-		} else {
+			cholFactor(H, nv)
+			cholSubst(H, p, nv)
+		case !changed:
+			solveLD(m, d.qLD, p)
+		default:
 			L := d.qLD
 			for r := range nv {
 				L[r*nv+r] = d.QM[r*nv+r]
@@ -1016,8 +1043,8 @@ func solveConstraints(m *Model, d *Data) {
 		for r := range nv {
 			row := d.QM[r*nv : r*nv+nv]
 			s := 0.0
-			for c, v := range row {
-				s += v * p[c]
+			for _, c := range m.mCols[r] {
+				s += row[c] * p[c]
 			}
 			pMp += p[r] * s
 			pg0 += p[r] * g[r]
@@ -1107,6 +1134,12 @@ func (d *Data) rowDense(i, nv int) {
 // cholSolve solves H x = b in place (b becomes x) for symmetric positive
 // definite H (nv×nv row-major, overwritten by its Cholesky factor).
 func cholSolve(H, b []float64, nv int) {
+	cholFactor(H, nv)
+	cholSubst(H, b, nv)
+}
+
+// cholFactor overwrites the lower triangle of H with its Cholesky factor.
+func cholFactor(H []float64, nv int) {
 	for j := range nv {
 		s := H[j*nv+j]
 		for k := range j {
@@ -1122,6 +1155,10 @@ func cholSolve(H, b []float64, nv int) {
 			H[i*nv+j] = t / s
 		}
 	}
+}
+
+// cholSubst solves H x = b in place with H's factor from cholFactor.
+func cholSubst(H, b []float64, nv int) {
 	for i := range nv {
 		t := b[i]
 		for k := range i {
