@@ -23,22 +23,31 @@ func normQuat(q [4]float64) ([4]float64, bool) {
 
 // mulQuat returns a·b (w, x, y, z).
 func mulQuat(a, b [4]float64) [4]float64 {
-	return [4]float64{
-		a[0]*b[0] - a[1]*b[1] - a[2]*b[2] - a[3]*b[3],
-		a[0]*b[1] + a[1]*b[0] + a[2]*b[3] - a[3]*b[2],
-		a[0]*b[2] - a[1]*b[3] + a[2]*b[0] + a[3]*b[1],
-		a[0]*b[3] + a[1]*b[2] - a[2]*b[1] + a[3]*b[0],
-	}
+	r0, r1, r2, r3 := mulQuatS(a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3])
+	return [4]float64{r0, r1, r2, r3}
+}
+
+// mulQuatS is mulQuat on scalars (Go passes arrays in memory, scalars in
+// registers: the kinematics' inner loops use these forms).
+func mulQuatS(a0, a1, a2, a3, b0, b1, b2, b3 float64) (float64, float64, float64, float64) {
+	return a0*b0 - a1*b1 - a2*b2 - a3*b3,
+		a0*b1 + a1*b0 + a2*b3 - a3*b2,
+		a0*b2 - a1*b3 + a2*b0 + a3*b1,
+		a0*b3 + a1*b2 - a2*b1 + a3*b0
 }
 
 // quatMat returns the row-major rotation matrix of unit quaternion q.
 func quatMat(q [4]float64) [9]float64 {
-	w, x, y, z := q[0], q[1], q[2], q[3]
-	return [9]float64{
-		w*w + x*x - y*y - z*z, 2 * (x*y - w*z), 2 * (x*z + w*y),
-		2 * (x*y + w*z), w*w - x*x + y*y - z*z, 2 * (y*z - w*x),
-		2 * (x*z - w*y), 2 * (y*z + w*x), w*w - x*x - y*y + z*z,
-	}
+	var m [9]float64
+	quatMatTo(&m, q[0], q[1], q[2], q[3])
+	return m
+}
+
+// quatMatTo writes quatMat(w, x, y, z) into m.
+func quatMatTo(m *[9]float64, w, x, y, z float64) {
+	m[0], m[1], m[2] = w*w+x*x-y*y-z*z, 2*(x*y-w*z), 2*(x*z+w*y)
+	m[3], m[4], m[5] = 2*(x*y+w*z), w*w-x*x+y*y-z*z, 2*(y*z-w*x)
+	m[6], m[7], m[8] = 2*(x*z-w*y), 2*(y*z+w*x), w*w-x*x-y*y+z*z
 }
 
 func mulMatVec(m *[9]float64, v vec3) vec3 {
@@ -52,12 +61,18 @@ func mulMatTVec(m *[9]float64, v vec3) vec3 {
 // rotVecQuat rotates v by unit quaternion q (v + w·t + q⃗ × t, t = 2·q⃗ ×
 // v); the zero vector stays exactly zero.
 func rotVecQuat(v vec3, q [4]float64) vec3 {
-	if v == (vec3{}) {
-		return v
+	r0, r1, r2 := rotVecQuatS(v[0], v[1], v[2], q[0], q[1], q[2], q[3])
+	return vec3{r0, r1, r2}
+}
+
+// rotVecQuatS is rotVecQuat on scalars, the same operations in the same
+// order.
+func rotVecQuatS(v0, v1, v2, w, x, y, z float64) (float64, float64, float64) {
+	if v0 == 0 && v1 == 0 && v2 == 0 {
+		return v0, v1, v2
 	}
-	u := vec3{q[1], q[2], q[3]}
-	t := scale3(cross3(u, v), 2)
-	return add3(add3(v, scale3(t, q[0])), cross3(u, t))
+	t0, t1, t2 := (y*v2-z*v1)*2, (z*v0-x*v2)*2, (x*v1-y*v0)*2
+	return v0 + t0*w + (y*t2 - z*t1), v1 + t1*w + (z*t0 - x*t2), v2 + t2*w + (x*t1 - y*t0)
 }
 
 // axisAngleQuat returns the rotation by angle about unit axis a.

@@ -220,51 +220,70 @@ func Forward(m *Model, d *Data) {
 	}
 }
 
-// kinematics computes the body and joint frames (mj_kinematics).
+// kinematics computes the body and joint frames (mj_kinematics). The
+// frame is carried in scalars (registers) through each body's joints; the
+// operations and their order are those of add3/mulQuat/rotVecQuat.
 func kinematics(m *Model, d *Data) {
 	d.Xquat[0] = [4]float64{1, 0, 0, 0}
 	d.Xmat[0] = quatMat(d.Xquat[0])
 	d.Ximat[0] = d.Xmat[0]
+	qpos, qpos0 := d.Qpos, m.Qpos0
 	for i := 1; i < len(m.Bodies); i++ {
 		b := &m.Bodies[i]
 		p := b.Parent
-		pos, quat := b.Pos, b.Quat
+		px, py, pz := b.Pos[0], b.Pos[1], b.Pos[2]
+		qw, qx, qy, qz := b.Quat[0], b.Quat[1], b.Quat[2], b.Quat[3]
 		if p > 0 {
-			pos = add3(d.Xpos[p], mulMatVec(&d.Xmat[p], b.Pos))
-			quat = mulQuat(d.Xquat[p], b.Quat)
+			pp, pm, pq := &d.Xpos[p], &d.Xmat[p], &d.Xquat[p]
+			px, py, pz = pp[0]+(pm[0]*b.Pos[0]+pm[1]*b.Pos[1]+pm[2]*b.Pos[2]),
+				pp[1]+(pm[3]*b.Pos[0]+pm[4]*b.Pos[1]+pm[5]*b.Pos[2]),
+				pp[2]+(pm[6]*b.Pos[0]+pm[7]*b.Pos[1]+pm[8]*b.Pos[2])
+			qw, qx, qy, qz = mulQuatS(pq[0], pq[1], pq[2], pq[3], qw, qx, qy, qz)
 		}
 		for j := m.bodyJntAdr[i]; j < m.bodyJntAdr[i]+m.bodyJntNum[i]; j++ {
 			jt := &m.Joints[j]
 			a := m.jntQposAdr[j]
 			if jt.Type == Free {
-				pos = vec3{d.Qpos[a], d.Qpos[a+1], d.Qpos[a+2]}
-				quat, _ = normQuat([4]float64{d.Qpos[a+3], d.Qpos[a+4], d.Qpos[a+5], d.Qpos[a+6]})
-				d.Xanchor[j], d.Xaxis[j] = pos, vec3{0, 0, 1}
+				px, py, pz = qpos[a], qpos[a+1], qpos[a+2]
+				q, _ := normQuat([4]float64{qpos[a+3], qpos[a+4], qpos[a+5], qpos[a+6]})
+				qw, qx, qy, qz = q[0], q[1], q[2], q[3]
+				d.Xanchor[j], d.Xaxis[j] = vec3{px, py, pz}, vec3{0, 0, 1}
 				continue
 			}
-			axis := rotVecQuat(jt.Axis, quat)
-			anchor := add3(rotVecQuat(jt.Pos, quat), pos)
-			d.Xanchor[j], d.Xaxis[j] = anchor, axis
+			ax, ay, az := rotVecQuatS(jt.Axis[0], jt.Axis[1], jt.Axis[2], qw, qx, qy, qz)
+			jx, jy, jz := rotVecQuatS(jt.Pos[0], jt.Pos[1], jt.Pos[2], qw, qx, qy, qz)
+			nx, ny, nz := jx+px, jy+py, jz+pz
+			d.Xanchor[j], d.Xaxis[j] = vec3{nx, ny, nz}, vec3{ax, ay, az}
 			switch jt.Type {
 			case Slide:
-				pos = add3(pos, scale3(axis, d.Qpos[a]-m.Qpos0[a]))
+				dq := qpos[a] - qpos0[a]
+				px, py, pz = px+ax*dq, py+ay*dq, pz+az*dq
 			case Ball, Hinge:
-				var qloc [4]float64
+				var l0, l1, l2, l3 float64
 				if jt.Type == Ball {
-					qloc, _ = normQuat([4]float64{d.Qpos[a], d.Qpos[a+1], d.Qpos[a+2], d.Qpos[a+3]})
+					q, _ := normQuat([4]float64{qpos[a], qpos[a+1], qpos[a+2], qpos[a+3]})
+					l0, l1, l2, l3 = q[0], q[1], q[2], q[3]
 				} else {
-					qloc = axisAngleQuat(jt.Axis, d.Qpos[a]-m.Qpos0[a])
+					sn, cs := math.Sincos((qpos[a] - qpos0[a]) / 2)
+					l0, l1, l2, l3 = cs, jt.Axis[0]*sn, jt.Axis[1]*sn, jt.Axis[2]*sn
 				}
-				quat = mulQuat(quat, qloc)
+				qw, qx, qy, qz = mulQuatS(qw, qx, qy, qz, l0, l1, l2, l3)
 				// correct for off-centre rotation
-				pos = sub3(anchor, rotVecQuat(jt.Pos, quat))
+				jx, jy, jz = rotVecQuatS(jt.Pos[0], jt.Pos[1], jt.Pos[2], qw, qx, qy, qz)
+				px, py, pz = nx-jx, ny-jy, nz-jz
 			}
 		}
-		quat, _ = normQuat(quat)
-		d.Xpos[i], d.Xquat[i] = pos, quat
-		d.Xmat[i] = quatMat(quat)
-		d.Xipos[i] = add3(pos, mulMatVec(&d.Xmat[i], b.IPos))
-		d.Ximat[i] = quatMat(mulQuat(quat, b.IQuat))
+		q, _ := normQuat([4]float64{qw, qx, qy, qz})
+		d.Xpos[i], d.Xquat[i] = vec3{px, py, pz}, q
+		xm := &d.Xmat[i]
+		quatMatTo(xm, q[0], q[1], q[2], q[3])
+		ip := &b.IPos
+		d.Xipos[i] = vec3{px + (xm[0]*ip[0] + xm[1]*ip[1] + xm[2]*ip[2]),
+			py + (xm[3]*ip[0] + xm[4]*ip[1] + xm[5]*ip[2]),
+			pz + (xm[6]*ip[0] + xm[7]*ip[1] + xm[8]*ip[2])}
+		iq := &b.IQuat
+		iw, ix, iy, iz := mulQuatS(q[0], q[1], q[2], q[3], iq[0], iq[1], iq[2], iq[3])
+		quatMatTo(&d.Ximat[i], iw, ix, iy, iz)
 	}
 }
 
