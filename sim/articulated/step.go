@@ -375,7 +375,8 @@ func crbMass(m *Model, d *Data) {
 	}
 	clear(d.QM)
 	for i := range nv {
-		f := d.crb[m.dofBody[i]].mul(&d.Cdof[i])
+		var f motion
+		d.crb[m.dofBody[i]].mulTo(&f, &d.Cdof[i])
 		d.QM[i*nv+i] = dot6(&d.Cdof[i], &f) + m.dofArmature[i]
 		for _, j := range m.ancestors[i] {
 			v := dot6(&d.Cdof[j], &f)
@@ -406,7 +407,7 @@ func comVel(m *Model, d *Data) {
 				k0 = 3
 			}
 			for k := k0; k < n; k++ {
-				d.CdofDot[da+k] = crossMotion(&cv, &d.Cdof[da+k])
+				crossMotionTo(&d.CdofDot[da+k], &cv, &d.Cdof[da+k])
 			}
 			for k := k0; k < n; k++ {
 				for r := range 6 {
@@ -434,13 +435,14 @@ func rne(m *Model, d *Data) {
 			}
 		}
 		d.cacc[i] = a
-		f := d.cinert[i].mul(&a)
-		mom := d.cinert[i].mul(&d.Cvel[i])
-		cf := crossForce(&d.Cvel[i], &mom)
+		var mom, cf motion
+		f := &d.cfrc[i]
+		d.cinert[i].mulTo(f, &a)
+		d.cinert[i].mulTo(&mom, &d.Cvel[i])
+		crossForceTo(&cf, &d.Cvel[i], &mom)
 		for r := range 6 {
 			f[r] += cf[r]
 		}
-		d.cfrc[i] = f
 	}
 	for i := len(m.Bodies) - 1; i > 0; i-- {
 		if p := m.Bodies[i].Parent; p > 0 {
