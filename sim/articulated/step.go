@@ -312,11 +312,14 @@ func comPos(m *Model, d *Data) {
 		ref := d.SubtreeCom[m.bodyRoot[i]]
 		// rotational inertia about the com in world axes: R diag(I) Rᵀ
 		R := &d.Ximat[i]
-		var I [6]float64
-		idx := [6][2]int{{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}}
-		for k, rc := range idx {
-			r, c := rc[0], rc[1]
-			I[k] = R[3*r]*b.Inertia[0]*R[3*c] + R[3*r+1]*b.Inertia[1]*R[3*c+1] + R[3*r+2]*b.Inertia[2]*R[3*c+2]
+		i0, i1, i2 := b.Inertia[0], b.Inertia[1], b.Inertia[2]
+		I := [6]float64{ // (r, c) = 00 11 22 01 02 12
+			R[0]*i0*R[0] + R[1]*i1*R[1] + R[2]*i2*R[2],
+			R[3]*i0*R[3] + R[4]*i1*R[4] + R[5]*i2*R[5],
+			R[6]*i0*R[6] + R[7]*i1*R[7] + R[8]*i2*R[8],
+			R[0]*i0*R[3] + R[1]*i1*R[4] + R[2]*i2*R[5],
+			R[0]*i0*R[6] + R[1]*i1*R[7] + R[2]*i2*R[8],
+			R[3]*i0*R[6] + R[4]*i1*R[7] + R[5]*i2*R[8],
 		}
 		off := sub3(d.Xipos[i], ref)
 		mm := b.Mass
@@ -373,7 +376,8 @@ func crbMass(m *Model, d *Data) {
 			d.crb[p].add(&d.crb[i])
 		}
 	}
-	clear(d.QM)
+	// only M's tree nonzeros are ever written: the rest stays zero from
+	// NewData, so there is nothing to clear
 	for i := range nv {
 		var f motion
 		d.crb[m.dofBody[i]].mulTo(&f, &d.Cdof[i])
