@@ -80,6 +80,7 @@ type Data struct {
 	efcG, efcP          []float64
 	efcJd, efcH, efcRow []float64 // dense rows (equalities), dense H, one row
 	efcNZ               []int     // a dense row's nonzero columns
+	efcSpan             []int     // per dense row: first and one past last nonzero column
 	eqJac               []float64 // point Jacobians of connect constraints
 	// SolverIter is the number of Newton iterations of the last constraint
 	// solve (MuJoCo's solver_niter).
@@ -122,7 +123,7 @@ func NewData(m *Model) *Data {
 	d.efcActive = make([]bool, nr)
 	if m.nEqRows+m.nTendonRows > 0 || len(m.Tendons) > 0 {
 		d.efcJd, d.efcH, d.efcRow = make([]float64, nr*nv), make([]float64, nv*nv), make([]float64, nv)
-		d.efcNZ = make([]int, 0, nv)
+		d.efcNZ, d.efcSpan = make([]int, 0, nv), make([]int, 2*nr)
 		d.eqJac = make([]float64, 12*nv)
 	}
 	Reset(m, d)
@@ -916,9 +917,11 @@ func (d *Data) addRow(m *Model, typ, j, dof, n int, jac [3]float64, dist, impDis
 func (d *Data) rowJar(i int, x []float64) float64 {
 	if d.efcN[i] == 0 {
 		nv := len(x)
+		lo, hi := d.efcSpan[2*i], d.efcSpan[2*i+1]
 		s := 0.0
-		for k, v := range d.efcJd[i*nv : i*nv+nv] {
-			s += v * x[k]
+		xs := x[lo:hi]
+		for k, v := range d.efcJd[i*nv+lo : i*nv+hi] {
+			s += v * xs[k]
 		}
 		return s - d.EfcAref[i]
 	}
@@ -972,7 +975,21 @@ func solveConstraints(m *Model, d *Data) {
 	}
 	dense := false // an equality row couples dofs across branches
 	for i := range n {
-		dense = dense || d.efcN[i] == 0
+		if d.efcN[i] != 0 {
+			continue
+		}
+		dense = true
+		// the dense row's nonzero span: the products outside it are
+		// exact zeros, so J·x and Jᵀf over the span are the full sums
+		row := d.efcJd[i*nv : i*nv+nv]
+		lo, hi := 0, nv
+		for lo < hi && row[lo] == 0 {
+			lo++
+		}
+		for hi > lo && row[hi-1] == 0 {
+			hi--
+		}
+		d.efcSpan[2*i], d.efcSpan[2*i+1] = lo, hi
 	}
 	d.SolverIter = 0
 	for iter := 0; iter < 100; iter++ {
@@ -1133,8 +1150,10 @@ func solveConstraints(m *Model, d *Data) {
 func (d *Data) addJT(i int, f float64, out []float64) {
 	if d.efcN[i] == 0 {
 		nv := len(out)
-		for k, v := range d.efcJd[i*nv : i*nv+nv] {
-			out[k] += v * f
+		lo, hi := d.efcSpan[2*i], d.efcSpan[2*i+1]
+		o := out[lo:hi]
+		for k, v := range d.efcJd[i*nv+lo : i*nv+hi] {
+			o[k] += v * f
 		}
 		return
 	}
