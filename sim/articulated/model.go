@@ -218,6 +218,7 @@ type Model struct {
 	tendonDamping          bool
 	bodyInvWeight0         [][2]float64
 	ancestors              [][]int // per dof: its ancestor dofs nearest first (for the sparse factor)
+	ancAdr                 []int   // per dof: where its ancestors start in the flat list (len NV+1)
 	mCols                  [][]int // per dof: M's nonzero columns of its row (ancestors, itself, descendants), ascending
 }
 
@@ -442,7 +443,7 @@ func newModel(s Spec) (*Model, error) {
 		}
 	}
 	adr[m.NV] = len(flat)
-	m.ancestors = make([][]int, m.NV)
+	m.ancestors, m.ancAdr = make([][]int, m.NV), adr
 	for d := range m.NV {
 		m.ancestors[d] = flat[adr[d]:adr[d+1]:adr[d+1]]
 	}

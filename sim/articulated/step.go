@@ -46,8 +46,10 @@ type Data struct {
 	// QM is the joint-space inertia (NV×NV row-major; entries between dofs
 	// on different branches are zero), armature on the diagonal.
 	QM []float64
-	// qLD is the sparse LᵀDL factor of the matrix solved for qacc: unit
-	// L below the diagonal, D on it.
+	// qLD is the sparse LᵀDL factor of the matrix solved for qacc,
+	// compressed over the tree (MuJoCo's layout, see ldIdx): D in
+	// qLD[:NV], then each dof's row of unit L at its ancestors, nearest
+	// first.
 	qLD []float64
 
 	QfrcBias, QfrcSpring, QfrcDamper, QfrcGravcomp, QfrcPassive []float64
@@ -101,7 +103,7 @@ func NewData(m *Model) *Data {
 		cinert: make([]sinert, nb), crb: make([]sinert, nb),
 		Cdof: make([][6]float64, nv), Cvel: make([][6]float64, nb), CdofDot: make([][6]float64, nv),
 		cacc: make([][6]float64, nb), cfrc: make([][6]float64, nb),
-		QM: make([]float64, nv*nv), qLD: make([]float64, nv*nv),
+		QM: make([]float64, nv*nv), qLD: make([]float64, nv+m.ancAdr[nv]),
 		QfrcBias: v(), QfrcSpring: v(), QfrcDamper: v(), QfrcGravcomp: v(), QfrcPassive: v(),
 		ActuatorLength: make([]float64, nu), ActuatorVelocity: make([]float64, nu), ActuatorForce: make([]float64, nu),
 		QfrcActuator: v(), QfrcSmooth: v(), QaccSmooth: v(), tmp: v(),
@@ -595,66 +597,86 @@ func actuation(m *Model, d *Data) {
 	}
 }
 
+// ldIdx returns the index in the compressed factor of entry (r, c), c
+// being r itself or its ii-th ancestor (ii = −1 for the diagonal).
+func ldIdx(m *Model, r, ii int) int {
+	if ii < 0 {
+		return r
+	}
+	return m.NV + m.ancAdr[r] + ii
+}
+
+// loadLD writes M's tree entries (diagonal plus h·diag, diag nil: none)
+// into the compressed L.
+func loadLD(m *Model, d *Data, L []float64, h float64, diag []float64) {
+	nv := m.NV
+	for i := range nv {
+		L[i] = d.QM[i*nv+i]
+		if diag != nil {
+			L[i] += h * diag[i]
+		}
+		row := L[nv+m.ancAdr[i] : nv+m.ancAdr[i+1]]
+		qm := d.QM[i*nv : i*nv+nv]
+		for ii, j := range m.ancestors[i] {
+			row[ii] = qm[j]
+		}
+	}
+}
+
 // factorInto factors QM + h·diag(diag) (diag nil: QM alone) into qLD.
 func factorInto(m *Model, d *Data, h float64, diag []float64) {
-	nv := m.NV
-	L := d.qLD
-	for i := range nv {
-		L[i*nv+i] = d.QM[i*nv+i]
-		if diag != nil {
-			L[i*nv+i] += h * diag[i]
-		}
-		for _, j := range m.ancestors[i] {
-			L[i*nv+j] = d.QM[i*nv+j]
-		}
-	}
-	factorLD(m, L)
+	loadLD(m, d, d.qLD, h, diag)
+	factorLD(m, d.qLD)
 }
 
-// factorLD factors the symmetric matrix in L's lower triangle (ancestor
-// entries only) in place into LᵀDL over the tree (Featherstone's LTDL:
-// only ancestors fill in).
+// factorLD factors the symmetric matrix in the compressed L (diagonal and
+// ancestor entries) in place into LᵀDL over the tree (Featherstone's
+// LTDL: only ancestors fill in). An ancestor i's own ancestors are the
+// ones after it in k's list, so row i's update is contiguous.
 func factorLD(m *Model, L []float64) {
 	nv := m.NV
+	D, off := L[:nv], L[nv:]
 	for k := nv - 1; k >= 0; k-- {
-		anc := m.ancestors[k]
-		rowk := L[k*nv : k*nv+nv]
-		dk := rowk[k]
-		for ii, i := range anc {
-			lki := rowk[i]
+		rowk := off[m.ancAdr[k]:m.ancAdr[k+1]]
+		dk := D[k]
+		for ii := range rowk {
+			i := m.ancestors[k][ii]
+			lki := rowk[ii]
 			a := lki / dk
-			rowi := L[i*nv : i*nv+nv]
-			rowi[i] -= lki * a
-			for _, j := range anc[ii+1:] {
-				rowi[j] -= rowk[j] * a
+			D[i] -= lki * a
+			src := rowk[ii+1:]
+			rowi := off[m.ancAdr[i] : m.ancAdr[i]+len(src)]
+			for t, v := range src {
+				rowi[t] -= v * a
 			}
-			rowk[i] = a
+			rowk[ii] = a
 		}
 	}
 }
 
-// solveLD solves (LᵀDL) x = x in place.
+// solveLD solves (LᵀDL) x = x in place (L compressed, from factorLD).
 func solveLD(m *Model, L, x []float64) {
 	nv := m.NV
 	x = x[:nv]
+	D, off := L[:nv], L[nv:]
 	for k := nv - 1; k >= 0; k-- {
 		xk := x[k]
 		if xk == 0 {
 			continue
 		}
-		rowk := L[k*nv : k*nv+nv]
-		for _, i := range m.ancestors[k] {
-			x[i] -= rowk[i] * xk
+		rowk := off[m.ancAdr[k]:m.ancAdr[k+1]]
+		for ii, i := range m.ancestors[k] {
+			x[i] -= rowk[ii] * xk
 		}
 	}
 	for k := range nv {
-		x[k] /= L[k*nv+k]
+		x[k] /= D[k]
 	}
 	for k := range nv {
-		rowk := L[k*nv : k*nv+nv]
+		rowk := off[m.ancAdr[k]:m.ancAdr[k+1]]
 		s := x[k]
-		for _, i := range m.ancestors[k] {
-			s -= rowk[i] * x[i]
+		for ii, i := range m.ancestors[k] {
+			s -= rowk[ii] * x[i]
 		}
 		x[k] = s
 	}
@@ -690,21 +712,16 @@ func integrate(m *Model, d *Data) {
 		}
 		nv := m.NV
 		L := d.qLD
-		for r := range nv {
-			L[r*nv+r] = d.QM[r*nv+r] + h*D[r]
-			for _, c := range m.ancestors[r] {
-				L[r*nv+c] = d.QM[r*nv+c]
-			}
-		}
+		loadLD(m, d, L, h, D)
 		addJJ := func(t int, c float64) {
 			J := m.tenJ[t*nv : t*nv+nv]
 			for r, x := range J {
 				if x == 0 {
 					continue
 				}
-				L[r*nv+r] += h * c * x * x
-				for _, k := range m.ancestors[r] {
-					L[r*nv+k] += h * c * x * J[k]
+				L[r] += h * c * x * x
+				for ii, k := range m.ancestors[r] {
+					L[ldIdx(m, r, ii)] += h * c * x * J[k]
 				}
 			}
 		}
@@ -1059,20 +1076,16 @@ func solveConstraints(m *Model, d *Data) {
 			solveLD(m, d.qLD, p)
 		default:
 			L := d.qLD
-			for r := range nv {
-				L[r*nv+r] = d.QM[r*nv+r]
-				for _, c := range m.ancestors[r] {
-					L[r*nv+c] = d.QM[r*nv+c]
-				}
-			}
+			loadLD(m, d, L, 0, nil)
 			for i := range n {
 				if !d.efcActive[i] {
 					continue
 				}
+				// a joint's dofs chain: dof da+c is da+r's (r−c−1)-th ancestor
 				da := d.efcDof[i]
 				for r := range d.efcN[i] {
 					for c := 0; c <= r; c++ {
-						L[(da+r)*nv+da+c] += d.efcD[i] * d.efcJac[i][r] * d.efcJac[i][c]
+						L[ldIdx(m, da+r, r-c-1)] += d.efcD[i] * d.efcJac[i][r] * d.efcJac[i][c]
 					}
 				}
 			}
