@@ -637,17 +637,19 @@ func factorLD(m *Model, L []float64) {
 	nv := m.NV
 	D, off := L[:nv], L[nv:]
 	for k := nv - 1; k >= 0; k-- {
-		rowk := off[m.ancAdr[k]:m.ancAdr[k+1]]
+		anc := m.ancestors[k]
+		rowk := off[m.ancAdr[k]:]
+		rowk = rowk[:len(anc)] // (lengths spelled out: no bounds checks inside)
 		dk := D[k]
-		for ii := range rowk {
-			i := m.ancestors[k][ii]
+		for ii, i := range anc {
 			lki := rowk[ii]
 			a := lki / dk
 			D[i] -= lki * a
 			src := rowk[ii+1:]
-			rowi := off[m.ancAdr[i] : m.ancAdr[i]+len(src)]
-			for t, v := range src {
-				rowi[t] -= v * a
+			rowi := off[m.ancAdr[i]:]
+			rowi = rowi[:len(src)]
+			for t := range rowi {
+				rowi[t] -= src[t] * a
 			}
 			rowk[ii] = a
 		}
@@ -664,8 +666,10 @@ func solveLD(m *Model, L, x []float64) {
 		if xk == 0 {
 			continue
 		}
-		rowk := off[m.ancAdr[k]:m.ancAdr[k+1]]
-		for ii, i := range m.ancestors[k] {
+		anc := m.ancestors[k]
+		rowk := off[m.ancAdr[k]:]
+		rowk = rowk[:len(anc)]
+		for ii, i := range anc {
 			x[i] -= rowk[ii] * xk
 		}
 	}
@@ -673,9 +677,11 @@ func solveLD(m *Model, L, x []float64) {
 		x[k] /= D[k]
 	}
 	for k := range nv {
-		rowk := off[m.ancAdr[k]:m.ancAdr[k+1]]
+		anc := m.ancestors[k]
+		rowk := off[m.ancAdr[k]:]
+		rowk = rowk[:len(anc)]
 		s := x[k]
-		for ii, i := range m.ancestors[k] {
+		for ii, i := range anc {
 			s -= rowk[ii] * x[i]
 		}
 		x[k] = s
