@@ -961,23 +961,22 @@ func (d *Data) rowJar(i int, x []float64) float64 {
 // (−D·jar) only when jar < 0; frictionloss is −D·jar clamped to
 // ±frictionloss.
 func (d *Data) rowForce(i int, jar float64) (float64, bool) {
-	if d.EfcType[i] == RowEquality {
-		return -d.efcD[i] * jar, true
-	}
-	if d.EfcType[i] == RowFriction || d.EfcType[i] == RowFrictionTendon {
+	// kept under the inliner's budget: the line search calls it per row
+	switch t := d.EfcType[i]; {
+	case t == RowEquality:
+	case t == RowFriction || t == RowFrictionTendon:
 		f := d.efcFloss[i]
-		switch {
-		case jar <= -d.efcR[i]*f:
+		r := d.efcR[i] * f // −R·f ≡ −(R·f)
+		if jar <= -r {
 			return f, false
-		case jar >= d.efcR[i]*f:
+		}
+		if jar >= r {
 			return -f, false
 		}
-		return -d.efcD[i] * jar, true
+	case !(jar < 0):
+		return 0, false
 	}
-	if jar < 0 {
-		return -d.efcD[i] * jar, true
-	}
-	return 0, false
+	return -d.efcD[i] * jar, true
 }
 
 // solveConstraints finds the constrained acceleration: the minimizer of
@@ -1203,36 +1202,49 @@ func cholSolve(H, b []float64, nv int) {
 
 // cholFactor overwrites the lower triangle of H with its Cholesky factor.
 func cholFactor(H []float64, nv int) {
+	H = H[:nv*nv]
 	for j := range nv {
+		Hj := H[j*nv : j*nv+j]
 		s := H[j*nv+j]
-		for k := range j {
-			s -= H[j*nv+k] * H[j*nv+k]
+		for _, v := range Hj {
+			s -= v * v
 		}
 		s = math.Sqrt(max(s, 1e-300))
 		H[j*nv+j] = s
 		for i := j + 1; i < nv; i++ {
+			Hi := H[i*nv : i*nv+j]
+			Hj := Hj[:len(Hi)]
 			t := H[i*nv+j]
-			for k := range j {
-				t -= H[i*nv+k] * H[j*nv+k]
+			for k, v := range Hi {
+				t -= v * Hj[k]
 			}
+			// the factor's transpose in the upper triangle too: the back
+			// substitution then reads rows
 			H[i*nv+j] = t / s
+			H[j*nv+i] = H[i*nv+j]
 		}
 	}
 }
 
 // cholSubst solves H x = b in place with H's factor from cholFactor.
 func cholSubst(H, b []float64, nv int) {
+	H, b = H[:nv*nv], b[:nv]
 	for i := range nv {
+		Hi := H[i*nv : i*nv+i]
+		bi := b[:len(Hi)]
 		t := b[i]
-		for k := range i {
-			t -= H[i*nv+k] * b[k]
+		for k, v := range Hi {
+			t -= v * bi[k]
 		}
 		b[i] = t / H[i*nv+i]
 	}
 	for i := nv - 1; i >= 0; i-- {
+		Hi := H[i*nv+i+1 : i*nv+nv]
+		bi := b[i+1:]
+		bi = bi[:len(Hi)]
 		t := b[i]
-		for k := i + 1; k < nv; k++ {
-			t -= H[k*nv+i] * b[k]
+		for k, v := range Hi {
+			t -= v * bi[k]
 		}
 		b[i] = t / H[i*nv+i]
 	}
