@@ -222,6 +222,7 @@ func makeEqualities(m *Model, d *Data) {
 			d.jacPoint(m, e.Obj2, p2, j2, scratch)
 			cpos := sub3(p1, p2)
 			invw := m.bodyInvWeight0[e.Obj1][0] + m.bodyInvWeight0[e.Obj2][0]
+			imp, dmax := impedance(&e.SolImp, norm3(cpos), 0)
 			for r := range 3 {
 				i := d.NEfc
 				row := d.efcJd[i*nv : i*nv+nv]
@@ -230,7 +231,7 @@ func makeEqualities(m *Model, d *Data) {
 					row[k] = j1[r*nv+k] - j2[r*nv+k]
 					vel += row[k] * d.Qvel[k]
 				}
-				d.addRow(m, RowEquality, ei, 0, 0, [3]float64{}, cpos[r], norm3(cpos), 0, 0, vel, invw, e.SolRef, e.SolImp)
+				d.addRowImp(m, RowEquality, ei, 0, 0, [3]float64{}, cpos[r], 0, 0, vel, invw, &e.SolRef, imp, dmax)
 			}
 		case EqWeld:
 			a0, a1 := e.anchor2, e.Anchor
@@ -263,6 +264,7 @@ func makeEqualities(m *Model, d *Data) {
 			}
 			norm = math.Sqrt(norm)
 			i0 := d.NEfc
+			imp, dmax := impedance(&e.SolImp, norm, 0)
 			for r := range 6 {
 				row := d.efcJd[(i0+r)*nv : (i0+r)*nv+nv]
 				if r < 3 {
@@ -290,7 +292,7 @@ func makeEqualities(m *Model, d *Data) {
 					w = 1
 				}
 				invw := m.bodyInvWeight0[e.Obj1][w] + m.bodyInvWeight0[e.Obj2][w]
-				d.addRow(m, RowEquality, ei, 0, 0, [3]float64{}, cpos[r], norm, 0, 0, vel, invw, e.SolRef, e.SolImp)
+				d.addRowImp(m, RowEquality, ei, 0, 0, [3]float64{}, cpos[r], 0, 0, vel, invw, &e.SolRef, imp, dmax)
 			}
 		case EqTendon:
 			t1, t2 := e.Obj1, e.Obj2

@@ -874,16 +874,17 @@ func makeConstraints(m *Model, d *Data) {
 // The impedance is a function of impDist (MuJoCo's getposdim: the norm of
 // a connect's 3-vector violation, else dist).
 func (d *Data) addRow(m *Model, typ, j, dof, n int, jac [3]float64, dist, impDist, margin, floss, vel, invw float64, solref [2]float64, solimp [5]float64) {
-	i := d.NEfc
-	d.NEfc++
-	d.EfcType[i], d.EfcJnt[i], d.efcDof[i], d.efcN[i] = typ, j, dof, n
-	d.efcJac[i], d.EfcPos[i], d.efcFloss[i] = jac, dist, floss
-	// impedance (getimpedance): a sigmoid of |dist − margin| / width
+	imp, dmax := impedance(&solimp, impDist, margin)
+	d.addRowImp(m, typ, j, dof, n, jac, dist, margin, floss, vel, invw, &solref, imp, dmax)
+}
+
+// impedance returns MuJoCo's getimpedance (a sigmoid of |impDist −
+// margin| / width) and solimp's clamped dmax.
+func impedance(solimp *[5]float64, impDist, margin float64) (imp, dmax float64) {
 	si := solimp
 	dmin := min(0.9999, max(0.0001, si[0]))
-	dmax := min(0.9999, max(0.0001, si[1]))
+	dmax = min(0.9999, max(0.0001, si[1]))
 	width, mid, power := max(0, si[2]), min(0.9999, max(0.0001, si[3])), max(1, si[4])
-	var imp float64
 	if dmin == dmax || width <= 1e-15 {
 		imp = 0.5 * (dmin + dmax)
 	} else {
@@ -912,11 +913,21 @@ func (d *Data) addRow(m *Model, typ, j, dof, n int, jac [3]float64, dist, impDis
 			imp = dmin + y*(dmax-dmin)
 		}
 	}
+	return imp, dmax
+}
+
+// addRowImp is addRow with the impedance already computed (the rows of
+// one connect or weld share it).
+func (d *Data) addRowImp(m *Model, typ, j, dof, n int, jac [3]float64, dist, margin, floss, vel, invw float64, solref *[2]float64, imp, dmax float64) {
+	i := d.NEfc
+	d.NEfc++
+	d.EfcType[i], d.EfcJnt[i], d.efcDof[i], d.efcN[i] = typ, j, dof, n
+	d.efcJac[i], d.EfcPos[i], d.efcFloss[i] = jac, dist, floss
 	// R = (1 − imp)/imp · diagApprox (dof_invweight0, or the bodies' or
 	// joints' sum for equalities)
 	R := max(1e-15, (1-imp)*invw/imp)
 	d.efcR[i], d.efcD[i] = R, 1/R
-	ref := solref
+	ref := *solref
 	if m.Opt.Disable&DisableRefSafe == 0 && ref[0] > 0 {
 		ref[0] = max(ref[0], 2*m.Opt.Timestep)
 	}
