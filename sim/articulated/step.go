@@ -333,7 +333,8 @@ func comPos(m *Model, d *Data) {
 		I[3] -= mm * off[0] * off[1]
 		I[4] -= mm * off[0] * off[2]
 		I[5] -= mm * off[1] * off[2]
-		d.cinert[i] = sinert{I: I, h: scale3(off, mm), m: mm}
+		ci := &d.cinert[i] // field by field: no temporary struct copy
+		ci.I, ci.h, ci.m = I, scale3(off, mm), mm
 		for j := m.bodyJntAdr[i]; j < m.bodyJntAdr[i]+m.bodyJntNum[i]; j++ {
 			jt := &m.Joints[j]
 			da := m.jntDofAdr[j]
@@ -353,9 +354,11 @@ func comPos(m *Model, d *Data) {
 					d.Cdof[da+k] = motion{ax[0], ax[1], ax[2], l[0], l[1], l[2]}
 				}
 			case Hinge:
-				ax := d.Xaxis[j]
-				l := cross3(ax, sub3(ref, d.Xanchor[j]))
-				d.Cdof[da] = motion{ax[0], ax[1], ax[2], l[0], l[1], l[2]}
+				ax, an := &d.Xaxis[j], &d.Xanchor[j]
+				o0, o1, o2 := ref[0]-an[0], ref[1]-an[1], ref[2]-an[2]
+				c := &d.Cdof[da] // cross3(ax, ref − anchor), in place
+				c[0], c[1], c[2] = ax[0], ax[1], ax[2]
+				c[3], c[4], c[5] = ax[1]*o2-ax[2]*o1, ax[2]*o0-ax[0]*o2, ax[0]*o1-ax[1]*o0
 			case Slide:
 				ax := d.Xaxis[j]
 				d.Cdof[da] = motion{0, 0, 0, ax[0], ax[1], ax[2]}
