@@ -1076,16 +1076,21 @@ func solveConstraints(m *Model, d *Data) {
 				d.rowDense(i, nv)
 				J := d.efcRow
 				// the row's nonzeros (adding D·J_r·0 changes nothing)
+				lo, hi := 0, nv
+				if d.efcN[i] == 0 {
+					lo, hi = d.efcSpan[2*i], d.efcSpan[2*i+1]
+				}
 				nz := d.efcNZ[:0]
-				for c, v := range J {
-					if v != 0 {
+				for c := lo; c < hi; c++ {
+					if J[c] != 0 {
 						nz = append(nz, c)
 					}
 				}
 				for _, r := range nz {
 					Hr := H[r*nv : r*nv+nv]
+					Dr := d.efcD[i] * J[r] // (D·J_r)·J_c, as before
 					for _, c := range nz {
-						Hr[c] += d.efcD[i] * J[r] * J[c]
+						Hr[c] += Dr * J[c]
 					}
 				}
 			}
