@@ -222,6 +222,7 @@ func makeEqualities(m *Model, d *Data) {
 			d.jacPoint(m, e.Obj2, p2, j2, scratch)
 			cpos := sub3(p1, p2)
 			invw := m.bodyInvWeight0[e.Obj1][0] + m.bodyInvWeight0[e.Obj2][0]
+			imp, dmax := impedance(&e.SolImp, norm3(cpos), 0)
 			for r := range 3 {
 				i := d.NEfc
 				row := d.efcJd[i*nv : i*nv+nv]
@@ -230,7 +231,7 @@ func makeEqualities(m *Model, d *Data) {
 					row[k] = j1[r*nv+k] - j2[r*nv+k]
 					vel += row[k] * d.Qvel[k]
 				}
-				d.addRow(m, RowEquality, ei, 0, 0, [3]float64{}, cpos[r], norm3(cpos), 0, 0, vel, invw, e.SolRef, e.SolImp)
+				d.addRowImp(m, RowEquality, ei, 0, 0, [3]float64{}, cpos[r], 0, 0, vel, invw, &e.SolRef, imp, dmax)
 			}
 		case EqWeld:
 			a0, a1 := e.anchor2, e.Anchor
@@ -263,6 +264,7 @@ func makeEqualities(m *Model, d *Data) {
 			}
 			norm = math.Sqrt(norm)
 			i0 := d.NEfc
+			imp, dmax := impedance(&e.SolImp, norm, 0)
 			for r := range 6 {
 				row := d.efcJd[(i0+r)*nv : (i0+r)*nv+nv]
 				if r < 3 {
@@ -272,12 +274,12 @@ func makeEqualities(m *Model, d *Data) {
 				}
 			}
 			// rotation rows: 0.5·neg(q1)·(jr0 − jr1)·q0·relpose, scaled
+			r3, r4, r5 := d.efcJd[(i0+3)*nv:(i0+4)*nv], d.efcJd[(i0+4)*nv:(i0+5)*nv], d.efcJd[(i0+5)*nv:(i0+6)*nv]
 			for k := range nv {
-				ax := [4]float64{0, jr0[k] - jr1[k], jr0[nv+k] - jr1[nv+k], jr0[2*nv+k] - jr1[2*nv+k]}
-				q3 := mulQuat(mulQuat(quat1, ax), quat)
-				for r := range 3 {
-					d.efcJd[(i0+3+r)*nv+k] = 0.5 * q3[1+r] * ts
-				}
+				// scalar quaternion products (registers, not arrays)
+				a0, a1, a2, a3 := mulQuatS(quat1[0], quat1[1], quat1[2], quat1[3], 0, jr0[k]-jr1[k], jr0[nv+k]-jr1[nv+k], jr0[2*nv+k]-jr1[2*nv+k])
+				_, q1, q2, q3 := mulQuatS(a0, a1, a2, a3, quat[0], quat[1], quat[2], quat[3])
+				r3[k], r4[k], r5[k] = 0.5*q1*ts, 0.5*q2*ts, 0.5*q3*ts
 			}
 			for r := range 6 {
 				vel := 0.0
@@ -290,7 +292,7 @@ func makeEqualities(m *Model, d *Data) {
 					w = 1
 				}
 				invw := m.bodyInvWeight0[e.Obj1][w] + m.bodyInvWeight0[e.Obj2][w]
-				d.addRow(m, RowEquality, ei, 0, 0, [3]float64{}, cpos[r], norm, 0, 0, vel, invw, e.SolRef, e.SolImp)
+				d.addRowImp(m, RowEquality, ei, 0, 0, [3]float64{}, cpos[r], 0, 0, vel, invw, &e.SolRef, imp, dmax)
 			}
 		case EqTendon:
 			t1, t2 := e.Obj1, e.Obj2

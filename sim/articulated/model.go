@@ -220,6 +220,8 @@ type Model struct {
 	tendonDamping          bool
 	bodyInvWeight0         [][2]float64
 	ancestors              [][]int // per dof: its ancestor dofs nearest first (for the sparse factor)
+	ancAdr                 []int   // per dof: where its ancestors start in the flat list (len NV+1)
+	mCols                  [][]int // per dof: M's nonzero columns of its row (ancestors, itself, descendants), ascending
 }
 
 // QposAdr returns joint j's first qpos index.
@@ -443,9 +445,23 @@ func newModel(s Spec) (*Model, error) {
 		}
 	}
 	adr[m.NV] = len(flat)
-	m.ancestors = make([][]int, m.NV)
+	m.ancestors, m.ancAdr = make([][]int, m.NV), adr
 	for d := range m.NV {
 		m.ancestors[d] = flat[adr[d]:adr[d+1]:adr[d+1]]
+	}
+	// M's sparsity: row d is nonzero at d's ancestors and descendants
+	m.mCols = make([][]int, m.NV)
+	for d := range m.NV {
+		anc := m.ancestors[d]
+		for k := len(anc) - 1; k >= 0; k-- {
+			m.mCols[d] = append(m.mCols[d], anc[k])
+		}
+		m.mCols[d] = append(m.mCols[d], d)
+	}
+	for d := range m.NV {
+		for _, a := range m.ancestors[d] {
+			m.mCols[a] = append(m.mCols[a], d)
+		}
 	}
 	// qpos0 and the spring reference
 	m.Qpos0, m.QposSpring = make([]float64, m.NQ), make([]float64, m.NQ)

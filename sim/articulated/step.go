@@ -49,8 +49,10 @@ type Data struct {
 	// QM is the joint-space inertia (NV×NV row-major; entries between dofs
 	// on different branches are zero), armature on the diagonal.
 	QM []float64
-	// qLD is the sparse LᵀDL factor of the matrix solved for qacc: unit
-	// L below the diagonal, D on it.
+	// qLD is the sparse LᵀDL factor of the matrix solved for qacc,
+	// compressed over the tree (MuJoCo's layout, see ldIdx): D in
+	// qLD[:NV], then each dof's row of unit L at its ancestors, nearest
+	// first.
 	qLD []float64
 
 	QfrcBias, QfrcSpring, QfrcDamper, QfrcGravcomp, QfrcPassive []float64
@@ -82,6 +84,8 @@ type Data struct {
 	QfrcConstraint      []float64
 	efcG, efcP          []float64
 	efcJd, efcH, efcRow []float64 // dense rows (equalities), dense H, one row
+	efcNZ               []int     // a dense row's nonzero columns
+	efcSpan             []int     // per dense row: first and one past last nonzero column
 	eqJac               []float64 // point Jacobians of connect constraints
 	// SolverIter is the number of Newton iterations of the last constraint
 	// solve (MuJoCo's solver_niter).
@@ -105,7 +109,7 @@ func NewData(m *Model) *Data {
 		cinert: make([]sinert, nb), crb: make([]sinert, nb),
 		Cdof: make([][6]float64, nv), Cvel: make([][6]float64, nb), CdofDot: make([][6]float64, nv),
 		cacc: make([][6]float64, nb), cfrc: make([][6]float64, nb),
-		QM: make([]float64, nv*nv), qLD: make([]float64, nv*nv),
+		QM: make([]float64, nv*nv), qLD: make([]float64, nv+m.ancAdr[nv]),
 		QfrcBias: v(), QfrcSpring: v(), QfrcDamper: v(), QfrcGravcomp: v(), QfrcPassive: v(),
 		ActuatorLength: make([]float64, nu), ActuatorVelocity: make([]float64, nu), ActuatorForce: make([]float64, nu),
 		QfrcActuator: v(), QfrcSmooth: v(), QaccSmooth: v(), tmp: v(),
@@ -129,6 +133,7 @@ func NewData(m *Model) *Data {
 	d.efcActive = make([]bool, nr)
 	if m.nEqRows+m.nTendonRows > 0 || len(m.Tendons) > 0 || m.contactRowCap() > 0 {
 		d.efcJd, d.efcH, d.efcRow = make([]float64, nr*nv), make([]float64, nv*nv), make([]float64, nv)
+		d.efcNZ, d.efcSpan = make([]int, 0, nv), make([]int, 2*nr)
 		d.eqJac = make([]float64, 12*nv)
 	}
 	Reset(m, d)
@@ -228,51 +233,70 @@ func Forward(m *Model, d *Data) {
 	}
 }
 
-// kinematics computes the body and joint frames (mj_kinematics).
+// kinematics computes the body and joint frames (mj_kinematics). The
+// frame is carried in scalars (registers) through each body's joints; the
+// operations and their order are those of add3/mulQuat/rotVecQuat.
 func kinematics(m *Model, d *Data) {
 	d.Xquat[0] = [4]float64{1, 0, 0, 0}
 	d.Xmat[0] = quatMat(d.Xquat[0])
 	d.Ximat[0] = d.Xmat[0]
+	qpos, qpos0 := d.Qpos, m.Qpos0
 	for i := 1; i < len(m.Bodies); i++ {
 		b := &m.Bodies[i]
 		p := b.Parent
-		pos, quat := b.Pos, b.Quat
+		px, py, pz := b.Pos[0], b.Pos[1], b.Pos[2]
+		qw, qx, qy, qz := b.Quat[0], b.Quat[1], b.Quat[2], b.Quat[3]
 		if p > 0 {
-			pos = add3(d.Xpos[p], mulMatVec(&d.Xmat[p], b.Pos))
-			quat = mulQuat(d.Xquat[p], b.Quat)
+			pp, pm, pq := &d.Xpos[p], &d.Xmat[p], &d.Xquat[p]
+			px, py, pz = pp[0]+(pm[0]*b.Pos[0]+pm[1]*b.Pos[1]+pm[2]*b.Pos[2]),
+				pp[1]+(pm[3]*b.Pos[0]+pm[4]*b.Pos[1]+pm[5]*b.Pos[2]),
+				pp[2]+(pm[6]*b.Pos[0]+pm[7]*b.Pos[1]+pm[8]*b.Pos[2])
+			qw, qx, qy, qz = mulQuatS(pq[0], pq[1], pq[2], pq[3], qw, qx, qy, qz)
 		}
 		for j := m.bodyJntAdr[i]; j < m.bodyJntAdr[i]+m.bodyJntNum[i]; j++ {
 			jt := &m.Joints[j]
 			a := m.jntQposAdr[j]
 			if jt.Type == Free {
-				pos = vec3{d.Qpos[a], d.Qpos[a+1], d.Qpos[a+2]}
-				quat, _ = normQuat([4]float64{d.Qpos[a+3], d.Qpos[a+4], d.Qpos[a+5], d.Qpos[a+6]})
-				d.Xanchor[j], d.Xaxis[j] = pos, vec3{0, 0, 1}
+				px, py, pz = qpos[a], qpos[a+1], qpos[a+2]
+				q, _ := normQuat([4]float64{qpos[a+3], qpos[a+4], qpos[a+5], qpos[a+6]})
+				qw, qx, qy, qz = q[0], q[1], q[2], q[3]
+				d.Xanchor[j], d.Xaxis[j] = vec3{px, py, pz}, vec3{0, 0, 1}
 				continue
 			}
-			axis := rotVecQuat(jt.Axis, quat)
-			anchor := add3(rotVecQuat(jt.Pos, quat), pos)
-			d.Xanchor[j], d.Xaxis[j] = anchor, axis
+			ax, ay, az := rotVecQuatS(jt.Axis[0], jt.Axis[1], jt.Axis[2], qw, qx, qy, qz)
+			jx, jy, jz := rotVecQuatS(jt.Pos[0], jt.Pos[1], jt.Pos[2], qw, qx, qy, qz)
+			nx, ny, nz := jx+px, jy+py, jz+pz
+			d.Xanchor[j], d.Xaxis[j] = vec3{nx, ny, nz}, vec3{ax, ay, az}
 			switch jt.Type {
 			case Slide:
-				pos = add3(pos, scale3(axis, d.Qpos[a]-m.Qpos0[a]))
+				dq := qpos[a] - qpos0[a]
+				px, py, pz = px+ax*dq, py+ay*dq, pz+az*dq
 			case Ball, Hinge:
-				var qloc [4]float64
+				var l0, l1, l2, l3 float64
 				if jt.Type == Ball {
-					qloc, _ = normQuat([4]float64{d.Qpos[a], d.Qpos[a+1], d.Qpos[a+2], d.Qpos[a+3]})
+					q, _ := normQuat([4]float64{qpos[a], qpos[a+1], qpos[a+2], qpos[a+3]})
+					l0, l1, l2, l3 = q[0], q[1], q[2], q[3]
 				} else {
-					qloc = axisAngleQuat(jt.Axis, d.Qpos[a]-m.Qpos0[a])
+					sn, cs := math.Sincos((qpos[a] - qpos0[a]) / 2)
+					l0, l1, l2, l3 = cs, jt.Axis[0]*sn, jt.Axis[1]*sn, jt.Axis[2]*sn
 				}
-				quat = mulQuat(quat, qloc)
+				qw, qx, qy, qz = mulQuatS(qw, qx, qy, qz, l0, l1, l2, l3)
 				// correct for off-centre rotation
-				pos = sub3(anchor, rotVecQuat(jt.Pos, quat))
+				jx, jy, jz = rotVecQuatS(jt.Pos[0], jt.Pos[1], jt.Pos[2], qw, qx, qy, qz)
+				px, py, pz = nx-jx, ny-jy, nz-jz
 			}
 		}
-		quat, _ = normQuat(quat)
-		d.Xpos[i], d.Xquat[i] = pos, quat
-		d.Xmat[i] = quatMat(quat)
-		d.Xipos[i] = add3(pos, mulMatVec(&d.Xmat[i], b.IPos))
-		d.Ximat[i] = quatMat(mulQuat(quat, b.IQuat))
+		q, _ := normQuat([4]float64{qw, qx, qy, qz})
+		d.Xpos[i], d.Xquat[i] = vec3{px, py, pz}, q
+		xm := &d.Xmat[i]
+		quatMatTo(xm, q[0], q[1], q[2], q[3])
+		ip := &b.IPos
+		d.Xipos[i] = vec3{px + (xm[0]*ip[0] + xm[1]*ip[1] + xm[2]*ip[2]),
+			py + (xm[3]*ip[0] + xm[4]*ip[1] + xm[5]*ip[2]),
+			pz + (xm[6]*ip[0] + xm[7]*ip[1] + xm[8]*ip[2])}
+		iq := &b.IQuat
+		iw, ix, iy, iz := mulQuatS(q[0], q[1], q[2], q[3], iq[0], iq[1], iq[2], iq[3])
+		quatMatTo(&d.Ximat[i], iw, ix, iy, iz)
 	}
 }
 
@@ -301,11 +325,14 @@ func comPos(m *Model, d *Data) {
 		ref := d.SubtreeCom[m.bodyRoot[i]]
 		// rotational inertia about the com in world axes: R diag(I) Rᵀ
 		R := &d.Ximat[i]
-		var I [6]float64
-		idx := [6][2]int{{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}}
-		for k, rc := range idx {
-			r, c := rc[0], rc[1]
-			I[k] = R[3*r]*b.Inertia[0]*R[3*c] + R[3*r+1]*b.Inertia[1]*R[3*c+1] + R[3*r+2]*b.Inertia[2]*R[3*c+2]
+		i0, i1, i2 := b.Inertia[0], b.Inertia[1], b.Inertia[2]
+		I := [6]float64{ // (r, c) = 00 11 22 01 02 12
+			R[0]*i0*R[0] + R[1]*i1*R[1] + R[2]*i2*R[2],
+			R[3]*i0*R[3] + R[4]*i1*R[4] + R[5]*i2*R[5],
+			R[6]*i0*R[6] + R[7]*i1*R[7] + R[8]*i2*R[8],
+			R[0]*i0*R[3] + R[1]*i1*R[4] + R[2]*i2*R[5],
+			R[0]*i0*R[6] + R[1]*i1*R[7] + R[2]*i2*R[8],
+			R[3]*i0*R[6] + R[4]*i1*R[7] + R[5]*i2*R[8],
 		}
 		off := sub3(d.Xipos[i], ref)
 		mm := b.Mass
@@ -316,7 +343,8 @@ func comPos(m *Model, d *Data) {
 		I[3] -= mm * off[0] * off[1]
 		I[4] -= mm * off[0] * off[2]
 		I[5] -= mm * off[1] * off[2]
-		d.cinert[i] = sinert{I: I, h: scale3(off, mm), m: mm}
+		ci := &d.cinert[i] // field by field: no temporary struct copy
+		ci.I, ci.h, ci.m = I, scale3(off, mm), mm
 		for j := m.bodyJntAdr[i]; j < m.bodyJntAdr[i]+m.bodyJntNum[i]; j++ {
 			jt := &m.Joints[j]
 			da := m.jntDofAdr[j]
@@ -336,9 +364,11 @@ func comPos(m *Model, d *Data) {
 					d.Cdof[da+k] = motion{ax[0], ax[1], ax[2], l[0], l[1], l[2]}
 				}
 			case Hinge:
-				ax := d.Xaxis[j]
-				l := cross3(ax, sub3(ref, d.Xanchor[j]))
-				d.Cdof[da] = motion{ax[0], ax[1], ax[2], l[0], l[1], l[2]}
+				ax, an := &d.Xaxis[j], &d.Xanchor[j]
+				o0, o1, o2 := ref[0]-an[0], ref[1]-an[1], ref[2]-an[2]
+				c := &d.Cdof[da] // cross3(ax, ref − anchor), in place
+				c[0], c[1], c[2] = ax[0], ax[1], ax[2]
+				c[3], c[4], c[5] = ax[1]*o2-ax[2]*o1, ax[2]*o0-ax[0]*o2, ax[0]*o1-ax[1]*o0
 			case Slide:
 				ax := d.Xaxis[j]
 				d.Cdof[da] = motion{0, 0, 0, ax[0], ax[1], ax[2]}
@@ -362,9 +392,11 @@ func crbMass(m *Model, d *Data) {
 			d.crb[p].add(&d.crb[i])
 		}
 	}
-	clear(d.QM)
+	// only M's tree nonzeros are ever written: the rest stays zero from
+	// NewData, so there is nothing to clear
 	for i := range nv {
-		f := d.crb[m.dofBody[i]].mul(&d.Cdof[i])
+		var f motion
+		d.crb[m.dofBody[i]].mulTo(&f, &d.Cdof[i])
 		d.QM[i*nv+i] = dot6(&d.Cdof[i], &f) + m.dofArmature[i]
 		for _, j := range m.ancestors[i] {
 			v := dot6(&d.Cdof[j], &f)
@@ -395,7 +427,7 @@ func comVel(m *Model, d *Data) {
 				k0 = 3
 			}
 			for k := k0; k < n; k++ {
-				d.CdofDot[da+k] = crossMotion(&cv, &d.Cdof[da+k])
+				crossMotionTo(&d.CdofDot[da+k], &cv, &d.Cdof[da+k])
 			}
 			for k := k0; k < n; k++ {
 				for r := range 6 {
@@ -423,13 +455,14 @@ func rne(m *Model, d *Data) {
 			}
 		}
 		d.cacc[i] = a
-		f := d.cinert[i].mul(&a)
-		mom := d.cinert[i].mul(&d.Cvel[i])
-		cf := crossForce(&d.Cvel[i], &mom)
+		var mom, cf motion
+		f := &d.cfrc[i]
+		d.cinert[i].mulTo(f, &a)
+		d.cinert[i].mulTo(&mom, &d.Cvel[i])
+		crossForceTo(&cf, &d.Cvel[i], &mom)
 		for r := range 6 {
 			f[r] += cf[r]
 		}
-		d.cfrc[i] = f
 	}
 	for i := len(m.Bodies) - 1; i > 0; i-- {
 		if p := m.Bodies[i].Parent; p > 0 {
@@ -577,66 +610,92 @@ func actuation(m *Model, d *Data) {
 	}
 }
 
+// ldIdx returns the index in the compressed factor of entry (r, c), c
+// being r itself or its ii-th ancestor (ii = −1 for the diagonal).
+func ldIdx(m *Model, r, ii int) int {
+	if ii < 0 {
+		return r
+	}
+	return m.NV + m.ancAdr[r] + ii
+}
+
+// loadLD writes M's tree entries (diagonal plus h·diag, diag nil: none)
+// into the compressed L.
+func loadLD(m *Model, d *Data, L []float64, h float64, diag []float64) {
+	nv := m.NV
+	for i := range nv {
+		L[i] = d.QM[i*nv+i]
+		if diag != nil {
+			L[i] += h * diag[i]
+		}
+		row := L[nv+m.ancAdr[i] : nv+m.ancAdr[i+1]]
+		qm := d.QM[i*nv : i*nv+nv]
+		for ii, j := range m.ancestors[i] {
+			row[ii] = qm[j]
+		}
+	}
+}
+
 // factorInto factors QM + h·diag(diag) (diag nil: QM alone) into qLD.
 func factorInto(m *Model, d *Data, h float64, diag []float64) {
-	nv := m.NV
-	L := d.qLD
-	for i := range nv {
-		L[i*nv+i] = d.QM[i*nv+i]
-		if diag != nil {
-			L[i*nv+i] += h * diag[i]
-		}
-		for _, j := range m.ancestors[i] {
-			L[i*nv+j] = d.QM[i*nv+j]
-		}
-	}
-	factorLD(m, L)
+	loadLD(m, d, d.qLD, h, diag)
+	factorLD(m, d.qLD)
 }
 
-// factorLD factors the symmetric matrix in L's lower triangle (ancestor
-// entries only) in place into LᵀDL over the tree (Featherstone's LTDL:
-// only ancestors fill in).
+// factorLD factors the symmetric matrix in the compressed L (diagonal and
+// ancestor entries) in place into LᵀDL over the tree (Featherstone's
+// LTDL: only ancestors fill in). An ancestor i's own ancestors are the
+// ones after it in k's list, so row i's update is contiguous.
 func factorLD(m *Model, L []float64) {
 	nv := m.NV
+	D, off := L[:nv], L[nv:]
 	for k := nv - 1; k >= 0; k-- {
 		anc := m.ancestors[k]
-		rowk := L[k*nv : k*nv+nv]
-		dk := rowk[k]
+		rowk := off[m.ancAdr[k]:]
+		rowk = rowk[:len(anc)] // (lengths spelled out: no bounds checks inside)
+		dk := D[k]
 		for ii, i := range anc {
-			lki := rowk[i]
+			lki := rowk[ii]
 			a := lki / dk
-			rowi := L[i*nv : i*nv+nv]
-			rowi[i] -= lki * a
-			for _, j := range anc[ii+1:] {
-				rowi[j] -= rowk[j] * a
+			D[i] -= lki * a
+			src := rowk[ii+1:]
+			rowi := off[m.ancAdr[i]:]
+			rowi = rowi[:len(src)]
+			for t := range rowi {
+				rowi[t] -= src[t] * a
 			}
-			rowk[i] = a
+			rowk[ii] = a
 		}
 	}
 }
 
-// solveLD solves (LᵀDL) x = x in place.
+// solveLD solves (LᵀDL) x = x in place (L compressed, from factorLD).
 func solveLD(m *Model, L, x []float64) {
 	nv := m.NV
 	x = x[:nv]
+	D, off := L[:nv], L[nv:]
 	for k := nv - 1; k >= 0; k-- {
 		xk := x[k]
 		if xk == 0 {
 			continue
 		}
-		rowk := L[k*nv : k*nv+nv]
-		for _, i := range m.ancestors[k] {
-			x[i] -= rowk[i] * xk
+		anc := m.ancestors[k]
+		rowk := off[m.ancAdr[k]:]
+		rowk = rowk[:len(anc)]
+		for ii, i := range anc {
+			x[i] -= rowk[ii] * xk
 		}
 	}
 	for k := range nv {
-		x[k] /= L[k*nv+k]
+		x[k] /= D[k]
 	}
 	for k := range nv {
-		rowk := L[k*nv : k*nv+nv]
+		anc := m.ancestors[k]
+		rowk := off[m.ancAdr[k]:]
+		rowk = rowk[:len(anc)]
 		s := x[k]
-		for _, i := range m.ancestors[k] {
-			s -= rowk[i] * x[i]
+		for ii, i := range anc {
+			s -= rowk[ii] * x[i]
 		}
 		x[k] = s
 	}
@@ -672,21 +731,16 @@ func integrate(m *Model, d *Data) {
 		}
 		nv := m.NV
 		L := d.qLD
-		for r := range nv {
-			L[r*nv+r] = d.QM[r*nv+r] + h*D[r]
-			for _, c := range m.ancestors[r] {
-				L[r*nv+c] = d.QM[r*nv+c]
-			}
-		}
+		loadLD(m, d, L, h, D)
 		addJJ := func(t int, c float64) {
 			J := m.tenJ[t*nv : t*nv+nv]
 			for r, x := range J {
 				if x == 0 {
 					continue
 				}
-				L[r*nv+r] += h * c * x * x
-				for _, k := range m.ancestors[r] {
-					L[r*nv+k] += h * c * x * J[k]
+				L[r] += h * c * x * x
+				for ii, k := range m.ancestors[r] {
+					L[ldIdx(m, r, ii)] += h * c * x * J[k]
 				}
 			}
 		}
@@ -833,16 +887,17 @@ func makeConstraints(m *Model, d *Data) {
 // The impedance is a function of impDist (MuJoCo's getposdim: the norm of
 // a connect's 3-vector violation, else dist).
 func (d *Data) addRow(m *Model, typ, j, dof, n int, jac [3]float64, dist, impDist, margin, floss, vel, invw float64, solref [2]float64, solimp [5]float64) {
-	i := d.NEfc
-	d.NEfc++
-	d.EfcType[i], d.EfcJnt[i], d.efcDof[i], d.efcN[i] = typ, j, dof, n
-	d.efcJac[i], d.EfcPos[i], d.efcFloss[i] = jac, dist, floss
-	// impedance (getimpedance): a sigmoid of |dist − margin| / width
+	imp, dmax := impedance(&solimp, impDist, margin)
+	d.addRowImp(m, typ, j, dof, n, jac, dist, margin, floss, vel, invw, &solref, imp, dmax)
+}
+
+// impedance returns MuJoCo's getimpedance (a sigmoid of |impDist −
+// margin| / width) and solimp's clamped dmax.
+func impedance(solimp *[5]float64, impDist, margin float64) (imp, dmax float64) {
 	si := solimp
 	dmin := min(0.9999, max(0.0001, si[0]))
-	dmax := min(0.9999, max(0.0001, si[1]))
+	dmax = min(0.9999, max(0.0001, si[1]))
 	width, mid, power := max(0, si[2]), min(0.9999, max(0.0001, si[3])), max(1, si[4])
-	var imp float64
 	if dmin == dmax || width <= 1e-15 {
 		imp = 0.5 * (dmin + dmax)
 	} else {
@@ -857,6 +912,12 @@ func (d *Data) addRow(m *Model, typ, j, dof, n int, jac [3]float64, dist, impDis
 			switch {
 			case power == 1:
 				y = x
+			case power == 2: // math.Pow(x, 2) is x·x exactly
+				if x <= mid {
+					y = x * x / mid
+				} else {
+					y = 1 - (1-x)*(1-x)/(1-mid)
+				}
 			case x <= mid:
 				y = math.Pow(x, power) / math.Pow(mid, power-1)
 			default:
@@ -865,11 +926,21 @@ func (d *Data) addRow(m *Model, typ, j, dof, n int, jac [3]float64, dist, impDis
 			imp = dmin + y*(dmax-dmin)
 		}
 	}
+	return imp, dmax
+}
+
+// addRowImp is addRow with the impedance already computed (the rows of
+// one connect or weld share it).
+func (d *Data) addRowImp(m *Model, typ, j, dof, n int, jac [3]float64, dist, margin, floss, vel, invw float64, solref *[2]float64, imp, dmax float64) {
+	i := d.NEfc
+	d.NEfc++
+	d.EfcType[i], d.EfcJnt[i], d.efcDof[i], d.efcN[i] = typ, j, dof, n
+	d.efcJac[i], d.EfcPos[i], d.efcFloss[i] = jac, dist, floss
 	// R = (1 − imp)/imp · diagApprox (dof_invweight0, or the bodies' or
 	// joints' sum for equalities)
 	R := max(1e-15, (1-imp)*invw/imp)
 	d.efcR[i], d.efcD[i] = R, 1/R
-	ref := solref
+	ref := *solref
 	if m.Opt.Disable&DisableRefSafe == 0 && ref[0] > 0 {
 		ref[0] = max(ref[0], 2*m.Opt.Timestep)
 	}
@@ -893,9 +964,11 @@ func (d *Data) addRow(m *Model, typ, j, dof, n int, jac [3]float64, dist, impDis
 func (d *Data) rowJar(i int, x []float64) float64 {
 	if d.efcN[i] == 0 {
 		nv := len(x)
+		lo, hi := d.efcSpan[2*i], d.efcSpan[2*i+1]
 		s := 0.0
-		for k, v := range d.efcJd[i*nv : i*nv+nv] {
-			s += v * x[k]
+		xs := x[lo:hi]
+		for k, v := range d.efcJd[i*nv+lo : i*nv+hi] {
+			s += v * xs[k]
 		}
 		return s - d.EfcAref[i]
 	}
@@ -912,23 +985,22 @@ func (d *Data) rowJar(i int, x []float64) float64 {
 // (−D·jar) only when jar < 0; frictionloss is −D·jar clamped to
 // ±frictionloss.
 func (d *Data) rowForce(i int, jar float64) (float64, bool) {
-	if d.EfcType[i] == RowEquality {
-		return -d.efcD[i] * jar, true
-	}
-	if d.EfcType[i] == RowFriction || d.EfcType[i] == RowFrictionTendon {
+	// kept under the inliner's budget: the line search calls it per row
+	switch t := d.EfcType[i]; {
+	case t == RowEquality:
+	case t == RowFriction || t == RowFrictionTendon:
 		f := d.efcFloss[i]
-		switch {
-		case jar <= -d.efcR[i]*f:
+		r := d.efcR[i] * f // −R·f ≡ −(R·f)
+		if jar <= -r {
 			return f, false
-		case jar >= d.efcR[i]*f:
+		}
+		if jar >= r {
 			return -f, false
 		}
-		return -d.efcD[i] * jar, true
+	case !(jar < 0):
+		return 0, false
 	}
-	if jar < 0 {
-		return -d.efcD[i] * jar, true
-	}
-	return 0, false
+	return -d.efcD[i] * jar, true
 }
 
 // solveConstraints finds the constrained acceleration: the minimizer of
@@ -949,22 +1021,44 @@ func solveConstraints(m *Model, d *Data) {
 	}
 	dense := false // an equality row couples dofs across branches
 	for i := range n {
-		dense = dense || d.efcN[i] == 0
+		if d.efcN[i] != 0 {
+			continue
+		}
+		dense = true
+		// the dense row's nonzero span: the products outside it are
+		// exact zeros, so J·x and Jᵀf over the span are the full sums
+		row := d.efcJd[i*nv : i*nv+nv]
+		lo, hi := 0, nv
+		for lo < hi && row[lo] == 0 {
+			lo++
+		}
+		for hi > lo && row[hi-1] == 0 {
+			hi--
+		}
+		d.efcSpan[2*i], d.efcSpan[2*i+1] = lo, hi
 	}
 	d.SolverIter = 0
 	for iter := 0; iter < 100; iter++ {
 		d.SolverIter = iter
 		// gradient g = M(x − x₀) − Σ J_iᵀ f_i = Mx − qfrc_smooth − Jᵀf
+		// M's nonzeros only, in ascending column order: the skipped terms
+		// are exact zeros, so the sums are the dense ones bit for bit
 		for r := range nv {
 			s := -d.QfrcSmooth[r]
 			row := d.QM[r*nv : r*nv+nv]
-			for c, v := range row {
-				s += v * x[c]
+			for _, c := range m.mCols[r] {
+				s += row[c] * x[c]
 			}
 			g[r] = s
 		}
+		// H changes only with the set of quadratic rows: keep its factor
+		// while that set stays (MuJoCo's Newton does the same)
+		changed := iter == 0
 		for i := range n {
 			f, quad := d.rowForce(i, d.rowJar(i, x))
+			if d.efcActive[i] != quad {
+				changed = true
+			}
 			d.efcActive[i] = quad
 			d.addJT(i, -f, g)
 		}
@@ -979,7 +1073,10 @@ func solveConstraints(m *Model, d *Data) {
 		for r := range nv {
 			p[r] = -g[r]
 		}
-		if dense {
+		switch {
+		case dense && !changed:
+			cholSubst(d.efcH, p, nv)
+		case dense:
 			H := d.efcH
 			copy(H, d.QM)
 			for i := range n {
@@ -988,32 +1085,41 @@ func solveConstraints(m *Model, d *Data) {
 				}
 				d.rowDense(i, nv)
 				J := d.efcRow
-				for r := range nv {
-					if J[r] == 0 {
-						continue
+				// the row's nonzeros (adding D·J_r·0 changes nothing)
+				lo, hi := 0, nv
+				if d.efcN[i] == 0 {
+					lo, hi = d.efcSpan[2*i], d.efcSpan[2*i+1]
+				}
+				nz := d.efcNZ[:0]
+				for c := lo; c < hi; c++ {
+					if J[c] != 0 {
+						nz = append(nz, c)
 					}
-					for c := range nv {
-						H[r*nv+c] += d.efcD[i] * J[r] * J[c]
+				}
+				for _, r := range nz {
+					Hr := H[r*nv : r*nv+nv]
+					Dr := d.efcD[i] * J[r] // (D·J_r)·J_c, as before
+					for _, c := range nz {
+						Hr[c] += Dr * J[c]
 					}
 				}
 			}
-			cholSolve(H, p, nv)
-		} else {
+			cholFactor(H, nv)
+			cholSubst(H, p, nv)
+		case !changed:
+			solveLD(m, d.qLD, p)
+		default:
 			L := d.qLD
-			for r := range nv {
-				L[r*nv+r] = d.QM[r*nv+r]
-				for _, c := range m.ancestors[r] {
-					L[r*nv+c] = d.QM[r*nv+c]
-				}
-			}
+			loadLD(m, d, L, 0, nil)
 			for i := range n {
 				if !d.efcActive[i] {
 					continue
 				}
+				// a joint's dofs chain: dof da+c is da+r's (r−c−1)-th ancestor
 				da := d.efcDof[i]
 				for r := range d.efcN[i] {
 					for c := 0; c <= r; c++ {
-						L[(da+r)*nv+da+c] += d.efcD[i] * d.efcJac[i][r] * d.efcJac[i][c]
+						L[ldIdx(m, da+r, r-c-1)] += d.efcD[i] * d.efcJac[i][r] * d.efcJac[i][c]
 					}
 				}
 			}
@@ -1026,8 +1132,8 @@ func solveConstraints(m *Model, d *Data) {
 		for r := range nv {
 			row := d.QM[r*nv : r*nv+nv]
 			s := 0.0
-			for c, v := range row {
-				s += v * p[c]
+			for _, c := range m.mCols[r] {
+				s += row[c] * p[c]
 			}
 			pMp += p[r] * s
 			pg0 += p[r] * g[r]
@@ -1091,8 +1197,10 @@ func solveConstraints(m *Model, d *Data) {
 func (d *Data) addJT(i int, f float64, out []float64) {
 	if d.efcN[i] == 0 {
 		nv := len(out)
-		for k, v := range d.efcJd[i*nv : i*nv+nv] {
-			out[k] += v * f
+		lo, hi := d.efcSpan[2*i], d.efcSpan[2*i+1]
+		o := out[lo:hi]
+		for k, v := range d.efcJd[i*nv+lo : i*nv+hi] {
+			o[k] += v * f
 		}
 		return
 	}
@@ -1117,32 +1225,55 @@ func (d *Data) rowDense(i, nv int) {
 // cholSolve solves H x = b in place (b becomes x) for symmetric positive
 // definite H (nv×nv row-major, overwritten by its Cholesky factor).
 func cholSolve(H, b []float64, nv int) {
+	cholFactor(H, nv)
+	cholSubst(H, b, nv)
+}
+
+// cholFactor overwrites the lower triangle of H with its Cholesky factor.
+func cholFactor(H []float64, nv int) {
+	H = H[:nv*nv]
 	for j := range nv {
+		Hj := H[j*nv : j*nv+j]
 		s := H[j*nv+j]
-		for k := range j {
-			s -= H[j*nv+k] * H[j*nv+k]
+		for _, v := range Hj {
+			s -= v * v
 		}
 		s = math.Sqrt(max(s, 1e-300))
 		H[j*nv+j] = s
 		for i := j + 1; i < nv; i++ {
+			Hi := H[i*nv : i*nv+j]
+			Hj := Hj[:len(Hi)]
 			t := H[i*nv+j]
-			for k := range j {
-				t -= H[i*nv+k] * H[j*nv+k]
+			for k, v := range Hi {
+				t -= v * Hj[k]
 			}
+			// the factor's transpose in the upper triangle too: the back
+			// substitution then reads rows
 			H[i*nv+j] = t / s
+			H[j*nv+i] = H[i*nv+j]
 		}
 	}
+}
+
+// cholSubst solves H x = b in place with H's factor from cholFactor.
+func cholSubst(H, b []float64, nv int) {
+	H, b = H[:nv*nv], b[:nv]
 	for i := range nv {
+		Hi := H[i*nv : i*nv+i]
+		bi := b[:len(Hi)]
 		t := b[i]
-		for k := range i {
-			t -= H[i*nv+k] * b[k]
+		for k, v := range Hi {
+			t -= v * bi[k]
 		}
 		b[i] = t / H[i*nv+i]
 	}
 	for i := nv - 1; i >= 0; i-- {
+		Hi := H[i*nv+i+1 : i*nv+nv]
+		bi := b[i+1:]
+		bi = bi[:len(Hi)]
 		t := b[i]
-		for k := i + 1; k < nv; k++ {
-			t -= H[k*nv+i] * b[k]
+		for k, v := range Hi {
+			t -= v * bi[k]
 		}
 		b[i] = t / H[i*nv+i]
 	}

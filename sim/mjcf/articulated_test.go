@@ -101,9 +101,11 @@ func FuzzParseArticulated(f *testing.F) {
 }
 
 // BenchmarkArticulated steps each feature model from its keyframe
-// (bench/articulated-speed.sh compares the same files with MuJoCo).
+// (bench/articulated-speed.sh compares the same files with MuJoCo; ball
+// and weld were the slowest against MuJoCo 2.2.2 before issue 46's
+// speed work).
 func BenchmarkArticulated(b *testing.B) {
-	for _, name := range []string{"stiff_arm", "combined", "limits", "weld", "tendon"} {
+	for _, name := range []string{"stiff_arm", "combined", "limits", "weld", "tendon", "ball"} {
 		b.Run(name, func(b *testing.B) {
 			am, err := LoadArticulated(filepath.Join("testdata", "articulated", name+".xml"), Options{})
 			if err != nil {
