@@ -9,6 +9,7 @@
 //	robot-train export  --checkpoint RUN_DIR[/checkpoints/step-N|best] [--step N | --best] --onnx FILE.onnx [--json]
 //	robot-train record  --task NAME --policy expert|random|RUN_DIR --episodes N --lerobot DIR [--cameras task,workspace] [--size WxH]
 //	robot-train study   run STUDY.yaml --out DIR [--parallel N] [--shard K/N] | report DIR [--json] | archive DIR
+//	robot-train simulate --model FILE.xml [--keyframe K] [--ctrl a,b,…] [--duration S] [--every STEPS] (--json | --speed)
 //	robot-train tasks
 //	robot-train bench
 //	robot-train version

@@ -26,7 +26,7 @@ var userFileReaders = []string{
 // as "package/file.go:function", each with its reason.
 var allowed = map[string]string{
 	"internal/atomicfile/atomicfile.go:SyncDir": "opens a directory this process writes into, for fsync",
-	"internal/platform/platform.go:Describe":    "reads /proc/cpuinfo",
+	"internal/platform/platform.go:CPUModel":    "reads /proc/cpuinfo",
 	"vlmprio/clipformat.go:EncodeMP4":           "reads the file ffmpeg just wrote into a private temporary directory",
 	"lerobot/writer.go:syncDir":                 "opens a directory this process writes into, for fsync",
 }
