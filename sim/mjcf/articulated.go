@@ -378,33 +378,13 @@ func (c *compiler) artJoint(a *attrSet, j *mjoint) {
 	} else if lim == 1 {
 		c.fail(j.e, "actuatorfrcrange", "is required when actuatorfrclimited is true")
 	}
-	j.solref = [2]float64{0.02, 1}
-	if f, ok := a.floats("solreflimit", 2, 2); ok {
-		j.solref = [2]float64{f[0], f[1]}
-		if (f[0] > 0) != (f[1] > 0) {
-			c.fail(j.e, "solreflimit", "mixes the standard (positive) and direct (negative) formats")
-		}
-	}
-	j.solimp = [5]float64{0.9, 0.95, 0.001, 0.5, 2}
-	if f, ok := a.floats("solimplimit", 1, 5); ok {
-		copy(j.solimp[:], f)
-	}
+	j.solref, j.solimp = c.solParams(j.e, a, "solreflimit", "solimplimit")
 	j.margin = a.float("margin", 0)
 	j.floss = a.float("frictionloss", 0)
 	if j.floss < 0 {
 		c.fail(j.e, "frictionloss", "must be >= 0")
 	}
-	j.solreffr = [2]float64{0.02, 1}
-	if f, ok := a.floats("solreffriction", 2, 2); ok {
-		j.solreffr = [2]float64{f[0], f[1]}
-		if (f[0] > 0) != (f[1] > 0) {
-			c.fail(j.e, "solreffriction", "mixes the standard (positive) and direct (negative) formats")
-		}
-	}
-	j.solimpfr = [5]float64{0.9, 0.95, 0.001, 0.5, 2}
-	if f, ok := a.floats("solimpfriction", 1, 5); ok {
-		copy(j.solimpfr[:], f)
-	}
+	j.solreffr, j.solimpfr = c.solParams(j.e, a, "solreffriction", "solimpfriction")
 	if j.typ == "ball" {
 		j.axis = sim.V3(0, 0, 1)
 		if j.limited {
@@ -623,18 +603,7 @@ func (c *compiler) artEquality(e *element, jointOf map[*mjoint]int, tendonOf map
 		return out, false
 	}
 	out.Inactive = !a.bool("active", true)
-	if f, ok := a.floats("solref", 2, 2); ok {
-		out.SolRef = [2]float64{f[0], f[1]}
-		if (f[0] > 0) != (f[1] > 0) {
-			c.fail(e, "solref", "mixes the standard (positive) and direct (negative) formats")
-		}
-	} else {
-		out.SolRef = [2]float64{0.02, 1}
-	}
-	out.SolImp = [5]float64{0.9, 0.95, 0.001, 0.5, 2}
-	if f, ok := a.floats("solimp", 1, 5); ok {
-		copy(out.SolImp[:], f)
-	}
+	out.SolRef, out.SolImp = c.solParams(e, a, "solref", "solimp")
 	ok := true
 	switch e.name {
 	case "joint":
@@ -784,24 +753,10 @@ func (c *compiler) artTendon(e *element, jointOf map[*mjoint]int) (articulated.T
 	} else if lim == 1 {
 		c.fail(e, "range", "is required when limited is true")
 	}
-	out.SolRef = [2]float64{0.02, 1}
-	if f, ok := a.floats("solreflimit", 2, 2); ok {
-		out.SolRef = [2]float64{f[0], f[1]}
-	}
-	out.SolImp = [5]float64{0.9, 0.95, 0.001, 0.5, 2}
-	if f, ok := a.floats("solimplimit", 1, 5); ok {
-		copy(out.SolImp[:], f)
-	}
+	out.SolRef, out.SolImp = c.solParams(e, a, "solreflimit", "solimplimit")
 	out.Margin = a.float("margin", 0)
 	out.FrictionLoss = a.float("frictionloss", 0)
-	out.SolRefFriction = [2]float64{0.02, 1}
-	if f, ok := a.floats("solreffriction", 2, 2); ok {
-		out.SolRefFriction = [2]float64{f[0], f[1]}
-	}
-	out.SolImpFriction = [5]float64{0.9, 0.95, 0.001, 0.5, 2}
-	if f, ok := a.floats("solimpfriction", 1, 5); ok {
-		copy(out.SolImpFriction[:], f)
-	}
+	out.SolRefFriction, out.SolImpFriction = c.solParams(e, a, "solreffriction", "solimpfriction")
 	if a.float("armature", 0) != 0 {
 		c.fail(e, "armature", "tendon armature is not in the articulated engine")
 	}
@@ -867,4 +822,23 @@ func (c *compiler) artSingleGeomFrames() {
 		}
 		b.ipos, b.iquat, b.inertia = only.pos, only.rot.Normalize(), geomInertia(only)
 	}
+}
+
+// solParams reads a constraint's solref-style attribute ref (MuJoCo's
+// default 0.02 1; both positive is the standard format, both non-positive
+// the direct one, a mix is an error) and solimp-style attribute imp (1 to
+// 5 numbers over MuJoCo's default 0.9 0.95 0.001 0.5 2).
+func (c *compiler) solParams(e *element, a *attrSet, ref, imp string) ([2]float64, [5]float64) {
+	sr := [2]float64{0.02, 1}
+	if f, ok := a.floats(ref, 2, 2); ok {
+		sr = [2]float64{f[0], f[1]}
+		if (f[0] > 0) != (f[1] > 0) {
+			c.fail(e, ref, "mixes the standard (positive) and direct (negative) formats")
+		}
+	}
+	si := [5]float64{0.9, 0.95, 0.001, 0.5, 2}
+	if f, ok := a.floats(imp, 1, 5); ok {
+		copy(si[:], f)
+	}
+	return sr, si
 }
