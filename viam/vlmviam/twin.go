@@ -2,6 +2,7 @@ package vlmviam
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -284,7 +285,21 @@ func (t *Twin) modelFrame() (referenceframe.Model, error) {
 		}
 	}
 	cfg.Links = append(cfg.Links, referenceframe.LinkConfig{ID: id(t.EEName), Parent: prev, Translation: mm(t.EEPos), Orientation: quatOrient(t.EEQuat)})
-	return cfg.ParseConfig(t.Art.Name)
+	// through JSON, so the model carries its file: viam-server serves it
+	// to clients (GetKinematics), which convert joint units with it
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, err
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, err
+	}
+	delete(raw, "OriginalFile") // a null here would drop the file UnmarshalModelJSON keeps
+	if b, err = json.Marshal(raw); err != nil {
+		return nil, err
+	}
+	return referenceframe.UnmarshalModelJSON(b, t.Art.Name)
 }
 
 // loadGeoms reads the chain's geoms through mjcf.Load (the importer that
@@ -757,11 +772,6 @@ func (t *Twin) SolveIK(seed []float64, pose spatialmath.Pose) ([]float64, error)
 
 // ModelFrame is Viam's kinematic model built from the MJCF chain.
 func (a *TwinArm) ModelFrame() referenceframe.Model { return a.twin.Frame }
-
-// Kinematics returns the model frame (Viam's newer arm API name).
-func (a *TwinArm) Kinematics(context.Context) (referenceframe.Model, error) {
-	return a.twin.Frame, nil
-}
 
 // Geometries returns the arm's box, sphere and capsule geoms where they
 // are now (mm, in the arm's base frame = the MJCF world).
