@@ -9,8 +9,11 @@ import (
 
 	"go.viam.com/rdk/components/arm"
 	"go.viam.com/rdk/referenceframe"
+	"go.viam.com/rdk/services/generic"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/vlmrb/vlmrb/tasks"
 )
 
 // TestE2EMJCFArmTwin: viam-server (loopback-only namespace) runs the
@@ -124,5 +127,69 @@ func TestE2EMJCFArmTwin(t *testing.T) {
 		if left, total := math.Abs(far[i]-v), math.Abs(far[i]-home[i]); left < 0.5*total {
 			t.Fatalf("joint %d went on to %v after Stop (%.3f of %.3f rad to go)", i, v, left, total)
 		}
+	}
+}
+
+// TestE2EMJCFArmTwinJointPath: the policy runner drives the twin (real
+// time, speed 1) through the joint control path (IK on the twin's served
+// ModelFrame, then MoveToJointPositions, which blocks until the servo
+// settles within tolerance_rad) on the reach task, its goal 100 mm from
+// the start. Rate and tick latencies are metrics for bench/RESULTS.md,
+// not asserted; asserted: every tick took the joint path and the arm's
+// end (MJCF kinematics) holds the last commanded target to 1 mm.
+func TestE2EMJCFArmTwinJointPath(t *testing.T) {
+	requireE2E(t)
+	run := trainedRun(t, 1, 10000)
+	model, err := filepath.Abs(arm6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := map[string]any{"components": []any{map[string]any{"name": "twin", "api": "rdk:component:arm", "model": TwinArmModel.String(),
+		"attributes": map[string]any{"model": model, "keyframe": "home", "end_effector": "attachment_site", "tolerance_rad": 1e-3}}}}
+	s := startViam(t, cfg, nil)
+	tw, err := arm.FromRobot(s.robot, "twin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p0, _ := urStart(t, tw)
+	o := p0.Point()
+	m, err := tasks.Lookup("reach")
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := []any{o.X - m.HandInit.X*1000, o.Y - m.HandInit.Y*1000, o.Z - m.HandInit.Z*1000}
+	box := map[string]any{"low": []any{o.X - 150, o.Y - 150, o.Z - 150}, "high": []any{o.X + 150, o.Y + 150, o.Z + 150}}
+	goal := []float64{o.X + 60, o.Y - 60, o.Z + 50}
+	cfg["services"] = []any{map[string]any{"name": "free", "api": "rdk:service:generic", "model": RunnerModel.String(), "attributes": map[string]any{
+		"checkpoint": run, "arm": "twin", "task_offset_mm": off, "workspace_mm": box, "goal_mm": []any{goal[0], goal[1], goal[2]}, "max_steps": 100,
+		"control": "joints", "rate_hz": 0}}}
+	s.writeConfig(t, cfg)
+	r := s.resource(t, generic.Named("free"))
+	t0 := time.Now()
+	doCmd(t, r, map[string]any{"start": map[string]any{"episodes": 1, "seed": 1}})
+	st := waitRunnerDone(t, r, 5*time.Minute)
+	wall := time.Since(t0).Seconds()
+	if st["stop_reason"] != "episodes done" || st["control_path"] != "joints" {
+		t.Fatalf("runner: %v", st)
+	}
+	metric(t, "twin_joints_wall_s", wall)
+	metric(t, "twin_joints_steps", st["total_steps"])
+	metric(t, "twin_joints_hz", st["tick_hz"])
+	metric(t, "twin_joints_tick_ms_median", st["tick_ms_median"])
+	metric(t, "twin_joints_tick_ms_p99", st["tick_ms_p99"])
+	hits := st["limit_hits"].(map[string]any)
+	metric(t, "twin_joints_limit_hits", hits)
+	if hits["ik_fallback"].(float64) != 0 {
+		t.Fatalf("IK fell back to MoveToPosition %v times", hits["ik_fallback"])
+	}
+	end, _ := urStart(t, tw)
+	tgt := st["last_target_mm"].([]any)
+	e := end.Point()
+	d := math.Sqrt(sq(e.X-tgt[0].(float64)) + sq(e.Y-tgt[1].(float64)) + sq(e.Z-tgt[2].(float64)))
+	metric(t, "twin_joints_end_to_target_mm", d)
+	metric(t, "twin_joints_end_to_goal_mm", math.Sqrt(sq(e.X-goal[0])+sq(e.Y-goal[1])+sq(e.Z-goal[2])))
+	metric(t, "twin_joints_start_to_goal_mm", math.Sqrt(sq(o.X-goal[0])+sq(o.Y-goal[1])+sq(o.Z-goal[2])))
+	if d > 1 {
+		t.Fatalf("arm end %v is %.3f mm from the last target %v", e, d, tgt)
 	}
 }
