@@ -315,6 +315,19 @@ func TestTwinBadModels(t *testing.T) {
 	if _, err := LoadTwin(arm6, "wrist_2_link"); status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "off the chain") {
 		t.Fatalf("end effector before the last joint: %v", err)
 	}
+	// through viam-server's attribute conversion and the registered constructor
+	if _, err := mkConf[*TwinConfig](t, arm.API, TwinArmModel, "a", map[string]any{"modle": arm6}); err == nil || !strings.Contains(err.Error(), `unknown attribute "modle"`) {
+		t.Fatalf("unknown key: %v", err)
+	}
+	conf := mustConf[*TwinConfig](t, arm.API, TwinArmModel, "a", map[string]any{"model": arm6, "keyframe": "home", "speed": 2.5})
+	a, err := NewTwinArm(context.Background(), nil, conf, logging.NewTestLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q, _ := a.JointPositions(context.Background(), nil); len(q) != 6 || math.Abs(q[1].Value+1.5708) > 1e-12 {
+		t.Fatalf("registered constructor: joints %v, want the home keyframe", q)
+	}
+	a.Close(context.Background())
 	if _, err := (&TwinConfig{}).Validate("x"); status.Code(err) != codes.InvalidArgument {
 		t.Fatalf("empty model: %v", err)
 	}
