@@ -784,7 +784,9 @@ func (a *TwinArm) Geometries(context.Context, map[string]any) ([]spatialmath.Geo
 	return a.twin.Geometries(a.d)
 }
 
-// DoCommand answers {"state": true}: sim time, steps taken, warnings.
+// DoCommand answers {"state": true}: sim time, steps taken, engine
+// warnings, and the joints (Viam units) with the end effector's position
+// (mm) and quaternion (w x y z) at one instant.
 func (a *TwinArm) DoCommand(_ context.Context, cmd map[string]any) (map[string]any, error) {
 	out := map[string]any{}
 	a.mu.Lock()
@@ -798,6 +800,11 @@ func (a *TwinArm) DoCommand(_ context.Context, cmd map[string]any) (map[string]a
 			out["time_s"] = a.d.Time
 			out["steps"] = float64(a.steps)
 			out["warnings"] = float64(a.d.Warnings.Total())
+			// joints and end at the same instant (two calls would see the arm move in between)
+			out["joints"] = floatsToAny(a.twin.Inputs(a.d))
+			p, q := a.twin.EEPose(a.d)
+			out["end_mm"] = []any{p[0] * 1000, p[1] * 1000, p[2] * 1000}
+			out["end_quat"] = []any{q[0], q[1], q[2], q[3]}
 		default:
 			return nil, invalidArg("mjcf-arm: unknown command %q; use state", k)
 		}
