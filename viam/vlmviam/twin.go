@@ -73,16 +73,16 @@ func (c *TwinConfig) Validate(path string) ([]string, error) {
 // ref (Viam's input is qpos − ref, so 0 is the MJCF pose), the actuator
 // driving it and whether it slides (Viam input in mm).
 type twinJoint struct {
-	name       string
-	jnt, qadr  int
-	dadr, act  int
-	ref        float64
-	slide      bool
-	lo, hi     float64 // Viam units
-	hasLimits  bool
-	ctrlLo     float64 // ctrlrange in qpos units
-	ctrlHi     float64
-	ctrlLimted bool
+	name        string
+	jnt, qadr   int
+	dadr, act   int
+	ref         float64
+	slide       bool
+	lo, hi      float64 // Viam units
+	hasLimits   bool
+	ctrlLo      float64 // ctrlrange in qpos units
+	ctrlHi      float64
+	ctrlLimited bool
 }
 
 // Twin is the kinematic and dynamic state of an MJCF arm: the compiled
@@ -179,7 +179,7 @@ func LoadTwin(path, endEffector string) (*Twin, error) {
 		}
 		act := m.Actuators[ai]
 		tj := twinJoint{name: name, jnt: j, qadr: m.QposAdr(j), dadr: m.DofAdr(j), act: ai, ref: jt.Ref, slide: jt.Type == articulated.Slide,
-			ctrlLo: act.CtrlRange[0], ctrlHi: act.CtrlRange[1], ctrlLimted: act.CtrlLimited}
+			ctrlLo: act.CtrlRange[0], ctrlHi: act.CtrlRange[1], ctrlLimited: act.CtrlLimited}
 		unit := 1.0
 		if tj.slide {
 			unit = 1000
@@ -418,7 +418,7 @@ func (t *Twin) ctrlFor(i int, v float64) (float64, error) {
 		q /= 1000
 	}
 	q += j.ref
-	if j.ctrlLimted && (q < j.ctrlLo-1e-9 || q > j.ctrlHi+1e-9) {
+	if j.ctrlLimited && (q < j.ctrlLo-1e-9 || q > j.ctrlHi+1e-9) {
 		return 0, invalidArg("mjcf-arm: joint %s target %v %s is outside its actuator's ctrlrange [%v, %v] (qpos units); keep targets within it", j.name, v, unit, j.ctrlLo, j.ctrlHi)
 	}
 	return q, nil
@@ -606,6 +606,10 @@ func (a *TwinArm) MoveToJointPositions(ctx context.Context, pos []referenceframe
 			return ctx.Err()
 		case <-deadline.C:
 			a.mu.Lock()
+			if a.d == nil {
+				a.mu.Unlock()
+				return failedPrecondition("mjcf-arm: closed during the move")
+			}
 			worst := a.worst(ctrl)
 			a.mu.Unlock()
 			a.hold(gen)
@@ -613,7 +617,7 @@ func (a *TwinArm) MoveToJointPositions(ctx context.Context, pos []referenceframe
 		case <-poll.C:
 		}
 		a.mu.Lock()
-		if a.gen != gen {
+		if a.gen != gen || a.d == nil {
 			a.mu.Unlock()
 			return status.Error(codes.Aborted, "mjcf-arm: move stopped (Stop or a newer move)")
 		}
@@ -755,7 +759,10 @@ func (t *Twin) SolveIK(seed []float64, pose spatialmath.Pose) ([]float64, error)
 		if try > 0 {
 			s = make([]float64, len(lim))
 			for i, l := range lim {
-				lo, hi := math.Max(l.Min, -math.Pi), math.Min(l.Max, math.Pi)
+				lo, hi := l.Min, l.Max
+				if !t.Joints[i].slide {
+					lo, hi = math.Max(lo, -math.Pi), math.Min(hi, math.Pi)
+				}
 				s[i] = lo + rng.Float64()*(hi-lo)
 			}
 		}

@@ -411,3 +411,27 @@ func TestTwinFKAnchorsSlidesRefs(t *testing.T) {
 		t.Fatalf("Viam FK differs from MJCF FK by %.3g m, %.3g rad", worstP, worstR)
 	}
 }
+
+// TestTwinCloseDuringMove: closing the arm ends a move in progress with an
+// error (no panic), and calls after Close are FailedPrecondition.
+func TestTwinCloseDuringMove(t *testing.T) {
+	a := newTestTwin(t, TwinConfig{Keyframe: "home", Speed: 0.1})
+	ctx := context.Background()
+	errc := make(chan error, 1)
+	go func() {
+		errc <- a.MoveToJointPositions(ctx, referenceframe.FloatsToInputs([]float64{1, -1, 1, -1, 1, 1}), nil)
+	}()
+	time.Sleep(50 * time.Millisecond)
+	if err := a.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-errc; err == nil {
+		t.Fatal("a move cut by Close returned no error")
+	}
+	if _, err := a.JointPositions(ctx, nil); status.Code(err) != codes.FailedPrecondition {
+		t.Fatalf("JointPositions after Close: %v", err)
+	}
+	if err := a.Close(ctx); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+}
