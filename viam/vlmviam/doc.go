@@ -17,6 +17,8 @@
 //	vlmrb:vlmrb:sim-gripper       its two-finger gripper
 //	vlmrb:vlmrb:sim-camera        a rendered camera of the same simulation
 //	vlmrb:vlmrb:sim-pose-tracker  the task's object and goal poses
+//	vlmrb:vlmrb:mjcf-arm          a digital twin of an MJCF arm (position
+//	                              actuators) on sim/articulated: Twin, TwinArm
 //
 // The sim components of one module process that name the same "world"
 // share one simulation (a tasks.Env); the arm advances it one control step

@@ -49,6 +49,7 @@ func init() {
 	resource.RegisterComponent(gripper.API, SimGripperModel, resource.Registration[gripper.Gripper, *SimConfig]{Constructor: newSimGripper})
 	resource.RegisterComponent(camera.API, SimCameraModel, resource.Registration[camera.Camera, *SimConfig]{Constructor: newSimCamera})
 	resource.RegisterComponent(posetracker.API, SimPoseTrackerModel, resource.Registration[posetracker.PoseTracker, *SimConfig]{Constructor: newSimPoseTracker})
+	resource.RegisterComponent(arm.API, TwinArmModel, resource.Registration[arm.Arm, *TwinConfig]{Constructor: NewTwinArm})
 
 	resource.RegisterService(generic.API, DeprecatedRunnerModel, resource.Registration[resource.Resource, *RunnerConfig]{Constructor: deprecated(RunnerModel, NewRunner)})
 	resource.RegisterService(mlmodel.API, DeprecatedMLModelModel, resource.Registration[mlmodel.Service, *MLModelConfig]{Constructor: deprecated(MLModelModel, NewMLModel)})
@@ -84,5 +85,6 @@ func CurrentModels() []resource.APIModel {
 		{API: gripper.API, Model: SimGripperModel},
 		{API: camera.API, Model: SimCameraModel},
 		{API: posetracker.API, Model: SimPoseTrackerModel},
+		{API: arm.API, Model: TwinArmModel},
 	}
 }
