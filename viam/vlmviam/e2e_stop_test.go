@@ -76,7 +76,15 @@ func TestE2EStopAllLiveWorldAndRestart(t *testing.T) {
 		t.Fatalf("runner after the live world change: %v", st)
 	}
 
-	// StopAll
+	// StopAll, once the runner's sentinel is in flight (its status says
+	// so; under load the first one can take seconds to set up)
+	deadline = time.Now().Add(30 * time.Second)
+	for runnerStatus(t, runner)["stop_all_watched"] != true {
+		if time.Now().After(deadline) {
+			t.Fatalf("the runner never reported its StopAll watch armed: %v\n%s", runnerStatus(t, runner), tail(s.log.String(), 4000))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	before = steps(runner)
 	t0 = time.Now()
 	stopErr := s.robot.StopAll(context.Background(), nil)

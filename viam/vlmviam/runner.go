@@ -83,10 +83,15 @@ type RunnerStatus struct {
 	StoppedAtStep int64 `json:"stopped_at_step"`
 	// DepRetries counts episode starts retried while a dependency was
 	// not (yet) reachable.
-	DepRetries   int     `json:"dep_retries"`
-	MedianTickMS float64 `json:"tick_ms_median"`
-	P99TickMS    float64 `json:"tick_ms_p99"`
-	Reloads      int     `json:"reloads"`
+	DepRetries int `json:"dep_retries"`
+	// StopAllWatched is true once a StopAll sentinel of the current run
+	// has reached the runner through viam-server (stopwatch.go): from
+	// then on the machine-wide stop halts this run. False while the
+	// sentinel is still being set up, outside viam-server, and between runs.
+	StopAllWatched bool    `json:"stop_all_watched"`
+	MedianTickMS   float64 `json:"tick_ms_median"`
+	P99TickMS      float64 `json:"tick_ms_p99"`
+	Reloads        int     `json:"reloads"`
 	// ControlPath is how targets reach the arm: "joints" or "pose".
 	ControlPath string `json:"control_path"`
 	// AchievedHz is this run's control steps per second, from its start
@@ -254,6 +259,7 @@ func statusMap(st RunnerStatus) map[string]any {
 		"last_error": st.LastError, "stop_reason": st.Reason, "record_dir": st.RecordDir,
 		"tick_ms_median": st.MedianTickMS, "tick_ms_p99": st.P99TickMS, "reloads": float64(st.Reloads),
 		"control_path": st.ControlPath, "achieved_hz": st.AchievedHz, "tick_hz": st.TickHz, "stop_latency_ms": st.StopLatencyMS, "stopped_at_step": float64(st.StoppedAtStep), "dep_retries": float64(st.DepRetries),
+		"stop_all_watched": st.StopAllWatched,
 	}
 }
 
@@ -286,6 +292,7 @@ func (r *Runner) start(episodes int, seed uint64) error {
 	r.runID++
 	r.cancel, r.done, r.stopReq, r.stopWhy = cancel, make(chan struct{}), false, ""
 	r.stat.Running, r.stat.Episode, r.stat.Step, r.stat.LastError, r.stat.Reason = true, 0, 0, "", ""
+	r.stat.StopAllWatched = false
 	r.lat = r.lat[:0]
 	r.runStart, r.runSteps, r.ivlSum, r.ivlN = time.Now(), 0, 0, 0
 	r.logger.Infow("policy-runner started", "episodes", episodes, "seed", seed, "rate_hz", r.cfg.RateHz, "run", r.runID)
@@ -376,7 +383,7 @@ func (r *Runner) loop(ctx context.Context, done chan struct{}, episodes int, see
 		r.mu.Lock()
 		runCancel := r.cancel
 		r.cancel, r.done = nil, nil
-		r.stat.Running = false
+		r.stat.Running, r.stat.StopAllWatched = false, false
 		if r.stopWhy != "" {
 			r.stat.Reason = r.stopWhy
 			r.stat.StopLatencyMS = float64(time.Since(r.stopAt).Microseconds()) / 1000

@@ -111,6 +111,11 @@ func (r *Runner) stopWatchCommand(ctx context.Context, v any) (map[string]any, e
 	if done == nil || float64(cur) != run {
 		return map[string]any{"stop_watch": "not running"}, nil
 	}
+	r.mu.Lock()
+	if r.runID == cur && r.done == done {
+		r.stat.StopAllWatched = true
+	}
+	r.mu.Unlock()
 	t := time.NewTimer(sentinelLife)
 	defer t.Stop()
 	select {

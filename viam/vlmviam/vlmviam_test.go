@@ -20,6 +20,8 @@ import (
 	"go.viam.com/rdk/services/generic"
 	"go.viam.com/rdk/services/mlmodel"
 	"go.viam.com/rdk/services/vision"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"gorgonia.org/tensor"
 
 	"github.com/vlmrb/vlmrb/control"
@@ -40,7 +42,7 @@ func TestValidateRejectsBadAttributes(t *testing.T) {
 		}, `unknown attribute "tsak"`},
 		{"sim no task", func() error { _, err := mkConf[*SimConfig](t, arm.API, SimArmModel, "a", map[string]any{}); return err }, `"task" is required`},
 		{"sim grid task", func() error {
-			_, err := mkConf[*SimConfig](t, arm.API, SimArmModel, "a", map[string]any{"task": "doorkey-5"})
+			_, err := mkConf[*SimConfig](t, arm.API, SimArmModel, "a", map[string]any{"task": "doorkey-5x5"})
 			return err
 		}, "grid task"},
 		{"sim bad reward", func() error {
@@ -340,7 +342,13 @@ func TestNoGoroutineLeakAfterClose(t *testing.T) {
 		for r.(*Runner).Status().TotalSteps < 5 {
 			time.Sleep(10 * time.Millisecond)
 		}
+		// the scorer's first frame arrives asynchronously: until then it
+		// answers Unavailable, which a client retries
 		cls, err := v.ClassificationsFromCamera(ctx, "cam", 1, nil)
+		for wait := time.Now().Add(10 * time.Second); err != nil && status.Code(err) == codes.Unavailable && time.Now().Before(wait); {
+			time.Sleep(20 * time.Millisecond)
+			cls, err = v.ClassificationsFromCamera(ctx, "cam", 1, nil)
+		}
 		if err != nil || len(cls) != 1 || !(cls[0].Score() >= 0 && cls[0].Score() <= 1) {
 			t.Fatalf("classifications %v, %v", cls, err)
 		}
