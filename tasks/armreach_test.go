@@ -9,13 +9,14 @@ import (
 	"testing"
 
 	"github.com/vlmrb/vlmrb/control"
+	"github.com/vlmrb/vlmrb/sim"
 	"github.com/vlmrb/vlmrb/sim/mjcf"
 	"github.com/vlmrb/vlmrb/tasks"
 )
 
 func armReach(t *testing.T, opts tasks.ArmReachOptions) *tasks.ArmReach {
 	t.Helper()
-	m, err := mjcf.Load(filepath.Join("..", "sim", "mjcf", "testdata", "arm6.xml"), mjcf.Options{})
+	m, err := mjcf.LoadArticulated(filepath.Join("..", "sim", "mjcf", "testdata", "arm6.xml"), mjcf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +161,7 @@ func TestArmReachBodyAsEndEffector(t *testing.T) {
 		t.Fatal(err)
 	}
 	noSite := regexp.MustCompile(`<site [^>]*/>`).ReplaceAll(data, nil)
-	m, err := mjcf.Parse(noSite, filepath.Join("..", "sim", "mjcf", "testdata"), mjcf.Options{})
+	m, err := mjcf.ParseArticulated(noSite, filepath.Join("..", "sim", "mjcf", "testdata"), mjcf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,11 +176,16 @@ func TestArmReachBodyAsEndEffector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := m.BodySite("wrist_3_link")
+	b := -1
+	for i := range m.Model.Bodies {
+		if m.Model.Bodies[i].Name == "wrist_3_link" {
+			b = i
+		}
+	}
 	succ := armSuccesses(t, e, tasks.ArmReachExpert(e), 10, func(ep int, info control.Info) {
-		// the reported distance is the body origin's to the goal
-		p, _ := b.Frame.World(e.State())
-		if d := p.Sub(e.Goal()).Norm(); math.Abs(d-info.Values["obj_to_target"]) > 1e-12 {
+		// the reported distance is the body origin's (the engine's Xpos) to the goal
+		x := e.Data().Xpos[b]
+		if d := sim.V3(x[0], x[1], x[2]).Sub(e.Goal()).Norm(); math.Abs(d-info.Values["obj_to_target"]) > 1e-12 {
 			t.Fatalf("episode %d: distance %g, the body origin is %g from the goal", ep, info.Values["obj_to_target"], d)
 		}
 	})
@@ -198,7 +204,7 @@ func TestArmReachKeyframe(t *testing.T) {
 	}
 	key := []float64{0.5, -0.8, 1.0, 0, 0.4, 0}
 	src := strings.Replace(string(data), "</mujoco>", `<keyframe><key name="bent" qpos="0.5 -0.8 1.0 0 0.4 0"/></keyframe></mujoco>`, 1)
-	m, err := mjcf.Parse([]byte(src), filepath.Join("..", "sim", "mjcf", "testdata"), mjcf.Options{})
+	m, err := mjcf.ParseArticulated([]byte(src), filepath.Join("..", "sim", "mjcf", "testdata"), mjcf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +218,7 @@ func TestArmReachKeyframe(t *testing.T) {
 	for ep := 0; ep < 3; ep++ {
 		e.Reset(uint64(ep))
 		for i, q := range key {
-			if got := m.JointPos(e.State(), i); math.Abs(got-q) > 1e-9 {
+			if got := e.Data().Qpos[m.Model.QposAdr(i)]; math.Abs(got-q) > 1e-9 {
 				t.Fatalf("episode %d starts with joint %d at %g, key %g", ep, i, got, q)
 			}
 		}
