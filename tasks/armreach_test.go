@@ -227,3 +227,47 @@ func TestArmReachKeyframe(t *testing.T) {
 		t.Errorf("the expert reached %d/10 goals from the keyframe", succ)
 	}
 }
+
+// TestArmReachSiteIsForwardKinematics: on the articulated engine the
+// observation's end effector is where forward kinematics of the MJCF body
+// tree puts the "ee" site at the observed joint positions. The reference
+// is the old importer's own kinematics (mjcf.Model.SiteFK), independent of
+// the engine; the check runs along expert episodes in both control modes,
+// after every control step (so the frames are those of the stepped qpos).
+func TestArmReachSiteIsForwardKinematics(t *testing.T) {
+	old, err := mjcf.Load(filepath.Join("..", "sim", "mjcf", "testdata", "arm6.xml"), mjcf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	si, ok := old.Site("ee")
+	if !ok {
+		t.Fatal("arm6.xml has no site ee")
+	}
+	pos, rot := make([]sim.Vec3, len(old.Bodies)), make([]sim.Quat, len(old.Bodies))
+	for _, mode := range []string{"ee", "joint"} {
+		e := armReach(t, tasks.ArmReachOptions{Control: mode})
+		n := len(old.Joints)
+		if e.Spec().ObsDim != 3*n+12 {
+			t.Fatalf("obs dim %d, want %d for %d joints", e.Spec().ObsDim, 3*n+12, n)
+		}
+		pol := tasks.ArmReachExpert(e)
+		act := make([]float64, e.Spec().ActDim)
+		obs, _ := e.Reset(4)
+		for step := range 60 {
+			want := old.SiteFK(&old.Sites[si], obs[:n], pos, rot)
+			got := sim.V3(obs[3*n], obs[3*n+1], obs[3*n+2])
+			if d := got.Sub(want).Norm(); d > 1e-9 {
+				t.Fatalf("%s control, step %d: observed site %v, forward kinematics %v (%.3g m off)", mode, step, got, want, d)
+			}
+			for i := range n {
+				if obs[i] != e.Data().Qpos[i] || obs[n+i] != 0.1*e.Data().Qvel[i] {
+					t.Fatalf("%s control, step %d, joint %d: observed %g, %g; engine qpos %g, qvel/10 %g", mode, step, i, obs[i], obs[n+i], e.Data().Qpos[i], 0.1*e.Data().Qvel[i])
+				}
+			}
+			pol.Act(obs, act)
+			if obs, _, _, _, _, err = e.Step(act); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
