@@ -102,6 +102,13 @@ func MJCFCamera(m *mjcf.Model, s *sim.State, i, w, h int) Camera {
 		hi = sim.V3(max(hi.X, p.X+r), max(hi.Y, p.Y+r), max(hi.Z, p.Z+r))
 		n++
 	}
+	return frameBox(lo, hi, n, w, h)
+}
+
+// frameBox is the default camera of a model whose n non-plane geoms fill
+// the box lo..hi: from the front-right above, the box's bounding sphere
+// in a 45° view.
+func frameBox(lo, hi sim.Vec3, n, w, h int) Camera {
 	if n == 0 {
 		lo, hi = sim.V3(-0.5, -0.5, 0), sim.V3(0.5, 0.5, 0.5)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/sim"
+	"github.com/vlmrb/vlmrb/sim/articulated"
 	"github.com/vlmrb/vlmrb/sim/mjcf"
 )
 
@@ -60,7 +61,9 @@ type ArmReachOptions struct {
 }
 
 // ArmReach is a reach task for any MJCF arm with an end-effector site and
-// position actuators, behind control.Env: reach a random goal drawn from
+// position actuators, behind control.Env, simulated on the articulated
+// engine (mjcf.LoadArticulated, sim/articulated: generalized coordinates,
+// MuJoCo's equations): reach a random goal drawn from
 // the arm's own workspace. Observation: joint positions, joint velocities
 // / 10, 10 × (servo target − joint position), site position, goal,
 // 10 × (goal − site), 10 × (commanded site − site), where the commanded site is
@@ -70,18 +73,19 @@ type ArmReachOptions struct {
 // below them under gravity by up to ~10 cm on arm6.xml. Info: "success" (d ≤ 5 cm),
 // "obj_to_target" (d, m), "progress" (1 − d/d₀).
 type ArmReach struct {
-	m      *mjcf.Model
-	s      *sim.State
+	a      *mjcf.Articulated
+	m      *articulated.Model
+	d      *articulated.Data
+	fk     *articulated.Data // scratch for forward kinematics at other poses
 	opts   ArmReachOptions
-	ee     mjcf.Site // the end effector: a site of m, or a body's origin
-	key    int       // index of Keyframe in m.Keyframes, or -1 (qpos0)
-	acts   []int     // indices into m.Actuators
-	joints []int     // the actuated joints (indices into m.Joints)
+	ee     mjcf.ArtSite // the end effector: a site of a, or a body's origin
+	key    int          // index of Keyframe in m.Keys, or -1 (qpos0)
+	acts   []int        // indices into m.Actuators (and d.Ctrl)
+	joints []int        // the actuated joints (indices into m.Joints)
+	qadr   []int        // their qpos addresses
+	dadr   []int        // their dof addresses
 	lo, hi []float64
-	q      []float64 // scratch: MuJoCo coordinates of all joints
 	target []float64 // position targets of the actuated joints
-	pos    []sim.Vec3
-	rot    []sim.Quat
 	goal   sim.Vec3
 	d0     float64
 	skip   int
@@ -90,8 +94,8 @@ type ArmReach struct {
 	spec   control.Spec
 }
 
-// NewArmReach builds the reach task over m.
-func NewArmReach(m *mjcf.Model, opts ArmReachOptions) (*ArmReach, error) {
+// NewArmReach builds the reach task over a (mjcf.LoadArticulated).
+func NewArmReach(a *mjcf.Articulated, opts ArmReachOptions) (*ArmReach, error) {
 	if opts.Control == "" {
 		opts.Control = "joint"
 	}
@@ -110,25 +114,32 @@ func NewArmReach(m *mjcf.Model, opts ArmReachOptions) (*ArmReach, error) {
 	if opts.Reward != "dense" && opts.Reward != "sparse" {
 		return nil, fmt.Errorf("tasks: arm-reach: reward %q must be dense or sparse", opts.Reward)
 	}
-	e := &ArmReach{m: m, opts: opts, pos: make([]sim.Vec3, len(m.Bodies)), rot: make([]sim.Quat, len(m.Bodies))}
+	m := a.Model
+	e := &ArmReach{a: a, m: m, opts: opts}
 	if err := e.pickSite(); err != nil {
 		return nil, err
 	}
 	e.key = -1
 	if opts.Keyframe != "" {
-		k, ok := m.Keyframe(opts.Keyframe)
+		k, ok := m.Key(opts.Keyframe)
 		if !ok {
-			return nil, fmt.Errorf("tasks: arm-reach: the model has no keyframe %q (its keyframes: %v)", opts.Keyframe, m.KeyframeNames())
+			names := make([]string, len(m.Keys))
+			for i, k := range m.Keys {
+				names[i] = k.Name
+				if k.Name == "" {
+					names[i] = fmt.Sprintf("#%d", i)
+				}
+			}
+			return nil, fmt.Errorf("tasks: arm-reach: the model has no keyframe %q (its keyframes: %v)", opts.Keyframe, names)
 		}
 		e.key = k
 	}
 	if err := e.pickActuators(); err != nil {
 		return nil, err
 	}
-	e.s = m.Sim.NewState()
-	e.q = m.QPos0()
+	e.d, e.fk = articulated.NewData(m), articulated.NewData(m)
 	e.target = make([]float64, len(e.acts))
-	e.skip = max(1, int(math.Round(armControlDt/m.Sim.Opt.Timestep)))
+	e.skip = max(1, int(math.Round(armControlDt/m.Opt.Timestep)))
 	n := len(e.acts)
 	actDim := n
 	if opts.Control == "ee" {
@@ -136,7 +147,7 @@ func NewArmReach(m *mjcf.Model, opts ArmReachOptions) (*ArmReach, error) {
 	}
 	e.spec = control.BoxSpec(3*n+12, actDim, -1, 1)
 	e.spec.MaxEpisodeSteps = opts.MaxSteps
-	e.spec.ControlDt = float64(e.skip) * m.Sim.Opt.Timestep
+	e.spec.ControlDt = float64(e.skip) * m.Opt.Timestep
 	e.spec.RewardLow, e.spec.RewardHigh = 0, 1
 	return e, nil
 }
@@ -144,22 +155,24 @@ func NewArmReach(m *mjcf.Model, opts ArmReachOptions) (*ArmReach, error) {
 func (e *ArmReach) pickSite() error {
 	name := e.opts.Site
 	if name == "" {
-		if _, ok := e.m.Site("ee"); ok || len(e.m.Sites) != 1 {
+		if _, ok := e.a.Site("ee"); ok || len(e.a.Sites) != 1 {
 			name = "ee"
 		} else {
-			name = e.m.Sites[0].Name
+			name = e.a.Sites[0].Name
 		}
 	}
-	if i, ok := e.m.Site(name); ok {
-		e.ee = e.m.Sites[i]
+	if i, ok := e.a.Site(name); ok {
+		e.ee = e.a.Sites[i]
 		return nil
 	}
-	if b, ok := e.m.BodySite(name); ok {
-		e.ee = b
-		return nil
+	for i := 1; i < len(e.m.Bodies); i++ {
+		if e.m.Bodies[i].Name == name && name != "" {
+			e.ee = mjcf.ArtSite{Name: name, Body: i, Quat: [4]float64{1, 0, 0, 0}}
+			return nil
+		}
 	}
 	var sites, bodies []string
-	for _, s := range e.m.Sites {
+	for _, s := range e.a.Sites {
 		sites = append(sites, s.Name)
 	}
 	for _, b := range e.m.Bodies[1:] {
@@ -168,10 +181,17 @@ func (e *ArmReach) pickSite() error {
 	return fmt.Errorf("tasks: arm-reach: the model has no site or body %q (its sites: %v; its bodies: %v); name the end effector with --site, a site or a body (its origin)", name, sites, bodies)
 }
 
+// pickActuators finds the position servos on hinge or slide joints:
+// MuJoCo's <position> is gain kp, bias (0, −kp, −kv), gear 1.
 func (e *ArmReach) pickActuators() error {
-	isServo := func(a *mjcf.Actuator) bool {
-		d := &e.m.Sim.Actuators[a.Sim]
-		return d.Bias[1] < 0 && d.Gain == -d.Bias[1] && d.Gear == 1
+	isServo := func(a *articulated.Actuator) bool {
+		if a.Trn != articulated.TrnJoint || a.GainType != articulated.GainFixed || a.BiasType != articulated.BiasAffine {
+			return false
+		}
+		if t := e.m.Joints[a.Joint].Type; t != articulated.Hinge && t != articulated.Slide {
+			return false
+		}
+		return a.BiasPrm[0] == 0 && a.BiasPrm[1] < 0 && a.GainPrm[0] == -a.BiasPrm[1] && a.Gear == 1
 	}
 	names := make([]string, len(e.m.Actuators))
 	for i := range e.m.Actuators {
@@ -189,12 +209,13 @@ func (e *ArmReach) pickActuators() error {
 		}
 		if !isServo(a) {
 			if len(e.opts.Actuators) > 0 {
-				return fmt.Errorf("tasks: arm-reach: actuator %q is not a position servo (gain kp, bias −kp, gear 1)", a.Name)
+				return fmt.Errorf("tasks: arm-reach: actuator %q is not a position servo on a hinge or slide joint (gain kp, bias −kp, gear 1)", a.Name)
 			}
 			continue
 		}
 		e.acts = append(e.acts, i)
 		e.joints = append(e.joints, a.Joint)
+		e.qadr, e.dadr = append(e.qadr, e.m.QposAdr(a.Joint)), append(e.dadr, e.m.DofAdr(a.Joint))
 		lo, hi := math.Inf(-1), math.Inf(1)
 		if a.CtrlLimited {
 			lo, hi = a.CtrlRange[0], a.CtrlRange[1]
@@ -233,11 +254,15 @@ func (e *ArmReach) Spec() control.Spec { return e.spec }
 // Close implements control.Env.
 func (e *ArmReach) Close() error { return nil }
 
-// Model returns the imported model and State the current sim state.
-func (e *ArmReach) Model() *mjcf.Model { return e.m }
+// Model returns the imported model.
+func (e *ArmReach) Model() *mjcf.Articulated { return e.a }
 
-// State returns the simulation state (owned by the env).
-func (e *ArmReach) State() *sim.State { return e.s }
+// Data returns the engine's state (owned by the env; its kinematics are
+// those of its Qpos after Reset and Step).
+func (e *ArmReach) Data() *articulated.Data { return e.d }
+
+// SitePos returns the end effector's world position now.
+func (e *ArmReach) SitePos() sim.Vec3 { return e.sitePos() }
 
 // Goal returns the episode's goal position (m, world).
 func (e *ArmReach) Goal() sim.Vec3 { return e.goal }
@@ -248,38 +273,48 @@ func (e *ArmReach) Goal() sim.Vec3 { return e.goal }
 // of the start pose and the joint limits.
 func (e *ArmReach) Reset(seed uint64) ([]float64, control.Info) {
 	rng := rand.New(rand.NewPCG(seed, 0xa7e1))
-	e.s.Reset(e.m.Sim)
-	q0 := e.m.QPos0()
+	articulated.Reset(e.m, e.d)
 	if e.key >= 0 {
-		e.m.SetKeyframe(e.s, e.key)
-		q0 = slices.Clone(e.m.Keyframes[e.key].Q)
+		_ = articulated.ResetKey(e.m, e.d, e.key) // e.key is a valid index
+		clear(e.d.Qvel)                           // at rest, as the old importer's SetKeyframe
 	}
-	copy(e.q, q0)
-	for i, j := range e.joints {
-		e.target[i] = clampf(q0[j], e.lo[i], e.hi[i])
-		e.s.Ctrl[e.m.Actuators[e.acts[i]].Ctrl] = e.target[i]
+	q0 := slices.Clone(e.d.Qpos)
+	for i := range e.joints {
+		e.target[i] = clampf(q0[e.qadr[i]], e.lo[i], e.hi[i])
+		e.d.Ctrl[e.acts[i]] = e.target[i]
 	}
-	qg := slices.Clone(q0)
-	floor := e.m.Bodies[1].Pos.Z
+	floor := e.m.Bodies[1].Pos[2]
+	copy(e.fk.Qpos, q0)
 	for try := 0; try < 100; try++ {
-		for i, j := range e.joints {
-			qg[j] = clampf(q0[j]+e.opts.GoalRange*(2*rng.Float64()-1), e.lo[i], e.hi[i])
+		for i, a := range e.qadr {
+			e.fk.Qpos[a] = clampf(q0[a]+e.opts.GoalRange*(2*rng.Float64()-1), e.lo[i], e.hi[i])
 		}
-		e.goal = e.m.SiteFK(&e.ee, qg, e.pos, e.rot)
+		e.goal = e.siteFK()
 		if e.goal.Z > floor+0.05 {
 			break
 		}
 	}
+	articulated.Kinematics(e.m, e.d)
 	e.t, e.done = 0, false
 	e.d0 = math.Max(e.sitePos().Sub(e.goal).Norm(), 1e-6)
 	obs, info := e.observe()
 	return obs, info
 }
 
-func (e *ArmReach) sitePos() sim.Vec3 {
-	p, _ := e.ee.Frame.World(e.s)
-	return p
+// siteAt is the site's world position in data x (its kinematics current).
+func (e *ArmReach) siteAt(x *articulated.Data) sim.Vec3 {
+	p, q := x.Xpos[e.ee.Body], x.Xquat[e.ee.Body]
+	rot := sim.Quat{W: q[0], X: q[1], Y: q[2], Z: q[3]}
+	return sim.V3(p[0], p[1], p[2]).Add(rot.Rotate(sim.V3(e.ee.Pos[0], e.ee.Pos[1], e.ee.Pos[2])))
 }
+
+// siteFK is the site's world position at the pose e.fk.Qpos.
+func (e *ArmReach) siteFK() sim.Vec3 {
+	articulated.Kinematics(e.m, e.fk)
+	return e.siteAt(e.fk)
+}
+
+func (e *ArmReach) sitePos() sim.Vec3 { return e.siteAt(e.d) }
 
 func clampf(x, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, x)) }
 
@@ -305,12 +340,13 @@ func (e *ArmReach) Step(action []float64) ([]float64, float64, bool, bool, contr
 		e.ikStep(e.targetSite().Add(d))
 	}
 	for i := range e.target {
-		e.s.Ctrl[e.m.Actuators[e.acts[i]].Ctrl] = e.target[i]
+		e.d.Ctrl[e.acts[i]] = e.target[i]
 	}
-	w0 := e.s.Warnings.Total()
+	w0 := e.d.Warnings.BadQpos + e.d.Warnings.BadQvel + e.d.Warnings.BadQacc
 	for k := 0; k < e.skip; k++ {
-		sim.Step(e.m.Sim, e.s)
+		articulated.Step(e.m, e.d)
 	}
+	articulated.Kinematics(e.m, e.d) // Step leaves the frames of the pose before its last integration
 	e.t++
 	obs, info := e.observe()
 	d := info.Values["obj_to_target"]
@@ -319,7 +355,7 @@ func (e *ArmReach) Step(action []float64) ([]float64, float64, bool, bool, contr
 		r = info.Values["success"]
 	}
 	truncated := e.t >= e.opts.MaxSteps
-	if e.s.Warnings.Total() > w0 && e.s.Warnings.NaN > 0 {
+	if wn := e.d.Warnings; wn.BadQpos+wn.BadQvel+wn.BadQacc > w0 {
 		info.Values["sim_unstable"] = 1
 		truncated = true
 	}
@@ -330,30 +366,35 @@ func (e *ArmReach) Step(action []float64) ([]float64, float64, bool, bool, contr
 // targetSite returns where the site would be at the position targets (the
 // commanded pose; the real arm sags below it under gravity).
 func (e *ArmReach) targetSite() sim.Vec3 {
-	for i, j := range e.joints {
-		e.q[j] = e.target[i]
+	e.targetPose()
+	return e.siteFK()
+}
+
+// targetPose puts e.fk.Qpos at the current pose with the actuated joints
+// at their targets.
+func (e *ArmReach) targetPose() {
+	copy(e.fk.Qpos, e.d.Qpos)
+	for i, a := range e.qadr {
+		e.fk.Qpos[a] = e.target[i]
 	}
-	return e.m.SiteFK(&e.ee, e.q, e.pos, e.rot)
 }
 
 // ikStep moves the targets one damped-least-squares step toward putting
 // the site at p: Δq = Jᵀ(JJᵀ + λ²I)⁻¹ (p − x(q)), J by central
 // differences of the forward kinematics at the current targets.
 func (e *ArmReach) ikStep(p sim.Vec3) {
-	for i, j := range e.joints {
-		e.q[j] = e.target[i]
-	}
-	x := e.m.SiteFK(&e.ee, e.q, e.pos, e.rot)
+	e.targetPose()
+	x := e.siteFK()
 	n := len(e.joints)
 	jac := make([]sim.Vec3, n)
 	const h = 1e-5
-	for i, j := range e.joints {
-		q := e.q[j]
-		e.q[j] = q + h
-		xp := e.m.SiteFK(&e.ee, e.q, e.pos, e.rot)
-		e.q[j] = q - h
-		xm := e.m.SiteFK(&e.ee, e.q, e.pos, e.rot)
-		e.q[j] = q
+	for i, a := range e.qadr {
+		q := e.fk.Qpos[a]
+		e.fk.Qpos[a] = q + h
+		xp := e.siteFK()
+		e.fk.Qpos[a] = q - h
+		xm := e.siteFK()
+		e.fk.Qpos[a] = q
 		jac[i] = xp.Sub(xm).Scale(1 / (2 * h))
 	}
 	var a [9]float64 // JJᵀ + λ²I
@@ -398,14 +439,14 @@ func solve3(a [9]float64, b [3]float64) ([3]float64, bool) {
 
 func (e *ArmReach) observe() ([]float64, control.Info) {
 	obs := make([]float64, 0, e.spec.ObsDim)
-	for _, j := range e.joints {
-		obs = append(obs, e.m.JointPos(e.s, j))
+	for _, a := range e.qadr {
+		obs = append(obs, e.d.Qpos[a])
 	}
-	for _, j := range e.joints {
-		obs = append(obs, 0.1*e.s.JointVel(e.m.Sim, e.m.Joints[j].Sim))
+	for _, a := range e.dadr {
+		obs = append(obs, 0.1*e.d.Qvel[a])
 	}
-	for i, j := range e.joints {
-		obs = append(obs, armObsGain*(e.target[i]-e.m.JointPos(e.s, j)))
+	for i, a := range e.qadr {
+		obs = append(obs, armObsGain*(e.target[i]-e.d.Qpos[a]))
 	}
 	p := e.sitePos()
 	g := e.goal

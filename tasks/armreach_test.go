@@ -9,13 +9,14 @@ import (
 	"testing"
 
 	"github.com/vlmrb/vlmrb/control"
+	"github.com/vlmrb/vlmrb/sim"
 	"github.com/vlmrb/vlmrb/sim/mjcf"
 	"github.com/vlmrb/vlmrb/tasks"
 )
 
 func armReach(t *testing.T, opts tasks.ArmReachOptions) *tasks.ArmReach {
 	t.Helper()
-	m, err := mjcf.Load(filepath.Join("..", "sim", "mjcf", "testdata", "arm6.xml"), mjcf.Options{})
+	m, err := mjcf.LoadArticulated(filepath.Join("..", "sim", "mjcf", "testdata", "arm6.xml"), mjcf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +161,7 @@ func TestArmReachBodyAsEndEffector(t *testing.T) {
 		t.Fatal(err)
 	}
 	noSite := regexp.MustCompile(`<site [^>]*/>`).ReplaceAll(data, nil)
-	m, err := mjcf.Parse(noSite, filepath.Join("..", "sim", "mjcf", "testdata"), mjcf.Options{})
+	m, err := mjcf.ParseArticulated(noSite, filepath.Join("..", "sim", "mjcf", "testdata"), mjcf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,11 +176,16 @@ func TestArmReachBodyAsEndEffector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := m.BodySite("wrist_3_link")
+	b := -1
+	for i := range m.Model.Bodies {
+		if m.Model.Bodies[i].Name == "wrist_3_link" {
+			b = i
+		}
+	}
 	succ := armSuccesses(t, e, tasks.ArmReachExpert(e), 10, func(ep int, info control.Info) {
-		// the reported distance is the body origin's to the goal
-		p, _ := b.Frame.World(e.State())
-		if d := p.Sub(e.Goal()).Norm(); math.Abs(d-info.Values["obj_to_target"]) > 1e-12 {
+		// the reported distance is the body origin's (the engine's Xpos) to the goal
+		x := e.Data().Xpos[b]
+		if d := sim.V3(x[0], x[1], x[2]).Sub(e.Goal()).Norm(); math.Abs(d-info.Values["obj_to_target"]) > 1e-12 {
 			t.Fatalf("episode %d: distance %g, the body origin is %g from the goal", ep, info.Values["obj_to_target"], d)
 		}
 	})
@@ -198,7 +204,7 @@ func TestArmReachKeyframe(t *testing.T) {
 	}
 	key := []float64{0.5, -0.8, 1.0, 0, 0.4, 0}
 	src := strings.Replace(string(data), "</mujoco>", `<keyframe><key name="bent" qpos="0.5 -0.8 1.0 0 0.4 0"/></keyframe></mujoco>`, 1)
-	m, err := mjcf.Parse([]byte(src), filepath.Join("..", "sim", "mjcf", "testdata"), mjcf.Options{})
+	m, err := mjcf.ParseArticulated([]byte(src), filepath.Join("..", "sim", "mjcf", "testdata"), mjcf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,12 +218,56 @@ func TestArmReachKeyframe(t *testing.T) {
 	for ep := 0; ep < 3; ep++ {
 		e.Reset(uint64(ep))
 		for i, q := range key {
-			if got := m.JointPos(e.State(), i); math.Abs(got-q) > 1e-9 {
+			if got := e.Data().Qpos[m.Model.QposAdr(i)]; math.Abs(got-q) > 1e-9 {
 				t.Fatalf("episode %d starts with joint %d at %g, key %g", ep, i, got, q)
 			}
 		}
 	}
 	if succ := armSuccesses(t, e, tasks.ArmReachExpert(e), 10, nil); succ < 9 {
 		t.Errorf("the expert reached %d/10 goals from the keyframe", succ)
+	}
+}
+
+// TestArmReachSiteIsForwardKinematics: on the articulated engine the
+// observation's end effector is where forward kinematics of the MJCF body
+// tree puts the "ee" site at the observed joint positions. The reference
+// is the old importer's own kinematics (mjcf.Model.SiteFK), independent of
+// the engine; the check runs along expert episodes in both control modes,
+// after every control step (so the frames are those of the stepped qpos).
+func TestArmReachSiteIsForwardKinematics(t *testing.T) {
+	old, err := mjcf.Load(filepath.Join("..", "sim", "mjcf", "testdata", "arm6.xml"), mjcf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	si, ok := old.Site("ee")
+	if !ok {
+		t.Fatal("arm6.xml has no site ee")
+	}
+	pos, rot := make([]sim.Vec3, len(old.Bodies)), make([]sim.Quat, len(old.Bodies))
+	for _, mode := range []string{"ee", "joint"} {
+		e := armReach(t, tasks.ArmReachOptions{Control: mode})
+		n := len(old.Joints)
+		if e.Spec().ObsDim != 3*n+12 {
+			t.Fatalf("obs dim %d, want %d for %d joints", e.Spec().ObsDim, 3*n+12, n)
+		}
+		pol := tasks.ArmReachExpert(e)
+		act := make([]float64, e.Spec().ActDim)
+		obs, _ := e.Reset(4)
+		for step := range 60 {
+			want := old.SiteFK(&old.Sites[si], obs[:n], pos, rot)
+			got := sim.V3(obs[3*n], obs[3*n+1], obs[3*n+2])
+			if d := got.Sub(want).Norm(); d > 1e-9 {
+				t.Fatalf("%s control, step %d: observed site %v, forward kinematics %v (%.3g m off)", mode, step, got, want, d)
+			}
+			for i := range n {
+				if obs[i] != e.Data().Qpos[i] || obs[n+i] != 0.1*e.Data().Qvel[i] {
+					t.Fatalf("%s control, step %d, joint %d: observed %g, %g; engine qpos %g, qvel/10 %g", mode, step, i, obs[i], obs[n+i], e.Data().Qpos[i], 0.1*e.Data().Qvel[i])
+				}
+			}
+			pol.Act(obs, act)
+			if obs, _, _, _, _, err = e.Step(act); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }

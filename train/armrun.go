@@ -134,9 +134,10 @@ func (r *runner) buildArmEnvs() error {
 	return err
 }
 
-// newArmEnv loads c's arm and builds an arm-reach env over it.
+// newArmEnv loads c's arm for the articulated engine and builds an
+// arm-reach env over it.
 func newArmEnv(c *Config, opts tasks.ArmReachOptions) (*tasks.ArmReach, error) {
-	m, err := mjcf.Load(c.Arm.Model, mjcf.Options{})
+	m, err := mjcf.LoadArticulated(c.Arm.Model, mjcf.Options{})
 	if err != nil {
 		return nil, &ConfigError{Msg: fmt.Sprintf("arm.model: %v", err)}
 	}
@@ -216,7 +217,7 @@ func (r *runner) expert(i int) control.Policy {
 func (r *runner) progress(i int) (float64, float64) {
 	if r.arm != nil {
 		p, _ := r.arm[i].Progress()
-		return p, r.arm[i].State().Time
+		return p, r.arm[i].Data().Time
 	}
 	p, _ := r.envs[i].Progress()
 	return p, r.envs[i].State().Time

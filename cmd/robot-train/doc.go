@@ -21,6 +21,10 @@
 // Output that cannot be written (a full disk under stdout, a --video path
 // that cannot be created) is a failure, exit 1.
 //
+// An MJCF model (--model FILE.xml: render, train and eval over task
+// arm-reach, simulate) is compiled by mjcf.LoadArticulated and simulated on
+// the articulated engine (sim/articulated, MuJoCo's equations).
+//
 // The command is a thin layer over package train (the training loop, run
 // directories, checkpoints, evaluation), train/study (studies) and over
 // render, vlmprio, hw and tasks for the render, score, view and bench

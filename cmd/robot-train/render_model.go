@@ -9,12 +9,13 @@ import (
 	"strings"
 
 	"github.com/vlmrb/vlmrb/render"
-	"github.com/vlmrb/vlmrb/sim"
+	"github.com/vlmrb/vlmrb/sim/articulated"
 	"github.com/vlmrb/vlmrb/sim/mjcf"
 )
 
-// modelRender is `render --model FILE.xml`: an imported MJCF model, at
-// rest or stepped with zero controls, from one of its cameras.
+// modelRender is `render --model FILE.xml`: an imported MJCF model on the
+// articulated engine (mjcf.LoadArticulated, sim/articulated), at qpos0 or
+// stepped with zero controls, from one of its cameras.
 type modelRender struct {
 	file, camera, out, backend, size string
 	steps, every                     int
@@ -32,23 +33,24 @@ func renderModel(ctx context.Context, stdout io.Writer, r modelRender) error {
 	if err != nil {
 		return err
 	}
-	m, err := mjcf.Load(r.file, mjcf.Options{})
+	a, err := mjcf.LoadArticulated(r.file, mjcf.Options{})
 	if err != nil {
 		return err
 	}
-	for _, wmsg := range m.Warnings {
+	m := a.Model
+	for _, wmsg := range a.Warnings {
 		_, _ = fmt.Fprintln(stdout, "warning:", wmsg)
 	}
 	cam := -1
 	if r.camera != "" && r.camera != render.TaskCamera {
-		for i := range m.Cameras {
-			if m.Cameras[i].Name == r.camera {
+		for i := range a.Cameras {
+			if a.Cameras[i].Name == r.camera {
 				cam = i
 			}
 		}
 		if cam < 0 {
 			names := []string{}
-			for _, c := range m.Cameras {
+			for _, c := range a.Cameras {
 				names = append(names, c.Name)
 			}
 			return usagef("--camera %q: the model's cameras are %v (omit --camera for a view of the whole model)", r.camera, names)
@@ -59,17 +61,17 @@ func renderModel(ctx context.Context, stdout io.Writer, r modelRender) error {
 		return err
 	}
 	defer func() { _ = rd.Close() }()
-	s := m.Sim.NewState()
-	sc := render.NewMJCFScene(m)
+	d := articulated.NewData(m)
+	sc := render.NewArtScene(a)
 	n := r.steps
 	if ext != ".png" {
 		every := max(r.every, 1)
 		limit := maxModelFrames(w, h)
 		if n == 0 {
-			n = int(2 / (m.Sim.Opt.Timestep * 10)) // 2 s at 10 steps per frame
+			n = int(2 / (m.Opt.Timestep * 10)) // 2 s at 10 steps per frame
 			if n/every+1 > limit {
 				n = (limit - 1) * every
-				_, _ = fmt.Fprintf(stdout, "note: 2 s of this model at a %g s timestep is more than %d frames of %dx%d; rendering the first %d control steps\n", m.Sim.Opt.Timestep, limit, w, h, n)
+				_, _ = fmt.Fprintf(stdout, "note: 2 s of this model at a %g s timestep is more than %d frames of %dx%d; rendering the first %d control steps\n", m.Opt.Timestep, limit, w, h, n)
 			}
 		} else if f := n/every + 1; f > limit {
 			return usagef("--steps %d with --every %d makes %d frames of %dx%d, over the cap of %d (at most %d frames, as eval --video, and %d MiB of frames): raise --every or lower --steps", n, every, f, w, h, limit, render.MaxClipFrames, maxFrameBytes>>20)
@@ -79,7 +81,8 @@ func renderModel(ctx context.Context, stdout io.Writer, r modelRender) error {
 	grab := func() error {
 		img := image.NewRGBA(image.Rect(0, 0, w, h))
 		frames = append(frames, img)
-		return rd.Render(sc.Update(s), render.MJCFCamera(m, s, cam, w, h), img)
+		articulated.Forward(m, d) // the kinematics of the current qpos
+		return rd.Render(sc.Update(d), render.ArtCamera(a, d, cam, w, h), img)
 	}
 	for t := 0; t <= n; t++ {
 		if err := ctx.Err(); err != nil {
@@ -87,7 +90,7 @@ func renderModel(ctx context.Context, stdout io.Writer, r modelRender) error {
 		}
 		if t > 0 {
 			for k := 0; k < 10; k++ { // a control step is 10 physics steps
-				sim.Step(m.Sim, s)
+				articulated.Step(m, d)
 			}
 		}
 		if ext != ".png" && t%r.every == 0 {
@@ -96,9 +99,9 @@ func renderModel(ctx context.Context, stdout io.Writer, r modelRender) error {
 			}
 		}
 	}
-	if wn := s.Warnings; wn.Total() > 0 {
-		_, _ = fmt.Fprintf(stdout, "warning: the simulation needed help: %d non-finite bodies reset, %d speed caps, %d deep penetrations, %d contact pairs over the cap of %d; the model may be unstable\n",
-			wn.NaN, wn.SpeedCap, wn.Penetration, wn.ContactCap, m.Sim.Opt.MaxContacts)
+	if wn := d.Warnings; wn.Total() > 0 {
+		_, _ = fmt.Fprintf(stdout, "warning: the simulation needed help: %d resets for bad qpos, %d for bad qvel, %d for bad qacc, %d times over the contact buffer; the model may be unstable\n",
+			wn.BadQpos, wn.BadQvel, wn.BadQacc, wn.Contacts)
 	}
 	switch ext {
 	case ".png":
@@ -114,7 +117,7 @@ func renderModel(ctx context.Context, stdout io.Writer, r modelRender) error {
 	if err != nil {
 		return err
 	}
-	_, _ = fmt.Fprintf(stdout, "wrote %s: %s (%d bodies, %d geoms) with %s\n", r.out, filepath.Base(r.file), len(m.Bodies), len(m.Geoms), rd.Info())
+	_, _ = fmt.Fprintf(stdout, "wrote %s: %s (%d bodies, %d geoms) on the articulated engine with %s\n", r.out, filepath.Base(r.file), len(m.Bodies), len(a.Geoms), rd.Info())
 	return nil
 }
 

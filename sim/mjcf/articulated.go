@@ -18,6 +18,10 @@ type Articulated struct {
 	// Sites are the model's sites: a frame (Pos, Quat w x y z) on a body
 	// (index into Model.Bodies), for end effectors and site equalities.
 	Sites []ArtSite
+	// Geoms are all the model's geoms and Cameras its cameras, on their
+	// bodies, for rendering (articulated_visual.go).
+	Geoms   []ArtGeom
+	Cameras []ArtCamera
 	// Warnings list what was dropped (visual elements, Lenient drops).
 	Warnings []string
 }
@@ -284,7 +288,11 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 	if len(c.errs) > 0 {
 		return nil
 	}
-	return &Articulated{Name: name, Model: m, Sites: sites, Warnings: c.warnings()}
+	geoms, cams := c.artVisuals() // articulated_visual.go
+	if len(c.errs) > 0 {
+		return nil
+	}
+	return &Articulated{Name: name, Model: m, Sites: sites, Geoms: geoms, Cameras: cams, Warnings: c.warnings()}
 }
 
 func v3(v sim.Vec3) [3]float64 { return [3]float64{v.X, v.Y, v.Z} }

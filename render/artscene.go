@@ -1,0 +1,124 @@
+package render
+
+import (
+	"github.com/go-gl/mathgl/mgl64"
+
+	"github.com/vlmrb/vlmrb/sim"
+	"github.com/vlmrb/vlmrb/sim/articulated"
+	"github.com/vlmrb/vlmrb/sim/mjcf"
+)
+
+// ArtScene draws an MJCF model compiled for the articulated engine
+// (mjcf.Articulated): its geoms, as MJCFScene draws them, at the world
+// poses of an articulated.Data — each geom at its body's frame (the
+// engine's Xpos, Xquat) composed with its local pose. The Data's
+// kinematics must be current (articulated.Forward after changing Qpos).
+type ArtScene struct {
+	a      *mjcf.Articulated
+	meshes map[*mjcf.Mesh]*TriMesh
+	Scene  Scene
+}
+
+// NewArtScene prepares the scene of a (meshes are converted once).
+func NewArtScene(a *mjcf.Articulated) *ArtScene {
+	as := &ArtScene{a: a, meshes: map[*mjcf.Mesh]*TriMesh{}}
+	for _, g := range a.Geoms {
+		if g.Mesh == nil || as.meshes[g.Mesh] != nil {
+			continue
+		}
+		as.meshes[g.Mesh] = mjcfTriMesh(g.Mesh)
+	}
+	return as
+}
+
+func mjcfTriMesh(m *mjcf.Mesh) *TriMesh {
+	t := &TriMesh{Vertices: make([][3]float32, len(m.Vertices)), Triangles: make([][3]uint32, len(m.Triangles))}
+	for i, v := range m.Vertices {
+		t.Vertices[i] = [3]float32{float32(v.X), float32(v.Y), float32(v.Z)}
+	}
+	for i, tr := range m.Triangles {
+		t.Triangles[i] = [3]uint32{uint32(tr[0]), uint32(tr[1]), uint32(tr[2])}
+	}
+	return t
+}
+
+// ArtBodyPose is body b's world frame in d (the engine's Xpos, Xquat).
+func ArtBodyPose(d *articulated.Data, b int) (sim.Vec3, sim.Quat) {
+	p, q := d.Xpos[b], d.Xquat[b]
+	return sim.V3(p[0], p[1], p[2]), sim.Quat{W: q[0], X: q[1], Y: q[2], Z: q[3]}
+}
+
+// ArtGeomPose is geom g's world pose in d.
+func ArtGeomPose(d *articulated.Data, g *mjcf.ArtGeom) (sim.Vec3, sim.Quat) {
+	bp, bq := ArtBodyPose(d, g.Body)
+	return bp.Add(bq.Rotate(g.Pos)), bq.Mul(g.Rot).Normalize()
+}
+
+// Update poses the geoms for d and returns the scene. Geoms of MuJoCo's
+// hidden groups (3 and above) and fully transparent ones are left out.
+func (as *ArtScene) Update(d *articulated.Data) *Scene {
+	sc := &as.Scene
+	sc.Objects = sc.Objects[:0]
+	for i := range as.a.Geoms {
+		g := &as.a.Geoms[i]
+		if g.Group >= 3 || g.RGBA[3] == 0 {
+			continue
+		}
+		kind, ok := mjcfKinds[g.Type]
+		if !ok || (kind == Mesh && as.meshes[g.Mesh] == nil) {
+			continue
+		}
+		pos, rot := ArtGeomPose(d, g)
+		o := Object{Name: g.Name, Kind: kind, Size: vec(g.Size), Pos: vec(pos), Rot: quat(rot),
+			ID: int32(g.Body) + 1, Mesh: as.meshes[g.Mesh], Role: RoleRobot}
+		c := g.RGBA
+		o.Mat = Solid(c[0], c[1], c[2])
+		if kind == Plane {
+			o.Size[2] = 0
+			o.Role = RoleStatic
+			o.Mat = Checker([3]float32{c[0], c[1], c[2]}, [3]float32{c[0] * 0.8, c[1] * 0.8, c[2] * 0.8}, 5)
+			if o.Size[0] == 0 && o.Size[1] == 0 {
+				o.Size = mgl64.Vec3{}
+			}
+		}
+		sc.Objects = append(sc.Objects, o)
+		if len(sc.Objects) == MaxObjects {
+			break
+		}
+	}
+	sc.Lights = append(sc.Lights[:0], defaultLights...)
+	sc.Ambient = [3]float32{0.3, 0.3, 0.32}
+	sc.Background = [3]float32{0.62, 0.72, 0.85}
+	return sc
+}
+
+// ArtCamera returns camera i of a at its pose in d, or, for i < 0, a
+// camera looking at the model's geoms from the front-right above (as
+// MJCFCamera frames an mjcf.Model).
+func ArtCamera(a *mjcf.Articulated, d *articulated.Data, i, w, h int) Camera {
+	if i >= 0 && i < len(a.Cameras) {
+		c := &a.Cameras[i]
+		bp, bq := ArtBodyPose(d, c.Body)
+		pos, rot := bp.Add(bq.Rotate(c.Pos)), bq.Mul(c.Rot).Normalize()
+		return Camera{Name: c.Name, Pos: vec(pos), Rot: quat(rot), FovY: c.Fovy, Width: w, Height: h, Far: 50}
+	}
+	lo, hi := sim.V3(1e9, 1e9, 1e9), sim.V3(-1e9, -1e9, -1e9)
+	n := 0
+	for i := range a.Geoms {
+		g := &a.Geoms[i]
+		if g.Type == "plane" || g.Group >= 3 {
+			continue
+		}
+		p, _ := ArtGeomPose(d, g)
+		r := g.Size.Norm()
+		if g.Mesh != nil {
+			for _, v := range g.Mesh.Vertices {
+				r = max(r, v.Norm())
+			}
+		}
+		lo = sim.V3(min(lo.X, p.X-r), min(lo.Y, p.Y-r), min(lo.Z, p.Z-r))
+		hi = sim.V3(max(hi.X, p.X+r), max(hi.Y, p.Y+r), max(hi.Z, p.Z+r))
+		n++
+	}
+	return frameBox(lo, hi, n, w, h)
+}

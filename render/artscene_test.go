@@ -1,0 +1,113 @@
+package render_test
+
+import (
+	"image"
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+
+	"github.com/vlmrb/vlmrb/render"
+	"github.com/vlmrb/vlmrb/sim"
+	"github.com/vlmrb/vlmrb/sim/articulated"
+	"github.com/vlmrb/vlmrb/sim/mjcf"
+)
+
+// TestArtSceneFK: the scene of the articulated engine puts every drawn
+// geom where forward kinematics of the MJCF body tree puts it at the
+// same joint coordinates. The reference is the old importer's own
+// kinematics (mjcf.Model.Kinematics: body frames composed from the MJCF
+// pos/quat and the joint rotations, independent of the engine's
+// Xpos/Xquat), at random configurations of arm6.xml after stepping.
+func TestArtSceneFK(t *testing.T) {
+	file := filepath.Join("..", "sim", "mjcf", "testdata", "arm6.xml")
+	a, err := mjcf.LoadArticulated(file, mjcf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := mjcf.Load(file, mjcf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := a.Model
+	if len(m.Joints) != len(old.Joints) || len(a.Geoms) != len(old.Geoms) || len(a.Cameras) != len(old.Cameras) {
+		t.Fatalf("articulated: %d joints, %d geoms, %d cameras; importer: %d, %d, %d", len(m.Joints), len(a.Geoms), len(a.Cameras), len(old.Joints), len(old.Geoms), len(old.Cameras))
+	}
+	d := articulated.NewData(m)
+	sc := render.NewArtScene(a)
+	rng := rand.New(rand.NewPCG(1, 2))
+	pos, rot := make([]sim.Vec3, len(old.Bodies)), make([]sim.Quat, len(old.Bodies))
+	q := make([]float64, len(old.Joints))
+	for trial := range 5 {
+		articulated.Reset(m, d)
+		for j := range m.Joints {
+			if m.Joints[j].Type != articulated.Hinge && m.Joints[j].Type != articulated.Slide {
+				t.Fatalf("joint %d is %v: the test sets hinge and slide joints only", j, m.Joints[j].Type)
+			}
+			d.Qpos[m.QposAdr(j)] = 2 * (rng.Float64() - 0.5)
+		}
+		for range 10 * trial { // and the state the engine steps to
+			articulated.Step(m, d)
+		}
+		articulated.Forward(m, d)
+		for j := range m.Joints {
+			q[j] = d.Qpos[m.QposAdr(j)]
+		}
+		old.Kinematics(q, pos, rot)
+		s := sc.Update(d)
+		if err := s.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		k := 0
+		for i := range old.Geoms {
+			g := &old.Geoms[i]
+			if g.Group >= 3 || g.RGBA[3] == 0 {
+				continue
+			}
+			b := &old.Bodies[g.Body]
+			want := pos[g.Body].Add(rot[g.Body].Rotate(b.Frame.Rot.InvRotate(g.Frame.Pos.Sub(b.Frame.Pos))))
+			wantRot := rot[g.Body].Mul(b.Frame.Rot.Conj().Mul(g.Frame.Rot))
+			if k >= len(s.Objects) {
+				t.Fatalf("trial %d: the scene has %d objects, geom %q is missing", trial, len(s.Objects), g.Name)
+			}
+			o := s.Objects[k]
+			k++
+			got := sim.V3(o.Pos[0], o.Pos[1], o.Pos[2])
+			if e := got.Sub(want).Norm(); e > 1e-9 {
+				t.Errorf("trial %d: geom %q drawn at %v, forward kinematics puts it at %v (%.3g m off)", trial, g.Name, got, want, e)
+			}
+			// the same orientation: q and −q rotate alike
+			dot := o.Rot.W*wantRot.W + o.Rot.V[0]*wantRot.X + o.Rot.V[1]*wantRot.Y + o.Rot.V[2]*wantRot.Z
+			if 1-abs(dot) > 1e-9 {
+				t.Errorf("trial %d: geom %q drawn rotated by %v, forward kinematics gives %v", trial, g.Name, o.Rot, wantRot)
+			}
+		}
+		if k != len(s.Objects) {
+			t.Errorf("trial %d: %d objects drawn, %d visible geoms", trial, len(s.Objects), k)
+		}
+	}
+	// and it draws: the soft renderer covers pixels from the model's camera
+	r, err := render.New("soft", render.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	img := image.NewRGBA(image.Rect(0, 0, 64, 64))
+	seg := make([]int32, 64*64)
+	if err := r.RenderBuffers(sc.Update(d), render.ArtCamera(a, d, 0, 64, 64), render.Buffers{RGB: img, Seg: seg}); err != nil {
+		t.Fatal(err)
+	}
+	ids := map[int32]bool{}
+	for _, id := range seg {
+		ids[id] = true
+	}
+	if len(ids) < 4 {
+		t.Errorf("the arm from camera %q covers %d segmentation ids, want the floor, background and several links", a.Cameras[0].Name, len(ids))
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
