@@ -89,7 +89,7 @@ for r in "${robots[@]}"; do
 		cmp=$(python3 "$here/bench/menagerie_cmp.py" final "$work/ours.jsonl" "$work/mj.jsonl")
 		self=$(python3 "$here/bench/menagerie_cmp.py" final "$work/mj.jsonl" "$work/mjhalf.jsonl")
 	else
-		cmp="MuJoCo refused: $(grep -m1 -i error "$work/mjerr" | cut -c1-100 | sed 's/|/\\|/g')"
+		cmp="MuJoCo refused: $(grep -m1 -o "mjCError.*\|Error.*" "$work/mjerr" | cut -c1-120 | sed "s/|/\\\\|/g")"
 		self="" mjs=""
 	fi
 	ours=$("$rt" simulate --model "$model" "${kf[@]}" --duration 2 --speed 2>/dev/null | grep -o '[0-9.]* steps/s' | head -1 | cut -d" " -f1)
