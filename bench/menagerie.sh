@@ -11,7 +11,7 @@
 # Per robot it prints one table row:
 #
 #   robot | loads? | refusal | 10 s hold of the home keyframe (max |qpos-qpos0|,
-#   warnings) | 1 s max |Δqpos| ours vs MuJoCo 3.3.8 | MuJoCo dt vs dt/2 |
+#   ours and MuJoCo's; our warnings) | 1 s max |Δqpos| ours vs MuJoCo 3.3.8 | MuJoCo dt vs dt/2 |
 #   steps/s ours | steps/s MuJoCo 3.3.8 WASM
 #
 # Needs go, python3, node and npm (scripts/mujoco-oracle.sh installs
@@ -86,12 +86,14 @@ for r in "${robots[@]}"; do
 		"$here/scripts/mujoco-oracle.sh" --model "$model" "${kf[@]}" --duration 1 --every 1 >"$work/mj.jsonl"
 		"$here/scripts/mujoco-oracle.sh" --model "$model" "${kf[@]}" --duration 1 --every 1 \
 			--timestep "$(python3 -c "print($dt/2)")" >"$work/mjhalf.jsonl"
+		"$here/scripts/mujoco-oracle.sh" --model "$model" "${kf[@]}" --duration 10 --every 50 >"$work/mjhold.jsonl"
+		mjhold=$(python3 "$here/bench/menagerie_cmp.py" drift "$work/mjhold.jsonl" | cut -d" " -f1)
 		cmp=$(python3 "$here/bench/menagerie_cmp.py" final "$work/ours.jsonl" "$work/mj.jsonl")
 		self=$(python3 "$here/bench/menagerie_cmp.py" final "$work/mj.jsonl" "$work/mjhalf.jsonl")
 	else
 		cmp="MuJoCo refused: $(grep -m1 -o "mjCError.*\|Error.*" "$work/mjerr" | cut -c1-120 | sed "s/|/\\\\|/g")"
-		self="" mjs=""
+		self="" mjs="" mjhold=""
 	fi
 	ours=$("$rt" simulate --model "$model" "${kf[@]}" --duration 2 --speed 2>/dev/null | grep -o '[0-9.]* steps/s' | head -1 | cut -d" " -f1)
-	echo "| $r | yes | | $hold, $warn warning lines | $cmp | $self | $ours | $mjs | $stand |"
+	echo "| $r | yes | | $hold (MuJoCo ${mjhold:-?}), $warn warning lines | $cmp | $self | $ours | $mjs | $stand |"
 done
