@@ -11,7 +11,8 @@
 # Per robot it prints one table row:
 #
 #   robot | loads? | refusal | 10 s hold of the home keyframe (max |qpos-qpos0|,
-#   ours and MuJoCo's; our warnings) | 1 s max |Δqpos| ours vs MuJoCo 3.3.8 | MuJoCo dt vs dt/2 |
+#   ours and MuJoCo's; our warnings) | 1 s max |Δqpos| ours vs MuJoCo 3.3.8
+#   (and how far MuJoCo's qpos moves in that second) | MuJoCo dt vs dt/2 |
 #   steps/s ours | steps/s MuJoCo 3.3.8 WASM
 #
 # Needs go, python3, node and npm (scripts/mujoco-oracle.sh installs
@@ -89,6 +90,7 @@ for r in "${robots[@]}"; do
 		"$here/scripts/mujoco-oracle.sh" --model "$model" "${kf[@]}" --duration 10 --every 50 >"$work/mjhold.jsonl"
 		mjhold=$(python3 "$here/bench/menagerie_cmp.py" drift "$work/mjhold.jsonl" | cut -d" " -f1)
 		cmp=$(python3 "$here/bench/menagerie_cmp.py" final "$work/ours.jsonl" "$work/mj.jsonl")
+		cmp="$cmp (MuJoCo moves $(python3 "$here/bench/menagerie_cmp.py" drift "$work/mj.jsonl" | cut -d" " -f1))"
 		self=$(python3 "$here/bench/menagerie_cmp.py" final "$work/mj.jsonl" "$work/mjhalf.jsonl")
 	else
 		cmp="MuJoCo refused: $(grep -m1 -o "mjCError.*\|Error.*" "$work/mjerr" | cut -c1-120 | sed "s/|/\\\\|/g")"
