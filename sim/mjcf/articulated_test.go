@@ -104,7 +104,7 @@ func FuzzParseArticulated(f *testing.F) {
 // and weld were the slowest against MuJoCo 2.2.2 before issue 46's
 // speed work).
 func BenchmarkArticulated(b *testing.B) {
-	for _, name := range []string{"stiff_arm", "combined", "limits", "weld", "tendon", "ball"} {
+	for _, name := range []string{"stiff_arm", "combined", "limits", "weld", "tendon", "ball", "implicit_spin"} {
 		b.Run(name, func(b *testing.B) {
 			am, err := LoadArticulated(filepath.Join("testdata", "articulated", name+".xml"), Options{})
 			if err != nil {
