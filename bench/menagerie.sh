@@ -38,6 +38,9 @@ if [ ${#robots[@]} -eq 0 ]; then
 		trossen_vx300s/vx300s.xml
 		unitree_go2/go2.xml
 		agility_cassie/cassie.xml
+		agility_cassie/scene.xml
+		aloha/aloha.xml
+		unitree_go1/go1.xml
 		shadow_hand/right_hand.xml
 	)
 fi
