@@ -51,7 +51,9 @@
 //     implicitfast (M − h·∂f/∂qvel: dof damping and joint actuators'
 //     velocity terms on the diagonal, tendon dampers' and tendon
 //     actuators' J·Jᵀ terms kept within M's tree sparsity as MuJoCo
-//     does), or RK4 (MuJoCo's tableau: Forward at h/2, h/2 and h, positions
+//     does), or implicit (the same plus −∂qfrc_bias/∂qvel, the Coriolis
+//     and centrifugal derivative, by an exact central difference of the
+//     quadratic bias; dense LU of the unsymmetric matrix), or RK4 (MuJoCo's tableau: Forward at h/2, h/2 and h, positions
 //     combined on the manifold); ball and free quaternions
 //     integrate as mj_integratePos (free joints: linear velocity in the
 //     world frame, angular in the body frame).
@@ -62,9 +64,8 @@
 // contact.go): geoms collided as mj_collision does through sim/convex,
 // and contact rows on MuJoCo's pyramidal cone in the same solver. Not
 // simulated yet: spatial tendons, a weld's explicit relpose and
-// elliptic cones (the MJCF import refuses models that need them); the
-// implicit
-// integrator is not implemented, and the constraint solve is always the
+// elliptic cones (the MJCF import refuses models that need them), and
+// the constraint solve is always the
 // converged Newton minimizer (MuJoCo's PGS and CG reach the same one
 // within their tolerance).
 //

@@ -68,6 +68,9 @@ const (
 	// velocity derivative of the passive and actuator forces (here: joint
 	// damping and joint-transmission actuators), Coriolis terms omitted.
 	ImplicitFast Integrator = 3
+	// Implicit is MuJoCo's implicit: as ImplicitFast, plus the Coriolis
+	// and centrifugal derivative −∂qfrc_bias/∂qvel (unsymmetric, LU).
+	Implicit Integrator = 2
 )
 
 // Disable flags: MuJoCo's mjtDisableBit values, for the ones implemented.
@@ -260,8 +263,8 @@ func newModel(s Spec) (*Model, error) {
 	if !finite(opt.Gravity[:]...) {
 		bad("gravity %v must be finite", opt.Gravity)
 	}
-	if opt.Integrator != Euler && opt.Integrator != ImplicitFast && opt.Integrator != RK4 {
-		bad("integrator %d: only Euler (0), RK4 (1) and ImplicitFast (3) are implemented", opt.Integrator)
+	if opt.Integrator != Euler && opt.Integrator != ImplicitFast && opt.Integrator != Implicit && opt.Integrator != RK4 {
+		bad("integrator %d: only Euler (0), RK4 (1), Implicit (2) and ImplicitFast (3) are implemented", opt.Integrator)
 	}
 	if len(m.Bodies) == 0 || m.Bodies[0].Parent != -1 {
 		return nil, errors.New("articulated: body 0 must be the world, with Parent -1")

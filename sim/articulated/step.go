@@ -62,6 +62,9 @@ type Data struct {
 	TenLength, TenVelocity []float64
 
 	tmp []float64
+	// Implicit: the dense M − h·∂f/∂qvel, bias differences, LU pivots
+	implA, implB []float64
+	implP        []int
 	// RK4 stages: qpos, qvel and qacc of each, and the combined increment
 	rkQpos, rkQvel, rkF [4][]float64
 	rkDX                []float64
@@ -711,61 +714,16 @@ func integrate(m *Model, d *Data) {
 	}
 	switch {
 	case m.Opt.Integrator == ImplicitFast:
-		// M − h·D with D = ∂(passive + actuator)/∂qvel: dof dampers and
-		// joint actuators on the diagonal; tendon dampers and tendon
-		// actuators add h·c·JᵀJ, kept (as MuJoCo) only where M has
-		// entries: a dof and its ancestors
+		L := loadImplicitFast(m, d, h)
 		D := d.tmp
-		for k := range m.NV {
-			D[k] = 0
-			if m.Opt.Disable&DisableDamper == 0 {
-				D[k] = m.dofDamping[k]
-			}
-		}
-		if m.Opt.Disable&DisableActuation == 0 {
-			for i := range m.Actuators {
-				if a := &m.Actuators[i]; a.Trn == TrnJoint {
-					D[m.jntDofAdr[a.Joint]] -= a.Gear * a.Gear * actuatorDV(a, d.Ctrl[i])
-				}
-			}
-		}
-		nv := m.NV
-		L := d.qLD
-		loadLD(m, d, L, h, D)
-		addJJ := func(t int, c float64) {
-			J := m.tenJ[t*nv : t*nv+nv]
-			for r, x := range J {
-				if x == 0 {
-					continue
-				}
-				L[r] += h * c * x * x
-				for ii, k := range m.ancestors[r] {
-					L[ldIdx(m, r, ii)] += h * c * x * J[k]
-				}
-			}
-		}
-		if m.Opt.Disable&DisableDamper == 0 {
-			for t := range m.Tendons {
-				if b := m.Tendons[t].Damping; b > 0 {
-					addJJ(t, b)
-				}
-			}
-		}
-		if m.Opt.Disable&DisableActuation == 0 {
-			for i := range m.Actuators {
-				if a := &m.Actuators[i]; a.Trn == TrnTendon {
-					if dv := actuatorDV(a, d.Ctrl[i]); dv != 0 {
-						addJJ(a.Tendon, -a.Gear*a.Gear*dv)
-					}
-				}
-			}
-		}
 		factorLD(m, L)
 		for k := range m.NV {
 			D[k] = d.QfrcSmooth[k] + d.QfrcConstraint[k]
 		}
 		solveLD(m, L, D)
 		acc = D
+	case m.Opt.Integrator == Implicit:
+		acc = implicitAcc(m, d, h) // implicit.go
 	case m.hasDamping && m.Opt.Disable&(DisableEulerDamp|DisableDamper) == 0:
 		factorInto(m, d, h, m.dofDamping)
 		for k := range m.NV {
@@ -779,6 +737,60 @@ func integrate(m *Model, d *Data) {
 	}
 	integratePos(m, d.Qpos, d.Qvel, h)
 	d.Time += h
+}
+
+// loadImplicitFast writes M − h·D into the compressed qLD (not yet
+// factored) and returns it: D = ∂(passive + actuator)/∂qvel as
+// implicitfast keeps it: dof dampers and joint actuators on the diagonal;
+// tendon dampers and tendon actuators add h·c·JᵀJ, kept (as MuJoCo) only
+// where M has entries: a dof and its ancestors.
+func loadImplicitFast(m *Model, d *Data, h float64) []float64 {
+	D := d.tmp
+	for k := range m.NV {
+		D[k] = 0
+		if m.Opt.Disable&DisableDamper == 0 {
+			D[k] = m.dofDamping[k]
+		}
+	}
+	if m.Opt.Disable&DisableActuation == 0 {
+		for i := range m.Actuators {
+			if a := &m.Actuators[i]; a.Trn == TrnJoint {
+				D[m.jntDofAdr[a.Joint]] -= a.Gear * a.Gear * actuatorDV(a, d.Ctrl[i])
+			}
+		}
+	}
+	nv := m.NV
+	L := d.qLD
+	loadLD(m, d, L, h, D)
+	addJJ := func(t int, c float64) {
+		J := m.tenJ[t*nv : t*nv+nv]
+		for r, x := range J {
+			if x == 0 {
+				continue
+			}
+			L[r] += h * c * x * x
+			for ii, k := range m.ancestors[r] {
+				L[ldIdx(m, r, ii)] += h * c * x * J[k]
+			}
+		}
+	}
+	if m.Opt.Disable&DisableDamper == 0 {
+		for t := range m.Tendons {
+			if b := m.Tendons[t].Damping; b > 0 {
+				addJJ(t, b)
+			}
+		}
+	}
+	if m.Opt.Disable&DisableActuation == 0 {
+		for i := range m.Actuators {
+			if a := &m.Actuators[i]; a.Trn == TrnTendon {
+				if dv := actuatorDV(a, d.Ctrl[i]); dv != 0 {
+					addJJ(a.Tendon, -a.Gear*a.Gear*dv)
+				}
+			}
+		}
+	}
+	return L
 }
 
 // integratePos advances qpos by qvel·h (mj_integratePos): ball and free

@@ -38,7 +38,7 @@ type Articulated struct {
 // affine gain, none or affine bias, no activation dynamics) actuators on
 // hinge and slide joints or fixed tendons with gear, ctrlrange and
 // forcerange; <option> timestep, gravity and integrator (Euler,
-// implicitfast, RK4); the <flag>s gravity, spring, damper, actuation,
+// implicitfast, implicit, RK4); the <flag>s gravity, spring, damper, actuation,
 // clampctrl, eulerdamp, limit, equality, frictionloss, constraint and
 // refsafe; keyframes (qpos, qvel, ctrl, time); colliding geoms
 // (plane, sphere, capsule, ellipsoid, cylinder, box, mesh through its
@@ -313,7 +313,7 @@ func (c *compiler) artOption(e *element, st *artState) {
 	case "RK4":
 		st.opt.Integrator = articulated.RK4
 	case "implicit":
-		c.fail(e, "integrator", "implicit is not in the articulated engine (Euler, implicitfast and RK4 are)")
+		st.opt.Integrator = articulated.Implicit
 	}
 	// solver settings act on constraints, which the engine does not have yet
 	if a.int("noslip_iterations", 0) != 0 {

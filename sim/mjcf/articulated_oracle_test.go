@@ -122,7 +122,7 @@ func maxDiff(a, b []oracleLine, qvel bool) (float64, float64) {
 func TestArticulatedMatchesMuJoCo(t *testing.T) {
 	dir := mujocoJSDir(t)
 	const duration, every, tol = 2.0, 25, 1e-6
-	models := []string{"hinge_chain", "slide_hinge", "ball", "free", "actuators", "nogravity", "combined", "stiff_arm", "limits", "friction", "equality", "weld", "tendon", "tendon_implicit", "rk4_limits", "sites"}
+	models := []string{"hinge_chain", "slide_hinge", "ball", "free", "actuators", "nogravity", "combined", "stiff_arm", "limits", "friction", "equality", "weld", "tendon", "tendon_implicit", "rk4_limits", "sites", "implicit_spin"}
 	for _, name := range models {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel() // each waits mostly on its Node process

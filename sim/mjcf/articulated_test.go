@@ -27,7 +27,6 @@ func TestArticulatedRefusesWhatItDoesNotSimulate(t *testing.T) {
 		{"elliptic cone", `<mujoco><option cone="elliptic"/><worldbody/></mujoco>`, "pyramidal"},
 		{"muscle", body(`<joint name="j"/>`)[:len(body(`<joint name="j"/>`))-len(`</mujoco>`)] + `<actuator><muscle joint="j"/></actuator></mujoco>`, "only motor"},
 		{"ball actuator", body(`<joint name="j" type="ball"/>`)[:len(body(`<joint name="j" type="ball"/>`))-len(`</mujoco>`)] + `<actuator><motor joint="j"/></actuator></mujoco>`, "hinge or slide"},
-		{"implicit", `<mujoco><option integrator="implicit"/><worldbody/></mujoco>`, "integrator"},
 		{"override flag", `<mujoco><option><flag override="enable"/></option><worldbody/></mujoco>`, "override"},
 		{"key qpos", body(`<joint/>`)[:len(body(`<joint/>`))-len(`</mujoco>`)] + `<keyframe><key qpos="1 2"/></keyframe></mujoco>`, "qpos"},
 	}
@@ -105,7 +104,7 @@ func FuzzParseArticulated(f *testing.F) {
 // and weld were the slowest against MuJoCo 2.2.2 before issue 46's
 // speed work).
 func BenchmarkArticulated(b *testing.B) {
-	for _, name := range []string{"stiff_arm", "combined", "limits", "weld", "tendon", "ball"} {
+	for _, name := range []string{"stiff_arm", "combined", "limits", "weld", "tendon", "ball", "implicit_spin"} {
 		b.Run(name, func(b *testing.B) {
 			am, err := LoadArticulated(filepath.Join("testdata", "articulated", name+".xml"), Options{})
 			if err != nil {

@@ -56,7 +56,7 @@
 // weld equalities (body or site semantics) and tendon equalities; fixed tendons (springlength, damping,
 // range, frictionloss); joint and tendon actuators (motor, position with kv,
 // velocity, general fixed/affine) with gear, ctrlrange, forcerange;
-// <option> timestep, gravity, integrator (Euler, implicitfast) and the
+// <option> timestep, gravity, integrator (Euler, implicitfast, implicit, RK4) and the
 // flags the engine implements; keyframes with qpos, qvel, ctrl, time.
 // There, what it does not simulate (spatial tendons,
 // colliding geoms unless contacts are disabled, RK4, other flags) is an
