@@ -9,7 +9,8 @@ import (
 )
 
 // ArtScene draws an MJCF model compiled for the articulated engine
-// (mjcf.Articulated): its geoms, as MJCFScene draws them, at the world
+// (mjcf.Articulated): its geoms (primitives, ellipsoids and meshes as
+// visual geometry) in their rgba or material colours, at the world
 // poses of an articulated.Data — each geom at its body's frame (the
 // engine's Xpos, Xquat) composed with its local pose. The Data's
 // kinematics must be current (articulated.Forward after changing Qpos).
@@ -94,7 +95,7 @@ func (as *ArtScene) Update(d *articulated.Data) *Scene {
 
 // ArtCamera returns camera i of a at its pose in d, or, for i < 0, a
 // camera looking at the model's geoms from the front-right above (as
-// MJCFCamera frames an mjcf.Model).
+// frameBox).
 func ArtCamera(a *mjcf.Articulated, d *articulated.Data, i, w, h int) Camera {
 	if i >= 0 && i < len(a.Cameras) {
 		c := &a.Cameras[i]
@@ -121,4 +122,23 @@ func ArtCamera(a *mjcf.Articulated, d *articulated.Data, i, w, h int) Camera {
 		n++
 	}
 	return frameBox(lo, hi, n, w, h)
+}
+
+// mjcfKinds maps MJCF geom types to the renderer's kinds.
+var mjcfKinds = map[string]Kind{"box": Box, "sphere": Sphere, "capsule": Capsule, "cylinder": Cylinder, "plane": Plane, "ellipsoid": Ellipsoid, "mesh": Mesh}
+
+// frameBox is the default camera of a model whose n non-plane geoms fill
+// the box lo..hi: from the front-right above, the box's bounding sphere
+// in a 45° view.
+func frameBox(lo, hi sim.Vec3, n, w, h int) Camera {
+	if n == 0 {
+		lo, hi = sim.V3(-0.5, -0.5, 0), sim.V3(0.5, 0.5, 0.5)
+	}
+	c := lo.Add(hi).Scale(0.5)
+	r := max(hi.Sub(lo).Norm()/2, 0.02)
+	dir := sim.V3(1, -0.8, 0.6).Normalize()
+	eye := c.Add(dir.Scale(r / 0.38)) // fits a sphere of radius r in a 45° view
+	cam := LookAt(vec(eye), vec(c), mgl64.Vec3{0, 0, 1}, 45, w, h)
+	cam.Name, cam.Far = "default", 50
+	return cam
 }

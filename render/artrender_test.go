@@ -6,19 +6,22 @@ import (
 	"testing"
 
 	"github.com/vlmrb/vlmrb/render"
+	"github.com/vlmrb/vlmrb/sim/articulated"
 	"github.com/vlmrb/vlmrb/sim/mjcf"
 )
 
-// TestMJCFScene renders the project's arm from its own camera with the
-// pure-Go backend: the arm's grey links and blue accents cover pixels of
-// their colours, and the segmentation sees one id per moving body.
-func TestMJCFScene(t *testing.T) {
-	m, err := mjcf.Load(filepath.Join("..", "sim", "mjcf", "testdata", "arm6.xml"), mjcf.Options{})
+// TestArtSceneRenders renders the project's arm on the articulated engine
+// from its own camera with the pure-Go backend: the arm's grey links and
+// blue accents cover pixels of their colours, and the segmentation sees
+// one id per moving body.
+func TestArtSceneRenders(t *testing.T) {
+	a, err := mjcf.LoadArticulated(filepath.Join("..", "sim", "mjcf", "testdata", "arm6.xml"), mjcf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := m.Sim.NewState()
-	sc := render.NewMJCFScene(m).Update(s)
+	d := articulated.NewData(a.Model)
+	articulated.Forward(a.Model, d)
+	sc := render.NewArtScene(a).Update(d)
 	if err := sc.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +30,7 @@ func TestMJCFScene(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	for _, cam := range []render.Camera{render.MJCFCamera(m, s, 0, 96, 96), render.MJCFCamera(m, s, -1, 96, 96)} {
+	for _, cam := range []render.Camera{render.ArtCamera(a, d, 0, 96, 96), render.ArtCamera(a, d, -1, 96, 96)} {
 		img := image.NewRGBA(image.Rect(0, 0, 96, 96))
 		seg := make([]int32, 96*96)
 		if err := r.RenderBuffers(sc, cam, render.Buffers{RGB: img, Seg: seg}); err != nil {
