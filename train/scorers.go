@@ -31,9 +31,8 @@ func (v VLMConfig) scorerConfig(name string) vlmprio.ScorerConfig {
 }
 
 // NewScorer builds the named scorer ("pixel", "oracle", "openai") for a
-// task; a bad name or vlm section is a *ConfigError.
-//
-// Deprecated: use vlmprio.NewScorer.
+// task from a run's vlm section (vlmprio.NewScorer with the task's pixel
+// spec); a bad name or vlm section is a *ConfigError.
 func NewScorer(name string, meta tasks.Meta, v VLMConfig) (vlmprio.Scorer, error) {
 	sc := v.scorerConfig(name)
 	sc.Family, sc.Pixel = meta.Family, PixelSpecFor(meta)

@@ -2,29 +2,29 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/vlmrb/vlmrb/control"
+	"github.com/vlmrb/vlmrb/tasks"
 	"github.com/vlmrb/vlmrb/train"
 )
 
 func TestMakeTaskEnvErrors(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ task, reward string }{{"fly", ""}, {"reach", "bogus"}} {
-		_, err := train.MakeTaskEnv(tc.task, tc.reward, 0)
-		var ce *train.ConfigError
-		if !errors.As(err, &ce) {
-			t.Errorf("%s/%s: %v, want a *train.ConfigError", tc.task, tc.reward, err)
+		_, err := tasks.MakeEnv(tc.task, tc.reward, 0)
+		if bad := tc.task + tc.reward; err == nil || !strings.Contains(err.Error(), strings.TrimPrefix(bad, "reach")) {
+			t.Errorf("%s/%s: %v, want an error naming %q", tc.task, tc.reward, err, strings.TrimPrefix(bad, "reach"))
 		}
 	}
 	if _, err := MakeGridEnv("doorkey-5x5", "sideways"); err == nil {
 		t.Error("bad grid view accepted")
 	}
-	if _, err := train.TaskMeta("fly"); err == nil {
+	if _, err := tasks.Describe("fly"); err == nil {
 		t.Error("unknown task meta")
 	}
 }
@@ -34,12 +34,12 @@ func TestMakeTaskEnvErrors(t *testing.T) {
 func TestEpisodesTimeLimit(t *testing.T) {
 	t.Parallel()
 	const limit = 7
-	env, err := train.MakeTaskEnv("reach", "sparse", limit)
+	env, err := tasks.MakeEnv("reach", "sparse", limit)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = env.Close() }()
-	ep := NewEpisodes(env, train.RandomPolicy(1), 3)
+	ep := NewEpisodes(env, control.RandomPolicy(1), 3)
 	for k := range 2 {
 		ep.Reset()
 		if ep.Episode() != k {
@@ -109,12 +109,12 @@ func TestSelectBLASAuto(t *testing.T) {
 // return, and success at any step; Reset clears it.
 func TestEpisodesReadout(t *testing.T) {
 	t.Parallel()
-	env, err := train.MakeTaskEnv("reach", "dense", 0)
+	env, err := tasks.MakeEnv("reach", "dense", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = env.Close() }()
-	pol, err := train.ScriptedPolicy("expert", env, 1)
+	pol, err := tasks.ScriptedPolicy("expert", env, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/vlmrb/vlmrb/hw"
 	"github.com/vlmrb/vlmrb/lerobot"
 	"github.com/vlmrb/vlmrb/render"
+	"github.com/vlmrb/vlmrb/tasks"
 	"github.com/vlmrb/vlmrb/train"
 )
 
@@ -67,9 +68,9 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return recordHW(ctx, stdout, hwSpec, out, b.f64("fps"), b.int("frames"), b.str("camera-name"), b.str("instruction"), b.str("codec"), asJSON)
 	}
 	if task != "" {
-		task = train.CanonicalTask(task) // MetaWorld's reach-v3
-		if err := train.UnknownTaskError(task); err != nil {
-			return err
+		task = tasks.Canonical(task) // MetaWorld's reach-v3
+		if err := tasks.CheckName(task); err != nil {
+			return &usageError{err.Error()}
 		}
 	}
 	if task == "" && (policy == "expert" || policy == "random") {

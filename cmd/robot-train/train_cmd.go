@@ -117,7 +117,7 @@ func trainConfig(flags *boundFlags, set map[string]bool) (cfg train.Config, auto
 	if err := flags.apply(&cfg, set); err != nil {
 		return cfg, false, err
 	}
-	cfg.Task = train.CanonicalTask(cfg.Task)        // MetaWorld's reach-v3, MiniGrid's names
+	cfg.Task = tasks.Canonical(cfg.Task)            // MetaWorld's reach-v3, MiniGrid's names
 	if cfg.Arm.Model != "" && cfg.Task == "reach" { // --model FILE.xml --task reach
 		cfg.Task = tasks.ArmReachName
 	}

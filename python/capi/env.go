@@ -13,7 +13,6 @@ import (
 	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/tasks"
-	"github.com/vlmrb/vlmrb/train"
 )
 
 // infoKeys are the per-step diagnostics every task reports (tasks.Env
@@ -42,7 +41,7 @@ type envOptions struct {
 }
 
 func parseOptions(js string) (envOptions, tasks.Options, error) {
-	o := envOptions{RenderBackend: "auto", Camera: train.TaskCamera, Width: 128, Height: 128}
+	o := envOptions{RenderBackend: "auto", Camera: render.TaskCamera, Width: 128, Height: 128}
 	if strings.TrimSpace(js) != "" {
 		d := json.NewDecoder(bytes.NewReader([]byte(js)))
 		d.DisallowUnknownFields()
@@ -169,7 +168,7 @@ func (v *env) render(w, h int, dst []byte) error {
 		}
 	}
 	if v.cam == nil {
-		c, err := train.NewSimCamera(v.opts.RenderBackend, v.opts.Camera, v.opts.Theme, w, h, v.e)
+		c, err := render.OpenTaskCamera(v.opts.RenderBackend, v.opts.Camera, v.opts.Theme, w, h, render.FilmedOf(v.e.Name(), v.e.Model(), v.e.State(), v.e.Meta().Views), render.DefaultCameraOptions())
 		if err != nil {
 			return err
 		}

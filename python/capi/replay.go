@@ -15,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/vlmrb/vlmrb/frame"
+	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/replay"
 	"github.com/vlmrb/vlmrb/tasks"
 	"github.com/vlmrb/vlmrb/train"
@@ -326,7 +327,7 @@ func (r *rbuf) Add(a addArgs) error {
 // image-less frame (oracle).
 func (r *rbuf) frameOf(scratch **image.RGBA, frames []byte, i, h, w int) frame.Frame {
 	r.seq++
-	f := frame.Frame{Camera: train.TaskCamera, Seq: r.seq, Time: time.Unix(0, 0).Add(time.Duration(r.seq) * time.Millisecond)}
+	f := frame.Frame{Camera: render.TaskCamera, Seq: r.seq, Time: time.Unix(0, 0).Add(time.Duration(r.seq) * time.Millisecond)}
 	if frames == nil {
 		return f
 	}

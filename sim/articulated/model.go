@@ -612,7 +612,7 @@ func (m *Model) simpleSlides(b int, hasChild []bool) bool {
 		return false
 	}
 	p := body.Parent
-	if p != 0 && !(m.Bodies[p].Parent == 0 && m.bodyDofNum[p] == 0) {
+	if p != 0 && (m.Bodies[p].Parent != 0 || m.bodyDofNum[p] != 0) {
 		return false
 	}
 	if m.bodyJntNum[b] == 0 {

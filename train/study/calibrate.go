@@ -36,7 +36,7 @@ func (r *Runner) calibrate(ctx context.Context, run Run, threads int) (Calibrati
 	if err != nil {
 		return cal, err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	c := run.Config
 	starts := c.SAC.LearningStarts
 	if c.ResolvedAlgo() == "dqn" {
