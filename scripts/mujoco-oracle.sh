@@ -10,9 +10,14 @@ here="$(cd "$(dirname "$0")" && pwd)"
 MJ_VERSION=0.0.7
 cache=${MUJOCO_JS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vlmrb/mujoco-js-$MJ_VERSION}
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-	if command -v apt-get >/dev/null && [ "$(id -u)" -eq 0 ]; then
+	# as scripts/deps.sh: apt-get, through sudo when not root
+	sudo=""
+	if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null; then sudo="sudo"; fi
+	if command -v apt-get >/dev/null && { [ "$(id -u)" -eq 0 ] || [ -n "$sudo" ]; }; then
 		echo "mujoco-oracle: installing nodejs and npm" >&2
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+		export DEBIAN_FRONTEND=noninteractive
+		$sudo apt-get -o DPkg::Lock::Timeout=300 update -qq
+		$sudo apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends nodejs npm >/dev/null
 	else
 		echo "mujoco-oracle: node and npm are needed: install nodejs and npm (Debian: apt-get install nodejs npm)" >&2
 		exit 1
