@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/vlmrb/vlmrb/sim/articulated"
@@ -116,14 +118,35 @@ func maxDiff(a, b []oracleLine, qvel bool) (float64, float64) {
 	return worst, at
 }
 
+// oracleModels are the feature models the oracle tests compare; every
+// file in testdata/articulated must be one of them (TestEveryFeatureModelCompared).
+var (
+	smoothModels     = []string{"hinge_chain", "slide_hinge", "ball", "free", "actuators", "nogravity", "combined", "stiff_arm", "limits", "friction", "equality", "weld", "tendon", "tendon_implicit", "rk4_limits", "sites", "implicit_spin"}
+	constraintModels = []string{"limits", "friction", "equality", "weld", "tendon", "rk4_limits", "sites", "pgs_friction"}
+)
+
+// TestEveryFeatureModelCompared fails when a model added to
+// testdata/articulated is compared with MuJoCo by neither oracle test.
+func TestEveryFeatureModelCompared(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "articulated", "*.xml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no feature models: %v", err)
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".xml")
+		if !slices.Contains(smoothModels, name) && !slices.Contains(constraintModels, name) {
+			t.Errorf("%s is compared with MuJoCo 3.3.8 by no test: add it to smoothModels or constraintModels", f)
+		}
+	}
+}
+
 // The acceptance of issue 46: smooth dynamics (no contacts, no limits) of
 // the project's feature models within 1e-6 of MuJoCo 3.3.8 in qpos over
 // 2 s, from each model's keyframe.
 func TestArticulatedMatchesMuJoCo(t *testing.T) {
 	dir := mujocoJSDir(t)
 	const duration, every, tol = 2.0, 25, 1e-6
-	models := []string{"hinge_chain", "slide_hinge", "ball", "free", "actuators", "nogravity", "combined", "stiff_arm", "limits", "friction", "equality", "weld", "tendon", "tendon_implicit", "rk4_limits", "sites", "implicit_spin"}
-	for _, name := range models {
+	for _, name := range smoothModels {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel() // each waits mostly on its Node process
 			duration := duration
@@ -213,7 +236,7 @@ func TestStiffArmHoldsKeyframe(t *testing.T) {
 // error stays within MuJoCo's own difference between dt and dt/2.
 func TestConstraintsWithinMuJoCoDiscretisation(t *testing.T) {
 	dir := mujocoJSDir(t)
-	for _, name := range []string{"limits", "friction", "equality", "weld", "tendon", "rk4_limits", "sites", "pgs_friction"} {
+	for _, name := range constraintModels {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join("testdata", "articulated", name+".xml")
