@@ -65,18 +65,8 @@ func ParseArticulated(data []byte, dir string, opt Options) (*Articulated, error
 }
 
 func parseArticulated(data []byte, file, dir string, opt Options) (*Articulated, error) {
-	count := 0
-	root, err := parseTree(data, file, &count)
+	c, root, err := newCompiler(data, file, dir, opt, true)
 	if err != nil {
-		return nil, err
-	}
-	if root.name != "mujoco" {
-		return nil, fmt.Errorf("mjcf: %s: the root element must be <mujoco>", root.where())
-	}
-	// MuJoCo 3 compiles with autolimits="true" unless told otherwise
-	c := &compiler{opt: opt, dir: dir, count: count, degrees: true, eulerseq: "xyz", art: true, autolimits: true,
-		inertiaFromGeom: -1, classes: map[string]*class{}, meshes: map[string]*meshAsset{}, materials: map[string][4]float32{}}
-	if err := c.expandIncludes(root, 0); err != nil {
 		return nil, err
 	}
 	m := c.compileArticulated(root)

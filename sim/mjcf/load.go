@@ -124,17 +124,8 @@ func parse(data []byte, file, dir string, opt Options) (*Model, error) {
 	if !(opt.IntermediateMass > 0 && opt.IntermediateMass <= 0.3) {
 		return nil, fmt.Errorf("mjcf: Options.IntermediateMass %g must be in (0, 0.3]", opt.IntermediateMass)
 	}
-	count := 0
-	root, err := parseTree(data, file, &count)
+	c, root, err := newCompiler(data, file, dir, opt, false)
 	if err != nil {
-		return nil, err
-	}
-	if root.name != "mujoco" {
-		return nil, fmt.Errorf("mjcf: %s: the root element must be <mujoco>", root.where())
-	}
-	c := &compiler{opt: opt, dir: dir, count: count, degrees: true, eulerseq: "xyz",
-		inertiaFromGeom: -1, classes: map[string]*class{}, meshes: map[string]*meshAsset{}, materials: map[string][4]float32{}}
-	if err := c.expandIncludes(root, 0); err != nil {
 		return nil, err
 	}
 	m := c.compile(root)
@@ -142,6 +133,27 @@ func parse(data []byte, file, dir string, opt Options) (*Model, error) {
 		return nil, errors.Join(c.errs...)
 	}
 	return m, nil
+}
+
+// newCompiler parses data into its element tree, checks the <mujoco>
+// root and expands includes, for the sim path or (art) the articulated
+// path, which compiles with MuJoCo 3's autolimits="true" unless told
+// otherwise.
+func newCompiler(data []byte, file, dir string, opt Options, art bool) (*compiler, *element, error) {
+	count := 0
+	root, err := parseTree(data, file, &count)
+	if err != nil {
+		return nil, nil, err
+	}
+	if root.name != "mujoco" {
+		return nil, nil, fmt.Errorf("mjcf: %s: the root element must be <mujoco>", root.where())
+	}
+	c := &compiler{opt: opt, dir: dir, count: count, degrees: true, eulerseq: "xyz", art: art, autolimits: art,
+		inertiaFromGeom: -1, classes: map[string]*class{}, meshes: map[string]*meshAsset{}, materials: map[string][4]float32{}}
+	if err := c.expandIncludes(root, 0); err != nil {
+		return nil, nil, err
+	}
+	return c, root, nil
 }
 
 // expandIncludes replaces each <include file="..."/> by the children of the
