@@ -91,6 +91,35 @@ def call(fn, *args):
         raise (ValueError if rc == 2 else VlmrbError)(msg)
 
 
+class GoHandle:
+    """Owns one Go-side handle (self._handle, None once closed): close()
+    releases it and is safe to call more than once; garbage collection and
+    ``with`` blocks close it too."""
+
+    _handle = None
+
+    def _release(self):
+        if self._handle is not None:
+            h, self._handle = self._handle, None
+            call(lib.vlmrb_close, h)
+
+    def close(self):
+        self._release()
+
+    def __del__(self):
+        try:
+            self._release()
+        except Exception:  # interpreter shutdown: nothing to report to
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+
 def dptr(a):
     """The address of numpy array a's data (C-contiguous float64, checked by caller)."""
     return a.ctypes.data

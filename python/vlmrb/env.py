@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from . import _lib
-from ._lib import call, dptr, bptr, lib
+from ._lib import GoHandle, call, dptr, bptr, lib
 from .spaces import Box, EnvBase
 
 _U64 = 1 << 64
@@ -56,7 +56,7 @@ def _env_id(task):
     return "vlmrb/%s-v0" % "".join(p.capitalize() for p in task.replace("_", "-").split("-"))
 
 
-class VlmrbEnv(EnvBase):
+class VlmrbEnv(GoHandle, EnvBase):
     """One vlmrb task as a Gymnasium environment (a real gymnasium.Env when
     gymnasium imports). Make it with vlmrb.make(task, **options).
 
@@ -146,26 +146,12 @@ class VlmrbEnv(EnvBase):
 
     def close(self):
         """Releases the Go env; safe to call more than once."""
-        if self._handle is not None:
-            h, self._handle = self._handle, None
-            call(lib.vlmrb_close, h)
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:  # interpreter shutdown: nothing to report to
-            pass
+        self._release()
 
     @property
     def unwrapped(self):
         return self
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False
 
     def __repr__(self):
         return "<VlmrbEnv %s>" % self.task

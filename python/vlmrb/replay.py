@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from . import _lib
-from ._lib import call, lib
+from ._lib import GoHandle, call, lib
 
 _i64, _int = ctypes.c_int64, ctypes.c_int
 _p = ctypes.c_void_p
@@ -38,7 +38,7 @@ def _arr(x, dtype, shape, name):
     return a
 
 
-class ReplayBuffer:
+class ReplayBuffer(GoHandle):
     """A replay buffer of float32 transitions in Go.
 
     sampler: "uniform", "per" (proportional PER, |TD| fed back with
@@ -200,19 +200,5 @@ class ReplayBuffer:
 
     def close(self):
         """Stops the scorer workers; safe to call more than once."""
-        if self._handle is not None:
-            h, self._handle = self._handle, None
-            call(lib.vlmrb_close, h)
+        self._release()
 
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:  # interpreter shutdown: nothing to report to
-            pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False

@@ -8,12 +8,12 @@ from types import SimpleNamespace
 import numpy as np
 
 from . import _lib
-from ._lib import call, dptr, bptr, lib
+from ._lib import GoHandle, call, dptr, bptr, lib
 from .env import _Seeder, _env_id, options_json
 from .spaces import Box, VectorEnvBase, batch_box
 
 
-class VlmrbVectorEnv(VectorEnvBase):
+class VlmrbVectorEnv(GoHandle, VectorEnvBase):
     """num_envs copies of a task, stepped in parallel by Go.
 
     Autoreset (Gymnasium 1.x NEXT_STEP): the step that ends env i's episode
@@ -162,22 +162,8 @@ class VlmrbVectorEnv(VectorEnvBase):
 
     def close(self, **kwargs):
         """Stops the Go workers and releases the envs; safe to call more than once."""
-        if self._handle is not None:
-            h, self._handle = self._handle, None
-            call(lib.vlmrb_close, h)
+        self._release()
 
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:  # interpreter shutdown: nothing to report to
-            pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False
 
     def __repr__(self):
         return "<VlmrbVectorEnv %s x%d>" % (self.task, self.num_envs)
