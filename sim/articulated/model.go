@@ -221,22 +221,23 @@ type Model struct {
 	jntQposAdr, jntDofAdr  []int
 	hasDamping             bool
 	dofInvWeight0          []float64 // MuJoCo's dof_invweight0: inverse inertia at qpos0
+	nLimitRows             int       // the most limit rows at once
+	nFrictionRows          int       // frictionloss rows (one per dof)
+	nEqRows                int       // equality rows
+	nTendonRows            int       // tendon limit and friction rows
+	tenJ                   []float64 // tendon Jacobians (constant), len(Tendons)×NV
+	tenInvWeight0          []float64
+	tenLength0             []float64
+	tendonDamping          bool
+	bodyInvWeight0         [][2]float64
+	ancestors              [][]int // per dof: its ancestor dofs nearest first (for the sparse factor)
+	ancAdr                 []int   // per dof: where its ancestors start in the flat list (len NV+1)
+	mCols                  [][]int // per dof: M's nonzero columns of its row (ancestors, itself, descendants), ascending
+
 	// MocapBodies lists the mocap bodies in MuJoCo's body_mocapid order;
-	// bodyMocap is each body's index in it, -1 for the others.
-	MocapBodies    []int
-	bodyMocap      []int
-	nLimitRows     int       // the most limit rows at once
-	nFrictionRows  int       // frictionloss rows (one per dof)
-	nEqRows        int       // equality rows
-	nTendonRows    int       // tendon limit and friction rows
-	tenJ           []float64 // tendon Jacobians (constant), len(Tendons)×NV
-	tenInvWeight0  []float64
-	tenLength0     []float64
-	tendonDamping  bool
-	bodyInvWeight0 [][2]float64
-	ancestors      [][]int // per dof: its ancestor dofs nearest first (for the sparse factor)
-	ancAdr         []int   // per dof: where its ancestors start in the flat list (len NV+1)
-	mCols          [][]int // per dof: M's nonzero columns of its row (ancestors, itself, descendants), ascending
+	// bodyMocap is each body's index in it, -1 for the others (mocap.go).
+	MocapBodies []int
+	bodyMocap   []int
 }
 
 // QposAdr returns joint j's first qpos index.
