@@ -40,7 +40,9 @@ type Articulated struct {
 // forcerange; <option> timestep, gravity and integrator (Euler,
 // implicitfast, implicit, RK4); the <flag>s gravity, spring, damper, actuation,
 // clampctrl, eulerdamp, limit, equality, frictionloss, constraint and
-// refsafe; keyframes (qpos, qvel, ctrl, time); colliding geoms
+// refsafe; mocap bodies (their frames in articulated.Data.MocapPos
+// and MocapQuat, set by the caller); keyframes (qpos, qvel, ctrl, time,
+// mpos, mquat); colliding geoms
 // (plane, sphere, capsule, ellipsoid, cylinder, box, mesh through its
 // convex hull) with condim, friction, margin, gap, solref, solimp,
 // solmix and priority, <contact><exclude> and <pair>, the flags contact
