@@ -24,7 +24,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: mujoco compare FILE...|refuse DIR|speed [-rounds N -steps N] FILE...|artspeed [-rounds N -steps N] FILE...")
+		fmt.Fprintln(os.Stderr, "usage: mujoco compare FILE...|refuse DIR|speed [-rounds N -steps N] FILE...|artspeed [-rounds N -steps N] FILE...|tabletop [-rounds N -episodes N] tabletop.xml")
 		os.Exit(2)
 	}
 	var err error
@@ -41,6 +41,8 @@ func main() {
 		err = speed(os.Args[2:])
 	case "artspeed":
 		err = artspeed(os.Args[2:])
+	case "tabletop":
+		err = tabletopSpeed(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}

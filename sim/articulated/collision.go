@@ -98,7 +98,10 @@ type Collision struct {
 	shapes  []convex.Shape
 	geomMat [][9]float64 // geom frame in the body frame
 	rbound  []float64
-	pairs   []geomPair
+	// aabb is each geom's half-extent box about its origin in its own
+	// frame (MuJoCo's geom_aabb, centred), for the box filter
+	aabb  [][3]float64
+	pairs []geomPair
 }
 
 // geomPair is a candidate pair that passed every static filter, with its
@@ -134,11 +137,16 @@ type contactData struct {
 	// GeomXpos, GeomXmat are the geoms' world frames of the last Forward.
 	GeomXpos [][3]float64
 	GeomXmat [][9]float64
+	// geomExt is each geom's world axis-aligned half-extent (from its
+	// local box and GeomXmat); planes' are unused.
+	geomExt [][3]float64
 	// Contacts are the contacts of the last Forward (mjData.contact).
 	Contacts []Contact
 	collider convex.Collider
 	conBuf   []convex.Contact
 	conJac   []float64 // 12·NV: the two bodies' point Jacobians
+	conMark  []bool    // NV: scratch of conDofs
+	conList  []int     // NV: conDofs' result
 }
 
 var defaultSolRef = [2]float64{0.02, 1}
@@ -160,6 +168,7 @@ func (m *Model) SetCollision(geoms []Geom, excludes []Exclude, pairs []Pair) err
 	shapes := make([]convex.Shape, len(gs))
 	mats := make([][9]float64, len(gs))
 	rb := make([]float64, len(gs))
+	box := make([][3]float64, len(gs))
 	for i := range gs {
 		g := &gs[i]
 		where := fmt.Sprintf("geom %d (%q)", i, g.Name)
@@ -217,6 +226,7 @@ func (m *Model) SetCollision(geoms []Geom, excludes []Exclude, pairs []Pair) err
 				continue
 			}
 			rb[i] = shapes[i].RBound()
+			box[i] = localHalfExtent(&shapes[i])
 		}
 	}
 	exs := append([]Exclude(nil), excludes...)
@@ -263,7 +273,7 @@ func (m *Model) SetCollision(geoms []Geom, excludes []Exclude, pairs []Pair) err
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
-	m.Geoms, m.Excludes, m.Pairs, m.shapes, m.geomMat, m.rbound = gs, exs, prs, shapes, mats, rb
+	m.Geoms, m.Excludes, m.Pairs, m.shapes, m.geomMat, m.rbound, m.aabb = gs, exs, prs, shapes, mats, rb, box
 	m.pairs = m.candidatePairs()
 	return nil
 }
@@ -440,9 +450,11 @@ func (m *Model) contactCap() int {
 func (d *Data) initContacts(m *Model) {
 	ng := len(m.Geoms)
 	d.GeomXpos, d.GeomXmat = make([][3]float64, ng), make([][9]float64, ng)
+	d.geomExt = make([][3]float64, ng)
 	d.Contacts = make([]Contact, 0, m.contactCap())
 	d.conBuf = make([]convex.Contact, 0, convex.MaxContacts)
 	d.conJac = make([]float64, 12*m.NV)
+	d.conMark, d.conList = make([]bool, m.NV), make([]int, 0, m.NV)
 }
 
 // collision is mj_collision: geom frames, then for each candidate pair the
@@ -457,25 +469,42 @@ func collision(m *Model, d *Data) {
 		d.initContacts(m) // once, for a Data made before SetGeoms
 	}
 	d.Contacts = d.Contacts[:0]
+	// nan stays 0 while every geom frame is finite (x·0 is NaN for ±Inf
+	// and NaN): then the narrow phase runs without its per-pair checks
+	var nan float64
 	for i := range m.Geoms {
 		g := &m.Geoms[i]
 		b := g.Body
-		d.GeomXpos[i] = add3(d.Xpos[b], mulMatVec(&d.Xmat[b], g.Pos))
-		d.GeomXmat[i] = mulMat3(&d.Xmat[b], &m.geomMat[i])
+		xp := add3(d.Xpos[b], mulMatVec(&d.Xmat[b], g.Pos))
+		xm := mulMat3(&d.Xmat[b], &m.geomMat[i])
+		d.GeomXpos[i], d.GeomXmat[i] = xp, xm
+		h := &m.aabb[i]
+		e := &d.geomExt[i]
+		for r := range 3 {
+			e[r] = math.Abs(xm[3*r])*h[0] + math.Abs(xm[3*r+1])*h[1] + math.Abs(xm[3*r+2])*h[2]
+			nan += (xp[r] + xm[3*r] + xm[3*r+1] + xm[3*r+2]) * 0
+		}
 	}
 	if m.Opt.Disable&(DisableConstraint|DisableContact) != 0 {
 		return
 	}
+	checked := nan != 0
 	for k := range m.pairs {
 		p := &m.pairs[k]
-		if m.sphereFiltered(d, p) {
+		if m.boundFiltered(d, p) {
 			continue
 		}
 		p1 := convex.Pose{Pos: convex.Vec3(d.GeomXpos[p.g1]), Rot: convex.Mat3(d.GeomXmat[p.g1])}
 		p2 := convex.Pose{Pos: convex.Vec3(d.GeomXpos[p.g2]), Rot: convex.Mat3(d.GeomXmat[p.g2])}
-		buf, err := d.collider.Collide(d.conBuf[:0], &m.shapes[p.g1], &p1, &m.shapes[p.g2], &p2, p.margin, p.gap)
-		if err != nil {
-			continue // non-finite pose: Step's state check counts it
+		var buf []convex.Contact
+		if checked {
+			var err error
+			buf, err = d.collider.Collide(d.conBuf[:0], &m.shapes[p.g1], &p1, &m.shapes[p.g2], &p2, p.margin, p.gap)
+			if err != nil {
+				continue // non-finite pose: Step's state check counts it
+			}
+		} else {
+			buf = d.collider.CollideValid(d.conBuf[:0], &m.shapes[p.g1], &p1, &m.shapes[p.g2], &p2, p.margin, p.gap)
 		}
 		for _, c := range buf {
 			if len(d.Contacts) == cap(d.Contacts) {
@@ -489,20 +518,58 @@ func collision(m *Model, d *Data) {
 	}
 }
 
-// sphereFiltered is mj_filterSphere with margin + gap: the bounding
-// spheres (or a plane and a sphere) are apart.
-func (m *Model) sphereFiltered(d *Data, p *geomPair) bool {
-	bound := p.margin + p.gap
-	r1, r2 := m.rbound[p.g1], m.rbound[p.g2]
-	x1, x2 := d.GeomXpos[p.g1], d.GeomXpos[p.g2]
-	if m.Geoms[p.g1].Type == convex.Plane {
-		mt := &d.GeomXmat[p.g1]
-		n := vec3{mt[2], mt[5], mt[8]}
-		return dot3(sub3(x2, x1), n) > bound+r2
+// localHalfExtent is a box about the geom's origin, in its frame, that
+// holds the whole shape (MuJoCo's geom_aabb for primitives; for a mesh,
+// the hull's largest coordinate along each axis).
+func localHalfExtent(s *convex.Shape) [3]float64 {
+	z := s.Size
+	switch s.Kind {
+	case convex.Sphere:
+		return [3]float64{z[0], z[0], z[0]}
+	case convex.Capsule:
+		return [3]float64{z[0], z[0], z[0] + z[1]}
+	case convex.Cylinder:
+		return [3]float64{z[0], z[0], z[1]}
+	case convex.Box, convex.Ellipsoid:
+		return [3]float64(z)
+	case convex.Mesh:
+		var h [3]float64
+		for _, v := range s.Hull.Verts {
+			for k := range 3 {
+				h[k] = max(h[k], math.Abs(v[k]))
+			}
+		}
+		return h
 	}
-	dx := sub3(x1, x2)
-	r := r1 + r2 + bound
-	return dot3(dx, dx) > r*r
+	r := s.RBound()
+	return [3]float64{r, r, r}
+}
+
+// boundFiltered is mj_filterSphere (margin + gap) followed by a box test
+// that cannot drop a contact either: each geom's world box (geomExt about
+// GeomXpos) holds the geom, so boxes apart by more than margin + gap on
+// one axis mean shapes at least that far apart. Against a plane the
+// geom's extent along the normal replaces the bounding sphere (exact for
+// a box). MuJoCo's mid-phase filters such pairs with oriented boxes in
+// the same way; the narrow phase would return no contact for them.
+func (m *Model) boundFiltered(d *Data, p *geomPair) bool {
+	bound := p.margin + p.gap
+	x1, x2 := &d.GeomXpos[p.g1], &d.GeomXpos[p.g2]
+	if m.Geoms[p.g1].Type == convex.Plane {
+		mt, m2 := &d.GeomXmat[p.g1], &d.GeomXmat[p.g2]
+		n0, n1, n2 := mt[2], mt[5], mt[8]
+		h := &m.aabb[p.g2]
+		ext := math.Abs(n0*m2[0]+n1*m2[3]+n2*m2[6])*h[0] + math.Abs(n0*m2[1]+n1*m2[4]+n2*m2[7])*h[1] +
+			math.Abs(n0*m2[2]+n1*m2[5]+n2*m2[8])*h[2]
+		return (x2[0]-x1[0])*n0+(x2[1]-x1[1])*n1+(x2[2]-x1[2])*n2 > bound+min(ext, m.rbound[p.g2])
+	}
+	dx, dy, dz := x1[0]-x2[0], x1[1]-x2[1], x1[2]-x2[2]
+	r := m.rbound[p.g1] + m.rbound[p.g2] + bound
+	if dx*dx+dy*dy+dz*dz > r*r {
+		return true
+	}
+	e1, e2 := &d.geomExt[p.g1], &d.geomExt[p.g2]
+	return math.Abs(dx) > e1[0]+e2[0]+bound || math.Abs(dy) > e1[1]+e2[1]+bound || math.Abs(dz) > e1[2]+e2[2]+bound
 }
 
 func mulMat3(a, b *[9]float64) [9]float64 {

@@ -70,18 +70,27 @@ func makeContactRows(m *Model, d *Data) {
 		b1, b2 := m.Geoms[c.Geom1].Body, m.Geoms[c.Geom2].Body
 		d.jacPoint(m, b1, c.Pos, j1p, j1r)
 		d.jacPoint(m, b2, c.Pos, j2p, j2r)
+		// only the dofs moving either body have nonzero Jacobian columns:
+		// list them in ascending order (sums over them then add the same
+		// terms in the same order as sums over all dofs)
+		dofs := d.conDofs(m, b1, b2)
 		// the Jacobian difference (body2 − body1) in the contact frame:
 		// rows 0..2 translational, 3..5 rotational, in j1p and j1r
 		empty := true
-		for k := range nv {
+		for _, k := range dofs {
 			var dp, dr vec3
 			for r := range 3 {
 				dp[r] = j2p[r*nv+k] - j1p[r*nv+k]
 				dr[r] = j2r[r*nv+k] - j1r[r*nv+k]
 			}
+			fr := &c.Frame
 			for r := range 3 {
-				f := vec3{c.Frame[3*r], c.Frame[3*r+1], c.Frame[3*r+2]}
-				j1p[r*nv+k], j1r[r*nv+k] = dot3(f, dp), dot3(f, dr)
+				j1p[r*nv+k] = fr[3*r]*dp[0] + fr[3*r+1]*dp[1] + fr[3*r+2]*dp[2]
+			}
+			if dim >= 4 { // torsion and rolling rows use the rotation
+				for r := range 3 {
+					j1r[r*nv+k] = fr[3*r]*dr[0] + fr[3*r+1]*dr[1] + fr[3*r+2]*dr[2]
+				}
 			}
 			empty = empty && dp == vec3{} && dr == vec3{}
 		}
@@ -105,6 +114,8 @@ func makeContactRows(m *Model, d *Data) {
 		}
 		first := d.NEfc
 		normal := frame(0)
+		// every pyramid row has the contact's dist: one impedance
+		imp, dmax := impedance(&c.SolImp, c.Dist, c.IncludeMargin)
 		for k := 1; k < dim; k++ {
 			mu := c.Friction[k-1] // clamped to mjMINMU in collision
 			tk := frame(k)
@@ -118,10 +129,13 @@ func makeContactRows(m *Model, d *Data) {
 			for _, s := range [2]float64{1, -1} {
 				i := d.NEfc
 				row := d.efcJd[i*nv : i*nv+nv]
-				for q := range nv {
+				clear(row)
+				vel := 0.0
+				for _, q := range dofs {
 					row[q] = normal[q] + s*mu*tk[q]
+					vel += row[q] * d.Qvel[q]
 				}
-				d.addRow(m, RowContactPyramidal, ci, 0, 0, [3]float64{}, c.Dist, c.Dist, c.IncludeMargin, 0, dotQvel(row, d.Qvel), dA, c.SolRef, c.SolImp)
+				d.addRowImp(m, RowContactPyramidal, ci, 0, 0, [3]float64{}, c.Dist, c.IncludeMargin, 0, vel, dA, &c.SolRef, imp, dmax)
 			}
 		}
 		// one regularizer for the pyramid, matching the elliptic cone's
@@ -133,6 +147,33 @@ func makeContactRows(m *Model, d *Data) {
 			d.efcR[i], d.efcD[i] = rpy, 1/rpy
 		}
 	}
+}
+
+// conDofs returns, in ascending order, the dofs that move body b1 or b2
+// (their chains to the root), in Data scratch.
+func (d *Data) conDofs(m *Model, b1, b2 int) []int {
+	nv := m.NV
+	if len(d.conMark) < nv {
+		d.conMark, d.conList = make([]bool, nv), make([]int, 0, nv) // a Data made before SetGeoms: once
+	}
+	mark := d.conMark[:nv]
+	for _, b := range [2]int{b1, b2} {
+		if b == 0 {
+			continue
+		}
+		for k := m.lastDof(b); k >= 0; k = m.dofParent[k] {
+			mark[k] = true
+		}
+	}
+	list := d.conList[:0]
+	for k, on := range mark {
+		if on {
+			list = append(list, k)
+			mark[k] = false
+		}
+	}
+	d.conList = list
+	return list
 }
 
 func dotQvel(row, qvel []float64) float64 {

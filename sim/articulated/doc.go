@@ -61,8 +61,12 @@
 // The disable flags (MuJoCo's bit values) constraint, equality,
 // frictionloss, limit, spring, damper, gravity, clampctrl, actuation,
 // refsafe and eulerdamp are honoured. Contacts (collision.go,
-// contact.go): geoms collided as mj_collision does through sim/convex,
-// and contact rows on MuJoCo's pyramidal cone in the same solver. Not
+// contact.go): geoms collided as mj_collision does through sim/convex
+// (static pair filters at SetCollision; per step a bounding-sphere and a
+// world-box test that can drop no contact, then the narrow phase), and
+// contact rows on MuJoCo's pyramidal cone in the same solver. Mocap
+// bodies (mocap.go) take their frames from Data.MocapPos and MocapQuat,
+// set by the caller: a weld to one drives a gripper as MetaWorld's. Not
 // simulated yet: spatial tendons, a weld's explicit relpose and
 // elliptic cones (the MJCF import refuses models that need them), and
 // the constraint solve is always the

@@ -131,6 +131,10 @@ type Key struct {
 	Qpos []float64
 	Qvel []float64
 	Ctrl []float64
+	// Mpos and Mquat are the mocap bodies' positions (3 each) and
+	// quaternions (4 each, w x y z), in Model.MocapBodies' order; nil keeps
+	// the bodies' model frames.
+	Mpos, Mquat []float64
 }
 
 // Body is one body of the tree. Body 0 is the world.
@@ -146,6 +150,10 @@ type Body struct {
 	Mass     float64
 	Inertia  [3]float64
 	Gravcomp float64 // share of the weight compensated (0..1 usually)
+	// Mocap makes the body a mocap body (MJCF mocap="true"): a child of
+	// the world without joints whose frame the caller sets each step in
+	// Data.MocapPos and Data.MocapQuat (mocap.go).
+	Mocap bool
 }
 
 // Joint is one joint; a body's joints apply in order, parent side first.
@@ -225,6 +233,11 @@ type Model struct {
 	ancestors              [][]int // per dof: its ancestor dofs nearest first (for the sparse factor)
 	ancAdr                 []int   // per dof: where its ancestors start in the flat list (len NV+1)
 	mCols                  [][]int // per dof: M's nonzero columns of its row (ancestors, itself, descendants), ascending
+
+	// MocapBodies lists the mocap bodies in MuJoCo's body_mocapid order;
+	// bodyMocap is each body's index in it, -1 for the others (mocap.go).
+	MocapBodies []int
+	bodyMocap   []int
 }
 
 // QposAdr returns joint j's first qpos index.
@@ -513,6 +526,7 @@ func newModel(s Spec) (*Model, error) {
 			bad("actuator %d (%q): forcerange %v must have lower <= upper", i, a.Name, a.ForceRange)
 		}
 	}
+	m.validateMocap(bad) // mocap.go
 	for i, k := range keys {
 		if k.Qpos != nil && len(k.Qpos) != m.NQ || k.Qvel != nil && len(k.Qvel) != m.NV || k.Ctrl != nil && len(k.Ctrl) != m.NU {
 			bad("key %d (%q): qpos, qvel and ctrl need %d, %d and %d values (got %d, %d, %d)", i, k.Name,
@@ -525,6 +539,9 @@ func newModel(s Spec) (*Model, error) {
 		}
 		key := Key{Name: k.Name, Time: k.Time, Qpos: append([]float64(nil), k.Qpos...),
 			Qvel: append([]float64(nil), k.Qvel...), Ctrl: append([]float64(nil), k.Ctrl...)}
+		if !m.mocapKey(i, &k, &key, bad) { // mocap.go
+			continue
+		}
 		if key.Qpos != nil {
 			// quaternions are normalized, as MuJoCo's compiler does
 			for j := range m.Joints {

@@ -32,6 +32,10 @@ type Data struct {
 	Qvel []float64 // NV
 	Ctrl []float64 // NU
 	Qacc []float64 // NV: the acceleration of the last Forward
+	// MocapPos and MocapQuat (w x y z, normalized by kinematics) are the
+	// frames of Model.MocapBodies, set by the caller (mocap.go).
+	MocapPos  [][3]float64
+	MocapQuat [][4]float64
 
 	// Position-dependent, per body: frame, inertial frame, subtree com.
 	Xpos, Xipos, SubtreeCom [][3]float64
@@ -118,6 +122,7 @@ func NewData(m *Model) *Data {
 		QfrcActuator: v(), QfrcSmooth: v(), QaccSmooth: v(), tmp: v(),
 		QfrcConstraint: v(), efcG: v(), efcP: v(),
 		TenLength: make([]float64, len(m.Tendons)), TenVelocity: make([]float64, len(m.Tendons)),
+		MocapPos: make([][3]float64, len(m.MocapBodies)), MocapQuat: make([][4]float64, len(m.MocapBodies)),
 	}
 	d.initContacts(m) // collision.go
 	if m.Opt.Integrator == RK4 {
@@ -151,6 +156,7 @@ func Reset(m *Model, d *Data) {
 	clear(d.Ctrl)
 	clear(d.Qacc)
 	d.Time = 0
+	resetMocap(m, d, nil)
 }
 
 // ResetKey resets d and applies keyframe k (mj_resetDataKeyframe).
@@ -170,6 +176,7 @@ func ResetKey(m *Model, d *Data, k int) error {
 	if key.Ctrl != nil {
 		copy(d.Ctrl, key.Ctrl)
 	}
+	resetMocap(m, d, key)
 	return nil
 }
 
@@ -255,6 +262,11 @@ func kinematics(m *Model, d *Data) {
 				pp[1]+(pm[3]*b.Pos[0]+pm[4]*b.Pos[1]+pm[5]*b.Pos[2]),
 				pp[2]+(pm[6]*b.Pos[0]+pm[7]*b.Pos[1]+pm[8]*b.Pos[2])
 			qw, qx, qy, qz = mulQuatS(pq[0], pq[1], pq[2], pq[3], qw, qx, qy, qz)
+		} else if k := m.bodyMocap[i]; k >= 0 {
+			// a mocap body sits where the caller put it (mj_kinematics)
+			mp, mq := &d.MocapPos[k], &d.MocapQuat[k]
+			px, py, pz = mp[0], mp[1], mp[2]
+			qw, qx, qy, qz = mq[0], mq[1], mq[2], mq[3]
 		}
 		for j := m.bodyJntAdr[i]; j < m.bodyJntAdr[i]+m.bodyJntNum[i]; j++ {
 			jt := &m.Joints[j]

@@ -76,10 +76,19 @@ func (c *Collider) Collide(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Po
 	if math.IsNaN(margin) || math.IsNaN(gap) || margin < 0 || gap < 0 {
 		return dst, fmt.Errorf("convex: margin %v and gap %v must be ≥ 0 (m)", margin, gap)
 	}
+	return c.CollideValid(dst, s1, p1, s2, p2, margin, gap), nil
+}
+
+// CollideValid is Collide without its checks, for callers that validated
+// the shapes once (Shape.Validate) and know the poses are finite and
+// margin and gap ≥ 0 (an engine's inner loop, where the checks cost as
+// much as a separated box–box test). Invalid input gives meaningless
+// contacts.
+func (c *Collider) CollideValid(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin, gap float64) []Contact {
 	n0 := len(dst)
 	switch {
 	case s1.Kind == Plane && s2.Kind == Plane:
-		return dst, nil // MuJoCo does not collide planes with planes
+		return dst // MuJoCo does not collide planes with planes
 	case s2.Kind == Plane:
 		// Collide with the plane first, then flip the normals.
 		dst = c.plane(dst, p2, s1, p1, margin)
@@ -117,7 +126,7 @@ func (c *Collider) Collide(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Po
 		}
 		dst[i].IncludeMargin = margin - gap
 	}
-	return dst, nil
+	return dst
 }
 
 func finitePose(p *Pose) bool {

@@ -40,7 +40,9 @@ type Articulated struct {
 // forcerange; <option> timestep, gravity and integrator (Euler,
 // implicitfast, implicit, RK4); the <flag>s gravity, spring, damper, actuation,
 // clampctrl, eulerdamp, limit, equality, frictionloss, constraint and
-// refsafe; keyframes (qpos, qvel, ctrl, time); colliding geoms
+// refsafe; mocap bodies (their frames in articulated.Data.MocapPos
+// and MocapQuat, set by the caller); keyframes (qpos, qvel, ctrl, time,
+// mpos, mquat); colliding geoms
 // (plane, sphere, capsule, ellipsoid, cylinder, box, mesh through its
 // convex hull) with condim, friction, margin, gap, solref, solimp,
 // solmix and priority, <contact><exclude> and <pair>, the flags contact
@@ -192,10 +194,14 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 	jointOf := map[*mjoint]int{}
 	for i, b := range c.bodies {
 		ab := articulated.Body{Name: b.name, Parent: b.parent, Pos: v3(b.pos), Quat: q4(b.rot),
-			IPos: v3(b.ipos), IQuat: q4(b.iquat), Mass: b.mass, Inertia: v3(b.inertia), Gravcomp: b.gravcomp}
+			IPos: v3(b.ipos), IQuat: q4(b.iquat), Mass: b.mass, Inertia: v3(b.inertia), Gravcomp: b.gravcomp,
+			Mocap: b.mocap}
 		bodies[i] = ab
 		if i == 0 {
 			continue
+		}
+		if b.mocap && (b.parent != 0 || b.free || len(b.joints) > 0) {
+			c.fail(b.e, "mocap", fmt.Sprintf("body %q: a mocap body must be a child of the worldbody without joints (MuJoCo's rule)", b.name))
 		}
 		if (b.free || len(b.joints) > 0) && b.mass <= 0 {
 			c.fail(b.e, "", fmt.Sprintf("body %q moves (it has joints) but has no mass: add geoms with mass or an <inertial>", b.name))
@@ -574,10 +580,14 @@ func (c *compiler) artKeys(keys []*element, nq, nu int) []articulated.Key {
 			if f, ok := a.floats("act", 0, math.MaxInt32); ok && len(f) > 0 {
 				c.fail(e, "act", "the articulated engine has no actuator activations")
 			}
-			if a.has("mpos") || a.has("mquat") {
-				c.fail(e, "mpos", "mocap poses in keyframes are not in the articulated engine (mocap bodies stay where the model puts them)")
-				a.ignore("mpos", "mquat")
+			nmocap := 0
+			for _, b := range c.bodies {
+				if b.mocap {
+					nmocap++
+				}
 			}
+			k.Mpos = read("mpos", 3*nmocap, "mocap position coordinates (3 per mocap body)")
+			k.Mquat = read("mquat", 4*nmocap, "mocap quaternion coordinates (4 per mocap body)")
 			a.finish()
 			out = append(out, k)
 		}

@@ -29,6 +29,7 @@ var contactScenes = []contactScene{
 	{"gripper_box", 1, 0},
 	{"roll_spin", 1, 0},
 	{"ellipsoid_cylinder", 1, -1},
+	{"mocap_gripper", 1, 0},
 }
 
 // TestContactScenesAgainstMuJoCo is issue 47's acceptance for contacts:

@@ -32,6 +32,7 @@ type mbody struct {
 	// own sim body (no chain)
 	compound bool
 	gravcomp float64 // read on the articulated path only
+	mocap    bool    // articulated path only: a caller-driven mocap body
 }
 
 type inertial struct {
@@ -152,9 +153,11 @@ func (c *compiler) body(e *element, parent int, inherited *class) {
 	b := &mbody{e: e, name: a.str("name", ""), parent: parent, iquat: sim.Identity()}
 	b.pos = a.vec3("pos", sim.Vec3{})
 	b.rot = a.orientation()
-	a.warnIf("mocap bodies are not imported; the body is static", "mocap")
 	if c.art {
 		b.gravcomp = a.float("gravcomp", 0)
+		b.mocap = a.bool("mocap", false)
+	} else {
+		a.warnIf("mocap bodies are not imported; the body is static", "mocap")
 	}
 	a.ignore("user", "gravcomp")
 	a.finish()
