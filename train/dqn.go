@@ -8,6 +8,7 @@ import (
 	"github.com/vlmrb/vlmrb/dqn"
 	"github.com/vlmrb/vlmrb/nn"
 	"github.com/vlmrb/vlmrb/replay"
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/tasks/grid"
 )
 
@@ -54,7 +55,7 @@ func (r *dqnRunner) setup(ctx context.Context) error {
 	cfg := &r.cfg
 	view, err := grid.ParseView(cfg.Grid.View)
 	if err != nil {
-		return &ConfigError{Msg: err.Error()}
+		return &rundir.ConfigError{Msg: err.Error()}
 	}
 	ckptDir, man, err := r.prepareRunDir()
 	if err != nil {
@@ -64,26 +65,26 @@ func (r *dqnRunner) setup(ctx context.Context) error {
 	r.envs = make([]*grid.Env, cfg.NumEnvs)
 	for i := range r.envs {
 		if r.envs[i], err = grid.Make(cfg.Task, gopts); err != nil {
-			return &ConfigError{Msg: err.Error() + " (robot-train tasks lists them)"}
+			return &rundir.ConfigError{Msg: err.Error() + " (robot-train tasks lists them)"}
 		}
 	}
 	if r.evalEnv, err = grid.Make(cfg.Task, gopts); err != nil {
-		return &ConfigError{Msg: err.Error()}
+		return &rundir.ConfigError{Msg: err.Error()}
 	}
 	spec := r.evalEnv.Spec()
 
 	// process-global: every network in this process uses it (see Run)
 	if err := nn.SetBackend(cfg.BLAS); err != nil {
-		return &ConfigError{Msg: err.Error()}
+		return &rundir.ConfigError{Msg: err.Error()}
 	}
 	if r.agent, err = dqn.New(r.dqnConfig(), spec.ObsDim, spec.Discrete); err != nil {
-		return &ConfigError{Msg: err.Error()}
+		return &rundir.ConfigError{Msg: err.Error()}
 	}
 	r.dcfg = r.agent.Config()
 
 	if r.buf, err = replay.NewBuffer(replay.Config{Capacity: cfg.Buffer.Capacity, ObsDim: spec.ObsDim, ActDim: 1,
 		ShareNextObs: cfg.Buffer.ShareNextObs}); err != nil {
-		return &ConfigError{Msg: err.Error()}
+		return &rundir.ConfigError{Msg: err.Error()}
 	}
 	warm := int64(float64(cfg.Buffer.LambdaWarmup) / float64(cfg.DQN.TrainFreq))
 	if err := r.initLoop(spec.ObsDim, 1, cfg.DQN.BatchSize, r.totalUpdates(), warm); err != nil {

@@ -2,6 +2,7 @@ package train
 
 import (
 	"github.com/vlmrb/vlmrb/replay"
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 // Hook observes a training run at four points of its loop, in the manner
@@ -90,7 +91,7 @@ type UpdateMetrics interface {
 // EvalEvent is one evaluation of the deterministic policy.
 type EvalEvent struct {
 	Step   int64
-	Result *EvalResult
+	Result *rundir.EvalResult
 	Final  bool // the evaluation at the end of the run
 }
 

@@ -10,14 +10,11 @@ import (
 	"time"
 
 	"github.com/vlmrb/vlmrb/replay"
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 // recentEpisodes is the window of rollout/ statistics (SB3's stats_window_size).
 const recentEpisodes = 20
-
-// evalSeedSalt separates evaluation episode seeds from training ones; every
-// evaluation uses the same episodes, so curves compare like with like.
-const evalSeedSalt = 0x5eed_e7a1
 
 // learner is what one algorithm (SAC on the manipulation tasks, DQN on
 // the grid tasks) adds to the shared loop: how it collects a vector step
@@ -29,7 +26,7 @@ type learner interface {
 	// train runs the updates the step count calls for (through core.update).
 	train(ctx context.Context) error
 	// evaluate runs the deterministic policy and returns extra eval/ values.
-	evaluate(ctx context.Context) (*EvalResult, map[string]float64, error)
+	evaluate(ctx context.Context) (*rundir.EvalResult, map[string]float64, error)
 	// values adds the learner's own groups to a log row.
 	values(v map[string]float64)
 	// checkpoint writes the learner's checkpoint through core.save.
@@ -45,7 +42,7 @@ type learner interface {
 // the metric log and console, the hooks, and the loop that calls the
 // learner and paces evaluation, logging and checkpoints.
 type core struct {
-	cfg  Config
+	cfg  rundir.Config
 	opts Options
 	out  io.Writer // console table (nil when quiet)
 	errw io.Writer
@@ -78,16 +75,16 @@ type core struct {
 
 	recentRet, recentLen, recentSucc []float64
 
-	mlog     *MetricsLog
+	mlog     *rundir.MetricsLog
 	prog     *Progress
 	haveUpd  bool
 	lastUpd  UpdateMetrics
-	lastEval *EvalResult
+	lastEval *rundir.EvalResult
 	best     *bestEval // the best evaluation so far (checkpoints/best)
 	title    string    // curve title
 }
 
-func newCore(cfg Config, opts Options) *core {
+func newCore(cfg rundir.Config, opts Options) *core {
 	c := &core{cfg: cfg, opts: opts, errw: opts.Stderr, res: &Result{RunDir: cfg.Out}}
 	if c.errw == nil {
 		c.errw = io.Discard
@@ -122,13 +119,13 @@ func (c *core) initLoop(obsDim, actDim, batchSize int, totalUpdates, warmupSampl
 
 // openLog opens the metric files (truncated to the checkpoint's step on a
 // resume) and starts the session clock and the progress bar.
-func (c *core) openLog(man *Manifest) error {
+func (c *core) openLog(man *rundir.Manifest) error {
 	keep := int64(-1)
 	if man != nil {
 		keep = man.Step
 	}
 	var err error
-	if c.mlog, err = OpenMetricsLog(c.cfg.Out, keep, c.cfg.Log.TensorBoard); err != nil {
+	if c.mlog, err = rundir.OpenMetricsLog(c.cfg.Out, keep, c.cfg.Log.TensorBoard); err != nil {
 		return err
 	}
 	c.startStep, c.startUpdates = c.step, c.updates

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"image"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/vlmrb/vlmrb/frame"
 	"github.com/vlmrb/vlmrb/hw"
 	"github.com/vlmrb/vlmrb/lerobot"
 	"github.com/vlmrb/vlmrb/replay"
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 // insertDemos puts recorded episodes into the replay buffer before the
@@ -90,16 +90,16 @@ func (r *runner) demoScoring(ctx context.Context, hasProgress bool) demoScore {
 // vector steps they fill; they must leave some of the budget.
 func (r *runner) scheduleDemos(eps []demoEpisode) ([][]int, int, error) {
 	n := r.cfg.NumEnvs
-	sched := newEpisodeSchedule(n)
+	sched := rundir.NewEpisodeSchedule(n)
 	perEnv := make([][]int, n)
 	for k := range eps {
-		ei, _ := sched.next()
+		ei, _ := sched.Next()
 		perEnv[ei] = append(perEnv[ei], k)
-		sched.finish(ei, eps[k].len())
+		sched.Finish(ei, eps[k].len())
 	}
-	steps := slices.Max(sched.end)
+	steps := sched.Steps()
 	if int64(steps*n) >= r.cfg.Steps {
-		return nil, 0, &ConfigError{Msg: fmt.Sprintf("demos %s fill %d env steps (%d per env on %d envs), the whole budget of %d steps; raise --steps",
+		return nil, 0, &rundir.ConfigError{Msg: fmt.Sprintf("demos %s fill %d env steps (%d per env on %d envs), the whole budget of %d steps; raise --steps",
 			r.cfg.DemosPath, steps*n, steps, n, r.cfg.Steps)}
 	}
 	return perEnv, steps, nil
@@ -170,7 +170,7 @@ const maxDemoFrameBytes = 512 << 20
 // image per dataset frame, when it shows what the scorer's own frames
 // would: the same camera name and size and the standard theme (record
 // renders with it). Otherwise it returns nil and why.
-func demoFrames(ctx context.Context, cfg *Config) ([]*image.RGBA, string) {
+func demoFrames(ctx context.Context, cfg *rundir.Config) ([]*image.RGBA, string) {
 	if cfg.VLM.Theme != "" && cfg.VLM.Theme != "standard" {
 		return nil, fmt.Sprintf("the scorer sees the %s theme, recordings the standard one", cfg.VLM.Theme)
 	}

@@ -2,6 +2,7 @@ package train
 
 import (
 	"github.com/vlmrb/vlmrb/replay"
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 // feedback is the per-sample signal a sampler takes back after each
@@ -54,7 +55,7 @@ type sampler struct {
 // newSampler builds the configured replay sampler over buf. totalUpdates
 // anneals PER's β; warmupSamples is VLM-RB's λ warm-up in Sample calls
 // (one per update).
-func newSampler(cfg *Config, buf *replay.Buffer, totalUpdates, warmupSamples int64) (sampler, error) {
+func newSampler(cfg *rundir.Config, buf *replay.Buffer, totalUpdates, warmupSamples int64) (sampler, error) {
 	var (
 		s   sampler
 		err error
@@ -90,10 +91,10 @@ func newSampler(cfg *Config, buf *replay.Buffer, totalUpdates, warmupSamples int
 		}
 		s.feedback = tdFeedback
 	default:
-		return s, badf("replay %q is not available (choose one of %v)", cfg.Replay, ReplayChoices)
+		return s, rundir.ConfigErrorf("replay %q is not available (choose one of %v)", cfg.Replay, rundir.ReplayChoices)
 	}
 	if err != nil {
-		return s, &ConfigError{Msg: err.Error()}
+		return s, &rundir.ConfigError{Msg: err.Error()}
 	}
 	return s, nil
 }
@@ -102,7 +103,7 @@ func newSampler(cfg *Config, buf *replay.Buffer, totalUpdates, warmupSamples int
 // takes PER's buffer.per_* values too (α 0.6, β₀ 0.4, ε 1e-6 by default;
 // the reference's DQN uses α 0.6 and ε 1e-5, its SAC
 // replay.DefaultReLoConfig's α 0.5 and ε 1e-5).
-func newPER(cfg *Config, buf *replay.Buffer, totalUpdates int64) (*replay.PER, error) {
+func newPER(cfg *rundir.Config, buf *replay.Buffer, totalUpdates int64) (*replay.PER, error) {
 	pc := cfg.Buffer.PER
 	pc.BetaSteps = totalUpdates
 	if cfg.Replay == "relo" {
@@ -113,7 +114,7 @@ func newPER(cfg *Config, buf *replay.Buffer, totalUpdates int64) (*replay.PER, e
 
 // newVLMRB is replay vlmrb from the buffer section's VLM-RB config, with
 // PER's per_beta0 as its importance exponent and the run's schedules.
-func newVLMRB(cfg *Config, buf *replay.Buffer, totalUpdates, warmupSamples int64) (*replay.VLMRB, error) {
+func newVLMRB(cfg *rundir.Config, buf *replay.Buffer, totalUpdates, warmupSamples int64) (*replay.VLMRB, error) {
 	vc := cfg.Buffer.VLMRB
 	vc.Beta0, vc.BetaSteps = cfg.Buffer.PER.Beta0, totalUpdates
 	vc.WarmupSteps = warmupSamples

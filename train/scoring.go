@@ -6,6 +6,7 @@ import (
 
 	"github.com/vlmrb/vlmrb/frame"
 	"github.com/vlmrb/vlmrb/replay"
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/vlmprio"
 )
 
@@ -42,7 +43,7 @@ type scoringSetup struct {
 // privileged progress and the state's time.
 type envView func(env int) (progress float64, t time.Duration)
 
-func newScoring(ctx context.Context, cfg *Config, s scoringSetup) *scoring {
+func newScoring(ctx context.Context, cfg *rundir.Config, s scoringSetup) *scoring {
 	v := &cfg.VLM
 	clip, prio := v.Clip, v.Scoring
 	clip.Task, clip.Family = s.task, s.family

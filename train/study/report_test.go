@@ -5,12 +5,12 @@ import (
 	"math"
 	"testing"
 
-	"github.com/vlmrb/vlmrb/train"
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 func TestRunDiagsAggregates(t *testing.T) {
-	row := func(step int64, kv map[string]float64) train.Row { return train.Row{Step: step, Values: kv} }
-	rows := []train.Row{
+	row := func(step int64, kv map[string]float64) rundir.Row { return rundir.Row{Step: step, Values: kv} }
+	rows := []rundir.Row{
 		row(10, map[string]float64{"losses/qf1_values": 3, "charts/alpha": 0.2, "replay/prioritized_frac": 0.2}),
 		row(20, map[string]float64{"losses/qf1_values": 9, "charts/alpha": 0.01, "replay/prioritized_frac": 0.4}),
 		row(30, map[string]float64{"losses/qf1_values": 5, "charts/alpha": 0.05, "replay/prioritized_frac": math.NaN()}),
@@ -43,9 +43,9 @@ func TestRunDiagsAggregates(t *testing.T) {
 }
 
 func TestRunDiagsSplitsAtFirstReward(t *testing.T) {
-	row := func(step int64, kv map[string]float64) train.Row { return train.Row{Step: step, Values: kv} }
+	row := func(step int64, kv map[string]float64) rundir.Row { return rundir.Row{Step: step, Values: kv} }
 	const rho = "eval/score_dq_spearman"
-	rows := []train.Row{
+	rows := []rundir.Row{
 		row(10, map[string]float64{rewardKey: 0}),
 		row(10, map[string]float64{rho: -0.6}),
 		row(20, map[string]float64{rewardKey: 0}),

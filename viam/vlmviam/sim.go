@@ -28,8 +28,8 @@ import (
 	rutils "go.viam.com/rdk/utils"
 
 	"github.com/vlmrb/vlmrb/render"
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/tasks"
-	"github.com/vlmrb/vlmrb/train"
 )
 
 // Models of the simulated components.
@@ -522,7 +522,7 @@ func (c *SimCamera) Reconfigure(_ context.Context, _ resource.Dependencies, conf
 	var cam *render.SimCamera
 	err = c.world().withEnv(func(env *tasks.Env) error {
 		var err error
-		cam, err = train.NewSimCamera(backend, view, "standard", w, h, env)
+		cam, err = rundir.NewSimCamera(backend, view, "standard", w, h, env)
 		return err
 	})
 	if err != nil {

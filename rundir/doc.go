@@ -1,0 +1,23 @@
+// Package rundir owns a training run's directory and everything that only
+// reads one: the run's config (the config.yaml schema, its defaults, the
+// `--set` keys and validation), the checkpoint layout (manifest.json with
+// sizes and SHA-256 of every part, atomic writes, the newest complete
+// checkpoint wins), the metrics log (metrics.jsonl, metrics.csv, TensorBoard
+// events, curves), and the tools over a finished or running run: load its
+// agent, evaluate it (`robot-train eval`), export it to ONNX and check the
+// export, and record scripted or trained episodes as a LeRobot dataset.
+//
+// It sits below train (DESIGN's order, internal/layers): train writes what
+// this package reads, and front ends that only read runs (eval, export,
+// render, score, record, the Viam module, the Python package) import rundir
+// and never the training loop.
+//
+// Contracts: Config.Validate is the one check of a config (train.Run calls
+// it at its edge; loading does not validate, so a stored config of an older
+// version still loads for eval); the YAML keys and their `--set` spellings are stable (renamed keys keep
+// their old name as an alias, keyalias.go); every file is written
+// atomically (a crash leaves the old file or the new one, never half of
+// one); readers of manifests, metrics and parts bound what they read and
+// return errors, never panic, on damaged files; evaluation seeds are
+// EvalSeed(cfg), disjoint from training seeds.
+package rundir
