@@ -3,7 +3,7 @@
 // `--set` keys and validation), the checkpoint layout (manifest.json with
 // sizes and SHA-256 of every part, atomic writes, the newest complete
 // checkpoint wins), the metrics log (metrics.jsonl, metrics.csv, TensorBoard
-// events, curves), and the tools over a finished or running run: load its
+// events, curves, the console table and progress line), and the tools over a finished or running run: load its
 // agent, evaluate it (`robot-train eval`), export it to ONNX and check the
 // export, and record scripted or trained episodes as a LeRobot dataset.
 //

@@ -76,7 +76,7 @@ type core struct {
 	recentRet, recentLen, recentSucc []float64
 
 	mlog     *rundir.MetricsLog
-	prog     *Progress
+	prog     *rundir.Progress
 	haveUpd  bool
 	lastUpd  UpdateMetrics
 	lastEval *rundir.EvalResult
@@ -131,7 +131,7 @@ func (c *core) openLog(man *rundir.Manifest) error {
 	c.startStep, c.startUpdates = c.step, c.updates
 	c.sessionStart = time.Now()
 	if c.out != nil {
-		c.prog = NewProgress(c.opts.Stdout, c.step, c.cfg.Steps)
+		c.prog = rundir.NewProgress(c.opts.Stdout, c.step, c.cfg.Steps)
 	}
 	return nil
 }

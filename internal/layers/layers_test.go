@@ -30,7 +30,7 @@ type floor struct {
 // DESIGN's floors are split where packages of one floor import each other
 // (tasks imports control; tasks/grid registers into tasks).
 var floors = []floor{
-	{"ground: the engine, collision geometry and the frame type", []string{"sim", "sim/convex", "frame"}},
+	{"ground: the engine, collision geometry, the frame type and result statistics", []string{"sim", "sim/convex", "frame", "stats"}},
 	{"the robot engine over collision geometry", []string{"sim/articulated"}},
 	{"model import onto the engine", []string{"sim/mjcf"}},
 	{"storage, networks, cameras and dataset formats", []string{"replay", "nn", "render", "hw", "lerobot"}},

@@ -3,6 +3,7 @@ package study
 import (
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/vlmrb/vlmrb/rundir"
@@ -112,5 +113,21 @@ func TestArmDiagsMedianAndJSON(t *testing.T) {
 	}
 	if want := `{"key":"metric","agg":"first","runs":3,"median":30,"min":10,"max":null}`; string(b) != want {
 		t.Errorf("JSON %s, want %s", b, want)
+	}
+}
+
+// Runs not done are listed per task/arm and state with seed ranges.
+func TestNotDoneGrouped(t *testing.T) {
+	runs := []RunStatus{
+		{ID: "reach/per/s101", State: Done},
+		{ID: "reach/per/s102", State: Missing}, {ID: "reach/per/s103", State: Missing}, {ID: "reach/per/s104", State: Missing},
+		{ID: "reach/per/s106", State: Missing},
+		{ID: "reach/uniform/s101", State: Running},
+		{ID: "reach/uniform/s102", State: Missing}, {ID: "reach/uniform/s103", State: Missing},
+	}
+	got := strings.Join(notDone(runs), "\n")
+	want := "reach/per: missing s102–s104, s106\nreach/uniform: running s101\nreach/uniform: missing s102, s103"
+	if got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}
 }

@@ -1,4 +1,4 @@
-package study
+package stats
 
 import (
 	"encoding/json"

@@ -1,9 +1,8 @@
-package study
+package stats
 
 import (
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 )
 
@@ -123,22 +122,6 @@ func TestProbImprovementCI(t *testing.T) {
 	iv = ProbImprovementCI([][]float64{{0.2, 0.4, 0.6, 0.8}}, [][]float64{{0.3, 0.5, 0.7}}, 2000, 0.95, 1)
 	if !(iv.Lo < iv.Point && iv.Point < iv.Hi) || iv.Lo < 0 || iv.Hi > 1 {
 		t.Errorf("interval %+v", iv)
-	}
-}
-
-// Runs not done are listed per task/arm and state with seed ranges.
-func TestNotDoneGrouped(t *testing.T) {
-	runs := []RunStatus{
-		{ID: "reach/per/s101", State: Done},
-		{ID: "reach/per/s102", State: Missing}, {ID: "reach/per/s103", State: Missing}, {ID: "reach/per/s104", State: Missing},
-		{ID: "reach/per/s106", State: Missing},
-		{ID: "reach/uniform/s101", State: Running},
-		{ID: "reach/uniform/s102", State: Missing}, {ID: "reach/uniform/s103", State: Missing},
-	}
-	got := strings.Join(notDone(runs), "\n")
-	want := "reach/per: missing s102–s104, s106\nreach/uniform: running s101\nreach/uniform: missing s102, s103"
-	if got != want {
-		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}
 }
 
