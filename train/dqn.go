@@ -10,6 +10,7 @@ import (
 	"github.com/vlmrb/vlmrb/replay"
 	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/tasks/grid"
+	"github.com/vlmrb/vlmrb/vlmprio"
 )
 
 // dqnRunner is Double DQN on a grid task: environments stepped in turn,
@@ -41,6 +42,7 @@ type nstepQueue struct {
 	rew  []float64
 	step []int32
 	lab  []stepLabel
+	frm  []vlmprio.Observed // o_t of each step, for VLM-RB's clips (empty without scoring)
 }
 
 // stepLabel is the info of the state after one step: the diagnostics label
@@ -158,12 +160,14 @@ func (r *dqnRunner) totalUpdates() int64 {
 // before learning starts), resetting finished episodes.
 func (r *dqnRunner) collect(ctx context.Context) error {
 	eps := r.dcfg.Epsilon(r.step)
+	var frames []vlmprio.Observed
 	if r.score != nil {
 		if err := r.score.writeBack(ctx); err != nil { // scores due under vlm.lag
 			return err
 		}
 		// o_t of every env (each env's state is its own until its step)
-		if err := r.score.capture(ctx, len(r.envs), r.view); err != nil {
+		var err error
+		if frames, err = r.score.capture(ctx, len(r.envs), r.view); err != nil {
 			return err
 		}
 	}
@@ -193,6 +197,9 @@ func (r *dqnRunner) collect(ctx context.Context) error {
 			}
 		}
 		lab := stepLabel{b2f(info.Success()), info.Get("stage"), info.Get("progress")}
+		if frames != nil {
+			r.nq[i].frm = append(r.nq[i].frm, frames[i])
+		}
 		if err := r.store(i, a, rew, next, term, trunc, lab); err != nil {
 			return err
 		}
@@ -208,7 +215,8 @@ func (r *dqnRunner) collect(ctx context.Context) error {
 	return nil
 }
 
-// store queues env i's step for n-step returns and adds every transition
+// store queues env i's step (its frame o_t already queued by collect) for
+// n-step returns and adds every transition
 // that is complete: (s_t, a_t, Σ_{k<m} γ^k r_{t+k}, s_{t+m}) with m = n,
 // or the m < n steps left when the episode ends (terminated: no bootstrap;
 // truncated: the learner bootstraps with γⁿ, a small bias at time limits).
@@ -234,8 +242,13 @@ func (r *dqnRunner) store(i int, a, rew float64, next []float64, term, trunc boo
 		}
 		last := done && len(q.rew) == 1
 		r.info["success"], r.info["stage"], r.info["progress"] = q.lab[0].success, q.lab[0].stage, q.lab[0].progress
+		var o *vlmprio.Observed
+		if len(q.frm) > 0 {
+			o = &q.frm[0]
+			q.frm = q.frm[1:]
+		}
 		q.obs, q.act, q.rew, q.step, q.lab = q.obs[1:], q.act[1:], q.rew[1:], q.step[1:], q.lab[1:]
-		_, err := r.add(r.step, i, t, r.info, last)
+		_, err := r.add(r.step, i, t, o, r.info, last)
 		return err
 	}
 	if !done {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/vlmrb/vlmrb/replay"
 	"github.com/vlmrb/vlmrb/rundir"
+	"github.com/vlmrb/vlmrb/vlmprio"
 )
 
 // recentEpisodes is the window of rollout/ statistics (SB3's stats_window_size).
@@ -148,17 +149,19 @@ func (c *core) startEpisode(i int) {
 // reward-bearing experience from the start, whatever exploration finds.
 func (c *core) demo(i int) bool { return c.epID[i] < int64(c.cfg.Demos) }
 
-// add stores env i's transition and calls the hooks.
-func (c *core) add(step int64, i int, t replay.Transition, info map[string]float64, done bool) (replay.Ref, error) {
+// add stores env i's transition with its frame o_t (nil: none) and calls
+// the hooks.
+func (c *core) add(step int64, i int, t replay.Transition, o *vlmprio.Observed, info map[string]float64, done bool) (replay.Ref, error) {
 	ref := c.buf.Add(t)
-	return ref, c.hooks.step(StepEvent{Step: step, Env: i, Ref: ref, Transition: t, Info: info, Done: done, Demo: c.demo(i)})
+	return ref, c.hooks.step(StepEvent{Step: step, Env: i, Ref: ref, Transition: t, Info: info, Done: done, Demo: c.demo(i), Frame: o})
 }
 
-// addDemo stores a recorded demonstration's transition (demos.go) and
-// calls the hooks with Demo and Recorded set.
-func (c *core) addDemo(step int64, i int, t replay.Transition, info map[string]float64, done bool) (replay.Ref, error) {
+// addDemo stores a recorded demonstration's transition (demos.go) with the
+// recording's frame (nil: not scored) and calls the hooks with Demo and
+// Recorded set.
+func (c *core) addDemo(step int64, i int, t replay.Transition, o *vlmprio.Observed, info map[string]float64, done bool) (replay.Ref, error) {
 	ref := c.buf.Add(t)
-	return ref, c.hooks.step(StepEvent{Step: step, Env: i, Ref: ref, Transition: t, Info: info, Done: done, Demo: true, Recorded: true})
+	return ref, c.hooks.step(StepEvent{Step: step, Env: i, Ref: ref, Transition: t, Info: info, Done: done, Demo: true, Recorded: true, Frame: o})
 }
 
 // record adds one step's reward and success to env i's episode and closes

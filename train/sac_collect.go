@@ -6,6 +6,7 @@ import (
 
 	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/replay"
+	"github.com/vlmrb/vlmrb/vlmprio"
 )
 
 // collect takes one step in every env: uniform random actions until
@@ -14,12 +15,14 @@ import (
 func (r *runner) collect(ctx context.Context) error {
 	cfg := &r.cfg
 	n, A := cfg.NumEnvs, r.spec.ActDim
+	var frames []vlmprio.Observed
 	if r.score != nil {
 		if err := r.score.writeBack(ctx); err != nil { // scores due under vlm.lag
 			return err
 		}
 		// o_t: frames and progress of the states the actions are taken in
-		if err := r.score.capture(ctx, n, r.view); err != nil {
+		var err error
+		if frames, err = r.score.capture(ctx, n, r.view); err != nil {
 			return err
 		}
 	}
@@ -57,11 +60,15 @@ func (r *runner) collect(ctx context.Context) error {
 		if done {
 			nobs, vals = infos[i].FinalObs, infos[i].FinalValues
 		}
+		var o *vlmprio.Observed
+		if frames != nil {
+			o = &frames[i]
+		}
 		if _, err := r.add(r.step, i, replay.Transition{
 			Obs: r.obs[i], Action: r.actions[i], Reward: rew[i], NextObs: nobs,
 			Terminated: term[i], Truncated: trunc[i],
 			Env: int32(i), Episode: r.epID[i], Step: r.epT[i],
-		}, vals, done); err != nil {
+		}, o, vals, done); err != nil {
 			return err
 		}
 		r.record(i, rew[i], vals["success"] != 0, done)

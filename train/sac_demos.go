@@ -13,6 +13,7 @@ import (
 	"github.com/vlmrb/vlmrb/lerobot"
 	"github.com/vlmrb/vlmrb/replay"
 	"github.com/vlmrb/vlmrb/rundir"
+	"github.com/vlmrb/vlmrb/vlmprio"
 )
 
 // insertDemos puts recorded episodes into the replay buffer before the
@@ -128,21 +129,21 @@ func (r *runner) replayDemos(ctx context.Context, eps []demoEpisode, perEnv [][]
 			e, tt := &eps[k], t[i]
 			done := e.term[tt] || e.trunc[tt]
 			sv := b2f(e.succs[tt])
-			ref, err := r.addDemo(r.step, i, replay.Transition{
-				Obs: e.obs[tt], Action: e.act[tt], Reward: e.rew[tt], NextObs: e.next[tt],
-				Terminated: e.term[tt], Truncated: e.trunc[tt],
-				Env: int32(i), Episode: int64(k), Step: int32(tt),
-			}, map[string]float64{"success": sv}, done)
-			if err != nil {
-				return err
-			}
+			var o *vlmprio.Observed
 			if ds.score { // the clip pipeline, with the recording's o_t (its frame tt)
 				f := frame.Frame{Camera: r.cfg.VLM.Camera, Seq: uint64(seq),
 					Time: time.Unix(0, 0).Add(time.Duration(float64(tt) * r.spec.ControlDt * float64(time.Second)))}
 				if ds.frames != nil {
 					f.Image = ds.frames[e.from+int64(tt)]
 				}
-				r.score.recorded(i, int64(k), ref, f, e.prog[tt], ds.hasProgress, done)
+				o = &vlmprio.Observed{Frame: f, Progress: e.prog[tt], HasProgress: ds.hasProgress}
+			}
+			if _, err := r.addDemo(r.step, i, replay.Transition{
+				Obs: e.obs[tt], Action: e.act[tt], Reward: e.rew[tt], NextObs: e.next[tt],
+				Terminated: e.term[tt], Truncated: e.trunc[tt],
+				Env: int32(i), Episode: int64(k), Step: int32(tt),
+			}, o, map[string]float64{"success": sv}, done); err != nil {
+				return err
 			}
 			ret[i] += e.rew[tt]
 			succ[i] = succ[i] || e.succs[tt]
