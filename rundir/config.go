@@ -307,12 +307,36 @@ func (c *Config) EnvReward() string {
 	return c.Reward
 }
 
+// Feedback is the per-sample signal a replay sampler takes back from each
+// gradient update to rewrite its priorities.
+type Feedback int
+
+const (
+	NoFeedback   Feedback = iota
+	TDFeedback            // |TD error|: PER, ERO, VLM-RB with td_product
+	ReLoFeedback          // ReLo's reducible loss (the agents compute it only then)
+)
+
+// Feedback is the one place that decides which signal the run's replay
+// takes back: the loop's sampler reads it, and both agents compute ReLo's
+// scores only when it is ReLoFeedback. c.Replay must be resolved (not
+// auto).
+func (c *Config) Feedback() Feedback {
+	switch {
+	case c.Replay == "relo":
+		return ReLoFeedback
+	case c.Replay == "per", c.Replay == "ero", c.Replay == "vlmrb" && c.Buffer.VLMRB.UseTD:
+		return TDFeedback
+	}
+	return NoFeedback
+}
+
 // SACConfig is the agent's configuration: the sac section's, with what
 // the loop derives from the run (its seed, ReLo's scores for replay relo).
 func (c *Config) SACConfig() sac.Config {
 	sc := c.SAC.Config
 	sc.NoEntropyBackup = !c.SAC.EntropyBackup
-	sc.ReLo = c.Replay == "relo"
+	sc.ReLo = c.Feedback() == ReLoFeedback
 	sc.Seed = c.Seed
 	return sc
 }

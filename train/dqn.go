@@ -146,7 +146,7 @@ func (r *dqnRunner) dqnConfig() dqn.Config {
 	}
 	dc.EpsDecaySteps = int64(d.EpsFraction * float64(max(r.cfg.Steps-d.LearningStarts, 0)))
 	dc.Categorical = r.evalEnv.Cardinalities()
-	dc.ReLo = r.cfg.Replay == "relo"
+	dc.ReLo = r.cfg.Feedback() == rundir.ReLoFeedback
 	dc.Seed = r.cfg.Seed
 	return dc
 }
@@ -277,21 +277,11 @@ func (r *dqnRunner) train(context.Context) error {
 }
 
 // dqnUpdater is the DQN agent's gradient step for core.update.
-type dqnUpdater struct{ a *dqn.Agent }
+type dqnUpdater struct{ *dqn.Agent }
 
 func (dqnUpdater) prepare(*replay.Batch) {}
 
-func (u dqnUpdater) update(b *replay.Batch) (UpdateMetrics, error) { return u.a.Update(b) }
-
-func (u dqnUpdater) signal(f feedback) []float32 {
-	switch f {
-	case tdFeedback:
-		return u.a.TDErrors()
-	case reloFeedback:
-		return u.a.ReLoScores()
-	}
-	return nil
-}
+func (u dqnUpdater) update(b *replay.Batch) (UpdateMetrics, error) { return u.Agent.Update(b) }
 
 // values adds the exploration rate and the VLM-RB group to a log row.
 func (r *dqnRunner) values(v map[string]float64) {

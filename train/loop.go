@@ -201,8 +201,10 @@ type updater interface {
 	// prepare rewrites the batch before the update (learned rewards).
 	prepare(b *replay.Batch)
 	update(b *replay.Batch) (UpdateMetrics, error)
-	// signal is the per-sample feedback of the last update.
-	signal(f feedback) []float32
+	// TDErrors and ReLoScores are the last update's per-sample signals
+	// (the sampler takes back the one the config decided: sampler.signal).
+	TDErrors() []float32
+	ReLoScores() []float32
 }
 
 // update runs updates until the count reaches target. obs are the envs'
@@ -221,7 +223,7 @@ func (c *core) update(target int64, obs [][]float64, u updater) error {
 		}
 		c.lastUpd, c.haveUpd = m, true
 		c.updates++
-		if sig := u.signal(c.smp.feedback); sig != nil {
+		if sig := c.smp.signal(u); sig != nil {
 			for i, v := range sig {
 				c.prioBuf[i] = float64(v)
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/replay"
+	"github.com/vlmrb/vlmrb/sac"
 	"github.com/vlmrb/vlmrb/vlmprio"
 )
 
@@ -142,11 +143,14 @@ func (r *runner) train(context.Context) error {
 		}
 	}
 	target := int64(float64(r.step-start+int64(cfg.NumEnvs))*cfg.SAC.UpdatesPerStep) + extra
-	return r.update(target, r.obs, sacUpdater{r})
+	return r.update(target, r.obs, sacUpdater{r.agent, r})
 }
 
 // sacUpdater is the SAC agent's gradient step for core.update.
-type sacUpdater struct{ r *runner }
+type sacUpdater struct {
+	*sac.Agent
+	r *runner
+}
 
 func (u sacUpdater) prepare(b *replay.Batch) {
 	if u.r.rm != nil {
@@ -154,14 +158,4 @@ func (u sacUpdater) prepare(b *replay.Batch) {
 	}
 }
 
-func (u sacUpdater) update(b *replay.Batch) (UpdateMetrics, error) { return u.r.agent.Update(b) }
-
-func (u sacUpdater) signal(f feedback) []float32 {
-	switch f {
-	case tdFeedback:
-		return u.r.agent.TDErrors()
-	case reloFeedback:
-		return u.r.agent.ReLoScores()
-	}
-	return nil
-}
+func (u sacUpdater) update(b *replay.Batch) (UpdateMetrics, error) { return u.Agent.Update(b) }

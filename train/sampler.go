@@ -5,16 +5,6 @@ import (
 	"github.com/vlmrb/vlmrb/rundir"
 )
 
-// feedback is the per-sample signal a sampler takes back after each
-// update, decided once when the sampler is built.
-type feedback int
-
-const (
-	noFeedback   feedback = iota
-	tdFeedback            // |TD error| (PER, ERO, VLM-RB with td_product)
-	reloFeedback          // ReLo's reducible loss
-)
-
 // The optional parts of a sampler, which the loop calls without knowing
 // the sampler's type. A sampler implements those it needs.
 type (
@@ -42,8 +32,8 @@ type (
 // VLM-RB's sampler for the scorer's write-backs.
 type sampler struct {
 	replay.Sampler
-	feedback feedback
-	vlmrb    *replay.VLMRB // the score sink of replay vlmrb (nil otherwise)
+	feedback rundir.Feedback // Config.Feedback, the one decision
+	vlmrb    *replay.VLMRB   // the score sink of replay vlmrb (nil otherwise)
 
 	ender   episodeEnder
 	querier stateQuerier
@@ -56,10 +46,8 @@ type sampler struct {
 // anneals PER's β; warmupSamples is VLM-RB's λ warm-up in Sample calls
 // (one per update).
 func newSampler(cfg *rundir.Config, buf *replay.Buffer, totalUpdates, warmupSamples int64) (sampler, error) {
-	var (
-		s   sampler
-		err error
-	)
+	var err error
+	s := sampler{feedback: cfg.Feedback()}
 	switch cfg.Replay {
 	case "uniform":
 		s.Sampler = replay.NewUniform(buf)
@@ -68,16 +56,9 @@ func newSampler(cfg *rundir.Config, buf *replay.Buffer, totalUpdates, warmupSamp
 		if p, err = newPER(cfg, buf, totalUpdates); err == nil {
 			s.Sampler = p
 		}
-		s.feedback = tdFeedback
-		if cfg.Replay == "relo" {
-			s.feedback = reloFeedback
-		}
 	case "vlmrb":
 		if s.vlmrb, err = newVLMRB(cfg, buf, totalUpdates, warmupSamples); err == nil {
 			s.Sampler, s.counter = s.vlmrb, s.vlmrb
-		}
-		if cfg.Buffer.VLMRB.UseTD {
-			s.feedback = tdFeedback
 		}
 	case "aer":
 		var a *aerSampler
@@ -89,7 +70,6 @@ func newSampler(cfg *rundir.Config, buf *replay.Buffer, totalUpdates, warmupSamp
 		if e, err = newERO(cfg, buf); err == nil {
 			s.Sampler, s.ender, s.metrics, s.state = e, e, e, e
 		}
-		s.feedback = tdFeedback
 	default:
 		return s, rundir.ConfigErrorf("replay %q is not available (choose one of %v)", cfg.Replay, rundir.ReplayChoices)
 	}
@@ -119,6 +99,21 @@ func newVLMRB(cfg *rundir.Config, buf *replay.Buffer, totalUpdates, warmupSample
 	vc.Beta0, vc.BetaSteps = cfg.Buffer.PER.Beta0, totalUpdates
 	vc.WarmupSteps = warmupSamples
 	return replay.NewVLMRB(buf, vc)
+}
+
+// signal is the last update's per-sample signal this sampler takes back
+// (nil: none).
+func (s *sampler) signal(a interface {
+	TDErrors() []float32
+	ReLoScores() []float32
+}) []float32 {
+	switch s.feedback {
+	case rundir.TDFeedback:
+		return a.TDErrors()
+	case rundir.ReLoFeedback:
+		return a.ReLoScores()
+	}
+	return nil
 }
 
 // prioritized is how many of the last batch's first draws came from the
