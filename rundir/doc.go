@@ -7,6 +7,26 @@
 // agent, evaluate it (`robot-train eval`), export it to ONNX and check the
 // export, and record scripted or trained episodes as a LeRobot dataset.
 //
+// A run directory:
+//
+//	RUN_DIR/
+//	  config.yaml          the resolved configuration (secrets removed)
+//	  platform.json        every session's Go, CPU and BLAS
+//	  metrics.csv          one row per log interval, one column per metric
+//	  metrics.jsonl        the same rows as JSON objects (the source of truth on resume)
+//	  tb/                  TensorBoard event files (hand-encoded TFRecord/Event protobuf)
+//	  curves/*.png         learning curves, refreshed at every evaluation
+//	  videos/eval-*.gif    evaluation episodes
+//	  checkpoints/step-N/  agent.bin, replay.bin, state.json, config.yaml (reward.bin with
+//	                       a learned reward); manifest.json, with every file's size and
+//	                       SHA-256, written last: a checkpoint is complete when it exists
+//	                       and every file matches
+//	  checkpoints/best/    agent.bin, config.yaml and eval.json of the best evaluation so far
+//
+// EvalRun evaluates a run's newest, best or step-N checkpoint the way the
+// run's own evaluations did (same episodes, seed, length): the newest
+// checkpoint of a finished run reproduces its final evaluation exactly.
+//
 // It sits below train (DESIGN's order, internal/layers): train writes what
 // this package reads, and front ends that only read runs (eval, export,
 // render, score, record, the Viam module, the Python package) import rundir
