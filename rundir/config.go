@@ -7,6 +7,7 @@ import (
 
 	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"github.com/vlmrb/vlmrb/internal/safefile"
+	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/replay"
 	"github.com/vlmrb/vlmrb/sac"
 	"github.com/vlmrb/vlmrb/tasks"
@@ -213,7 +214,7 @@ func DefaultConfig() Config {
 			Clip:       vlmprio.ClipperConfig{Length: 32, Stride: 8, Apply: vlmprio.ApplyStride},
 			Frames:     32,
 			ClipFormat: "images",
-			Camera:     TaskCamera,
+			Camera:     render.TaskCamera,
 			Width:      224,
 			Height:     224,
 			Backend:    "auto",
@@ -225,7 +226,7 @@ func DefaultConfig() Config {
 			Timeout:    30,
 		},
 		RM: RewardConfig{
-			Camera: TaskCamera, FrameSize: 64,
+			Camera: render.TaskCamera, FrameSize: 64,
 			Rater: "oracle", Loss: "mae", CNNSize: 32, Ensemble: 3, Batch: 512, LR: 3e-4, Epochs: 10,
 			First: 10000, Every: 5000, PerSession: 50, Budget: 10000, Episodes: 100, PerEpisode: 4, Workers: 5,
 			Pretrain: "entropy", EntropyK: 5, ResetCritic: true, Catchup: 100, Standardize: true,

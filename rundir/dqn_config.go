@@ -47,17 +47,11 @@ func DefaultDQNConfig() DQNConfig {
 	return DQNConfig{Config: dc, TrainFreq: 4, EpsFraction: 0.4, MaxGradNorm: 10}
 }
 
-// IsDiscrete reports whether the task has a discrete action space (the
-// grid tasks).
-//
-// Deprecated: use tasks.IsDiscrete.
-func IsDiscrete(task string) bool { return tasks.IsDiscrete(task) }
-
 // ResolvedAlgo returns the learner a config runs: Algo, or for auto dqn on
 // discrete tasks and sac otherwise.
 func (c *Config) ResolvedAlgo() string {
 	if c.Algo == "" || c.Algo == "auto" {
-		if IsDiscrete(c.Task) {
+		if tasks.IsDiscrete(c.Task) {
 			return "dqn"
 		}
 		return "sac"
@@ -90,9 +84,9 @@ func (c *Config) validateDQN(add func(error)) {
 	}
 	algo := c.ResolvedAlgo()
 	switch {
-	case algo == "dqn" && c.Task != "" && !IsDiscrete(c.Task):
+	case algo == "dqn" && c.Task != "" && !tasks.IsDiscrete(c.Task):
 		add(ConfigErrorf("algo dqn needs a discrete task (%v); %s has continuous actions: use --algo sac", grid.Names(), c.Task))
-	case algo == "sac" && IsDiscrete(c.Task):
+	case algo == "sac" && tasks.IsDiscrete(c.Task):
 		add(ConfigErrorf("task %s has discrete actions: use --algo dqn (or auto)", c.Task))
 	}
 	if algo != "dqn" {

@@ -150,8 +150,8 @@ func EvalRun(ctx context.Context, path string, o EvalRunOptions) (*EvalRunResult
 			if cfg.IsArmTask() {
 				return nil, &ConfigError{Msg: "an arm-reach run is evaluated on its own arm (no task override)"}
 			}
-			if _, err := TaskMeta(o.Task); err != nil {
-				return nil, err
+			if _, err := tasks.Describe(o.Task); err != nil {
+				return nil, asConfigError(err)
 			}
 			cfg.Task, res.Task = o.Task, o.Task
 		}
@@ -237,25 +237,6 @@ func DQNEvalPolicy(a *dqn.Agent, eps float64, rng *rand.Rand) control.Policy {
 		}
 		dst[0] = float64(a.Greedy(obs))
 	})
-}
-
-// TaskMeta returns the description of the manipulation task name, or a
-// *ConfigError that lists the known tasks, the grid ones included.
-//
-// Deprecated: use tasks.Describe.
-func TaskMeta(name string) (tasks.Meta, error) {
-	m, err := tasks.Describe(name)
-	return m, asConfigError(err)
-}
-
-// MakeTaskEnv makes one env of the manipulation task name; maxSteps 0 is
-// training's default episode length. An unknown task or reward is a
-// *ConfigError.
-//
-// Deprecated: use tasks.MakeEnv.
-func MakeTaskEnv(name, reward string, maxSteps int) (*tasks.Env, error) {
-	e, err := tasks.MakeEnv(name, reward, maxSteps)
-	return e, asConfigError(err)
 }
 
 // EvalSeedSalt separates evaluation episode seeds from training ones; every

@@ -254,9 +254,9 @@ func evalONNXTask(ctx context.Context, p *policy.Policy, res *EvalONNXResult, me
 	if maxLen == 0 {
 		maxLen, _ = strconv.Atoi(meta(MetaMaxEpisodeLen))
 	}
-	env, err := MakeTaskEnv(res.Task, rew, maxLen)
+	env, err := tasks.MakeEnv(res.Task, rew, maxLen)
 	if err != nil {
-		return nil, err
+		return nil, asConfigError(err)
 	}
 	defer func() { _ = env.Close() }()
 	spec := env.Spec()

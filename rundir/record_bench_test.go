@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+
+	"github.com/vlmrb/vlmrb/render"
 )
 
 // BenchmarkRecord records one 100-step expert episode of push with the
@@ -16,7 +18,7 @@ func BenchmarkRecord(b *testing.B) {
 	for b.Loop() {
 		res, err := Record(context.Background(), filepath.Join(root, fmt.Sprint(i)), RecordOptions{
 			Task: "push", Policy: "expert", Episodes: 1, MaxEpisodeLen: 100,
-			Cameras: []string{TaskCamera}, Width: 128, Height: 128, Backend: "auto"})
+			Cameras: []string{render.TaskCamera}, Width: 128, Height: 128, Backend: "auto"})
 		if err != nil {
 			b.Skip(err) // no renderer or no ffmpeg
 		}

@@ -51,12 +51,3 @@ func NewGridScorer(name string, v VLMConfig) (vlmprio.Scorer, error) {
 	s, err := vlmprio.NewScorer(sc)
 	return s, asConfigError(err)
 }
-
-// ClipEncoding returns the query encoding of vlm.clip_format; a bad format
-// is a *ConfigError.
-//
-// Deprecated: use vlmprio.EncodingFor.
-func ClipEncoding(v VLMConfig) (vlmprio.Encoding, error) {
-	e, err := vlmprio.EncodingFor(v.ClipFormat, v.Frames, v.Width, v.Height)
-	return e, asConfigError(err)
-}

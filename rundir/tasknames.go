@@ -5,19 +5,6 @@ import (
 	_ "github.com/vlmrb/vlmrb/tasks/grid" // registers the DoorKey family into tasks
 )
 
-// TaskNames returns every task a run can train: the manipulation tasks,
-// the DoorKey grid tasks and arm-reach (an imported MJCF arm, --model).
-//
-// Deprecated: use tasks.AllNames.
-func TaskNames() []string { return tasks.AllNames() }
-
-// CanonicalTask returns vlmrb's name for a task named by MetaWorld
-// (reach-v3) or MiniGrid (MiniGrid-DoorKey-8x8-v0), and any other name as
-// it is.
-//
-// Deprecated: use tasks.Canonical.
-func CanonicalTask(name string) string { return tasks.Canonical(name) }
-
 // checkTask is nil for a task a run can train and otherwise a
 // *ConfigError naming the closest tasks and all of them.
 func checkTask(name string) error { return asConfigError(tasks.CheckName(name)) }
@@ -30,9 +17,3 @@ func asConfigError(err error) error {
 	}
 	return &ConfigError{Msg: err.Error()}
 }
-
-// UnknownTaskError is checkTask's message for name as an error (nil when
-// the task exists), for commands that take a task name.
-//
-// Deprecated: use tasks.CheckName.
-func UnknownTaskError(name string) error { return checkTask(name) }

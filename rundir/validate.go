@@ -23,7 +23,7 @@ func oneOf(name, v string, choices []string) error {
 }
 
 // Validate checks the config for values the loop cannot run with,
-// the task's name included (CanonicalTask translates other projects'
+// the task's name included (tasks.Canonical translates other projects'
 // names first).
 func (c *Config) Validate() error {
 	var errs []error

@@ -25,7 +25,7 @@ type Policy struct {
 func LoadPolicy(dir string) (*Policy, error) {
 	a, cfg, man, err := rundir.LoadAgent(dir)
 	if err != nil {
-		if rundir.IsDiscrete(cfg.Task) {
+		if tasks.IsDiscrete(cfg.Task) {
 			return nil, fmt.Errorf("checkpoint %q is a DQN run of the grid task %q, which has no arm to drive; use a SAC run of a manipulation task: %w", dir, cfg.Task, err)
 		}
 		return nil, fmt.Errorf("load checkpoint %q: %w", dir, err)

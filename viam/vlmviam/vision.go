@@ -76,7 +76,7 @@ func (c *ScorerConfig) Validate(path string) ([]string, error) {
 	if c.Task == "" {
 		return nil, fmt.Errorf(`"task" is required: the vlmrb task the clips show (its description and colours drive the scorer)`)
 	}
-	if _, err := rundir.TaskMeta(c.Task); err != nil {
+	if _, err := tasks.Describe(c.Task); err != nil {
 		return nil, fmt.Errorf(`"task": %w`, err)
 	}
 	switch c.Scorer {
@@ -157,7 +157,7 @@ func (s *Scorer) Reconfigure(ctx context.Context, deps resource.Dependencies, co
 	if err != nil {
 		return fmt.Errorf("camera %q: %w", c.Camera, err)
 	}
-	meta, err := rundir.TaskMeta(c.Task)
+	meta, err := tasks.Describe(c.Task)
 	if err != nil {
 		return err
 	}

@@ -226,7 +226,7 @@ func inProcessEval(t *testing.T, run string, episodes int, seed uint64) *rundir.
 		t.Fatal(err)
 	}
 	defer pol.Close()
-	env, err := rundir.MakeTaskEnv(pol.Config.Task, pol.Config.EnvReward(), pol.EpisodeLen())
+	env, err := tasks.MakeEnv(pol.Config.Task, pol.Config.EnvReward(), pol.EpisodeLen())
 	if err != nil {
 		t.Fatal(err)
 	}

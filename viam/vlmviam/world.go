@@ -11,7 +11,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/vlmrb/vlmrb/render"
-	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/sim"
 	"github.com/vlmrb/vlmrb/tasks"
 )
@@ -49,10 +48,10 @@ func (c *WorldConfig) validate() error {
 	if c.Task == "" {
 		return fmt.Errorf(`"task" is required: a vlmrb task name such as "reach" (robot-train tasks lists them)`)
 	}
-	if rundir.IsDiscrete(c.Task) {
+	if tasks.IsDiscrete(c.Task) {
 		return fmt.Errorf(`"task" %q is a grid task, which has no arm; use a manipulation task such as "reach"`, c.Task)
 	}
-	if _, err := rundir.TaskMeta(c.Task); err != nil {
+	if _, err := tasks.Describe(c.Task); err != nil {
 		return fmt.Errorf(`"task": %w`, err)
 	}
 	if c.Reward != "" && c.Reward != "dense" && c.Reward != "sparse" {
@@ -114,7 +113,7 @@ func acquireWorld(c WorldConfig) (*World, error) {
 		w.refs++
 		return w, nil
 	}
-	env, err := rundir.MakeTaskEnv(c.Task, c.Reward, c.MaxSteps)
+	env, err := tasks.MakeEnv(c.Task, c.Reward, c.MaxSteps)
 	if err != nil {
 		return nil, err
 	}
