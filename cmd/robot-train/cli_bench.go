@@ -47,6 +47,7 @@ func Throughput(ctx context.Context, o ThroughputOptions) ([]ThroughputRow, erro
 	if _, err := describeTask(o.Task); err != nil {
 		return nil, err
 	}
+	// process-global: every network in this process uses the backend
 	if err := nn.SetBackend(o.BLAS); err != nil {
 		return nil, &rundir.ConfigError{Msg: "--blas: " + err.Error()}
 	}

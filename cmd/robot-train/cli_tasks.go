@@ -60,6 +60,7 @@ func BLASBackends() []string { return nn.Backends() }
 // SelectBLAS selects the BLAS backend as Run does for Config.BLAS (auto:
 // OpenBLAS when compiled in, else gonum) and returns the one selected.
 func SelectBLAS(name string) (string, error) {
+	// process-global: every network in this process uses the backend
 	if err := nn.SetBackend(name); err != nil {
 		return nn.Backend(), err
 	}

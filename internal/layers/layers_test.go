@@ -26,7 +26,7 @@ type floor struct {
 }
 
 // floors is DESIGN.md's order, bottom first:
-// cmd → train → {vlmreward, vlmprio, sac, dqn, control/tasks} → {replay, nn, render, hw} → {sim, frame}.
+// cmd → train → rundir → {vlmreward, vlmprio, sac, dqn, control/tasks} → {replay, nn, render, hw} → {sim, frame, stats}.
 // DESIGN's floors are split where packages of one floor import each other
 // (tasks imports control; tasks/grid registers into tasks).
 var floors = []floor{
