@@ -79,7 +79,7 @@ func (c *Config) ArmOptions() (tasks.ArmReachOptions, error) {
 	return o, nil
 }
 
-// newArmEnv loads c's arm for the articulated engine and builds an
+// NewArmEnv loads c's arm for the articulated engine and builds an
 // arm-reach env over it.
 func NewArmEnv(c *Config, opts tasks.ArmReachOptions) (*tasks.ArmReach, error) {
 	m, err := mjcf.LoadArticulated(c.Arm.Model, mjcf.Options{})
@@ -143,7 +143,7 @@ func EvalArmPolicy(ctx context.Context, arm ArmConfig, reward string, maxSteps i
 	case "expert":
 		pol = env.Expert()
 	case "random":
-		pol = RandomPolicy(seed)
+		pol = control.RandomPolicy(seed)
 	default:
 		return nil, nil, &ConfigError{Msg: fmt.Sprintf("--policy %q is not one of expert|random", policy)}
 	}

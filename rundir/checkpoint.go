@@ -85,7 +85,7 @@ func SaveCheckpoint(runDir string, m *Manifest, parts []CheckpointPart, keep int
 	return dir, pruneCheckpoints(root, m.Step, keep)
 }
 
-// writeCheckpointDir writes parts and their manifest into root/name: into
+// WriteCheckpointDir writes parts and their manifest into root/name: into
 // a hidden directory first, renamed into place when complete, so an
 // existing checkpoint of that name stays whole until then.
 func WriteCheckpointDir(root, name string, m *Manifest, parts []CheckpointPart) (string, error) {

@@ -227,7 +227,7 @@ func evalDQNRun(ctx context.Context, cfg Config, agentBin []byte, step int64, ep
 	return EvaluateGrid(ctx, env, DQNEvalPolicy(agent, e, rand.New(rand.NewPCG(seed, uint64(step)))), episodes, seed)
 }
 
-// dqnEvalPolicy is greedy with probability 1−eps, else a random action
+// DQNEvalPolicy is greedy with probability 1−eps, else a random action
 // from rng.
 func DQNEvalPolicy(a *dqn.Agent, eps float64, rng *rand.Rand) control.Policy {
 	return control.PolicyFunc(func(obs, dst []float64) {

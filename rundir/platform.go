@@ -32,7 +32,7 @@ type PlatformSession struct {
 // ≈ 0.5 kB; a run resumed thousands of times stays far below it).
 const maxPlatformFile = 4 << 20
 
-// saveRunRecord writes dir's config.yaml and appends this session to its
+// SaveRunRecord writes dir's config.yaml and appends this session to its
 // PlatformFile; man is the checkpoint the run resumes from (nil: fresh).
 func SaveRunRecord(dir string, cfg *Config, man *Manifest) error {
 	if err := SaveConfig(filepath.Join(dir, "config.yaml"), cfg); err != nil {

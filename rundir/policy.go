@@ -22,11 +22,6 @@ func AgentPolicy(a *sac.Agent) control.Policy {
 	return control.PolicyFunc(func(obs, dst []float64) { a.Act(dst, obs, true) })
 }
 
-// RandomPolicy returns a policy of uniform random actions in [−1, 1].
-//
-// Deprecated: use control.RandomPolicy.
-func RandomPolicy(seed uint64) control.Policy { return control.RandomPolicy(seed) }
-
 // ScriptedPolicy returns the named scripted policy for env: "expert" (the
 // task's scripted expert) or "random"; another name is a *ConfigError.
 //

@@ -192,7 +192,7 @@ func recordPolicy(o *RecordOptions) (pol func(env *tasks.Env, ep int) control.Po
 		return func(env *tasks.Env, _ int) control.Policy { return env.Expert() }, false, closePol, nil
 	case "random":
 		return func(_ *tasks.Env, ep int) control.Policy {
-			return RandomPolicy(o.Seed ^ uint64(ep+1)*0x9e3779b97f4a7c15)
+			return control.RandomPolicy(o.Seed ^ uint64(ep+1)*0x9e3779b97f4a7c15)
 		}, true, closePol, nil
 	}
 	st, err := os.Stat(o.Policy)

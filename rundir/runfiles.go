@@ -38,7 +38,7 @@ func CheckNewRunDir(dir string) error {
 	return &RunExistsError{Dir: dir, Step: m.Step}
 }
 
-// removeEmptyRunDir removes dir when it holds nothing but what a start
+// RemoveEmptyRunDir removes dir when it holds nothing but what a start
 // writes before it can be refused — its lock file, config.yaml,
 // platform.json and empty directories — for a directory that start made
 // (the lock is released by then). Anything else in it is kept.

@@ -73,7 +73,7 @@ func (l *MetricsLog) WriteVideo(step int64, tag, path string) error {
 	return l.tb.Flush()
 }
 
-// evalVideoPath is where the evaluation at step writes its GIF.
+// EvalVideoPath is where the evaluation at step writes its GIF.
 func EvalVideoPath(out string, step int64) string {
 	return filepath.Join(out, "videos", fmt.Sprintf("eval-%09d.gif", step))
 }

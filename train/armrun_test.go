@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/sim/mjcf"
 	"github.com/vlmrb/vlmrb/tasks"
@@ -98,7 +99,7 @@ func TestEvalArmExpert(t *testing.T) {
 		if res.SuccessRate != 1 || extra["eval/success_any_step"] != 1 || extra["eval/final_distance_m"] > tasks.ArmReachSuccess {
 			t.Errorf("%s control: expert %+v %v", mode, res, extra)
 		}
-		zero, _, err := rundir.EvalArm(context.Background(), env, rundir.RandomPolicy(1), 10, 3)
+		zero, _, err := rundir.EvalArm(context.Background(), env, control.RandomPolicy(1), 10, 3)
 		if err != nil || zero.SuccessRate > 0.3 {
 			t.Errorf("%s control: random actions reach %v (%v)", mode, zero.SuccessRate, err)
 		}

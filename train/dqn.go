@@ -281,7 +281,7 @@ type dqnUpdater struct{ *dqn.Agent }
 
 func (dqnUpdater) prepare(*replay.Batch) {}
 
-func (u dqnUpdater) update(b *replay.Batch) (UpdateMetrics, error) { return u.Agent.Update(b) }
+func (u dqnUpdater) update(b *replay.Batch) (UpdateMetrics, error) { return u.Update(b) }
 
 // values adds the exploration rate and the VLM-RB group to a log row.
 func (r *dqnRunner) values(v map[string]float64) {

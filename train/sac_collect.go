@@ -158,4 +158,4 @@ func (u sacUpdater) prepare(b *replay.Batch) {
 	}
 }
 
-func (u sacUpdater) update(b *replay.Batch) (UpdateMetrics, error) { return u.Agent.Update(b) }
+func (u sacUpdater) update(b *replay.Batch) (UpdateMetrics, error) { return u.Update(b) }
