@@ -12,7 +12,7 @@ import (
 
 // yamlProblem rewrites a YAML decoding error of a config for its reader:
 // an unknown key is named by its dotted path with the closest known keys
-// (not "field gama not found in type train.SACConfig"), and Go type names
+// (not "field gama not found in type rundir.SACConfig"), and Go type names
 // become what the key wants ("a number", not float64).
 func yamlProblem(src []byte, err error) string {
 	msg := err.Error()
