@@ -73,7 +73,7 @@ bench:
 bench-mujoco:
 	bench/mujoco.sh
 
-# run: the README's main command. Trains the built-in default (train.DefaultConfig:
+# run: the README's main command. Trains the built-in default (rundir.DefaultConfig:
 # SAC on reach, 30,000 env steps, dense reward, uniform replay — replay "auto";
 # VLM-RB is --replay vlmrb; sized for ≤ 10 minutes on 2 cores) into a fresh
 # run directory, then prints where the learning curves, eval GIFs and checkpoint are.

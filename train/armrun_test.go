@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vlmrb/vlmrb/control"
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/sim/mjcf"
 	"github.com/vlmrb/vlmrb/tasks"
 )
@@ -15,9 +17,9 @@ import (
 var arm6 = filepath.Join("..", "sim", "mjcf", "testdata", "arm6.xml")
 
 // tinyArmConfig is task arm-reach on arm6.xml at a budget of about a second.
-func tinyArmConfig(out string) Config {
-	c := DefaultConfig()
-	ApplyArmDefaults(&c)
+func tinyArmConfig(out string) rundir.Config {
+	c := rundir.DefaultConfig()
+	rundir.ApplyArmDefaults(&c)
 	c.Arm.Model, c.Out = arm6, out
 	c.Steps, c.Demos = 300, 2
 	c.SAC.LearningStarts, c.SAC.BatchSize, c.SAC.Hidden = 200, 16, []int{8, 8}
@@ -57,12 +59,12 @@ func TestRunArmReach(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	var back Config
-	if err := LoadConfigFile(filepath.Join(out, "config.yaml"), &back); err != nil || back.Task != tasks.ArmReachName || back.Arm.Model != arm6 {
+	var back rundir.Config
+	if err := rundir.LoadConfigFile(filepath.Join(out, "config.yaml"), &back); err != nil || back.Task != tasks.ArmReachName || back.Arm.Model != arm6 {
 		t.Fatalf("config.yaml: %v, task %q model %q", err, back.Task, back.Arm.Model)
 	}
 	// robot-train eval of the checkpoint: the run's own evaluation episodes
-	ev, err := EvalRun(context.Background(), out, EvalRunOptions{})
+	ev, err := rundir.EvalRun(context.Background(), out, rundir.EvalRunOptions{})
 	if err != nil || ev.Step != 300 || ev.Episodes != 2 || ev.SuccessRate != res.FinalEval.SuccessRate ||
 		ev.MeanReturn != res.FinalEval.MeanReturn {
 		t.Errorf("EvalRun %+v (%v) against the run's final evaluation %+v", ev, err, res.FinalEval)
@@ -90,14 +92,14 @@ func TestEvalArmExpert(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, extra, err := evalArm(context.Background(), env, env.Expert(), 10, 3)
+		res, extra, err := rundir.EvalArm(context.Background(), env, env.Expert(), 10, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if res.SuccessRate != 1 || extra["eval/success_any_step"] != 1 || extra["eval/final_distance_m"] > tasks.ArmReachSuccess {
 			t.Errorf("%s control: expert %+v %v", mode, res, extra)
 		}
-		zero, _, err := evalArm(context.Background(), env, RandomPolicy(1), 10, 3)
+		zero, _, err := rundir.EvalArm(context.Background(), env, control.RandomPolicy(1), 10, 3)
 		if err != nil || zero.SuccessRate > 0.3 {
 			t.Errorf("%s control: random actions reach %v (%v)", mode, zero.SuccessRate, err)
 		}
@@ -108,17 +110,17 @@ func TestEvalArmExpert(t *testing.T) {
 // Validate, naming the key.
 func TestArmConfigErrors(t *testing.T) {
 	t.Parallel()
-	for want, edit := range map[string]func(*Config){
-		"needs arm.model": func(c *Config) { c.Arm.Model = "" },
-		"arm.control":     func(c *Config) { c.Arm.Control = "torque" },
-		"reward erlvlm":   func(c *Config) { c.Reward = "erlvlm" },
-		"oracle scorer":   func(c *Config) { c.Replay, c.Scorer = "vlmrb", "pixel" },
-		"is for task":     func(c *Config) { c.Task = "push" },
+	for want, edit := range map[string]func(*rundir.Config){
+		"needs arm.model": func(c *rundir.Config) { c.Arm.Model = "" },
+		"arm.control":     func(c *rundir.Config) { c.Arm.Control = "torque" },
+		"reward erlvlm":   func(c *rundir.Config) { c.Reward = "erlvlm" },
+		"oracle scorer":   func(c *rundir.Config) { c.Replay, c.Scorer = "vlmrb", "pixel" },
+		"is for task":     func(c *rundir.Config) { c.Task = "push" },
 	} {
 		c := tinyArmConfig(t.TempDir())
 		edit(&c)
 		err := c.Validate()
-		var ce *ConfigError
+		var ce *rundir.ConfigError
 		if !errors.As(err, &ce) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v", want, err)
 		}

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/vlmrb/vlmrb/replay"
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 // The aer and ero sections of a config are replay.AERConfig (the
@@ -15,23 +16,6 @@ import (
 // Bernoulli draws and learns by REINFORCE on the change of the return from
 // one training episode to the next.
 
-// validateBaselines checks the aer and ero sections when they are used.
-func (c *Config) validateBaselines(add func(error)) {
-	switch c.Replay {
-	case "aer":
-		if !(c.AER.Lambda0 >= 1 && c.AER.Lambda0 <= 1024) {
-			add(badf("aer.lambda0 must be in [1, 1024] (got %g)", c.AER.Lambda0))
-		}
-	case "ero":
-		if c.ERO.Candidates < 1 || c.ERO.Candidates > 256 {
-			add(badf("ero.candidates must be in [1, 256] (got %d)", c.ERO.Candidates))
-		}
-		if !(c.ERO.LR > 0) {
-			add(badf("ero.lr must be > 0 (got %g)", c.ERO.LR))
-		}
-	}
-}
-
 // aerSampler is replay.AER told the agent's current state before every
 // Sample.
 type aerSampler struct{ *replay.AER }
@@ -40,7 +24,7 @@ func (a *aerSampler) setQuery(obs []float64) { a.SetQuery(obs) }
 
 // newAER builds replay aer over buf; totalUpdates is the length of its λ
 // annealing (one Sample per update).
-func newAER(cfg *Config, buf *replay.Buffer, totalUpdates int64) (*aerSampler, error) {
+func newAER(cfg *rundir.Config, buf *replay.Buffer, totalUpdates int64) (*aerSampler, error) {
 	ac := cfg.AER
 	ac.LambdaSteps = totalUpdates
 	s, err := replay.NewAER(buf, ac)
@@ -63,7 +47,7 @@ type eroSampler struct {
 	have bool
 }
 
-func newERO(cfg *Config, buf *replay.Buffer) (*eroSampler, error) {
+func newERO(cfg *rundir.Config, buf *replay.Buffer) (*eroSampler, error) {
 	s, err := replay.NewERO(buf, cfg.ERO)
 	if err != nil {
 		return nil, err

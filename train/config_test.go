@@ -7,11 +7,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 func TestDefaultConfigValid(t *testing.T) {
 	t.Parallel()
-	c := DefaultConfig()
+	c := rundir.DefaultConfig()
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -19,8 +21,8 @@ func TestDefaultConfigValid(t *testing.T) {
 
 func TestLoadConfigOverridesAndRejectsUnknown(t *testing.T) {
 	t.Parallel()
-	c := DefaultConfig()
-	err := LoadConfig(strings.NewReader("task: push\nsac:\n  batch_size: 64\n"), &c)
+	c := rundir.DefaultConfig()
+	err := rundir.LoadConfig(strings.NewReader("task: push\nsac:\n  batch_size: 64\n"), &c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,14 +34,14 @@ func TestLoadConfigOverridesAndRejectsUnknown(t *testing.T) {
 		{"nested", "sac:\n  batchsize: 64\n", "batchsize"},
 		{"secret", "vlm:\n  api_key: sk-123\n", "api_key"},
 	} {
-		c := DefaultConfig()
-		err := LoadConfig(strings.NewReader(tc.yaml), &c)
+		c := rundir.DefaultConfig()
+		err := rundir.LoadConfig(strings.NewReader(tc.yaml), &c)
 		if err == nil || !strings.Contains(err.Error(), tc.key) {
 			t.Errorf("%s: error %v does not name %q", tc.name, err, tc.key)
 		}
 	}
-	c = DefaultConfig()
-	if err := LoadConfig(strings.NewReader(""), &c); err != nil {
+	c = rundir.DefaultConfig()
+	if err := rundir.LoadConfig(strings.NewReader(""), &c); err != nil {
 		t.Fatalf("empty file: %v", err)
 	}
 }
@@ -47,20 +49,20 @@ func TestLoadConfigOverridesAndRejectsUnknown(t *testing.T) {
 func TestValidateNamesField(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		mut  func(*Config)
+		mut  func(*rundir.Config)
 		want string
 	}{
-		{func(c *Config) { c.Replay = "fifo" }, "replay"},
-		{func(c *Config) { c.Scorer = "gpt" }, "scorer"},
-		{func(c *Config) { c.Steps = 0 }, "steps"},
-		{func(c *Config) { c.SAC.Gamma = 1.5 }, "sac.gamma"},
-		{func(c *Config) { c.Buffer.Capacity = 10 }, "buffer.capacity"},
-		{func(c *Config) { c.Scorer = "openai" }, "--vlm-base-url"},
+		{func(c *rundir.Config) { c.Replay = "fifo" }, "replay"},
+		{func(c *rundir.Config) { c.Scorer = "gpt" }, "scorer"},
+		{func(c *rundir.Config) { c.Steps = 0 }, "steps"},
+		{func(c *rundir.Config) { c.SAC.Gamma = 1.5 }, "sac.gamma"},
+		{func(c *rundir.Config) { c.Buffer.Capacity = 10 }, "buffer.capacity"},
+		{func(c *rundir.Config) { c.Scorer = "openai" }, "--vlm-base-url"},
 	} {
-		c := DefaultConfig()
+		c := rundir.DefaultConfig()
 		tc.mut(&c)
 		err := c.Validate()
-		var ce *ConfigError
+		var ce *rundir.ConfigError
 		if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("error %v does not mention %q", err, tc.want)
 		}
@@ -69,19 +71,19 @@ func TestValidateNamesField(t *testing.T) {
 
 func TestSaveConfigOmitsSecretsAndRoundTrips(t *testing.T) {
 	t.Parallel()
-	c := DefaultConfig()
+	c := rundir.DefaultConfig()
 	c.VLM.APIKey = "sk-very-secret"
 	c.Task = "push"
 	path := filepath.Join(t.TempDir(), "config.yaml")
-	if err := SaveConfig(path, &c); err != nil {
+	if err := rundir.SaveConfig(path, &c); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(path)
 	if strings.Contains(string(b), "sk-very-secret") {
 		t.Fatal("API key written to config.yaml")
 	}
-	var d Config
-	if err := LoadConfigFile(path, &d); err != nil {
+	var d rundir.Config
+	if err := rundir.LoadConfigFile(path, &d); err != nil {
 		t.Fatalf("saved config does not load back: %v", err)
 	}
 	if d.Task != "push" || d.SAC.BatchSize != c.SAC.BatchSize || d.VLM.APIKey != "" {
@@ -93,7 +95,7 @@ func TestSaveConfigOmitsSecretsAndRoundTrips(t *testing.T) {
 // replay for SAC (the studies behind each are in ResolvedReplay's doc); a
 // run writes the sampler it used into its config.
 func TestReplayAutoResolves(t *testing.T) {
-	c := DefaultConfig()
+	c := rundir.DefaultConfig()
 	if c.Replay != "auto" || c.ResolvedReplay() != "uniform" {
 		t.Fatalf("default replay %q resolves to %q for %s; want auto → uniform", c.Replay, c.ResolvedReplay(), c.Task)
 	}
@@ -111,8 +113,8 @@ func TestReplayAutoResolves(t *testing.T) {
 	if _, err := Run(context.Background(), g, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	var saved Config
-	if err := LoadConfigFile(filepath.Join(out, "config.yaml"), &saved); err != nil {
+	var saved rundir.Config
+	if err := rundir.LoadConfigFile(filepath.Join(out, "config.yaml"), &saved); err != nil {
 		t.Fatal(err)
 	}
 	if saved.Replay != "per" {

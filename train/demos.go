@@ -8,6 +8,7 @@ import (
 
 	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/lerobot"
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/tasks"
 )
 
@@ -35,19 +36,19 @@ func (e *demoEpisode) len() int { return len(e.rew) }
 // next.done ends an episode as terminated unless next.truncated says it
 // was a time limit; without next.done an episode's last transition counts
 // as truncated (bootstrapped).
-func loadDemos(cfg *Config, spec control.Spec) (eps []demoEpisode, hasProgress bool, err error) {
+func loadDemos(cfg *rundir.Config, spec control.Spec) (eps []demoEpisode, hasProgress bool, err error) {
 	path := cfg.DemosPath
 	bad := func(format string, a ...any) error {
-		return &ConfigError{Msg: fmt.Sprintf("demos %s: ", path) + fmt.Sprintf(format, a...)}
+		return &rundir.ConfigError{Msg: fmt.Sprintf("demos %s: ", path) + fmt.Sprintf(format, a...)}
 	}
 	d, err := lerobot.Open(path, lerobot.Limits{})
 	if err != nil {
-		return nil, false, &ConfigError{Msg: err.Error()}
+		return nil, false, &rundir.ConfigError{Msg: err.Error()}
 	}
 	if b, ok, err := d.Meta("vlmrb.json"); err != nil {
 		return nil, false, err
 	} else if ok {
-		var m RecordMeta
+		var m rundir.RecordMeta
 		if err := json.Unmarshal(b, &m); err != nil {
 			return nil, false, bad("meta/vlmrb.json: %v", err)
 		}
@@ -115,10 +116,10 @@ func loadDemos(cfg *Config, spec control.Spec) (eps []demoEpisode, hasProgress b
 		return nil
 	})
 	if err != nil {
-		if _, ok := err.(*ConfigError); ok {
+		if _, ok := err.(*rundir.ConfigError); ok {
 			return nil, false, err
 		}
-		return nil, false, &ConfigError{Msg: err.Error()}
+		return nil, false, &rundir.ConfigError{Msg: err.Error()}
 	}
 	if !cols.NextState {
 		for i := range raw {

@@ -12,12 +12,13 @@ import (
 	"testing"
 
 	"github.com/vlmrb/vlmrb/lerobot"
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/tasks"
 )
 
 // demoConfig is a short sparse-reward SAC run whose two demonstration
 // episodes (one per env, 2×50 steps) end before learning starts.
-func demoConfig(out string) Config {
+func demoConfig(out string) rundir.Config {
 	c := tinyConfig(out, "uniform")
 	c.Reward, c.Steps = "sparse", 300
 	c.SAC.LearningStarts = 150
@@ -25,9 +26,9 @@ func demoConfig(out string) Config {
 }
 
 // recordExpert writes the expert episodes a demoConfig run's demos: 2 are.
-func recordExpert(t *testing.T, c Config, dir string, episodes int) {
+func recordExpert(t *testing.T, c rundir.Config, dir string, episodes int) {
 	t.Helper()
-	_, err := Record(context.Background(), dir, RecordOptions{Task: c.Task, Policy: "expert", Episodes: episodes,
+	_, err := rundir.Record(context.Background(), dir, rundir.RecordOptions{Task: c.Task, Policy: "expert", Episodes: episodes,
 		Seed: c.Seed, NumEnvs: c.NumEnvs, MaxEpisodeLen: c.MaxEpisodeLen, Reward: c.Reward})
 	if err != nil {
 		t.Fatal(err)
@@ -62,10 +63,10 @@ func TestDemosPathReproducesBuiltIn(t *testing.T) {
 	t.Parallel()
 	for _, arm := range []struct {
 		name string
-		set  func(*Config)
+		set  func(*rundir.Config)
 	}{
-		{"uniform", func(*Config) {}},
-		{"vlmrb-oracle", func(c *Config) { c.Replay, c.Scorer, c.VLM.Scoring.Workers = "vlmrb", "oracle", 0 }},
+		{"uniform", func(*rundir.Config) {}},
+		{"vlmrb-oracle", func(c *rundir.Config) { c.Replay, c.Scorer, c.VLM.Scoring.Workers = "vlmrb", "oracle", 0 }},
 	} {
 		t.Run(arm.name, func(t *testing.T) {
 			t.Parallel()
@@ -82,7 +83,7 @@ func TestDemosPathReproducesBuiltIn(t *testing.T) {
 	}
 }
 
-func compareDemoRuns(t *testing.T, builtIn, fromData Config) {
+func compareDemoRuns(t *testing.T, builtIn, fromData rundir.Config) {
 	t.Helper()
 
 	var ca, cb demoCount
@@ -155,9 +156,9 @@ func compareDemoRuns(t *testing.T, builtIn, fromData Config) {
 	}
 }
 
-func readRows(t *testing.T, dir string) []Row {
+func readRows(t *testing.T, dir string) []rundir.Row {
 	t.Helper()
-	rows, err := ReadMetricsJSONL(filepath.Join(dir, "metrics.jsonl"))
+	rows, err := rundir.ReadMetricsJSONL(filepath.Join(dir, "metrics.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,10 +201,10 @@ func TestDemosPathMismatch(t *testing.T) {
 	wrongNames[3], wrongNames[4] = wrongNames[4], wrongNames[3]
 	cases := []struct {
 		name, path, want string
-		mod              func(*Config)
+		mod              func(*rundir.Config)
 	}{
-		{"other task", reach, "recorded on task reach", func(c *Config) { c.Task = "push" }},
-		{"other reward", reach, "holds sparse rewards", func(c *Config) { c.Reward = "dense" }},
+		{"other task", reach, "recorded on task reach", func(c *rundir.Config) { c.Task = "push" }},
+		{"other reward", reach, "holds sparse rewards", func(c *rundir.Config) { c.Reward = "dense" }},
 		{"state size", synth("small", lerobot.Spec{FPS: 80, StateDim: 5, ActionDim: 4, Rewards: true}), "has 5 values", nil},
 		{"action size", synth("act3", lerobot.Spec{FPS: 80, StateDim: 39, ActionDim: 3, Rewards: true}), "action has 3 values", nil},
 		{"names", synth("names", lerobot.Spec{FPS: 80, StateDim: 39, ActionDim: 4, StateNames: wrongNames, Rewards: true}), "layouts differ", nil},
@@ -218,7 +219,7 @@ func TestDemosPathMismatch(t *testing.T) {
 			tc.mod(&c)
 		}
 		_, err := Run(context.Background(), c, Options{})
-		var ce *ConfigError
+		var ce *rundir.ConfigError
 		if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want a config error mentioning %q", tc.name, err, tc.want)
 		}
@@ -256,7 +257,7 @@ func TestLoadDemosWithoutNextState(t *testing.T) {
 	if _, err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	c := DefaultConfig()
+	c := rundir.DefaultConfig()
 	c.Task, c.DemosPath = "reach", dir
 	env, err := tasks.Make("reach", tasks.Options{})
 	if err != nil {
@@ -300,14 +301,14 @@ func TestDemosPathPixelScorerReadsTheVideo(t *testing.T) {
 	builtIn.Demos = 2
 	fromData := builtIn
 	fromData.Out, fromData.Demos, fromData.DemosPath = filepath.Join(root, "dataset"), 0, filepath.Join(root, "demos")
-	_, err := Record(context.Background(), fromData.DemosPath, RecordOptions{Task: builtIn.Task, Policy: "expert", Episodes: 2,
+	_, err := rundir.Record(context.Background(), fromData.DemosPath, rundir.RecordOptions{Task: builtIn.Task, Policy: "expert", Episodes: 2,
 		Seed: builtIn.Seed, NumEnvs: builtIn.NumEnvs, MaxEpisodeLen: builtIn.MaxEpisodeLen, Reward: builtIn.Reward,
 		Cameras: []string{builtIn.VLM.Camera}, Width: builtIn.VLM.Width, Height: builtIn.VLM.Height, Backend: builtIn.VLM.Backend})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var warnings bytes.Buffer
-	for _, c := range []Config{builtIn, fromData} {
+	for _, c := range []rundir.Config{builtIn, fromData} {
 		if _, err := Run(context.Background(), c, Options{Stderr: &warnings}); err != nil {
 			t.Fatal(err)
 		}
@@ -315,7 +316,7 @@ func TestDemosPathPixelScorerReadsTheVideo(t *testing.T) {
 	if strings.Contains(warnings.String(), "does not score") {
 		t.Fatalf("warnings: %s", warnings.String())
 	}
-	at := func(rows []Row, step int64, k string) float64 {
+	at := func(rows []rundir.Row, step int64, k string) float64 {
 		for _, r := range rows {
 			if v, ok := r.Values[k]; ok && r.Step == step {
 				return v

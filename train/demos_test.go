@@ -4,11 +4,13 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 // demoOutcome runs c and reports, per episode id, whether the episode
 // reached success and the largest |action| it stored.
-func demoOutcome(t *testing.T, c Config) (succ map[int64]bool, amax map[int64]float64) {
+func demoOutcome(t *testing.T, c rundir.Config) (succ map[int64]bool, amax map[int64]float64) {
 	t.Helper()
 	succ, amax = map[int64]bool{}, map[int64]float64{}
 	hook := HookFuncs{Step: func(e StepEvent) error {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 // With vlm.workers 0 the scorer runs inside the training loop, so a
@@ -17,31 +19,31 @@ import (
 // replays without a scorer always are (AER and ERO here; PER and ReLo too).
 func TestInlineScoringIsDeterministic(t *testing.T) {
 	t.Parallel()
-	for name, mk := range map[string]func(out string) Config{
-		"sac-reach": func(out string) Config {
+	for name, mk := range map[string]func(out string) rundir.Config{
+		"sac-reach": func(out string) rundir.Config {
 			c := tinyConfig(out, "vlmrb")
 			c.Steps, c.Buffer.LambdaWarmup = 400, 150
 			c.VLM.Clip.Length, c.VLM.Clip.Stride = 8, 4
 			return c
 		},
-		"dqn-doorkey": func(out string) Config { return tinyGridConfig(out, "vlmrb", "oracle") },
-		"sac-reach-lag": func(out string) Config {
+		"dqn-doorkey": func(out string) rundir.Config { return tinyGridConfig(out, "vlmrb", "oracle") },
+		"sac-reach-lag": func(out string) rundir.Config {
 			c := tinyConfig(out, "vlmrb")
 			c.Steps, c.Buffer.LambdaWarmup = 400, 150
 			c.VLM.Clip.Length, c.VLM.Clip.Stride, c.VLM.Scoring.Workers, c.VLM.Scoring.Lag = 8, 4, 2, 6
 			return c
 		},
-		"dqn-doorkey-lag": func(out string) Config {
+		"dqn-doorkey-lag": func(out string) rundir.Config {
 			c := tinyGridConfig(out, "vlmrb", "oracle")
 			c.VLM.Scoring.Workers, c.VLM.Scoring.Lag = 2, 6
 			return c
 		},
-		"dqn-aer": func(out string) Config { return tinyGridConfig(out, "aer", "oracle") },
-		"dqn-ero": func(out string) Config { return tinyGridConfig(out, "ero", "oracle") },
+		"dqn-aer": func(out string) rundir.Config { return tinyGridConfig(out, "aer", "oracle") },
+		"dqn-ero": func(out string) rundir.Config { return tinyGridConfig(out, "ero", "oracle") },
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			var runs [2][]Row
+			var runs [2][]rundir.Row
 			for i := range runs {
 				out := filepath.Join(t.TempDir(), "run")
 				c := mk(out)
@@ -51,7 +53,7 @@ func TestInlineScoringIsDeterministic(t *testing.T) {
 				if _, err := Run(context.Background(), c, Options{}); err != nil {
 					t.Fatal(err)
 				}
-				rows, err := ReadMetricsJSONL(filepath.Join(out, "metrics.jsonl"))
+				rows, err := rundir.ReadMetricsJSONL(filepath.Join(out, "metrics.jsonl"))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -9,6 +9,7 @@ import (
 	"github.com/vlmrb/vlmrb/nn"
 	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/replay"
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/tasks"
 	"github.com/vlmrb/vlmrb/vlmprio"
 	"github.com/vlmrb/vlmrb/vlmreward"
@@ -271,7 +272,7 @@ func scoreValueCorrelation(ctx context.Context, f fig3Setup, seed uint64, stride
 // the scorer's camera (nil: image-less frames), the scorer and the online
 // critics.
 type fig3Setup struct {
-	cfg     *Config
+	cfg     *rundir.Config
 	meta    tasks.Meta
 	cam     *render.SimCamera
 	scorer  vlmprio.Scorer

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/replay"
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/tasks/grid"
 )
 
@@ -131,15 +132,15 @@ func TestDQNDiagCountsExpertEvents(t *testing.T) {
 		c := tinyGridConfig(filepath.Join(t.TempDir(), "run"), "uniform", "oracle")
 		c.NumEnvs, c.Demos, c.Steps, c.DQN.NStep = 1, 1000, 200, n
 		c.DQN.LearningStarts, c.Buffer.LambdaWarmup = 200, 0
-		c.Log.Every, c.Ckpt.Every, c.Eval = 200, 1000, EvalConfig{Every: 1000, Episodes: 1}
+		c.Log.Every, c.Ckpt.Every, c.Eval = 200, 1000, rundir.EvalConfig{Every: 1000, Episodes: 1}
 		if _, err := Run(context.Background(), c, Options{}); err != nil {
 			t.Fatal(err)
 		}
-		rows, err := ReadMetricsJSONL(filepath.Join(c.Out, "metrics.jsonl"))
+		rows, err := rundir.ReadMetricsJSONL(filepath.Join(c.Out, "metrics.jsonl"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var row Row
+		var row rundir.Row
 		for _, r := range rows {
 			if _, ok := r.Values["replay/semantic_buffer_frac"]; ok {
 				row = r

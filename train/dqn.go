@@ -8,7 +8,9 @@ import (
 	"github.com/vlmrb/vlmrb/dqn"
 	"github.com/vlmrb/vlmrb/nn"
 	"github.com/vlmrb/vlmrb/replay"
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/tasks/grid"
+	"github.com/vlmrb/vlmrb/vlmprio"
 )
 
 // dqnRunner is Double DQN on a grid task: environments stepped in turn,
@@ -40,6 +42,7 @@ type nstepQueue struct {
 	rew  []float64
 	step []int32
 	lab  []stepLabel
+	frm  []vlmprio.Observed // o_t of each step, for VLM-RB's clips (empty without scoring)
 }
 
 // stepLabel is the info of the state after one step: the diagnostics label
@@ -54,7 +57,7 @@ func (r *dqnRunner) setup(ctx context.Context) error {
 	cfg := &r.cfg
 	view, err := grid.ParseView(cfg.Grid.View)
 	if err != nil {
-		return &ConfigError{Msg: err.Error()}
+		return &rundir.ConfigError{Msg: err.Error()}
 	}
 	ckptDir, man, err := r.prepareRunDir()
 	if err != nil {
@@ -64,26 +67,26 @@ func (r *dqnRunner) setup(ctx context.Context) error {
 	r.envs = make([]*grid.Env, cfg.NumEnvs)
 	for i := range r.envs {
 		if r.envs[i], err = grid.Make(cfg.Task, gopts); err != nil {
-			return &ConfigError{Msg: err.Error() + " (robot-train tasks lists them)"}
+			return &rundir.ConfigError{Msg: err.Error() + " (robot-train tasks lists them)"}
 		}
 	}
 	if r.evalEnv, err = grid.Make(cfg.Task, gopts); err != nil {
-		return &ConfigError{Msg: err.Error()}
+		return &rundir.ConfigError{Msg: err.Error()}
 	}
 	spec := r.evalEnv.Spec()
 
 	// process-global: every network in this process uses it (see Run)
 	if err := nn.SetBackend(cfg.BLAS); err != nil {
-		return &ConfigError{Msg: err.Error()}
+		return &rundir.ConfigError{Msg: err.Error()}
 	}
 	if r.agent, err = dqn.New(r.dqnConfig(), spec.ObsDim, spec.Discrete); err != nil {
-		return &ConfigError{Msg: err.Error()}
+		return &rundir.ConfigError{Msg: err.Error()}
 	}
 	r.dcfg = r.agent.Config()
 
 	if r.buf, err = replay.NewBuffer(replay.Config{Capacity: cfg.Buffer.Capacity, ObsDim: spec.ObsDim, ActDim: 1,
 		ShareNextObs: cfg.Buffer.ShareNextObs}); err != nil {
-		return &ConfigError{Msg: err.Error()}
+		return &rundir.ConfigError{Msg: err.Error()}
 	}
 	warm := int64(float64(cfg.Buffer.LambdaWarmup) / float64(cfg.DQN.TrainFreq))
 	if err := r.initLoop(spec.ObsDim, 1, cfg.DQN.BatchSize, r.totalUpdates(), warm); err != nil {
@@ -143,7 +146,7 @@ func (r *dqnRunner) dqnConfig() dqn.Config {
 	}
 	dc.EpsDecaySteps = int64(d.EpsFraction * float64(max(r.cfg.Steps-d.LearningStarts, 0)))
 	dc.Categorical = r.evalEnv.Cardinalities()
-	dc.ReLo = r.cfg.Replay == "relo"
+	dc.ReLo = r.cfg.Feedback() == rundir.ReLoFeedback
 	dc.Seed = r.cfg.Seed
 	return dc
 }
@@ -157,12 +160,14 @@ func (r *dqnRunner) totalUpdates() int64 {
 // before learning starts), resetting finished episodes.
 func (r *dqnRunner) collect(ctx context.Context) error {
 	eps := r.dcfg.Epsilon(r.step)
+	var frames []vlmprio.Observed
 	if r.score != nil {
 		if err := r.score.writeBack(ctx); err != nil { // scores due under vlm.lag
 			return err
 		}
 		// o_t of every env (each env's state is its own until its step)
-		if err := r.score.capture(ctx, len(r.envs), r.view); err != nil {
+		var err error
+		if frames, err = r.score.capture(ctx, len(r.envs), r.view); err != nil {
 			return err
 		}
 	}
@@ -192,6 +197,9 @@ func (r *dqnRunner) collect(ctx context.Context) error {
 			}
 		}
 		lab := stepLabel{b2f(info.Success()), info.Get("stage"), info.Get("progress")}
+		if frames != nil {
+			r.nq[i].frm = append(r.nq[i].frm, frames[i])
+		}
 		if err := r.store(i, a, rew, next, term, trunc, lab); err != nil {
 			return err
 		}
@@ -207,7 +215,8 @@ func (r *dqnRunner) collect(ctx context.Context) error {
 	return nil
 }
 
-// store queues env i's step for n-step returns and adds every transition
+// store queues env i's step (its frame o_t already queued by collect) for
+// n-step returns and adds every transition
 // that is complete: (s_t, a_t, Σ_{k<m} γ^k r_{t+k}, s_{t+m}) with m = n,
 // or the m < n steps left when the episode ends (terminated: no bootstrap;
 // truncated: the learner bootstraps with γⁿ, a small bias at time limits).
@@ -233,8 +242,13 @@ func (r *dqnRunner) store(i int, a, rew float64, next []float64, term, trunc boo
 		}
 		last := done && len(q.rew) == 1
 		r.info["success"], r.info["stage"], r.info["progress"] = q.lab[0].success, q.lab[0].stage, q.lab[0].progress
+		var o *vlmprio.Observed
+		if len(q.frm) > 0 {
+			o = &q.frm[0]
+			q.frm = q.frm[1:]
+		}
 		q.obs, q.act, q.rew, q.step, q.lab = q.obs[1:], q.act[1:], q.rew[1:], q.step[1:], q.lab[1:]
-		_, err := r.add(r.step, i, t, r.info, last)
+		_, err := r.add(r.step, i, t, o, r.info, last)
 		return err
 	}
 	if !done {
@@ -263,21 +277,11 @@ func (r *dqnRunner) train(context.Context) error {
 }
 
 // dqnUpdater is the DQN agent's gradient step for core.update.
-type dqnUpdater struct{ a *dqn.Agent }
+type dqnUpdater struct{ *dqn.Agent }
 
 func (dqnUpdater) prepare(*replay.Batch) {}
 
-func (u dqnUpdater) update(b *replay.Batch) (UpdateMetrics, error) { return u.a.Update(b) }
-
-func (u dqnUpdater) signal(f feedback) []float32 {
-	switch f {
-	case tdFeedback:
-		return u.a.TDErrors()
-	case reloFeedback:
-		return u.a.ReLoScores()
-	}
-	return nil
-}
+func (u dqnUpdater) update(b *replay.Batch) (UpdateMetrics, error) { return u.Update(b) }
 
 // values adds the exploration rate and the VLM-RB group to a log row.
 func (r *dqnRunner) values(v map[string]float64) {

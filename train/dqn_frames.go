@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/vlmrb/vlmrb/render"
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/tasks/grid"
 )
 
@@ -18,11 +19,11 @@ func (r *dqnRunner) newScoring(ctx context.Context) (*scoring, error) {
 	cfg := &r.cfg
 	theme, err := grid.ParseTheme(cfg.VLM.Theme)
 	if err != nil {
-		return nil, &ConfigError{Msg: err.Error()}
+		return nil, &rundir.ConfigError{Msg: err.Error()}
 	}
 	scorer := r.opts.Scorer
 	if scorer == nil {
-		if scorer, err = NewGridScorer(cfg.Scorer, cfg.VLM); err != nil {
+		if scorer, err = rundir.NewGridScorer(cfg.Scorer, cfg.VLM); err != nil {
 			return nil, err
 		}
 	}
@@ -63,7 +64,7 @@ func (r *dqnRunner) evalGIF() (string, error) {
 		e.Render(img, tile, theme)
 		frames = append(frames, img)
 	}
-	obs, _ := e.Reset(r.cfg.Seed ^ evalSeedSalt)
+	obs, _ := e.Reset(r.cfg.Seed ^ rundir.EvalSeedSalt)
 	snap()
 	act := []float64{0}
 	for {
@@ -78,6 +79,6 @@ func (r *dqnRunner) evalGIF() (string, error) {
 			break
 		}
 	}
-	path := evalVideoPath(r.cfg.Out, r.step)
+	path := rundir.EvalVideoPath(r.cfg.Out, r.step)
 	return path, render.WriteGIF(path, frames, 8)
 }

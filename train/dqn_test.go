@@ -6,17 +6,19 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 // tinyGridConfig is a DoorKey-5×5 DQN run of a few seconds.
-func tinyGridConfig(out, replay, scorer string) Config {
-	c := DefaultConfig()
+func tinyGridConfig(out, replay, scorer string) rundir.Config {
+	c := rundir.DefaultConfig()
 	c.Task, c.Replay, c.Scorer, c.Out = "doorkey-5x5", replay, scorer, out
 	c.Steps, c.NumEnvs = 1200, 2
 	c.DQN.LearningStarts, c.DQN.BatchSize, c.DQN.Hidden, c.DQN.TargetFrequency = 400, 16, []int{16}, 20
 	c.VLM.Clip.Length, c.VLM.Clip.Stride, c.VLM.Scoring.Workers = 8, 4, 1
 	c.Buffer.LambdaWarmup = 400
-	c.Eval = EvalConfig{Every: 600, Episodes: 2, GIF: true, GIFSize: 40}
+	c.Eval = rundir.EvalConfig{Every: 600, Episodes: 2, GIF: true, GIFSize: 40}
 	c.Log.Every, c.Ckpt.Every = 400, 400
 	return c
 }
@@ -47,7 +49,7 @@ func TestDQNRunsOnEveryReplay(t *testing.T) {
 			if _, err := os.Stat(res.GIFs[0]); err != nil {
 				t.Fatal(err)
 			}
-			rows, err := ReadMetricsJSONL(filepath.Join(out, "metrics.jsonl"))
+			rows, err := rundir.ReadMetricsJSONL(filepath.Join(out, "metrics.jsonl"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,7 +90,7 @@ func TestDQNResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Run(context.Background(), c, Options{}); !errors.As(err, new(*ConfigError)) {
+	if _, err := Run(context.Background(), c, Options{}); !errors.As(err, new(*rundir.ConfigError)) {
 		t.Fatalf("second run into %s: %v", out, err)
 	}
 	c.Steps = 1600
@@ -124,7 +126,7 @@ func TestDQNConfigChecks(t *testing.T) {
 	if err := c.Validate(); err == nil {
 		t.Error("share_next_obs accepted with 3-step returns")
 	}
-	d := DefaultConfig()
+	d := rundir.DefaultConfig()
 	if d.ResolvedAlgo() != "sac" {
 		t.Errorf("default task resolves to %s", d.ResolvedAlgo())
 	}
@@ -160,7 +162,7 @@ func TestEROLearnsFromTrainingEpisodes(t *testing.T) {
 	if _, err := Run(context.Background(), c, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := ReadMetricsJSONL(filepath.Join(out, "metrics.jsonl"))
+	rows, err := rundir.ReadMetricsJSONL(filepath.Join(out, "metrics.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

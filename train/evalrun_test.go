@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 // EvalRun of a finished run with the defaults reproduces the run's final
@@ -15,15 +17,15 @@ func TestEvalRunReproducesFinalEval(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name string
-		cfg  func(out string) Config
+		cfg  func(out string) rundir.Config
 	}{
-		{"sac", func(out string) Config {
+		{"sac", func(out string) rundir.Config {
 			c := tinyConfig(out, "uniform")
-			c.Eval = EvalConfig{Every: 100, Episodes: 3}
+			c.Eval = rundir.EvalConfig{Every: 100, Episodes: 3}
 			c.Reward = "dense"
 			return c
 		}},
-		{"dqn", func(out string) Config {
+		{"dqn", func(out string) rundir.Config {
 			c := tinyGridConfig(out, "uniform", "pixel")
 			c.Eval.GIF = false
 			c.DQN.EvalEps = 0.2 // the ε stream must be the training evaluation's too
@@ -37,7 +39,7 @@ func TestEvalRunReproducesFinalEval(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := EvalRun(context.Background(), out, EvalRunOptions{})
+			got, err := rundir.EvalRun(context.Background(), out, rundir.EvalRunOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -48,7 +50,7 @@ func TestEvalRunReproducesFinalEval(t *testing.T) {
 				t.Fatalf("eval %+v\nfinal eval of the run %+v", got.EvalResult, res.FinalEval)
 			}
 			// the checkpoint directory itself names the same checkpoint
-			again, err := EvalRun(context.Background(), res.Checkpoint, EvalRunOptions{})
+			again, err := rundir.EvalRun(context.Background(), res.Checkpoint, rundir.EvalRunOptions{})
 			if err != nil || again.Step != res.Step || !reflect.DeepEqual(again.EvalResult, res.FinalEval) {
 				t.Fatalf("eval of %s: %+v, %v", res.Checkpoint, again, err)
 			}
@@ -63,7 +65,7 @@ func TestEvalRunBestAndStep(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run")
 	c := tinyConfig(out, "uniform")
 	c.Reward = "dense"
-	c.Eval = EvalConfig{Every: 50, Episodes: 2}
+	c.Eval = rundir.EvalConfig{Every: 50, Episodes: 2}
 	c.Ckpt.Keep = 10
 	var evals []EvalEvent
 	if _, err := Run(context.Background(), c, Options{Hooks: []Hook{HookFuncs{Eval: func(e EvalEvent) error {
@@ -79,19 +81,19 @@ func TestEvalRunBestAndStep(t *testing.T) {
 			want = e
 		}
 	}
-	best, err := EvalRun(context.Background(), filepath.Join(out, "checkpoints", BestName), EvalRunOptions{})
+	best, err := rundir.EvalRun(context.Background(), filepath.Join(out, "checkpoints", rundir.BestName), rundir.EvalRunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if best.Step != want.Step || !reflect.DeepEqual(best.EvalResult, want.Result) {
 		t.Fatalf("best: step %d %+v, want step %d %+v", best.Step, best.EvalResult, want.Step, want.Result)
 	}
-	mid, err := EvalRun(context.Background(), out, EvalRunOptions{Step: 100})
+	mid, err := rundir.EvalRun(context.Background(), out, rundir.EvalRunOptions{Step: 100})
 	if err != nil || mid.Step != 100 {
 		t.Fatalf("step 100: %+v, %v", mid, err)
 	}
-	_, err = EvalRun(context.Background(), out, EvalRunOptions{Step: 150})
-	var ce *ConfigError
+	_, err = rundir.EvalRun(context.Background(), out, rundir.EvalRunOptions{Step: 150})
+	var ce *rundir.ConfigError
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "100") || !strings.Contains(err.Error(), "200") {
 		t.Fatalf("missing step: %v", err)
 	}

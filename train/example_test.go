@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/train"
 )
 
@@ -19,11 +20,11 @@ func ExampleRun() {
 	}
 	defer func() { _ = os.RemoveAll(dir) }()
 
-	cfg := train.DefaultConfig()
+	cfg := rundir.DefaultConfig()
 	cfg.Task, cfg.Replay, cfg.Out = "reach", "uniform", dir+"/run"
 	cfg.Steps, cfg.NumEnvs, cfg.MaxEpisodeLen = 400, 2, 50
 	cfg.SAC.LearningStarts, cfg.SAC.BatchSize, cfg.SAC.Hidden = 200, 32, []int{16, 16}
-	cfg.Eval = train.EvalConfig{Every: 200, Episodes: 2}
+	cfg.Eval = rundir.EvalConfig{Every: 200, Episodes: 2}
 
 	var stored, updates int64
 	var evals []int64

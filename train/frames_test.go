@@ -13,6 +13,7 @@ import (
 
 	"github.com/vlmrb/vlmrb/frame"
 	"github.com/vlmrb/vlmrb/hw"
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 // countingSource counts a source's frames and closes.
@@ -73,7 +74,7 @@ func TestRunFramesFromHWSource(t *testing.T) {
 	if closed.Load() != int64(c.NumEnvs) {
 		t.Errorf("%d sources closed, want %d", closed.Load(), c.NumEnvs)
 	}
-	rows, err := ReadMetricsJSONL(filepath.Join(c.Out, "metrics.jsonl"))
+	rows, err := rundir.ReadMetricsJSONL(filepath.Join(c.Out, "metrics.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

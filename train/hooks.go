@@ -2,6 +2,8 @@ package train
 
 import (
 	"github.com/vlmrb/vlmrb/replay"
+	"github.com/vlmrb/vlmrb/rundir"
+	"github.com/vlmrb/vlmrb/vlmprio"
 )
 
 // Hook observes a training run at four points of its loop, in the manner
@@ -63,10 +65,15 @@ type StepEvent struct {
 	Demo bool
 	// Recorded marks a transition read from a dataset (demos_path) before
 	// the first env step: no live env or camera frame stands behind it,
-	// and Info holds only "success". The run's own VLM-RB scoring feeds
-	// such transitions to its clipper itself, with the recording's
-	// progress and video frames.
+	// and Info holds only "success".
 	Recorded bool
+	// Frame is o_t, the observation the transition's action was taken in,
+	// as the run's VLM-RB scoring captured it before the step (or the
+	// recording's frame and progress for a Recorded transition); it
+	// travelled with the transition, through n-step returns too. nil when
+	// the run scores no clips or the scorer cannot score the recording.
+	// Valid only during the call.
+	Frame *vlmprio.Observed
 }
 
 // UpdateEvent is one gradient update.
@@ -90,7 +97,7 @@ type UpdateMetrics interface {
 // EvalEvent is one evaluation of the deterministic policy.
 type EvalEvent struct {
 	Step   int64
-	Result *EvalResult
+	Result *rundir.EvalResult
 	Final  bool // the evaluation at the end of the run
 }
 

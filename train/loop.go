@@ -10,14 +10,12 @@ import (
 	"time"
 
 	"github.com/vlmrb/vlmrb/replay"
+	"github.com/vlmrb/vlmrb/rundir"
+	"github.com/vlmrb/vlmrb/vlmprio"
 )
 
 // recentEpisodes is the window of rollout/ statistics (SB3's stats_window_size).
 const recentEpisodes = 20
-
-// evalSeedSalt separates evaluation episode seeds from training ones; every
-// evaluation uses the same episodes, so curves compare like with like.
-const evalSeedSalt = 0x5eed_e7a1
 
 // learner is what one algorithm (SAC on the manipulation tasks, DQN on
 // the grid tasks) adds to the shared loop: how it collects a vector step
@@ -29,7 +27,7 @@ type learner interface {
 	// train runs the updates the step count calls for (through core.update).
 	train(ctx context.Context) error
 	// evaluate runs the deterministic policy and returns extra eval/ values.
-	evaluate(ctx context.Context) (*EvalResult, map[string]float64, error)
+	evaluate(ctx context.Context) (*rundir.EvalResult, map[string]float64, error)
 	// values adds the learner's own groups to a log row.
 	values(v map[string]float64)
 	// checkpoint writes the learner's checkpoint through core.save.
@@ -45,7 +43,7 @@ type learner interface {
 // the metric log and console, the hooks, and the loop that calls the
 // learner and paces evaluation, logging and checkpoints.
 type core struct {
-	cfg  Config
+	cfg  rundir.Config
 	opts Options
 	out  io.Writer // console table (nil when quiet)
 	errw io.Writer
@@ -78,16 +76,16 @@ type core struct {
 
 	recentRet, recentLen, recentSucc []float64
 
-	mlog     *MetricsLog
-	prog     *Progress
+	mlog     *rundir.MetricsLog
+	prog     *rundir.Progress
 	haveUpd  bool
 	lastUpd  UpdateMetrics
-	lastEval *EvalResult
+	lastEval *rundir.EvalResult
 	best     *bestEval // the best evaluation so far (checkpoints/best)
 	title    string    // curve title
 }
 
-func newCore(cfg Config, opts Options) *core {
+func newCore(cfg rundir.Config, opts Options) *core {
 	c := &core{cfg: cfg, opts: opts, errw: opts.Stderr, res: &Result{RunDir: cfg.Out}}
 	if c.errw == nil {
 		c.errw = io.Discard
@@ -122,19 +120,19 @@ func (c *core) initLoop(obsDim, actDim, batchSize int, totalUpdates, warmupSampl
 
 // openLog opens the metric files (truncated to the checkpoint's step on a
 // resume) and starts the session clock and the progress bar.
-func (c *core) openLog(man *Manifest) error {
+func (c *core) openLog(man *rundir.Manifest) error {
 	keep := int64(-1)
 	if man != nil {
 		keep = man.Step
 	}
 	var err error
-	if c.mlog, err = OpenMetricsLog(c.cfg.Out, keep, c.cfg.Log.TensorBoard); err != nil {
+	if c.mlog, err = rundir.OpenMetricsLog(c.cfg.Out, keep, c.cfg.Log.TensorBoard); err != nil {
 		return err
 	}
 	c.startStep, c.startUpdates = c.step, c.updates
 	c.sessionStart = time.Now()
 	if c.out != nil {
-		c.prog = NewProgress(c.opts.Stdout, c.step, c.cfg.Steps)
+		c.prog = rundir.NewProgress(c.opts.Stdout, c.step, c.cfg.Steps)
 	}
 	return nil
 }
@@ -151,17 +149,19 @@ func (c *core) startEpisode(i int) {
 // reward-bearing experience from the start, whatever exploration finds.
 func (c *core) demo(i int) bool { return c.epID[i] < int64(c.cfg.Demos) }
 
-// add stores env i's transition and calls the hooks.
-func (c *core) add(step int64, i int, t replay.Transition, info map[string]float64, done bool) (replay.Ref, error) {
+// add stores env i's transition with its frame o_t (nil: none) and calls
+// the hooks.
+func (c *core) add(step int64, i int, t replay.Transition, o *vlmprio.Observed, info map[string]float64, done bool) (replay.Ref, error) {
 	ref := c.buf.Add(t)
-	return ref, c.hooks.step(StepEvent{Step: step, Env: i, Ref: ref, Transition: t, Info: info, Done: done, Demo: c.demo(i)})
+	return ref, c.hooks.step(StepEvent{Step: step, Env: i, Ref: ref, Transition: t, Info: info, Done: done, Demo: c.demo(i), Frame: o})
 }
 
-// addDemo stores a recorded demonstration's transition (demos.go) and
-// calls the hooks with Demo and Recorded set.
-func (c *core) addDemo(step int64, i int, t replay.Transition, info map[string]float64, done bool) (replay.Ref, error) {
+// addDemo stores a recorded demonstration's transition (demos.go) with the
+// recording's frame (nil: not scored) and calls the hooks with Demo and
+// Recorded set.
+func (c *core) addDemo(step int64, i int, t replay.Transition, o *vlmprio.Observed, info map[string]float64, done bool) (replay.Ref, error) {
 	ref := c.buf.Add(t)
-	return ref, c.hooks.step(StepEvent{Step: step, Env: i, Ref: ref, Transition: t, Info: info, Done: done, Demo: true, Recorded: true})
+	return ref, c.hooks.step(StepEvent{Step: step, Env: i, Ref: ref, Transition: t, Info: info, Done: done, Demo: true, Recorded: true, Frame: o})
 }
 
 // record adds one step's reward and success to env i's episode and closes
@@ -201,8 +201,10 @@ type updater interface {
 	// prepare rewrites the batch before the update (learned rewards).
 	prepare(b *replay.Batch)
 	update(b *replay.Batch) (UpdateMetrics, error)
-	// signal is the per-sample feedback of the last update.
-	signal(f feedback) []float32
+	// TDErrors and ReLoScores are the last update's per-sample signals
+	// (the sampler takes back the one the config decided: sampler.signal).
+	TDErrors() []float32
+	ReLoScores() []float32
 }
 
 // update runs updates until the count reaches target. obs are the envs'
@@ -221,7 +223,7 @@ func (c *core) update(target int64, obs [][]float64, u updater) error {
 		}
 		c.lastUpd, c.haveUpd = m, true
 		c.updates++
-		if sig := u.signal(c.smp.feedback); sig != nil {
+		if sig := c.smp.signal(u); sig != nil {
 			for i, v := range sig {
 				c.prioBuf[i] = float64(v)
 			}

@@ -4,10 +4,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"github.com/vlmrb/vlmrb/internal/safefile"
 	"io"
 	"path/filepath"
 	"time"
+
+	"github.com/vlmrb/vlmrb/internal/safefile"
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 // bestEval is the evaluation whose agent checkpoints/best holds.
@@ -20,16 +22,16 @@ type bestEval struct {
 // saveBest keeps the agent of the best evaluation so far in
 // checkpoints/best: the highest success rate, ties broken by the higher
 // mean return (the earlier step when both tie).
-func (c *core) saveBest(l learner, res *EvalResult) error {
+func (c *core) saveBest(l learner, res *rundir.EvalResult) error {
 	if b := c.best; b != nil && (res.SuccessRate < b.SuccessRate ||
 		res.SuccessRate == b.SuccessRate && res.MeanReturn <= b.MeanReturn) {
 		return nil
 	}
 	be := &bestEval{Step: c.step, SuccessRate: res.SuccessRate, MeanReturn: res.MeanReturn}
-	man := &Manifest{Step: c.step, Updates: c.updates, Episodes: c.episodes}
-	_, err := writeCheckpointDir(CheckpointRoot(c.cfg.Out), BestName, man, []CheckpointPart{
+	man := &rundir.Manifest{Step: c.step, Updates: c.updates, Episodes: c.episodes}
+	_, err := rundir.WriteCheckpointDir(rundir.CheckpointRoot(c.cfg.Out), rundir.BestName, man, []rundir.CheckpointPart{
 		{Name: "agent.bin", Write: writeBytes(l.marshalAgent)},
-		{Name: "config.yaml", Write: writeBytes(c.cfg.encode)},
+		{Name: "config.yaml", Write: writeBytes(c.cfg.EncodeYAML)},
 		{Name: "eval.json", Write: func(w io.Writer) error { return json.NewEncoder(w).Encode(res) }},
 	})
 	if err != nil {
@@ -42,13 +44,13 @@ func (c *core) saveBest(l learner, res *EvalResult) error {
 // loopState is the loop's part of a checkpoint (state.json); each learner
 // adds its own fields.
 type loopState struct {
-	NextEpisode int64       `json:"next_episode"`
-	RecentRet   []float64   `json:"recent_returns"`
-	RecentLen   []float64   `json:"recent_lengths"`
-	RecentSucc  []float64   `json:"recent_successes"`
-	HaveUpd     bool        `json:"have_update_metrics"`
-	LastEval    *EvalResult `json:"last_eval,omitempty"`
-	Best        *bestEval   `json:"best,omitempty"`
+	NextEpisode int64              `json:"next_episode"`
+	RecentRet   []float64          `json:"recent_returns"`
+	RecentLen   []float64          `json:"recent_lengths"`
+	RecentSucc  []float64          `json:"recent_successes"`
+	HaveUpd     bool               `json:"have_update_metrics"`
+	LastEval    *rundir.EvalResult `json:"last_eval,omitempty"`
+	Best        *bestEval          `json:"best,omitempty"`
 	// EROPrev is the return of ERO's previous training episode (its replay
 	// reward is the change since it); the sampler's own state is in
 	// replay.bin.
@@ -64,7 +66,7 @@ func (c *core) loopState() loopState {
 
 // save writes a checkpoint: the agent, the replay buffer, the config, the
 // state (a learner's struct that embeds loopState) and extra parts.
-func (c *core) save(agent func() ([]byte, error), state any, extra ...CheckpointPart) error {
+func (c *core) save(agent func() ([]byte, error), state any, extra ...rundir.CheckpointPart) error {
 	if err := c.mlog.Sync(); err != nil {
 		return err
 	}
@@ -72,22 +74,22 @@ func (c *core) save(agent func() ([]byte, error), state any, extra ...Checkpoint
 	if err != nil {
 		return fmt.Errorf("checkpoint rng: %w", err)
 	}
-	man := &Manifest{
+	man := &rundir.Manifest{
 		Step: c.step, Updates: c.updates, Episodes: c.episodes,
 		RNG:     map[string]string{"train": hex.EncodeToString(pcgState)},
 		Elapsed: c.elapsedBefore + time.Since(c.sessionStart).Seconds(),
 	}
-	parts := append([]CheckpointPart{
+	parts := append([]rundir.CheckpointPart{
 		{Name: "agent.bin", Write: writeBytes(agent)},
 		{Name: "replay.bin", Write: c.buf.Save},
-		{Name: "config.yaml", Write: writeBytes(c.cfg.encode)},
+		{Name: "config.yaml", Write: writeBytes(c.cfg.EncodeYAML)},
 		{Name: "state.json", Write: func(w io.Writer) error {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", "  ")
 			return enc.Encode(state)
 		}},
 	}, extra...)
-	dir, err := SaveCheckpoint(c.cfg.Out, man, parts, c.cfg.Ckpt.Keep)
+	dir, err := rundir.SaveCheckpoint(c.cfg.Out, man, parts, c.cfg.Ckpt.Keep)
 	if err != nil {
 		return err
 	}
@@ -110,8 +112,8 @@ func writeBytes(encode func() ([]byte, error)) func(io.Writer) error {
 // restore loads the checkpoint's replay buffer, random stream, counters
 // and state.json into state (a learner's struct embedding loopState; ls
 // points at that embedded part). It returns agent.bin's bytes.
-func (c *core) restore(dir string, man *Manifest, state any, ls *loopState) ([]byte, error) {
-	ab, err := readPart(dir, man, "agent.bin", MaxAgentBytes)
+func (c *core) restore(dir string, man *rundir.Manifest, state any, ls *loopState) ([]byte, error) {
+	ab, err := rundir.ReadPart(dir, man, "agent.bin", rundir.MaxAgentBytes)
 	if err != nil {
 		return nil, fmt.Errorf("resume: %w", err)
 	}
@@ -124,7 +126,7 @@ func (c *core) restore(dir string, man *Manifest, state any, ls *loopState) ([]b
 	if err != nil {
 		return nil, fmt.Errorf("resume replay buffer: %w", err)
 	}
-	b, err := readPart(dir, man, "state.json", maxStateBytes)
+	b, err := rundir.ReadPart(dir, man, "state.json", rundir.MaxStateBytes)
 	if err != nil {
 		return nil, fmt.Errorf("resume: %w", err)
 	}

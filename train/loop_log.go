@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vlmrb/vlmrb/internal/cputime"
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 // rates returns env steps/s and updates/s of this process.
@@ -39,7 +40,7 @@ func (c *core) logRow(l learner) error {
 	c.diag.metrics(v, c.buf.Len())
 	c.smp.addMetrics(v)
 	v["time/total_timesteps"] = float64(c.step) // SB3's; also each row's step
-	if err := c.mlog.Write(Row{Step: c.step, Values: withAliases(v)}); err != nil {
+	if err := c.mlog.Write(rundir.Row{Step: c.step, Values: rundir.WithAliases(v)}); err != nil {
 		return err
 	}
 	if c.out != nil {
@@ -51,7 +52,7 @@ func (c *core) logRow(l learner) error {
 			v["eval/success_rate"] = c.lastEval.SuccessRate
 			v["eval/mean_reward"] = c.lastEval.MeanReturn
 		}
-		_, _ = fmt.Fprint(c.out, FormatTable(c.step, v))
+		_, _ = fmt.Fprint(c.out, rundir.FormatTable(c.step, v))
 		if c.prog != nil && !c.prog.Terminal() { // on a terminal the bar says it
 			_, _ = fmt.Fprintln(c.out, c.prog.Status(c.step))
 		}
@@ -73,7 +74,7 @@ func (c *core) evalAndLog(ctx context.Context, l learner, final bool) error {
 	if final {
 		c.res.FinalEval = res
 	}
-	row := Row{Step: c.step, Values: map[string]float64{
+	row := rundir.Row{Step: c.step, Values: map[string]float64{
 		"eval/success_rate":   res.SuccessRate,
 		"eval/mean_reward":    res.MeanReturn,
 		"eval/std_return":     res.StdReturn,
@@ -83,12 +84,12 @@ func (c *core) evalAndLog(ctx context.Context, l learner, final bool) error {
 	for k, x := range extra {
 		row.Values[k] = x
 	}
-	row.Values = withAliases(row.Values)
+	row.Values = rundir.WithAliases(row.Values)
 	if err := c.mlog.Write(row); err != nil {
 		return err
 	}
 	// the evaluation's GIF goes to TensorBoard too (Images tab: eval/video)
-	if gif := evalVideoPath(c.cfg.Out, c.step); c.cfg.Eval.GIF && c.cfg.Log.TensorBoard {
+	if gif := rundir.EvalVideoPath(c.cfg.Out, c.step); c.cfg.Eval.GIF && c.cfg.Log.TensorBoard {
 		if _, err := os.Stat(gif); err == nil {
 			if err := c.mlog.WriteVideo(c.step, "eval/video", gif); err != nil {
 				c.warnf("eval video to TensorBoard: %v", err)
@@ -114,7 +115,7 @@ func (c *core) evalAndLog(ctx context.Context, l learner, final bool) error {
 }
 
 func (c *core) plot() {
-	paths, err := PlotCurves(filepath.Join(c.cfg.Out, "curves"), c.title, c.mlog.Rows())
+	paths, err := rundir.PlotCurves(filepath.Join(c.cfg.Out, "curves"), c.title, c.mlog.Rows())
 	if err != nil {
 		c.warnf("learning curves: %v", err)
 		return

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/vlmrb/vlmrb/frame"
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/vlmprio"
 )
 
@@ -40,20 +41,6 @@ type Options struct {
 	Scorer vlmprio.Scorer
 }
 
-// EvalResult summarises one deterministic evaluation.
-type EvalResult struct {
-	Episodes    int       `json:"episodes"`
-	SuccessRate float64   `json:"success_rate"` // fraction of episodes with success at any step (MetaWorld convention)
-	MeanReturn  float64   `json:"mean_return"`
-	StdReturn   float64   `json:"std_return"`
-	MeanLength  float64   `json:"mean_length"`
-	Returns     []float64 `json:"returns"`
-	Successes   []bool    `json:"successes"`
-	// GIFErr says why a requested GIF (EvalOptions.GIF) was not written
-	// (it is also passed to Warnf); nil when it was or none was asked for.
-	GIFErr error `json:"-"`
-}
-
 // Result is what a run did. Run returns it (with the counters reached so
 // far) even when it stops with an error or an interrupt.
 type Result struct {
@@ -64,7 +51,7 @@ type Result struct {
 	Elapsed     time.Duration
 	EnvSPS      float64 // env steps per second of this process (time/fps)
 	UpdatesPS   float64 // gradient updates per second of this process
-	FinalEval   *EvalResult
+	FinalEval   *rundir.EvalResult
 	Checkpoint  string   // newest checkpoint directory
 	Curves      []string // learning-curve PNGs
 	GIFs        []string // evaluation GIFs

@@ -13,6 +13,7 @@ import (
 	"github.com/vlmrb/vlmrb/internal/redact"
 	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/replay"
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/sim"
 	"github.com/vlmrb/vlmrb/tasks"
 	"github.com/vlmrb/vlmrb/vlmreward"
@@ -35,7 +36,7 @@ const maxPendingChunks = 50
 // is not known yet are weighted 0.
 type rewardShaper struct {
 	NopHook
-	cfg   *Config
+	cfg   *rundir.Config
 	envs  []*tasks.Env // the training envs (their states are rendered)
 	cam   *render.SimCamera
 	imgs  []*image.RGBA
@@ -82,7 +83,7 @@ func defaultClasses(task string) int {
 // watches), the replay buffer's capacity, the run's VLM failure record and
 // its warnings.
 type rewardSetup struct {
-	cfg    *Config
+	cfg    *rundir.Config
 	meta   tasks.Meta
 	envs   []*tasks.Env
 	vec    *control.VecEnv
@@ -96,7 +97,7 @@ func newRewardShaper(ctx context.Context, su rewardSetup) (*rewardShaper, error)
 	m := &cfg.RM
 	s := &rewardShaper{vlm: su.vlm, cfg: cfg, envs: su.envs}
 	var err error
-	if s.cam, err = NewSimCameraWith(cfg.VLM.Backend, m.Camera, cfg.VLM.Theme, m.FrameSize, m.FrameSize, su.envs[0], cfg.VLM.CameraOptions()); err != nil {
+	if s.cam, err = rundir.NewSimCameraWith(cfg.VLM.Backend, m.Camera, cfg.VLM.Theme, m.FrameSize, m.FrameSize, su.envs[0], cfg.VLM.CameraOptions()); err != nil {
 		return nil, fmt.Errorf("reward frames: %w", err)
 	}
 	for i := range cfg.NumEnvs {
@@ -114,14 +115,14 @@ func newRewardShaper(ctx context.Context, su rewardSetup) (*rewardShaper, error)
 		switch m.Rater {
 		case "oracle":
 			if s.rater, err = vlmreward.NewOracleRater(n, m.LabelNoise, cfg.Seed); err != nil {
-				return nil, &ConfigError{Msg: err.Error()}
+				return nil, &rundir.ConfigError{Msg: err.Error()}
 			}
 		case "openai":
 			if s.rater, err = vlmreward.NewOpenAIRater(vlmreward.OpenAIRaterConfig{
 				BaseURL: cfg.VLM.BaseURL, Model: cfg.VLM.Model, APIKey: cfg.VLM.APIKey,
 				Classes: n, TwoStage: m.TwoStage, Timeout: time.Duration(cfg.VLM.Timeout * float64(time.Second)),
 			}); err != nil {
-				return nil, &ConfigError{Msg: err.Error()}
+				return nil, &rundir.ConfigError{Msg: err.Error()}
 			}
 			s.rater = outageRater{s.rater, su.vlm}
 		}
@@ -138,19 +139,19 @@ func newRewardShaper(ctx context.Context, su rewardSetup) (*rewardShaper, error)
 		lc.Standardize = m.Standardize
 		lc.Seed = cfg.Seed
 		if s.learner, err = vlmreward.NewLearner(lc, s.rater, su.replay.Cap()); err != nil {
-			return nil, &ConfigError{Msg: fmt.Sprintf("reward_model (cnn_size %d, classes %d): %v", m.CNNSize, n, err)}
+			return nil, &rundir.ConfigError{Msg: fmt.Sprintf("reward_model (cnn_size %d, classes %d): %v", m.CNNSize, n, err)}
 		}
 		s.table = s.learner.Relabel.Table
 		if m.Pretrain == "entropy" {
 			s.ent = newStateEntropy(su.replay, m.EntropyK)
 		}
 	case "vlmrm":
-		key, withheld := embedKey(cfg)
+		key, withheld := rundir.EmbedKey(cfg)
 		if withheld {
-			su.warnf("not sending OPENAI_API_KEY to the embedding server %s (it is for %s); set %s for it", redact.URL(m.EmbedBaseURL), redact.URL(cfg.VLM.BaseURL), EmbedKeyEnv)
+			su.warnf("not sending OPENAI_API_KEY to the embedding server %s (it is for %s); set %s for it", redact.URL(m.EmbedBaseURL), redact.URL(cfg.VLM.BaseURL), rundir.EmbedKeyEnv)
 		}
 		if s.emb, err = vlmreward.NewHTTPEmbedder(m.EmbedBaseURL, m.EmbedModel, key); err != nil {
-			return nil, &ConfigError{Msg: err.Error()}
+			return nil, &rundir.ConfigError{Msg: err.Error()}
 		}
 		if s.vrm, err = vlmreward.NewVLMRMFromPrompts(ctx, s.emb, m.Goal, m.Baseline, m.Alpha); err != nil {
 			return nil, fmt.Errorf("VLM-RM prompts: %w", err)

@@ -12,11 +12,12 @@ import (
 
 	"github.com/vlmrb/vlmrb/internal/embedtest"
 	"github.com/vlmrb/vlmrb/replay"
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 func lastRow(t *testing.T, out string) map[string]float64 {
 	t.Helper()
-	rows, err := ReadMetricsJSONL(filepath.Join(out, "metrics.jsonl"))
+	rows, err := rundir.ReadMetricsJSONL(filepath.Join(out, "metrics.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,24 +134,24 @@ func TestRunVLMRM(t *testing.T) {
 func TestRewardConfigErrors(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		edit func(*Config)
+		edit func(*rundir.Config)
 		want string
 	}{
-		{func(c *Config) { c.Reward = "vlmrm" }, "--embed-base-url"},
-		{func(c *Config) { c.Reward, c.RM.EmbedBaseURL = "vlmrm", "http://x/v1" }, "--goal"},
-		{func(c *Config) {
+		{func(c *rundir.Config) { c.Reward = "vlmrm" }, "--embed-base-url"},
+		{func(c *rundir.Config) { c.Reward, c.RM.EmbedBaseURL = "vlmrm", "http://x/v1" }, "--goal"},
+		{func(c *rundir.Config) {
 			c.Reward, c.RM.EmbedBaseURL, c.RM.Goal, c.RM.Baseline, c.RM.Alpha = "vlmrm", "http://x/v1", []string{"a"}, []string{"b"}, 2
 		}, "alpha"},
-		{func(c *Config) { c.Reward, c.RM.Rater = "erlvlm", "gemini" }, "reward_model.rater"},
-		{func(c *Config) { c.Reward, c.RM.Rater = "erlvlm", "openai" }, "--vlm-base-url"},
-		{func(c *Config) { c.Reward, c.RM.Classes = "erlvlm", 7 }, "classes"},
-		{func(c *Config) { c.Reward, c.RM.LabelNoise = "erlvlm", 1.5 }, "label_noise"},
-		{func(c *Config) { c.Reward, c.RM.CNNSize = "erlvlm", 128 }, "cnn_size"},
+		{func(c *rundir.Config) { c.Reward, c.RM.Rater = "erlvlm", "gemini" }, "reward_model.rater"},
+		{func(c *rundir.Config) { c.Reward, c.RM.Rater = "erlvlm", "openai" }, "--vlm-base-url"},
+		{func(c *rundir.Config) { c.Reward, c.RM.Classes = "erlvlm", 7 }, "classes"},
+		{func(c *rundir.Config) { c.Reward, c.RM.LabelNoise = "erlvlm", 1.5 }, "label_noise"},
+		{func(c *rundir.Config) { c.Reward, c.RM.CNNSize = "erlvlm", 128 }, "cnn_size"},
 	} {
-		c := DefaultConfig()
+		c := rundir.DefaultConfig()
 		tc.edit(&c)
 		err := c.Validate()
-		var ce *ConfigError
+		var ce *rundir.ConfigError
 		if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("want a config error mentioning %q, got %v", tc.want, err)
 		}

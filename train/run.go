@@ -11,6 +11,7 @@ import (
 	"github.com/vlmrb/vlmrb/nn"
 	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/replay"
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/sac"
 	"github.com/vlmrb/vlmrb/tasks"
 )
@@ -27,7 +28,7 @@ import (
 // Process-global state: Run selects the BLAS backend of package nn for the
 // whole process (nn.SetBackend(cfg.BLAS)): two runs in one process with
 // different blas settings both use the one chosen last.
-func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
+func Run(ctx context.Context, cfg rundir.Config, opts Options) (*Result, error) {
 	cfg.Replay = cfg.ResolvedReplay() // the run directory's config names the sampler
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -42,7 +43,7 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	madeDir, refused := errors.Is(statErr, os.ErrNotExist), false
 	defer func() {
 		if madeDir && refused {
-			removeEmptyRunDir(cfg.Out)
+			rundir.RemoveEmptyRunDir(cfg.Out)
 		}
 	}()
 	lk, err := lockRunDir(cfg.Out, c.warnf)
@@ -115,7 +116,7 @@ func (r *runner) setup(ctx context.Context) error {
 	r.meta = meta
 	reward, err := tasks.ParseRewardMode(cfg.EnvReward())
 	if err != nil {
-		return &ConfigError{Msg: err.Error()}
+		return &rundir.ConfigError{Msg: err.Error()}
 	}
 	ckptDir, man, err := r.prepareRunDir()
 	if err != nil {
@@ -194,14 +195,14 @@ func (r *runner) build(reward tasks.RewardMode) error {
 	r.spec = r.vec.Spec()
 	// process-global: every network in this process uses it (see Run)
 	if err := nn.SetBackend(cfg.BLAS); err != nil {
-		return &ConfigError{Msg: err.Error()}
+		return &rundir.ConfigError{Msg: err.Error()}
 	}
-	if r.agent, err = sac.New(cfg.sacConfig(), r.spec.ObsDim, r.spec.ActDim); err != nil {
-		return &ConfigError{Msg: err.Error()}
+	if r.agent, err = sac.New(cfg.SACConfig(), r.spec.ObsDim, r.spec.ActDim); err != nil {
+		return &rundir.ConfigError{Msg: err.Error()}
 	}
 	if r.buf, err = replay.NewBuffer(replay.Config{Capacity: cfg.Buffer.Capacity, ObsDim: r.spec.ObsDim, ActDim: r.spec.ActDim,
 		ShareNextObs: cfg.Buffer.ShareNextObs}); err != nil {
-		return &ConfigError{Msg: err.Error()}
+		return &rundir.ConfigError{Msg: err.Error()}
 	}
 	// λ warms up over Sample calls: one per update
 	warm := int64(float64(cfg.Buffer.LambdaWarmup) * cfg.SAC.UpdatesPerStep)
@@ -257,7 +258,7 @@ func (r *runner) startEpisodes(seed uint64, first []int) {
 
 // prepareRunDir decides how the run uses its directory (fresh, resume,
 // finished), creates it and writes config.yaml and platform.json.
-func (c *core) prepareRunDir() (string, *Manifest, error) {
+func (c *core) prepareRunDir() (string, *rundir.Manifest, error) {
 	ckptDir, man, err := c.openRunDir()
 	if err != nil {
 		return "", nil, err
@@ -267,11 +268,11 @@ func (c *core) prepareRunDir() (string, *Manifest, error) {
 			return "", nil, fmt.Errorf("create run directory: %w", err)
 		}
 	}
-	return ckptDir, man, saveRunRecord(c.cfg.Out, &c.cfg, man)
+	return ckptDir, man, rundir.SaveRunRecord(c.cfg.Out, &c.cfg, man)
 }
 
 // printStart ends the console's first line and says what was resumed.
-func (c *core) printStart(ckptDir string, man *Manifest) {
+func (c *core) printStart(ckptDir string, man *rundir.Manifest) {
 	_, _ = fmt.Fprintf(c.out, " for %d env steps on %d envs, seed %d → %s\n", c.cfg.Steps, c.cfg.NumEnvs, c.cfg.Seed, c.cfg.Out)
 	for _, d := range c.derived {
 		_, _ = fmt.Fprintln(c.out, d)

@@ -6,15 +6,17 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 // tinyConfig is a budget that runs in about a second, even under -race.
-func tinyConfig(out, replay string) Config {
-	c := DefaultConfig()
+func tinyConfig(out, replay string) rundir.Config {
+	c := rundir.DefaultConfig()
 	c.Task, c.Replay, c.Scorer, c.Out = "reach", replay, "oracle", out
 	c.Steps, c.NumEnvs, c.MaxEpisodeLen = 200, 2, 50
 	c.SAC.LearningStarts, c.SAC.BatchSize, c.SAC.Hidden = 100, 16, []int{8, 8}
-	c.Eval = EvalConfig{Every: 0, Episodes: 1, GIF: false}
+	c.Eval = rundir.EvalConfig{Every: 0, Episodes: 1, GIF: false}
 	c.Log.Every, c.Ckpt.Every = 100, 100
 	return c
 }
@@ -31,7 +33,7 @@ func TestRunThenResumeContinues(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 	// the run directory is not reused by accident
-	if _, err := Run(context.Background(), c, Options{}); !errors.As(err, new(*ConfigError)) {
+	if _, err := Run(context.Background(), c, Options{}); !errors.As(err, new(*rundir.ConfigError)) {
 		t.Fatalf("second run into %s: %v", out, err)
 	}
 	c.Steps = 300
@@ -42,7 +44,7 @@ func TestRunThenResumeContinues(t *testing.T) {
 	if !res2.Resumed || res2.ResumedFrom != 200 || res2.Step != 300 || res2.Updates <= res.Updates {
 		t.Fatalf("resumed result %+v after %+v", res2, res)
 	}
-	rows, err := ReadMetricsJSONL(filepath.Join(out, "metrics.jsonl"))
+	rows, err := rundir.ReadMetricsJSONL(filepath.Join(out, "metrics.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +69,7 @@ func TestRunCancelledCheckpoints(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || res == nil || !res.Interrupted {
 		t.Fatalf("err %v res %+v", err, res)
 	}
-	if _, m, err := LatestCheckpoint(out); err != nil || m.Step != 0 {
+	if _, m, err := rundir.LatestCheckpoint(out); err != nil || m.Step != 0 {
 		t.Fatalf("checkpoint after cancel: %+v %v", m, err)
 	}
 }
@@ -77,7 +79,7 @@ func TestRunUnknownTaskIsConfigError(t *testing.T) {
 	c := tinyConfig(filepath.Join(t.TempDir(), "run"), "uniform")
 	c.Task = "juggle"
 	_, err := Run(context.Background(), c, Options{})
-	var ce *ConfigError
+	var ce *rundir.ConfigError
 	if !errors.As(err, &ce) {
 		t.Fatalf("err %v, want *ConfigError", err)
 	}
@@ -94,7 +96,7 @@ func TestRunDeterministic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := VerifyCheckpoint(res.Checkpoint)
+		m, err := rundir.VerifyCheckpoint(res.Checkpoint)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,8 +149,8 @@ func TestDerivedCapacityIsSaid(t *testing.T) {
 	if !strings.Contains(console.String(), want+"\n") {
 		t.Errorf("console lacks %q:\n%s", want, console.String())
 	}
-	var saved Config
-	if err := LoadConfigFile(filepath.Join(out, "config.yaml"), &saved); err != nil || saved.Buffer.Capacity != 200 {
+	var saved rundir.Config
+	if err := rundir.LoadConfigFile(filepath.Join(out, "config.yaml"), &saved); err != nil || saved.Buffer.Capacity != 200 {
 		t.Errorf("config.yaml capacity %d (%v), want the derived 200", saved.Buffer.Capacity, err)
 	}
 	// a capacity the run can fill is taken as configured, silently

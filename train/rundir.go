@@ -3,12 +3,12 @@ package train
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/vlmrb/vlmrb/internal/runlock"
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 // A run directory is always in one of three states, and Run moves it only
@@ -51,20 +51,20 @@ func lockRunDir(dir string, warnf func(string, ...any)) (*runlock.Lock, error) {
 // hasCheckpoints reports whether runDir has any checkpoint directory,
 // complete or not.
 func hasCheckpoints(runDir string) bool {
-	steps, err := listCheckpoints(CheckpointRoot(runDir))
+	steps, err := rundir.ListCheckpoints(rundir.CheckpointRoot(runDir))
 	return err == nil && len(steps) > 0
 }
 
 // openRunDir decides how this run uses cfg.Out: it returns the checkpoint
 // to restore (nil man for a fresh start), errFinished for a finished run,
 // or a *ConfigError. It writes nothing.
-func (r *core) openRunDir() (ckptDir string, man *Manifest, err error) {
+func (r *core) openRunDir() (ckptDir string, man *rundir.Manifest, err error) {
 	cfg := &r.cfg
 	_, statErr := os.Stat(filepath.Join(cfg.Out, "config.yaml"))
 	hasConfig := statErr == nil
 	if r.opts.Resume {
 		if !hasConfig && !hasCheckpoints(cfg.Out) {
-			return "", nil, &ConfigError{Msg: fmt.Sprintf("cannot resume: %s holds no run (no config.yaml); start it without --resume", cfg.Out)}
+			return "", nil, &rundir.ConfigError{Msg: fmt.Sprintf("cannot resume: %s holds no run (no config.yaml); start it without --resume", cfg.Out)}
 		}
 		if !hasCheckpoints(cfg.Out) {
 			// stopped before its first checkpoint: nothing to continue,
@@ -73,9 +73,9 @@ func (r *core) openRunDir() (ckptDir string, man *Manifest, err error) {
 			r.freshCapacity()
 			return "", nil, nil
 		}
-		ckptDir, man, err = LatestCheckpoint(cfg.Out)
+		ckptDir, man, err = rundir.LatestCheckpoint(cfg.Out)
 		if err != nil {
-			return "", nil, &ConfigError{Msg: fmt.Sprintf("cannot resume: %v; start the run again without --resume (or pick the right RUN_DIR)", err)}
+			return "", nil, &rundir.ConfigError{Msg: fmt.Sprintf("cannot resume: %v; start the run again without --resume (or pick the right RUN_DIR)", err)}
 		}
 		if man.Step >= cfg.Steps {
 			r.res.Step, r.res.Updates, r.res.Episodes = man.Step, man.Updates, man.Episodes
@@ -83,19 +83,19 @@ func (r *core) openRunDir() (ckptDir string, man *Manifest, err error) {
 			return "", nil, errFinished
 		}
 		// the buffer is restored into storage of the size it was saved with
-		saved := DefaultConfig()
-		if err := LoadConfigFile(filepath.Join(cfg.Out, "config.yaml"), &saved); err != nil {
-			return "", nil, &ConfigError{Msg: fmt.Sprintf("cannot resume: %v", err)}
+		saved := rundir.DefaultConfig()
+		if err := rundir.LoadConfigFile(filepath.Join(cfg.Out, "config.yaml"), &saved); err != nil {
+			return "", nil, &rundir.ConfigError{Msg: fmt.Sprintf("cannot resume: %v", err)}
 		}
-		if saved.Buffer.Capacity < 1 || saved.Buffer.Capacity > MaxBufferCapacity {
-			return "", nil, &ConfigError{Msg: fmt.Sprintf("cannot resume: %s gives buffer.capacity %d (1 to %d)", filepath.Join(cfg.Out, "config.yaml"), saved.Buffer.Capacity, MaxBufferCapacity)}
+		if saved.Buffer.Capacity < 1 || saved.Buffer.Capacity > rundir.MaxBufferCapacity {
+			return "", nil, &rundir.ConfigError{Msg: fmt.Sprintf("cannot resume: %s gives buffer.capacity %d (1 to %d)", filepath.Join(cfg.Out, "config.yaml"), saved.Buffer.Capacity, rundir.MaxBufferCapacity)}
 		}
 		cfg.Buffer.Capacity = saved.Buffer.Capacity
 		return ckptDir, man, nil
 	}
 	if hasConfig || hasCheckpoints(cfg.Out) {
-		if _, _, err := LatestCheckpoint(cfg.Out); err == nil {
-			return "", nil, &ConfigError{Msg: fmt.Sprintf("run directory %s already holds a run; continue it with --resume %s, or choose another --out", cfg.Out, cfg.Out)}
+		if _, _, err := rundir.LatestCheckpoint(cfg.Out); err == nil {
+			return "", nil, &rundir.ConfigError{Msg: fmt.Sprintf("run directory %s already holds a run; continue it with --resume %s, or choose another --out", cfg.Out, cfg.Out)}
 		}
 		// nothing there can be resumed: a restart loses nothing
 		r.warnf("%s holds a run without a complete checkpoint (it stopped before its first one); starting it again", cfg.Out)
@@ -119,59 +119,3 @@ func (r *core) freshCapacity() {
 		r.derived = append(r.derived, fmt.Sprintf("buffer.capacity %d (derived from steps %d: the run stores no more transitions; configured %d)", cfg.Buffer.Capacity, cfg.Steps, configured))
 	}
 }
-
-// RunExistsError reports a run directory that already holds a run with a
-// complete checkpoint: a new run there would mix two runs.
-type RunExistsError struct {
-	Dir  string
-	Step int64 // env step of its newest complete checkpoint
-}
-
-func (e *RunExistsError) Error() string {
-	return fmt.Sprintf("run directory %s already holds a run (newest checkpoint at env step %d)", e.Dir, e.Step)
-}
-
-// CheckNewRunDir says, without writing anything, whether Run may start a
-// new run (Options.Resume false) in dir, so a caller can refuse before it
-// prints anything: nil when dir is absent, empty or holds a run that
-// stopped before its first checkpoint (Run starts that again); the lock's
-// *runlock.HeldError when a live process trains there; a *RunExistsError
-// when dir holds a run with a complete checkpoint (continue it with
-// Resume, or pick another directory).
-func CheckNewRunDir(dir string) error {
-	_, m, err := LatestCheckpoint(dir)
-	if err != nil {
-		return nil
-	}
-	if err := runlock.Probe(dir); err != nil {
-		return err
-	}
-	return &RunExistsError{Dir: dir, Step: m.Step}
-}
-
-// removeEmptyRunDir removes dir when it holds nothing but what a start
-// writes before it can be refused — its lock file, config.yaml,
-// platform.json and empty directories — for a directory that start made
-// (the lock is released by then). Anything else in it is kept.
-func removeEmptyRunDir(dir string) {
-	only := true
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			return nil
-		}
-		if filepath.Dir(p) != filepath.Clean(dir) || !d.Type().IsRegular() || !startFiles[d.Name()] {
-			only = false
-			return fs.SkipAll
-		}
-		return nil
-	})
-	if err == nil && only {
-		_ = os.RemoveAll(dir)
-	}
-}
-
-// startFiles are the files a run writes before its setup can refuse it.
-var startFiles = map[string]bool{runlock.FileName: true, "config.yaml": true, "platform.json": true}

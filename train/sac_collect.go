@@ -6,6 +6,8 @@ import (
 
 	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/replay"
+	"github.com/vlmrb/vlmrb/sac"
+	"github.com/vlmrb/vlmrb/vlmprio"
 )
 
 // collect takes one step in every env: uniform random actions until
@@ -14,12 +16,14 @@ import (
 func (r *runner) collect(ctx context.Context) error {
 	cfg := &r.cfg
 	n, A := cfg.NumEnvs, r.spec.ActDim
+	var frames []vlmprio.Observed
 	if r.score != nil {
 		if err := r.score.writeBack(ctx); err != nil { // scores due under vlm.lag
 			return err
 		}
 		// o_t: frames and progress of the states the actions are taken in
-		if err := r.score.capture(ctx, n, r.view); err != nil {
+		var err error
+		if frames, err = r.score.capture(ctx, n, r.view); err != nil {
 			return err
 		}
 	}
@@ -57,11 +61,15 @@ func (r *runner) collect(ctx context.Context) error {
 		if done {
 			nobs, vals = infos[i].FinalObs, infos[i].FinalValues
 		}
+		var o *vlmprio.Observed
+		if frames != nil {
+			o = &frames[i]
+		}
 		if _, err := r.add(r.step, i, replay.Transition{
 			Obs: r.obs[i], Action: r.actions[i], Reward: rew[i], NextObs: nobs,
 			Terminated: term[i], Truncated: trunc[i],
 			Env: int32(i), Episode: r.epID[i], Step: r.epT[i],
-		}, vals, done); err != nil {
+		}, o, vals, done); err != nil {
 			return err
 		}
 		r.record(i, rew[i], vals["success"] != 0, done)
@@ -135,11 +143,14 @@ func (r *runner) train(context.Context) error {
 		}
 	}
 	target := int64(float64(r.step-start+int64(cfg.NumEnvs))*cfg.SAC.UpdatesPerStep) + extra
-	return r.update(target, r.obs, sacUpdater{r})
+	return r.update(target, r.obs, sacUpdater{r.agent, r})
 }
 
 // sacUpdater is the SAC agent's gradient step for core.update.
-type sacUpdater struct{ r *runner }
+type sacUpdater struct {
+	*sac.Agent
+	r *runner
+}
 
 func (u sacUpdater) prepare(b *replay.Batch) {
 	if u.r.rm != nil {
@@ -147,14 +158,4 @@ func (u sacUpdater) prepare(b *replay.Batch) {
 	}
 }
 
-func (u sacUpdater) update(b *replay.Batch) (UpdateMetrics, error) { return u.r.agent.Update(b) }
-
-func (u sacUpdater) signal(f feedback) []float32 {
-	switch f {
-	case tdFeedback:
-		return u.r.agent.TDErrors()
-	case reloFeedback:
-		return u.r.agent.ReLoScores()
-	}
-	return nil
-}
+func (u sacUpdater) update(b *replay.Batch) (UpdateMetrics, error) { return u.Update(b) }

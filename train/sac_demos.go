@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"image"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/vlmrb/vlmrb/frame"
 	"github.com/vlmrb/vlmrb/hw"
 	"github.com/vlmrb/vlmrb/lerobot"
 	"github.com/vlmrb/vlmrb/replay"
+	"github.com/vlmrb/vlmrb/rundir"
+	"github.com/vlmrb/vlmrb/vlmprio"
 )
 
 // insertDemos puts recorded episodes into the replay buffer before the
@@ -90,16 +91,16 @@ func (r *runner) demoScoring(ctx context.Context, hasProgress bool) demoScore {
 // vector steps they fill; they must leave some of the budget.
 func (r *runner) scheduleDemos(eps []demoEpisode) ([][]int, int, error) {
 	n := r.cfg.NumEnvs
-	sched := newEpisodeSchedule(n)
+	sched := rundir.NewEpisodeSchedule(n)
 	perEnv := make([][]int, n)
 	for k := range eps {
-		ei, _ := sched.next()
+		ei, _ := sched.Next()
 		perEnv[ei] = append(perEnv[ei], k)
-		sched.finish(ei, eps[k].len())
+		sched.Finish(ei, eps[k].len())
 	}
-	steps := slices.Max(sched.end)
+	steps := sched.Steps()
 	if int64(steps*n) >= r.cfg.Steps {
-		return nil, 0, &ConfigError{Msg: fmt.Sprintf("demos %s fill %d env steps (%d per env on %d envs), the whole budget of %d steps; raise --steps",
+		return nil, 0, &rundir.ConfigError{Msg: fmt.Sprintf("demos %s fill %d env steps (%d per env on %d envs), the whole budget of %d steps; raise --steps",
 			r.cfg.DemosPath, steps*n, steps, n, r.cfg.Steps)}
 	}
 	return perEnv, steps, nil
@@ -128,21 +129,21 @@ func (r *runner) replayDemos(ctx context.Context, eps []demoEpisode, perEnv [][]
 			e, tt := &eps[k], t[i]
 			done := e.term[tt] || e.trunc[tt]
 			sv := b2f(e.succs[tt])
-			ref, err := r.addDemo(r.step, i, replay.Transition{
-				Obs: e.obs[tt], Action: e.act[tt], Reward: e.rew[tt], NextObs: e.next[tt],
-				Terminated: e.term[tt], Truncated: e.trunc[tt],
-				Env: int32(i), Episode: int64(k), Step: int32(tt),
-			}, map[string]float64{"success": sv}, done)
-			if err != nil {
-				return err
-			}
+			var o *vlmprio.Observed
 			if ds.score { // the clip pipeline, with the recording's o_t (its frame tt)
 				f := frame.Frame{Camera: r.cfg.VLM.Camera, Seq: uint64(seq),
 					Time: time.Unix(0, 0).Add(time.Duration(float64(tt) * r.spec.ControlDt * float64(time.Second)))}
 				if ds.frames != nil {
 					f.Image = ds.frames[e.from+int64(tt)]
 				}
-				r.score.recorded(i, int64(k), ref, f, e.prog[tt], ds.hasProgress, done)
+				o = &vlmprio.Observed{Frame: f, Progress: e.prog[tt], HasProgress: ds.hasProgress}
+			}
+			if _, err := r.addDemo(r.step, i, replay.Transition{
+				Obs: e.obs[tt], Action: e.act[tt], Reward: e.rew[tt], NextObs: e.next[tt],
+				Terminated: e.term[tt], Truncated: e.trunc[tt],
+				Env: int32(i), Episode: int64(k), Step: int32(tt),
+			}, o, map[string]float64{"success": sv}, done); err != nil {
+				return err
 			}
 			ret[i] += e.rew[tt]
 			succ[i] = succ[i] || e.succs[tt]
@@ -170,7 +171,7 @@ const maxDemoFrameBytes = 512 << 20
 // image per dataset frame, when it shows what the scorer's own frames
 // would: the same camera name and size and the standard theme (record
 // renders with it). Otherwise it returns nil and why.
-func demoFrames(ctx context.Context, cfg *Config) ([]*image.RGBA, string) {
+func demoFrames(ctx context.Context, cfg *rundir.Config) ([]*image.RGBA, string) {
 	if cfg.VLM.Theme != "" && cfg.VLM.Theme != "standard" {
 		return nil, fmt.Sprintf("the scorer sees the %s theme, recordings the standard one", cfg.VLM.Theme)
 	}

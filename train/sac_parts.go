@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/vlmrb/vlmrb/frame"
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/sac"
 )
 
@@ -33,20 +34,20 @@ func (r *runner) checkpoint() error {
 	if m, ok := r.lastUpd.(sac.Metrics); ok {
 		st.LastUpd = m
 	}
-	var extra []CheckpointPart
+	var extra []rundir.CheckpointPart
 	if r.rm != nil {
 		st.RewardStart, st.RewardCatchup = r.rm.schedule()
 		// a bounded wait: an unreachable embedding server must not hold up
 		// a checkpoint (or Ctrl-C); frames it does not embed stay unset
 		ctx, cancel := context.WithTimeout(context.Background(), checkpointFlushTimeout)
 		defer cancel()
-		extra = append(extra, CheckpointPart{Name: "reward.bin", Write: writeBytes(func() ([]byte, error) { return r.rm.marshal(ctx) })})
+		extra = append(extra, rundir.CheckpointPart{Name: "reward.bin", Write: writeBytes(func() ([]byte, error) { return r.rm.marshal(ctx) })})
 	}
 	return r.save(r.agent.MarshalBinary, st, extra...)
 }
 
 // restore loads a checkpoint into the freshly built runner.
-func (r *runner) restore(dir string, man *Manifest) error {
+func (r *runner) restore(dir string, man *rundir.Manifest) error {
 	var st runState
 	ab, err := r.core.restore(dir, man, &st, &st.loopState)
 	if err != nil {
@@ -62,7 +63,7 @@ func (r *runner) restore(dir string, man *Manifest) error {
 		r.lastUpd = st.LastUpd
 	}
 	if r.rm != nil {
-		rb, err := readPart(dir, man, "reward.bin", MaxAgentBytes)
+		rb, err := rundir.ReadPart(dir, man, "reward.bin", rundir.MaxAgentBytes)
 		if err != nil {
 			return fmt.Errorf("resume reward model: %w", err)
 		}
@@ -76,22 +77,22 @@ func (r *runner) restore(dir string, man *Manifest) error {
 
 // evaluate runs the deterministic policy (recording a GIF when asked) and
 // the expert-episode checks of the learned reward and the clip scores.
-func (r *runner) evaluate(ctx context.Context) (*EvalResult, map[string]float64, error) {
+func (r *runner) evaluate(ctx context.Context) (*rundir.EvalResult, map[string]float64, error) {
 	if r.armEval != nil {
 		return r.evaluateArm(ctx) // armrun.go
 	}
 	gif := ""
 	if r.cfg.Eval.GIF && r.evalCam == nil && r.camErr == nil {
-		r.evalCam, r.camErr = NewSimCamera(r.cfg.VLM.Backend, r.cfg.VLM.Camera, r.cfg.VLM.Theme, r.cfg.Eval.GIFSize, r.cfg.Eval.GIFSize, r.evalEnv)
+		r.evalCam, r.camErr = rundir.NewSimCamera(r.cfg.VLM.Backend, r.cfg.VLM.Camera, r.cfg.VLM.Theme, r.cfg.Eval.GIFSize, r.cfg.Eval.GIFSize, r.evalEnv)
 		if r.camErr != nil {
 			r.warnf("no evaluation GIFs: %v", r.camErr)
 		}
 	}
 	if r.evalCam != nil {
-		gif = evalVideoPath(r.cfg.Out, r.step)
+		gif = rundir.EvalVideoPath(r.cfg.Out, r.step)
 	}
-	res, err := Evaluate(ctx, r.evalEnv, AgentPolicy(r.agent), EvalOptions{
-		Episodes: r.cfg.Eval.Episodes, Seed: EvalSeed(r.cfg),
+	res, err := rundir.Evaluate(ctx, r.evalEnv, rundir.AgentPolicy(r.agent), rundir.EvalOptions{
+		Episodes: r.cfg.Eval.Episodes, Seed: rundir.EvalSeed(r.cfg),
 		GIF: gif, Cam: r.evalCam, Warnf: r.warnf,
 	})
 	if err != nil {
@@ -104,7 +105,7 @@ func (r *runner) evaluate(ctx context.Context) (*EvalResult, map[string]float64,
 	}
 	extra := map[string]float64{}
 	if r.rm != nil {
-		rho, byStage, err := r.rm.expertRank(ctx, r.evalEnv, r.cfg.Seed^evalSeedSalt^0xe4)
+		rho, byStage, err := r.rm.expertRank(ctx, r.evalEnv, r.cfg.Seed^rundir.EvalSeedSalt^0xe4)
 		if err != nil {
 			r.warnf("reward on an expert episode: %v", err)
 		} else if !math.IsNaN(rho) {
@@ -147,7 +148,7 @@ func (r *runner) frameSources() ([]frame.Source, error) {
 		}
 		return srcs, nil
 	}
-	cam, err := NewSimCameraWith(cfg.VLM.Backend, cfg.VLM.Camera, cfg.VLM.Theme, cfg.VLM.Width, cfg.VLM.Height, r.envs[0], cfg.VLM.CameraOptions())
+	cam, err := rundir.NewSimCameraWith(cfg.VLM.Backend, cfg.VLM.Camera, cfg.VLM.Theme, cfg.VLM.Width, cfg.VLM.Height, r.envs[0], cfg.VLM.CameraOptions())
 	if err != nil {
 		return nil, fmt.Errorf("scorer frames: %w", err)
 	}
@@ -158,16 +159,6 @@ func (r *runner) frameSources() ([]frame.Source, error) {
 	return srcs, nil
 }
 
-// sacConfig is the agent's configuration: the sac section's, with what
-// the loop derives from the run (its seed, ReLo's scores for replay relo).
-func (c *Config) sacConfig() sac.Config {
-	sc := c.SAC.Config
-	sc.NoEntropyBackup = !c.SAC.EntropyBackup
-	sc.ReLo = c.Replay == "relo"
-	sc.Seed = c.Seed
-	return sc
-}
-
 // newScoring sets up VLM-RB's clip scoring: the configured scorer (an
 // OpenAI server's failures counted by the outage record) and, for every
 // scorer but the oracle, the envs' cameras.
@@ -176,7 +167,7 @@ func (r *runner) newScoring(ctx context.Context) (*scoring, error) {
 	scorer := r.opts.Scorer
 	if scorer == nil {
 		var err error
-		if scorer, err = NewScorer(cfg.Scorer, r.meta, cfg.VLM); err != nil {
+		if scorer, err = rundir.NewScorer(cfg.Scorer, r.meta, cfg.VLM); err != nil {
 			return nil, err
 		}
 		if cfg.Scorer == "openai" {
@@ -213,5 +204,5 @@ func (r *runner) scoreValueCorrelation(ctx context.Context) (float64, error) {
 	}
 	online, _ := r.agent.Critics()
 	return scoreValueCorrelation(ctx, fig3Setup{cfg: &r.cfg, meta: r.meta, cam: r.frameCam, scorer: r.score.scorer, critics: online},
-		r.cfg.Seed^evalSeedSalt^0xd9, 4)
+		r.cfg.Seed^rundir.EvalSeedSalt^0xd9, 4)
 }

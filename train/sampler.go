@@ -2,16 +2,7 @@ package train
 
 import (
 	"github.com/vlmrb/vlmrb/replay"
-)
-
-// feedback is the per-sample signal a sampler takes back after each
-// update, decided once when the sampler is built.
-type feedback int
-
-const (
-	noFeedback   feedback = iota
-	tdFeedback            // |TD error| (PER, ERO, VLM-RB with td_product)
-	reloFeedback          // ReLo's reducible loss
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 // The optional parts of a sampler, which the loop calls without knowing
@@ -41,8 +32,8 @@ type (
 // VLM-RB's sampler for the scorer's write-backs.
 type sampler struct {
 	replay.Sampler
-	feedback feedback
-	vlmrb    *replay.VLMRB // the score sink of replay vlmrb (nil otherwise)
+	feedback rundir.Feedback // Config.Feedback, the one decision
+	vlmrb    *replay.VLMRB   // the score sink of replay vlmrb (nil otherwise)
 
 	ender   episodeEnder
 	querier stateQuerier
@@ -54,11 +45,9 @@ type sampler struct {
 // newSampler builds the configured replay sampler over buf. totalUpdates
 // anneals PER's β; warmupSamples is VLM-RB's λ warm-up in Sample calls
 // (one per update).
-func newSampler(cfg *Config, buf *replay.Buffer, totalUpdates, warmupSamples int64) (sampler, error) {
-	var (
-		s   sampler
-		err error
-	)
+func newSampler(cfg *rundir.Config, buf *replay.Buffer, totalUpdates, warmupSamples int64) (sampler, error) {
+	var err error
+	s := sampler{feedback: cfg.Feedback()}
 	switch cfg.Replay {
 	case "uniform":
 		s.Sampler = replay.NewUniform(buf)
@@ -67,16 +56,9 @@ func newSampler(cfg *Config, buf *replay.Buffer, totalUpdates, warmupSamples int
 		if p, err = newPER(cfg, buf, totalUpdates); err == nil {
 			s.Sampler = p
 		}
-		s.feedback = tdFeedback
-		if cfg.Replay == "relo" {
-			s.feedback = reloFeedback
-		}
 	case "vlmrb":
 		if s.vlmrb, err = newVLMRB(cfg, buf, totalUpdates, warmupSamples); err == nil {
 			s.Sampler, s.counter = s.vlmrb, s.vlmrb
-		}
-		if cfg.Buffer.VLMRB.UseTD {
-			s.feedback = tdFeedback
 		}
 	case "aer":
 		var a *aerSampler
@@ -88,12 +70,11 @@ func newSampler(cfg *Config, buf *replay.Buffer, totalUpdates, warmupSamples int
 		if e, err = newERO(cfg, buf); err == nil {
 			s.Sampler, s.ender, s.metrics, s.state = e, e, e, e
 		}
-		s.feedback = tdFeedback
 	default:
-		return s, badf("replay %q is not available (choose one of %v)", cfg.Replay, ReplayChoices)
+		return s, rundir.ConfigErrorf("replay %q is not available (choose one of %v)", cfg.Replay, rundir.ReplayChoices)
 	}
 	if err != nil {
-		return s, &ConfigError{Msg: err.Error()}
+		return s, &rundir.ConfigError{Msg: err.Error()}
 	}
 	return s, nil
 }
@@ -102,7 +83,7 @@ func newSampler(cfg *Config, buf *replay.Buffer, totalUpdates, warmupSamples int
 // takes PER's buffer.per_* values too (α 0.6, β₀ 0.4, ε 1e-6 by default;
 // the reference's DQN uses α 0.6 and ε 1e-5, its SAC
 // replay.DefaultReLoConfig's α 0.5 and ε 1e-5).
-func newPER(cfg *Config, buf *replay.Buffer, totalUpdates int64) (*replay.PER, error) {
+func newPER(cfg *rundir.Config, buf *replay.Buffer, totalUpdates int64) (*replay.PER, error) {
 	pc := cfg.Buffer.PER
 	pc.BetaSteps = totalUpdates
 	if cfg.Replay == "relo" {
@@ -113,11 +94,26 @@ func newPER(cfg *Config, buf *replay.Buffer, totalUpdates int64) (*replay.PER, e
 
 // newVLMRB is replay vlmrb from the buffer section's VLM-RB config, with
 // PER's per_beta0 as its importance exponent and the run's schedules.
-func newVLMRB(cfg *Config, buf *replay.Buffer, totalUpdates, warmupSamples int64) (*replay.VLMRB, error) {
+func newVLMRB(cfg *rundir.Config, buf *replay.Buffer, totalUpdates, warmupSamples int64) (*replay.VLMRB, error) {
 	vc := cfg.Buffer.VLMRB
 	vc.Beta0, vc.BetaSteps = cfg.Buffer.PER.Beta0, totalUpdates
 	vc.WarmupSteps = warmupSamples
 	return replay.NewVLMRB(buf, vc)
+}
+
+// signal is the last update's per-sample signal this sampler takes back
+// (nil: none).
+func (s *sampler) signal(a interface {
+	TDErrors() []float32
+	ReLoScores() []float32
+}) []float32 {
+	switch s.feedback {
+	case rundir.TDFeedback:
+		return a.TDErrors()
+	case rundir.ReLoFeedback:
+		return a.ReLoScores()
+	}
+	return nil
 }
 
 // prioritized is how many of the last batch's first draws came from the

@@ -6,6 +6,7 @@ import (
 
 	"github.com/vlmrb/vlmrb/frame"
 	"github.com/vlmrb/vlmrb/replay"
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/vlmprio"
 )
 
@@ -14,15 +15,17 @@ import (
 // VLM-RB sampler) and the vlm/ metrics. The frame of transition t is o_t,
 // the observation its action is taken in (vlmprio.Pipeline states the
 // rule): every loop step the learner calls writeBack (scores due land in
-// the sampler), then capture for every env before its step,
+// the sampler), then capture for every env before its step (the learner
+// carries each env's frame with that step's transition into StepEvent),
 // terminal after a step that ended the episode by termination, and the
-// hook (OnStep) pushes every stored transition.
+// hook (OnStep) pushes every stored transition with its frame.
 type scoring struct {
 	NopHook
 	pipe   *vlmprio.Pipeline
 	scorer vlmprio.Scorer
 	vb     *replay.VLMRB
 	srcs   []frame.Source // closed by close (nil: no images)
+	frames []vlmprio.Observed
 	desc   string
 	scores scoreWindow
 }
@@ -42,7 +45,7 @@ type scoringSetup struct {
 // privileged progress and the state's time.
 type envView func(env int) (progress float64, t time.Duration)
 
-func newScoring(ctx context.Context, cfg *Config, s scoringSetup) *scoring {
+func newScoring(ctx context.Context, cfg *rundir.Config, s scoringSetup) *scoring {
 	v := &cfg.VLM
 	clip, prio := v.Clip, v.Scoring
 	clip.Task, clip.Family = s.task, s.family
@@ -63,15 +66,20 @@ func newScoring(ctx context.Context, cfg *Config, s scoringSetup) *scoring {
 // for them if needed): the first stage of every loop step, before capture.
 func (s *scoring) writeBack(ctx context.Context) error { return s.pipe.Tick(ctx) }
 
-// capture takes every env's frame o_t of its current state.
-func (s *scoring) capture(ctx context.Context, n int, view envView) error {
+// capture takes every env's frame o_t of its current state. The slice is
+// the scoring's own, overwritten by the next capture; the learner copies
+// or hands on each frame with its env's transition.
+func (s *scoring) capture(ctx context.Context, n int, view envView) ([]vlmprio.Observed, error) {
+	s.frames = s.frames[:0]
 	for i := range n {
 		p, t := view(i)
-		if err := s.pipe.Capture(ctx, i, p, true, t); err != nil {
-			return err
+		o, err := s.pipe.Capture(ctx, i, p, true, t)
+		if err != nil {
+			return nil, err
 		}
+		s.frames = append(s.frames, o)
 	}
-	return nil
+	return s.frames, nil
 }
 
 // terminal takes env i's final observation o_T of an episode that
@@ -81,22 +89,13 @@ func (s *scoring) terminal(ctx context.Context, i int, view envView) error {
 	return s.pipe.Terminal(ctx, i, p, true, t)
 }
 
-// OnStep hands the stored transition to the Clipper. A recorded
-// demonstration's transition (demos_path) has no live frame: the learner
-// hands it to recorded with the recording's own.
+// OnStep hands the stored transition with the frame that travelled with
+// it (a live capture or a recording's) to the Clipper.
 func (s *scoring) OnStep(e StepEvent) error {
-	if e.Recorded {
-		return nil
+	if e.Frame != nil {
+		s.pipe.Push(e.Env, e.Transition.Episode, e.Ref, *e.Frame, e.Done)
 	}
-	s.pipe.Push(e.Env, e.Transition.Episode, e.Ref, e.Done)
 	return nil
-}
-
-// recorded hands a recorded transition (stored at ref) to the Clipper with
-// its frame o_t from the recording (an image-less frame when f.Image is
-// nil) and its progress.
-func (s *scoring) recorded(env int, episode int64, ref replay.Ref, f frame.Frame, progress float64, hasProgress, done bool) {
-	s.pipe.PushFrame(env, episode, ref, f, progress, hasProgress, done)
 }
 
 // metrics adds the vlm/ group to a log row: how much of the buffer is

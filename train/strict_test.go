@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 // TestStrictConfigRefusesNamingTheKey: each document is refused by
@@ -24,12 +26,12 @@ func TestStrictConfigRefusesNamingTheKey(t *testing.T) {
 		{"num_envs over limit", "num_envs: 10000\nsteps: 1000000\n", "num_envs must be ≤ 256"},
 		{"num_envs over steps", "num_envs: 100\nsteps: 50\n", "num_envs (100) exceeds steps (50)"},
 		{"unknown key", "stepz: 5\n", "stepz"},
-		{"big prompt", "vlm:\n  prompt: " + strings.Repeat("a", MaxPromptBytes+1) + "\n", "vlm.prompt is"},
-		{"oversize file", "# " + strings.Repeat("x", MaxConfigBytes) + "\n", "larger than"},
+		{"big prompt", "vlm:\n  prompt: " + strings.Repeat("a", rundir.MaxPromptBytes+1) + "\n", "vlm.prompt is"},
+		{"oversize file", "# " + strings.Repeat("x", rundir.MaxConfigBytes) + "\n", "larger than"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := DefaultConfig()
-			err := LoadConfig(strings.NewReader(tc.yaml), &c)
+			c := rundir.DefaultConfig()
+			err := rundir.LoadConfig(strings.NewReader(tc.yaml), &c)
 			if err == nil {
 				err = c.Validate()
 			}
@@ -39,8 +41,8 @@ func TestStrictConfigRefusesNamingTheKey(t *testing.T) {
 		})
 	}
 	// the defaults and an ordinary file pass
-	c := DefaultConfig()
-	if err := LoadConfig(strings.NewReader("steps: 500\nsac:\n  gamma: 0.98\n"), &c); err != nil || c.Validate() != nil {
+	c := rundir.DefaultConfig()
+	if err := rundir.LoadConfig(strings.NewReader("steps: 500\nsac:\n  gamma: 0.98\n"), &c); err != nil || c.Validate() != nil {
 		t.Fatalf("ordinary config refused: %v %v", err, c.Validate())
 	}
 }
@@ -55,23 +57,23 @@ func FuzzLoadConfig(f *testing.F) {
 	f.Add([]byte("reward_model:\n  goal: [a, b]\n"))
 	f.Add([]byte("&a [*a]"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		c := DefaultConfig()
-		if err := LoadConfig(bytes.NewReader(b), &c); err != nil {
+		c := rundir.DefaultConfig()
+		if err := rundir.LoadConfig(bytes.NewReader(b), &c); err != nil {
 			return
 		}
 		if err := c.Validate(); err != nil {
-			var ce *ConfigError
+			var ce *rundir.ConfigError
 			if !errors.As(err, &ce) {
 				t.Fatalf("Validate returned %T, want *ConfigError", err)
 			}
 			return
 		}
-		enc, err := c.encode()
+		enc, err := c.EncodeYAML()
 		if err != nil {
 			t.Fatalf("encode of a valid config: %v", err)
 		}
-		d := DefaultConfig()
-		if err := LoadConfig(bytes.NewReader(enc), &d); err != nil {
+		d := rundir.DefaultConfig()
+		if err := rundir.LoadConfig(bytes.NewReader(enc), &d); err != nil {
 			t.Fatalf("a saved config does not load: %v\n%s", err, enc)
 		}
 		if err := d.Validate(); err != nil {
@@ -91,7 +93,7 @@ func FuzzRunDirState(f *testing.F) {
 	f.Add([]byte(`{"version":1,"files":[{"name":"../../etc/passwd","size":-1}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		dir := t.TempDir()
-		ck := filepath.Join(CheckpointRoot(dir), ckptDirName(200))
+		ck := filepath.Join(rundir.CheckpointRoot(dir), rundir.CheckpointName(200))
 		if err := os.MkdirAll(ck, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -105,12 +107,12 @@ func FuzzRunDirState(f *testing.F) {
 				t.Fatal(err)
 			}
 		}
-		_, _, _ = LatestCheckpoint(dir)
-		_, _ = LatestAgentCheckpoint(dir)
-		_, _ = ReadMetricsJSONL(filepath.Join(dir, "metrics.jsonl"))
+		_, _, _ = rundir.LatestCheckpoint(dir)
+		_, _ = rundir.LatestAgentCheckpoint(dir)
+		_, _ = rundir.ReadMetricsJSONL(filepath.Join(dir, "metrics.jsonl"))
 		var st runState
 		_ = json.Unmarshal(b, &st)
-		if a, _, _, err := LoadAgent(dir); err == nil {
+		if a, _, _, err := rundir.LoadAgent(dir); err == nil {
 			a.Close()
 		}
 	})

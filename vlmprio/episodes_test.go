@@ -87,7 +87,8 @@ func TestEpisodeClipsMatchTraining(t *testing.T) {
 	for ep := range episodes {
 		g.Reset(ep)
 		for {
-			if err := p.Capture(ctx, 0, float64(g.t)/10, true, time.Duration(slot)); err != nil {
+			o, err := p.Capture(ctx, 0, float64(g.t)/10, true, time.Duration(slot))
+			if err != nil {
 				t.Fatal(err)
 			}
 			term, trunc, _ := g.Act()
@@ -97,7 +98,7 @@ func TestEpisodeClipsMatchTraining(t *testing.T) {
 				}
 			}
 			slot++
-			p.Push(0, int64(ep), replay.Ref{Slot: slot, Gen: 1}, term || trunc)
+			p.Push(0, int64(ep), replay.Ref{Slot: slot, Gen: 1}, o, term || trunc)
 			if term || trunc {
 				break
 			}

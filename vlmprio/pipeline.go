@@ -19,10 +19,11 @@ import (
 // after the reset. A transition (s_t, a_t, r_t, s_{t+1}) stored in replay
 // goes with frame o_t, and the clip that scores transition i is
 // (o_i … o_{i+L−1}) — VLM-RB's τ_i. Each state is rendered once: the loop
-// calls Capture for every env before every env step (o_t), and Push for
-// every transition it stores, in order; transitions may reach replay later
-// than their step (n-step returns), so each env keeps a queue of captured
-// frames, and Push takes the oldest. An episode that terminates (the goal
+// calls Capture for every env before every env step (o_t) and carries the
+// Observed it returns with that step's transition — through n-step returns
+// too, where a transition reaches replay later than its step — to the Push
+// that stores it, so a frame is paired with its transition by the loop's
+// own data, never by call order. An episode that terminates (the goal
 // reached, not a time limit) has one more observation, o_T: the loop
 // captures it with Terminal before the reset, and it closes the episode's
 // last clips. A truncated episode's clips end at o_{T−1}. Past the
@@ -40,8 +41,7 @@ type Pipeline struct {
 	cfg     PipelineConfig
 	clipper *Clipper
 	prio    *Prioritizer
-	queues  [][]pending // per env, oldest first
-	term    []pending   // per env: the terminal frame captured by Terminal
+	term    []Observed // per env: the terminal frame captured by Terminal
 	hasTerm []bool
 	free    []*image.RGBA // image buffers handed back after the Clipper cloned them
 	seq     uint64
@@ -62,10 +62,16 @@ type PipelineConfig struct {
 	Camera string
 }
 
-type pending struct {
-	f        frame.Frame
-	progress float64
-	has      bool // progress is known
+// Observed is o_t of one env as Capture took it: the frame and the state's
+// privileged progress. The loop carries it with its transition to Push.
+type Observed struct {
+	Frame       frame.Frame
+	Progress    float64
+	HasProgress bool // Progress is known
+	// owned marks a frame whose image the pipeline rendered into one of
+	// its buffers (Capture), which Push hands back to the pool; a caller's
+	// frame (a recording's) is never reused.
+	owned bool
 }
 
 // NewPipeline returns a pipeline scoring with scorer into sink. It panics
@@ -78,8 +84,7 @@ func NewPipeline(scorer Scorer, sink ScoreSink, cfg PipelineConfig) *Pipeline {
 		cfg:     cfg,
 		clipper: NewClipper(cfg.Clipper),
 		prio:    NewPrioritizer(scorer, sink, cfg.Prioritizer),
-		queues:  make([][]pending, cfg.Envs),
-		term:    make([]pending, cfg.Envs),
+		term:    make([]Observed, cfg.Envs),
 		hasTerm: make([]bool, cfg.Envs),
 	}
 }
@@ -99,14 +104,10 @@ func (p *Pipeline) Images() bool { return p.cfg.Sources != nil }
 // Capture takes o_t of env: its frame from the env's source (or an
 // image-less frame stamped t when there is none) with the state's
 // privileged progress (NaN or hasProgress false when unknown). Call it
-// before the env's step.
-func (p *Pipeline) Capture(ctx context.Context, env int, progress float64, hasProgress bool, t time.Duration) error {
-	pf, err := p.capture(ctx, env, progress, hasProgress, t)
-	if err != nil {
-		return err
-	}
-	p.queues[env] = append(p.queues[env], pf)
-	return nil
+// before the env's step and hand the result to the Push of that step's
+// transition (or to Discard when no transition takes it).
+func (p *Pipeline) Capture(ctx context.Context, env int, progress float64, hasProgress bool, t time.Duration) (Observed, error) {
+	return p.capture(ctx, env, progress, hasProgress, t)
 }
 
 // Terminal takes o_T of env's episode that just terminated (before the
@@ -117,24 +118,24 @@ func (p *Pipeline) Terminal(ctx context.Context, env int, progress float64, hasP
 		return err
 	}
 	if p.hasTerm[env] {
-		p.recycle(p.term[env].f.Image)
+		p.Discard(p.term[env])
 	}
 	p.term[env], p.hasTerm[env] = pf, true
 	return nil
 }
 
-func (p *Pipeline) capture(ctx context.Context, env int, progress float64, hasProgress bool, t time.Duration) (pending, error) {
+func (p *Pipeline) capture(ctx context.Context, env int, progress float64, hasProgress bool, t time.Duration) (Observed, error) {
 	t0 := time.Now()
-	pf := pending{progress: progress, has: hasProgress}
+	pf := Observed{Progress: progress, HasProgress: hasProgress, owned: true}
 	if p.cfg.Sources == nil {
-		pf.f = frame.Frame{Camera: p.cfg.Camera, Seq: p.seq, Time: time.Unix(0, 0).Add(t)}
+		pf.Frame = frame.Frame{Camera: p.cfg.Camera, Seq: p.seq, Time: time.Unix(0, 0).Add(t)}
 	} else {
 		if n := len(p.free); n > 0 {
-			pf.f.Image, p.free = p.free[n-1], p.free[:n-1]
+			pf.Frame.Image, p.free = p.free[n-1], p.free[:n-1]
 		}
-		if err := p.cfg.Sources[env].Next(ctx, &pf.f); err != nil {
-			p.recycle(pf.f.Image)
-			return pending{}, fmt.Errorf("scorer frame of env %d: %w", env, err)
+		if err := p.cfg.Sources[env].Next(ctx, &pf.Frame); err != nil {
+			p.recycle(pf.Frame.Image)
+			return Observed{}, fmt.Errorf("scorer frame of env %d: %w", env, err)
 		}
 	}
 	p.seq++
@@ -142,57 +143,41 @@ func (p *Pipeline) capture(ctx context.Context, env int, progress float64, hasPr
 	return pf, nil
 }
 
-// Push hands the transition of env stored at ref (its oldest captured
-// frame) to the Clipper and submits the clips that completed. done marks
-// the episode's last transition; it drops frames still queued for env
-// (none when every step's transition was stored).
-func (p *Pipeline) Push(env int, episode int64, ref replay.Ref, done bool) {
-	q := p.queues[env]
-	if len(q) == 0 {
-		panic(fmt.Sprintf("vlmprio: Pipeline.Push for env %d without a captured frame", env))
+// Push hands the transition of env stored at ref, with its frame o (what
+// Capture returned before the transition's step, or a frame the caller
+// has: a recorded demonstration's video frame or an image-less frame), to
+// the Clipper and submits the clips that completed. done marks the
+// episode's last transition; a frame Terminal took closes its clips.
+func (p *Pipeline) Push(env int, episode int64, ref replay.Ref, o Observed, done bool) {
+	if o.Frame.Image == nil && o.Frame.Camera == "" {
+		o.Frame.Camera = p.cfg.Camera
 	}
-	pf := q[0]
-	p.queues[env] = q[1:]
-	st := Step{Episode: episode, Frame: pf.f, Ref: ref, Progress: pf.progress, HasProgress: pf.has, Done: done}
+	st := Step{Episode: episode, Frame: o.Frame, Ref: ref, Progress: o.Progress, HasProgress: o.HasProgress, Done: done}
 	if done && p.hasTerm[env] {
 		t := p.term[env]
-		st.Terminal, st.TerminalProgress = &t.f, t.progress
+		st.Terminal, st.TerminalProgress = &t.Frame, t.Progress
 		p.hasTerm[env] = false
-		defer p.recycle(t.f.Image)
+		defer p.Discard(t)
 	}
 	for _, c := range p.clipper.Push(env, st) {
 		p.prio.Submit(c)
 	}
-	p.recycle(pf.f.Image) // the Clipper keeps its own copy
-	if done {
-		for _, left := range p.queues[env] {
-			p.recycle(left.f.Image)
-		}
-		p.queues[env] = p.queues[env][:0]
+	p.Discard(o) // the Clipper keeps its own copy
+}
+
+// Discard hands back the image of a frame Capture took that no Push will
+// take; frames of the caller's own are left alone.
+func (p *Pipeline) Discard(o Observed) {
+	if o.owned {
+		p.recycle(o.Frame.Image)
 	}
 }
 
-// PushFrame is Push for a transition whose frame o_t the caller already
-// has (a recorded demonstration's video frame, or an image-less frame):
-// it goes to the Clipper directly, past env's queue of captures.
-func (p *Pipeline) PushFrame(env int, episode int64, ref replay.Ref, f frame.Frame, progress float64, hasProgress, done bool) {
-	if f.Image == nil && f.Camera == "" {
-		f.Camera = p.cfg.Camera
-	}
-	for _, c := range p.clipper.Push(env, Step{Episode: episode, Frame: f, Ref: ref, Progress: progress, HasProgress: hasProgress, Done: done}) {
-		p.prio.Submit(c)
-	}
-}
-
-// Reset forgets env's captured frames that no transition took (an episode
-// cut short outside the loop's Push calls).
+// Reset forgets env's terminal frame that no Push took (an episode cut
+// short outside the loop's Push calls).
 func (p *Pipeline) Reset(env int) {
-	for _, left := range p.queues[env] {
-		p.recycle(left.f.Image)
-	}
-	p.queues[env] = p.queues[env][:0]
 	if p.hasTerm[env] {
-		p.recycle(p.term[env].f.Image)
+		p.Discard(p.term[env])
 		p.hasTerm[env] = false
 	}
 }

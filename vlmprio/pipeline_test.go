@@ -56,11 +56,18 @@ func TestPipelineFrameRuleWithLag(t *testing.T) {
 	defer p.Close()
 	const T, lag = 7, 2
 	slot := int32(0)
-	push := func(done bool) { slot++; p.Push(0, 5, replay.Ref{Slot: slot, Gen: 1}, done) }
+	var carried []Observed // the loop's n-step queue: each frame travels with its step
+	push := func(done bool) {
+		slot++
+		p.Push(0, 5, replay.Ref{Slot: slot, Gen: 1}, carried[0], done)
+		carried = carried[1:]
+	}
 	for step := range T {
-		if err := p.Capture(ctx, 0, float64(step), true, time.Duration(step)*time.Second); err != nil {
+		o, err := p.Capture(ctx, 0, float64(step), true, time.Duration(step)*time.Second)
+		if err != nil {
 			t.Fatal(err)
 		}
+		carried = append(carried, o)
 		if step >= lag {
 			push(false)
 		}

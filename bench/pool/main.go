@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/vlmrb/vlmrb/train/study"
+	"github.com/vlmrb/vlmrb/stats"
 )
 
 type report struct {
@@ -69,8 +69,8 @@ func main() {
 	}
 	fmt.Printf("| arm | runs (study:arm) | final IQM [95%% CI] | final mean [95%% CI] | P(> %s) [95%% CI] |\n|---|---|---|---|---|\n", base.name)
 	for _, a := range arms {
-		iqm := study.BootstrapCI(a.strata, study.PooledIQM, *reps, 0.95, 1)
-		mean := study.BootstrapCI(a.strata, study.PooledMean, *reps, 0.95, 1)
+		iqm := stats.BootstrapCI(a.strata, stats.PooledIQM, *reps, 0.95, 1)
+		mean := stats.BootstrapCI(a.strata, stats.PooledMean, *reps, 0.95, 1)
 		p := "–"
 		if a.name != base.name {
 			p = ci(probCI(a.strata, base.strata, *reps, 0.95, 1))
@@ -101,7 +101,7 @@ func finals(dir, armName string) ([]float64, error) {
 	return v, nil
 }
 
-func ci(iv study.Interval) string { return fmt.Sprintf("%.3f [%.3f, %.3f]", iv.Point, iv.Lo, iv.Hi) }
+func ci(iv stats.Interval) string { return fmt.Sprintf("%.3f [%.3f, %.3f]", iv.Point, iv.Lo, iv.Hi) }
 
 func fail(format string, a ...any) {
 	fmt.Fprintf(os.Stderr, "pool: "+format+"\n", a...)

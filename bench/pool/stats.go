@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
-	"github.com/vlmrb/vlmrb/train/study"
+	"github.com/vlmrb/vlmrb/stats"
 )
 
 // probCI is P(X > Y) of two pooled arms, whose runs come in strata (one
@@ -14,28 +14,28 @@ import (
 // every pair of runs of the two arms pooled; each resample redraws every
 // stratum of each arm from itself, uniformly with replacement and at its
 // own size, so a resample keeps each study's share of the runs, as the
-// IQM and mean intervals of study.BootstrapCI do. Empty strata are
+// IQM and mean intervals of stats.BootstrapCI do. Empty strata are
 // skipped; with no run on either side every field is NaN.
-func probCI(x, y [][]float64, reps int, conf float64, seed uint64) study.Interval {
+func probCI(x, y [][]float64, reps int, conf float64, seed uint64) stats.Interval {
 	x, y = nonEmpty(x), nonEmpty(y)
 	if len(x) == 0 || len(y) == 0 {
-		return study.Interval{Point: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+		return stats.Interval{Point: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
 	}
-	point := study.ProbImprovement(flat(x), flat(y))
+	point := stats.ProbImprovement(flat(x), flat(y))
 	rng := rand.New(rand.NewPCG(seed, 0x9e37))
 	rx, ry := make([]float64, len(flat(x))), make([]float64, len(flat(y)))
 	vals := make([]float64, reps)
 	for r := range vals {
 		resampleStrata(rng, x, rx)
 		resampleStrata(rng, y, ry)
-		vals[r] = study.ProbImprovement(rx, ry)
+		vals[r] = stats.ProbImprovement(rx, ry)
 	}
 	if reps == 0 {
-		return study.Interval{Point: point, Lo: math.NaN(), Hi: math.NaN()}
+		return stats.Interval{Point: point, Lo: math.NaN(), Hi: math.NaN()}
 	}
 	sort.Float64s(vals)
 	a := (1 - conf) / 2
-	return study.Interval{Point: point, Lo: study.Quantile(vals, a), Hi: study.Quantile(vals, 1-a)}
+	return stats.Interval{Point: point, Lo: stats.Quantile(vals, a), Hi: stats.Quantile(vals, 1-a)}
 }
 
 // resampleStrata fills dst with one bootstrap resample of strata: stratum

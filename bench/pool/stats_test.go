@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/vlmrb/vlmrb/train/study"
+	"github.com/vlmrb/vlmrb/stats"
 )
 
 // Known answer: an arm with finals {0.70, 0, 0.25, 0, 0.20} in one study
@@ -22,7 +22,7 @@ func TestProbCIKnownAnswerStratified(t *testing.T) {
 	if math.Abs(got.Point-0.65) > 1e-12 || math.Abs(got.Lo-0.55) > 1e-12 || math.Abs(got.Hi-0.75) > 1e-12 {
 		t.Fatalf("stratified P = %+v, want 0.65 [0.55, 0.75]", got)
 	}
-	flatCI := study.ProbImprovementCI([][]float64{flat(x)}, [][]float64{flat(y)}, 5000, 0.95, 1)
+	flatCI := stats.ProbImprovementCI([][]float64{flat(x)}, [][]float64{flat(y)}, 5000, 0.95, 1)
 	if math.Abs(flatCI.Lo-0.50) > 1e-12 || math.Abs(flatCI.Hi-0.80) > 1e-12 {
 		t.Fatalf("unstratified P = %+v, want 0.65 [0.50, 0.80]", flatCI)
 	}

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/vlmrb/vlmrb/train"
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/train/study"
 )
 
@@ -97,8 +97,8 @@ func doneRuns(dir string) ([]string, error) {
 
 // compare checks two metrics.jsonl files row by row and summarises.
 func compare(ob, nb []byte, skip map[string]bool) (string, bool) {
-	or, err1 := train.ParseMetricsJSONL(ob)
-	nr, err2 := train.ParseMetricsJSONL(nb)
+	or, err1 := rundir.ParseMetricsJSONL(ob)
+	nr, err2 := rundir.ParseMetricsJSONL(nb)
 	if err1 != nil || err2 != nil {
 		return fmt.Sprintf("unreadable: %v %v", err1, err2), false
 	}
@@ -133,7 +133,7 @@ func compare(ob, nb []byte, skip map[string]bool) (string, bool) {
 			}
 		}
 	}
-	fin := func(rows []train.Row) float64 {
+	fin := func(rows []rundir.Row) float64 {
 		for i := len(rows) - 1; i >= 0; i-- {
 			if v, ok := rows[i].Values["eval/success_rate"]; ok {
 				return v

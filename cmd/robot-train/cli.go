@@ -8,7 +8,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/vlmrb/vlmrb/train"
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 // exit codes (the CLI contract)
@@ -93,7 +93,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // report prints err (if any) and maps it to an exit code.
 func report(stderr io.Writer, name string, err error) int {
 	var ue *usageError
-	var ce *train.ConfigError
+	var ce *rundir.ConfigError
 	switch {
 	case err == nil:
 		return exitOK

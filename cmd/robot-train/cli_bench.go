@@ -11,9 +11,9 @@ import (
 	"github.com/vlmrb/vlmrb/nn"
 	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/replay"
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/sac"
 	"github.com/vlmrb/vlmrb/tasks"
-	"github.com/vlmrb/vlmrb/train"
 )
 
 // ThroughputOptions says what Throughput measures.
@@ -39,16 +39,17 @@ type ThroughputRow struct {
 // sample, and a two-env VecEnv, each measured for o.Seconds. The
 // benchmarks of record are the packages' go test -bench functions; this is
 // the same work measured once without the test harness. Bad options are a
-// *train.ConfigError.
+// *rundir.ConfigError.
 func Throughput(ctx context.Context, o ThroughputOptions) ([]ThroughputRow, error) {
 	if o.Seconds <= 0 || o.Capacity < 256 {
-		return nil, &train.ConfigError{Msg: "--seconds must be > 0 and --replay-capacity ≥ 256"}
+		return nil, &rundir.ConfigError{Msg: "--seconds must be > 0 and --replay-capacity ≥ 256"}
 	}
 	if _, err := describeTask(o.Task); err != nil {
 		return nil, err
 	}
+	// process-global: every network in this process uses the backend
 	if err := nn.SetBackend(o.BLAS); err != nil {
-		return nil, &train.ConfigError{Msg: "--blas: " + err.Error()}
+		return nil, &rundir.ConfigError{Msg: "--blas: " + err.Error()}
 	}
 	d := time.Duration(o.Seconds * float64(time.Second))
 	env, err := tasks.Make(o.Task, tasks.Options{})

@@ -7,8 +7,8 @@ import (
 	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/frame"
 	"github.com/vlmrb/vlmrb/render"
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/tasks/grid"
-	"github.com/vlmrb/vlmrb/train"
 	"github.com/vlmrb/vlmrb/vlmprio"
 )
 
@@ -54,15 +54,15 @@ func (p *simPlayer) Act() (bool, bool, error) {
 // (o_t), in theme at about side px, becomes a clip step with that state's
 // stage as its progress; a terminated episode's final state o_T closes its
 // clips. The oracle needs no images; noImages skips drawing them. Bad
-// names are a *train.ConfigError.
+// names are a *rundir.ConfigError.
 func GridClips(ctx context.Context, task, policy, theme string, side int, seed uint64, noImages bool, c *vlmprio.Clipper, take func([]*vlmprio.Clip) bool) error {
 	th, err := grid.ParseTheme(theme)
 	if err != nil {
-		return &train.ConfigError{Msg: err.Error()}
+		return &rundir.ConfigError{Msg: err.Error()}
 	}
 	env, err := grid.Make(task, grid.Options{})
 	if err != nil {
-		return &train.ConfigError{Msg: err.Error()}
+		return &rundir.ConfigError{Msg: err.Error()}
 	}
 	next, err := gridActions(policy, env, seed)
 	if err != nil {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/vlmrb/vlmrb/train"
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/vlmprio"
 )
 
@@ -19,7 +19,7 @@ import (
 // with it every clip after the pickup.
 func TestGridPixelScorerSeesKeyAtEverySize(t *testing.T) {
 	t.Parallel()
-	sc, err := train.NewGridScorer("pixel", train.VLMConfig{})
+	sc, err := rundir.NewGridScorer("pixel", rundir.VLMConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestGridPixelScorerSeesKeyAtEverySize(t *testing.T) {
 // BenchmarkGridPixelScorer: the grid pixel scorer on 32-frame planner clips
 // of DoorKey-12×12 (16 frames examined, every pixel read), in clips/s.
 func BenchmarkGridPixelScorer(b *testing.B) {
-	sc, err := train.NewGridScorer("pixel", train.VLMConfig{})
+	sc, err := rundir.NewGridScorer("pixel", rundir.VLMConfig{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,9 +9,9 @@ import (
 
 	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/nn"
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/tasks"
 	"github.com/vlmrb/vlmrb/tasks/grid"
-	"github.com/vlmrb/vlmrb/train"
 )
 
 // This file and the other cli_*.go files are the command's own helpers
@@ -60,6 +60,7 @@ func BLASBackends() []string { return nn.Backends() }
 // SelectBLAS selects the BLAS backend as Run does for Config.BLAS (auto:
 // OpenBLAS when compiled in, else gonum) and returns the one selected.
 func SelectBLAS(name string) (string, error) {
+	// process-global: every network in this process uses the backend
 	if err := nn.SetBackend(name); err != nil {
 		return nn.Backend(), err
 	}
@@ -130,7 +131,7 @@ func (e *Episodes) Step() (terminated, truncated, success bool, err error) {
 }
 
 // MakeGridEnv makes the grid task name with the observation view (""
-// egocentric; a run's grid.view). An unknown task is a *train.ConfigError.
+// egocentric; a run's grid.view). An unknown task is a *rundir.ConfigError.
 func MakeGridEnv(name, view string) (*grid.Env, error) {
 	v := grid.Egocentric
 	if view != "" {
@@ -141,7 +142,7 @@ func MakeGridEnv(name, view string) (*grid.Env, error) {
 	}
 	env, err := grid.Make(name, grid.Options{View: v})
 	if err != nil {
-		return nil, &train.ConfigError{Msg: err.Error()}
+		return nil, &rundir.ConfigError{Msg: err.Error()}
 	}
 	return env, nil
 }
@@ -166,7 +167,7 @@ func gridActions(name string, env *grid.Env, seed uint64) (func() grid.Action, e
 		rng := rand.New(rand.NewPCG(seed, 0x72616e64))
 		return func() grid.Action { return grid.Action(rng.IntN(grid.NumActions)) }, nil
 	}
-	return nil, &train.ConfigError{Msg: fmt.Sprintf("--policy %q: choose expert or random", name)}
+	return nil, &rundir.ConfigError{Msg: fmt.Sprintf("--policy %q: choose expert or random", name)}
 }
 
 // GridRender says which grid episode to draw (robot-train render).
@@ -189,18 +190,18 @@ type GridFrames struct {
 
 // RenderGridEpisode runs one episode of a grid task and draws its tile
 // frames: the first, every Every-th and the last. Bad names are a
-// *train.ConfigError.
+// *rundir.ConfigError.
 func RenderGridEpisode(ctx context.Context, g GridRender) (*GridFrames, error) {
 	if g.Every < 1 {
 		return nil, errors.New("train: GridRender.Every must be ≥ 1")
 	}
 	theme, err := grid.ParseTheme(g.Theme)
 	if err != nil {
-		return nil, &train.ConfigError{Msg: err.Error()}
+		return nil, &rundir.ConfigError{Msg: err.Error()}
 	}
 	env, err := grid.Make(g.Task, grid.Options{})
 	if err != nil {
-		return nil, &train.ConfigError{Msg: err.Error()}
+		return nil, &rundir.ConfigError{Msg: err.Error()}
 	}
 	pol, err := gridActions(g.Policy, env, g.Seed)
 	if err != nil {

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/vlmrb/vlmrb/control"
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/tasks"
-	"github.com/vlmrb/vlmrb/train"
 )
 
 func TestMakeTaskEnvErrors(t *testing.T) {
@@ -138,8 +138,8 @@ func TestEpisodesReadout(t *testing.T) {
 	}
 	// reach does not terminate on success: the episode runs to the time
 	// limit, which by default is training's episode length
-	if n != train.DefaultConfig().MaxEpisodeLen {
-		t.Fatalf("episode of %d steps, training's default is %d", n, train.DefaultConfig().MaxEpisodeLen)
+	if n != rundir.DefaultConfig().MaxEpisodeLen {
+		t.Fatalf("episode of %d steps, training's default is %d", n, rundir.DefaultConfig().MaxEpisodeLen)
 	}
 	if !ep.Success || !strings.Contains(ep.Status(), "success yes") || !strings.Contains(ep.Status(), fmt.Sprintf("step %d", n)) {
 		t.Fatalf("expert episode readout %q", ep.Status())

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/vlmrb/vlmrb/render"
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/tasks"
-	"github.com/vlmrb/vlmrb/train"
 )
 
 // evalFlags is the table of robot-train eval's flags.
@@ -35,7 +35,7 @@ var evalFlags = []flagDef{
 	{name: "keyframe", help: "--model: the model's keyframe `NAME` episodes start from (default qpos0)"},
 	{name: "control", help: "--model: action space joint or ee (default ee, as train --model)"},
 	{name: "json", kind: "bool", help: "print one JSON object on stdout"},
-	{name: "max-episode-len", kind: "int", def: "0", help: fmt.Sprintf("control steps per episode (0: the checkpoint's, else training's default %d)", train.DefaultConfig().MaxEpisodeLen)},
+	{name: "max-episode-len", kind: "int", def: "0", help: fmt.Sprintf("control steps per episode (0: the checkpoint's, else training's default %d)", rundir.DefaultConfig().MaxEpisodeLen)},
 	{name: "epsilon", kind: "float", def: "0", help: "grid tasks: ε of the DQN checkpoint's ε-greedy evaluation (default with --checkpoint: the run's dqn.eval_eps)"},
 }
 
@@ -85,8 +85,8 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // before anything runs.
 func checkEvalLimits(b *boundFlags) error {
 	maxLen, video, size := b.int("max-episode-len"), b.str("video"), b.int("video-size")
-	if maxLen < 0 || maxLen > train.MaxEpisodeLen {
-		return usagef("--max-episode-len %d: use 0 (the task's default) to %d control steps", maxLen, train.MaxEpisodeLen)
+	if maxLen < 0 || maxLen > rundir.MaxEpisodeLen {
+		return usagef("--max-episode-len %d: use 0 (the task's default) to %d control steps", maxLen, rundir.MaxEpisodeLen)
 	}
 	if video != "" {
 		if size < 16 || size > 1024 {
@@ -107,7 +107,7 @@ func warnTo(stderr io.Writer) func(string, ...any) {
 // evalCheckpoint evaluates a run's checkpoint as its own evaluations did.
 func evalCheckpoint(ctx context.Context, b *boundFlags, stdout, stderr io.Writer) error {
 	ckpt, video := b.str("checkpoint"), b.str("video")
-	o := train.EvalRunOptions{Best: b.on("best"), Step: int64(b.int("step")), Task: b.str("task"), Reward: b.str("reward"),
+	o := rundir.EvalRunOptions{Best: b.on("best"), Step: int64(b.int("step")), Task: b.str("task"), Reward: b.str("reward"),
 		MaxEpisodeLen: b.int("max-episode-len"), GIF: video, GIFSize: b.int("video-size"), Camera: b.str("camera"),
 		Backend: b.str("render-backend"), Warnf: warnTo(stderr)}
 	if b.given("episodes") {
@@ -124,7 +124,7 @@ func evalCheckpoint(ctx context.Context, b *boundFlags, stdout, stderr io.Writer
 	if video != "" && isDQNRun(ckpt) {
 		return usagef("--video is for the simulator's cameras; use robot-train render for grid GIFs")
 	}
-	res, err := train.EvalRun(ctx, ckpt, o)
+	res, err := rundir.EvalRun(ctx, ckpt, o)
 	if err != nil {
 		return err
 	}
@@ -159,7 +159,7 @@ func evalPolicy(ctx context.Context, b *boundFlags, stdout, stderr io.Writer) er
 	if rew == "" {
 		rew = "dense"
 	}
-	env, err := makeTaskEnv(task, rew, b.int("max-episode-len")) // unknown task or reward: *train.ConfigError (exit 2)
+	env, err := makeTaskEnv(task, rew, b.int("max-episode-len")) // unknown task or reward: *rundir.ConfigError (exit 2)
 	if err != nil {
 		return err
 	}
@@ -168,7 +168,7 @@ func evalPolicy(ctx context.Context, b *boundFlags, stdout, stderr io.Writer) er
 	if err != nil {
 		return usagef("%v", err)
 	}
-	res, err := train.Evaluate(ctx, env, pol, train.EvalOptions{
+	res, err := rundir.Evaluate(ctx, env, pol, rundir.EvalOptions{
 		Episodes: episodes, Seed: seed, GIF: video, GIFSize: b.int("video-size"), Camera: b.str("camera"),
 		Backend: b.str("render-backend"), Warnf: warnTo(stderr),
 	})
@@ -187,8 +187,8 @@ func evalArmPolicy(ctx context.Context, b *boundFlags, stdout io.Writer) error {
 	if b.str("video") != "" {
 		return usagef("--video is not supported with --model; robot-train render --model FILE.xml --policy %s films the arm", b.str("policy"))
 	}
-	arm := train.ArmConfig{Model: b.str("model"), Site: b.str("site"), Actuators: b.str("actuators"), Control: b.str("control"), Keyframe: b.str("keyframe")}
-	res, extra, err := train.EvalArmPolicy(ctx, arm, b.str("reward"), b.int("max-episode-len"), b.str("policy"), b.int("episodes"), b.u64("seed"))
+	arm := rundir.ArmConfig{Model: b.str("model"), Site: b.str("site"), Actuators: b.str("actuators"), Control: b.str("control"), Keyframe: b.str("keyframe")}
+	res, extra, err := rundir.EvalArmPolicy(ctx, arm, b.str("reward"), b.int("max-episode-len"), b.str("policy"), b.int("episodes"), b.u64("seed"))
 	if err != nil {
 		return err
 	}
@@ -198,7 +198,7 @@ func evalArmPolicy(ctx context.Context, b *boundFlags, stdout io.Writer) error {
 			Task   string `json:"task"`
 			Policy string `json:"policy"`
 			Seed   uint64 `json:"seed"`
-			*train.EvalResult
+			*rundir.EvalResult
 			SuccessAnyStep float64 `json:"success_any_step"`
 			FinalDistance  float64 `json:"final_distance_m"`
 		}{tasks.ArmReachName, what, b.u64("seed"), res, extra["eval/success_any_step"], extra["eval/final_distance_m"]})
@@ -214,7 +214,7 @@ func evalArmPolicy(ctx context.Context, b *boundFlags, stdout io.Writer) error {
 // printEval prints one evaluation: a line, or one JSON object.
 // A requested GIF that was not written is an error after the result is
 // printed (without the video).
-func printEval(stdout io.Writer, asJSON bool, task, what string, seed uint64, res *train.EvalResult, video string) error {
+func printEval(stdout io.Writer, asJSON bool, task, what string, seed uint64, res *rundir.EvalResult, video string) error {
 	gerr := gifFailed(res, video)
 	if gerr != nil {
 		video = ""
@@ -225,13 +225,13 @@ func printEval(stdout io.Writer, asJSON bool, task, what string, seed uint64, re
 	return gerr
 }
 
-func printEvalResult(stdout io.Writer, asJSON bool, task, what string, seed uint64, res *train.EvalResult, video string) error {
+func printEvalResult(stdout io.Writer, asJSON bool, task, what string, seed uint64, res *rundir.EvalResult, video string) error {
 	if asJSON {
 		out := struct {
 			Task   string `json:"task"`
 			Policy string `json:"policy"`
 			Seed   uint64 `json:"seed"`
-			*train.EvalResult
+			*rundir.EvalResult
 			Video string `json:"video,omitempty"`
 		}{task, what, seed, res, video}
 		return json.NewEncoder(stdout).Encode(out)
@@ -246,7 +246,7 @@ func printEvalResult(stdout io.Writer, asJSON bool, task, what string, seed uint
 
 // gifFailed turns a requested GIF that was not written into an error
 // (the evaluation itself is still printed).
-func gifFailed(res *train.EvalResult, video string) error {
+func gifFailed(res *rundir.EvalResult, video string) error {
 	if video != "" && res.GIFErr != nil {
 		return fmt.Errorf("--video %s was not written: %w", video, res.GIFErr)
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/train"
 )
 
@@ -24,10 +25,10 @@ func TestEvalGrid(t *testing.T) {
 		t.Fatalf("expert eval %q (%v)", out, err)
 	}
 	// a DQN checkpoint is recognised from its run directory
-	c := train.DefaultConfig()
+	c := rundir.DefaultConfig()
 	c.Task, c.Replay, c.Out, c.Steps = "doorkey-5x5", "uniform", filepath.Join(t.TempDir(), "run"), 600
 	c.DQN.LearningStarts, c.DQN.BatchSize, c.DQN.Hidden = 200, 16, []int{16}
-	c.Eval = train.EvalConfig{Episodes: 1}
+	c.Eval = rundir.EvalConfig{Episodes: 1}
 	if _, err := train.Run(context.Background(), c, train.Options{}); err != nil {
 		t.Fatal(err)
 	}
@@ -48,8 +49,8 @@ func TestTrainGridSmoke(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("train: exit %d out %q err %q", code, stdout, stderr)
 	}
-	cfg := train.DefaultConfig()
-	if err := train.LoadConfigFile(filepath.Join(out, "config.yaml"), &cfg); err != nil {
+	cfg := rundir.DefaultConfig()
+	if err := rundir.LoadConfigFile(filepath.Join(out, "config.yaml"), &cfg); err != nil {
 		t.Fatal(err)
 	}
 	if cfg.ResolvedAlgo() != "dqn" || cfg.DQN.LearningStarts != 200 || cfg.DQN.BatchSize != 16 || len(cfg.DQN.Hidden) != 1 {

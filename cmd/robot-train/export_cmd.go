@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vlmrb/vlmrb/train"
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 // exportFlags is the table of robot-train export's flags.
@@ -34,7 +34,7 @@ func cmdExport(_ context.Context, args []string, stdout, stderr io.Writer) error
 		return usagef("--step N needs N > 0 and no --best")
 	}
 	t0 := time.Now()
-	res, err := train.ExportONNX(ckpt, out, train.ExportOptions{Step: step, Best: best})
+	res, err := rundir.ExportONNX(ckpt, out, rundir.ExportOptions{Step: step, Best: best})
 	if err != nil {
 		return err
 	}
@@ -45,7 +45,7 @@ func cmdExport(_ context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if asJSON {
 		return json.NewEncoder(stdout).Encode(struct {
-			*train.ExportResult
+			*rundir.ExportResult
 			Millis float64 `json:"export_ms"`
 		}{res, float64(took.Microseconds()) / 1000})
 	}
@@ -72,7 +72,7 @@ func evalONNX(ctx context.Context, b *boundFlags, path string, stdout, stderr io
 			return usagef("--onnx evaluates a model file; --%s is for checkpoints and scripted policies", f)
 		}
 	}
-	o := train.EvalONNXOptions{Task: b.str("task"), Reward: b.str("reward"), GIF: b.str("video"), Camera: b.str("camera"),
+	o := rundir.EvalONNXOptions{Task: b.str("task"), Reward: b.str("reward"), GIF: b.str("video"), Camera: b.str("camera"),
 		Backend: b.str("render-backend"), Warnf: warnTo(stderr), GIFSize: b.int("video-size"), MaxEpisodeLen: b.int("max-episode-len")}
 	if b.given("episodes") {
 		o.Episodes = b.int("episodes")
@@ -88,7 +88,7 @@ func evalONNX(ctx context.Context, b *boundFlags, path string, stdout, stderr io
 	if o.GIF != "" && IsGridTask(o.Task) {
 		return usagef("--video is for the simulator's cameras; use robot-train render for grid GIFs")
 	}
-	res, err := train.EvalONNX(ctx, path, o)
+	res, err := rundir.EvalONNX(ctx, path, o)
 	if err != nil {
 		return err
 	}

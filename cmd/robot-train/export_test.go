@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/train"
 )
 
@@ -67,10 +68,10 @@ func TestExportEvalONNX(t *testing.T) {
 
 func TestExportEvalONNXGrid(t *testing.T) {
 	t.Parallel()
-	c := train.DefaultConfig()
+	c := rundir.DefaultConfig()
 	c.Task, c.Replay, c.Out, c.Steps = "doorkey-5x5", "uniform", filepath.Join(t.TempDir(), "run"), 600
 	c.DQN.LearningStarts, c.DQN.BatchSize, c.DQN.Hidden = 200, 16, []int{16}
-	c.Eval = train.EvalConfig{Episodes: 2}
+	c.Eval = rundir.EvalConfig{Episodes: 2}
 	if _, err := train.Run(context.Background(), c, train.Options{}); err != nil {
 		t.Fatal(err)
 	}

@@ -8,18 +8,18 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vlmrb/vlmrb/train"
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
-// flagDef is one row of the flag table: a flag, the train.Config key it
+// flagDef is one row of the flag table: a flag, the rundir.Config key it
 // sets, whether it may change on --resume, and its help. The flags of
 // train, the --resume check and the flag→config mapping all come from
 // trainFlags; other commands take the rows they share (sharedFlag).
 type flagDef struct {
 	name string // flag name, without dashes
-	// key is the train.Config key (see train.ConfigKeys) the flag sets; ""
+	// key is the rundir.Config key (see rundir.ConfigKeys) the flag sets; ""
 	// for run options that never enter config.yaml. The flag's type and
-	// default come from the key's field in train.DefaultConfig.
+	// default come from the key's field in rundir.DefaultConfig.
 	key string
 	// dqnKey is the key the flag also sets when the learner resolves to
 	// dqn (the learner flags name the DQN's settings on discrete tasks).
@@ -127,7 +127,7 @@ type boundFlags struct {
 // bindFlags registers every row of defs on fs. A config row gets the
 // type and default of its key in def; an option row is a string or bool
 // flag with an empty default.
-func bindFlags(fs *flag.FlagSet, defs []flagDef, def *train.Config) (*boundFlags, error) {
+func bindFlags(fs *flag.FlagSet, defs []flagDef, def *rundir.Config) (*boundFlags, error) {
 	b := &boundFlags{fs: fs, defs: defs, vals: map[string]flag.Value{}}
 	for _, d := range defs {
 		if d.key == "" {
@@ -137,11 +137,11 @@ func bindFlags(fs *flag.FlagSet, defs []flagDef, def *train.Config) (*boundFlags
 			b.vals[d.name] = fs.Lookup(d.name).Value
 			continue
 		}
-		kind, err := train.ConfigKeyType(d.key)
+		kind, err := rundir.ConfigKeyType(d.key)
 		if err != nil {
 			return nil, fmt.Errorf("flag --%s: %w", d.name, err)
 		}
-		text, err := train.GetConfigKey(def, d.key)
+		text, err := rundir.GetConfigKey(def, d.key)
 		if err != nil {
 			return nil, fmt.Errorf("flag --%s: %w", d.name, err)
 		}
@@ -255,8 +255,8 @@ func (l *keyList) Set(v string) error {
 		}
 		next = append(l.texts, v)
 	}
-	var probe train.Config
-	if err := train.SetConfigKey(&probe, l.key, next...); err != nil {
+	var probe rundir.Config
+	if err := rundir.SetConfigKey(&probe, l.key, next...); err != nil {
 		if l.repeat && strings.TrimSpace(v) == "" {
 			return errors.New("empty prompt")
 		}
@@ -266,7 +266,7 @@ func (l *keyList) Set(v string) error {
 	return nil
 }
 
-// texts returns what flag name was given as, ready for train.SetConfigKey.
+// texts returns what flag name was given as, ready for rundir.SetConfigKey.
 func (b *boundFlags) texts(name string) []string {
 	v := b.vals[name]
 	if l, ok := v.(*keyList); ok {
@@ -306,7 +306,7 @@ func (b *boundFlags) given(name string) bool {
 // table's rows bound on a new FlagSet, train's defaults for config rows.
 func commandFlags(name, usage string, table []flagDef, args []string, stderr io.Writer) (*boundFlags, error) {
 	fs := newFlags(name, usage, stderr)
-	def := train.DefaultConfig()
+	def := rundir.DefaultConfig()
 	b, err := bindFlags(fs, table, &def)
 	if err != nil {
 		return nil, err
@@ -329,21 +329,21 @@ func optionRow(name string) flagDef {
 // (set). Flags override whatever cfg held before (defaults, a --config
 // file). applyDQN then sets the dqn keys of the learner flags, for runs
 // whose learner resolves to dqn.
-func (b *boundFlags) apply(cfg *train.Config, set map[string]bool) error {
+func (b *boundFlags) apply(cfg *rundir.Config, set map[string]bool) error {
 	return b.applyKeys(cfg, set, func(d flagDef) string { return d.key })
 }
 
-func (b *boundFlags) applyDQN(cfg *train.Config, set map[string]bool) error {
+func (b *boundFlags) applyDQN(cfg *rundir.Config, set map[string]bool) error {
 	return b.applyKeys(cfg, set, func(d flagDef) string { return d.dqnKey })
 }
 
-func (b *boundFlags) applyKeys(cfg *train.Config, set map[string]bool, key func(flagDef) string) error {
+func (b *boundFlags) applyKeys(cfg *rundir.Config, set map[string]bool, key func(flagDef) string) error {
 	for _, d := range b.defs {
 		k := key(d)
 		if k == "" || !set[d.name] {
 			continue
 		}
-		if err := train.SetConfigKey(cfg, k, b.texts(d.name)...); err != nil {
+		if err := rundir.SetConfigKey(cfg, k, b.texts(d.name)...); err != nil {
 			return usagef("--%s: %v", d.name, err)
 		}
 	}

@@ -9,14 +9,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vlmrb/vlmrb/train"
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 // TestFlagTableKeys: every row of the table names a real config key (or
 // none, for run options), names are unique, and every row has help.
 func TestFlagTableKeys(t *testing.T) {
 	t.Parallel()
-	keys := train.ConfigKeys()
+	keys := rundir.ConfigKeys()
 	seen := map[string]bool{}
 	for _, d := range trainFlags {
 		if seen[d.name] {
@@ -28,7 +28,7 @@ func TestFlagTableKeys(t *testing.T) {
 		}
 		for _, k := range []string{d.key, d.dqnKey} {
 			if k != "" && !slices.Contains(keys, k) {
-				t.Errorf("--%s: %q is not a key of train.Config (keys: %v)", d.name, k, keys)
+				t.Errorf("--%s: %q is not a key of rundir.Config (keys: %v)", d.name, k, keys)
 			}
 		}
 		if d.key == "" && (d.dqnKey != "" || d.noDefault) {
@@ -64,13 +64,13 @@ func flagSample(kind, key string) []string {
 // and that --resume accepts exactly the rows marked resume-safe.
 func TestFlagTableRoundTrip(t *testing.T) {
 	t.Parallel()
-	def := train.DefaultConfig()
+	def := rundir.DefaultConfig()
 	for _, d := range trainFlags {
 		if d.key == "" {
 			continue
 		}
 		t.Run(d.name, func(t *testing.T) {
-			kind, err := train.ConfigKeyType(d.key)
+			kind, err := rundir.ConfigKeyType(d.key)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,31 +88,31 @@ func TestFlagTableRoundTrip(t *testing.T) {
 			if err := fs.Parse(args); err != nil {
 				t.Fatal(err)
 			}
-			cfg := train.DefaultConfig()
+			cfg := rundir.DefaultConfig()
 			if err := b.apply(&cfg, setFlags(fs)); err != nil {
 				t.Fatal(err)
 			}
 			want := strings.Join(vals, " | ")
-			if got, _ := train.GetConfigKey(&cfg, d.key); got != want {
+			if got, _ := rundir.GetConfigKey(&cfg, d.key); got != want {
 				t.Fatalf("--%s %v: %s = %q, want %q", d.name, vals, d.key, got, want)
 			}
 			if d.dqnKey != "" {
 				if err := b.applyDQN(&cfg, setFlags(fs)); err != nil {
 					t.Fatal(err)
 				}
-				if got, _ := train.GetConfigKey(&cfg, d.dqnKey); got != want {
+				if got, _ := rundir.GetConfigKey(&cfg, d.dqnKey); got != want {
 					t.Fatalf("--%s on dqn: %s = %q, want %q", d.name, d.dqnKey, got, want)
 				}
 			}
 			path := filepath.Join(t.TempDir(), "config.yaml")
-			if err := train.SaveConfig(path, &cfg); err != nil {
+			if err := rundir.SaveConfig(path, &cfg); err != nil {
 				t.Fatal(err)
 			}
-			back := train.DefaultConfig()
-			if err := train.LoadConfigFile(path, &back); err != nil {
+			back := rundir.DefaultConfig()
+			if err := rundir.LoadConfigFile(path, &back); err != nil {
 				t.Fatal(err)
 			}
-			if got, _ := train.GetConfigKey(&back, d.key); got != want {
+			if got, _ := rundir.GetConfigKey(&back, d.key); got != want {
 				t.Fatalf("%s after config.yaml: %q, want %q", d.key, got, want)
 			}
 		})
@@ -123,7 +123,7 @@ func TestFlagTableRoundTrip(t *testing.T) {
 // a flag left alone and the config default never disagree.
 func TestFlagDefaultsAreConfigDefaults(t *testing.T) {
 	t.Parallel()
-	def := train.DefaultConfig()
+	def := rundir.DefaultConfig()
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	if _, err := bindFlags(fs, trainFlags, &def); err != nil {
 		t.Fatal(err)
@@ -136,7 +136,7 @@ func TestFlagDefaultsAreConfigDefaults(t *testing.T) {
 		if d.key == "" || d.noDefault {
 			continue
 		}
-		want, _ := train.GetConfigKey(&def, d.key)
+		want, _ := rundir.GetConfigKey(&def, d.key)
 		if f.DefValue != want {
 			t.Errorf("--%s default %q, config %s default %q", d.name, f.DefValue, d.key, want)
 		}
@@ -160,7 +160,7 @@ func TestResumeSafeFromTable(t *testing.T) {
 		case d.key == "":
 			args = append(args, "--"+d.name, filepath.Join(dir, "x"))
 		default:
-			kind, _ := train.ConfigKeyType(d.key)
+			kind, _ := rundir.ConfigKeyType(d.key)
 			args = append(args, "--"+d.name, flagSample(kind, d.key)[0])
 		}
 		code, _, stderr := runCLI(t, args...)
@@ -217,7 +217,7 @@ func TestTrainHelpFromTable(t *testing.T) {
 // Every command's flag table binds: option kinds and defaults parse,
 // config rows name real keys, names are unique, and every row has help.
 func TestCommandFlagTables(t *testing.T) {
-	def := train.DefaultConfig()
+	def := rundir.DefaultConfig()
 	tables := map[string][]flagDef{
 		"train": trainFlags, "score": scoreFlags, "render": renderFlags, "view": viewFlags, "eval": evalFlags,
 		"bench": benchFlags, "study run": studyRunFlags, "study report": studyReportFlags, "export": exportFlags,

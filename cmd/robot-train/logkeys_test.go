@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/vlmrb/vlmrb/train"
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 // A run's metrics use SB3's and CleanRL's keys with their meaning:
@@ -21,7 +21,7 @@ func TestLogKeysMeanWhatTheFieldMeans(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	rows, err := train.ReadMetricsJSONL(filepath.Join(out, "metrics.jsonl"))
+	rows, err := rundir.ReadMetricsJSONL(filepath.Join(out, "metrics.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestLogKeysMeanWhatTheFieldMeans(t *testing.T) {
 		if _, ok := v["eval/mean_reward"]; ok {
 			sawEval = true
 		}
-		for nk, ok := range train.RenamedKeys() {
+		for nk, ok := range rundir.RenamedKeys() {
 			x, hasNew := v[nk]
 			y, hasOld := v[ok]
 			if hasNew != hasOld || x != y {

@@ -76,7 +76,7 @@ func (c *checkedWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// Unwrap returns the writer it checks, so train.IsTerminal sees the
+// Unwrap returns the writer it checks, so rundir.IsTerminal sees the
 // terminal behind it (without it the progress bar never draws).
 func (c *checkedWriter) Unwrap() io.Writer { return c.w }
 

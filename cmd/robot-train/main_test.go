@@ -18,7 +18,7 @@ import (
 
 	"github.com/vlmrb/vlmrb/internal/embedtest"
 	"github.com/vlmrb/vlmrb/render"
-	"github.com/vlmrb/vlmrb/train"
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 // runCLI runs the CLI in-process and returns its exit code and output.
@@ -171,11 +171,11 @@ func TestTrainSmokeAndEvalCheckpoint(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			_, man, err := train.LatestCheckpoint(out)
+			_, man, err := rundir.LatestCheckpoint(out)
 			if err != nil || man.Step != 200 {
 				t.Fatalf("checkpoint %+v %v", man, err)
 			}
-			rows, err := train.ReadMetricsJSONL(filepath.Join(out, "metrics.jsonl"))
+			rows, err := rundir.ReadMetricsJSONL(filepath.Join(out, "metrics.jsonl"))
 			if err != nil || len(rows) == 0 {
 				t.Fatalf("metrics rows %d %v", len(rows), err)
 			}
@@ -212,7 +212,7 @@ func TestTrainSmokeAndEvalCheckpoint(t *testing.T) {
 			if code != 0 || json.Unmarshal([]byte(js), &got) != nil || !strings.Contains(stderr, "(the run's evaluation episodes)") {
 				t.Fatalf("eval exit %d: %s\n%s", code, js, stderr)
 			}
-			var last train.Row
+			var last rundir.Row
 			for _, r := range rows {
 				if _, ok := r.Values["eval/success_rate"]; ok {
 					last = r
@@ -412,7 +412,7 @@ func TestTrainVLMRBPixel(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	rows, err := train.ReadMetricsJSONL(filepath.Join(out, "metrics.jsonl"))
+	rows, err := rundir.ReadMetricsJSONL(filepath.Join(out, "metrics.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

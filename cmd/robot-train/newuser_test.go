@@ -11,7 +11,7 @@ import (
 	"github.com/vlmrb/vlmrb/internal/platform"
 	"github.com/vlmrb/vlmrb/internal/runlock"
 	"github.com/vlmrb/vlmrb/nn"
-	"github.com/vlmrb/vlmrb/train"
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 func TestSuggest(t *testing.T) {
@@ -132,7 +132,7 @@ func TestExistingRunDir(t *testing.T) {
 		t.Fatalf("first run: exit %d\n%s\n%s", code, so, se)
 	}
 	first := filepath.Join("runs", "reach-uniform-s1") // TASK-REPLAY-sSEED of the defaults
-	if _, m, err := train.LatestCheckpoint(first); err != nil || m.Step != 200 {
+	if _, m, err := rundir.LatestCheckpoint(first); err != nil || m.Step != 200 {
 		t.Fatalf("first run not in %s: %v", first, err)
 	}
 	before := snapshotDir(t, first)
@@ -163,7 +163,7 @@ func TestExistingRunDir(t *testing.T) {
 	if code != 0 || !strings.Contains(se, "writing this one to "+second) {
 		t.Fatalf("derived rerun: exit %d\n%s\n%s", code, so, se)
 	}
-	if _, m, err := train.LatestCheckpoint(second); err != nil || m.Step != 200 {
+	if _, m, err := rundir.LatestCheckpoint(second); err != nil || m.Step != 200 {
 		t.Fatalf("second run not in %s: %v", second, err)
 	}
 	if _, err := os.Stat(first + "_3"); err == nil {

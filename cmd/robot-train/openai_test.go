@@ -13,8 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/tasks/grid"
-	"github.com/vlmrb/vlmrb/train"
 )
 
 // chatServer speaks OpenAI's chat-completions wire format (the shape of
@@ -78,7 +78,7 @@ func TestScoreAndTrainWithOpenAIServer(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("train: exit %d: %s", code, stderr)
 	}
-	rows, err := train.ReadMetricsJSONL(filepath.Join(run, "metrics.jsonl"))
+	rows, err := rundir.ReadMetricsJSONL(filepath.Join(run, "metrics.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestTrainERLVLMWithOpenAIRater(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
-	rows, err := train.ReadMetricsJSONL(filepath.Join(out, "metrics.jsonl"))
+	rows, err := rundir.ReadMetricsJSONL(filepath.Join(out, "metrics.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

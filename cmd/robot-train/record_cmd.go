@@ -12,16 +12,16 @@ import (
 	"github.com/vlmrb/vlmrb/hw"
 	"github.com/vlmrb/vlmrb/lerobot"
 	"github.com/vlmrb/vlmrb/render"
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/tasks"
-	"github.com/vlmrb/vlmrb/train"
 )
 
 // applyDemos sets demos (an integer) or demos_path (anything else) from
 // train's --demos.
-func applyDemos(cfg *train.Config, v string) error {
+func applyDemos(cfg *rundir.Config, v string) error {
 	if _, err := strconv.Atoi(v); err == nil {
 		cfg.DemosPath = ""
-		if err := train.SetConfigKey(cfg, "demos", v); err != nil {
+		if err := rundir.SetConfigKey(cfg, "demos", v); err != nil {
 			return usagef("--demos: %v", err)
 		}
 		return nil
@@ -30,7 +30,7 @@ func applyDemos(cfg *train.Config, v string) error {
 		return usagef("--demos: give a number of scripted-expert episodes or a dataset directory")
 	}
 	cfg.Demos = 0
-	return train.SetConfigKey(cfg, "demos_path", v)
+	return rundir.SetConfigKey(cfg, "demos_path", v)
 }
 
 // recordFlags is the table of robot-train record's flags.
@@ -89,7 +89,7 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	res, err := train.Record(ctx, out, train.RecordOptions{
+	res, err := rundir.Record(ctx, out, rundir.RecordOptions{
 		Task: task, Policy: policy, Episodes: b.int("episodes"), Seed: b.u64("seed"), NumEnvs: b.int("num-envs"),
 		MaxEpisodeLen: b.int("max-episode-len"), Reward: reward, Cameras: cams, Width: w, Height: h,
 		Backend: b.str("render-backend"), Codec: b.str("codec"),

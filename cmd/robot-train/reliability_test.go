@@ -22,7 +22,7 @@ import (
 
 	"github.com/vlmrb/vlmrb/internal/runlock"
 	"github.com/vlmrb/vlmrb/nn"
-	"github.com/vlmrb/vlmrb/train"
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/train/study"
 )
 
@@ -151,7 +151,7 @@ func copyRun(t *testing.T, src string) string {
 
 func latestCkpt(t *testing.T, run string) string {
 	t.Helper()
-	dir, _, err := train.LatestCheckpoint(run)
+	dir, _, err := rundir.LatestCheckpoint(run)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func reseal(t *testing.T, ckpt, name string, data []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m train.Manifest
+	var m rundir.Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)
 	}
@@ -654,7 +654,7 @@ func TestStudySIGINTToProcessGroup(t *testing.T) {
 		if len(at) != 1 || at[0].ExitCode != 130 || at[0].Signal != "" {
 			t.Errorf("%s: attempts %+v, want one that exited 130 after its stop checkpoint", id, at)
 		}
-		if _, _, err := train.LatestCheckpoint(dir); err != nil {
+		if _, _, err := rundir.LatestCheckpoint(dir); err != nil {
 			t.Errorf("%s: no stop checkpoint: %v", id, err)
 		}
 	}
@@ -714,7 +714,7 @@ func TestStudySIGKILLOfRunner(t *testing.T) {
 		if len(at) != 1 || !at[0].Orphaned || at[0].ExitCode != 130 || at[0].CPUS <= 0 {
 			t.Errorf("%s: attempts %+v, want one orphaned attempt that exited 130 with its CPU time", id, at)
 		}
-		if _, _, err := train.LatestCheckpoint(dir); err != nil {
+		if _, _, err := rundir.LatestCheckpoint(dir); err != nil {
 			t.Errorf("%s: %v", id, err)
 		}
 	}

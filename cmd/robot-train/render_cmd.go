@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/vlmrb/vlmrb/render"
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/tasks"
-	"github.com/vlmrb/vlmrb/train"
 )
 
 // maxRenderBytes bounds the frames render keeps for a GIF, MP4 or sheet.
@@ -66,7 +66,7 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return renderGrid(ctx, stdout, gridRender{task: j.task, policy: j.policy, theme: j.theme, out: j.out, ext: j.ext, sheet: j.extras.sheet,
 			side: min(j.w, j.h), steps: j.steps, every: j.every, seed: j.seed, sheetFrames: j.extras.sheetFrames, sheetCols: j.extras.sheetCols})
 	}
-	env, err := makeTaskEnv(j.task, "", 0) // unknown task: *train.ConfigError (exit 2)
+	env, err := makeTaskEnv(j.task, "", 0) // unknown task: *rundir.ConfigError (exit 2)
 	if err != nil {
 		return err
 	}
@@ -230,7 +230,7 @@ var viewFlags = []flagDef{
 
 func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("view", "--task NAME [--policy expert|random | --checkpoint RUN_DIR]", stderr)
-	def := train.DefaultConfig()
+	def := rundir.DefaultConfig()
 	b, err := bindFlags(fs, viewFlags, &def)
 	if err != nil {
 		return err
@@ -247,7 +247,7 @@ func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	name := task
 	var pol Policy
 	if ckpt != "" {
-		agent, cfg, _, err := train.LoadAgent(ckpt)
+		agent, cfg, _, err := rundir.LoadAgent(ckpt)
 		if err != nil {
 			return err
 		}
@@ -255,12 +255,12 @@ func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if name == "" {
 			name = cfg.Task
 		}
-		pol = train.AgentPolicy(agent)
+		pol = rundir.AgentPolicy(agent)
 	}
 	if name == "" {
 		return usagef("--task NAME is required (robot-train tasks lists them)")
 	}
-	env, err := makeTaskEnv(name, "", 0) // unknown task: *train.ConfigError (exit 2)
+	env, err := makeTaskEnv(name, "", 0) // unknown task: *rundir.ConfigError (exit 2)
 	if err != nil {
 		return err
 	}

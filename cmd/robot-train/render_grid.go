@@ -25,7 +25,7 @@ func renderGrid(ctx context.Context, stdout io.Writer, g gridRender) error {
 	ge, err := RenderGridEpisode(ctx, GridRender{Task: g.task, Policy: g.policy, Theme: g.theme,
 		Side: g.side, Steps: g.steps, Every: g.every, Seed: g.seed, Still: g.ext == ".png"})
 	if err != nil {
-		return err // bad task, policy or theme: *train.ConfigError (exit 2)
+		return err // bad task, policy or theme: *rundir.ConfigError (exit 2)
 	}
 	frames, side, theme, success := ge.Frames, ge.Side, ge.Theme, ge.Success
 	switch g.ext {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vlmrb/vlmrb/train"
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 // TestRenderModel: `render --model FILE.xml` draws an imported MJCF model
@@ -59,8 +59,8 @@ func TestTrainModel(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "finished at env step 120") {
 		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
 	}
-	var cfg train.Config
-	if err := train.LoadConfigFile(filepath.Join(out, "config.yaml"), &cfg); err != nil || cfg.Task != "arm-reach" || cfg.Arm.Model != model ||
+	var cfg rundir.Config
+	if err := rundir.LoadConfigFile(filepath.Join(out, "config.yaml"), &cfg); err != nil || cfg.Task != "arm-reach" || cfg.Arm.Model != model ||
 		cfg.Arm.Control != "ee" || cfg.NumEnvs != 1 || cfg.MaxEpisodeLen != 20 {
 		t.Fatalf("config.yaml: %v %+v", err, cfg)
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vlmrb/vlmrb/train"
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 var (
@@ -50,11 +50,11 @@ func TestMain(m *testing.M) {
 }
 
 // waitCheckpoint polls until runDir has a complete checkpoint at ≥ minStep.
-func waitCheckpoint(t *testing.T, runDir string, minStep int64, cmd *exec.Cmd, stderr *bytes.Buffer) *train.Manifest {
+func waitCheckpoint(t *testing.T, runDir string, minStep int64, cmd *exec.Cmd, stderr *bytes.Buffer) *rundir.Manifest {
 	t.Helper()
 	deadline := time.Now().Add(90 * time.Second)
 	for time.Now().Before(deadline) {
-		if _, m, err := train.LatestCheckpoint(runDir); err == nil && m.Step >= minStep {
+		if _, m, err := rundir.LatestCheckpoint(runDir); err == nil && m.Step >= minStep {
 			return m
 		}
 		if cmd.ProcessState != nil {
@@ -97,7 +97,7 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	}
 	_ = cmd.Wait()
 
-	dir, last, err := train.LatestCheckpoint(out)
+	dir, last, err := rundir.LatestCheckpoint(out)
 	if err != nil || last.Step < m.Step {
 		t.Fatalf("after SIGKILL: %s %+v %v", dir, last, err)
 	}
@@ -108,7 +108,7 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	if err := res.Run(); err != nil {
 		t.Fatalf("resume: %v\n%s\n%s", err, rout.String(), rerr.String())
 	}
-	_, fin, err := train.LatestCheckpoint(out)
+	_, fin, err := rundir.LatestCheckpoint(out)
 	if err != nil || fin.Step != target {
 		t.Fatalf("final checkpoint %+v %v, want step %d", fin, err, target)
 	}
@@ -116,11 +116,11 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 		t.Fatalf("counters did not continue: %+v after %+v", fin, last)
 	}
 	// config intact and loadable; metrics continue without a second history
-	cfg := train.DefaultConfig()
-	if err := train.LoadConfigFile(filepath.Join(out, "config.yaml"), &cfg); err != nil || cfg.Replay != "vlmrb" {
+	cfg := rundir.DefaultConfig()
+	if err := rundir.LoadConfigFile(filepath.Join(out, "config.yaml"), &cfg); err != nil || cfg.Replay != "vlmrb" {
 		t.Fatalf("config.yaml after resume: %v %+v", err, cfg.Replay)
 	}
-	rows, err := train.ReadMetricsJSONL(filepath.Join(out, "metrics.jsonl"))
+	rows, err := rundir.ReadMetricsJSONL(filepath.Join(out, "metrics.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestInterruptCheckpoints(t *testing.T) {
 	if !ok || ee.ExitCode() != exitInterrupted {
 		t.Fatalf("exit after SIGINT: %v (stderr %s)", err, stderr.String())
 	}
-	_, last, err := train.LatestCheckpoint(out)
+	_, last, err := rundir.LatestCheckpoint(out)
 	if err != nil || last.Step < m.Step {
 		t.Fatalf("checkpoint after SIGINT: %+v %v", last, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/train"
 )
 
@@ -15,7 +16,7 @@ func interruptedError(res *train.Result, runDir string) error {
 	if res != nil {
 		step = res.Step
 	}
-	if _, m, err := train.LatestCheckpoint(runDir); err == nil {
+	if _, m, err := rundir.LatestCheckpoint(runDir); err == nil {
 		return fmt.Errorf("%w at env step %d; the checkpoint at step %d is saved, continue with: robot-train train --resume %s", errInterrupted, step, m.Step, runDir)
 	}
 	return fmt.Errorf("%w at env step %d, before any checkpoint was saved; start again with the same command, or: robot-train train --resume %s (starts from step 0 with its stored config)", errInterrupted, step, runDir)
@@ -23,7 +24,7 @@ func interruptedError(res *train.Result, runDir string) error {
 
 // reportCheckpoint says on stderr which checkpoint eval uses and why it
 // passed over newer ones.
-func reportCheckpoint(stderr io.Writer, ac *train.AgentCheckpoint) {
+func reportCheckpoint(stderr io.Writer, ac *rundir.AgentCheckpoint) {
 	for _, s := range ac.Skipped {
 		_, _ = fmt.Fprintf(stderr, "eval: skipped a newer checkpoint: %s\n", s)
 	}
@@ -31,13 +32,13 @@ func reportCheckpoint(stderr io.Writer, ac *train.AgentCheckpoint) {
 }
 
 // freshRunDir returns the directory a new run writes to: dir itself when
-// train.CheckNewRunDir allows it. A dir that holds a run is refused with
+// rundir.CheckNewRunDir allows it. A dir that holds a run is refused with
 // what to do instead, unless auto (the name was derived, not given with
 // --out or in a --config file): then the first of dir_2, dir_3, … that
 // allows a new run. A live run's lock is reported as train.Run would.
 func freshRunDir(dir string, auto bool) (string, error) {
-	err := train.CheckNewRunDir(dir)
-	var re *train.RunExistsError
+	err := rundir.CheckNewRunDir(dir)
+	var re *rundir.RunExistsError
 	switch {
 	case err == nil:
 		return dir, nil
@@ -48,7 +49,7 @@ func freshRunDir(dir string, auto bool) (string, error) {
 	}
 	for i := 2; i <= maxAutoSuffix; i++ {
 		next := fmt.Sprintf("%s_%d", dir, i)
-		if train.CheckNewRunDir(next) == nil {
+		if rundir.CheckNewRunDir(next) == nil {
 			return next, nil
 		}
 	}

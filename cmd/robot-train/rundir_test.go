@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/vlmrb/vlmrb/internal/runlock"
-	"github.com/vlmrb/vlmrb/train"
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 // waitLocked polls until dir's lock file names pid.
@@ -90,7 +90,7 @@ func TestLiveRunDirIsLocked(t *testing.T) {
 	// SIGKILL leaves the lock file naming a dead pid: a resume takes it over
 	_ = cmd.Process.Signal(syscall.SIGKILL)
 	_ = cmd.Wait()
-	_, last, err := train.LatestCheckpoint(out)
+	_, last, err := rundir.LatestCheckpoint(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestRunKilledBeforeFirstCheckpoint(t *testing.T) {
 			}
 			_ = cmd.Process.Signal(syscall.SIGKILL)
 			_ = cmd.Wait()
-			if _, _, err := train.LatestCheckpoint(out); err == nil {
+			if _, _, err := rundir.LatestCheckpoint(out); err == nil {
 				t.Fatal("a checkpoint exists; the test needs a run killed before its first")
 			}
 			var code int
@@ -186,7 +186,7 @@ func TestRunKilledBeforeFirstCheckpoint(t *testing.T) {
 			if !strings.Contains(se, "first") {
 				t.Fatalf("%s: no note that the run is started again: %s", how, se)
 			}
-			if _, m, err := train.LatestCheckpoint(out); err != nil || m.Step != 200 {
+			if _, m, err := rundir.LatestCheckpoint(out); err != nil || m.Step != 200 {
 				t.Fatalf("%s: final checkpoint %+v %v", how, m, err)
 			}
 		})
@@ -250,7 +250,7 @@ func TestEvalSaysWhichCheckpoint(t *testing.T) {
 	if code, so, se := runCLI(t, tiny(out)...); code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, so, se)
 	}
-	newest := filepath.Join(train.CheckpointRoot(out), "step-000000000200")
+	newest := filepath.Join(rundir.CheckpointRoot(out), "step-000000000200")
 	corrupt := func(name string) {
 		t.Helper()
 		p := filepath.Join(newest, name)

@@ -12,9 +12,9 @@ import (
 
 	"github.com/vlmrb/vlmrb/hw"
 	"github.com/vlmrb/vlmrb/render"
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/tasks"
 	"github.com/vlmrb/vlmrb/tasks/grid"
-	"github.com/vlmrb/vlmrb/train"
 	"github.com/vlmrb/vlmrb/vlmprio"
 )
 
@@ -61,7 +61,7 @@ type scoreJob struct {
 	sim, grid, asJSON                              bool
 	timeout, frameTimeout                          time.Duration
 	meta                                           tasks.Meta
-	vc                                             train.VLMConfig
+	vc                                             rundir.VLMConfig
 }
 
 func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) (retErr error) {
@@ -115,7 +115,7 @@ func parseScore(args []string, stderr io.Writer) (*scoreJob, error) {
 	if j.source == "" {
 		return nil, usagef("--source is required: sim:TASK, dir:PATH or a camera URL")
 	}
-	if err := oneOf("scorer", j.scorer, train.ScorerChoices...); err != nil {
+	if err := oneOf("scorer", j.scorer, rundir.ScorerChoices...); err != nil {
 		return nil, err
 	}
 	if j.clips <= 0 || j.length <= 0 || j.stride <= 0 {
@@ -152,11 +152,11 @@ func (j *scoreJob) resolve(baseURL, model string) error {
 		j.meta = tasks.Meta{Description: gm.Description, Family: gm.Family}
 	} else {
 		var err error
-		if j.meta, err = describeTask(j.task); err != nil { // unknown task: *train.ConfigError (exit 2)
+		if j.meta, err = describeTask(j.task); err != nil { // unknown task: *rundir.ConfigError (exit 2)
 			return err
 		}
 	}
-	j.vc = train.DefaultConfig().VLM
+	j.vc = rundir.DefaultConfig().VLM
 	j.vc.BaseURL, j.vc.Model, j.vc.APIKey = baseURL, model, os.Getenv("OPENAI_API_KEY")
 	if j.timeout > 0 {
 		j.vc.Timeout = min(j.vc.Timeout, j.timeout.Seconds()) // per HTTP request
@@ -172,9 +172,9 @@ func (j *scoreJob) resolve(baseURL, model string) error {
 
 func (j *scoreJob) newScorer() (vlmprio.Scorer, error) {
 	if j.grid {
-		return train.NewGridScorer(j.scorer, j.vc)
+		return rundir.NewGridScorer(j.scorer, j.vc)
 	}
-	return train.NewScorer(j.scorer, j.meta, j.vc)
+	return rundir.NewScorer(j.scorer, j.meta, j.vc)
 }
 
 // emit scores clip i and prints its line.

@@ -3,12 +3,12 @@ package main
 import (
 	"io"
 
-	"github.com/vlmrb/vlmrb/train"
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 // redactOutput is the CLI's one redaction point: everything robot-train
 // prints goes through writers that mask keys and URL credentials
-// (train.RedactOutput).
+// (rundir.RedactOutput).
 func redactOutput(args []string, stdout, stderr io.Writer) (io.Writer, io.Writer) {
-	return train.RedactOutput(args, stdout, stderr)
+	return rundir.RedactOutput(args, stdout, stderr)
 }

@@ -6,11 +6,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/vlmrb/vlmrb/train"
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 // countValue is the flag.Value of an integer flag: it takes counts as
-// people write them (30000, 3e4, 30k; train.ParseCount). Get returns int64,
+// people write them (30000, 3e4, 30k; rundir.ParseCount). Get returns int64,
 // or uint64 for an unsigned key.
 type countValue struct {
 	v        int64
@@ -30,7 +30,7 @@ func (c *countValue) Set(s string) error {
 			return errors.New("too large")
 		}
 	}
-	v, err := train.ParseCount(s)
+	v, err := rundir.ParseCount(s)
 	if err != nil {
 		return errors.New(strings.TrimPrefix(err.Error(), "want "))
 	}
@@ -66,18 +66,18 @@ func (b *boundFlags) list(name string) []string { return b.get(name).([]string) 
 
 // applySets applies --set KEY=VALUE items to cfg in order. An unknown key
 // gets the closest keys; a bad value says what the key wants.
-func applySets(cfg *train.Config, items []string) error {
+func applySets(cfg *rundir.Config, items []string) error {
 	for _, it := range items {
 		key, val, ok := strings.Cut(it, "=")
 		key = strings.TrimSpace(key)
 		if !ok || key == "" {
 			return usagef("--set %q: want KEY=VALUE, such as --set sac.gamma=0.98 (train --print-config shows every key)", it)
 		}
-		kind, err := train.ConfigKeyType(key)
+		kind, err := rundir.ConfigKeyType(key)
 		if err != nil {
 			prob := keyProblem(key)
 			if prob == "no such config key" {
-				prob += didYouMean("", suggest(key, train.ConfigKeys()))
+				prob += didYouMean("", suggest(key, rundir.ConfigKeys()))
 			}
 			return usagef("--set %s: %s (train --print-config shows every key and its value)", key, prob)
 		}
@@ -88,7 +88,7 @@ func applySets(cfg *train.Config, items []string) error {
 				vals[i] = strings.TrimSpace(vals[i])
 			}
 		}
-		if err := train.SetConfigKey(cfg, key, vals...); err != nil {
+		if err := rundir.SetConfigKey(cfg, key, vals...); err != nil {
 			return usagef("--set %s: %v", it, err)
 		}
 	}
@@ -97,7 +97,7 @@ func applySets(cfg *train.Config, items []string) error {
 
 // keyProblem says why key is not a settable key: a section, or unknown.
 func keyProblem(key string) string {
-	for _, k := range train.ConfigKeys() {
+	for _, k := range rundir.ConfigKeys() {
 		if strings.HasPrefix(k, key+".") {
 			return fmt.Sprintf("%s is a section, not a value (its keys start %s.)", key, key)
 		}

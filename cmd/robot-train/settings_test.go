@@ -7,12 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vlmrb/vlmrb/train"
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 // printConfig runs train --print-config with args and decodes what it
 // printed back into a Config (so the test reads values, not text).
-func printConfig(t *testing.T, args ...string) train.Config {
+func printConfig(t *testing.T, args ...string) rundir.Config {
 	t.Helper()
 	code, stdout, stderr := runCLI(t, append([]string{"train", "--print-config"}, args...)...)
 	if code != exitOK {
@@ -22,8 +22,8 @@ func printConfig(t *testing.T, args ...string) train.Config {
 	if err := os.WriteFile(path, []byte(stdout), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c := train.DefaultConfig()
-	if err := train.LoadConfigFile(path, &c); err != nil {
+	c := rundir.DefaultConfig()
+	if err := rundir.LoadConfigFile(path, &c); err != nil {
 		t.Fatalf("the printed config does not load back: %v\n%s", err, stdout)
 	}
 	return c
@@ -107,7 +107,7 @@ func TestLearningStartsZeroTrains(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	rows, err := train.ReadMetricsJSONL(filepath.Join(out, "metrics.jsonl"))
+	rows, err := rundir.ReadMetricsJSONL(filepath.Join(out, "metrics.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestLearningStartsZeroTrains(t *testing.T) {
 // record, score and render make frames the size the scorer sees in
 // training; eval's GIFs are training's.
 func TestCommandsShareTrainDefaults(t *testing.T) {
-	def := train.DefaultConfig()
+	def := rundir.DefaultConfig()
 	size := func(table []flagDef) string {
 		for _, d := range table {
 			if d.name == "size" {

@@ -9,7 +9,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/vlmrb/vlmrb/train"
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/train/study"
 )
 
@@ -86,7 +86,7 @@ var (
 
 func studyRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("study run", "STUDY.yaml --out DIR [--parallel N] [--shard K/N] [--arms A,B] [--tasks T]", stderr)
-	def := train.DefaultConfig()
+	def := rundir.DefaultConfig()
 	b, err := bindFlags(fs, studyRunFlags, &def)
 	if err != nil {
 		return err
@@ -161,7 +161,7 @@ func studyRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 func studyReport(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("study report", "DIR [--json] [--baseline ARM] [--reps N]", stderr)
-	def := train.DefaultConfig()
+	def := rundir.DefaultConfig()
 	b, err := bindFlags(fs, studyReportFlags, &def)
 	if err != nil {
 		return err

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vlmrb/vlmrb/train"
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/train/study"
 )
 
@@ -187,11 +187,11 @@ func checkBLASPin(t *testing.T, out, id string, sessions int) {
 			t.Errorf("attempt %+v does not record the pinned kernel %q", a, pin.Core)
 		}
 	}
-	pb, err := os.ReadFile(filepath.Join(out, "runs", filepath.FromSlash(id), train.PlatformFile))
+	pb, err := os.ReadFile(filepath.Join(out, "runs", filepath.FromSlash(id), rundir.PlatformFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ps []train.PlatformSession
+	var ps []rundir.PlatformSession
 	if err := json.Unmarshal(pb, &ps); err != nil {
 		t.Fatal(err)
 	}

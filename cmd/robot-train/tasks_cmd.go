@@ -3,16 +3,17 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/vlmrb/vlmrb/tasks"
 	"io"
 	"runtime"
 	"runtime/debug"
 	"text/tabwriter"
 
+	"github.com/vlmrb/vlmrb/rundir"
+	"github.com/vlmrb/vlmrb/tasks"
+
 	"github.com/vlmrb/vlmrb/internal/platform"
 	"github.com/vlmrb/vlmrb/nn"
 	"github.com/vlmrb/vlmrb/render"
-	"github.com/vlmrb/vlmrb/train"
 )
 
 func cmdTasks(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -89,7 +90,7 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	_, _ = fmt.Fprintf(stdout, "\ngo: %s %s/%s, %d CPUs\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
 	// the backend train selects for the default blas setting, not the
 	// package's initial one
-	blas := train.DefaultConfig().BLAS
+	blas := rundir.DefaultConfig().BLAS
 	if b, err := SelectBLAS(blas); err != nil {
 		_, _ = fmt.Fprintf(stdout, "BLAS backend: %s (blas %s unavailable: %v; available: %v)\n", b, blas, err, BLASBackends())
 	} else {

@@ -13,12 +13,13 @@ import (
 	"strings"
 
 	"github.com/vlmrb/vlmrb/internal/atomicfile"
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/tasks"
 	"github.com/vlmrb/vlmrb/train"
 )
 
 func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	def := train.DefaultConfig()
+	def := rundir.DefaultConfig()
 	fs := newFlags("train", "--task NAME --replay uniform|per|relo|vlmrb --scorer pixel|oracle|openai --steps N --seed S --out RUN_DIR [--config FILE] [--resume RUN_DIR]\n       robot-train train --reward erlvlm --rater oracle|openai [--label-noise P] ...\n       robot-train train --reward vlmrm --embed-base-url URL --goal \"...\" --baseline \"...\" --alpha A ...", stderr)
 	flags, err := bindFlags(fs, trainFlags, &def)
 	if err != nil {
@@ -83,11 +84,11 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // trainConfig is the run's configuration: the defaults, then the run
 // directory's config.yaml (--resume) or a --config file, then the flags
 // given; auto reports an --out derived from task, replay and seed.
-func trainConfig(flags *boundFlags, set map[string]bool) (cfg train.Config, auto bool, err error) {
+func trainConfig(flags *boundFlags, set map[string]bool) (cfg rundir.Config, auto bool, err error) {
 	cfgFile, resume := flags.str("config"), flags.str("resume")
-	cfg = train.DefaultConfig()
+	cfg = rundir.DefaultConfig()
 	if set["model"] && resume == "" { // an imported MJCF arm: task arm-reach's defaults
-		train.ApplyArmDefaults(&cfg)
+		rundir.ApplyArmDefaults(&cfg)
 	}
 	switch {
 	case resume != "":
@@ -95,19 +96,19 @@ func trainConfig(flags *boundFlags, set map[string]bool) (cfg train.Config, auto
 			return cfg, false, err
 		}
 		path := filepath.Join(resume, "config.yaml")
-		if err := train.LoadConfigFile(path, &cfg); err != nil {
+		if err := rundir.LoadConfigFile(path, &cfg); err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				return cfg, false, usagef("--resume %s: no config.yaml there; is it a run directory written by robot-train train?", resume)
 			}
-			return cfg, false, &train.ConfigError{Msg: err.Error()}
+			return cfg, false, &rundir.ConfigError{Msg: err.Error()}
 		}
 		cfg.Out = resume
 	case cfgFile != "":
-		if err := train.LoadConfigFile(cfgFile, &cfg); err != nil {
+		if err := rundir.LoadConfigFile(cfgFile, &cfg); err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				return cfg, false, usagef("--config %s: file not found", cfgFile)
 			}
-			return cfg, false, &train.ConfigError{Msg: err.Error()}
+			return cfg, false, &rundir.ConfigError{Msg: err.Error()}
 		}
 	}
 	// --set KEY=VALUE overrides the file; explicit flags override both
@@ -138,7 +139,7 @@ func trainConfig(flags *boundFlags, set map[string]bool) (cfg train.Config, auto
 		cfg.VLM.BaseURL = os.Getenv("OPENAI_BASE_URL")
 	}
 	cfg.VLM.APIKey = os.Getenv("OPENAI_API_KEY")
-	auto = resume == "" && !set["out"] && (cfgFile == "" || cfg.Out == train.DefaultConfig().Out)
+	auto = resume == "" && !set["out"] && (cfgFile == "" || cfg.Out == rundir.DefaultConfig().Out)
 	if auto {
 		name := cfg.ResolvedReplay()
 		if cfg.Reward == "erlvlm" || cfg.Reward == "vlmrm" {
@@ -189,12 +190,12 @@ func startProfile(path string) (stop func(), err error) {
 }
 
 // runTraining runs cfg and prints the run's summary.
-func runTraining(ctx context.Context, cfg train.Config, opts train.Options, stdout io.Writer) error {
+func runTraining(ctx context.Context, cfg rundir.Config, opts train.Options, stdout io.Writer) error {
 	res, err := train.Run(ctx, cfg, opts)
 	if res != nil && err != nil && !errors.Is(err, context.Canceled) {
 		res.Failed = true
 	}
-	var ce *train.ConfigError
+	var ce *rundir.ConfigError
 	if res != nil && !errors.As(err, &ce) { // a refused run did nothing to summarise
 		_, _ = fmt.Fprint(stdout, res.Summary())
 	}

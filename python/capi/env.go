@@ -32,7 +32,7 @@ type envOptions struct {
 	TerminateOnSuccess bool    `json:"terminate_on_success"`
 	FreezeLayout       bool    `json:"freeze_layout"`
 	LayoutSeed         *uint64 `json:"layout_seed"`
-	// frames: the scorer's camera (train.NewSimCamera)
+	// frames: the scorer's camera (rundir.NewSimCamera)
 	RenderBackend string `json:"render_backend"`
 	Camera        string `json:"camera"`
 	Theme         string `json:"theme"`

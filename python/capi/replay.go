@@ -17,13 +17,13 @@ import (
 	"github.com/vlmrb/vlmrb/frame"
 	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/replay"
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/tasks"
-	"github.com/vlmrb/vlmrb/train"
 	"github.com/vlmrb/vlmrb/vlmprio"
 )
 
 // rbOptions are the keyword options of vlmrb.ReplayBuffer, sent as JSON.
-// Their defaults are robot-train's (train.DefaultConfig): the buffer,
+// Their defaults are robot-train's (rundir.DefaultConfig): the buffer,
 // VLM-RB and PER values, the clip length and stride, one scorer worker
 // with lag 64 and a queue of 64.
 type rbOptions struct {
@@ -45,7 +45,7 @@ type rbOptions struct {
 	PERAlpha  *float64 `json:"per_alpha"`
 	Beta0     *float64 `json:"beta0"`
 	BetaSteps int64    `json:"beta_steps"`
-	// scoring (train.VLMConfig)
+	// scoring (rundir.VLMConfig)
 	Scorer     string   `json:"scorer"` // pixel | oracle | openai (vlmrb only)
 	Task       string   `json:"task"`
 	ClipLen    int      `json:"clip_len"`
@@ -91,7 +91,7 @@ type rbuf struct {
 }
 
 func newReplay(optsJSON string) (*rbuf, error) {
-	def := train.DefaultConfig()
+	def := rundir.DefaultConfig()
 	o := rbOptions{NumEnvs: 1, Sampler: "vlmrb", Scorer: "pixel", Task: "reach", Capacity: def.Buffer.Capacity}
 	if s := bytes.TrimSpace([]byte(optsJSON)); len(s) > 0 {
 		d := json.NewDecoder(bytes.NewReader(s))
@@ -158,9 +158,9 @@ func newReplay(optsJSON string) (*rbuf, error) {
 	return r, nil
 }
 
-// startScoring builds the scorer the way robot-train does (train.NewScorer
+// startScoring builds the scorer the way robot-train does (rundir.NewScorer
 // on the task's Meta and the vlm section) and starts the Prioritizer.
-func (r *rbuf) startScoring(v train.VLMConfig) error {
+func (r *rbuf) startScoring(v rundir.VLMConfig) error {
 	o := r.opts
 	meta, err := tasks.Lookup(o.Task)
 	if err != nil {
@@ -198,7 +198,7 @@ func (r *rbuf) startScoring(v train.VLMConfig) error {
 	}
 	v.BaseURL, v.Model, v.Prompt = o.BaseURL, o.Model, o.Prompt
 	v.APIKey = os.Getenv("OPENAI_API_KEY") // as robot-train: from the environment only, never stored
-	sc, err := train.NewScorer(o.Scorer, meta, v)
+	sc, err := rundir.NewScorer(o.Scorer, meta, v)
 	if err != nil {
 		return bad(err)
 	}

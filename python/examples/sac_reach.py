@@ -2,7 +2,7 @@
 the Python package, with uniform replay or VLM-RB replay (vlmrb's Go buffer
 with the pixel scorer scoring rendered clips asynchronously).
 
-Defaults are robot-train train's for SAC on reach (train.DefaultConfig):
+Defaults are robot-train train's for SAC on reach (rundir.DefaultConfig):
 30000 env steps over 2 envs, episodes of 200 steps, 2000 random steps,
 one update per env step, batch 256, 256×256 nets, lr 3e-4 (actor) and
 1e-3 (critics and α), policy update every 2, τ 0.005, γ 0.99, automatic

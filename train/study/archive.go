@@ -16,7 +16,7 @@ import (
 
 	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"github.com/vlmrb/vlmrb/internal/safefile"
-	"github.com/vlmrb/vlmrb/train"
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 // RunsArchive holds a study's per-run records in one file, DIR/runs.tar.gz,
@@ -341,7 +341,7 @@ func (r *Runner) unpackForRun() error {
 type runRecords interface {
 	state(runDir string) State
 	attempts(runDir string) []Attempt
-	metrics(runDir string) ([]train.Row, error)
+	metrics(runDir string) ([]rundir.Row, error)
 }
 
 func openRunRecords(studyDir string) (runRecords, error) {
@@ -374,8 +374,8 @@ type dirRecords struct{}
 
 func (dirRecords) state(d string) State        { return RunState(d) }
 func (dirRecords) attempts(d string) []Attempt { return Attempts(d) }
-func (dirRecords) metrics(d string) ([]train.Row, error) {
-	return train.ReadMetricsJSONL(filepath.Join(d, "metrics.jsonl"))
+func (dirRecords) metrics(d string) ([]rundir.Row, error) {
+	return rundir.ReadMetricsJSONL(filepath.Join(d, "metrics.jsonl"))
 }
 
 type archiveRecords struct {
@@ -398,7 +398,7 @@ func (a archiveRecords) state(runDir string) State {
 	if _, ok := a.file(runDir, doneFile); ok {
 		return Done
 	}
-	if _, _, err := train.LatestCheckpoint(runDir); err == nil {
+	if _, _, err := rundir.LatestCheckpoint(runDir); err == nil {
 		return Partial
 	}
 	return Missing
@@ -409,10 +409,10 @@ func (a archiveRecords) attempts(runDir string) []Attempt {
 	return parseAttempts(b)
 }
 
-func (a archiveRecords) metrics(runDir string) ([]train.Row, error) {
+func (a archiveRecords) metrics(runDir string) ([]rundir.Row, error) {
 	b, ok := a.file(runDir, "metrics.jsonl")
 	if !ok {
 		return nil, fmt.Errorf("%s has no metrics.jsonl for %s", RunsArchive, runDir)
 	}
-	return train.ParseMetricsJSONL(b)
+	return rundir.ParseMetricsJSONL(b)
 }

@@ -18,7 +18,7 @@ import (
 	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"github.com/vlmrb/vlmrb/internal/runlock"
 	"github.com/vlmrb/vlmrb/internal/safefile"
-	"github.com/vlmrb/vlmrb/train"
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 // childEnv is a run's environment: environ with BLAS, OpenMP and Go
@@ -97,7 +97,7 @@ func (r *Runner) attempt(ctx context.Context, run Run, threads int) (Attempt, ou
 		}
 	}
 	var args []string
-	_, m, ckErr := train.LatestCheckpoint(dir)
+	_, m, ckErr := rundir.LatestCheckpoint(dir)
 	switch {
 	case ckErr == nil && m.Step >= run.Config.Steps:
 		// finished, but the process that ran it died before recording that
@@ -130,7 +130,7 @@ func (r *Runner) attempt(ctx context.Context, run Run, threads int) (Attempt, ou
 	if err != nil {
 		return a, trained, err
 	}
-	if _, m, err := train.LatestCheckpoint(dir); err != nil || m.Step < run.Config.Steps {
+	if _, m, err := rundir.LatestCheckpoint(dir); err != nil || m.Step < run.Config.Steps {
 		return a, trained, fmt.Errorf("exited 0 without a checkpoint at step %d (see %s)", run.Config.Steps, filepath.Join(dir, "study.log"))
 	}
 	return a, trained, markDone(dir)

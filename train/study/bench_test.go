@@ -3,6 +3,8 @@ package study
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/vlmrb/vlmrb/stats"
 )
 
 // BenchmarkBootstrapIQM: one stratified resample of 3 tasks × 10 seeds and
@@ -19,7 +21,7 @@ func BenchmarkBootstrapIQM(b *testing.B) {
 	const reps = 1000
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		BootstrapCI(strata, PooledIQM, reps, 0.95, uint64(i))
+		stats.BootstrapCI(strata, stats.PooledIQM, reps, 0.95, uint64(i))
 	}
 	b.ReportMetric(float64(b.N)*reps/b.Elapsed().Seconds(), "resamples/s")
 }
@@ -34,7 +36,7 @@ func BenchmarkProbImprovement(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		ProbImprovement(x, y)
+		stats.ProbImprovement(x, y)
 	}
 	b.ReportMetric(float64(b.N)*float64(len(x)*len(y))/b.Elapsed().Seconds(), "pairs/s")
 }

@@ -9,7 +9,7 @@ import (
 	"runtime"
 
 	"github.com/vlmrb/vlmrb/internal/atomicfile"
-	"github.com/vlmrb/vlmrb/train"
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 // calibrationUpdates is how many env steps past learning_starts a
@@ -62,7 +62,7 @@ func (r *Runner) calibrate(ctx context.Context, run Run, threads int) (Calibrati
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return cal, fmt.Errorf("calibrating arm %s on %s: %v\n%s", run.Arm, run.ID(), err, out)
 	}
-	rows, err := train.ReadMetricsJSONL(filepath.Join(c.Out, "metrics.jsonl"))
+	rows, err := rundir.ReadMetricsJSONL(filepath.Join(c.Out, "metrics.jsonl"))
 	if err != nil {
 		return cal, fmt.Errorf("calibrating arm %s: %w", run.Arm, err)
 	}
@@ -77,7 +77,7 @@ func (r *Runner) calibrate(ctx context.Context, run Run, threads int) (Calibrati
 // phaseRates returns CPU seconds per env step over the log rows before
 // learning starts and over those after it (the row at or just past
 // starts divides them). A phase without two rows takes the other's rate.
-func phaseRates(rows []train.Row, starts int64) (random, update float64) {
+func phaseRates(rows []rundir.Row, starts int64) (random, update float64) {
 	type pt struct {
 		step int64
 		cpu  float64
@@ -173,7 +173,7 @@ func (r *Runner) Calibrate(ctx context.Context) (Estimate, []Calibration, error)
 	for _, run := range left {
 		steps := run.Config.Steps
 		from := int64(0)
-		if _, m, err := train.LatestCheckpoint(run.Config.Out); err == nil {
+		if _, m, err := rundir.LatestCheckpoint(run.Config.Out); err == nil {
 			from = m.Step
 		}
 		if cal, ok := cals[run.Arm]; ok {

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/vlmrb/vlmrb/train"
+	"github.com/vlmrb/vlmrb/rundir"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -33,8 +33,8 @@ func TestCommittedRunConfigsKeepTheirMeaning(t *testing.T) {
 		}
 		seen[string(b)] = true
 		n++
-		c := train.DefaultConfig()
-		if err := train.LoadConfig(bytes.NewReader(b), &c); err != nil {
+		c := rundir.DefaultConfig()
+		if err := rundir.LoadConfig(bytes.NewReader(b), &c); err != nil {
 			t.Errorf("%s: %v", name, err)
 			return
 		}

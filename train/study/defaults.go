@@ -11,7 +11,7 @@ import (
 
 	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"github.com/vlmrb/vlmrb/internal/safefile"
-	"github.com/vlmrb/vlmrb/train"
+	"github.com/vlmrb/vlmrb/rundir"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -19,7 +19,7 @@ import (
 // defaults when the study began. A study outlives code changes (it resumes
 // in later sessions, with newer binaries), and every run of one grid must
 // resolve against the same defaults, so the grid is resolved against this
-// file, not against the running binary's train.DefaultConfig. Keys added
+// file, not against the running binary's rundir.DefaultConfig. Keys added
 // to the code later take their current defaults.
 const DefaultsFile = "study-defaults.yaml"
 
@@ -31,16 +31,16 @@ const DefaultsFile = "study-defaults.yaml"
 // for the others, which change nothing unless set).
 var keysAdded = []struct {
 	key    string
-	before func(*train.Config)
+	before func(*rundir.Config)
 }{
 	// 2026-12-04: scores written a fixed number of steps after their clip;
 	// before, each was written when its worker finished
-	{"vlm.lag", func(c *train.Config) { c.VLM.Scoring.Lag = 0 }},
+	{"vlm.lag", func(c *rundir.Config) { c.VLM.Scoring.Lag = 0 }},
 }
 
 // applyKeysAdded sets, in cfg, every key of keysAdded that frozen (a
 // study's frozen defaults) does not hold to its value from before.
-func applyKeysAdded(frozen []byte, cfg *train.Config) error {
+func applyKeysAdded(frozen []byte, cfg *rundir.Config) error {
 	var m map[string]any
 	if err := yaml.Unmarshal(frozen, &m); err != nil {
 		return fmt.Errorf("study defaults: %w", err)
@@ -55,14 +55,14 @@ func applyKeysAdded(frozen []byte, cfg *train.Config) error {
 }
 
 // freezeDefaults loads dir's frozen defaults into s, creating them on the
-// first run: from train.DefaultConfig for a new study, or, for a study
+// first run: from rundir.DefaultConfig for a new study, or, for a study
 // directory that predates the file, from the config of a run it already
 // started with every key the study file sets removed (what remains is what
 // the defaults were then). With write false (a dry run) they are loaded or
 // computed the same way but nothing is written.
 func (s *Spec) freezeDefaults(dir string, write bool) error {
 	path := filepath.Join(dir, DefaultsFile)
-	b, err := safefile.ReadFile(path, train.MaxConfigBytes)
+	b, err := safefile.ReadFile(path, rundir.MaxConfigBytes)
 	if err == nil {
 		s.defaults = b
 		return nil
@@ -95,7 +95,7 @@ func (s *Spec) freezeDefaults(dir string, write bool) error {
 			return err
 		}
 	} else {
-		if frozen, err = yaml.Marshal(train.DefaultConfig()); err != nil {
+		if frozen, err = yaml.Marshal(rundir.DefaultConfig()); err != nil {
 			return err
 		}
 	}
@@ -116,7 +116,7 @@ func (s *Spec) startedConfig(dir string) (map[string]any, error) {
 		for _, arm := range s.Arms {
 			for _, seed := range s.Seeds {
 				id := Run{Task: task, Arm: arm.Name, Seed: seed}.ID()
-				b, err := safefile.ReadFile(filepath.Join(dir, "runs", filepath.FromSlash(id), configFile), train.MaxConfigBytes)
+				b, err := safefile.ReadFile(filepath.Join(dir, "runs", filepath.FromSlash(id), configFile), rundir.MaxConfigBytes)
 				if err != nil {
 					continue
 				}

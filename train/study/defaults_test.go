@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vlmrb/vlmrb/train"
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 const freezeYAML = `
@@ -40,7 +40,7 @@ func TestFreezeDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w := train.DefaultConfig().VLM.Width; runs[0].Config.VLM.Width != w {
+	if w := rundir.DefaultConfig().VLM.Width; runs[0].Config.VLM.Width != w {
 		t.Errorf("fresh study: vlm.width %d, want the default %d", runs[0].Config.VLM.Width, w)
 	}
 
@@ -128,7 +128,7 @@ func TestKeysAddedAfterAStudyBegan(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(old, DefaultsFile), []byte(strings.Join(kept, "\n")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for dir, want := range map[string]int{fresh: train.DefaultConfig().VLM.Scoring.Lag, old: 0} {
+	for dir, want := range map[string]int{fresh: rundir.DefaultConfig().VLM.Scoring.Lag, old: 0} {
 		s, _ := ParseSpec([]byte(spec))
 		if err := s.freezeDefaults(dir, true); err != nil {
 			t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vlmrb/vlmrb/train"
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 // The ETA is the pace of the runs trained so far times the runs left:
@@ -52,7 +52,7 @@ func TestEstimateFromFinishedRuns(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		c := train.DefaultConfig()
+		c := rundir.DefaultConfig()
 		c.Steps, c.Out = steps, out
 		return Run{Arm: arm, Config: c}
 	}
@@ -73,7 +73,7 @@ func TestEstimateFromFinishedRuns(t *testing.T) {
 // The two phases' CPU rates from log rows: 1 ms a step up to learning
 // starts (step 2000), 10 ms a step after it.
 func TestPhaseRates(t *testing.T) {
-	var rows []train.Row
+	var rows []rundir.Row
 	cpu := 0.5 // the process's start-up
 	for step := int64(100); step <= 4000; step += 100 {
 		if step <= 2000 {
@@ -81,7 +81,7 @@ func TestPhaseRates(t *testing.T) {
 		} else {
 			cpu += 100 * 0.010
 		}
-		rows = append(rows, train.Row{Step: step, Values: map[string]float64{"time/process_cpu_s": cpu}})
+		rows = append(rows, rundir.Row{Step: step, Values: map[string]float64{"time/process_cpu_s": cpu}})
 	}
 	rnd, upd := phaseRates(rows, 2000)
 	if math.Abs(rnd-0.001) > 1e-12 || math.Abs(upd-0.010) > 1e-12 {

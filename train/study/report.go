@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/vlmrb/vlmrb/stats"
 )
 
 // ReportOptions configure Analyze.
@@ -55,14 +57,14 @@ type TaskReport struct {
 
 // ArmReport is one arm's statistics (on one task, or pooled).
 type ArmReport struct {
-	Arm     string    `json:"arm"`
-	Runs    int       `json:"runs"` // done runs the statistics use
-	Seeds   []uint64  `json:"seeds"`
-	Finals  []float64 `json:"finals"` // final metric per done run, in seed order
-	IQM     Interval  `json:"final_iqm"`
-	Mean    Interval  `json:"final_mean"`
-	AUC     Interval  `json:"auc_iqm"` // IQM over runs of the normalised area under each run's curve
-	ProbImp *Interval `json:"prob_improvement,omitempty"`
+	Arm     string          `json:"arm"`
+	Runs    int             `json:"runs"` // done runs the statistics use
+	Seeds   []uint64        `json:"seeds"`
+	Finals  []float64       `json:"finals"` // final metric per done run, in seed order
+	IQM     stats.Interval  `json:"final_iqm"`
+	Mean    stats.Interval  `json:"final_mean"`
+	AUC     stats.Interval  `json:"auc_iqm"` // IQM over runs of the normalised area under each run's curve
+	ProbImp *stats.Interval `json:"prob_improvement,omitempty"`
 	// SampleEff compares env steps to reach the baseline's final IQM.
 	SampleEff *SampleEff `json:"sample_efficiency,omitempty"`
 	CPUS      float64    `json:"cpu_s"`
@@ -87,7 +89,7 @@ type SampleEff struct {
 type CurveSeries struct {
 	Task, Arm string
 	Steps     []float64
-	IQM       []Interval
+	IQM       []stats.Interval
 }
 
 type runData struct {
@@ -217,12 +219,12 @@ func taskReport(spec *Spec, ti int, task string, data map[string]*runData, base 
 		ar.Diags = armDiags(ds)
 		var au []float64
 		for _, d := range ds {
-			au = append(au, AUC(d.steps, d.vals))
+			au = append(au, stats.AUC(d.steps, d.vals))
 		}
 		seed := o.Seed + uint64(ti)*1000
-		ar.IQM = BootstrapCI([][]float64{ar.Finals}, PooledIQM, o.Reps, o.Conf, seed)
-		ar.Mean = BootstrapCI([][]float64{ar.Finals}, PooledMean, o.Reps, o.Conf, seed+1)
-		ar.AUC = BootstrapCI([][]float64{au}, PooledIQM, o.Reps, o.Conf, seed+2)
+		ar.IQM = stats.BootstrapCI([][]float64{ar.Finals}, stats.PooledIQM, o.Reps, o.Conf, seed)
+		ar.Mean = stats.BootstrapCI([][]float64{ar.Finals}, stats.PooledMean, o.Reps, o.Conf, seed+1)
+		ar.AUC = stats.BootstrapCI([][]float64{au}, stats.PooledIQM, o.Reps, o.Conf, seed+2)
 		finals[arm.Name] = append(finals[arm.Name], ar.Finals)
 		aucs[arm.Name] = append(aucs[arm.Name], au)
 		if len(ds) > 0 {
@@ -238,7 +240,7 @@ func taskReport(spec *Spec, ti int, task string, data map[string]*runData, base 
 		}
 		bf := finals[base][ti]
 		if ar.Runs > 0 && len(bf) > 0 {
-			pi := ProbImprovementCI([][]float64{ar.Finals}, [][]float64{bf}, o.Reps, o.Conf, o.Seed+uint64(ti)*1000+4)
+			pi := stats.ProbImprovementCI([][]float64{ar.Finals}, [][]float64{bf}, o.Reps, o.Conf, o.Seed+uint64(ti)*1000+4)
 			ar.ProbImp = &pi
 		}
 		if c, ok := curves[ar.Arm]; ok && hasBase {
@@ -268,11 +270,11 @@ func overallReport(spec *Spec, rep *Report, finals, aucs map[string][][]float64,
 				}
 			}
 		}
-		ar.IQM = BootstrapCI(finals[arm.Name], PooledIQM, o.Reps, o.Conf, o.Seed+7)
-		ar.Mean = BootstrapCI(finals[arm.Name], PooledMean, o.Reps, o.Conf, o.Seed+8)
-		ar.AUC = BootstrapCI(aucs[arm.Name], PooledIQM, o.Reps, o.Conf, o.Seed+9)
+		ar.IQM = stats.BootstrapCI(finals[arm.Name], stats.PooledIQM, o.Reps, o.Conf, o.Seed+7)
+		ar.Mean = stats.BootstrapCI(finals[arm.Name], stats.PooledMean, o.Reps, o.Conf, o.Seed+8)
+		ar.AUC = stats.BootstrapCI(aucs[arm.Name], stats.PooledIQM, o.Reps, o.Conf, o.Seed+9)
 		if arm.Name != base && ar.Runs > 0 {
-			pi := ProbImprovementCI(finals[arm.Name], finals[base], o.Reps, o.Conf, o.Seed+10)
+			pi := stats.ProbImprovementCI(finals[arm.Name], finals[base], o.Reps, o.Conf, o.Seed+10)
 			if !math.IsNaN(pi.Point) {
 				ar.ProbImp = &pi
 			}
@@ -315,7 +317,7 @@ func iqmCurve(task, arm string, ds []*runData, o ReportOptions, seed uint64) Cur
 			j := sort.SearchFloat64s(d.steps, s)
 			v = append(v, d.vals[j])
 		}
-		c.IQM = append(c.IQM, BootstrapCI([][]float64{v}, PooledIQM, reps, o.Conf, seed+uint64(i)))
+		c.IQM = append(c.IQM, stats.BootstrapCI([][]float64{v}, stats.PooledIQM, reps, o.Conf, seed+uint64(i)))
 	}
 	return c
 }
@@ -331,9 +333,9 @@ func sampleEff(base, arm CurveSeries) *SampleEff {
 		se.Note = "baseline final is 0"
 		return se
 	}
-	bs, _ := FirstReach(base.Steps, points(base.IQM), target)
+	bs, _ := stats.FirstReach(base.Steps, points(base.IQM), target)
 	se.BaselineStep = bs
-	as, ok := FirstReach(arm.Steps, points(arm.IQM), target)
+	as, ok := stats.FirstReach(arm.Steps, points(arm.IQM), target)
 	if !ok {
 		se.Note = "never"
 		return se
@@ -345,7 +347,7 @@ func sampleEff(base, arm CurveSeries) *SampleEff {
 	return se
 }
 
-func points(iv []Interval) []float64 {
+func points(iv []stats.Interval) []float64 {
 	out := make([]float64, len(iv))
 	for i, v := range iv {
 		out[i] = v.Point

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/vlmrb/vlmrb/train"
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 // Diag is one diagnostic of an arm on a task: each done run is reduced to
@@ -68,7 +68,7 @@ const rewardKey = "replay/reward_buffer_frac"
 // "pre" and "post" are means over the rows before and from the first row
 // whose buffer holds a reward (rewardKey > 0): with a sparse reward the
 // critic has nothing to learn a value from before that step.
-func runDiags(rows []train.Row, steps, vals []float64) []float64 {
+func runDiags(rows []rundir.Row, steps, vals []float64) []float64 {
 	out := make([]float64, len(diagKeys))
 	half := 0.0
 	if len(rows) > 0 {
@@ -141,8 +141,8 @@ func runDiags(rows []train.Row, steps, vals []float64) []float64 {
 }
 
 // logs reports whether any row logs key.
-func logs(rows []train.Row, key string) bool {
-	return slices.ContainsFunc(rows, func(r train.Row) bool { _, ok := r.Values[key]; return ok })
+func logs(rows []rundir.Row, key string) bool {
+	return slices.ContainsFunc(rows, func(r rundir.Row) bool { _, ok := r.Values[key]; return ok })
 }
 
 // armDiags summarises the runs' diagnostics key by key.

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/vlmrb/vlmrb/internal/atomicfile"
+	"github.com/vlmrb/vlmrb/stats"
 )
 
 // JSON renders the report as indented JSON (undefined values as null).
@@ -217,7 +218,7 @@ func seedNum(s string) int64 {
 	return n
 }
 
-func fmtIv(iv Interval) string {
+func fmtIv(iv stats.Interval) string {
 	if math.IsNaN(iv.Point) {
 		return "–"
 	}

@@ -3,14 +3,15 @@ package study
 import (
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 
-	"github.com/vlmrb/vlmrb/train"
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 func TestRunDiagsAggregates(t *testing.T) {
-	row := func(step int64, kv map[string]float64) train.Row { return train.Row{Step: step, Values: kv} }
-	rows := []train.Row{
+	row := func(step int64, kv map[string]float64) rundir.Row { return rundir.Row{Step: step, Values: kv} }
+	rows := []rundir.Row{
 		row(10, map[string]float64{"losses/qf1_values": 3, "charts/alpha": 0.2, "replay/prioritized_frac": 0.2}),
 		row(20, map[string]float64{"losses/qf1_values": 9, "charts/alpha": 0.01, "replay/prioritized_frac": 0.4}),
 		row(30, map[string]float64{"losses/qf1_values": 5, "charts/alpha": 0.05, "replay/prioritized_frac": math.NaN()}),
@@ -43,9 +44,9 @@ func TestRunDiagsAggregates(t *testing.T) {
 }
 
 func TestRunDiagsSplitsAtFirstReward(t *testing.T) {
-	row := func(step int64, kv map[string]float64) train.Row { return train.Row{Step: step, Values: kv} }
+	row := func(step int64, kv map[string]float64) rundir.Row { return rundir.Row{Step: step, Values: kv} }
 	const rho = "eval/score_dq_spearman"
-	rows := []train.Row{
+	rows := []rundir.Row{
 		row(10, map[string]float64{rewardKey: 0}),
 		row(10, map[string]float64{rho: -0.6}),
 		row(20, map[string]float64{rewardKey: 0}),
@@ -112,5 +113,21 @@ func TestArmDiagsMedianAndJSON(t *testing.T) {
 	}
 	if want := `{"key":"metric","agg":"first","runs":3,"median":30,"min":10,"max":null}`; string(b) != want {
 		t.Errorf("JSON %s, want %s", b, want)
+	}
+}
+
+// Runs not done are listed per task/arm and state with seed ranges.
+func TestNotDoneGrouped(t *testing.T) {
+	runs := []RunStatus{
+		{ID: "reach/per/s101", State: Done},
+		{ID: "reach/per/s102", State: Missing}, {ID: "reach/per/s103", State: Missing}, {ID: "reach/per/s104", State: Missing},
+		{ID: "reach/per/s106", State: Missing},
+		{ID: "reach/uniform/s101", State: Running},
+		{ID: "reach/uniform/s102", State: Missing}, {ID: "reach/uniform/s103", State: Missing},
+	}
+	got := strings.Join(notDone(runs), "\n")
+	want := "reach/per: missing s102–s104, s106\nreach/uniform: running s101\nreach/uniform: missing s102, s103"
+	if got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}
 }

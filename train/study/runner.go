@@ -20,7 +20,7 @@ import (
 	"github.com/vlmrb/vlmrb/internal/atomicfile"
 	"github.com/vlmrb/vlmrb/internal/runlock"
 	"github.com/vlmrb/vlmrb/internal/safefile"
-	"github.com/vlmrb/vlmrb/train"
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 // Files a study keeps in each run directory next to what train writes.
@@ -82,7 +82,7 @@ func RunState(dir string) State {
 			return Running
 		}
 	}
-	if _, _, err := train.LatestCheckpoint(dir); err == nil {
+	if _, _, err := rundir.LatestCheckpoint(dir); err == nil {
 		return Partial
 	}
 	return Missing
@@ -316,7 +316,7 @@ func estimate(doneRuns, left []Run) Estimate {
 	var cpu float64
 	for _, run := range left {
 		steps := run.Config.Steps
-		if _, m, err := train.LatestCheckpoint(run.Config.Out); err == nil {
+		if _, m, err := rundir.LatestCheckpoint(run.Config.Out); err == nil {
 			steps = max(steps-m.Step, 0)
 		}
 		e.StepsLeft += steps
@@ -403,7 +403,7 @@ func (r *Runner) logf(format string, a ...any) {
 // different config than the one it was started with: the seeds and
 // settings of a study are fixed before it runs.
 func checkConfig(run Run) error {
-	old, err := safefile.ReadFile(filepath.Join(run.Config.Out, configFile), train.MaxConfigBytes)
+	old, err := safefile.ReadFile(filepath.Join(run.Config.Out, configFile), rundir.MaxConfigBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil // not started
 	}
@@ -425,7 +425,7 @@ func checkConfig(run Run) error {
 	return nil
 }
 
-func encodeConfig(c train.Config) ([]byte, error) {
+func encodeConfig(c rundir.Config) ([]byte, error) {
 	f, err := os.CreateTemp("", "study-config-*.yaml")
 	if err != nil {
 		return nil, err
@@ -433,8 +433,8 @@ func encodeConfig(c train.Config) ([]byte, error) {
 	name := f.Name()
 	f.Close()
 	defer func() { _ = os.Remove(name) }()
-	if err := train.SaveConfig(name, &c); err != nil {
+	if err := rundir.SaveConfig(name, &c); err != nil {
 		return nil, err
 	}
-	return safefile.ReadFile(name, train.MaxConfigBytes)
+	return safefile.ReadFile(name, rundir.MaxConfigBytes)
 }

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/vlmrb/vlmrb/internal/safefile"
-	"github.com/vlmrb/vlmrb/train"
+	"github.com/vlmrb/vlmrb/rundir"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -34,7 +34,7 @@ type Spec struct {
 	BLASCore    string                    `yaml:"blas_core"` // OpenBLAS kernel the runs are pinned to (default: see BLASCoreFile)
 
 	src      []byte // the file as read (copied into the study directory)
-	defaults []byte // frozen defaults (YAML) the grid resolves against; nil: train.DefaultConfig
+	defaults []byte // frozen defaults (YAML) the grid resolves against; nil: rundir.DefaultConfig
 }
 
 // Arm is a named overlay of config keys.
@@ -52,7 +52,7 @@ type Run struct {
 	Task   string
 	Arm    string
 	Seed   uint64
-	Config train.Config // resolved (Out is the run directory)
+	Config rundir.Config // resolved (Out is the run directory)
 }
 
 // ID is the run's path below the study's runs/ directory: TASK/ARM/sSEED.
@@ -71,7 +71,7 @@ const maxNameLen = 100
 const maxSpecBytes = 1 << 20
 
 // LoadSpec reads and checks a study file. Every run of the grid is
-// resolved against train.DefaultConfig and validated, so a typo in any
+// resolved against rundir.DefaultConfig and validated, so a typo in any
 // overlay is reported before anything runs.
 func LoadSpec(path string) (*Spec, error) {
 	// a FIFO or device (/dev/zero) is refused unread; a file growing
@@ -202,7 +202,7 @@ func LoadDir(dir string) (*Spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := safefile.ReadFile(filepath.Join(dir, DefaultsFile), train.MaxConfigBytes)
+	b, err := safefile.ReadFile(filepath.Join(dir, DefaultsFile), rundir.MaxConfigBytes)
 	switch {
 	case err == nil:
 		s.defaults = b
@@ -235,7 +235,7 @@ func (s *Spec) Runs(dir string) ([]Run, error) {
 
 // resolve applies defaults → base → task overlay → arm overlay and fixes
 // task, seed and run directory.
-func (s *Spec) resolve(task string, arm Arm, seed uint64, out string) (train.Config, error) {
+func (s *Spec) resolve(task string, arm Arm, seed uint64, out string) (rundir.Config, error) {
 	merged := map[string]any{}
 	for _, o := range []struct {
 		what string
@@ -243,20 +243,20 @@ func (s *Spec) resolve(task string, arm Arm, seed uint64, out string) (train.Con
 	}{{"base", s.Base}, {"task_set." + task, s.TaskSet[task]}, {"arm " + arm.Name, arm.Set}} {
 		for _, k := range []string{"task", "seed", "out"} {
 			if _, ok := o.m[k]; ok {
-				return train.Config{}, fmt.Errorf("%s sets %q: the study sets task, seed and out itself (use tasks:, seeds: and --out)", o.what, k)
+				return rundir.Config{}, fmt.Errorf("%s sets %q: the study sets task, seed and out itself (use tasks:, seeds: and --out)", o.what, k)
 			}
 		}
 		x, err := expandDots(o.m)
 		if err != nil {
-			return train.Config{}, fmt.Errorf("%s: %w", o.what, err)
+			return rundir.Config{}, fmt.Errorf("%s: %w", o.what, err)
 		}
 		deepMerge(merged, x)
 	}
 	y, err := yaml.Marshal(merged)
 	if err != nil {
-		return train.Config{}, err
+		return rundir.Config{}, err
 	}
-	cfg := train.DefaultConfig()
+	cfg := rundir.DefaultConfig()
 	if s.defaults != nil {
 		// leniently: a key removed from the code since the study began is dropped
 		if err := yaml.Unmarshal(s.defaults, &cfg); err != nil {
@@ -266,7 +266,7 @@ func (s *Spec) resolve(task string, arm Arm, seed uint64, out string) (train.Con
 			return cfg, err
 		}
 	}
-	if err := train.LoadConfig(bytes.NewReader(y), &cfg); err != nil {
+	if err := rundir.LoadConfig(bytes.NewReader(y), &cfg); err != nil {
 		return cfg, err
 	}
 	cfg.Task, cfg.Seed, cfg.Out = task, seed, out

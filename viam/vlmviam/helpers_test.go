@@ -12,6 +12,7 @@ import (
 	"go.viam.com/rdk/resource"
 	"go.viam.com/rdk/utils"
 
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/train"
 )
 
@@ -44,7 +45,7 @@ func trainedRun(t *testing.T, seed uint64, steps int64) string {
 	if d, ok := runsMemo[key]; ok {
 		return d
 	}
-	cfg := train.DefaultConfig()
+	cfg := rundir.DefaultConfig()
 	cfg.Task, cfg.Reward, cfg.Replay = "reach", "dense", "uniform"
 	cfg.Steps, cfg.Seed, cfg.Out = steps, seed, filepath.Join(runsDir, key)
 	cfg.NumEnvs, cfg.MaxEpisodeLen, cfg.Demos = 1, 100, 5

@@ -5,17 +5,17 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/sac"
 	"github.com/vlmrb/vlmrb/tasks"
-	"github.com/vlmrb/vlmrb/train"
 )
 
 // Policy is a loaded vlmrb checkpoint: a SAC agent acting deterministically
 // (the policy robot-train eval runs). Act is safe for concurrent use.
 type Policy struct {
-	Dir      string       // run directory
-	Config   train.Config // the run's config (task, reward, episode length)
-	Manifest *train.Manifest
+	Dir      string        // run directory
+	Config   rundir.Config // the run's config (task, reward, episode length)
+	Manifest *rundir.Manifest
 
 	mu    sync.Mutex
 	agent *sac.Agent
@@ -23,9 +23,9 @@ type Policy struct {
 
 // LoadPolicy loads the newest verified checkpoint of the run in dir.
 func LoadPolicy(dir string) (*Policy, error) {
-	a, cfg, man, err := train.LoadAgent(dir)
+	a, cfg, man, err := rundir.LoadAgent(dir)
 	if err != nil {
-		if train.IsDiscrete(cfg.Task) {
+		if tasks.IsDiscrete(cfg.Task) {
 			return nil, fmt.Errorf("checkpoint %q is a DQN run of the grid task %q, which has no arm to drive; use a SAC run of a manipulation task: %w", dir, cfg.Task, err)
 		}
 		return nil, fmt.Errorf("load checkpoint %q: %w", dir, err)
@@ -60,7 +60,7 @@ func (p *Policy) EpisodeLen() int {
 	if p.Config.MaxEpisodeLen > 0 {
 		return p.Config.MaxEpisodeLen
 	}
-	return train.DefaultConfig().MaxEpisodeLen
+	return rundir.DefaultConfig().MaxEpisodeLen
 }
 
 // Step returns the env step of the loaded checkpoint (0 when unknown).

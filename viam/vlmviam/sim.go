@@ -29,7 +29,6 @@ import (
 
 	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/tasks"
-	"github.com/vlmrb/vlmrb/train"
 )
 
 // Models of the simulated components.
@@ -522,7 +521,7 @@ func (c *SimCamera) Reconfigure(_ context.Context, _ resource.Dependencies, conf
 	var cam *render.SimCamera
 	err = c.world().withEnv(func(env *tasks.Env) error {
 		var err error
-		cam, err = train.NewSimCamera(backend, view, "standard", w, h, env)
+		cam, err = render.OpenTaskCamera(backend, view, "standard", w, h, render.FilmedOf(env.Name(), env.Model(), env.State(), env.Meta().Views), render.DefaultCameraOptions())
 		return err
 	})
 	if err != nil {

@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"image"
 	"os"
 	"sync"
 	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"go.viam.com/rdk/components/camera"
 	"go.viam.com/rdk/logging"
@@ -23,8 +24,8 @@ import (
 	"golang.org/x/image/draw"
 
 	"github.com/vlmrb/vlmrb/frame"
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/tasks"
-	"github.com/vlmrb/vlmrb/train"
 	"github.com/vlmrb/vlmrb/vlmprio"
 )
 
@@ -75,7 +76,7 @@ func (c *ScorerConfig) Validate(path string) ([]string, error) {
 	if c.Task == "" {
 		return nil, fmt.Errorf(`"task" is required: the vlmrb task the clips show (its description and colours drive the scorer)`)
 	}
-	if _, err := train.TaskMeta(c.Task); err != nil {
+	if _, err := tasks.Describe(c.Task); err != nil {
 		return nil, fmt.Errorf(`"task": %w`, err)
 	}
 	switch c.Scorer {
@@ -156,7 +157,7 @@ func (s *Scorer) Reconfigure(ctx context.Context, deps resource.Dependencies, co
 	if err != nil {
 		return fmt.Errorf("camera %q: %w", c.Camera, err)
 	}
-	meta, err := train.TaskMeta(c.Task)
+	meta, err := tasks.Describe(c.Task)
 	if err != nil {
 		return err
 	}
@@ -164,7 +165,7 @@ func (s *Scorer) Reconfigure(ctx context.Context, deps resource.Dependencies, co
 	if name == "" {
 		name = "pixel"
 	}
-	vc := train.DefaultConfig().VLM
+	vc := rundir.DefaultConfig().VLM
 	vc.BaseURL, vc.Model, vc.Prompt = c.BaseURL, c.Model, c.Prompt
 	vc.APIKey = os.Getenv("OPENAI_API_KEY")
 	if c.Frames > 0 {
@@ -179,7 +180,7 @@ func (s *Scorer) Reconfigure(ctx context.Context, deps resource.Dependencies, co
 	if c.TimeoutS > 0 {
 		vc.Timeout = min(vc.Timeout, c.TimeoutS) // as robot-train score
 	}
-	sc, err := train.NewScorer(name, meta, vc)
+	sc, err := rundir.NewScorer(name, meta, vc)
 	if err != nil {
 		return err
 	}

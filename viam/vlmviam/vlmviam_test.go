@@ -26,8 +26,8 @@ import (
 
 	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/hw"
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/tasks"
-	"github.com/vlmrb/vlmrb/train"
 )
 
 func TestValidateRejectsBadAttributes(t *testing.T) {
@@ -219,33 +219,33 @@ func TestRunnerMatchesInProcessEval(t *testing.T) {
 	compareEpisodes(t, got, want)
 }
 
-func inProcessEval(t *testing.T, run string, episodes int, seed uint64) *train.EvalResult {
+func inProcessEval(t *testing.T, run string, episodes int, seed uint64) *rundir.EvalResult {
 	t.Helper()
 	pol, err := LoadPolicy(run)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer pol.Close()
-	env, err := train.MakeTaskEnv(pol.Config.Task, pol.Config.EnvReward(), pol.EpisodeLen())
+	env, err := tasks.MakeEnv(pol.Config.Task, pol.Config.EnvReward(), pol.EpisodeLen())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer env.Close()
-	res, err := train.Evaluate(context.Background(), env, control.PolicyFunc(func(o, d []float64) { _ = pol.Act(o, d) }), train.EvalOptions{Episodes: episodes, Seed: seed})
+	res, err := rundir.Evaluate(context.Background(), env, control.PolicyFunc(func(o, d []float64) { _ = pol.Act(o, d) }), rundir.EvalOptions{Episodes: episodes, Seed: seed})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return res
 }
 
-func compareEpisodes(t *testing.T, got []EpisodeResult, want *train.EvalResult) {
+func compareEpisodes(t *testing.T, got []EpisodeResult, want *rundir.EvalResult) {
 	t.Helper()
 	compareEpisodesTol(t, got, want, 1e-6)
 }
 
 // compareEpisodesTol checks per-episode successes for equality and
 // returns to rel (relative); it returns the largest relative difference.
-func compareEpisodesTol(t *testing.T, got []EpisodeResult, want *train.EvalResult, rel float64) float64 {
+func compareEpisodesTol(t *testing.T, got []EpisodeResult, want *rundir.EvalResult, rel float64) float64 {
 	t.Helper()
 	worst := 0.0
 	if len(got) != want.Episodes {

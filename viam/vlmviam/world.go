@@ -13,7 +13,6 @@ import (
 	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/sim"
 	"github.com/vlmrb/vlmrb/tasks"
-	"github.com/vlmrb/vlmrb/train"
 )
 
 // maxResults caps the episode results a world keeps (oldest dropped).
@@ -22,7 +21,7 @@ const maxResults = 10000
 // EpisodeResult is what a sim world records of one finished or current
 // episode: the seed it was reset with, control steps taken, the summed
 // task reward, and whether the task's success test held at any step (the
-// MetaWorld convention train.Evaluate uses).
+// MetaWorld convention rundir.Evaluate uses).
 type EpisodeResult struct {
 	Seed    uint64  `json:"seed"`
 	Steps   int     `json:"steps"`
@@ -49,10 +48,10 @@ func (c *WorldConfig) validate() error {
 	if c.Task == "" {
 		return fmt.Errorf(`"task" is required: a vlmrb task name such as "reach" (robot-train tasks lists them)`)
 	}
-	if train.IsDiscrete(c.Task) {
+	if tasks.IsDiscrete(c.Task) {
 		return fmt.Errorf(`"task" %q is a grid task, which has no arm; use a manipulation task such as "reach"`, c.Task)
 	}
-	if _, err := train.TaskMeta(c.Task); err != nil {
+	if _, err := tasks.Describe(c.Task); err != nil {
 		return fmt.Errorf(`"task": %w`, err)
 	}
 	if c.Reward != "" && c.Reward != "dense" && c.Reward != "sparse" {
@@ -114,7 +113,7 @@ func acquireWorld(c WorldConfig) (*World, error) {
 		w.refs++
 		return w, nil
 	}
-	env, err := train.MakeTaskEnv(c.Task, c.Reward, c.MaxSteps)
+	env, err := tasks.MakeEnv(c.Task, c.Reward, c.MaxSteps)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,324 @@
+package rundir
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"image"
+	"io"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/vlmrb/vlmrb/control"
+	"github.com/vlmrb/vlmrb/lerobot"
+	"github.com/vlmrb/vlmrb/render"
+	"github.com/vlmrb/vlmrb/tasks"
+)
+
+// RecordOptions configures Record: which task and policy, how many
+// episodes, how they are seeded and which cameras are filmed.
+type RecordOptions struct {
+	Task string // task name ("" takes the run's task with a RUN policy)
+	// Policy is expert (the task's scripted expert), random (uniform
+	// actions) or the directory of a training run (its newest agent
+	// checkpoint, acting deterministically).
+	Policy   string
+	Episodes int
+	// Seed and NumEnvs lay out the episode seeds as a training run with
+	// that seed and that many envs would: episode k is the next episode of
+	// the env that finishes first (control.EpisodeSeed), so recorded
+	// expert episodes are the ones a run's first `demos` episodes are.
+	Seed          uint64
+	NumEnvs       int
+	MaxEpisodeLen int    // control steps (0 = training's default max_episode_len)
+	Reward        string // dense | sparse: the reward stored in next.reward
+	// Cameras are sim camera names (task, workspace, corner, topview, …),
+	// each a video observation.images.<name> of Width×Height pixels.
+	Cameras       []string
+	Width, Height int
+	Backend       string // renderer: auto | egl | soft
+	Codec         string // auto | av1 | h264
+	Progress      io.Writer
+}
+
+// RecordMeta is meta/vlmrb.json of a recorded dataset: where its episodes
+// came from, so train --demos can check that they fit the run.
+type RecordMeta struct {
+	Task     string   `json:"task"`
+	Reward   string   `json:"reward"`
+	Policy   string   `json:"policy"`
+	Seed     uint64   `json:"seed"`
+	NumEnvs  int      `json:"num_envs"`
+	Seeds    []uint64 `json:"episode_seeds"`
+	EnvOf    []int    `json:"episode_envs"`
+	Renderer string   `json:"renderer,omitempty"`
+}
+
+// RecordResult is what Record wrote and how fast.
+type RecordResult struct {
+	*lerobot.Summary
+	Successes int
+	Lengths   []int // frames of each episode, in order
+	Elapsed   time.Duration
+	FPS       float64 // frames recorded per second of wall time, encoding included
+}
+
+// Record runs o.Episodes episodes of a task under a policy and writes them
+// as a LeRobot v3.0 dataset at dir (see package lerobot): 39-value states,
+// 4-value actions in the env's bounds, reward, done, success and the
+// camera videos, at the control rate (80 fps).
+func Record(ctx context.Context, dir string, o RecordOptions) (*RecordResult, error) {
+	if err := o.defaults(); err != nil {
+		return nil, err
+	}
+	pol, agentSpace, closePol, err := recordPolicy(&o)
+	if err != nil {
+		return nil, err
+	}
+	defer closePol()
+	reward, err := tasks.ParseRewardMode(o.Reward)
+	if err != nil {
+		return nil, &ConfigError{Msg: err.Error()}
+	}
+	env, err := tasks.Make(o.Task, tasks.Options{Reward: reward, MaxSteps: o.MaxEpisodeLen})
+	if err != nil {
+		return nil, &ConfigError{Msg: err.Error() + " (robot-train tasks lists them)"}
+	}
+	defer func() { _ = env.Close() }()
+	spec := env.Spec()
+	if spec.Discrete > 0 {
+		return nil, &ConfigError{Msg: fmt.Sprintf("task %s has discrete actions; record writes the manipulation tasks", o.Task)}
+	}
+
+	cams, lcams, imgs, err := recordCameras(o, env)
+	defer func() {
+		for _, c := range cams {
+			_ = c.Close()
+		}
+	}()
+	if err != nil {
+		return nil, err
+	}
+	w, err := lerobot.Create(ctx, dir, lerobot.Spec{
+		FPS: 1 / spec.ControlDt, RobotType: "vlmrb-sawyer-sim",
+		StateDim: spec.ObsDim, ActionDim: spec.ActDim, StateNames: tasks.ObsNames(), ActionNames: tasks.ActNames(),
+		NextState: true, Rewards: true, Progress: true, Cameras: lcams, Codec: o.Codec,
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer w.Abort() // no-op after Close
+
+	meta := RecordMeta{Task: o.Task, Reward: o.Reward, Policy: o.Policy, Seed: o.Seed, NumEnvs: o.NumEnvs}
+	if len(cams) > 0 {
+		meta.Renderer = cams[0].Describe()
+	}
+	sched := NewEpisodeSchedule(o.NumEnvs)
+	res := &RecordResult{}
+	t0 := time.Now()
+	fr := lerobot.Frame{Images: imgs}
+	for ep := range o.Episodes {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		ei, k := sched.Next()
+		seed := control.EpisodeSeed(o.Seed, ei, k)
+		meta.Seeds, meta.EnvOf = append(meta.Seeds, seed), append(meta.EnvOf, ei)
+		obs, _ := env.Reset(seed)
+		p := pol(env, ep)
+		if err := w.BeginEpisode(env.Description()); err != nil {
+			return nil, err
+		}
+		n, success, err := recordEpisode(w, env, obs, p, cams, imgs, o.Cameras, &fr, agentSpace, ep)
+		if err != nil {
+			return nil, err
+		}
+		if err := w.EndEpisode(""); err != nil {
+			return nil, err
+		}
+		sched.Finish(ei, n)
+		res.Lengths = append(res.Lengths, n)
+		if success {
+			res.Successes++
+		}
+		if o.Progress != nil {
+			_, _ = fmt.Fprintf(o.Progress, "episode %d/%d: %d frames, success %v\n", ep+1, o.Episodes, n, success)
+		}
+	}
+	mb, err := json.MarshalIndent(meta, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := w.SetMeta("vlmrb.json", append(mb, '\n')); err != nil {
+		return nil, err
+	}
+	sum, err := w.Close()
+	if err != nil {
+		return nil, err
+	}
+	res.Summary, res.Elapsed = sum, time.Since(t0)
+	res.FPS = float64(sum.Frames) / res.Elapsed.Seconds()
+	return res, nil
+}
+
+// defaults checks o and fills its zero fields: one env, the sparse
+// reward, a run's default episode length.
+func (o *RecordOptions) defaults() error {
+	if o.Episodes <= 0 {
+		return &ConfigError{Msg: fmt.Sprintf("--episodes %d must be positive", o.Episodes)}
+	}
+	if o.NumEnvs <= 0 {
+		o.NumEnvs = 1
+	}
+	if o.Reward == "" {
+		o.Reward = "sparse"
+	}
+	if o.MaxEpisodeLen == 0 {
+		o.MaxEpisodeLen = DefaultConfig().MaxEpisodeLen // what a run's episodes last
+	}
+	return nil
+}
+
+// recordPolicy is record's --policy: the task's expert, uniform random
+// actions, or a run's newest agent (filling o's task and episode length
+// from the run); agentSpace reports actions in [−1, 1]; closePol releases
+// the agent.
+func recordPolicy(o *RecordOptions) (pol func(env *tasks.Env, ep int) control.Policy, agentSpace bool, closePol func(), err error) {
+	closePol = func() {}
+	agentSpace = true // the policy acts in [−1, 1]
+	switch o.Policy {
+	case "expert":
+		return func(env *tasks.Env, _ int) control.Policy { return env.Expert() }, false, closePol, nil
+	case "random":
+		return func(_ *tasks.Env, ep int) control.Policy {
+			return control.RandomPolicy(o.Seed ^ uint64(ep+1)*0x9e3779b97f4a7c15)
+		}, true, closePol, nil
+	}
+	st, err := os.Stat(o.Policy)
+	if err != nil || !st.IsDir() {
+		return nil, false, closePol, &ConfigError{Msg: fmt.Sprintf("--policy %q is not expert, random or a run directory", o.Policy)}
+	}
+	a, cfg, _, err := LoadAgent(o.Policy)
+	if err != nil {
+		return nil, false, closePol, err
+	}
+	closePol = a.Close
+	if o.Task == "" {
+		o.Task = cfg.Task
+	}
+	if o.MaxEpisodeLen == DefaultConfig().MaxEpisodeLen && cfg.MaxEpisodeLen != 0 {
+		o.MaxEpisodeLen = cfg.MaxEpisodeLen
+	}
+	if o.Task != cfg.Task {
+		return nil, false, closePol, &ConfigError{Msg: fmt.Sprintf("run %s trained on %s, not %s", o.Policy, cfg.Task, o.Task)}
+	}
+	p := AgentPolicy(a)
+	return func(*tasks.Env, int) control.Policy { return p }, agentSpace, closePol, nil
+}
+
+// recordCameras opens o's cameras on env, with the dataset's camera
+// entries and one image buffer each. The cameras opened so far are
+// returned with an error too (the caller closes them).
+func recordCameras(o RecordOptions, env *tasks.Env) ([]*render.SimCamera, []lerobot.Camera, []*image.RGBA, error) {
+	var cams []*render.SimCamera
+	var lcams []lerobot.Camera
+	imgs := make([]*image.RGBA, len(o.Cameras))
+	for i, name := range o.Cameras {
+		c, err := NewSimCamera(o.Backend, name, "", o.Width, o.Height, env)
+		if err != nil {
+			return cams, nil, nil, err
+		}
+		cams = append(cams, c)
+		lcams = append(lcams, lerobot.Camera{Name: name, Width: o.Width, Height: o.Height})
+		imgs[i] = image.NewRGBA(image.Rect(0, 0, o.Width, o.Height))
+	}
+	return cams, lcams, imgs, nil
+}
+
+// recordEpisode runs policy p from obs to the episode's end, writing one
+// dataset frame per step: the cameras' renders and the progress of the
+// state the action is taken in, the state, the action in the env's bounds
+// and the outcome. It returns the episode's length and success.
+func recordEpisode(w *lerobot.Writer, env *tasks.Env, obs []float64, p control.Policy, cams []*render.SimCamera, imgs []*image.RGBA,
+	names []string, fr *lerobot.Frame, agentSpace bool, ep int) (int, bool, error) {
+	spec := env.Spec()
+	act, envAct := make([]float64, spec.ActDim), make([]float64, spec.ActDim)
+	n, success := 0, false
+	for {
+		for i, c := range cams {
+			if err := c.Render(env, imgs[i]); err != nil {
+				return n, success, fmt.Errorf("render %s: %w", names[i], err)
+			}
+		}
+		fr.Progress, _ = env.Progress() // at the state the action is taken in, as the scorer sees it
+		p.Act(obs, act)
+		toEnvAction(envAct, act, spec, agentSpace)
+		next, r, term, trunc, info, err := env.Step(envAct)
+		if err != nil {
+			return n, success, fmt.Errorf("episode %d step %d: %w", ep, n, err)
+		}
+		succ := info.Values["success"] != 0
+		success = success || succ
+		done := term || trunc
+		fr.State, fr.Action, fr.NextState = obs, envAct, next
+		fr.Reward, fr.Done, fr.Truncated, fr.Success = r, done, trunc, succ
+		if err := w.AddFrame(fr); err != nil {
+			return n, success, err
+		}
+		n++
+		if done {
+			return n, success, nil
+		}
+		obs = append(obs[:0], next...)
+	}
+}
+
+// toEnvAction maps a policy's action to the env's bounds (from [−1, 1]
+// when agentSpace) and clamps it there: the dataset stores what the env
+// executes.
+func toEnvAction(dst, a []float64, spec control.Spec, agentSpace bool) {
+	lo, hi := spec.ActLow, spec.ActHigh
+	for j, v := range a {
+		if agentSpace && lo != nil && hi != nil {
+			v = lo[j] + (v+1)/2*(hi[j]-lo[j])
+		}
+		if lo != nil && hi != nil {
+			v = min(max(v, lo[j]), hi[j])
+		}
+		dst[j] = v
+	}
+}
+
+// EpisodeSchedule hands out episodes to n envs the way a training loop's
+// vector steps do: the next episode goes to the env whose current episode
+// ends first (ties to the lowest env index, as the loop closes episodes
+// in env order).
+type EpisodeSchedule struct {
+	end   []int // vector step at which each env's last assigned episode ends
+	count []int // episodes assigned per env
+}
+
+// NewEpisodeSchedule starts a schedule over n envs.
+func NewEpisodeSchedule(n int) *EpisodeSchedule {
+	return &EpisodeSchedule{end: make([]int, n), count: make([]int, n)}
+}
+
+// Next returns the env of the next episode and that episode's index in the
+// env's seed sequence.
+func (s *EpisodeSchedule) Next() (env, k int) {
+	for i := range s.end {
+		if s.end[i] < s.end[env] {
+			env = i
+		}
+	}
+	k = s.count[env]
+	s.count[env]++
+	return env, k
+}
+
+// Finish records that env's episode lasted n steps.
+func (s *EpisodeSchedule) Finish(env, n int) { s.end[env] += n }
+
+// Steps is the vector steps the schedule fills: the end of its longest env.
+func (s *EpisodeSchedule) Steps() int { return slices.Max(s.end) }
