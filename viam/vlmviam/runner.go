@@ -103,6 +103,9 @@ type RunnerStatus struct {
 	// first: how each ended and, where the robot side can tell, whether
 	// it succeeded.
 	Outcomes []EpisodeOutcome `json:"outcomes"`
+	// PosesTransformed counts pose-tracker poses this run put into the
+	// arm's base frame through the robot's frame system.
+	PosesTransformed int `json:"poses_transformed"`
 }
 
 // maxOutcomes caps RunnerStatus.Outcomes.
@@ -147,6 +150,7 @@ func (r *Runner) Reconfigure(ctx context.Context, deps resource.Dependencies, co
 	if err != nil {
 		return err
 	}
+	rig.frames = parentFrames // pose-tracker poses through viam-server's frame system
 	r.mu.Lock()
 	old := r.pol
 	sameCkpt := old != nil && r.cfg.Checkpoint == c.Checkpoint
@@ -281,7 +285,7 @@ func statusMap(st RunnerStatus) map[string]any {
 		"last_error": st.LastError, "stop_reason": st.Reason, "record_dir": st.RecordDir,
 		"tick_ms_median": st.MedianTickMS, "tick_ms_p99": st.P99TickMS, "reloads": float64(st.Reloads),
 		"control_path": st.ControlPath, "achieved_hz": st.AchievedHz, "tick_hz": st.TickHz, "stop_latency_ms": st.StopLatencyMS, "stopped_at_step": float64(st.StoppedAtStep), "dep_retries": float64(st.DepRetries),
-		"stop_all_watched": st.StopAllWatched, "outcomes": outcomesAny(st.Outcomes),
+		"stop_all_watched": st.StopAllWatched, "outcomes": outcomesAny(st.Outcomes), "poses_transformed": float64(st.PosesTransformed),
 	}
 }
 
@@ -330,7 +334,7 @@ func (r *Runner) start(episodes int, seed uint64) error {
 	r.cancel, r.done, r.stopReq, r.stopWhy = cancel, make(chan struct{}), false, ""
 	r.stat.Running, r.stat.Episode, r.stat.Step, r.stat.LastError, r.stat.Reason = true, 0, 0, "", ""
 	r.stat.StopAllWatched = false
-	r.stat.Outcomes = nil
+	r.stat.Outcomes, r.stat.PosesTransformed = nil, 0
 	r.lat = r.lat[:0]
 	r.runStart, r.runSteps, r.ivlSum, r.ivlN = time.Now(), 0, 0, 0
 	r.logger.Infow("policy-runner started", "episodes", episodes, "seed", seed, "rate_hz", r.cfg.RateHz, "run", r.runID)
@@ -498,6 +502,8 @@ type episodeRun struct {
 	action   []float64
 	steps    int
 	reason   string // how it ended
+	// transformed is the rig's Transformed already counted in the status
+	transformed int
 }
 
 // episode runs one episode: begin, then ticks of pace → observe → act →
@@ -544,6 +550,7 @@ func (r *Runner) beginEpisode(ctx context.Context, k int, seed uint64) (*episode
 	}
 	ep := &episodeRun{k: k, seed: seed, pol: sn.pol, rig: sn.rig, drv: drv, gen: sn.gen, cfg: sn.cfg,
 		maxSteps: sn.cfg.MaxSteps, reason: "max_steps", action: make([]float64, drv.actDim())}
+	ep.transformed = sn.rig.Transformed()
 	// the components may not be reachable yet (a module restarted by
 	// viam-server re-adds them one by one): retry with backoff
 	err = r.awaitDeps(ctx, func() error {
@@ -723,6 +730,9 @@ func (r *Runner) record(ep *episodeRun, t int, t0 time.Time, target [3]float64) 
 	r.lastTick = now
 	r.stat.LastAction = append(r.stat.LastAction[:0], ep.action...)
 	r.stat.LastTarget = target
+	n := ep.rig.Transformed() // the rig's poses this tick (and, first, the episode start's)
+	r.stat.PosesTransformed += n - ep.transformed
+	ep.transformed = n
 	if len(r.lat) < maxLatencies {
 		r.lat = append(r.lat, ms)
 	}
