@@ -92,6 +92,9 @@ func TestE2EArmReachParity(t *testing.T) {
 		t.Fatal(err)
 	}
 	metric(t, "arm_parity_inprocess_wall_s", time.Since(t0).Seconds())
+	// the same episodes rolled out here on the task model, for each
+	// episode's final distance (EvalRun reports only its successes)
+	inDist := inProcessArmDistances(t, run, model, episodes, seed)
 	twin := map[string]any{"model": model, "speed": 2}
 	if armCfg.Keyframe != "" {
 		twin["keyframe"] = armCfg.Keyframe
@@ -131,6 +134,9 @@ func TestE2EArmReachParity(t *testing.T) {
 			t.Fatalf("episode %d ran seed %v, in-process eval seed %s", k, m["seed"], want)
 		}
 		si := in.Successes[k]
+		if (inDist[k] <= 50) != si {
+			t.Fatalf("episode %d: EvalRun success %v, the rollout here ends %.1f mm from the goal", k, si, inDist[k])
+		}
 		if si {
 			nIn++
 		}
@@ -142,7 +148,7 @@ func TestE2EArmReachParity(t *testing.T) {
 			differ++
 			mark = " ≠"
 		}
-		rows = append(rows, fmt.Sprintf("%d:%v/%v(%.0fmm)%s", k, si, sv, d, mark))
+		rows = append(rows, fmt.Sprintf("%d:%v/%v(%.1f/%.1fmm)%s", k, si, sv, inDist[k], d, mark))
 	}
 	metric(t, "arm_parity_outcomes_inprocess_vs_viam", strings.Join(rows, " "))
 	metric(t, "arm_parity_successes_inprocess", nIn)
@@ -151,4 +157,40 @@ func TestE2EArmReachParity(t *testing.T) {
 	if differ > 4 {
 		t.Fatalf("%d of %d episodes differ between in-process eval and the Viam run: %s", differ, episodes, strings.Join(rows, " "))
 	}
+}
+
+// inProcessArmDistances rolls the checkpoint's policy out on arm-reach in
+// process (what EvalRun does) and returns each episode's final
+// end-effector distance to the goal (mm).
+func inProcessArmDistances(t *testing.T, run, model string, episodes int, seed uint64) []float64 {
+	t.Helper()
+	pol, err := LoadPolicy(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pol.Close()
+	d, err := newArmTaskDriver(nil, RunnerConfig{ArmModel: model}, pol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := d.task
+	act := make([]float64, env.Spec().ActDim)
+	out := make([]float64, episodes)
+	for k := range episodes {
+		obs, _ := env.Reset(control.EpisodeSeed(seed, 0, k))
+		for {
+			if err := pol.Act(obs, act); err != nil {
+				t.Fatal(err)
+			}
+			next, _, term, trunc, info, err := env.Step(act)
+			if err != nil {
+				t.Fatal(err)
+			}
+			obs, out[k] = next, 1000*info.Get("obj_to_target")
+			if term || trunc {
+				break
+			}
+		}
+	}
+	return out
 }
