@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"go.viam.com/rdk/referenceframe"
 	"go.viam.com/rdk/spatialmath"
@@ -45,6 +46,9 @@ func (r *Rig) inArmFrame(ctx context.Context, who string, p *referenceframe.Pose
 	}
 	if fs == nil {
 		if par == referenceframe.World {
+			// no frame system to ask (not under viam-server, or it did not
+			// answer within frameDialTimeout): the arm's base is the world
+			// for this episode
 			r.worldIsBase = true
 			return p.Pose(), nil
 		}
@@ -73,9 +77,15 @@ func missingFrame(err error) bool {
 	return strings.Contains(s, "not in frame system") || strings.Contains(s, "not found")
 }
 
+// frameDialTimeout bounds dialling viam-server for its frame system.
+const frameDialTimeout = 2 * time.Second
+
 // parentFrames is the runner's frame system: viam-server's, through the
 // module's robot client of it (dialled once, shared with the StopAll watch).
 func parentFrames(ctx context.Context) (PoseTransformer, error) {
+	// bounded: a control loop must not hang on a socket that does not answer
+	ctx, cancel := context.WithTimeout(ctx, frameDialTimeout)
+	defer cancel()
 	rc, err := parentRobot(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("viam-server's frame system: %w", err)
