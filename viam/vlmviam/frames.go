@@ -86,7 +86,17 @@ func parentFrames(ctx context.Context) (PoseTransformer, error) {
 	// bounded: a control loop must not hang on a socket that does not answer
 	ctx, cancel := context.WithTimeout(ctx, frameDialTimeout)
 	defer cancel()
-	rc, err := parentRobot(ctx, nil)
+	// the StopAll watch may be dialling (holding the connection) on a
+	// socket that never answers: wait for it no longer than the bound
+	for !parentConn.TryLock() {
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("viam-server's frame system: its connection is busy: %w", ctx.Err())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	defer parentConn.Unlock()
+	rc, err := dialParentLocked(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("viam-server's frame system: %w", err)
 	}
