@@ -331,14 +331,7 @@ func (e *ArmReach) Step(action []float64) ([]float64, float64, bool, bool, contr
 			return nil, 0, false, false, control.Info{}, control.ErrNonFiniteAction
 		}
 	}
-	if e.opts.Control == "joint" {
-		for i := range e.target {
-			e.target[i] = clampf(e.target[i]+armJointStep*clampf(action[i], -1, 1), e.lo[i], e.hi[i])
-		}
-	} else {
-		d := sim.V3(clampf(action[0], -1, 1), clampf(action[1], -1, 1), clampf(action[2], -1, 1)).Scale(armEEStep)
-		e.ikStep(e.targetSite().Add(d))
-	}
+	e.applyAction(action)
 	for i := range e.target {
 		e.d.Ctrl[e.acts[i]] = e.target[i]
 	}

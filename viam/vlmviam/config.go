@@ -173,12 +173,15 @@ type RunnerConfig struct {
 	Episodes int `json:"episodes,omitempty"`
 	// Seed is the base episode seed (episode k: control.EpisodeSeed(Seed, 0, k)).
 	Seed uint64 `json:"seed,omitempty"`
+	// ArmModel is the MJCF file of an arm-reach checkpoint's arm on this
+	// machine (empty: the run's arm.model, as it was given at training).
+	ArmModel string `json:"arm_model,omitempty"`
 
 	Attributes map[string]any `json:"-"`
 }
 
 var runnerKeys = []string{"arm", "gripper", "gripper_mode", "camera", "pose_tracker", "goal_mm", "task_offset_mm", "action_scale_mm",
-	"workspace_mm", "max_step_mm", "joint_limits", "control", "checkpoint", "rate_hz", "max_steps", "sim_reset", "record_dir", "auto_start", "episodes", "seed"}
+	"workspace_mm", "max_step_mm", "joint_limits", "control", "checkpoint", "rate_hz", "max_steps", "sim_reset", "record_dir", "auto_start", "episodes", "seed", "arm_model"}
 
 // Validate checks the attributes and names the components the runner
 // depends on.

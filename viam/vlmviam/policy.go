@@ -30,7 +30,8 @@ func LoadPolicy(dir string) (*Policy, error) {
 		}
 		return nil, fmt.Errorf("load checkpoint %q: %w", dir, err)
 	}
-	if a.ObsDim() != tasks.ObsDim || a.ActDim() != tasks.ActDim {
+	// an arm-reach run speaks its arm's joints (armTaskDriver)
+	if !cfg.IsArmTask() && (a.ObsDim() != tasks.ObsDim || a.ActDim() != tasks.ActDim) {
 		a.Close()
 		return nil, fmt.Errorf("checkpoint %q maps %d observations to %d actions; the Viam rig speaks the tasks' %d → %d", dir, a.ObsDim(), a.ActDim(), tasks.ObsDim, tasks.ActDim)
 	}

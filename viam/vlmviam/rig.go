@@ -70,7 +70,23 @@ type Rig struct {
 	ik     *IK       // joint control path (nil: MoveToPosition per tick)
 	sim    bool      // the arm is vlmrb's sim arm: MoveToPosition with SimControlStep
 	joints []float64 // last commanded joints, the next IK seed (nil: read them)
+
+	// frames gives the robot's frame system, to put pose-tracker poses
+	// in the arm's base frame (frames.go); nil: none
+	frames      func(ctx context.Context) (PoseTransformer, error)
+	worldIsBase bool // this episode: "world" is the arm's base (the arm has no frame)
+	transformed int  // poses put through the frame system
 }
+
+// UseFrameSystem makes the rig put pose-tracker poses reported in other
+// frames into the arm's base frame through fs (a robot client of the
+// robot: its TransformPose). The policy runner uses viam-server's.
+func (r *Rig) UseFrameSystem(fs PoseTransformer) {
+	r.frames = func(context.Context) (PoseTransformer, error) { return fs, nil }
+}
+
+// Transformed counts the poses the rig put through the frame system.
+func (r *Rig) Transformed() int { return r.transformed }
 
 // NewRig resolves the components of cfg in deps.
 func NewRig(deps resource.Dependencies, cfg RigConfig) (*Rig, error) {
@@ -164,6 +180,7 @@ func (r *Rig) Begin(ctx context.Context) ([]float64, error) {
 	r.target = [3]float64{pt.X, pt.Y, pt.Z}
 	r.orient = p.Orientation()
 	r.joints = nil // the first tick seeds IK with the measured joints
+	r.worldIsBase = false
 	if m, err := r.arm.DoCommand(ctx, map[string]any{SimProbe: true}); err == nil {
 		r.sim, _ = m[SimProbe].(bool)
 	}
@@ -241,16 +258,25 @@ func (r *Rig) frame(ctx context.Context, hand spatialmath.Pose, dst []float64) e
 		if err != nil {
 			return fmt.Errorf("pose tracker %q: %w", r.cfg.PoseTracker, err)
 		}
+		who := fmt.Sprintf("pose tracker %q", r.cfg.PoseTracker)
 		for i, name := range []string{BodyObject0, BodyObject1} {
 			if p, ok := ps[name]; ok && p != nil {
+				pose, err := r.inArmFrame(ctx, who, p)
+				if err != nil {
+					return err
+				}
 				o := dst[4+7*i : 11+7*i]
-				r.toTask(o[0:3], p.Pose().Point())
-				q := p.Pose().Orientation().Quaternion()
+				r.toTask(o[0:3], pose.Point())
+				q := pose.Orientation().Quaternion()
 				o[3], o[4], o[5], o[6] = q.Imag, q.Jmag, q.Kmag, q.Real
 			}
 		}
 		if p, ok := ps[BodyGoal]; ok && p != nil {
-			r.toTask(r.goalTask[:], p.Pose().Point())
+			pose, err := r.inArmFrame(ctx, who, p)
+			if err != nil {
+				return err
+			}
+			r.toTask(r.goalTask[:], pose.Point())
 		}
 	}
 	return nil

@@ -3,7 +3,7 @@ package vlmviam
 import (
 	"context"
 	"errors"
-	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"sync"
@@ -13,7 +13,6 @@ import (
 	"go.viam.com/rdk/resource"
 
 	"github.com/vlmrb/vlmrb/control"
-	"github.com/vlmrb/vlmrb/tasks"
 )
 
 // RunnerModel is the policy runner's model name.
@@ -100,6 +99,31 @@ type RunnerStatus struct {
 	// TickHz is the rate within episodes: 1 / the mean interval between
 	// consecutive steps of an episode.
 	TickHz float64 `json:"tick_hz"`
+	// Outcomes lists this runner's last episodes (at most 1000), oldest
+	// first: how each ended and, where the robot side can tell, whether
+	// it succeeded.
+	Outcomes []EpisodeOutcome `json:"outcomes"`
+	// PosesTransformed counts pose-tracker poses this run put into the
+	// arm's base frame through the robot's frame system.
+	PosesTransformed int `json:"poses_transformed"`
+}
+
+// maxOutcomes caps RunnerStatus.Outcomes.
+const maxOutcomes = 1000
+
+// EpisodeOutcome is one episode's end. Success is set for episodes that
+// ran to max_steps on a robot side that can score them (a vlmrb sim arm:
+// the sim's success at the last step; an arm-reach checkpoint: the end
+// effector within 5 cm of the goal at the last step, by the task model's
+// forward kinematics of the joints the arm reports) — what in-process
+// eval scores.
+type EpisodeOutcome struct {
+	Episode    int      `json:"episode"`
+	Seed       uint64   `json:"seed,string"`
+	Steps      int      `json:"steps"`
+	End        string   `json:"end"`
+	Success    *bool    `json:"success,omitempty"`
+	DistanceMM *float64 `json:"final_distance_mm,omitempty"`
 }
 
 // NewRunner builds a runner; it starts episodes only when told to (or
@@ -126,6 +150,7 @@ func (r *Runner) Reconfigure(ctx context.Context, deps resource.Dependencies, co
 	if err != nil {
 		return err
 	}
+	rig.frames = parentFrames // pose-tracker poses through viam-server's frame system
 	r.mu.Lock()
 	old := r.pol
 	sameCkpt := old != nil && r.cfg.Checkpoint == c.Checkpoint
@@ -232,6 +257,7 @@ func (r *Runner) Status() RunnerStatus {
 	defer r.mu.Unlock()
 	st := r.stat
 	st.LastAction = slices.Clone(st.LastAction)
+	st.Outcomes = slices.Clone(st.Outcomes)
 	if r.pol != nil {
 		st.Checkpoint, st.CheckpointAt, st.Task = r.pol.Dir, r.pol.Step(), r.pol.Task()
 	}
@@ -259,8 +285,23 @@ func statusMap(st RunnerStatus) map[string]any {
 		"last_error": st.LastError, "stop_reason": st.Reason, "record_dir": st.RecordDir,
 		"tick_ms_median": st.MedianTickMS, "tick_ms_p99": st.P99TickMS, "reloads": float64(st.Reloads),
 		"control_path": st.ControlPath, "achieved_hz": st.AchievedHz, "tick_hz": st.TickHz, "stop_latency_ms": st.StopLatencyMS, "stopped_at_step": float64(st.StoppedAtStep), "dep_retries": float64(st.DepRetries),
-		"stop_all_watched": st.StopAllWatched,
+		"stop_all_watched": st.StopAllWatched, "outcomes": outcomesAny(st.Outcomes), "poses_transformed": float64(st.PosesTransformed),
 	}
+}
+
+func outcomesAny(os []EpisodeOutcome) []any {
+	out := make([]any, len(os))
+	for i, o := range os {
+		m := map[string]any{"episode": float64(o.Episode), "seed": strconv.FormatUint(o.Seed, 10), "steps": float64(o.Steps), "end": o.End}
+		if o.Success != nil {
+			m["success"] = *o.Success
+		}
+		if o.DistanceMM != nil {
+			m["final_distance_mm"] = *o.DistanceMM
+		}
+		out[i] = m
+	}
+	return out
 }
 
 // percentile of xs (nearest rank); 0 for none.
@@ -293,6 +334,7 @@ func (r *Runner) start(episodes int, seed uint64) error {
 	r.cancel, r.done, r.stopReq, r.stopWhy = cancel, make(chan struct{}), false, ""
 	r.stat.Running, r.stat.Episode, r.stat.Step, r.stat.LastError, r.stat.Reason = true, 0, 0, "", ""
 	r.stat.StopAllWatched = false
+	r.stat.Outcomes, r.stat.PosesTransformed = nil, 0
 	r.lat = r.lat[:0]
 	r.runStart, r.runSteps, r.ivlSum, r.ivlN = time.Now(), 0, 0, 0
 	r.logger.Infow("policy-runner started", "episodes", episodes, "seed", seed, "rate_hz", r.cfg.RateHz, "run", r.runID)
@@ -350,11 +392,19 @@ func (r *Runner) IsMoving(context.Context) (bool, error) {
 	return r.cancel != nil, nil
 }
 
-// tick bundles what one control step reads under the lock.
-func (r *Runner) snapshot() (*Policy, *Rig, int, RunnerConfig, bool) {
+// snap is what one control step reads under the lock.
+type snap struct {
+	pol  *Policy
+	rig  *Rig
+	gen  int // rig generation: a change ends the episode
+	cfg  RunnerConfig
+	stop bool // a stop was asked for
+}
+
+func (r *Runner) snapshot() snap {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.pol, r.rig, r.rigGen, r.cfg, r.stopReq
+	return snap{pol: r.pol, rig: r.rig, gen: r.rigGen, cfg: r.cfg, stop: r.stopReq}
 }
 
 func (r *Runner) setErr(reason string, err error) {
@@ -433,150 +483,258 @@ func (r *Runner) loop(ctx context.Context, done chan struct{}, episodes int, see
 
 var errReconfigured = errors.New("policy-runner: components or limits were reconfigured; the episode ends")
 
+// episodeRun is one episode in progress: what it drives, its pacing and
+// where it stands. The loop owns it.
+type episodeRun struct {
+	k        int
+	seed     uint64
+	pol      *Policy
+	rig      *Rig
+	drv      driver
+	gen      int
+	cfg      RunnerConfig
+	rec      *EpisodeRecorder
+	maxSteps int
+	period   time.Duration
+	next     time.Time // the current tick's slot
+	obs      []float64 // what the policy acts on next
+	prevObs  []float64 // what it acted on this tick (recorded)
+	action   []float64
+	steps    int
+	reason   string // how it ended
+	// transformed is the rig's Transformed already counted in the status
+	transformed int
+}
+
+// episode runs one episode: begin, then ticks of pace → observe → act →
+// record until max_steps, a stop, a reconfigure or an error.
 func (r *Runner) episode(ctx context.Context, k int, seed uint64) error {
-	pol, rig, gen, cfg, _ := r.snapshot()
-	var obs []float64
-	// the components may not be reachable yet (a module restarted by
-	// viam-server re-adds them one by one): retry with backoff
-	err := r.awaitDeps(ctx, func() error {
-		if cfg.SimReset {
-			if _, err := rig.Arm().DoCommand(ctx, map[string]any{"reset": map[string]any{"seed": strconv.FormatUint(seed, 10)}}); err != nil {
-				return fmt.Errorf("sim reset of arm %q: %w", cfg.Arm, err)
-			}
-		}
-		var err error
-		obs, err = rig.Begin(ctx)
-		return err
-	})
+	ep, err := r.beginEpisode(ctx, k, seed)
 	if err != nil {
 		return err
 	}
-	maxSteps := cfg.MaxSteps
-	if maxSteps == 0 {
-		maxSteps = pol.EpisodeLen()
-	}
-	var rec *EpisodeRecorder
-	if cfg.RecordDir != "" {
-		// numbered on from what the folder holds now: a restart, or a
-		// record_dir changed by a reconfigure, never overwrites a recording
-		n, err := nextEpisodeNumber(cfg.RecordDir)
+	defer r.endEpisode(ep)
+	for t := 0; t < ep.maxSteps; t++ {
+		ep.pace(ctx)
+		if err := r.observe(ctx, ep); err != nil {
+			return err
+		}
+		t0 := time.Now()
+		target, err := r.act(ctx, ep)
 		if err != nil {
 			return err
 		}
-		if rec, err = NewEpisodeRecorder(cfg.RecordDir, n); err != nil {
+		if err := r.record(ep, t, t0, target); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// driverFor picks the episode's robot side for the checkpoint: its
+// arm-reach joints, or the tabletop tasks' end-effector deltas.
+func (r *Runner) driverFor(sn snap) (driver, error) {
+	if sn.pol.Config.IsArmTask() {
+		return newArmTaskDriver(sn.rig, sn.cfg, sn.pol)
+	}
+	return &rigDriver{rig: sn.rig, cfg: sn.cfg}, nil
+}
+
+// beginEpisode starts the episode on the robot (retrying while the
+// components are not reachable yet) and opens its recording.
+func (r *Runner) beginEpisode(ctx context.Context, k int, seed uint64) (*episodeRun, error) {
+	sn := r.snapshot()
+	drv, err := r.driverFor(sn)
+	if err != nil {
+		return nil, err
+	}
+	ep := &episodeRun{k: k, seed: seed, pol: sn.pol, rig: sn.rig, drv: drv, gen: sn.gen, cfg: sn.cfg,
+		maxSteps: sn.cfg.MaxSteps, reason: "max_steps", action: make([]float64, drv.actDim())}
+	ep.transformed = sn.rig.Transformed()
+	// the components may not be reachable yet (a module restarted by
+	// viam-server re-adds them one by one): retry with backoff
+	err = r.awaitDeps(ctx, func() error {
+		var err error
+		ep.obs, err = drv.begin(ctx, seed)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if ep.maxSteps == 0 {
+		ep.maxSteps = ep.pol.EpisodeLen()
+	}
+	if ep.cfg.RecordDir != "" {
+		// numbered on from what the folder holds now: a restart, or a
+		// record_dir changed by a reconfigure, never overwrites a recording
+		n, err := nextEpisodeNumber(ep.cfg.RecordDir)
+		if err != nil {
+			return nil, err
+		}
+		if ep.rec, err = NewEpisodeRecorder(ep.cfg.RecordDir, n); err != nil {
+			return nil, err
+		}
+	}
+	rig := ep.rig
 	r.mu.Lock()
-	r.stat.Episode, r.stat.Step, r.stat.Seed, r.stat.RecordDir = k+1, 0, seed, cfg.RecordDir
+	r.stat.Episode, r.stat.Step, r.stat.Seed, r.stat.RecordDir = k+1, 0, seed, ep.cfg.RecordDir
 	pathChanged := r.stat.ControlPath != rig.ControlPath()
 	r.stat.ControlPath = rig.ControlPath()
 	r.mu.Unlock()
 	if pathChanged {
 		if rig.ControlPath() == "pose" && rig.Arm().ModelFrame() != nil && len(rig.Arm().ModelFrame().DoF()) >= 4 {
-			r.logger.Warnw("policy-runner: control path pose: MoveToPosition every tick, which most arms answer with a motion plan; use \"control\": \"joints\"", "arm", cfg.Arm)
+			r.logger.Warnw("policy-runner: control path pose: MoveToPosition every tick, which most arms answer with a motion plan; use \"control\": \"joints\"", "arm", ep.cfg.Arm)
 		} else {
-			r.logger.Infow("policy-runner: control path", "path", rig.ControlPath(), "arm", cfg.Arm)
+			r.logger.Infow("policy-runner: control path", "path", rig.ControlPath(), "arm", ep.cfg.Arm)
 		}
 	}
-	var period time.Duration
-	if cfg.RateHz > 0 {
-		period = time.Duration(float64(time.Second) / cfg.RateHz)
+	if ep.cfg.RateHz > 0 {
+		ep.period = time.Duration(float64(time.Second) / ep.cfg.RateHz)
 	}
-	next := time.Now()
-	action := make([]float64, tasks.ActDim)
-	steps, reason := 0, "max_steps"
-	defer func() {
-		if rec != nil {
-			_ = rec.Finish(map[string]any{"episode": k, "seed": seed, "steps": steps, "end": reason,
-				"checkpoint": pol.Dir, "task": pol.Task(), "limit_hits": rig.Counts()})
+	ep.next = time.Now()
+	return ep, nil
+}
+
+// endEpisode closes the recording and keeps the episode's outcome.
+func (r *Runner) endEpisode(ep *episodeRun) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	o := EpisodeOutcome{Episode: ep.k, Seed: ep.seed, Steps: ep.steps, End: ep.reason}
+	if s, d, ok := ep.drv.outcome(ctx); ok && ep.reason == "max_steps" {
+		o.Success = &s
+		if !math.IsNaN(d) {
+			o.DistanceMM = &d
 		}
-	}()
-	for t := 0; t < maxSteps; t++ {
-		if period > 0 {
-			next = next.Add(period)
-			if d := time.Until(next); d > 0 {
-				select {
-				case <-ctx.Done():
-				case <-time.After(d):
-				}
-			} else if -d > period {
-				// more than a tick behind: start a new schedule rather
-				// than send a burst of catch-up ticks; a tick late by
-				// less than a period is made up by the next one
-				next = time.Now()
-			}
+	}
+	r.mu.Lock()
+	if len(r.stat.Outcomes) >= maxOutcomes {
+		r.stat.Outcomes = r.stat.Outcomes[1:]
+	}
+	r.stat.Outcomes = append(r.stat.Outcomes, o)
+	r.mu.Unlock()
+	if ep.rec != nil {
+		_ = ep.rec.Finish(map[string]any{"episode": ep.k, "seed": ep.seed, "steps": ep.steps, "end": ep.reason,
+			"checkpoint": ep.pol.Dir, "task": ep.pol.Task(), "limit_hits": ep.rig.Counts(), "success": o.Success})
+	}
+}
+
+// pace waits for the tick's slot (rate_hz). A tick late by less than a
+// period is made up by the next one; one more than a period behind starts
+// a new schedule rather than a burst of catch-up ticks.
+func (ep *episodeRun) pace(ctx context.Context) {
+	if ep.period <= 0 {
+		return
+	}
+	ep.next = ep.next.Add(ep.period)
+	if d := time.Until(ep.next); d > 0 {
+		select {
+		case <-ctx.Done():
+		case <-time.After(d):
 		}
-		// a new checkpoint applies from this tick; new components from the next episode
-		var stop bool
-		var g int
-		pol, _, g, _, stop = r.snapshot()
-		if stop || ctx.Err() != nil {
-			reason = "stopped"
-			return ctx.Err()
-		}
-		if g != gen {
-			reason = "reconfigured"
-			return errReconfigured
-		}
-		if rec != nil && rig.Camera() != nil {
-			if err := rec.Frame(ctx, rig.Camera()); err != nil {
-				return err
-			}
-		}
-		t0 := time.Now()
-		if err := pol.Act(obs, action); err != nil {
-			// replaced between the snapshot and now: take the new one
-			pol, _, _, _, _ = r.snapshot()
-			if err := pol.Act(obs, action); err != nil {
-				return err
-			}
-		}
-		target, err := rig.Act(ctx, action)
-		counts := rig.Counts() // the loop owns the rig; status reads this copy
-		r.mu.Lock()
-		prev := r.stat.Limits
-		r.stat.Limits = counts
-		r.mu.Unlock()
-		if counts.IKFallback > prev.IKFallback {
-			r.warn.Warnw(r.logger, "ik", "policy-runner: IK found no joint solution for the target; sent MoveToPosition (a motion plan) instead",
-				"target_mm", rig.Target(), "ik_fallbacks", counts.IKFallback)
-		}
-		if d := counts.Total() - prev.Total(); d > 0 && counts.IKFallback == prev.IKFallback {
-			r.warn.Warnw(r.logger, "limits", "policy-runner: a safety limit acted", "limit_hits", counts)
-		}
-		if err != nil {
-			reason = "error"
+	} else if -d > ep.period {
+		ep.next = time.Now()
+	}
+}
+
+// observe readies the tick: it honours a stop or a reconfigure, takes a
+// new checkpoint (from this tick; new components from the next episode),
+// and records the camera frame. The observation the policy acts on is
+// ep.obs: the episode's start, then what the previous tick's command led to.
+func (r *Runner) observe(ctx context.Context, ep *episodeRun) error {
+	sn := r.snapshot()
+	if sn.stop || ctx.Err() != nil {
+		ep.reason = "stopped"
+		return ctx.Err()
+	}
+	if sn.gen != ep.gen || !sameTask(sn.pol, ep.pol) {
+		ep.reason = "reconfigured"
+		return errReconfigured
+	}
+	ep.pol = sn.pol
+	if ep.rec != nil && ep.rig.Camera() != nil {
+		if err := ep.rec.Frame(ctx, ep.rig.Camera()); err != nil {
 			return err
 		}
-		nobs, err := rig.Observe(ctx)
-		if err != nil {
-			reason = "error"
+	}
+	return nil
+}
+
+// sameTask says whether a checkpoint swapped in mid-episode speaks the
+// episode's observation and action layout.
+func sameTask(a, b *Policy) bool {
+	return a == b || (a.Task() == b.Task() && a.Config.Arm == b.Config.Arm)
+}
+
+// act is the tick proper: the policy's action, the command behind the
+// limits, and the observation the command led to (ep.obs for the next
+// tick). It returns the commanded target.
+func (r *Runner) act(ctx context.Context, ep *episodeRun) ([3]float64, error) {
+	if err := ep.pol.Act(ep.obs, ep.action); err != nil {
+		// replaced between the snapshot and now: take the new one
+		sn := r.snapshot()
+		if !sameTask(sn.pol, ep.pol) {
+			ep.reason = "reconfigured"
+			return ep.rig.target, errReconfigured
+		}
+		ep.pol = sn.pol
+		if err := ep.pol.Act(ep.obs, ep.action); err != nil {
+			return ep.rig.target, err
+		}
+	}
+	target, err := ep.drv.act(ctx, ep.action)
+	rig := ep.rig
+	counts := rig.Counts() // the loop owns the rig; status reads this copy
+	r.mu.Lock()
+	prev := r.stat.Limits
+	r.stat.Limits = counts
+	r.mu.Unlock()
+	if counts.IKFallback > prev.IKFallback {
+		r.warn.Warnw(r.logger, "ik", "policy-runner: IK found no joint solution for the target; sent MoveToPosition (a motion plan) instead",
+			"target_mm", rig.Target(), "ik_fallbacks", counts.IKFallback)
+	}
+	if d := counts.Total() - prev.Total(); d > 0 && counts.IKFallback == prev.IKFallback {
+		r.warn.Warnw(r.logger, "limits", "policy-runner: a safety limit acted", "limit_hits", counts)
+	}
+	if err != nil {
+		ep.reason = "error"
+		return target, err
+	}
+	ep.prevObs = ep.obs
+	if ep.obs, err = ep.drv.observe(ctx); err != nil {
+		ep.reason = "error"
+		return target, err
+	}
+	return target, nil
+}
+
+// record writes the tick to the recording and the status: step counts,
+// rate, last action and target, and the tick's latency (from the
+// policy's action to the observation read back).
+func (r *Runner) record(ep *episodeRun, t int, t0 time.Time, target [3]float64) error {
+	ms := float64(time.Since(t0).Microseconds()) / 1000
+	if ep.rec != nil {
+		if err := ep.rec.Step(StepRecord{T: t, Obs: ep.prevObs, Action: slices.Clone(ep.action), TargetMM: target, LatencyMS: ms}); err != nil {
 			return err
 		}
-		ms := float64(time.Since(t0).Microseconds()) / 1000
-		if rec != nil {
-			if err := rec.Step(StepRecord{T: t, Obs: obs, Action: slices.Clone(action), TargetMM: target, LatencyMS: ms}); err != nil {
-				return err
-			}
-		}
-		obs = nobs
-		steps++
-		r.mu.Lock()
-		r.stat.Step, r.stat.TotalSteps = t+1, r.stat.TotalSteps+1
-		r.runSteps++
-		now := time.Now()
-		if t > 0 {
-			r.ivlSum += now.Sub(r.lastTick).Seconds()
-			r.ivlN++
-		}
-		r.lastTick = now
-		r.stat.LastAction = append(r.stat.LastAction[:0], action...)
-		r.stat.LastTarget = target
-		if len(r.lat) < maxLatencies {
-			r.lat = append(r.lat, ms)
-		}
-		r.mu.Unlock()
+	}
+	ep.steps++
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stat.Step, r.stat.TotalSteps = t+1, r.stat.TotalSteps+1
+	r.runSteps++
+	now := time.Now()
+	if t > 0 {
+		r.ivlSum += now.Sub(r.lastTick).Seconds()
+		r.ivlN++
+	}
+	r.lastTick = now
+	r.stat.LastAction = append(r.stat.LastAction[:0], ep.action...)
+	r.stat.LastTarget = target
+	n := ep.rig.Transformed() // the rig's poses this tick (and, first, the episode start's)
+	r.stat.PosesTransformed += n - ep.transformed
+	ep.transformed = n
+	if len(r.lat) < maxLatencies {
+		r.lat = append(r.lat, ms)
 	}
 	return nil
 }

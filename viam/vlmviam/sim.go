@@ -57,14 +57,44 @@ type SimConfig struct {
 	Height int `json:"height,omitempty"`
 	// Backend is the renderer: auto | egl | soft (camera model only).
 	Backend string `json:"backend,omitempty"`
+	// ReportFrame: the pose tracker reports its poses in this frame
+	// instead of the sim world (pose tracker only; see ReportFrame).
+	ReportFrame *ReportFrame `json:"report_frame,omitempty"`
 	// Attributes collects unknown keys so Validate can reject them.
 	Attributes map[string]any `json:"-"`
 }
 
+// ReportFrame is where a sim pose tracker is mounted, as a real tracker
+// (a camera) sits somewhere and reports what it sees in its own frame:
+// its poses are given in frame Name, whose pose in the sim world (the
+// sim arm's base frame) is Translation (mm) and the orientation vector
+// OrientationDeg (ox, oy, oz, θ in degrees; Viam's orientation_vector_degrees).
+// The robot config should give frame Name the same pose relative to the
+// arm, for the frame system to undo it.
+type ReportFrame struct {
+	Name           string     `json:"name"`
+	Translation    [3]float64 `json:"translation_mm"`
+	OrientationDeg [4]float64 `json:"orientation_vector_degrees"`
+}
+
+// pose is the frame's pose in the sim world.
+func (f *ReportFrame) pose() spatialmath.Pose {
+	o := f.OrientationDeg
+	return spatialmath.NewPose(r3.Vector{X: f.Translation[0], Y: f.Translation[1], Z: f.Translation[2]},
+		&spatialmath.OrientationVectorDegrees{OX: o[0], OY: o[1], OZ: o[2], Theta: o[3]})
+}
+
 // Validate checks the attributes; the sim components have no dependencies.
 func (c *SimConfig) Validate(path string) ([]string, error) {
-	if err := unknownKeys(c.Attributes, "world", "task", "reward", "max_steps", "seed", "camera", "width", "height", "backend"); err != nil {
+	if err := unknownKeys(c.Attributes, "world", "task", "reward", "max_steps", "seed", "camera", "width", "height", "backend", "report_frame"); err != nil {
 		return nil, err
+	}
+	if f := c.ReportFrame; f != nil {
+		o := f.OrientationDeg
+		if f.Name == "" || f.Name == referenceframe.World || (o[0] == 0 && o[1] == 0 && o[2] == 0) || !finite(o[3]) ||
+			!finite(f.Translation[0]) || !finite(f.Translation[1]) || !finite(f.Translation[2]) {
+			return nil, invalidArg(`"report_frame" is %+v; give {"name": FRAME (not world), "translation_mm": [x, y, z], "orientation_vector_degrees": [ox, oy, oz, theta]} with a non-zero axis`, *f)
+		}
 	}
 	if err := c.WorldConfig.validate(); err != nil {
 		return nil, err
@@ -623,10 +653,13 @@ const (
 
 // SimPoseTracker reports the task's object and goal poses (mm) in the
 // world frame; a slot the task leaves empty is not reported.
-type SimPoseTracker struct{ simBase }
+type SimPoseTracker struct {
+	simBase
+	report *ReportFrame // nil: the sim world ("world")
+}
 
 func newSimPoseTracker(ctx context.Context, deps resource.Dependencies, conf resource.Config, logger logging.Logger) (posetracker.PoseTracker, error) {
-	p := &SimPoseTracker{simBase{Named: conf.ResourceName().AsNamed(), logger: logger}}
+	p := &SimPoseTracker{simBase: simBase{Named: conf.ResourceName().AsNamed(), logger: logger}}
 	if err := p.Reconfigure(ctx, deps, conf); err != nil {
 		return nil, err
 	}
@@ -635,8 +668,14 @@ func newSimPoseTracker(ctx context.Context, deps resource.Dependencies, conf res
 
 // Reconfigure joins the configured world.
 func (p *SimPoseTracker) Reconfigure(_ context.Context, _ resource.Dependencies, conf resource.Config) error {
-	_, err := p.rejoin(conf)
-	return err
+	c, err := p.rejoin(conf)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	p.report = c.ReportFrame
+	p.mu.Unlock()
+	return nil
 }
 
 // Poses returns the named bodies (all when bodyNames is empty).
@@ -656,16 +695,27 @@ func (p *SimPoseTracker) Poses(_ context.Context, bodyNames []string, _ map[stri
 		all[name] = spatialmath.NewPose(r3.Vector{X: o[0] * 1000, Y: o[1] * 1000, Z: o[2] * 1000}, q)
 	}
 	all[BodyGoal] = spatialmath.NewPoseFromPoint(r3.Vector{X: obs[36] * 1000, Y: obs[37] * 1000, Z: obs[38] * 1000})
+	frame := referenceframe.World
+	p.mu.Lock()
+	rep := p.report
+	p.mu.Unlock()
+	if rep != nil {
+		frame = rep.Name
+		inv := spatialmath.PoseInverse(rep.pose())
+		for k, v := range all {
+			all[k] = spatialmath.Compose(inv, v)
+		}
+	}
 	out := referenceframe.FrameSystemPoses{}
 	if len(bodyNames) == 0 {
 		for k, v := range all {
-			out[k] = referenceframe.NewPoseInFrame(referenceframe.World, v)
+			out[k] = referenceframe.NewPoseInFrame(frame, v)
 		}
 		return out, nil
 	}
 	for _, n := range bodyNames {
 		if v, ok := all[n]; ok {
-			out[n] = referenceframe.NewPoseInFrame(referenceframe.World, v)
+			out[n] = referenceframe.NewPoseInFrame(frame, v)
 		}
 	}
 	return out, nil

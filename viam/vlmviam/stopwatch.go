@@ -74,6 +74,11 @@ func ParentAddressFromSocket(sock string) string {
 func parentRobot(ctx context.Context, logger logging.Logger) (*client.RobotClient, error) {
 	parentConn.Lock()
 	defer parentConn.Unlock()
+	return dialParentLocked(ctx)
+}
+
+// dialParentLocked is parentRobot with parentConn held.
+func dialParentLocked(ctx context.Context) (*client.RobotClient, error) {
 	if parentConn.rc != nil {
 		return parentConn.rc, nil
 	}

@@ -568,11 +568,19 @@ func (a *TwinArm) maxSpeed() float64 {
 // tolerance of its target counts as arrived.
 const settleSpeed = 0.01
 
+// ServoExtra is the extra of a MoveToJointPositions that only sets the
+// targets and returns (a streaming servo command, as a UR's servoj): the
+// policy runner sends it every tick on the joint path, and arms that do
+// not know it ignore it.
+const ServoExtra = "vlmrb_servo"
+
 // MoveToJointPositions sets the position actuators' targets and blocks
 // until every joint is within the tolerance of its target and slower than
 // 0.01 rad/s, the timeout passes (DeadlineExceeded), ctx ends or Stop is
-// called (Aborted). A cancelled move holds the arm where it is.
-func (a *TwinArm) MoveToJointPositions(ctx context.Context, pos []referenceframe.Input, _ map[string]any) error {
+// called (Aborted). A cancelled move holds the arm where it is. With
+// extra {"vlmrb_servo": true} it returns once the targets are set: the
+// servos track them while the next command is computed.
+func (a *TwinArm) MoveToJointPositions(ctx context.Context, pos []referenceframe.Input, extra map[string]any) error {
 	if len(pos) != len(a.twin.Joints) {
 		return invalidArg("mjcf-arm: %d joint positions for a %d-joint arm; give one per joint in chain order", len(pos), len(a.twin.Joints))
 	}
@@ -593,6 +601,11 @@ func (a *TwinArm) MoveToJointPositions(ctx context.Context, pos []referenceframe
 	}
 	a.gen++
 	gen := a.gen
+	if servo, _ := extra[ServoExtra].(bool); servo {
+		a.moving = false
+		a.mu.Unlock()
+		return nil
+	}
 	a.moving = true
 	a.mu.Unlock()
 	deadline := time.NewTimer(a.limit)
@@ -812,11 +825,51 @@ func (a *TwinArm) DoCommand(_ context.Context, cmd map[string]any) (map[string]a
 			p, q := a.twin.EEPose(a.d)
 			out["end_mm"] = []any{p[0] * 1000, p[1] * 1000, p[2] * 1000}
 			out["end_quat"] = []any{q[0], q[1], q[2], q[3]}
+		case "reset":
+			if err := a.resetLocked(cmd[k]); err != nil {
+				return nil, err
+			}
+			out["reset"] = true
 		default:
-			return nil, invalidArg("mjcf-arm: unknown command %q; use state", k)
+			return nil, invalidArg("mjcf-arm: unknown command %q; use state or reset", k)
 		}
 	}
 	return out, nil
+}
+
+// resetLocked is DoCommand {"reset": {"joints": [...]}}: the twin is put
+// at those joints (Viam units, chain order), at rest, its servos holding
+// them — what a task's Reset does to its simulation, so that a policy's
+// episode on the twin starts where it would in process. A move in
+// progress ends (Aborted). a.mu held.
+func (a *TwinArm) resetLocked(v any) error {
+	m, ok := v.(map[string]any)
+	js, _ := m["joints"].([]any)
+	if !ok || len(js) != len(a.twin.Joints) {
+		return invalidArg(`mjcf-arm: reset is {"joints": [one number per joint, %d, chain order]}; got %v`, len(a.twin.Joints), v)
+	}
+	in := make([]float64, len(js))
+	ctrl := make([]float64, len(js))
+	for i, x := range js {
+		f, ok := x.(float64)
+		if !ok {
+			return invalidArg("mjcf-arm: reset joint %d is %v; give a number", i, x)
+		}
+		in[i] = f
+		var err error
+		if ctrl[i], err = a.twin.ctrlFor(i, f); err != nil {
+			return err
+		}
+	}
+	a.twin.SetInputs(a.d, in)
+	for i, j := range a.twin.Joints {
+		a.d.Ctrl[j.act] = ctrl[i]
+	}
+	clear(a.d.Qvel)
+	articulated.Forward(a.twin.Art.Model, a.d)
+	a.gen++
+	a.moving = false
+	return nil
 }
 
 // Close stops the stepping goroutine.

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -433,5 +434,62 @@ func TestTwinCloseDuringMove(t *testing.T) {
 	}
 	if err := a.Close(ctx); err != nil {
 		t.Fatalf("second Close: %v", err)
+	}
+}
+
+// TestTwinServoAndReset: MoveToJointPositions with the servo extra sets
+// the targets and returns while the arm is still on its way (a 0.5 rad
+// swing takes the servo hundreds of ms; the call returns before the arm
+// has covered a tenth of it), and the arm then arrives by itself;
+// DoCommand reset places the arm at rest at the given joints with its
+// servos holding them; a reset with the wrong number of joints, or one
+// out of range, is InvalidArgument.
+func TestTwinServoAndReset(t *testing.T) {
+	a := newTestTwin(t, TwinConfig{Keyframe: "home", Speed: 1, ToleranceRad: 1e-3})
+	ctx := context.Background()
+	home := []float64{-1.5708, -1.5708, 1.5708, -1.5708, -1.5708, 0}
+	target := slices.Clone(home)
+	target[0] += 0.5
+	if err := a.MoveToJointPositions(ctx, referenceframe.FloatsToInputs(target), map[string]any{ServoExtra: true}); err != nil {
+		t.Fatal(err)
+	}
+	q, _ := a.JointPositions(ctx, nil)
+	if moved := referenceframe.InputsToFloats(q)[0] - home[0]; moved > 0.05 {
+		t.Fatalf("the servo call returned after joint 0 moved %.3f of 0.5 rad; it should not wait", moved)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		q, _ = a.JointPositions(ctx, nil)
+		if math.Abs(referenceframe.InputsToFloats(q)[0]-target[0]) < 1e-2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("joint 0 at %v 20 s after the servo target %v", referenceframe.InputsToFloats(q)[0], target[0])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	place := []float64{-1.0, -1.2, 1.4, -1.7, -1.5, 0.3}
+	args := make([]any, len(place))
+	for i, v := range place {
+		args[i] = v
+	}
+	if _, err := a.DoCommand(ctx, map[string]any{"reset": map[string]any{"joints": args}}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := a.DoCommand(ctx, map[string]any{"state": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range st["joints"].([]any) {
+		// placed exactly; the servos (ctrl = the placed joints) hold them,
+		// so between the reset and this read the arm has barely moved
+		if d := math.Abs(v.(float64) - place[i]); d > 1e-3 {
+			t.Fatalf("joint %d at %v after the reset to %v", i, v, place[i])
+		}
+	}
+	for _, bad := range []any{map[string]any{"joints": args[:2]}, map[string]any{"joints": []any{0.0, 9.0, 0.0, 0.0, 0.0, 0.0}}, "all"} {
+		if _, err := a.DoCommand(ctx, map[string]any{"reset": bad}); status.Code(err) != codes.InvalidArgument {
+			t.Fatalf("reset %v: %v, want InvalidArgument", bad, err)
+		}
 	}
 }
