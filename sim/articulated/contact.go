@@ -63,6 +63,10 @@ func makeContactRows(m *Model, d *Data) {
 		}
 		dim := c.Condim
 		nrow := contactRows(dim)
+		elliptic := m.Opt.Cone == Elliptic && dim > 1
+		if elliptic {
+			nrow = dim
+		}
 		if d.NEfc+nrow > len(d.EfcType) || (d.NEfc+nrow)*nv > len(d.efcJd) {
 			d.Warnings.Contacts++
 			continue
@@ -103,6 +107,10 @@ func makeContactRows(m *Model, d *Data) {
 			d.addRow(m, RowContactFrictionless, ci, 0, 0, [3]float64{}, c.Dist, c.Dist, c.IncludeMargin, 0, dotQvel(row, d.Qvel), tran, c.SolRef, c.SolImp)
 			continue
 		}
+		if elliptic {
+			d.ellipticRows(m, ci, frame, tran, rot, impratio)
+			continue
+		}
 		first := d.NEfc
 		normal := frame(0)
 		for k := 1; k < dim; k++ {
@@ -141,4 +149,38 @@ func dotQvel(row, qvel []float64) float64 {
 		s += v * qvel[k]
 	}
 	return s
+}
+
+// ellipticRows adds contact ci's block of condim rows on the elliptic
+// cone (cone.go): frame(k) is the Jacobian of the contact frame's k-th
+// direction, tran and rot the bodies' invweight0 sums.
+func (d *Data) ellipticRows(m *Model, ci int, frame func(int) []float64, tran, rot, impratio float64) {
+	c := &d.Contacts[ci]
+	nv, dim, first := m.NV, c.Condim, d.NEfc
+	// every row's impedance is the normal's (MuJoCo's getposdim)
+	imp, dmax := impedance(&c.SolImp, c.Dist, c.IncludeMargin)
+	for k := range dim {
+		i := d.NEfc
+		row := d.efcJd[i*nv : i*nv+nv]
+		copy(row, frame(k))
+		invw := tran
+		if k >= 3 {
+			invw = rot
+		}
+		dist, margin := 0.0, 0.0 // friction rows: aref = −B·J·q̇ only
+		if k == 0 {
+			dist, margin = c.Dist, c.IncludeMargin
+		}
+		d.addRowImp(m, RowContactElliptic, ci, 0, 0, [3]float64{}, dist, margin, 0, dotQvel(row, d.Qvel), invw, &c.SolRef, imp, dmax)
+	}
+	// R₁ = R₀/impratio; R_j·μ_j² = R₁·μ₁² for the other directions
+	R, fr := d.efcR[first:first+dim], &c.Friction
+	R[1] = R[0] / max(1e-15, impratio)
+	for j := 1; j < dim-1; j++ {
+		R[j+1] = R[1] * fr[0] * fr[0] / (fr[j] * fr[j])
+	}
+	for j := range dim {
+		d.efcD[first+j] = 1 / R[j]
+	}
+	d.efcDim[first], d.efcMu[first] = dim, fr[0]*math.Sqrt(R[1]/R[0])
 }

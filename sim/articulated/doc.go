@@ -62,9 +62,9 @@
 // frictionloss, limit, spring, damper, gravity, clampctrl, actuation,
 // refsafe and eulerdamp are honoured. Contacts (collision.go,
 // contact.go): geoms collided as mj_collision does through sim/convex,
-// and contact rows on MuJoCo's pyramidal cone in the same solver. Not
-// simulated yet: spatial tendons, a weld's explicit relpose and
-// elliptic cones (the MJCF import refuses models that need them), and
+// and contact rows on MuJoCo's pyramidal or elliptic cone (cone.go) in
+// the same solver. Not simulated yet: spatial tendons and a weld's
+// explicit relpose (the MJCF import refuses models that need them), and
 // the constraint solve is always the
 // converged Newton minimizer (MuJoCo's PGS and CG reach the same one
 // within their tolerance).

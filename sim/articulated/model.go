@@ -94,7 +94,22 @@ type Option struct {
 	Gravity    [3]float64
 	Integrator Integrator
 	Disable    int // Disable* bits
+	// Cone is the friction cone of contacts (MuJoCo's opt.cone).
+	Cone Cone
 }
+
+// Cone selects the contact friction cone, numbered as MuJoCo's mjtCone.
+type Cone int
+
+// The friction cones.
+const (
+	// Pyramidal approximates the friction cone by 2·(condim−1) one-sided
+	// edge rows (MuJoCo's default).
+	Pyramidal Cone = 0
+	// Elliptic is the exact second-order cone: condim rows (normal, then
+	// the friction directions) solved as one block.
+	Elliptic Cone = 1
+)
 
 // Gain and bias types of an actuator (mjtGain, mjtBias).
 const (
@@ -265,6 +280,9 @@ func newModel(s Spec) (*Model, error) {
 	}
 	if opt.Integrator != Euler && opt.Integrator != ImplicitFast && opt.Integrator != Implicit && opt.Integrator != RK4 {
 		bad("integrator %d: only Euler (0), RK4 (1), Implicit (2) and ImplicitFast (3) are implemented", opt.Integrator)
+	}
+	if opt.Cone != Pyramidal && opt.Cone != Elliptic {
+		bad("cone %d: only Pyramidal (0) and Elliptic (1) exist", opt.Cone)
 	}
 	if len(m.Bodies) == 0 || m.Bodies[0].Parent != -1 {
 		return nil, errors.New("articulated: body 0 must be the world, with Parent -1")

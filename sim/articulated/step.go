@@ -74,15 +74,20 @@ type Data struct {
 	// joint's dofs (efcJac: 1 value, 3 for a ball), distance EfcPos,
 	// impedance-derived inverse regularizer efcD, reference acceleration
 	// EfcAref and force EfcForce (MuJoCo's efc_* arrays).
-	NEfc                int
-	EfcType, EfcJnt     []int
-	efcDof, efcN        []int
-	efcJac              [][3]float64
-	EfcPos, efcD, efcR  []float64
-	efcFloss            []float64
-	EfcAref             []float64
-	EfcForce            []float64
-	efcActive           []bool
+	NEfc               int
+	EfcType, EfcJnt    []int
+	efcDof, efcN       []int
+	efcJac             [][3]float64
+	EfcPos, efcD, efcR []float64
+	efcFloss           []float64
+	EfcAref            []float64
+	EfcForce           []float64
+	efcActive          []bool
+	// elliptic contacts (cone.go), on a block's first row: its dim, the
+	// regularized cone's mu and whether it is in the middle zone
+	efcDim              []int
+	efcMu               []float64
+	efcCone             []bool
 	efcJar, efcJp       []float64
 	QfrcConstraint      []float64
 	efcG, efcP          []float64
@@ -134,6 +139,7 @@ func NewData(m *Model) *Data {
 	d.EfcPos, d.efcD, d.efcR, d.efcFloss, d.EfcAref, d.EfcForce = f(), f(), f(), f(), f(), f()
 	d.efcJar, d.efcJp = f(), f()
 	d.efcActive = make([]bool, nr)
+	d.efcDim, d.efcMu, d.efcCone = make([]int, nr), f(), make([]bool, nr)
 	if m.nEqRows+m.nTendonRows > 0 || len(m.Tendons) > 0 || m.contactRowCap() > 0 {
 		d.efcJd, d.efcH, d.efcRow = make([]float64, nr*nv), make([]float64, nv*nv), make([]float64, nv)
 		d.efcNZ, d.efcSpan = make([]int, 0, nv), make([]int, 2*nr)
@@ -1066,7 +1072,24 @@ func solveConstraints(m *Model, d *Data) {
 		// H changes only with the set of quadratic rows: keep its factor
 		// while that set stays (MuJoCo's Newton does the same)
 		changed := iter == 0
-		for i := range n {
+		for i := 0; i < n; i++ {
+			if d.EfcType[i] == RowContactElliptic {
+				// an elliptic block: its zone sets its rows' state; on
+				// the cone's surface its Hessian moves with x
+				var jar, f [6]float64
+				d.coneJar(i, x, &jar)
+				z := d.coneForce(i, &jar, &f)
+				cone, quad := z == coneMiddle, z == coneBottom
+				changed = changed || cone || d.efcCone[i]
+				d.efcCone[i] = cone
+				for j := range d.efcDim[i] {
+					changed = changed || d.efcActive[i+j] != quad
+					d.efcActive[i+j] = quad
+					d.addJT(i+j, -f[j], g)
+				}
+				i += d.efcDim[i] - 1
+				continue
+			}
 			f, quad := d.rowForce(i, d.rowJar(i, x))
 			if d.efcActive[i] != quad {
 				changed = true
@@ -1116,6 +1139,16 @@ func solveConstraints(m *Model, d *Data) {
 					}
 				}
 			}
+			for i := 0; i < n; i++ {
+				if d.EfcType[i] == RowContactElliptic {
+					if d.efcCone[i] {
+						var jar [6]float64
+						d.coneJar(i, x, &jar)
+						d.addConeHessian(i, &jar, H, nv)
+					}
+					i += d.efcDim[i] - 1
+				}
+			}
 			cholFactor(H, nv)
 			cholSubst(H, p, nv)
 		case !changed:
@@ -1154,12 +1187,30 @@ func solveConstraints(m *Model, d *Data) {
 		for i := range n {
 			d.efcJar[i] = d.rowJar(i, x)
 			d.efcJp[i] = d.rowJar(i, p) + d.EfcAref[i]
+		}
+		for i := 0; i < n; i++ {
+			if d.EfcType[i] == RowContactElliptic {
+				var jar, f [6]float64
+				copy(jar[:], d.efcJar[i:i+d.efcDim[i]])
+				d.coneForce(i, &jar, &f)
+				for j := range d.efcDim[i] {
+					pg0 += d.efcJp[i+j] * f[j]
+				}
+				i += d.efcDim[i] - 1
+				continue
+			}
 			f, _ := d.rowForce(i, d.efcJar[i])
 			pg0 += d.efcJp[i] * f
 		}
 		deriv := func(a float64) (float64, float64) {
 			v, h := pg0+a*pMp, pMp
-			for i := range n {
+			for i := 0; i < n; i++ {
+				if d.EfcType[i] == RowContactElliptic {
+					cv, ch := d.coneLine(i, a)
+					v, h = v+cv, h+ch
+					i += d.efcDim[i] - 1
+					continue
+				}
 				f, quad := d.rowForce(i, d.efcJar[i]+a*d.efcJp[i])
 				v -= d.efcJp[i] * f
 				if quad {
@@ -1199,7 +1250,18 @@ func solveConstraints(m *Model, d *Data) {
 			x[r] += a * p[r]
 		}
 	}
-	for i := range n {
+	for i := 0; i < n; i++ {
+		if d.EfcType[i] == RowContactElliptic {
+			var jar, f [6]float64
+			d.coneJar(i, x, &jar)
+			d.coneForce(i, &jar, &f)
+			for j := range d.efcDim[i] {
+				d.EfcForce[i+j] = f[j]
+				d.addJT(i+j, f[j], d.QfrcConstraint)
+			}
+			i += d.efcDim[i] - 1
+			continue
+		}
 		d.EfcForce[i], _ = d.rowForce(i, d.rowJar(i, x))
 		d.addJT(i, d.EfcForce[i], d.QfrcConstraint)
 	}

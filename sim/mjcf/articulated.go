@@ -44,9 +44,9 @@ type Articulated struct {
 // (plane, sphere, capsule, ellipsoid, cylinder, box, mesh through its
 // convex hull) with condim, friction, margin, gap, solref, solimp,
 // solmix and priority, <contact><exclude> and <pair>, the flags contact
-// and filterparent, <option impratio> (articulated_geoms.go). What would
-// change the physics and is not simulated — spatial tendons, elliptic
-// cones, a pair's solreffriction — is an error naming the element,
+// and filterparent, <option impratio> and cone (pyramidal or elliptic).
+// What would change the physics and is not simulated — spatial tendons,
+// a pair's solreffriction — is an error naming the element,
 // attribute and line (Options.Lenient drops it with a
 // warning). Options' sim-specific fields (substeps, chains, masses) do
 // not apply.
@@ -305,12 +305,15 @@ func (c *compiler) artOption(e *element, st *artState) {
 	case "implicit":
 		st.opt.Integrator = articulated.Implicit
 	}
+	if a.oneOf("cone", "pyramidal", "pyramidal", "elliptic") == "elliptic" {
+		st.opt.Cone = articulated.Elliptic
+	}
 	// solver settings act on constraints, which the engine does not have yet
 	if a.int("noslip_iterations", 0) != 0 {
 		c.fail(e, "noslip_iterations", "the noslip post-solver is not in the articulated engine")
 	}
 	a.ignore("iterations", "solver", "tolerance", "ls_iterations", "ls_tolerance",
-		"noslip_tolerance", "mpr_iterations", "mpr_tolerance", "ccd_iterations", "ccd_tolerance", "cone",
+		"noslip_tolerance", "mpr_iterations", "mpr_tolerance", "ccd_iterations", "ccd_tolerance",
 		"jacobian", "impratio", "o_margin", "o_solref", "o_solimp", "o_friction", "sdf_iterations", "sdf_initpoints",
 		"apirate", "magnetic")
 	if f, ok := a.floats("wind", 3, 3); ok && (f[0] != 0 || f[1] != 0 || f[2] != 0) {

@@ -24,7 +24,7 @@ func TestArticulatedRefusesWhatItDoesNotSimulate(t *testing.T) {
 		{"weld relpose", `<mujoco><option><flag contact="disable"/></option><worldbody><body name="a"><joint/><geom size="0.1"/></body></worldbody><equality><weld body1="a" relpose="0 0 0 1 0 0 0"/></equality></mujoco>`, "relpose"},
 		{"spatial tendon", `<mujoco><worldbody/><tendon><spatial name="t"/></tendon></mujoco>`, "only fixed tendons"},
 		{"contact pair", `<mujoco><worldbody><body><joint/><geom name="a" size="0.1"/></body></worldbody><contact><pair geom1="a" geom2="b"/></contact></mujoco>`, `"b" is not a named geom`},
-		{"elliptic cone", `<mujoco><option cone="elliptic"/><worldbody/></mujoco>`, "pyramidal"},
+		{"unknown cone", `<mujoco><option cone="round"/><worldbody/></mujoco>`, "cone"},
 		{"muscle", body(`<joint name="j"/>`)[:len(body(`<joint name="j"/>`))-len(`</mujoco>`)] + `<actuator><muscle joint="j"/></actuator></mujoco>`, "only motor"},
 		{"ball actuator", body(`<joint name="j" type="ball"/>`)[:len(body(`<joint name="j" type="ball"/>`))-len(`</mujoco>`)] + `<actuator><motor joint="j"/></actuator></mujoco>`, "hinge or slide"},
 		{"override flag", `<mujoco><option><flag override="enable"/></option><worldbody/></mujoco>`, "override"},
