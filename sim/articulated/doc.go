@@ -65,9 +65,9 @@
 // and contact rows on MuJoCo's pyramidal or elliptic cone (cone.go) in
 // the same solver. Not simulated yet: spatial tendons and a weld's
 // explicit relpose (the MJCF import refuses models that need them), and
-// the constraint solve is always the
-// converged Newton minimizer (MuJoCo's PGS and CG reach the same one
-// within their tolerance).
+// the constraint solve is the converged Newton minimizer (MuJoCo's
+// Newton and CG reach it within their tolerance) or MuJoCo's PGS on the
+// dual with its iterations and tolerance (pgs.go).
 //
 // Step allocates nothing, is bit-deterministic, and never panics on a bad
 // state: a non-finite or huge (> MaxVal) qpos, qvel or qacc resets the

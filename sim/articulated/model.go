@@ -84,6 +84,7 @@ const (
 	DisableGravity      = 1 << 7  // gravity (and gravcomp)
 	DisableClampCtrl    = 1 << 8  // clamping ctrl to ctrlrange
 	DisableActuation    = 1 << 11 // actuator forces
+	DisableWarmstart    = 1 << 9  // PGS's warm start from the last qacc
 	DisableRefSafe      = 1 << 12 // solref timeconst >= 2·timestep
 	DisableEulerDamp    = 1 << 15 // implicit joint damping in Euler
 )
@@ -96,6 +97,38 @@ type Option struct {
 	Disable    int // Disable* bits
 	// Cone is the friction cone of contacts (MuJoCo's opt.cone).
 	Cone Cone
+	// Solver is the constraint solver; Iterations and Tolerance bound
+	// PGS's sweeps (0: MuJoCo's defaults 100 and 1e-8; a negative
+	// Tolerance: MuJoCo's 0, no early stop). Newton runs to convergence
+	// whatever they say.
+	Solver     Solver
+	Iterations int
+	Tolerance  float64
+}
+
+// Solver selects the constraint solver. Unlike MuJoCo's mjtSolver
+// numbering, the zero value is Newton, MuJoCo's default.
+type Solver int
+
+// The constraint solvers.
+const (
+	// Newton minimizes the primal cost by Newton's method with an exact
+	// line search, iterated to convergence (MuJoCo's Newton and CG both
+	// reach this minimizer within their tolerance).
+	Newton Solver = 0
+	// PGS is MuJoCo's projected Gauss–Seidel on the dual (pgs.go), with
+	// its iteration count and tolerance.
+	PGS Solver = 1
+)
+
+func (o *Option) tolerance() float64 {
+	switch {
+	case o.Tolerance < 0:
+		return 0
+	case o.Tolerance > 0:
+		return o.Tolerance
+	}
+	return 1e-8
 }
 
 // Cone selects the contact friction cone, numbered as MuJoCo's mjtCone.
@@ -228,6 +261,7 @@ type Model struct {
 	jntQposAdr, jntDofAdr  []int
 	hasDamping             bool
 	dofInvWeight0          []float64 // MuJoCo's dof_invweight0: inverse inertia at qpos0
+	meanInertia            float64   // MuJoCo's stat.meaninertia: mean diagonal of M at qpos0
 	nLimitRows             int       // the most limit rows at once
 	nFrictionRows          int       // frictionloss rows (one per dof)
 	nEqRows                int       // equality rows
@@ -283,6 +317,12 @@ func newModel(s Spec) (*Model, error) {
 	}
 	if opt.Cone != Pyramidal && opt.Cone != Elliptic {
 		bad("cone %d: only Pyramidal (0) and Elliptic (1) exist", opt.Cone)
+	}
+	if opt.Solver != Newton && opt.Solver != PGS {
+		bad("solver %d: only Newton (0) and PGS (1) are implemented", opt.Solver)
+	}
+	if opt.Iterations < 0 || !finite(opt.Tolerance) {
+		bad("iterations %d must be ≥ 0 and tolerance %g finite (0: MuJoCo's defaults)", opt.Iterations, opt.Tolerance)
 	}
 	if len(m.Bodies) == 0 || m.Bodies[0].Parent != -1 {
 		return nil, errors.New("articulated: body 0 must be the world, with Parent -1")
@@ -583,6 +623,9 @@ func (m *Model) setConst() {
 	comPos(m, d)
 	crbMass(m, d)
 	factorInto(m, d, 0, nil)
+	for k := range m.NV {
+		m.meanInertia += d.QM[k*m.NV+k] / float64(m.NV)
+	}
 	hasChild := make([]bool, len(m.Bodies))
 	for i := 1; i < len(m.Bodies); i++ {
 		hasChild[m.Bodies[i].Parent] = true

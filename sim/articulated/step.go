@@ -85,9 +85,14 @@ type Data struct {
 	efcActive          []bool
 	// elliptic contacts (cone.go), on a block's first row: its dim, the
 	// regularized cone's mu and whether it is in the middle zone
-	efcDim              []int
-	efcMu               []float64
-	efcCone             []bool
+	efcDim  []int
+	efcMu   []float64
+	efcCone []bool
+	// PGS (pgs.go): A = J·M⁻¹·Jᵀ + R, M⁻¹·Jᵀ, the visiting order, and
+	// the last step's qacc (MuJoCo's qacc_warmstart)
+	pgsA, pgsW          []float64
+	pgsIdx              []int
+	qaccWarm            []float64
 	efcJar, efcJp       []float64
 	QfrcConstraint      []float64
 	efcG, efcP          []float64
@@ -121,7 +126,7 @@ func NewData(m *Model) *Data {
 		QfrcBias: v(), QfrcSpring: v(), QfrcDamper: v(), QfrcGravcomp: v(), QfrcPassive: v(),
 		ActuatorLength: make([]float64, nu), ActuatorVelocity: make([]float64, nu), ActuatorForce: make([]float64, nu),
 		QfrcActuator: v(), QfrcSmooth: v(), QaccSmooth: v(), tmp: v(),
-		QfrcConstraint: v(), efcG: v(), efcP: v(),
+		QfrcConstraint: v(), efcG: v(), efcP: v(), qaccWarm: v(),
 		TenLength: make([]float64, len(m.Tendons)), TenVelocity: make([]float64, len(m.Tendons)),
 	}
 	d.initContacts(m) // collision.go
@@ -140,6 +145,9 @@ func NewData(m *Model) *Data {
 	d.efcJar, d.efcJp = f(), f()
 	d.efcActive = make([]bool, nr)
 	d.efcDim, d.efcMu, d.efcCone = make([]int, nr), f(), make([]bool, nr)
+	if m.Opt.Solver == PGS {
+		d.pgsA, d.pgsW, d.pgsIdx = make([]float64, nr*nr), make([]float64, nr*nv), make([]int, 0, nr)
+	}
 	if m.nEqRows+m.nTendonRows > 0 || len(m.Tendons) > 0 || m.contactRowCap() > 0 {
 		d.efcJd, d.efcH, d.efcRow = make([]float64, nr*nv), make([]float64, nv*nv), make([]float64, nv)
 		d.efcNZ, d.efcSpan = make([]int, 0, nv), make([]int, 2*nr)
@@ -156,6 +164,7 @@ func Reset(m *Model, d *Data) {
 	clear(d.Qvel)
 	clear(d.Ctrl)
 	clear(d.Qacc)
+	clear(d.qaccWarm)
 	d.Time = 0
 }
 
@@ -196,6 +205,7 @@ func Step(m *Model, d *Data) {
 		d.warnReset(m)
 		Forward(m, d)
 	}
+	copy(d.qaccWarm, d.Qacc) // before the integrator: RK4 overwrites Qacc
 	integrate(m, d)
 }
 
@@ -237,7 +247,11 @@ func Forward(m *Model, d *Data) {
 	clear(d.QfrcConstraint)
 	makeConstraints(m, d)
 	makeContactRows(m, d) // contact.go
-	if d.NEfc > 0 {
+	switch {
+	case d.NEfc == 0:
+	case m.Opt.Solver == PGS:
+		solvePGS(m, d) // pgs.go
+	default:
 		solveConstraints(m, d)
 	}
 }
@@ -1037,24 +1051,7 @@ func solveConstraints(m *Model, d *Data) {
 	for i := range n {
 		scale = max(scale, d.efcFloss[i])
 	}
-	dense := false // an equality row couples dofs across branches
-	for i := range n {
-		if d.efcN[i] != 0 {
-			continue
-		}
-		dense = true
-		// the dense row's nonzero span: the products outside it are
-		// exact zeros, so J·x and Jᵀf over the span are the full sums
-		row := d.efcJd[i*nv : i*nv+nv]
-		lo, hi := 0, nv
-		for lo < hi && row[lo] == 0 {
-			lo++
-		}
-		for hi > lo && row[hi-1] == 0 {
-			hi--
-		}
-		d.efcSpan[2*i], d.efcSpan[2*i+1] = lo, hi
-	}
+	dense := d.setSpans(n, nv) // an equality or contact row couples dofs across branches
 	d.SolverIter = 0
 	for iter := 0; iter < 100; iter++ {
 		d.SolverIter = iter
@@ -1265,6 +1262,29 @@ func solveConstraints(m *Model, d *Data) {
 		d.EfcForce[i], _ = d.rowForce(i, d.rowJar(i, x))
 		d.addJT(i, d.EfcForce[i], d.QfrcConstraint)
 	}
+}
+
+// setSpans finds the nonzero span of each dense row (efcSpan) and
+// reports whether there is one: the products outside it are exact
+// zeros, so J·x and Jᵀf over the span are the full sums.
+func (d *Data) setSpans(n, nv int) bool {
+	dense := false
+	for i := range n {
+		if d.efcN[i] != 0 {
+			continue
+		}
+		dense = true
+		row := d.efcJd[i*nv : i*nv+nv]
+		lo, hi := 0, nv
+		for lo < hi && row[lo] == 0 {
+			lo++
+		}
+		for hi > lo && row[hi-1] == 0 {
+			hi--
+		}
+		d.efcSpan[2*i], d.efcSpan[2*i+1] = lo, hi
+	}
+	return dense
 }
 
 // addJT adds J_iᵀ·f to out.

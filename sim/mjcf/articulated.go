@@ -308,11 +308,28 @@ func (c *compiler) artOption(e *element, st *artState) {
 	if a.oneOf("cone", "pyramidal", "pyramidal", "elliptic") == "elliptic" {
 		st.opt.Cone = articulated.Elliptic
 	}
+	// PGS is its own solver; CG converges to Newton's minimizer, which
+	// the Newton solver computes to convergence
+	if a.oneOf("solver", "Newton", "Newton", "CG", "PGS") == "PGS" {
+		st.opt.Solver = articulated.PGS
+	}
+	if n := a.int("iterations", 100); n < 1 {
+		c.fail(e, "iterations", "must be ≥ 1")
+	} else {
+		st.opt.Iterations = n
+	}
+	if x := a.float("tolerance", 1e-8); !(x >= 0) {
+		c.fail(e, "tolerance", "must be ≥ 0")
+	} else if x == 0 {
+		st.opt.Tolerance = -1 // no early stop
+	} else {
+		st.opt.Tolerance = x
+	}
 	// solver settings act on constraints, which the engine does not have yet
 	if a.int("noslip_iterations", 0) != 0 {
 		c.fail(e, "noslip_iterations", "the noslip post-solver is not in the articulated engine")
 	}
-	a.ignore("iterations", "solver", "tolerance", "ls_iterations", "ls_tolerance",
+	a.ignore("ls_iterations", "ls_tolerance",
 		"noslip_tolerance", "mpr_iterations", "mpr_tolerance", "ccd_iterations", "ccd_tolerance",
 		"jacobian", "impratio", "o_margin", "o_solref", "o_solimp", "o_friction", "sdf_iterations", "sdf_initpoints",
 		"apirate", "magnetic")
@@ -330,10 +347,11 @@ func (c *compiler) artOption(e *element, st *artState) {
 		"clampctrl": articulated.DisableClampCtrl, "eulerdamp": articulated.DisableEulerDamp,
 		"limit": articulated.DisableLimit, "frictionloss": articulated.DisableFrictionLoss,
 		"equality": articulated.DisableEquality, "constraint": articulated.DisableConstraint, "refsafe": articulated.DisableRefSafe,
-		"contact": articulated.DisableContact, "filterparent": articulated.DisableFilterParent}
+		"contact": articulated.DisableContact, "filterparent": articulated.DisableFilterParent,
+		"warmstart": articulated.DisableWarmstart}
 	// flags that cannot change a model without constraints or contacts
 	harmless := map[string]bool{
-		"midphase": true, "warmstart": true, "filterparent": true, "sensor": true,
+		"midphase": true, "filterparent": true, "sensor": true,
 		"nativeccd": true, "energy": true, "fwdinv": true, "invdiscrete": true, "island": true, "autoreset": true}
 	for _, ch := range e.children {
 		if ch.name != "flag" {

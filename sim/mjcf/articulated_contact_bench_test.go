@@ -20,7 +20,7 @@ func loadContactScene(tb testing.TB, name string) *articulated.Model {
 // Step with contacts allocates nothing after the first step, and two runs
 // from the same state are bit-identical (sim's contracts).
 func TestContactStepAllocatesNothingAndIsDeterministic(t *testing.T) {
-	for _, name := range []string{"stack3", "gripper_box", "hulls", "capsule_chain", "gripper_box_elliptic", "roll_spin_elliptic"} {
+	for _, name := range []string{"stack3", "gripper_box", "hulls", "capsule_chain", "gripper_box_elliptic", "roll_spin_elliptic", "stack3_pgs", "roll_spin_elliptic_pgs"} {
 		m := loadContactScene(t, name)
 		run := func() []float64 {
 			d := articulated.NewData(m)
