@@ -147,6 +147,9 @@ func NewData(m *Model) *Data {
 	d.efcDim, d.efcMu, d.efcCone = make([]int, nr), f(), make([]bool, nr)
 	if m.Opt.Solver == PGS {
 		d.pgsA, d.pgsW, d.pgsIdx = make([]float64, nr*nr), make([]float64, nr*nv), make([]int, 0, nr)
+		if d.efcRow == nil {
+			d.efcRow, d.efcSpan = make([]float64, nv), make([]int, 2*nr)
+		}
 	}
 	if m.nEqRows+m.nTendonRows > 0 || len(m.Tendons) > 0 || m.contactRowCap() > 0 {
 		d.efcJd, d.efcH, d.efcRow = make([]float64, nr*nv), make([]float64, nv*nv), make([]float64, nv)

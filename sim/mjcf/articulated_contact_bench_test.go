@@ -50,7 +50,8 @@ func TestContactStepAllocatesNothingAndIsDeterministic(t *testing.T) {
 // BenchmarkContactStep steps contact scenes at rest or in grip (after 0.5 s
 // of settling) and reports simulated steps per second and contacts.
 func BenchmarkContactStep(b *testing.B) {
-	for _, name := range []string{"box_rest", "stack3", "gripper_box", "capsule_chain"} {
+	for _, name := range []string{"box_rest", "stack3", "gripper_box", "capsule_chain",
+		"stack3_elliptic", "gripper_box_elliptic", "stack3_pgs", "gripper_box_pgs"} {
 		b.Run(name, func(b *testing.B) {
 			m := loadContactScene(b, name)
 			d := articulated.NewData(m)
