@@ -83,11 +83,19 @@ func makeContactRows(m *Model, d *Data) {
 				dp[r] = j2p[r*nv+k] - j1p[r*nv+k]
 				dr[r] = j2r[r*nv+k] - j1r[r*nv+k]
 			}
+			if dp == (vec3{}) && dr == (vec3{}) {
+				// a dof that moves neither body (most of them): zero
+				// rows without the rotation
+				for r := range 3 {
+					j1p[r*nv+k], j1r[r*nv+k] = 0, 0
+				}
+				continue
+			}
 			for r := range 3 {
 				f := vec3{c.Frame[3*r], c.Frame[3*r+1], c.Frame[3*r+2]}
 				j1p[r*nv+k], j1r[r*nv+k] = dot3(f, dp), dot3(f, dr)
 			}
-			empty = empty && dp == vec3{} && dr == vec3{}
+			empty = false
 		}
 		if empty {
 			continue // no dof moves either body (mjContact.exclude = 3)

@@ -1055,6 +1055,11 @@ func solveConstraints(m *Model, d *Data) {
 		scale = max(scale, d.efcFloss[i])
 	}
 	dense := d.setSpans(n, nv) // an equality or contact row couples dofs across branches
+	// start from the better of qacc_smooth (x on entry) and the last
+	// step's acceleration (MuJoCo's warmstart); the minimizer is the same
+	if m.Opt.Disable&DisableWarmstart == 0 && d.primalCost(m, d.qaccWarm, d.tmp) < d.primalCost(m, x, d.tmp) {
+		copy(x, d.qaccWarm)
+	}
 	d.SolverIter = 0
 	for iter := 0; iter < 100; iter++ {
 		d.SolverIter = iter
@@ -1131,10 +1136,11 @@ func solveConstraints(m *Model, d *Data) {
 						nz = append(nz, c)
 					}
 				}
-				for _, r := range nz {
+				// the lower triangle: cholFactor reads no more
+				for k, r := range nz {
 					Hr := H[r*nv : r*nv+nv]
 					Dr := d.efcD[i] * J[r] // (D·J_r)·J_c, as before
-					for _, c := range nz {
+					for _, c := range nz[:k+1] {
 						Hr[c] += Dr * J[c]
 					}
 				}
