@@ -76,16 +76,17 @@ func makeContactRows(m *Model, d *Data) {
 		d.jacPoint(m, b2, c.Pos, j2p, j2r)
 		// the Jacobian difference (body2 − body1) in the contact frame:
 		// rows 0..2 translational, 3..5 rotational, in j1p and j1r
+		// only the dofs on the two bodies' chains can be nonzero (the
+		// others are zero in all four Jacobians, so in the rotated ones)
+		cols := d.contactCols(m, b1, b2)
 		empty := true
-		for k := range nv {
+		for _, k := range cols {
 			var dp, dr vec3
 			for r := range 3 {
 				dp[r] = j2p[r*nv+k] - j1p[r*nv+k]
 				dr[r] = j2r[r*nv+k] - j1r[r*nv+k]
 			}
 			if dp == (vec3{}) && dr == (vec3{}) {
-				// a dof that moves neither body (most of them): zero
-				// rows without the rotation
 				for r := range 3 {
 					j1p[r*nv+k], j1r[r*nv+k] = 0, 0
 				}
@@ -112,7 +113,7 @@ func makeContactRows(m *Model, d *Data) {
 			i := d.NEfc
 			row := d.efcJd[i*nv : i*nv+nv]
 			copy(row, frame(0))
-			d.addRow(m, RowContactFrictionless, ci, 0, 0, [3]float64{}, c.Dist, c.Dist, c.IncludeMargin, 0, dotQvel(row, d.Qvel), tran, c.SolRef, c.SolImp)
+			d.addRow(m, RowContactFrictionless, ci, 0, 0, [3]float64{}, c.Dist, c.Dist, c.IncludeMargin, 0, dotCols(row, d.Qvel, cols), tran, c.SolRef, c.SolImp)
 			continue
 		}
 		if elliptic {
@@ -121,6 +122,8 @@ func makeContactRows(m *Model, d *Data) {
 		}
 		first := d.NEfc
 		normal := frame(0)
+		// the edges share the contact's dist, margin and so impedance
+		imp, dmax := impedance(&c.SolImp, c.Dist, c.IncludeMargin)
 		for k := 1; k < dim; k++ {
 			mu := c.Friction[k-1] // clamped to mjMINMU in collision
 			tk := frame(k)
@@ -134,10 +137,11 @@ func makeContactRows(m *Model, d *Data) {
 			for _, s := range [2]float64{1, -1} {
 				i := d.NEfc
 				row := d.efcJd[i*nv : i*nv+nv]
-				for q := range nv {
+				clear(row)
+				for _, q := range cols {
 					row[q] = normal[q] + s*mu*tk[q]
 				}
-				d.addRow(m, RowContactPyramidal, ci, 0, 0, [3]float64{}, c.Dist, c.Dist, c.IncludeMargin, 0, dotQvel(row, d.Qvel), dA, c.SolRef, c.SolImp)
+				d.addRowImp(m, RowContactPyramidal, ci, 0, 0, [3]float64{}, c.Dist, c.IncludeMargin, 0, dotCols(row, d.Qvel, cols), dA, &c.SolRef, imp, dmax)
 			}
 		}
 		// one regularizer for the pyramid, matching the elliptic cone's
@@ -149,6 +153,36 @@ func makeContactRows(m *Model, d *Data) {
 			d.efcR[i], d.efcD[i] = rpy, 1/rpy
 		}
 	}
+}
+
+// contactCols returns the dofs moving body b1 or b2, ascending.
+func (d *Data) contactCols(m *Model, b1, b2 int) []int {
+	for _, b := range [2]int{b1, b2} {
+		if b == 0 {
+			continue
+		}
+		for k := m.lastDof(b); k >= 0; k = m.dofParent[k] {
+			d.conMark[k] = true
+		}
+	}
+	cols := d.conCols[:0]
+	for k, on := range d.conMark {
+		if on {
+			cols = append(cols, k)
+			d.conMark[k] = false
+		}
+	}
+	d.conCols = cols
+	return cols
+}
+
+// dotCols is row·qvel over the columns cols (row is zero elsewhere).
+func dotCols(row, qvel []float64, cols []int) float64 {
+	s := 0.0
+	for _, k := range cols {
+		s += row[k] * qvel[k]
+	}
+	return s
 }
 
 func dotQvel(row, qvel []float64) float64 {

@@ -29,7 +29,7 @@ func solvePGS(m *Model, d *Data) {
 		d.pgsW = make([]float64, n*nv)
 	}
 	A, W, f, b := d.pgsA[:n*n], d.pgsW[:n*nv], d.EfcForce[:n], d.efcJar[:n]
-	d.setSpans(n, nv)
+	d.setSpans(m, n, nv)
 	for i := range n {
 		d.rowDense(i, nv)
 		w := W[i*nv : i*nv+nv]

@@ -90,9 +90,12 @@ type Data struct {
 	efcCone []bool
 	// PGS (pgs.go): A = J·M⁻¹·Jᵀ + R, M⁻¹·Jᵀ, the visiting order, and
 	// the last step's qacc (MuJoCo's qacc_warmstart)
-	pgsA, pgsW          []float64
-	pgsIdx              []int
-	qaccWarm            []float64
+	pgsA, pgsW []float64
+	pgsIdx     []int
+	qaccWarm   []float64
+	// a contact's dofs: those moving either body (contact.go)
+	conCols             []int
+	conMark             []bool
 	efcJar, efcJp       []float64
 	QfrcConstraint      []float64
 	efcG, efcP          []float64
@@ -127,6 +130,7 @@ func NewData(m *Model) *Data {
 		ActuatorLength: make([]float64, nu), ActuatorVelocity: make([]float64, nu), ActuatorForce: make([]float64, nu),
 		QfrcActuator: v(), QfrcSmooth: v(), QaccSmooth: v(), tmp: v(),
 		QfrcConstraint: v(), efcG: v(), efcP: v(), qaccWarm: v(),
+		conCols: make([]int, 0, nv), conMark: make([]bool, nv),
 		TenLength: make([]float64, len(m.Tendons)), TenVelocity: make([]float64, len(m.Tendons)),
 	}
 	d.initContacts(m) // collision.go
@@ -1054,13 +1058,17 @@ func solveConstraints(m *Model, d *Data) {
 	for i := range n {
 		scale = max(scale, d.efcFloss[i])
 	}
-	dense := d.setSpans(n, nv) // an equality or contact row couples dofs across branches
+	// the dense H and Cholesky only where a row couples dofs across
+	// branches (or an elliptic block): else H = M + JᵀDJ keeps M's tree
+	// sparsity and factors as M does
+	dense := d.setSpans(m, n, nv)
 	// start from the better of qacc_smooth (x on entry) and the last
 	// step's acceleration (MuJoCo's warmstart); the minimizer is the same
 	if m.Opt.Disable&DisableWarmstart == 0 && d.primalCost(m, d.qaccWarm, d.tmp) < d.primalCost(m, x, d.tmp) {
 		copy(x, d.qaccWarm)
 	}
 	d.SolverIter = 0
+	converged := false
 	for iter := 0; iter < 100; iter++ {
 		d.SolverIter = iter
 		// gradient g = M(x − x₀) − Σ J_iᵀ f_i = Mx − qfrc_smooth − Jᵀf
@@ -1083,6 +1091,7 @@ func solveConstraints(m *Model, d *Data) {
 				// the cone's surface its Hessian moves with x
 				var jar, f [6]float64
 				d.coneJar(i, x, &jar)
+				copy(d.efcJar[i:i+d.efcDim[i]], jar[:d.efcDim[i]])
 				z := d.coneForce(i, &jar, &f)
 				cone, quad := z == coneMiddle, z == coneBottom
 				changed = changed || cone || d.efcCone[i]
@@ -1090,16 +1099,19 @@ func solveConstraints(m *Model, d *Data) {
 				for j := range d.efcDim[i] {
 					changed = changed || d.efcActive[i+j] != quad
 					d.efcActive[i+j] = quad
+					d.EfcForce[i+j] = f[j]
 					d.addJT(i+j, -f[j], g)
 				}
 				i += d.efcDim[i] - 1
 				continue
 			}
-			f, quad := d.rowForce(i, d.rowJar(i, x))
+			d.efcJar[i] = d.rowJar(i, x) // x stays until the line search
+			f, quad := d.rowForce(i, d.efcJar[i])
 			if d.efcActive[i] != quad {
 				changed = true
 			}
 			d.efcActive[i] = quad
+			d.EfcForce[i] = f
 			d.addJT(i, -f, g)
 		}
 		gn := 0.0
@@ -1107,6 +1119,7 @@ func solveConstraints(m *Model, d *Data) {
 			gn = max(gn, math.Abs(v))
 		}
 		if gn <= 1e-13*scale {
+			converged = true // EfcForce holds the forces at x
 			break
 		}
 		// Newton direction: H p = −g, H = M + Σ_quadratic D JᵀJ
@@ -1123,8 +1136,13 @@ func solveConstraints(m *Model, d *Data) {
 				if !d.efcActive[i] {
 					continue
 				}
-				d.rowDense(i, nv)
-				J := d.efcRow
+				var J []float64
+				if d.efcN[i] == 0 {
+					J = d.efcJd[i*nv : i*nv+nv]
+				} else {
+					d.rowDense(i, nv)
+					J = d.efcRow
+				}
 				// the row's nonzeros (adding D·J_r·0 changes nothing)
 				lo, hi := 0, nv
 				if d.efcN[i] == 0 {
@@ -1166,6 +1184,10 @@ func solveConstraints(m *Model, d *Data) {
 				if !d.efcActive[i] {
 					continue
 				}
+				if d.efcN[i] == 0 {
+					d.addChainRow(m, i, L)
+					continue
+				}
 				// a joint's dofs chain: dof da+c is da+r's (r−c−1)-th ancestor
 				da := d.efcDof[i]
 				for r := range d.efcN[i] {
@@ -1191,7 +1213,6 @@ func solveConstraints(m *Model, d *Data) {
 		}
 		// pᵀg includes −Σ (J_i p) f_i at α = 0: add it back
 		for i := range n {
-			d.efcJar[i] = d.rowJar(i, x)
 			d.efcJp[i] = d.rowJar(i, p) + d.EfcAref[i]
 		}
 		for i := 0; i < n; i++ {
@@ -1257,6 +1278,10 @@ func solveConstraints(m *Model, d *Data) {
 		}
 	}
 	for i := 0; i < n; i++ {
+		if converged {
+			d.addJT(i, d.EfcForce[i], d.QfrcConstraint)
+			continue
+		}
 		if d.EfcType[i] == RowContactElliptic {
 			var jar, f [6]float64
 			d.coneJar(i, x, &jar)
@@ -1273,16 +1298,17 @@ func solveConstraints(m *Model, d *Data) {
 	}
 }
 
-// setSpans finds the nonzero span of each dense row (efcSpan) and
-// reports whether there is one: the products outside it are exact
-// zeros, so J·x and Jᵀf over the span are the full sums.
-func (d *Data) setSpans(n, nv int) bool {
-	dense := false
+// setSpans finds the nonzero span of each dense row (efcSpan): the
+// products outside it are exact zeros, so J·x and Jᵀf over the span are
+// the full sums. It reports whether a dense row's nonzeros are not one
+// chain of ancestors (so JᵀJ fills H outside M's tree pattern) or a row
+// is an elliptic block's.
+func (d *Data) setSpans(m *Model, n, nv int) bool {
+	fill := false
 	for i := range n {
 		if d.efcN[i] != 0 {
 			continue
 		}
-		dense = true
 		row := d.efcJd[i*nv : i*nv+nv]
 		lo, hi := 0, nv
 		for lo < hi && row[lo] == 0 {
@@ -1292,8 +1318,51 @@ func (d *Data) setSpans(n, nv int) bool {
 			hi--
 		}
 		d.efcSpan[2*i], d.efcSpan[2*i+1] = lo, hi
+		if fill || d.EfcType[i] == RowContactElliptic {
+			fill = true
+			continue
+		}
+		// a chain: walking up from the last nonzero meets every other
+		k := hi - 1
+		for c := hi - 1; c >= lo; c-- {
+			if row[c] == 0 {
+				continue
+			}
+			for k > c {
+				k = m.dofParent[k]
+			}
+			if k != c {
+				fill = true
+				break
+			}
+		}
 	}
-	return dense
+	return fill
+}
+
+// addChainRow adds D·JᵀJ of dense row i, whose nonzeros are one chain of
+// ancestors, to the tree-compressed L (loadLD's layout).
+func (d *Data) addChainRow(m *Model, i int, L []float64) {
+	nv := m.NV
+	J := d.efcJd[i*nv : i*nv+nv]
+	lo, hi := d.efcSpan[2*i], d.efcSpan[2*i+1]
+	off := L[nv:]
+	for r := hi - 1; r >= lo; r-- {
+		if J[r] == 0 {
+			continue
+		}
+		Dr := d.efcD[i] * J[r]
+		L[r] += Dr * J[r]
+		row := off[m.ancAdr[r]:m.ancAdr[r+1]]
+		for ii, a := range m.ancestors[r] {
+			if a < lo {
+				break // ancestors come nearest first: the rest are below the span
+			}
+			if J[a] != 0 {
+				row[ii] += Dr * J[a]
+			}
+		}
+	}
 }
 
 // addJT adds J_iᵀ·f to out.
