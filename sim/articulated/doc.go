@@ -25,7 +25,9 @@
 //     gain and bias
 //     (MuJoCo's motor, position with kv, velocity and general shortcuts),
 //     ctrlrange clamping, forcerange, and the joints' actuatorfrcrange on
-//     the generalized actuator force;
+//     the generalized actuator force; activation dynamics (integrator,
+//     filter, filterexact; actrange, actearly; dyn.go) where the force
+//     multiplies the activation instead of ctrl;
 //   - acceleration: qacc = M⁻¹(passive − bias + actuator), then
 //     equality constraints (connect: a body point, or a site, held on
 //     another body or site or the world, 3 rows; weld: a body's pose relative to another's at

@@ -170,6 +170,14 @@ type Actuator struct {
 	CtrlRange    [2]float64
 	ForceLimited bool
 	ForceRange   [2]float64
+	// Activation dynamics (dyn.go): DynType (Dyn*), DynPrm[0] the filter's
+	// time constant, the activation's clamp, and ActEarly: the force
+	// uses the next step's activation.
+	DynType    int
+	DynPrm     [3]float64
+	ActLimited bool
+	ActRange   [2]float64
+	ActEarly   bool
 }
 
 // Key is a keyframe (MuJoCo's <key>): nil slices keep the model defaults.
@@ -179,6 +187,7 @@ type Key struct {
 	Qpos []float64
 	Qvel []float64
 	Ctrl []float64
+	Act  []float64 // one per actuator with activation dynamics
 }
 
 // Body is one body of the tree. Body 0 is the world.
@@ -247,6 +256,10 @@ type Model struct {
 	Collision
 
 	NQ, NV, NU int
+	// NA is the number of activations (actuators with DynType ≠ DynNone),
+	// actAdr each actuator's index into Data.Act (−1: none).
+	NA         int
+	actAdr     []int
 	Qpos0      []float64
 	QposSpring []float64
 
@@ -570,8 +583,13 @@ func newModel(s Spec) (*Model, error) {
 		if a.ForceLimited && !(a.ForceRange[0] <= a.ForceRange[1]) {
 			bad("actuator %d (%q): forcerange %v must have lower <= upper", i, a.Name, a.ForceRange)
 		}
+		m.validateDyn(i, a, bad) // dyn.go
 	}
 	for i, k := range keys {
+		if k.Act != nil && len(k.Act) != m.NA || !finite(k.Act...) {
+			bad("key %d (%q): act needs %d finite values, one per actuator with activation dynamics (got %d)", i, k.Name, m.NA, len(k.Act))
+			continue
+		}
 		if k.Qpos != nil && len(k.Qpos) != m.NQ || k.Qvel != nil && len(k.Qvel) != m.NV || k.Ctrl != nil && len(k.Ctrl) != m.NU {
 			bad("key %d (%q): qpos, qvel and ctrl need %d, %d and %d values (got %d, %d, %d)", i, k.Name,
 				m.NQ, m.NV, m.NU, len(k.Qpos), len(k.Qvel), len(k.Ctrl))
@@ -582,7 +600,7 @@ func newModel(s Spec) (*Model, error) {
 			continue
 		}
 		key := Key{Name: k.Name, Time: k.Time, Qpos: append([]float64(nil), k.Qpos...),
-			Qvel: append([]float64(nil), k.Qvel...), Ctrl: append([]float64(nil), k.Ctrl...)}
+			Qvel: append([]float64(nil), k.Qvel...), Ctrl: append([]float64(nil), k.Ctrl...), Act: append([]float64(nil), k.Act...)}
 		if key.Qpos != nil {
 			// quaternions are normalized, as MuJoCo's compiler does
 			for j := range m.Joints {

@@ -31,7 +31,10 @@ type Data struct {
 	Qpos []float64 // NQ
 	Qvel []float64 // NV
 	Ctrl []float64 // NU
-	Qacc []float64 // NV: the acceleration of the last Forward
+	// Act are the actuators' activations (NA), ActDot their derivative at
+	// the last Forward (dyn.go).
+	Act, ActDot []float64
+	Qacc        []float64 // NV: the acceleration of the last Forward
 
 	// Position-dependent, per body: frame, inertial frame, subtree com.
 	Xpos, Xipos, SubtreeCom [][3]float64
@@ -119,6 +122,7 @@ func NewData(m *Model) *Data {
 	v := func() []float64 { return make([]float64, nv) }
 	d := &Data{
 		Qpos: make([]float64, m.NQ), Qvel: v(), Ctrl: make([]float64, nu), Qacc: v(),
+		Act: make([]float64, m.NA), ActDot: make([]float64, m.NA),
 		Xpos: make([][3]float64, nb), Xipos: make([][3]float64, nb), SubtreeCom: make([][3]float64, nb),
 		Xquat: make([][4]float64, nb), Xmat: make([][9]float64, nb), Ximat: make([][9]float64, nb),
 		Xanchor: make([][3]float64, nj), Xaxis: make([][3]float64, nj),
@@ -170,6 +174,8 @@ func Reset(m *Model, d *Data) {
 	copy(d.Qpos, m.Qpos0)
 	clear(d.Qvel)
 	clear(d.Ctrl)
+	clear(d.Act)
+	clear(d.ActDot)
 	clear(d.Qacc)
 	clear(d.qaccWarm)
 	d.Time = 0
@@ -191,6 +197,9 @@ func ResetKey(m *Model, d *Data, k int) error {
 	}
 	if key.Ctrl != nil {
 		copy(d.Ctrl, key.Ctrl)
+	}
+	if key.Act != nil {
+		copy(d.Act, key.Act)
 	}
 	return nil
 }
@@ -614,7 +623,7 @@ func actuation(m *Model, d *Data) {
 		if a.BiasType == BiasAffine {
 			bias = a.BiasPrm[0] + a.BiasPrm[1]*l + a.BiasPrm[2]*lv
 		}
-		f := gain*ctrl + bias
+		f := gain*d.actInput(m, i, ctrl) + bias
 		if a.ForceLimited {
 			f = min(max(f, a.ForceRange[0]), a.ForceRange[1])
 		}
@@ -759,6 +768,7 @@ func integrate(m *Model, d *Data) {
 		solveLD(m, d.qLD, d.tmp)
 		acc = d.tmp
 	}
+	advanceAct(m, d) // dyn.go
 	for k := range m.NV {
 		d.Qvel[k] += h * acc[k]
 	}
@@ -782,7 +792,7 @@ func loadImplicitFast(m *Model, d *Data, h float64) []float64 {
 	if m.Opt.Disable&DisableActuation == 0 {
 		for i := range m.Actuators {
 			if a := &m.Actuators[i]; a.Trn == TrnJoint {
-				D[m.jntDofAdr[a.Joint]] -= a.Gear * a.Gear * actuatorDV(a, d.Ctrl[i])
+				D[m.jntDofAdr[a.Joint]] -= a.Gear * a.Gear * actuatorDV(a, d.dvInput(m, i))
 			}
 		}
 	}
@@ -811,7 +821,7 @@ func loadImplicitFast(m *Model, d *Data, h float64) []float64 {
 	if m.Opt.Disable&DisableActuation == 0 {
 		for i := range m.Actuators {
 			if a := &m.Actuators[i]; a.Trn == TrnTendon {
-				if dv := actuatorDV(a, d.Ctrl[i]); dv != 0 {
+				if dv := actuatorDV(a, d.dvInput(m, i)); dv != 0 {
 					addJJ(a.Tendon, -a.Gear*a.Gear*dv)
 				}
 			}

@@ -34,13 +34,16 @@ type Articulated struct {
 // frictionloss (solreffriction, solimpfriction); body gravcomp; fixed
 // tendons (stiffness, damping, springlength, range, margin, solreflimit,
 // solimplimit, frictionloss); joint, tendon, connect and weld equalities
-// (body or site semantics); motor, position (kp, kv), velocity and general (fixed or
-// affine gain, none or affine bias, no activation dynamics) actuators on
-// hinge and slide joints or fixed tendons with gear, ctrlrange and
-// forcerange; <option> timestep, gravity and integrator (Euler,
-// implicitfast, implicit, RK4); the <flag>s gravity, spring, damper, actuation,
-// clampctrl, eulerdamp, limit, equality, frictionloss, constraint and
-// refsafe; keyframes (qpos, qvel, ctrl, time); colliding geoms
+// (body or site semantics); motor, position (kp, kv, timeconst), velocity
+// and general (fixed or affine gain, none or affine bias; dyntype none,
+// integrator, filter or filterexact with dynprm, actlimited, actrange,
+// actearly) actuators on hinge and slide joints or fixed tendons with
+// gear, ctrlrange and forcerange; <option> timestep, gravity, integrator
+// (Euler, implicitfast, implicit, RK4), cone, solver (Newton; CG as
+// Newton; PGS with iterations and tolerance); the <flag>s gravity, spring,
+// damper, actuation, clampctrl, eulerdamp, limit, equality, frictionloss,
+// constraint, refsafe and warmstart; keyframes (qpos, qvel, ctrl, act,
+// time); colliding geoms
 // (plane, sphere, capsule, ellipsoid, cylinder, box, mesh through its
 // convex hull) with condim, friction, margin, gap, solref, solimp,
 // solmix and priority, <contact><exclude> and <pair>, the flags contact
@@ -244,6 +247,13 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 	for _, sec := range actuators {
 		for _, e := range sec.children {
 			if a, ok := c.artActuator(e, jointOf, tendonOf); ok {
+				if a.DynType != articulated.DynNone && st.opt.Integrator == articulated.RK4 {
+					attr := "dyntype"
+					if e.name == "position" {
+						attr = "timeconst"
+					}
+					c.fail(e, attr, "activation dynamics with the RK4 integrator are not in the articulated engine (use Euler, implicit or implicitfast)")
+				}
 				acts = append(acts, a)
 			}
 		}
@@ -264,7 +274,13 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 	for _, j := range joints {
 		nq += j.Type.NQ()
 	}
-	ks := c.artKeys(keys, nq, len(acts))
+	na := 0
+	for _, a := range acts {
+		if a.DynType != articulated.DynNone {
+			na++
+		}
+	}
+	ks := c.artKeys(keys, nq, len(acts), na)
 	if len(c.errs) > 0 {
 		return nil
 	}
@@ -491,7 +507,7 @@ func (c *compiler) artActuator(e *element, jointOf map[*mjoint]int, tendonOf map
 		}
 	}
 	// a default written for another shortcut may carry its parameters
-	for _, k := range []string{"kp", "kv", "gainprm", "biasprm", "biastype", "gaintype", "dyntype", "dynprm"} {
+	for _, k := range []string{"kp", "kv", "gainprm", "biasprm", "biastype", "gaintype", "dyntype", "dynprm", "timeconst"} {
 		if _, ok := e.attr(k); !ok {
 			a.used[k] = true
 		}
@@ -503,12 +519,35 @@ func (c *compiler) artActuator(e *element, jointOf map[*mjoint]int, tendonOf map
 		kp, kv := a.float("kp", 1), a.float("kv", 0)
 		out.GainPrm[0] = kp
 		out.BiasType, out.BiasPrm = articulated.BiasAffine, [3]float64{0, -kp, -kv}
+		if tc := a.float("timeconst", 0); tc > 0 {
+			// MuJoCo: a position servo with a time constant filters its
+			// ctrl exactly (dyntype filterexact)
+			out.DynType, out.DynPrm[0] = articulated.DynFilterExact, tc
+		} else if tc < 0 {
+			c.fail(e, "timeconst", "must be ≥ 0")
+		}
 	case "velocity":
 		kv := a.float("kv", 1)
 		out.GainPrm[0] = kv
 		out.BiasType, out.BiasPrm = articulated.BiasAffine, [3]float64{0, 0, -kv}
 	case "general":
-		a.oneOf("dyntype", "none", "none")
+		switch a.oneOf("dyntype", "none", "none", "integrator", "filter", "filterexact") {
+		case "integrator":
+			out.DynType = articulated.DynIntegrator
+		case "filter":
+			out.DynType = articulated.DynFilter
+		case "filterexact":
+			out.DynType = articulated.DynFilterExact
+		}
+		out.DynPrm[0] = 1 // MuJoCo's default dynprm
+		if f, ok := a.floats("dynprm", 1, 10); ok {
+			out.DynPrm[0] = f[0]
+			for _, x := range f[1:] {
+				if x != 0 && out.DynType != articulated.DynNone {
+					c.fail(e, "dynprm", "only the first parameter (the time constant) is used by integrator and filter dynamics")
+				}
+			}
+		}
 		if a.oneOf("gaintype", "fixed", "fixed", "affine") == "affine" {
 			out.GainType = articulated.GainAffine
 		}
@@ -533,7 +572,6 @@ func (c *compiler) artActuator(e *element, jointOf map[*mjoint]int, tendonOf map
 				}
 			}
 		}
-		a.ignore("dynprm")
 	}
 	cl := a.tri("ctrllimited")
 	if r, ok := a.floats("ctrlrange", 2, 2); ok {
@@ -549,14 +587,29 @@ func (c *compiler) artActuator(e *element, jointOf map[*mjoint]int, tendonOf map
 	} else if fl == 1 {
 		c.fail(e, "forcerange", "is required when forcelimited is true")
 	}
-	a.warnIf("activations and length ranges are not used without activation dynamics", "actlimited", "actrange", "lengthrange")
-	a.ignore("group", "user", "actdim", "actearly")
+	al := a.tri("actlimited")
+	if r, ok := a.floats("actrange", 2, 2); ok {
+		out.ActRange = [2]float64{r[0], r[1]}
+		out.ActLimited = al == 1 || (al == -1 && c.autolimits)
+	} else if al == 1 {
+		c.fail(e, "actrange", "is required when actlimited is true")
+	}
+	out.ActEarly = a.bool("actearly", false)
+	want := 0
+	if out.DynType != articulated.DynNone {
+		want = 1
+	}
+	if n := a.int("actdim", -1); n != -1 && n != want {
+		c.fail(e, "actdim", fmt.Sprintf("%d: this actuator has %d activation(s); only MuJoCo's automatic actdim is in the articulated engine", n, want))
+	}
+	a.warnIf("length ranges are not used without muscles", "lengthrange")
+	a.ignore("group", "user")
 	a.finish()
 	return out, true
 }
 
 // artKeys reads <key> elements in MuJoCo's qpos layout.
-func (c *compiler) artKeys(keys []*element, nq, nu int) []articulated.Key {
+func (c *compiler) artKeys(keys []*element, nq, nu, na int) []articulated.Key {
 	main := c.classes["main"]
 	var out []articulated.Key
 	for _, sec := range keys {
@@ -592,9 +645,7 @@ func (c *compiler) artKeys(keys []*element, nq, nu int) []articulated.Key {
 			}
 			k.Qvel = read("qvel", nv, "dofs")
 			k.Ctrl = read("ctrl", nu, "actuators")
-			if f, ok := a.floats("act", 0, math.MaxInt32); ok && len(f) > 0 {
-				c.fail(e, "act", "the articulated engine has no actuator activations")
-			}
+			k.Act = read("act", na, "activations (one per actuator with activation dynamics)")
 			if a.has("mpos") || a.has("mquat") {
 				c.fail(e, "mpos", "mocap poses in keyframes are not in the articulated engine (mocap bodies stay where the model puts them)")
 				a.ignore("mpos", "mquat")

@@ -27,6 +27,10 @@ func TestArticulatedRefusesWhatItDoesNotSimulate(t *testing.T) {
 		{"unknown cone", `<mujoco><option cone="round"/><worldbody/></mujoco>`, "cone"},
 		{"muscle", body(`<joint name="j"/>`)[:len(body(`<joint name="j"/>`))-len(`</mujoco>`)] + `<actuator><muscle joint="j"/></actuator></mujoco>`, "only motor"},
 		{"ball actuator", body(`<joint name="j" type="ball"/>`)[:len(body(`<joint name="j" type="ball"/>`))-len(`</mujoco>`)] + `<actuator><motor joint="j"/></actuator></mujoco>`, "hinge or slide"},
+		{"muscle dynamics", body(`<joint name="j"/>`)[:len(body(`<joint name="j"/>`))-len(`</mujoco>`)] + `<actuator><general joint="j" dyntype="muscle"/></actuator></mujoco>`, "dyntype"},
+		{"actdim", body(`<joint name="j"/>`)[:len(body(`<joint name="j"/>`))-len(`</mujoco>`)] + `<actuator><general joint="j" dyntype="filter" actdim="2"/></actuator></mujoco>`, "actdim"},
+		{"activation with RK4", `<mujoco><option integrator="RK4"><flag contact="disable"/></option><worldbody><body><joint name="j"/><geom size="0.1"/></body></worldbody><actuator><general joint="j" dyntype="integrator"/></actuator></mujoco>`, "RK4"},
+		{"key act", body(`<joint name="j"/>`)[:len(body(`<joint name="j"/>`))-len(`</mujoco>`)] + `<actuator><general joint="j" dyntype="filter"/></actuator><keyframe><key act="1 2"/></keyframe></mujoco>`, "act"},
 		{"override flag", `<mujoco><option><flag override="enable"/></option><worldbody/></mujoco>`, "override"},
 		{"key qpos", body(`<joint/>`)[:len(body(`<joint/>`))-len(`</mujoco>`)] + `<keyframe><key qpos="1 2"/></keyframe></mujoco>`, "qpos"},
 	}
