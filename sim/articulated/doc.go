@@ -65,8 +65,9 @@
 // refsafe and eulerdamp are honoured. Contacts (collision.go,
 // contact.go): geoms collided as mj_collision does through sim/convex,
 // and contact rows on MuJoCo's pyramidal or elliptic cone (cone.go) in
-// the same solver. Not simulated yet: spatial tendons and a weld's
-// explicit relpose (the MJCF import refuses models that need them), and
+// the same solver. Spatial tendons through points fixed on bodies
+// (spatial.go). Not simulated yet: tendon wrapping and a weld's explicit
+// relpose (the MJCF import refuses models that need them), and
 // the constraint solve is the converged Newton minimizer (MuJoCo's
 // Newton and CG reach it within their tolerance) or MuJoCo's PGS on the
 // dual with its iterations and tolerance (pgs.go).

@@ -31,6 +31,10 @@ type Data struct {
 	Qpos []float64 // NQ
 	Qvel []float64 // NV
 	Ctrl []float64 // NU
+	// tenJ is the tendons' Jacobians (len(Tendons)×NV): the model's
+	// constant rows for fixed tendons, recomputed each Forward for spatial
+	// ones (spatial.go); tenScratch holds two point Jacobians.
+	tenJ, tenScratch []float64
 	// Act are the actuators' activations (NA), ActDot their derivative at
 	// the last Forward (dyn.go).
 	Act, ActDot []float64
@@ -136,6 +140,7 @@ func NewData(m *Model) *Data {
 		QfrcConstraint: v(), efcG: v(), efcP: v(), qaccWarm: v(),
 		conCols: make([]int, 0, nv), conMark: make([]bool, nv),
 		TenLength: make([]float64, len(m.Tendons)), TenVelocity: make([]float64, len(m.Tendons)),
+		tenJ: append([]float64(nil), m.tenJ...), tenScratch: make([]float64, 12*nv),
 	}
 	d.initContacts(m) // collision.go
 	if m.Opt.Integrator == RK4 {
@@ -630,7 +635,7 @@ func actuation(m *Model, d *Data) {
 		d.ActuatorForce[i] = f
 		if a.Trn == TrnTendon {
 			nv := m.NV
-			for k, x := range m.tenJ[a.Tendon*nv : a.Tendon*nv+nv] {
+			for k, x := range d.tenJ[a.Tendon*nv : a.Tendon*nv+nv] {
 				d.QfrcActuator[k] += a.Gear * x * f
 			}
 		} else {
@@ -800,7 +805,7 @@ func loadImplicitFast(m *Model, d *Data, h float64) []float64 {
 	L := d.qLD
 	loadLD(m, d, L, h, D)
 	addJJ := func(t int, c float64) {
-		J := m.tenJ[t*nv : t*nv+nv]
+		J := d.tenJ[t*nv : t*nv+nv]
 		for r, x := range J {
 			if x == 0 {
 				continue

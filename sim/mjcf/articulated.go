@@ -48,8 +48,9 @@ type Articulated struct {
 // convex hull) with condim, friction, margin, gap, solref, solimp,
 // solmix and priority, <contact><exclude> and <pair>, the flags contact
 // and filterparent, <option impratio> and cone (pyramidal or elliptic).
-// What would change the physics and is not simulated — spatial tendons,
-// a pair's solreffriction — is an error naming the element,
+// Spatial tendons through sites (no wrapping geoms or pulleys). What
+// would change the physics and is not simulated — wrapping, a pair's
+// solreffriction — is an error naming the element,
 // attribute and line (Options.Lenient drops it with a
 // warning). Options' sim-specific fields (substeps, chains, masses) do
 // not apply.
@@ -228,11 +229,12 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 				FrictionLoss: j.floss, SolRefFriction: j.solreffr, SolImpFriction: j.solimpfr})
 		}
 	}
+	sites := c.artSites()
 	var tendons []articulated.Tendon
 	tendonOf := map[string]int{}
 	for _, sec := range tendonSecs {
 		for _, e := range sec.children {
-			if tn, ok := c.artTendon(e, jointOf); ok {
+			if tn, ok := c.artTendon(e, jointOf, sites); ok {
 				if tn.Name != "" {
 					if _, dup := tendonOf[tn.Name]; dup {
 						c.fail(e, "name", fmt.Sprintf("tendon %q is defined twice", tn.Name))
@@ -258,7 +260,6 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 			}
 		}
 	}
-	sites := c.artSites()
 	var eqs []articulated.Equality
 	for _, sec := range equalities {
 		for _, e := range sec.children {
@@ -798,12 +799,13 @@ func (c *compiler) artEquality(e *element, jointOf map[*mjoint]int, tendonOf map
 	return out, ok
 }
 
-// artTendon reads a fixed tendon; spatial tendons are refused.
-func (c *compiler) artTendon(e *element, jointOf map[*mjoint]int) (articulated.Tendon, bool) {
+// artTendon reads a fixed tendon, or a spatial one whose path is sites
+// only (wrapping geoms and pulleys are refused).
+func (c *compiler) artTendon(e *element, jointOf map[*mjoint]int, sites []ArtSite) (articulated.Tendon, bool) {
 	main := c.classes["main"]
 	var out articulated.Tendon
-	if e.name != "fixed" {
-		c.unsupported(e, "only fixed tendons are in the articulated engine (spatial tendons need wrapping geometry)")
+	if e.name != "fixed" && e.name != "spatial" {
+		c.unsupported(e, "only fixed and spatial tendons are in the articulated engine")
 		return out, false
 	}
 	a := c.attrsOf(e, "tendon", c.classFor(e, main))
@@ -835,6 +837,9 @@ func (c *compiler) artTendon(e *element, jointOf map[*mjoint]int) (articulated.T
 		c.fail(e, "actuatorfrcrange", "on a tendon is not in the articulated engine")
 	}
 	a.finish()
+	if e.name == "spatial" {
+		return c.artSpatialPath(e, out, sites)
+	}
 	ok := true
 	for _, ch := range e.children {
 		if ch.name != "joint" {
@@ -911,4 +916,37 @@ func (c *compiler) solParams(e *element, a *attrSet, ref, imp string) ([2]float6
 		copy(si[:], f)
 	}
 	return sr, si
+}
+
+// artSpatialPath reads a spatial tendon's path of <site>s.
+func (c *compiler) artSpatialPath(e *element, out articulated.Tendon, sites []ArtSite) (articulated.Tendon, bool) {
+	byName := map[string]ArtSite{}
+	for _, s := range sites {
+		if s.Name != "" {
+			byName[s.Name] = s
+		}
+	}
+	ok := true
+	for _, ch := range e.children {
+		if ch.name != "site" {
+			c.unsupported(ch, "a spatial tendon's path in the articulated engine holds only <site>s (no wrapping <geom> or <pulley>)")
+			ok = false
+			continue
+		}
+		sa := c.attrsOf(ch, "site", nil)
+		name := sa.str("site", "")
+		sa.finish()
+		s, found := byName[name]
+		if !found {
+			c.fail(ch, "site", fmt.Sprintf("%q is not a named site", name))
+			ok = false
+			continue
+		}
+		out.Path = append(out.Path, articulated.TendonPoint{Body: s.Body, Pos: s.Pos})
+	}
+	if len(out.Path) < 2 && ok {
+		c.fail(e, "", "a spatial tendon needs at least two <site>s")
+		ok = false
+	}
+	return out, ok
 }
