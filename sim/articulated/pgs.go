@@ -23,10 +23,8 @@ import "math"
 func solvePGS(m *Model, d *Data) {
 	n, nv := d.NEfc, m.NV
 	if len(d.pgsA) < n*n {
-		d.pgsA = make([]float64, n*n) // more rows than any step before: once per growth
-	}
-	if len(d.pgsW) < n*nv {
-		d.pgsW = make([]float64, n*nv)
+		// more rows than any step before: room for twice as many
+		d.pgsA, d.pgsW = make([]float64, 4*n*n), make([]float64, 2*n*nv)
 	}
 	A, W, f, b := d.pgsA[:n*n], d.pgsW[:n*nv], d.EfcForce[:n], d.efcJar[:n]
 	d.setSpans(m, n, nv)

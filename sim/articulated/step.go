@@ -159,7 +159,12 @@ func NewData(m *Model) *Data {
 	d.efcActive = make([]bool, nr)
 	d.efcDim, d.efcMu, d.efcCone = make([]int, nr), f(), make([]bool, nr)
 	if m.Opt.Solver == PGS {
-		d.pgsA, d.pgsW, d.pgsIdx = make([]float64, nr*nr), make([]float64, nr*nv), make([]int, 0, nr)
+		// A is nr² (2 MB at 512 rows); beyond that it grows with the rows
+		// a step actually has (pgs.go)
+		d.pgsIdx = make([]int, 0, nr)
+		if nr <= 512 {
+			d.pgsA, d.pgsW = make([]float64, nr*nr), make([]float64, nr*nv)
+		}
 		if d.efcRow == nil {
 			d.efcRow, d.efcSpan = make([]float64, nv), make([]int, 2*nr)
 		}
