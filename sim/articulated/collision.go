@@ -145,8 +145,6 @@ type contactData struct {
 	collider convex.Collider
 	conBuf   []convex.Contact
 	conJac   []float64 // 12·NV: the two bodies' point Jacobians
-	conMark  []bool    // NV: scratch of conDofs
-	conList  []int     // NV: conDofs' result
 }
 
 var defaultSolRef = [2]float64{0.02, 1}
@@ -454,7 +452,6 @@ func (d *Data) initContacts(m *Model) {
 	d.Contacts = make([]Contact, 0, m.contactCap())
 	d.conBuf = make([]convex.Contact, 0, convex.MaxContacts)
 	d.conJac = make([]float64, 12*m.NV)
-	d.conMark, d.conList = make([]bool, m.NV), make([]int, 0, m.NV)
 }
 
 // collision is mj_collision: geom frames, then for each candidate pair the

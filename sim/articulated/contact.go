@@ -63,6 +63,10 @@ func makeContactRows(m *Model, d *Data) {
 		}
 		dim := c.Condim
 		nrow := contactRows(dim)
+		elliptic := m.Opt.Cone == Elliptic && dim > 1
+		if elliptic {
+			nrow = dim
+		}
 		if d.NEfc+nrow > len(d.EfcType) || (d.NEfc+nrow)*nv > len(d.efcJd) {
 			d.Warnings.Contacts++
 			continue
@@ -70,29 +74,29 @@ func makeContactRows(m *Model, d *Data) {
 		b1, b2 := m.Geoms[c.Geom1].Body, m.Geoms[c.Geom2].Body
 		d.jacPoint(m, b1, c.Pos, j1p, j1r)
 		d.jacPoint(m, b2, c.Pos, j2p, j2r)
-		// only the dofs moving either body have nonzero Jacobian columns:
-		// list them in ascending order (sums over them then add the same
-		// terms in the same order as sums over all dofs)
-		dofs := d.conDofs(m, b1, b2)
 		// the Jacobian difference (body2 − body1) in the contact frame:
 		// rows 0..2 translational, 3..5 rotational, in j1p and j1r
+		// only the dofs on the two bodies' chains can be nonzero (the
+		// others are zero in all four Jacobians, so in the rotated ones)
+		cols := d.contactCols(m, b1, b2)
 		empty := true
-		for _, k := range dofs {
+		for _, k := range cols {
 			var dp, dr vec3
 			for r := range 3 {
 				dp[r] = j2p[r*nv+k] - j1p[r*nv+k]
 				dr[r] = j2r[r*nv+k] - j1r[r*nv+k]
 			}
-			fr := &c.Frame
-			for r := range 3 {
-				j1p[r*nv+k] = fr[3*r]*dp[0] + fr[3*r+1]*dp[1] + fr[3*r+2]*dp[2]
-			}
-			if dim >= 4 { // torsion and rolling rows use the rotation
+			if dp == (vec3{}) && dr == (vec3{}) {
 				for r := range 3 {
-					j1r[r*nv+k] = fr[3*r]*dr[0] + fr[3*r+1]*dr[1] + fr[3*r+2]*dr[2]
+					j1p[r*nv+k], j1r[r*nv+k] = 0, 0
 				}
+				continue
 			}
-			empty = empty && dp == vec3{} && dr == vec3{}
+			for r := range 3 {
+				f := vec3{c.Frame[3*r], c.Frame[3*r+1], c.Frame[3*r+2]}
+				j1p[r*nv+k], j1r[r*nv+k] = dot3(f, dp), dot3(f, dr)
+			}
+			empty = false
 		}
 		if empty {
 			continue // no dof moves either body (mjContact.exclude = 3)
@@ -109,12 +113,16 @@ func makeContactRows(m *Model, d *Data) {
 			i := d.NEfc
 			row := d.efcJd[i*nv : i*nv+nv]
 			copy(row, frame(0))
-			d.addRow(m, RowContactFrictionless, ci, 0, 0, [3]float64{}, c.Dist, c.Dist, c.IncludeMargin, 0, dotQvel(row, d.Qvel), tran, c.SolRef, c.SolImp)
+			d.addRow(m, RowContactFrictionless, ci, 0, 0, [3]float64{}, c.Dist, c.Dist, c.IncludeMargin, 0, dotCols(row, d.Qvel, cols), tran, c.SolRef, c.SolImp)
+			continue
+		}
+		if elliptic {
+			d.ellipticRows(m, ci, frame, tran, rot, impratio)
 			continue
 		}
 		first := d.NEfc
 		normal := frame(0)
-		// every pyramid row has the contact's dist: one impedance
+		// the edges share the contact's dist, margin and so impedance
 		imp, dmax := impedance(&c.SolImp, c.Dist, c.IncludeMargin)
 		for k := 1; k < dim; k++ {
 			mu := c.Friction[k-1] // clamped to mjMINMU in collision
@@ -130,12 +138,10 @@ func makeContactRows(m *Model, d *Data) {
 				i := d.NEfc
 				row := d.efcJd[i*nv : i*nv+nv]
 				clear(row)
-				vel := 0.0
-				for _, q := range dofs {
+				for _, q := range cols {
 					row[q] = normal[q] + s*mu*tk[q]
-					vel += row[q] * d.Qvel[q]
 				}
-				d.addRowImp(m, RowContactPyramidal, ci, 0, 0, [3]float64{}, c.Dist, c.IncludeMargin, 0, vel, dA, &c.SolRef, imp, dmax)
+				d.addRowImp(m, RowContactPyramidal, ci, 0, 0, [3]float64{}, c.Dist, c.IncludeMargin, 0, dotCols(row, d.Qvel, cols), dA, &c.SolRef, imp, dmax)
 			}
 		}
 		// one regularizer for the pyramid, matching the elliptic cone's
@@ -149,31 +155,34 @@ func makeContactRows(m *Model, d *Data) {
 	}
 }
 
-// conDofs returns, in ascending order, the dofs that move body b1 or b2
-// (their chains to the root), in Data scratch.
-func (d *Data) conDofs(m *Model, b1, b2 int) []int {
-	nv := m.NV
-	if len(d.conMark) < nv {
-		d.conMark, d.conList = make([]bool, nv), make([]int, 0, nv) // a Data made before SetGeoms: once
-	}
-	mark := d.conMark[:nv]
+// contactCols returns the dofs moving body b1 or b2, ascending.
+func (d *Data) contactCols(m *Model, b1, b2 int) []int {
 	for _, b := range [2]int{b1, b2} {
 		if b == 0 {
 			continue
 		}
 		for k := m.lastDof(b); k >= 0; k = m.dofParent[k] {
-			mark[k] = true
+			d.conMark[k] = true
 		}
 	}
-	list := d.conList[:0]
-	for k, on := range mark {
+	cols := d.conCols[:0]
+	for k, on := range d.conMark {
 		if on {
-			list = append(list, k)
-			mark[k] = false
+			cols = append(cols, k)
+			d.conMark[k] = false
 		}
 	}
-	d.conList = list
-	return list
+	d.conCols = cols
+	return cols
+}
+
+// dotCols is row·qvel over the columns cols (row is zero elsewhere).
+func dotCols(row, qvel []float64, cols []int) float64 {
+	s := 0.0
+	for _, k := range cols {
+		s += row[k] * qvel[k]
+	}
+	return s
 }
 
 func dotQvel(row, qvel []float64) float64 {
@@ -182,4 +191,38 @@ func dotQvel(row, qvel []float64) float64 {
 		s += v * qvel[k]
 	}
 	return s
+}
+
+// ellipticRows adds contact ci's block of condim rows on the elliptic
+// cone (cone.go): frame(k) is the Jacobian of the contact frame's k-th
+// direction, tran and rot the bodies' invweight0 sums.
+func (d *Data) ellipticRows(m *Model, ci int, frame func(int) []float64, tran, rot, impratio float64) {
+	c := &d.Contacts[ci]
+	nv, dim, first := m.NV, c.Condim, d.NEfc
+	// every row's impedance is the normal's (MuJoCo's getposdim)
+	imp, dmax := impedance(&c.SolImp, c.Dist, c.IncludeMargin)
+	for k := range dim {
+		i := d.NEfc
+		row := d.efcJd[i*nv : i*nv+nv]
+		copy(row, frame(k))
+		invw := tran
+		if k >= 3 {
+			invw = rot
+		}
+		dist, margin := 0.0, 0.0 // friction rows: aref = −B·J·q̇ only
+		if k == 0 {
+			dist, margin = c.Dist, c.IncludeMargin
+		}
+		d.addRowImp(m, RowContactElliptic, ci, 0, 0, [3]float64{}, dist, margin, 0, dotQvel(row, d.Qvel), invw, &c.SolRef, imp, dmax)
+	}
+	// R₁ = R₀/impratio; R_j·μ_j² = R₁·μ₁² for the other directions
+	R, fr := d.efcR[first:first+dim], &c.Friction
+	R[1] = R[0] / max(1e-15, impratio)
+	for j := 1; j < dim-1; j++ {
+		R[j+1] = R[1] * fr[0] * fr[0] / (fr[j] * fr[j])
+	}
+	for j := range dim {
+		d.efcD[first+j] = 1 / R[j]
+	}
+	d.efcDim[first], d.efcMu[first] = dim, fr[0]*math.Sqrt(R[1]/R[0])
 }

@@ -25,7 +25,9 @@
 //     gain and bias
 //     (MuJoCo's motor, position with kv, velocity and general shortcuts),
 //     ctrlrange clamping, forcerange, and the joints' actuatorfrcrange on
-//     the generalized actuator force;
+//     the generalized actuator force; activation dynamics (integrator,
+//     filter, filterexact; actrange, actearly; dyn.go) where the force
+//     multiplies the activation instead of ctrl;
 //   - acceleration: qacc = M⁻¹(passive − bias + actuator), then
 //     equality constraints (connect: a body point, or a site, held on
 //     another body or site or the world, 3 rows; weld: a body's pose relative to another's at
@@ -61,17 +63,18 @@
 // The disable flags (MuJoCo's bit values) constraint, equality,
 // frictionloss, limit, spring, damper, gravity, clampctrl, actuation,
 // refsafe and eulerdamp are honoured. Contacts (collision.go,
-// contact.go): geoms collided as mj_collision does through sim/convex
-// (static pair filters at SetCollision; per step a bounding-sphere and a
-// world-box test that can drop no contact, then the narrow phase), and
-// contact rows on MuJoCo's pyramidal cone in the same solver. Mocap
-// bodies (mocap.go) take their frames from Data.MocapPos and MocapQuat,
-// set by the caller: a weld to one drives a gripper as MetaWorld's. Not
-// simulated yet: spatial tendons, a weld's explicit relpose and
-// elliptic cones (the MJCF import refuses models that need them), and
-// the constraint solve is always the
-// converged Newton minimizer (MuJoCo's PGS and CG reach the same one
-// within their tolerance).
+// contact.go): geoms collided as mj_collision does through sim/convex,
+// and contact rows on MuJoCo's pyramidal or elliptic cone (cone.go) in
+// the same solver. Spatial tendons through points fixed on bodies
+// (spatial.go). Not simulated yet: tendon wrapping and a weld's explicit
+// relpose (the MJCF import refuses models that need them), and
+// the constraint solve is the converged Newton minimizer (MuJoCo's
+// Newton and CG reach it within their tolerance) or MuJoCo's PGS on the
+// dual with its iterations and tolerance (pgs.go). Mocap bodies
+// (mocap.go) take their frames from Data.MocapPos and MocapQuat, set by
+// the caller: a weld to one drives a gripper as MetaWorld's. The broad
+// phase keeps static pair filters from SetCollision and per step a
+// bounding-sphere and a world-box test that can drop no contact.
 //
 // Step allocates nothing, is bit-deterministic, and never panics on a bad
 // state: a non-finite or huge (> MaxVal) qpos, qvel or qacc resets the

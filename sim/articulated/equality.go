@@ -298,7 +298,7 @@ func makeEqualities(m *Model, d *Data) {
 			t1, t2 := e.Obj1, e.Obj2
 			i := d.NEfc
 			row := d.efcJd[i*nv : i*nv+nv]
-			copy(row, m.tenJ[t1*nv:t1*nv+nv])
+			copy(row, d.tenJ[t1*nv:t1*nv+nv])
 			c := e.PolyCoef
 			l1 := d.TenLength[t1] - m.tenLength0[t1]
 			cpos := l1 - c[0]
@@ -307,7 +307,7 @@ func makeEqualities(m *Model, d *Data) {
 				dif := d.TenLength[t2] - m.tenLength0[t2]
 				cpos = l1 - c[0] - (c[1]*dif + c[2]*dif*dif + c[3]*dif*dif*dif + c[4]*dif*dif*dif*dif)
 				deriv := c[1] + 2*c[2]*dif + 3*c[3]*dif*dif + 4*c[4]*dif*dif*dif
-				for k, x := range m.tenJ[t2*nv : t2*nv+nv] {
+				for k, x := range d.tenJ[t2*nv : t2*nv+nv] {
 					row[k] -= deriv * x
 				}
 				invw += m.tenInvWeight0[t2]

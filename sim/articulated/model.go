@@ -84,6 +84,7 @@ const (
 	DisableGravity      = 1 << 7  // gravity (and gravcomp)
 	DisableClampCtrl    = 1 << 8  // clamping ctrl to ctrlrange
 	DisableActuation    = 1 << 11 // actuator forces
+	DisableWarmstart    = 1 << 9  // PGS's warm start from the last qacc
 	DisableRefSafe      = 1 << 12 // solref timeconst >= 2·timestep
 	DisableEulerDamp    = 1 << 15 // implicit joint damping in Euler
 )
@@ -94,7 +95,54 @@ type Option struct {
 	Gravity    [3]float64
 	Integrator Integrator
 	Disable    int // Disable* bits
+	// Cone is the friction cone of contacts (MuJoCo's opt.cone).
+	Cone Cone
+	// Solver is the constraint solver; Iterations and Tolerance bound
+	// PGS's sweeps (0: MuJoCo's defaults 100 and 1e-8; a negative
+	// Tolerance: MuJoCo's 0, no early stop). Newton runs to convergence
+	// whatever they say.
+	Solver     Solver
+	Iterations int
+	Tolerance  float64
 }
+
+// Solver selects the constraint solver. Unlike MuJoCo's mjtSolver
+// numbering, the zero value is Newton, MuJoCo's default.
+type Solver int
+
+// The constraint solvers.
+const (
+	// Newton minimizes the primal cost by Newton's method with an exact
+	// line search, iterated to convergence (MuJoCo's Newton and CG both
+	// reach this minimizer within their tolerance).
+	Newton Solver = 0
+	// PGS is MuJoCo's projected Gauss–Seidel on the dual (pgs.go), with
+	// its iteration count and tolerance.
+	PGS Solver = 1
+)
+
+func (o *Option) tolerance() float64 {
+	switch {
+	case o.Tolerance < 0:
+		return 0
+	case o.Tolerance > 0:
+		return o.Tolerance
+	}
+	return 1e-8
+}
+
+// Cone selects the contact friction cone, numbered as MuJoCo's mjtCone.
+type Cone int
+
+// The friction cones.
+const (
+	// Pyramidal approximates the friction cone by 2·(condim−1) one-sided
+	// edge rows (MuJoCo's default).
+	Pyramidal Cone = 0
+	// Elliptic is the exact second-order cone: condim rows (normal, then
+	// the friction directions) solved as one block.
+	Elliptic Cone = 1
+)
 
 // Gain and bias types of an actuator (mjtGain, mjtBias).
 const (
@@ -122,6 +170,14 @@ type Actuator struct {
 	CtrlRange    [2]float64
 	ForceLimited bool
 	ForceRange   [2]float64
+	// Activation dynamics (dyn.go): DynType (Dyn*), DynPrm[0] the filter's
+	// time constant, the activation's clamp, and ActEarly: the force
+	// uses the next step's activation.
+	DynType    int
+	DynPrm     [3]float64
+	ActLimited bool
+	ActRange   [2]float64
+	ActEarly   bool
 }
 
 // Key is a keyframe (MuJoCo's <key>): nil slices keep the model defaults.
@@ -135,6 +191,7 @@ type Key struct {
 	// quaternions (4 each, w x y z), in Model.MocapBodies' order; nil keeps
 	// the bodies' model frames.
 	Mpos, Mquat []float64
+	Act         []float64 // one per actuator with activation dynamics
 }
 
 // Body is one body of the tree. Body 0 is the world.
@@ -207,6 +264,10 @@ type Model struct {
 	Collision
 
 	NQ, NV, NU int
+	// NA is the number of activations (actuators with DynType ≠ DynNone),
+	// actAdr each actuator's index into Data.Act (−1: none).
+	NA         int
+	actAdr     []int
 	Qpos0      []float64
 	QposSpring []float64
 
@@ -221,6 +282,7 @@ type Model struct {
 	jntQposAdr, jntDofAdr  []int
 	hasDamping             bool
 	dofInvWeight0          []float64 // MuJoCo's dof_invweight0: inverse inertia at qpos0
+	meanInertia            float64   // MuJoCo's stat.meaninertia: mean diagonal of M at qpos0
 	nLimitRows             int       // the most limit rows at once
 	nFrictionRows          int       // frictionloss rows (one per dof)
 	nEqRows                int       // equality rows
@@ -278,6 +340,15 @@ func newModel(s Spec) (*Model, error) {
 	}
 	if opt.Integrator != Euler && opt.Integrator != ImplicitFast && opt.Integrator != Implicit && opt.Integrator != RK4 {
 		bad("integrator %d: only Euler (0), RK4 (1), Implicit (2) and ImplicitFast (3) are implemented", opt.Integrator)
+	}
+	if opt.Cone != Pyramidal && opt.Cone != Elliptic {
+		bad("cone %d: only Pyramidal (0) and Elliptic (1) exist", opt.Cone)
+	}
+	if opt.Solver != Newton && opt.Solver != PGS {
+		bad("solver %d: only Newton (0) and PGS (1) are implemented", opt.Solver)
+	}
+	if opt.Iterations < 0 || !finite(opt.Tolerance) {
+		bad("iterations %d must be ≥ 0 and tolerance %g finite (0: MuJoCo's defaults)", opt.Iterations, opt.Tolerance)
 	}
 	if len(m.Bodies) == 0 || m.Bodies[0].Parent != -1 {
 		return nil, errors.New("articulated: body 0 must be the world, with Parent -1")
@@ -525,9 +596,14 @@ func newModel(s Spec) (*Model, error) {
 		if a.ForceLimited && !(a.ForceRange[0] <= a.ForceRange[1]) {
 			bad("actuator %d (%q): forcerange %v must have lower <= upper", i, a.Name, a.ForceRange)
 		}
+		m.validateDyn(i, a, bad) // dyn.go
 	}
 	m.validateMocap(bad) // mocap.go
 	for i, k := range keys {
+		if k.Act != nil && len(k.Act) != m.NA || !finite(k.Act...) {
+			bad("key %d (%q): act needs %d finite values, one per actuator with activation dynamics (got %d)", i, k.Name, m.NA, len(k.Act))
+			continue
+		}
 		if k.Qpos != nil && len(k.Qpos) != m.NQ || k.Qvel != nil && len(k.Qvel) != m.NV || k.Ctrl != nil && len(k.Ctrl) != m.NU {
 			bad("key %d (%q): qpos, qvel and ctrl need %d, %d and %d values (got %d, %d, %d)", i, k.Name,
 				m.NQ, m.NV, m.NU, len(k.Qpos), len(k.Qvel), len(k.Ctrl))
@@ -538,7 +614,7 @@ func newModel(s Spec) (*Model, error) {
 			continue
 		}
 		key := Key{Name: k.Name, Time: k.Time, Qpos: append([]float64(nil), k.Qpos...),
-			Qvel: append([]float64(nil), k.Qvel...), Ctrl: append([]float64(nil), k.Ctrl...)}
+			Qvel: append([]float64(nil), k.Qvel...), Ctrl: append([]float64(nil), k.Ctrl...), Act: append([]float64(nil), k.Act...)}
 		if !m.mocapKey(i, &k, &key, bad) { // mocap.go
 			continue
 		}
@@ -582,6 +658,9 @@ func (m *Model) setConst() {
 	comPos(m, d)
 	crbMass(m, d)
 	factorInto(m, d, 0, nil)
+	for k := range m.NV {
+		m.meanInertia += d.QM[k*m.NV+k] / float64(m.NV)
+	}
 	hasChild := make([]bool, len(m.Bodies))
 	for i := 1; i < len(m.Bodies); i++ {
 		hasChild[m.Bodies[i].Parent] = true

@@ -31,7 +31,14 @@ type Data struct {
 	Qpos []float64 // NQ
 	Qvel []float64 // NV
 	Ctrl []float64 // NU
-	Qacc []float64 // NV: the acceleration of the last Forward
+	// tenJ is the tendons' Jacobians (len(Tendons)×NV): the model's
+	// constant rows for fixed tendons, recomputed each Forward for spatial
+	// ones (spatial.go); tenScratch holds two point Jacobians.
+	tenJ, tenScratch []float64
+	// Act are the actuators' activations (NA), ActDot their derivative at
+	// the last Forward (dyn.go).
+	Act, ActDot []float64
+	Qacc        []float64 // NV: the acceleration of the last Forward
 	// MocapPos and MocapQuat (w x y z, normalized by kinematics) are the
 	// frames of Model.MocapBodies, set by the caller (mocap.go).
 	MocapPos  [][3]float64
@@ -78,15 +85,28 @@ type Data struct {
 	// joint's dofs (efcJac: 1 value, 3 for a ball), distance EfcPos,
 	// impedance-derived inverse regularizer efcD, reference acceleration
 	// EfcAref and force EfcForce (MuJoCo's efc_* arrays).
-	NEfc                int
-	EfcType, EfcJnt     []int
-	efcDof, efcN        []int
-	efcJac              [][3]float64
-	EfcPos, efcD, efcR  []float64
-	efcFloss            []float64
-	EfcAref             []float64
-	EfcForce            []float64
-	efcActive           []bool
+	NEfc               int
+	EfcType, EfcJnt    []int
+	efcDof, efcN       []int
+	efcJac             [][3]float64
+	EfcPos, efcD, efcR []float64
+	efcFloss           []float64
+	EfcAref            []float64
+	EfcForce           []float64
+	efcActive          []bool
+	// elliptic contacts (cone.go), on a block's first row: its dim, the
+	// regularized cone's mu and whether it is in the middle zone
+	efcDim  []int
+	efcMu   []float64
+	efcCone []bool
+	// PGS (pgs.go): A = J·M⁻¹·Jᵀ + R, M⁻¹·Jᵀ, the visiting order, and
+	// the last step's qacc (MuJoCo's qacc_warmstart)
+	pgsA, pgsW []float64
+	pgsIdx     []int
+	qaccWarm   []float64
+	// a contact's dofs: those moving either body (contact.go)
+	conCols             []int
+	conMark             []bool
 	efcJar, efcJp       []float64
 	QfrcConstraint      []float64
 	efcG, efcP          []float64
@@ -110,6 +130,7 @@ func NewData(m *Model) *Data {
 	v := func() []float64 { return make([]float64, nv) }
 	d := &Data{
 		Qpos: make([]float64, m.NQ), Qvel: v(), Ctrl: make([]float64, nu), Qacc: v(),
+		Act: make([]float64, m.NA), ActDot: make([]float64, m.NA),
 		Xpos: make([][3]float64, nb), Xipos: make([][3]float64, nb), SubtreeCom: make([][3]float64, nb),
 		Xquat: make([][4]float64, nb), Xmat: make([][9]float64, nb), Ximat: make([][9]float64, nb),
 		Xanchor: make([][3]float64, nj), Xaxis: make([][3]float64, nj),
@@ -120,9 +141,11 @@ func NewData(m *Model) *Data {
 		QfrcBias: v(), QfrcSpring: v(), QfrcDamper: v(), QfrcGravcomp: v(), QfrcPassive: v(),
 		ActuatorLength: make([]float64, nu), ActuatorVelocity: make([]float64, nu), ActuatorForce: make([]float64, nu),
 		QfrcActuator: v(), QfrcSmooth: v(), QaccSmooth: v(), tmp: v(),
-		QfrcConstraint: v(), efcG: v(), efcP: v(),
+		QfrcConstraint: v(), efcG: v(), efcP: v(), qaccWarm: v(),
+		conCols: make([]int, 0, nv), conMark: make([]bool, nv),
 		TenLength: make([]float64, len(m.Tendons)), TenVelocity: make([]float64, len(m.Tendons)),
 		MocapPos: make([][3]float64, len(m.MocapBodies)), MocapQuat: make([][4]float64, len(m.MocapBodies)),
+		tenJ: append([]float64(nil), m.tenJ...), tenScratch: make([]float64, 12*nv),
 	}
 	d.initContacts(m) // collision.go
 	if m.Opt.Integrator == RK4 {
@@ -139,6 +162,18 @@ func NewData(m *Model) *Data {
 	d.EfcPos, d.efcD, d.efcR, d.efcFloss, d.EfcAref, d.EfcForce = f(), f(), f(), f(), f(), f()
 	d.efcJar, d.efcJp = f(), f()
 	d.efcActive = make([]bool, nr)
+	d.efcDim, d.efcMu, d.efcCone = make([]int, nr), f(), make([]bool, nr)
+	if m.Opt.Solver == PGS {
+		// A is nr² (2 MB at 512 rows); beyond that it grows with the rows
+		// a step actually has (pgs.go)
+		d.pgsIdx = make([]int, 0, nr)
+		if nr <= 512 {
+			d.pgsA, d.pgsW = make([]float64, nr*nr), make([]float64, nr*nv)
+		}
+		if d.efcRow == nil {
+			d.efcRow, d.efcSpan = make([]float64, nv), make([]int, 2*nr)
+		}
+	}
 	if m.nEqRows+m.nTendonRows > 0 || len(m.Tendons) > 0 || m.contactRowCap() > 0 {
 		d.efcJd, d.efcH, d.efcRow = make([]float64, nr*nv), make([]float64, nv*nv), make([]float64, nv)
 		d.efcNZ, d.efcSpan = make([]int, 0, nv), make([]int, 2*nr)
@@ -154,7 +189,10 @@ func Reset(m *Model, d *Data) {
 	copy(d.Qpos, m.Qpos0)
 	clear(d.Qvel)
 	clear(d.Ctrl)
+	clear(d.Act)
+	clear(d.ActDot)
 	clear(d.Qacc)
+	clear(d.qaccWarm)
 	d.Time = 0
 	resetMocap(m, d, nil)
 }
@@ -177,6 +215,9 @@ func ResetKey(m *Model, d *Data, k int) error {
 		copy(d.Ctrl, key.Ctrl)
 	}
 	resetMocap(m, d, key)
+	if key.Act != nil {
+		copy(d.Act, key.Act)
+	}
 	return nil
 }
 
@@ -197,6 +238,7 @@ func Step(m *Model, d *Data) {
 		d.warnReset(m)
 		Forward(m, d)
 	}
+	copy(d.qaccWarm, d.Qacc) // before the integrator: RK4 overwrites Qacc
 	integrate(m, d)
 }
 
@@ -238,7 +280,11 @@ func Forward(m *Model, d *Data) {
 	clear(d.QfrcConstraint)
 	makeConstraints(m, d)
 	makeContactRows(m, d) // contact.go
-	if d.NEfc > 0 {
+	switch {
+	case d.NEfc == 0:
+	case m.Opt.Solver == PGS:
+		solvePGS(m, d) // pgs.go
+	default:
 		solveConstraints(m, d)
 	}
 }
@@ -599,14 +645,14 @@ func actuation(m *Model, d *Data) {
 		if a.BiasType == BiasAffine {
 			bias = a.BiasPrm[0] + a.BiasPrm[1]*l + a.BiasPrm[2]*lv
 		}
-		f := gain*ctrl + bias
+		f := gain*d.actInput(m, i, ctrl) + bias
 		if a.ForceLimited {
 			f = min(max(f, a.ForceRange[0]), a.ForceRange[1])
 		}
 		d.ActuatorForce[i] = f
 		if a.Trn == TrnTendon {
 			nv := m.NV
-			for k, x := range m.tenJ[a.Tendon*nv : a.Tendon*nv+nv] {
+			for k, x := range d.tenJ[a.Tendon*nv : a.Tendon*nv+nv] {
 				d.QfrcActuator[k] += a.Gear * x * f
 			}
 		} else {
@@ -744,6 +790,7 @@ func integrate(m *Model, d *Data) {
 		solveLD(m, d.qLD, d.tmp)
 		acc = d.tmp
 	}
+	advanceAct(m, d) // dyn.go
 	for k := range m.NV {
 		d.Qvel[k] += h * acc[k]
 	}
@@ -767,7 +814,7 @@ func loadImplicitFast(m *Model, d *Data, h float64) []float64 {
 	if m.Opt.Disable&DisableActuation == 0 {
 		for i := range m.Actuators {
 			if a := &m.Actuators[i]; a.Trn == TrnJoint {
-				D[m.jntDofAdr[a.Joint]] -= a.Gear * a.Gear * actuatorDV(a, d.Ctrl[i])
+				D[m.jntDofAdr[a.Joint]] -= a.Gear * a.Gear * actuatorDV(a, d.dvInput(m, i))
 			}
 		}
 	}
@@ -775,7 +822,7 @@ func loadImplicitFast(m *Model, d *Data, h float64) []float64 {
 	L := d.qLD
 	loadLD(m, d, L, h, D)
 	addJJ := func(t int, c float64) {
-		J := m.tenJ[t*nv : t*nv+nv]
+		J := d.tenJ[t*nv : t*nv+nv]
 		for r, x := range J {
 			if x == 0 {
 				continue
@@ -796,7 +843,7 @@ func loadImplicitFast(m *Model, d *Data, h float64) []float64 {
 	if m.Opt.Disable&DisableActuation == 0 {
 		for i := range m.Actuators {
 			if a := &m.Actuators[i]; a.Trn == TrnTendon {
-				if dv := actuatorDV(a, d.Ctrl[i]); dv != 0 {
+				if dv := actuatorDV(a, d.dvInput(m, i)); dv != 0 {
 					addJJ(a.Tendon, -a.Gear*a.Gear*dv)
 				}
 			}
@@ -1043,25 +1090,17 @@ func solveConstraints(m *Model, d *Data) {
 	for i := range n {
 		scale = max(scale, d.efcFloss[i])
 	}
-	dense := false // an equality row couples dofs across branches
-	for i := range n {
-		if d.efcN[i] != 0 {
-			continue
-		}
-		dense = true
-		// the dense row's nonzero span: the products outside it are
-		// exact zeros, so J·x and Jᵀf over the span are the full sums
-		row := d.efcJd[i*nv : i*nv+nv]
-		lo, hi := 0, nv
-		for lo < hi && row[lo] == 0 {
-			lo++
-		}
-		for hi > lo && row[hi-1] == 0 {
-			hi--
-		}
-		d.efcSpan[2*i], d.efcSpan[2*i+1] = lo, hi
+	// the dense H and Cholesky only where a row couples dofs across
+	// branches (or an elliptic block): else H = M + JᵀDJ keeps M's tree
+	// sparsity and factors as M does
+	dense := d.setSpans(m, n, nv)
+	// start from the better of qacc_smooth (x on entry) and the last
+	// step's acceleration (MuJoCo's warmstart); the minimizer is the same
+	if m.Opt.Disable&DisableWarmstart == 0 && d.primalCost(m, d.qaccWarm, d.tmp) < d.primalCost(m, x, d.tmp) {
+		copy(x, d.qaccWarm)
 	}
 	d.SolverIter = 0
+	converged := false
 	for iter := 0; iter < 100; iter++ {
 		d.SolverIter = iter
 		// gradient g = M(x − x₀) − Σ J_iᵀ f_i = Mx − qfrc_smooth − Jᵀf
@@ -1078,12 +1117,33 @@ func solveConstraints(m *Model, d *Data) {
 		// H changes only with the set of quadratic rows: keep its factor
 		// while that set stays (MuJoCo's Newton does the same)
 		changed := iter == 0
-		for i := range n {
-			f, quad := d.rowForce(i, d.rowJar(i, x))
+		for i := 0; i < n; i++ {
+			if d.EfcType[i] == RowContactElliptic {
+				// an elliptic block: its zone sets its rows' state; on
+				// the cone's surface its Hessian moves with x
+				var jar, f [6]float64
+				d.coneJar(i, x, &jar)
+				copy(d.efcJar[i:i+d.efcDim[i]], jar[:d.efcDim[i]])
+				z := d.coneForce(i, &jar, &f)
+				cone, quad := z == coneMiddle, z == coneBottom
+				changed = changed || cone || d.efcCone[i]
+				d.efcCone[i] = cone
+				for j := range d.efcDim[i] {
+					changed = changed || d.efcActive[i+j] != quad
+					d.efcActive[i+j] = quad
+					d.EfcForce[i+j] = f[j]
+					d.addJT(i+j, -f[j], g)
+				}
+				i += d.efcDim[i] - 1
+				continue
+			}
+			d.efcJar[i] = d.rowJar(i, x) // x stays until the line search
+			f, quad := d.rowForce(i, d.efcJar[i])
 			if d.efcActive[i] != quad {
 				changed = true
 			}
 			d.efcActive[i] = quad
+			d.EfcForce[i] = f
 			d.addJT(i, -f, g)
 		}
 		gn := 0.0
@@ -1091,6 +1151,7 @@ func solveConstraints(m *Model, d *Data) {
 			gn = max(gn, math.Abs(v))
 		}
 		if gn <= 1e-13*scale {
+			converged = true // EfcForce holds the forces at x
 			break
 		}
 		// Newton direction: H p = −g, H = M + Σ_quadratic D JᵀJ
@@ -1107,8 +1168,13 @@ func solveConstraints(m *Model, d *Data) {
 				if !d.efcActive[i] {
 					continue
 				}
-				d.rowDense(i, nv)
-				J := d.efcRow
+				var J []float64
+				if d.efcN[i] == 0 {
+					J = d.efcJd[i*nv : i*nv+nv]
+				} else {
+					d.rowDense(i, nv)
+					J = d.efcRow
+				}
 				// the row's nonzeros (adding D·J_r·0 changes nothing)
 				lo, hi := 0, nv
 				if d.efcN[i] == 0 {
@@ -1120,12 +1186,23 @@ func solveConstraints(m *Model, d *Data) {
 						nz = append(nz, c)
 					}
 				}
-				for _, r := range nz {
+				// the lower triangle: cholFactor reads no more
+				for k, r := range nz {
 					Hr := H[r*nv : r*nv+nv]
 					Dr := d.efcD[i] * J[r] // (D·J_r)·J_c, as before
-					for _, c := range nz {
+					for _, c := range nz[:k+1] {
 						Hr[c] += Dr * J[c]
 					}
+				}
+			}
+			for i := 0; i < n; i++ {
+				if d.EfcType[i] == RowContactElliptic {
+					if d.efcCone[i] {
+						var jar [6]float64
+						d.coneJar(i, x, &jar)
+						d.addConeHessian(i, &jar, H, nv)
+					}
+					i += d.efcDim[i] - 1
 				}
 			}
 			cholFactor(H, nv)
@@ -1137,6 +1214,10 @@ func solveConstraints(m *Model, d *Data) {
 			loadLD(m, d, L, 0, nil)
 			for i := range n {
 				if !d.efcActive[i] {
+					continue
+				}
+				if d.efcN[i] == 0 {
+					d.addChainRow(m, i, L)
 					continue
 				}
 				// a joint's dofs chain: dof da+c is da+r's (r−c−1)-th ancestor
@@ -1164,14 +1245,31 @@ func solveConstraints(m *Model, d *Data) {
 		}
 		// pᵀg includes −Σ (J_i p) f_i at α = 0: add it back
 		for i := range n {
-			d.efcJar[i] = d.rowJar(i, x)
 			d.efcJp[i] = d.rowJar(i, p) + d.EfcAref[i]
+		}
+		for i := 0; i < n; i++ {
+			if d.EfcType[i] == RowContactElliptic {
+				var jar, f [6]float64
+				copy(jar[:], d.efcJar[i:i+d.efcDim[i]])
+				d.coneForce(i, &jar, &f)
+				for j := range d.efcDim[i] {
+					pg0 += d.efcJp[i+j] * f[j]
+				}
+				i += d.efcDim[i] - 1
+				continue
+			}
 			f, _ := d.rowForce(i, d.efcJar[i])
 			pg0 += d.efcJp[i] * f
 		}
 		deriv := func(a float64) (float64, float64) {
 			v, h := pg0+a*pMp, pMp
-			for i := range n {
+			for i := 0; i < n; i++ {
+				if d.EfcType[i] == RowContactElliptic {
+					cv, ch := d.coneLine(i, a)
+					v, h = v+cv, h+ch
+					i += d.efcDim[i] - 1
+					continue
+				}
 				f, quad := d.rowForce(i, d.efcJar[i]+a*d.efcJp[i])
 				v -= d.efcJp[i] * f
 				if quad {
@@ -1211,9 +1309,91 @@ func solveConstraints(m *Model, d *Data) {
 			x[r] += a * p[r]
 		}
 	}
-	for i := range n {
+	for i := 0; i < n; i++ {
+		if converged {
+			d.addJT(i, d.EfcForce[i], d.QfrcConstraint)
+			continue
+		}
+		if d.EfcType[i] == RowContactElliptic {
+			var jar, f [6]float64
+			d.coneJar(i, x, &jar)
+			d.coneForce(i, &jar, &f)
+			for j := range d.efcDim[i] {
+				d.EfcForce[i+j] = f[j]
+				d.addJT(i+j, f[j], d.QfrcConstraint)
+			}
+			i += d.efcDim[i] - 1
+			continue
+		}
 		d.EfcForce[i], _ = d.rowForce(i, d.rowJar(i, x))
 		d.addJT(i, d.EfcForce[i], d.QfrcConstraint)
+	}
+}
+
+// setSpans finds the nonzero span of each dense row (efcSpan): the
+// products outside it are exact zeros, so J·x and Jᵀf over the span are
+// the full sums. It reports whether a dense row's nonzeros are not one
+// chain of ancestors (so JᵀJ fills H outside M's tree pattern) or a row
+// is an elliptic block's.
+func (d *Data) setSpans(m *Model, n, nv int) bool {
+	fill := false
+	for i := range n {
+		if d.efcN[i] != 0 {
+			continue
+		}
+		row := d.efcJd[i*nv : i*nv+nv]
+		lo, hi := 0, nv
+		for lo < hi && row[lo] == 0 {
+			lo++
+		}
+		for hi > lo && row[hi-1] == 0 {
+			hi--
+		}
+		d.efcSpan[2*i], d.efcSpan[2*i+1] = lo, hi
+		if fill || d.EfcType[i] == RowContactElliptic {
+			fill = true
+			continue
+		}
+		// a chain: walking up from the last nonzero meets every other
+		k := hi - 1
+		for c := hi - 1; c >= lo; c-- {
+			if row[c] == 0 {
+				continue
+			}
+			for k > c {
+				k = m.dofParent[k]
+			}
+			if k != c {
+				fill = true
+				break
+			}
+		}
+	}
+	return fill
+}
+
+// addChainRow adds D·JᵀJ of dense row i, whose nonzeros are one chain of
+// ancestors, to the tree-compressed L (loadLD's layout).
+func (d *Data) addChainRow(m *Model, i int, L []float64) {
+	nv := m.NV
+	J := d.efcJd[i*nv : i*nv+nv]
+	lo, hi := d.efcSpan[2*i], d.efcSpan[2*i+1]
+	off := L[nv:]
+	for r := hi - 1; r >= lo; r-- {
+		if J[r] == 0 {
+			continue
+		}
+		Dr := d.efcD[i] * J[r]
+		L[r] += Dr * J[r]
+		row := off[m.ancAdr[r]:m.ancAdr[r+1]]
+		for ii, a := range m.ancestors[r] {
+			if a < lo {
+				break // ancestors come nearest first: the rest are below the span
+			}
+			if J[a] != 0 {
+				row[ii] += Dr * J[a]
+			}
+		}
 	}
 }
 

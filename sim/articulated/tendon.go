@@ -9,9 +9,14 @@ package articulated
 // (Actuator.Trn = TrnTendon). Zero solver parameters mean MuJoCo's
 // defaults.
 type Tendon struct {
-	Name               string
-	Joints             []int
-	Coefs              []float64
+	Name   string
+	Joints []int
+	Coefs  []float64
+	// Path makes the tendon spatial (MuJoCo's <spatial> through sites
+	// only): its length is the sum of the straight segments between
+	// consecutive points, each fixed on a body; Joints and Coefs stay
+	// empty.
+	Path               []TendonPoint
 	Stiffness, Damping float64
 	SpringLength       [2]float64
 	Limited            bool
@@ -54,7 +59,10 @@ func (m *Model) validateTendons(bad func(string, ...any)) {
 	for t := range m.Tendons {
 		tn := &m.Tendons[t]
 		tn.Joints, tn.Coefs = append([]int(nil), tn.Joints...), append([]float64(nil), tn.Coefs...)
-		if len(tn.Joints) == 0 || len(tn.Joints) != len(tn.Coefs) {
+		tn.Path = append([]TendonPoint(nil), tn.Path...)
+		if len(tn.Path) > 0 {
+			m.validatePath(t, tn, bad) // spatial.go
+		} else if len(tn.Joints) == 0 || len(tn.Joints) != len(tn.Coefs) {
 			bad("tendon %d (%q): needs joints with one coefficient each (got %d joints, %d coefs)", t, tn.Name, len(tn.Joints), len(tn.Coefs))
 			continue
 		}
@@ -122,6 +130,10 @@ func (m *Model) setTendonConst(d *Data) {
 	tmp := make([]float64, nv)
 	for t := range m.Tendons {
 		J := m.tenJ[t*nv : t*nv+nv]
+		if len(m.Tendons[t].Path) > 0 {
+			J = d.tenJ[t*nv : t*nv+nv] // at qpos0: d's kinematics
+			spatialTendon(m, d, t)
+		}
 		copy(tmp, J)
 		solveLD(m, d.qLD, tmp)
 		s := 0.0
@@ -129,8 +141,16 @@ func (m *Model) setTendonConst(d *Data) {
 			s += J[k] * tmp[k]
 		}
 		m.tenInvWeight0[t] = s
-		m.tenLength0[t] = m.tendonLength(t, m.Qpos0)
 		tn := &m.Tendons[t]
+		if len(tn.Path) > 0 {
+			m.tenLength0[t] = d.TenLength[t]
+			if tn.SpringLength == [2]float64{-1, -1} {
+				l := m.spatialLengthAt(d, t, m.QposSpring)
+				tn.SpringLength = [2]float64{l, l}
+			}
+			continue
+		}
+		m.tenLength0[t] = m.tendonLength(t, m.Qpos0)
 		if tn.SpringLength == [2]float64{-1, -1} {
 			l := m.tendonLength(t, m.QposSpring)
 			tn.SpringLength = [2]float64{l, l}
@@ -142,9 +162,13 @@ func (m *Model) setTendonConst(d *Data) {
 func tendons(m *Model, d *Data) {
 	nv := m.NV
 	for t := range m.Tendons {
-		d.TenLength[t] = m.tendonLength(t, d.Qpos)
+		if len(m.Tendons[t].Path) > 0 {
+			spatialTendon(m, d, t) // length and d.tenJ's row
+		} else {
+			d.TenLength[t] = m.tendonLength(t, d.Qpos)
+		}
 		v := 0.0
-		for k, x := range m.tenJ[t*nv : t*nv+nv] {
+		for k, x := range d.tenJ[t*nv : t*nv+nv] {
 			v += x * d.Qvel[k]
 		}
 		d.TenVelocity[t] = v
@@ -172,7 +196,7 @@ func tendonPassive(m *Model, d *Data) {
 		if fs == 0 && fd == 0 {
 			continue
 		}
-		for k, x := range m.tenJ[t*nv : t*nv+nv] {
+		for k, x := range d.tenJ[t*nv : t*nv+nv] {
 			d.QfrcSpring[k] += x * fs
 			d.QfrcDamper[k] += x * fd
 		}
@@ -184,7 +208,7 @@ func makeTendonRows(m *Model, d *Data, friction bool) {
 	nv := m.NV
 	for t := range m.Tendons {
 		tn := &m.Tendons[t]
-		J := m.tenJ[t*nv : t*nv+nv]
+		J := d.tenJ[t*nv : t*nv+nv]
 		if friction {
 			if tn.FrictionLoss == 0 || m.Opt.Disable&DisableFrictionLoss != 0 {
 				continue

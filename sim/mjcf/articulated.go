@@ -34,21 +34,24 @@ type Articulated struct {
 // frictionloss (solreffriction, solimpfriction); body gravcomp; fixed
 // tendons (stiffness, damping, springlength, range, margin, solreflimit,
 // solimplimit, frictionloss); joint, tendon, connect and weld equalities
-// (body or site semantics); motor, position (kp, kv), velocity and general (fixed or
-// affine gain, none or affine bias, no activation dynamics) actuators on
-// hinge and slide joints or fixed tendons with gear, ctrlrange and
-// forcerange; <option> timestep, gravity and integrator (Euler,
-// implicitfast, implicit, RK4); the <flag>s gravity, spring, damper, actuation,
-// clampctrl, eulerdamp, limit, equality, frictionloss, constraint and
-// refsafe; mocap bodies (their frames in articulated.Data.MocapPos
-// and MocapQuat, set by the caller); keyframes (qpos, qvel, ctrl, time,
-// mpos, mquat); colliding geoms
+// (body or site semantics); motor, position (kp, kv, timeconst), velocity
+// and general (fixed or affine gain, none or affine bias; dyntype none,
+// integrator, filter or filterexact with dynprm, actlimited, actrange,
+// actearly) actuators on hinge and slide joints or fixed tendons with
+// gear, ctrlrange and forcerange; <option> timestep, gravity, integrator
+// (Euler, implicitfast, implicit, RK4), cone, solver (Newton; CG as
+// Newton; PGS with iterations and tolerance); the <flag>s gravity, spring,
+// damper, actuation, clampctrl, eulerdamp, limit, equality, frictionloss,
+// constraint, refsafe and warmstart; mocap bodies (their frames in
+// articulated.Data.MocapPos and MocapQuat, set by the caller); keyframes
+// (qpos, qvel, ctrl, act, time, mpos, mquat); colliding geoms
 // (plane, sphere, capsule, ellipsoid, cylinder, box, mesh through its
 // convex hull) with condim, friction, margin, gap, solref, solimp,
 // solmix and priority, <contact><exclude> and <pair>, the flags contact
-// and filterparent, <option impratio> (articulated_geoms.go). What would
-// change the physics and is not simulated — spatial tendons, elliptic
-// cones, a pair's solreffriction — is an error naming the element,
+// and filterparent, <option impratio> and cone (pyramidal or elliptic).
+// Spatial tendons through sites (no wrapping geoms or pulleys). What
+// would change the physics and is not simulated — wrapping, a pair's
+// solreffriction — is an error naming the element,
 // attribute and line (Options.Lenient drops it with a
 // warning). Options' sim-specific fields (substeps, chains, masses) do
 // not apply.
@@ -231,11 +234,12 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 				FrictionLoss: j.floss, SolRefFriction: j.solreffr, SolImpFriction: j.solimpfr})
 		}
 	}
+	sites := c.artSites()
 	var tendons []articulated.Tendon
 	tendonOf := map[string]int{}
 	for _, sec := range tendonSecs {
 		for _, e := range sec.children {
-			if tn, ok := c.artTendon(e, jointOf); ok {
+			if tn, ok := c.artTendon(e, jointOf, sites); ok {
 				if tn.Name != "" {
 					if _, dup := tendonOf[tn.Name]; dup {
 						c.fail(e, "name", fmt.Sprintf("tendon %q is defined twice", tn.Name))
@@ -250,11 +254,17 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 	for _, sec := range actuators {
 		for _, e := range sec.children {
 			if a, ok := c.artActuator(e, jointOf, tendonOf); ok {
+				if a.DynType != articulated.DynNone && st.opt.Integrator == articulated.RK4 {
+					attr := "dyntype"
+					if e.name == "position" {
+						attr = "timeconst"
+					}
+					c.fail(e, attr, "activation dynamics with the RK4 integrator are not in the articulated engine (use Euler, implicit or implicitfast)")
+				}
 				acts = append(acts, a)
 			}
 		}
 	}
-	sites := c.artSites()
 	var eqs []articulated.Equality
 	for _, sec := range equalities {
 		for _, e := range sec.children {
@@ -270,7 +280,13 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 	for _, j := range joints {
 		nq += j.Type.NQ()
 	}
-	ks := c.artKeys(keys, nq, len(acts))
+	na := 0
+	for _, a := range acts {
+		if a.DynType != articulated.DynNone {
+			na++
+		}
+	}
+	ks := c.artKeys(keys, nq, len(acts), na)
 	if len(c.errs) > 0 {
 		return nil
 	}
@@ -311,12 +327,32 @@ func (c *compiler) artOption(e *element, st *artState) {
 	case "implicit":
 		st.opt.Integrator = articulated.Implicit
 	}
+	if a.oneOf("cone", "pyramidal", "pyramidal", "elliptic") == "elliptic" {
+		st.opt.Cone = articulated.Elliptic
+	}
+	// PGS is its own solver; CG converges to Newton's minimizer, which
+	// the Newton solver computes to convergence
+	if a.oneOf("solver", "Newton", "Newton", "CG", "PGS") == "PGS" {
+		st.opt.Solver = articulated.PGS
+	}
+	if n := a.int("iterations", 100); n < 1 {
+		c.fail(e, "iterations", "must be ≥ 1")
+	} else {
+		st.opt.Iterations = n
+	}
+	if x := a.float("tolerance", 1e-8); !(x >= 0) {
+		c.fail(e, "tolerance", "must be ≥ 0")
+	} else if x == 0 {
+		st.opt.Tolerance = -1 // no early stop
+	} else {
+		st.opt.Tolerance = x
+	}
 	// solver settings act on constraints, which the engine does not have yet
 	if a.int("noslip_iterations", 0) != 0 {
 		c.fail(e, "noslip_iterations", "the noslip post-solver is not in the articulated engine")
 	}
-	a.ignore("iterations", "solver", "tolerance", "ls_iterations", "ls_tolerance",
-		"noslip_tolerance", "mpr_iterations", "mpr_tolerance", "ccd_iterations", "ccd_tolerance", "cone",
+	a.ignore("ls_iterations", "ls_tolerance",
+		"noslip_tolerance", "mpr_iterations", "mpr_tolerance", "ccd_iterations", "ccd_tolerance",
 		"jacobian", "impratio", "o_margin", "o_solref", "o_solimp", "o_friction", "sdf_iterations", "sdf_initpoints",
 		"apirate", "magnetic")
 	if f, ok := a.floats("wind", 3, 3); ok && (f[0] != 0 || f[1] != 0 || f[2] != 0) {
@@ -333,10 +369,11 @@ func (c *compiler) artOption(e *element, st *artState) {
 		"clampctrl": articulated.DisableClampCtrl, "eulerdamp": articulated.DisableEulerDamp,
 		"limit": articulated.DisableLimit, "frictionloss": articulated.DisableFrictionLoss,
 		"equality": articulated.DisableEquality, "constraint": articulated.DisableConstraint, "refsafe": articulated.DisableRefSafe,
-		"contact": articulated.DisableContact, "filterparent": articulated.DisableFilterParent}
+		"contact": articulated.DisableContact, "filterparent": articulated.DisableFilterParent,
+		"warmstart": articulated.DisableWarmstart}
 	// flags that cannot change a model without constraints or contacts
 	harmless := map[string]bool{
-		"midphase": true, "warmstart": true, "filterparent": true, "sensor": true,
+		"midphase": true, "filterparent": true, "sensor": true,
 		"nativeccd": true, "energy": true, "fwdinv": true, "invdiscrete": true, "island": true, "autoreset": true}
 	for _, ch := range e.children {
 		if ch.name != "flag" {
@@ -476,7 +513,7 @@ func (c *compiler) artActuator(e *element, jointOf map[*mjoint]int, tendonOf map
 		}
 	}
 	// a default written for another shortcut may carry its parameters
-	for _, k := range []string{"kp", "kv", "gainprm", "biasprm", "biastype", "gaintype", "dyntype", "dynprm"} {
+	for _, k := range []string{"kp", "kv", "gainprm", "biasprm", "biastype", "gaintype", "dyntype", "dynprm", "timeconst"} {
 		if _, ok := e.attr(k); !ok {
 			a.used[k] = true
 		}
@@ -488,12 +525,35 @@ func (c *compiler) artActuator(e *element, jointOf map[*mjoint]int, tendonOf map
 		kp, kv := a.float("kp", 1), a.float("kv", 0)
 		out.GainPrm[0] = kp
 		out.BiasType, out.BiasPrm = articulated.BiasAffine, [3]float64{0, -kp, -kv}
+		if tc := a.float("timeconst", 0); tc > 0 {
+			// MuJoCo: a position servo with a time constant filters its
+			// ctrl exactly (dyntype filterexact)
+			out.DynType, out.DynPrm[0] = articulated.DynFilterExact, tc
+		} else if tc < 0 {
+			c.fail(e, "timeconst", "must be ≥ 0")
+		}
 	case "velocity":
 		kv := a.float("kv", 1)
 		out.GainPrm[0] = kv
 		out.BiasType, out.BiasPrm = articulated.BiasAffine, [3]float64{0, 0, -kv}
 	case "general":
-		a.oneOf("dyntype", "none", "none")
+		switch a.oneOf("dyntype", "none", "none", "integrator", "filter", "filterexact") {
+		case "integrator":
+			out.DynType = articulated.DynIntegrator
+		case "filter":
+			out.DynType = articulated.DynFilter
+		case "filterexact":
+			out.DynType = articulated.DynFilterExact
+		}
+		out.DynPrm[0] = 1 // MuJoCo's default dynprm
+		if f, ok := a.floats("dynprm", 1, 10); ok {
+			out.DynPrm[0] = f[0]
+			for _, x := range f[1:] {
+				if x != 0 && out.DynType != articulated.DynNone {
+					c.fail(e, "dynprm", "only the first parameter (the time constant) is used by integrator and filter dynamics")
+				}
+			}
+		}
 		if a.oneOf("gaintype", "fixed", "fixed", "affine") == "affine" {
 			out.GainType = articulated.GainAffine
 		}
@@ -518,7 +578,6 @@ func (c *compiler) artActuator(e *element, jointOf map[*mjoint]int, tendonOf map
 				}
 			}
 		}
-		a.ignore("dynprm")
 	}
 	cl := a.tri("ctrllimited")
 	if r, ok := a.floats("ctrlrange", 2, 2); ok {
@@ -534,14 +593,29 @@ func (c *compiler) artActuator(e *element, jointOf map[*mjoint]int, tendonOf map
 	} else if fl == 1 {
 		c.fail(e, "forcerange", "is required when forcelimited is true")
 	}
-	a.warnIf("activations and length ranges are not used without activation dynamics", "actlimited", "actrange", "lengthrange")
-	a.ignore("group", "user", "actdim", "actearly")
+	al := a.tri("actlimited")
+	if r, ok := a.floats("actrange", 2, 2); ok {
+		out.ActRange = [2]float64{r[0], r[1]}
+		out.ActLimited = al == 1 || (al == -1 && c.autolimits)
+	} else if al == 1 {
+		c.fail(e, "actrange", "is required when actlimited is true")
+	}
+	out.ActEarly = a.bool("actearly", false)
+	want := 0
+	if out.DynType != articulated.DynNone {
+		want = 1
+	}
+	if n := a.int("actdim", -1); n != -1 && n != want {
+		c.fail(e, "actdim", fmt.Sprintf("%d: this actuator has %d activation(s); only MuJoCo's automatic actdim is in the articulated engine", n, want))
+	}
+	a.warnIf("length ranges are not used without muscles", "lengthrange")
+	a.ignore("group", "user")
 	a.finish()
 	return out, true
 }
 
 // artKeys reads <key> elements in MuJoCo's qpos layout.
-func (c *compiler) artKeys(keys []*element, nq, nu int) []articulated.Key {
+func (c *compiler) artKeys(keys []*element, nq, nu, na int) []articulated.Key {
 	main := c.classes["main"]
 	var out []articulated.Key
 	for _, sec := range keys {
@@ -577,9 +651,7 @@ func (c *compiler) artKeys(keys []*element, nq, nu int) []articulated.Key {
 			}
 			k.Qvel = read("qvel", nv, "dofs")
 			k.Ctrl = read("ctrl", nu, "actuators")
-			if f, ok := a.floats("act", 0, math.MaxInt32); ok && len(f) > 0 {
-				c.fail(e, "act", "the articulated engine has no actuator activations")
-			}
+			k.Act = read("act", na, "activations (one per actuator with activation dynamics)")
 			nmocap := 0
 			for _, b := range c.bodies {
 				if b.mocap {
@@ -736,12 +808,13 @@ func (c *compiler) artEquality(e *element, jointOf map[*mjoint]int, tendonOf map
 	return out, ok
 }
 
-// artTendon reads a fixed tendon; spatial tendons are refused.
-func (c *compiler) artTendon(e *element, jointOf map[*mjoint]int) (articulated.Tendon, bool) {
+// artTendon reads a fixed tendon, or a spatial one whose path is sites
+// only (wrapping geoms and pulleys are refused).
+func (c *compiler) artTendon(e *element, jointOf map[*mjoint]int, sites []ArtSite) (articulated.Tendon, bool) {
 	main := c.classes["main"]
 	var out articulated.Tendon
-	if e.name != "fixed" {
-		c.unsupported(e, "only fixed tendons are in the articulated engine (spatial tendons need wrapping geometry)")
+	if e.name != "fixed" && e.name != "spatial" {
+		c.unsupported(e, "only fixed and spatial tendons are in the articulated engine")
 		return out, false
 	}
 	a := c.attrsOf(e, "tendon", c.classFor(e, main))
@@ -773,6 +846,9 @@ func (c *compiler) artTendon(e *element, jointOf map[*mjoint]int) (articulated.T
 		c.fail(e, "actuatorfrcrange", "on a tendon is not in the articulated engine")
 	}
 	a.finish()
+	if e.name == "spatial" {
+		return c.artSpatialPath(e, out, sites)
+	}
 	ok := true
 	for _, ch := range e.children {
 		if ch.name != "joint" {
@@ -849,4 +925,37 @@ func (c *compiler) solParams(e *element, a *attrSet, ref, imp string) ([2]float6
 		copy(si[:], f)
 	}
 	return sr, si
+}
+
+// artSpatialPath reads a spatial tendon's path of <site>s.
+func (c *compiler) artSpatialPath(e *element, out articulated.Tendon, sites []ArtSite) (articulated.Tendon, bool) {
+	byName := map[string]ArtSite{}
+	for _, s := range sites {
+		if s.Name != "" {
+			byName[s.Name] = s
+		}
+	}
+	ok := true
+	for _, ch := range e.children {
+		if ch.name != "site" {
+			c.unsupported(ch, "a spatial tendon's path in the articulated engine holds only <site>s (no wrapping <geom> or <pulley>)")
+			ok = false
+			continue
+		}
+		sa := c.attrsOf(ch, "site", nil)
+		name := sa.str("site", "")
+		sa.finish()
+		s, found := byName[name]
+		if !found {
+			c.fail(ch, "site", fmt.Sprintf("%q is not a named site", name))
+			ok = false
+			continue
+		}
+		out.Path = append(out.Path, articulated.TendonPoint{Body: s.Body, Pos: s.Pos})
+	}
+	if len(out.Path) < 2 && ok {
+		c.fail(e, "", "a spatial tendon needs at least two <site>s")
+		ok = false
+	}
+	return out, ok
 }

@@ -20,7 +20,7 @@ func loadContactScene(tb testing.TB, name string) *articulated.Model {
 // Step with contacts allocates nothing after the first step, and two runs
 // from the same state are bit-identical (sim's contracts).
 func TestContactStepAllocatesNothingAndIsDeterministic(t *testing.T) {
-	for _, name := range []string{"stack3", "gripper_box", "hulls", "capsule_chain"} {
+	for _, name := range []string{"stack3", "gripper_box", "hulls", "capsule_chain", "gripper_box_elliptic", "roll_spin_elliptic", "stack3_pgs", "roll_spin_elliptic_pgs"} {
 		m := loadContactScene(t, name)
 		run := func() []float64 {
 			d := articulated.NewData(m)
@@ -50,7 +50,8 @@ func TestContactStepAllocatesNothingAndIsDeterministic(t *testing.T) {
 // BenchmarkContactStep steps contact scenes at rest or in grip (after 0.5 s
 // of settling) and reports simulated steps per second and contacts.
 func BenchmarkContactStep(b *testing.B) {
-	for _, name := range []string{"box_rest", "stack3", "gripper_box", "capsule_chain"} {
+	for _, name := range []string{"box_rest", "stack3", "gripper_box", "capsule_chain",
+		"stack3_elliptic", "gripper_box_elliptic", "stack3_pgs", "gripper_box_pgs"} {
 		b.Run(name, func(b *testing.B) {
 			m := loadContactScene(b, name)
 			d := articulated.NewData(m)

@@ -198,14 +198,11 @@ func (c *compiler) artContact(e *element, geomOf map[string]*mgeom) ([]articulat
 }
 
 // artInstallGeoms gives m its collision geoms when contacts are on, and
-// reads <option impratio> and cone (elliptic cones are refused).
+// reads <option impratio> (the cone is read with the other options).
 func (c *compiler) artInstallGeoms(m *articulated.Model, root *element, contactSecs []*element) {
 	for _, e := range root.children {
 		if e.name != "option" {
 			continue
-		}
-		if v, ok := e.attr("cone"); ok && strings.TrimSpace(v) != "pyramidal" {
-			c.fail(e, "cone", fmt.Sprintf("%q: only MuJoCo's default pyramidal cone is in the articulated engine", v))
 		}
 		if v, ok := e.attr("impratio"); ok {
 			x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)

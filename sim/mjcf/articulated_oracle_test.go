@@ -121,8 +121,10 @@ func maxDiff(a, b []oracleLine, qvel bool) (float64, float64) {
 // oracleModels are the feature models the oracle tests compare; every
 // file in testdata/articulated must be one of them (TestEveryFeatureModelCompared).
 var (
-	smoothModels     = []string{"hinge_chain", "slide_hinge", "ball", "free", "actuators", "nogravity", "combined", "stiff_arm", "limits", "friction", "equality", "weld", "tendon", "tendon_implicit", "rk4_limits", "sites", "implicit_spin"}
-	constraintModels = []string{"limits", "friction", "equality", "weld", "tendon", "rk4_limits", "sites", "pgs_friction"}
+	smoothModels = []string{"hinge_chain", "slide_hinge", "ball", "free", "actuators", "nogravity", "combined", "stiff_arm", "limits", "friction", "equality", "weld", "tendon", "tendon_implicit", "rk4_limits", "sites", "implicit_spin",
+		"activation", "activation_implicitfast", "spatial"}
+	constraintModels = []string{"limits", "friction", "equality", "weld", "tendon", "rk4_limits", "sites", "pgs_friction",
+		"pgs_equality", "pgs_limits", "pgs_tendon", "pgs_weld", "spatial"}
 )
 
 // TestEveryFeatureModelCompared fails when a model added to

@@ -58,7 +58,7 @@
 // velocity, general fixed/affine) with gear, ctrlrange, forcerange;
 // <option> timestep, gravity, integrator (Euler, implicitfast, implicit, RK4) and the
 // flags the engine implements; keyframes with qpos, qvel, ctrl, time.
-// There, what it does not simulate (spatial tendons,
+// There, what it does not simulate (spatial tendons that wrap,
 // colliding geoms unless contacts are disabled, RK4, other flags) is an
 // error with element, attribute and line.
 //
