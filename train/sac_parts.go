@@ -103,6 +103,14 @@ func (r *runner) evaluate(ctx context.Context) (*EvalResult, map[string]float64,
 		}
 	}
 	extra := map[string]float64{}
+	// the same episodes with the stochastic policy (evalstoch.go)
+	sres, err := evaluateStochastic(ctx, r.evalEnv, r.agent, r.cfg.Eval.Episodes, EvalSeed(r.cfg))
+	if err != nil {
+		return nil, nil, err
+	}
+	res.Stochastic = sres
+	extra["eval/success_rate_stochastic"] = sres.SuccessRate
+	extra["eval/mean_reward_stochastic"] = sres.MeanReturn
 	if r.rm != nil {
 		rho, byStage, err := r.rm.expertRank(ctx, r.evalEnv, r.cfg.Seed^evalSeedSalt^0xe4)
 		if err != nil {
