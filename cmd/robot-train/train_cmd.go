@@ -196,6 +196,7 @@ func runTraining(ctx context.Context, cfg train.Config, opts train.Options, stdo
 	}
 	var ce *train.ConfigError
 	if res != nil && !errors.As(err, &ce) { // a refused run did nothing to summarise
+		res.Verdict = train.MainJobVerdict(cfg, res) // what the main job's study reached, on its runs
 		_, _ = fmt.Fprint(stdout, res.Summary())
 	}
 	if err != nil {
