@@ -170,6 +170,7 @@ func (r *runner) frameSources() ([]frame.Source, error) {
 // the loop derives from the run (its seed, ReLo's scores for replay relo).
 func (c *Config) sacConfig() sac.Config {
 	sc := c.SAC.Config
+	sc.Gamma = c.ResolvedGamma()
 	sc.NoEntropyBackup = !c.SAC.EntropyBackup
 	sc.ReLo = c.Replay == "relo"
 	sc.Seed = c.Seed

@@ -30,7 +30,8 @@ func IsMainJob(c Config) bool {
 	}
 	c.Replay, c.Seed, c.Out, c.Eval, c.Log, c.Ckpt, c.BLAS = d.Replay, d.Seed, d.Out, d.Eval, d.Log, d.Ckpt, d.BLAS
 	c.SAC.Threads = d.SAC.Threads
-	if c.Replay != "vlmrb" { // the scorer and its frames are unused without VLM-RB
+	c.SAC.Gamma, d.SAC.Gamma = c.ResolvedGamma(), d.ResolvedGamma() // 0 is the task's default
+	if c.Replay != "vlmrb" {                                        // the scorer and its frames are unused without VLM-RB
 		c.Scorer, c.VLM = d.Scorer, d.VLM
 	}
 	return reflect.DeepEqual(c, d)

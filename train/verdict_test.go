@@ -15,7 +15,8 @@ func TestIsMainJobOnlyForTheDefaultsLearning(t *testing.T) {
 		func(c *Config) { c.Eval.Episodes, c.Eval.GIF, c.Log.Every, c.Ckpt.Every = 7, false, 10, 5 },
 		func(c *Config) { c.Replay = c.ResolvedReplay() },
 		func(c *Config) { c.SAC.Threads = 2 },
-		func(c *Config) { c.Scorer = "oracle" }, // unused without VLM-RB
+		func(c *Config) { c.Scorer = "oracle" },        // unused without VLM-RB
+		func(c *Config) { c.SAC.Gamma = MainJobGamma }, // what 0 resolves to on reach-center
 	}
 	for i, f := range same {
 		c := DefaultConfig()
@@ -69,5 +70,27 @@ func TestMainJobVerdict(t *testing.T) {
 	}
 	if v := MainJobVerdict(DefaultConfig(), &Result{}); v != "" {
 		t.Errorf("verdict without a final evaluation: %q, want none", v)
+	}
+}
+
+// sac.gamma 0 is the task's discount: MainJobGamma on the default task
+// (what studies/main-job measured), CleanRL's 0.99 on every other; a set
+// value wins.
+func TestResolvedGamma(t *testing.T) {
+	c := DefaultConfig()
+	if c.SAC.Gamma != 0 || c.ResolvedGamma() != MainJobGamma {
+		t.Errorf("default: sac.gamma %v resolves to %v, want 0 → %v", c.SAC.Gamma, c.ResolvedGamma(), MainJobGamma)
+	}
+	c.Task = "push"
+	if g := c.ResolvedGamma(); g != 0.99 {
+		t.Errorf("push: γ %v, want 0.99", g)
+	}
+	c.SAC.Gamma = 0.9
+	if g := c.ResolvedGamma(); g != 0.9 || c.sacConfig().Gamma != 0.9 {
+		t.Errorf("set 0.9: γ %v (agent's %v), want 0.9", g, c.sacConfig().Gamma)
+	}
+	c = DefaultConfig()
+	if g := c.sacConfig().Gamma; g != MainJobGamma {
+		t.Errorf("the default agent's γ %v, want %v", g, MainJobGamma)
 	}
 }

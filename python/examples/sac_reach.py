@@ -2,12 +2,16 @@
 the Python package, with uniform replay or VLM-RB replay (vlmrb's Go buffer
 with the pixel scorer scoring rendered clips asynchronously).
 
-Defaults are robot-train train's for SAC on reach (train.DefaultConfig):
-30000 env steps over 2 envs, episodes of 200 steps, 2000 random steps,
-one update per env step, batch 256, 256×256 nets, lr 3e-4 (actor) and
-1e-3 (critics and α), policy update every 2, τ 0.005, γ 0.99, automatic
-entropy; VLM-RB: clips of 32 frames every 8 steps, 224×224 frames, one
-scorer worker with lag 64, λ rising to 0.5 over 10000 samples.
+Defaults are robot-train train's SAC on reach as issue 50 compared them
+(train.DefaultConfig before studies/main-job moved the default to
+reach-center with γ 0.95; the same as `robot-train train --task reach
+--gamma 0.99`): 30000 env steps over 2 envs, episodes of 200 steps, 2000
+random steps, one update per env step, batch 256, 256×256 nets, lr 3e-4
+(actor) and 1e-3 (critics and α), policy update every 2, τ 0.005, γ 0.99,
+automatic entropy; VLM-RB: clips of 32 frames every 8 steps, 224×224
+frames, one scorer worker with lag 64, λ rising to 0.5 over 10000 samples.
+Evaluation: robot-train's own 50 evaluation episodes of the seed, with the
+deterministic and the stochastic policy.
 
     make python
     PYTHONPATH=python /usr/bin/python3 python/examples/sac_reach.py --replay uniform --seed 1
