@@ -203,6 +203,10 @@ type EvalResult struct {
 	MeanLength  float64   `json:"mean_length"`
 	Returns     []float64 `json:"returns"`
 	Successes   []bool    `json:"successes"`
+	// Stochastic is the same episodes with SAC's stochastic policy (the
+	// one it trains and collects with); nil where not evaluated (DQN, arm
+	// tasks, a checkpoint evaluated without it).
+	Stochastic *EvalResult `json:"stochastic,omitempty"`
 	// GIFErr says why a requested GIF (EvalOptions.GIF) was not written
 	// (it is also passed to Warnf); nil when it was or none was asked for.
 	GIFErr error `json:"-"`

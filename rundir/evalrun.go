@@ -201,8 +201,16 @@ func evalSACRun(ctx context.Context, cfg Config, agentBin []byte, episodes int, 
 		return nil, err
 	}
 	defer func() { _ = env.Close() }()
-	return Evaluate(ctx, env, AgentPolicy(agent), EvalOptions{Episodes: episodes, Seed: seed,
+	res, err := Evaluate(ctx, env, AgentPolicy(agent), EvalOptions{Episodes: episodes, Seed: seed,
 		GIF: o.GIF, GIFSize: o.GIFSize, Camera: o.Camera, Backend: o.Backend, Warnf: o.Warnf})
+	if err != nil {
+		return nil, err
+	}
+	// the same episodes with the stochastic policy, as the run's evaluations (evalstoch.go)
+	if res.Stochastic, err = EvaluateStochastic(ctx, env, agent, episodes, seed); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // evalDQNRun is the DQN runner's evaluation: greedy, or ε-greedy from the

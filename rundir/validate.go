@@ -106,8 +106,8 @@ func (c *Config) validateSAC(add func(error), pos func(string, int64), nonneg fu
 	for _, h := range c.SAC.Hidden {
 		pos("sac.hidden width", int64(h))
 	}
-	if c.SAC.Gamma <= 0 || c.SAC.Gamma > 1 {
-		add(ConfigErrorf("sac.gamma must be in (0, 1] (got %g)", c.SAC.Gamma))
+	if c.SAC.Gamma < 0 || c.SAC.Gamma > 1 {
+		add(ConfigErrorf("sac.gamma must be in (0, 1], or 0 for the task's default (0.95 on reach-center, else 0.99) (got %g)", c.SAC.Gamma))
 	}
 	if c.SAC.Tau <= 0 || c.SAC.Tau > 1 {
 		add(ConfigErrorf("sac.tau must be in (0, 1] (got %g)", c.SAC.Tau))

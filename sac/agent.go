@@ -218,6 +218,30 @@ func (a *Agent) Act(dst, obs []float64, deterministic bool) {
 	}
 }
 
+// ActNoise writes the stochastic action tanh(mean + σ·eps) for one
+// observation to dst (len ActDim), with the caller's standard normal noise
+// eps (len ActDim) instead of the agent's generator: Act(dst, obs, false)
+// without advancing the training's random stream, so an evaluation of the
+// stochastic policy leaves training unchanged. It does not allocate.
+func (a *Agent) ActNoise(dst, obs, eps []float64) {
+	if len(obs) != a.obsDim || len(dst) < a.actDim || len(eps) < a.actDim {
+		panic("sac: ActNoise obs/dst/eps length mismatch")
+	}
+	a.growInference(1)
+	for i, v := range obs {
+		a.inf.obs[i] = float32(v)
+	}
+	out := a.actor.Forward(a.inf.tape, a.inf.obs[:a.obsDim], 1)
+	e := a.inf.eps[:a.actDim]
+	for i := range e {
+		e[i] = float32(eps[i])
+	}
+	a.squash(out, e, 1, a.inf.act, nil, nil, nil)
+	for i := range dst[:a.actDim] {
+		dst[i] = float64(a.inf.act[i])
+	}
+}
+
 // ActBatch writes actions for n observations (obs n×ObsDim) to dst
 // (n×ActDim). It does not allocate once it has seen a batch of n.
 func (a *Agent) ActBatch(dst, obs []float32, n int, deterministic bool) {

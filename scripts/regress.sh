@@ -18,6 +18,9 @@
 #   EXPECT_DIFF=dqn-vlmrb-pixel IGNORE_COLS='^eval/score_dq_spearman$' scripts/regress.sh OLD NEW
 #
 # (add '|^replay/semantic_' to IGNORE_COLS across the DoorKey diagnostics fix).
+# The SAC configs pin γ 0.99 (the default became 0.95 with studies/main-job);
+# across that change every SAC evaluation also logs the stochastic policy, so
+# add '|_stochastic$' to IGNORE_COLS when the old binary predates it.
 #
 # Runs: SAC uniform, SAC PER, SAC VLM-RB with the oracle scorer scoring in
 # the loop (vlm.workers 0, so the run is a function of its seed), the same
@@ -47,6 +50,7 @@ sac:
   hidden: [64, 64]
   batch_size: 64
   learning_starts: 500
+  gamma: 0.99
 eval:
   every: 3000
   episodes: 2
@@ -73,6 +77,7 @@ sac:
   hidden: [32, 32]
   batch_size: 32
   learning_starts: 500
+  gamma: 0.99
 eval:
   every: 3000
   episodes: 2

@@ -36,6 +36,7 @@ var scorerParts = map[string]struct {
 	views        []View
 }{
 	"reach":                {gripperParts, []string{"green goal"}, []View{defaultView}},
+	"reach-center":         {gripperParts, []string{"green goal"}, []View{defaultView}},
 	"push":                 {[]string{"red puck"}, []string{"green goal"}, []View{defaultView}},
 	"pick-place":           {[]string{"red puck"}, []string{"green goal"}, []View{defaultView}},
 	"sweep-into":           {[]string{"green cube"}, []string{"black hole"}, []View{defaultView}},

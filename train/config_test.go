@@ -26,7 +26,7 @@ func TestLoadConfigOverridesAndRejectsUnknown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Task != "push" || c.SAC.BatchSize != 64 || c.SAC.Gamma != 0.99 {
+	if c.Task != "push" || c.SAC.BatchSize != 64 || c.SAC.Gamma != rundir.DefaultConfig().SAC.Gamma {
 		t.Fatalf("overrides not applied on top of defaults: %+v", c)
 	}
 	for _, tc := range []struct{ name, yaml, key string }{

@@ -56,6 +56,9 @@ type Result struct {
 	Curves      []string // learning-curve PNGs
 	GIFs        []string // evaluation GIFs
 	Interrupted bool
+	// Verdict, when set, says what the final evaluation means for this
+	// configuration (DefaultVerdict: the main job's study numbers).
+	Verdict string
 	// Failed reports a run that stopped on an error (set by the caller
 	// that received it; Summary then does not say "finished").
 	Failed bool
@@ -99,6 +102,12 @@ func (r *Result) Summary() string {
 	if e := r.FinalEval; e != nil {
 		_, _ = fmt.Fprintf(&b, "  final eval: success rate %.2f, mean return %.1f ± %.1f over %d episodes\n",
 			e.SuccessRate, e.MeanReturn, e.StdReturn, e.Episodes)
+		if s := e.Stochastic; s != nil {
+			_, _ = fmt.Fprintf(&b, "  final eval, stochastic policy: success rate %.2f over the same %d episodes\n", s.SuccessRate, s.Episodes)
+		}
+		if r.Verdict != "" {
+			_, _ = fmt.Fprintf(&b, "  %s\n", r.Verdict)
+		}
 	}
 	_, _ = fmt.Fprintf(&b, "  metrics:     %s/metrics.csv, %s/metrics.jsonl, TensorBoard: tensorboard --logdir %s/tb\n", r.RunDir, r.RunDir, r.RunDir)
 	if len(r.Curves) > 0 {

@@ -104,6 +104,14 @@ func (r *runner) evaluate(ctx context.Context) (*rundir.EvalResult, map[string]f
 		}
 	}
 	extra := map[string]float64{}
+	// the same episodes with the stochastic policy (evalstoch.go)
+	sres, err := rundir.EvaluateStochastic(ctx, r.evalEnv, r.agent, r.cfg.Eval.Episodes, rundir.EvalSeed(r.cfg))
+	if err != nil {
+		return nil, nil, err
+	}
+	res.Stochastic = sres
+	extra["eval/success_rate_stochastic"] = sres.SuccessRate
+	extra["eval/mean_reward_stochastic"] = sres.MeanReturn
 	if r.rm != nil {
 		rho, byStage, err := r.rm.expertRank(ctx, r.evalEnv, r.cfg.Seed^rundir.EvalSeedSalt^0xe4)
 		if err != nil {

@@ -238,6 +238,9 @@ func printEvalResult(stdout io.Writer, asJSON bool, task, what string, seed uint
 	}
 	_, _ = fmt.Fprintf(stdout, "%s on %s: success rate %.2f, mean return %.2f ± %.2f, mean length %.0f over %d episodes\n",
 		what, task, res.SuccessRate, res.MeanReturn, res.StdReturn, res.MeanLength, res.Episodes)
+	if s := res.Stochastic; s != nil {
+		_, _ = fmt.Fprintf(stdout, "stochastic policy, same episodes: success rate %.2f, mean return %.2f ± %.2f\n", s.SuccessRate, s.MeanReturn, s.StdReturn)
+	}
 	if video != "" {
 		_, _ = fmt.Fprintf(stdout, "video: %s\n", video)
 	}

@@ -68,7 +68,7 @@ var trainFlags = []flagDef{
 	{name: "batch-size", key: "sac.batch_size", dqnKey: "dqn.batch_size", help: "SAC batch size"},
 	{name: "updates-per-step", key: "sac.updates_per_step", help: "gradient updates per env step"},
 	{name: "hidden", key: "sac.hidden", dqnKey: "dqn.hidden", help: "hidden layer widths, comma-separated"},
-	{name: "gamma", key: "sac.gamma", dqnKey: "dqn.gamma", help: "discount factor γ"},
+	{name: "gamma", key: "sac.gamma", dqnKey: "dqn.gamma", help: "discount factor γ (SAC's 0: the task's default, 0.95 on reach-center, else 0.99)"},
 	{name: "tau", key: "sac.tau", dqnKey: "dqn.tau", help: "Polyak coefficient τ of the target networks (DQN: with target_freq)"},
 	{name: "actor-lr", key: "sac.actor_lr", help: "SAC actor's Adam learning rate (DQN: --set dqn.lr=X)"},
 	{name: "critic-lr", key: "sac.critic_lr", dqnKey: "dqn.lr", help: "SAC critics' (and log α's) Adam learning rate; DQN's Q-network learning rate"},

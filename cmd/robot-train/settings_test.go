@@ -161,7 +161,7 @@ func TestTrainDryRun(t *testing.T) {
 	t.Parallel()
 	out := filepath.Join(t.TempDir(), "run")
 	code, stdout, stderr := runCLI(t, "train", "--dry-run", "--steps", "2e4", "--out", out)
-	if code != exitOK || !strings.Contains(stdout, "dry run: would start reach (uniform replay, 20000 env steps) in "+out) {
+	if code != exitOK || !strings.Contains(stdout, "dry run: would start "+rundir.DefaultConfig().Task+" (uniform replay, 20000 env steps) in "+out) {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {

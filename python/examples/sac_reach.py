@@ -2,12 +2,16 @@
 the Python package, with uniform replay or VLM-RB replay (vlmrb's Go buffer
 with the pixel scorer scoring rendered clips asynchronously).
 
-Defaults are robot-train train's for SAC on reach (rundir.DefaultConfig):
-30000 env steps over 2 envs, episodes of 200 steps, 2000 random steps,
-one update per env step, batch 256, 256×256 nets, lr 3e-4 (actor) and
-1e-3 (critics and α), policy update every 2, τ 0.005, γ 0.99, automatic
-entropy; VLM-RB: clips of 32 frames every 8 steps, 224×224 frames, one
-scorer worker with lag 64, λ rising to 0.5 over 10000 samples.
+Defaults are robot-train train's SAC on reach as issue 50 compared them
+(rundir.DefaultConfig before studies/main-job moved the default to
+reach-center with γ 0.95; the same as `robot-train train --task reach
+--gamma 0.99`): 30000 env steps over 2 envs, episodes of 200 steps, 2000
+random steps, one update per env step, batch 256, 256×256 nets, lr 3e-4
+(actor) and 1e-3 (critics and α), policy update every 2, τ 0.005, γ 0.99,
+automatic entropy; VLM-RB: clips of 32 frames every 8 steps, 224×224
+frames, one scorer worker with lag 64, λ rising to 0.5 over 10000 samples.
+Evaluation: robot-train's own 50 evaluation episodes of the seed, with the
+deterministic and the stochastic policy.
 
     make python
     PYTHONPATH=python /usr/bin/python3 python/examples/sac_reach.py --replay uniform --seed 1
@@ -72,18 +76,38 @@ class Actor(nn.Module):
         return action, log_prob, mean
 
 
-def evaluate(actor, args, seed):
-    """Success rate over args.eval_episodes (an episode succeeds when info
-    success is set at any step, MetaWorld's and robot-train's rule)."""
+_U64 = (1 << 64) - 1
+EVAL_SEED_SALT = 0x5EEDE7A1  # train.evalSeedSalt
+
+
+def episode_seed(base, i, k):
+    """control.EpisodeSeed: the seed of env i's k-th episode from base
+    (a splitmix64 finaliser of base, i and k)."""
+    x = base ^ ((0x9E3779B97F4A7C15 * (i + 1)) & _U64) ^ ((0xBF58476D1CE4E5B9 * (k + 1)) & _U64)
+    x ^= x >> 30
+    x = (x * 0xBF58476D1CE4E5B9) & _U64
+    x ^= x >> 27
+    x = (x * 0x94D049BB133111EB) & _U64
+    x ^= x >> 31
+    return x
+
+
+def evaluate(actor, args, seed, stochastic=False):
+    """Success rate over args.eval_episodes on robot-train's own evaluation
+    episodes (episode k from control.EpisodeSeed(seed ^ evalSeedSalt, 0, k),
+    as train.Evaluate draws them), so the two are compared on the same goals.
+    An episode succeeds when info success is set at any step (MetaWorld's and
+    robot-train's rule). stochastic samples the policy instead of tanh(mean)."""
     env = vlmrb.make(args.task, max_episode_steps=args.episode_len)
     wins, returns = 0, []
     for k in range(args.eval_episodes):
-        obs, _ = env.reset(seed=seed + 1_000_003 * (k + 1))
+        obs, _ = env.reset(seed=episode_seed(seed ^ EVAL_SEED_SALT, 0, k))
         ok, ret = False, 0.0
         while True:
             with torch.no_grad():
-                _, _, a = actor.get_action(torch.as_tensor(obs[None], dtype=torch.float32))
-            obs, r, te, tr, info = env.step(a[0].numpy())
+                sample, _, mean = actor.get_action(torch.as_tensor(obs[None], dtype=torch.float32))
+            a = sample if stochastic else mean
+            obs, r, te, tr, info = env.step(a[0].numpy().astype(np.float64))
             ret += r
             ok = ok or info.get("success", 0) > 0
             if te or tr:
@@ -118,7 +142,7 @@ def main():
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--lag", type=int, default=64)
     p.add_argument("--lambda-warmup", type=int, default=10000)
-    p.add_argument("--eval-episodes", type=int, default=10)
+    p.add_argument("--eval-episodes", type=int, default=50, help="robot-train's evaluation episodes 0..N-1 of the seed")
     p.add_argument("--log-every", type=int, default=5000, help="env steps between log lines")
     p.add_argument("--threads", type=int, default=1, help="torch threads")
     p.add_argument("--out", help="write a JSON summary here (atomically)")
@@ -252,14 +276,16 @@ def main():
             print(line, flush=True)
 
     success, ret = evaluate(actor, args, args.seed)
+    success_stoch, ret_stoch = evaluate(actor, args, args.seed, stochastic=True)
     wall = time.time() - t0
     summary = dict(task=args.task, replay=args.replay, scorer=args.scorer if vlm else None, seed=args.seed,
                    steps=step, updates=updates, eval_success=success, eval_return=ret,
+                   eval_success_stochastic=success_stoch, eval_return_stochastic=ret_stoch,
                    train_episodes=len(done_succ), wall_s=wall, args=vars(args))
     if vlm:
         summary["replay_metrics"] = rb.metrics()
-    print("final: eval success %.2f over %d episodes, return %.1f, %d updates, %.0f s" % (
-        success, args.eval_episodes, ret, updates, wall), flush=True)
+    print("final: eval success %.2f (stochastic policy %.2f) over %d episodes, return %.1f, %d updates, %.0f s" % (
+        success, success_stoch, args.eval_episodes, ret, updates, wall), flush=True)
     rb.close()
     envs.close()
     if args.out:

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 const gridYAML = `
@@ -45,8 +47,8 @@ func TestSpecOverlays(t *testing.T) {
 			t.Errorf("%s: base not applied: %+v", r.ID(), c)
 		}
 		// an untouched nested key keeps its default
-		if c.SAC.Gamma != 0.99 {
-			t.Errorf("%s: sac.gamma %v, want the default 0.99", r.ID(), c.SAC.Gamma)
+		if d := rundir.DefaultConfig().SAC.Gamma; c.SAC.Gamma != d {
+			t.Errorf("%s: sac.gamma %v, want the default %v", r.ID(), c.SAC.Gamma, d)
 		}
 		wantSteps := int64(2000)
 		if r.Task == "push" {
