@@ -40,7 +40,7 @@ func TestRenderModel(t *testing.T) {
 		t.Errorf("bad camera: exit %d, %q; want exit 2 naming the model's cameras", code, stderr)
 	}
 	bad := filepath.Join(dir, "bad.xml")
-	os.WriteFile(bad, []byte("<mujoco>\n<option cone=\"elliptic\"/><worldbody><body><joint type=\"ball\"/><geom size=\"1\"/></body></worldbody></mujoco>"), 0o644)
+	os.WriteFile(bad, []byte("<mujoco>\n<option noslip_iterations=\"3\"/><worldbody><body><joint type=\"ball\"/><geom size=\"1\"/></body></worldbody></mujoco>"), 0o644)
 	code, _, stderr = runCLI(t, "render", "--model", bad, "--out", filepath.Join(dir, "y.png"))
 	if code == 0 || !strings.Contains(stderr, "<option> at") || !strings.Contains(stderr, "bad.xml:2") {
 		t.Errorf("unsupported model: exit %d, %q", code, stderr)
