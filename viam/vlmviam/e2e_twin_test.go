@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -102,9 +103,27 @@ func TestE2EMJCFArmTwin(t *testing.T) {
 	if err != nil || len(gs) != 6 {
 		t.Fatalf("geometries: %d, %v; want 6", len(gs), err)
 	}
+	// out of the MJCF range (±π): refused and the arm stays. Since rdk v0.75
+	// the arm client checks the target against the served kinematics'
+	// limits before it calls (arm.CheckDesiredJointPositions), so the
+	// refusal is the client's; the twin's own InvalidArgument for it is
+	// TestTwinMoveToJointPositions'.
+	before, err := a.JointPositions(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	err = a.MoveToJointPositions(ctx, copyInputs([]float64{0, 9, 0, 0, 0, 0}), nil)
-	if status.Code(err) != codes.InvalidArgument {
-		t.Fatalf("out-of-range target: %v, want InvalidArgument", err)
+	if err == nil || (status.Code(err) != codes.InvalidArgument && !strings.Contains(err.Error(), "needs to be within range")) {
+		t.Fatalf("out-of-range target: %v, want it refused (InvalidArgument or the client's range check)", err)
+	}
+	after, err := a.JointPositions(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range before {
+		if math.Abs(after[i]-before[i]) > 1e-3 {
+			t.Fatalf("joints %v → %v after a refused target", before, after)
+		}
 	}
 
 	// Stop from another client call during a move
