@@ -43,7 +43,7 @@ mkdir -p "$out"
 (
   cd viam
   # Build caches (GOCACHE, GOMODCACHE) make the second run fast; the first
-  # downloads rdk v0.73.0's module graph through the Go proxy.
+  # downloads rdk v0.132.0's module graph through the Go proxy.
   "$GO" build -o .build/viam-server ./cmd/viam-server
   # the module and the tests are built as the archive ships the module:
   # pure Go (CGO_ENABLED=0 -tags no_cgo), so one build of rdk serves all three

@@ -47,7 +47,7 @@ func TestRunnerStopIsAnActuatorStop(t *testing.T) {
 	if err := r.start(0, 7); err != nil {
 		t.Fatal(err)
 	}
-	for r.Status().TotalSteps < 10 {
+	for r.State().TotalSteps < 10 {
 		time.Sleep(5 * time.Millisecond)
 	}
 	if moving, _ := r.IsMoving(ctx); !moving {
@@ -59,7 +59,7 @@ func TestRunnerStopIsAnActuatorStop(t *testing.T) {
 	if moving, _ := r.IsMoving(ctx); moving {
 		t.Fatal("IsMoving true after Stop returned")
 	}
-	st := r.Status()
+	st := r.State()
 	if st.Running || st.Reason != "stopped" {
 		t.Fatalf("after Stop: running %v, reason %q", st.Running, st.Reason)
 	}
@@ -68,7 +68,7 @@ func TestRunnerStopIsAnActuatorStop(t *testing.T) {
 	}
 	moves := sa.world().moves
 	time.Sleep(100 * time.Millisecond) // ten ticks at 100 Hz
-	if st2 := r.Status(); st2.TotalSteps != st.TotalSteps {
+	if st2 := r.State(); st2.TotalSteps != st.TotalSteps {
 		t.Fatalf("steps moved on after Stop: %d → %d", st.TotalSteps, st2.TotalSteps)
 	}
 	if m := sa.world().moves; m != moves {

@@ -11,7 +11,7 @@ import (
 func BenchmarkRigTick(b *testing.B) {
 	ctx := context.Background()
 	deps, sa := simRig(b, "bench", 0)
-	rig, err := NewRig(deps, RigConfig{Arm: "arm", Gripper: "gripper", GripperMode: "proportional", PoseTracker: "poses", MaxStep: 8})
+	rig, err := NewRig(context.Background(), deps, RigConfig{Arm: "arm", Gripper: "gripper", GripperMode: "proportional", PoseTracker: "poses", MaxStep: 8})
 	if err != nil {
 		b.Fatal(err)
 	}

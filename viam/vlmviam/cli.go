@@ -126,7 +126,7 @@ func RunCLI(ctx context.Context, cmd string, args []string, stdout, stderr io.Wr
 	default:
 		return fmt.Errorf("--reward %q: use none or vlmrm", *reward)
 	}
-	env, err := NewRobotEnv(deps, ec)
+	env, err := NewRobotEnv(ctx, deps, ec)
 	if err != nil {
 		return err
 	}

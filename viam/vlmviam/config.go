@@ -92,50 +92,58 @@ type RigConfig struct {
 	Control string `json:"control,omitempty"`
 }
 
-func (c *RigConfig) validate() ([]string, error) {
+func (c *RigConfig) validate() ([]string, []string, error) {
 	if c.Arm == "" {
-		return nil, fmt.Errorf(`"arm" is required: the name of the arm component to drive`)
+		return nil, nil, fmt.Errorf(`"arm" is required: the name of the arm component to drive`)
 	}
-	deps := []string{c.Arm}
-	for _, d := range []string{c.Gripper, c.Camera, c.PoseTracker} {
-		if d != "" {
-			deps = append(deps, d)
+	// required: the arm and the gripper the actions drive; optional (rdk's
+	// optional dependencies, v0.75+): the camera, only recorded, and the
+	// pose tracker, which the runner waits for at each episode start
+	// (NotFound / Unavailable retries) while viam-server has not given it.
+	required := []string{c.Arm}
+	if c.Gripper != "" && c.Gripper != c.Arm {
+		required = append(required, c.Gripper)
+	}
+	var optional []string
+	for _, d := range []string{c.Camera, c.PoseTracker} {
+		if d != "" && !slices.Contains(required, d) && !slices.Contains(optional, d) {
+			optional = append(optional, d)
 		}
 	}
 	switch c.Control {
 	case "", "auto", "joints", "pose":
 	default:
-		return nil, fmt.Errorf(`"control" is %q; use "auto", "joints" or "pose"`, c.Control)
+		return nil, nil, fmt.Errorf(`"control" is %q; use "auto", "joints" or "pose"`, c.Control)
 	}
 	switch c.GripperMode {
 	case "", "binary", "proportional":
 	default:
-		return nil, fmt.Errorf(`"gripper_mode" is %q; use "binary" or "proportional"`, c.GripperMode)
+		return nil, nil, fmt.Errorf(`"gripper_mode" is %q; use "binary" or "proportional"`, c.GripperMode)
 	}
 	if c.GripperMode == "proportional" && c.Gripper == "" {
-		return nil, fmt.Errorf(`"gripper_mode" "proportional" needs a "gripper"`)
+		return nil, nil, fmt.Errorf(`"gripper_mode" "proportional" needs a "gripper"`)
 	}
 	if c.ActionScale < 0 || !finite(c.ActionScale) {
-		return nil, fmt.Errorf(`"action_scale_mm" is %g; use a positive number of mm per unit action or 0 for 10`, c.ActionScale)
+		return nil, nil, fmt.Errorf(`"action_scale_mm" is %g; use a positive number of mm per unit action or 0 for 10`, c.ActionScale)
 	}
 	if c.MaxStep < 0 || !finite(c.MaxStep) {
-		return nil, fmt.Errorf(`"max_step_mm" is %g; use a positive number or 0 for no limit`, c.MaxStep)
+		return nil, nil, fmt.Errorf(`"max_step_mm" is %g; use a positive number or 0 for no limit`, c.MaxStep)
 	}
 	if !finite(c.TaskOffset[:]...) {
-		return nil, fmt.Errorf(`"task_offset_mm" %v is not finite`, c.TaskOffset)
+		return nil, nil, fmt.Errorf(`"task_offset_mm" %v is not finite`, c.TaskOffset)
 	}
 	if c.Goal != nil && !finite(c.Goal[:]...) {
-		return nil, fmt.Errorf(`"goal_mm" %v is not finite`, *c.Goal)
+		return nil, nil, fmt.Errorf(`"goal_mm" %v is not finite`, *c.Goal)
 	}
 	if err := c.Workspace.validate("workspace_mm"); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for i, l := range c.JointLimits {
 		if !finite(l[0], l[1]) || !(l[0] < l[1]) {
-			return nil, fmt.Errorf(`"joint_limits"[%d] is %v; use [min, max] with min < max`, i, l)
+			return nil, nil, fmt.Errorf(`"joint_limits"[%d] is %v; use [min, max] with min < max`, i, l)
 		}
 	}
-	return slices.Compact(deps), nil
+	return required, optional, nil
 }
 
 func (c *RigConfig) scale() float64 {
@@ -185,20 +193,20 @@ var runnerKeys = []string{"arm", "gripper", "gripper_mode", "camera", "pose_trac
 
 // Validate checks the attributes and names the components the runner
 // depends on.
-func (c *RunnerConfig) Validate(path string) ([]string, error) {
+func (c *RunnerConfig) Validate(path string) ([]string, []string, error) {
 	if err := unknownKeys(c.Attributes, runnerKeys...); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if c.Checkpoint == "" {
-		return nil, fmt.Errorf(`"checkpoint" is required: a vlmrb run directory (robot-train train --out DIR)`)
+		return nil, nil, fmt.Errorf(`"checkpoint" is required: a vlmrb run directory (robot-train train --out DIR)`)
 	}
 	// below MinRateHz the tick period would be hours (and at ~1e-9 Hz it
 	// overflows time.Duration)
 	if !finite(c.RateHz) || c.RateHz < 0 || c.RateHz > MaxRateHz || (c.RateHz > 0 && c.RateHz < MinRateHz) {
-		return nil, fmt.Errorf(`"rate_hz" is %g; use 0 (as fast as the robot answers) or %g to %g ticks per second`, c.RateHz, MinRateHz, MaxRateHz)
+		return nil, nil, fmt.Errorf(`"rate_hz" is %g; use 0 (as fast as the robot answers) or %g to %g ticks per second`, c.RateHz, MinRateHz, MaxRateHz)
 	}
 	if c.MaxSteps < 0 || c.Episodes < 0 {
-		return nil, fmt.Errorf(`"max_steps" (%d) and "episodes" (%d) must not be negative`, c.MaxSteps, c.Episodes)
+		return nil, nil, fmt.Errorf(`"max_steps" (%d) and "episodes" (%d) must not be negative`, c.MaxSteps, c.Episodes)
 	}
 	return c.RigConfig.validate()
 }

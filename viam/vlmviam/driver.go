@@ -132,7 +132,7 @@ func (d *armTaskDriver) toViam(q []float64) []referenceframe.Input {
 		if d.slide[i] {
 			v *= 1000
 		}
-		in[i] = referenceframe.Input{Value: v}
+		in[i] = v
 	}
 	return in
 }
@@ -148,7 +148,7 @@ func (d *armTaskDriver) joints(ctx context.Context) ([]float64, error) {
 	}
 	q := make([]float64, len(in))
 	for i, v := range in {
-		q[i] = v.Value
+		q[i] = v
 		if d.slide[i] {
 			q[i] /= 1000
 		}
@@ -163,7 +163,7 @@ func (d *armTaskDriver) begin(ctx context.Context, seed uint64) ([]float64, erro
 	if d.cfg.SimReset {
 		js := make([]any, len(q0))
 		for i, v := range d.toViam(q0) {
-			js[i] = v.Value
+			js[i] = v
 		}
 		if _, err := d.rig.Arm().DoCommand(ctx, map[string]any{"reset": map[string]any{"joints": js}}); err != nil {
 			return nil, fmt.Errorf("sim reset of arm %q to the task's start joints: %w", d.cfg.Arm, err)

@@ -200,7 +200,7 @@ func TestE2EFakeUR5e(t *testing.T) {
 	if hits["joint"].(float64) < 1 || st["total_steps"].(float64) != 0 {
 		t.Fatalf("joint-limited runner: %v", st)
 	}
-	if _, j := urStart(t, ur); !slices.Equal(referenceframe.InputsToFloats(j), referenceframe.InputsToFloats(j0)) {
+	if _, j := urStart(t, ur); !slices.Equal(copyInputs(j), copyInputs(j0)) {
 		t.Fatalf("the arm moved despite the joint limit: %v → %v", j0, j)
 	}
 
@@ -212,7 +212,7 @@ func TestE2EFakeUR5e(t *testing.T) {
 	}
 	hits = st["limit_hits"].(map[string]any)
 	p1, j1 := urStart(t, ur)
-	if slices.Equal(referenceframe.InputsToFloats(j1), referenceframe.InputsToFloats(j0)) {
+	if slices.Equal(copyInputs(j1), copyInputs(j0)) {
 		t.Fatal("no motion arrived at the UR5e")
 	}
 	if hits["step"].(float64) == 0 || hits["workspace"].(float64) == 0 {
@@ -266,7 +266,7 @@ func TestE2EFakeUR5e(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	_, jb := urStart(t, ur)
 	after := runnerStatus(t, runner)
-	if !slices.Equal(referenceframe.InputsToFloats(ja), referenceframe.InputsToFloats(jb)) || after["total_steps"] != stopped["total_steps"] {
+	if !slices.Equal(copyInputs(ja), copyInputs(jb)) || after["total_steps"] != stopped["total_steps"] {
 		t.Fatalf("motion after stop: joints %v → %v, steps %v → %v", ja, jb, stopped["total_steps"], after["total_steps"])
 	}
 }

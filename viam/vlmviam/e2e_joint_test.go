@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"go.viam.com/rdk/components/arm"
-	"go.viam.com/rdk/referenceframe"
 	"go.viam.com/rdk/services/generic"
 
 	"github.com/vlmrb/vlmrb/tasks"
@@ -35,7 +34,7 @@ func TestE2EFakeUR5eJointPath(t *testing.T) {
 	}
 	// an elbow-up home away from the all-zero pose, where the UR5e is
 	// stretched out straight (a singularity)
-	home := referenceframe.FloatsToInputs([]float64{0, -1.2, 1.5, -1.9, -1.57, 0})
+	home := copyInputs([]float64{0, -1.2, 1.5, -1.9, -1.57, 0})
 	if err := ur.MoveToJointPositions(context.Background(), home, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -4,12 +4,12 @@ import (
 	"context"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/golang/geo/r3"
 	"go.viam.com/rdk/components/arm"
-	"go.viam.com/rdk/referenceframe"
 	"go.viam.com/rdk/services/generic"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -48,23 +48,23 @@ func TestE2EMJCFArmTwin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, v := range referenceframe.InputsToFloats(q) {
+	for i, v := range copyInputs(q) {
 		if math.Abs(v-home[i]) > 1e-9 {
 			t.Fatalf("joints %v at start, want the keyframe %v", q, home)
 		}
 	}
-	km := a.ModelFrame()
-	if km == nil || len(km.DoF()) != 6 {
-		t.Fatalf("kinematics from the server (GetKinematics): %v", km)
+	km, err := a.Kinematics(ctx)
+	if err != nil || km == nil || len(km.DoF()) != 6 {
+		t.Fatalf("kinematics from the server (GetKinematics): %v, %v", km, err)
 	}
 	target := []float64{-1.2, -1.3, 1.9, -1.8, -1.4, 0.6}
 	t0 := time.Now()
-	if err := a.MoveToJointPositions(ctx, referenceframe.FloatsToInputs(target), nil); err != nil {
+	if err := a.MoveToJointPositions(ctx, copyInputs(target), nil); err != nil {
 		t.Fatal(err)
 	}
 	metric(t, "twin_move_wall_s", time.Since(t0).Seconds())
 	q, _ = a.JointPositions(ctx, nil)
-	for i, v := range referenceframe.InputsToFloats(q) {
+	for i, v := range copyInputs(q) {
 		if math.Abs(v-target[i]) > 1e-5+1e-9 {
 			t.Fatalf("joint %d at %v after the move, want %v ± 1e-5", i, v, target[i])
 		}
@@ -80,7 +80,7 @@ func TestE2EMJCFArmTwin(t *testing.T) {
 	for i, v := range js {
 		jf[i] = v.(float64)
 	}
-	fk, err := referenceframe.ComputeOOBPosition(km, referenceframe.FloatsToInputs(jf))
+	fk, err := fkPose(km, copyInputs(jf))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestE2EMJCFArmTwin(t *testing.T) {
 	if e, _ := a.EndPosition(ctx, nil); e.Point().Sub(fk.Point()).Norm() > 1 {
 		t.Fatalf("EndPosition %v, %v at the state's instant", e.Point(), fk.Point())
 	}
-	goal, _ := referenceframe.ComputeOOBPosition(km, referenceframe.FloatsToInputs([]float64{-1.3, -1.4, 1.6, -1.6, -1.5, 0.3}))
+	goal, _ := fkPose(km, copyInputs([]float64{-1.3, -1.4, 1.6, -1.6, -1.5, 0.3}))
 	if err := a.MoveToPosition(ctx, goal, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -103,9 +103,27 @@ func TestE2EMJCFArmTwin(t *testing.T) {
 	if err != nil || len(gs) != 6 {
 		t.Fatalf("geometries: %d, %v; want 6", len(gs), err)
 	}
-	err = a.MoveToJointPositions(ctx, referenceframe.FloatsToInputs([]float64{0, 9, 0, 0, 0, 0}), nil)
-	if status.Code(err) != codes.InvalidArgument {
-		t.Fatalf("out-of-range target: %v, want InvalidArgument", err)
+	// out of the MJCF range (±π): refused and the arm stays. Since rdk v0.75
+	// the arm client checks the target against the served kinematics'
+	// limits before it calls (arm.CheckDesiredJointPositions), so the
+	// refusal is the client's; the twin's own InvalidArgument for it is
+	// TestTwinMoveToJointPositions'.
+	before, err := a.JointPositions(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = a.MoveToJointPositions(ctx, copyInputs([]float64{0, 9, 0, 0, 0, 0}), nil)
+	if err == nil || (status.Code(err) != codes.InvalidArgument && !strings.Contains(err.Error(), "needs to be within range")) {
+		t.Fatalf("out-of-range target: %v, want it refused (InvalidArgument or the client's range check)", err)
+	}
+	after, err := a.JointPositions(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range before {
+		if math.Abs(after[i]-before[i]) > 1e-3 {
+			t.Fatalf("joints %v → %v after a refused target", before, after)
+		}
 	}
 
 	// Stop from another client call during a move
@@ -115,7 +133,7 @@ func TestE2EMJCFArmTwin(t *testing.T) {
 	}
 	far := []float64{1.5, -0.5, 0.5, -1.0, 1.0, 2.5}
 	errc := make(chan error, 1)
-	go func() { errc <- slow.MoveToJointPositions(ctx, referenceframe.FloatsToInputs(far), nil) }()
+	go func() { errc <- slow.MoveToJointPositions(ctx, copyInputs(far), nil) }()
 	time.Sleep(300 * time.Millisecond)
 	if moving, _ := slow.IsMoving(ctx); !moving {
 		t.Fatal("IsMoving false during a move")
@@ -135,7 +153,7 @@ func TestE2EMJCFArmTwin(t *testing.T) {
 		}
 	}
 	q, _ = slow.JointPositions(ctx, nil)
-	for i, v := range referenceframe.InputsToFloats(q) {
+	for i, v := range copyInputs(q) {
 		if left, total := math.Abs(far[i]-v), math.Abs(far[i]-home[i]); left < 0.5*total {
 			t.Fatalf("joint %d went on to %v after Stop (%.3f of %.3f rad to go)", i, v, left, total)
 		}

@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"go.viam.com/rdk/logging"
+	"go.viam.com/rdk/referenceframe"
 	"go.viam.com/rdk/resource"
+	"go.viam.com/rdk/spatialmath"
 	"go.viam.com/rdk/utils"
 
 	"github.com/vlmrb/vlmrb/rundir"
@@ -66,7 +68,7 @@ func mkConf[T resource.ConfigValidator](t testing.TB, api resource.API, model re
 	if err != nil {
 		return resource.Config{}, err
 	}
-	if _, err := cv.Validate("test"); err != nil {
+	if _, _, err := cv.Validate("test"); err != nil {
 		return resource.Config{}, err
 	}
 	return resource.Config{Name: name, API: api, Model: model, Attributes: utils.AttributeMap(attrs), ConvertedAttributes: cv}, nil
@@ -82,3 +84,9 @@ func mustConf[T resource.ConfigValidator](t testing.TB, api resource.API, model 
 }
 
 var testLogger = logging.NewLogger("test")
+
+// fkPose is the forward kinematics of model m at joints q (rdk's
+// Model.Transform; it replaces ComputeOOBPosition, gone since rdk v0.75).
+func fkPose(m referenceframe.Model, q []referenceframe.Input) (spatialmath.Pose, error) {
+	return m.Transform(q)
+}

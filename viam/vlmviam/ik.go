@@ -42,7 +42,7 @@ func NewIK(model referenceframe.Model) (*IK, error) {
 
 // ikErr returns the 6-D error from the pose at q to goal.
 func (s *IK) ikErr(q []float64, goal spatialmath.Pose, dst []float64) error {
-	p, err := s.Model.Transform(referenceframe.FloatsToInputs(q))
+	p, err := s.Model.Transform(copyInputs(q))
 	if err != nil {
 		return err
 	}
@@ -130,3 +130,8 @@ func (s *IK) Solve(seed []float64, goal spatialmath.Pose) (q []float64, posErrMM
 		}
 	}
 }
+
+// copyInputs copies joint values: since rdk v0.75 referenceframe.Input is
+// float64, and this replaces FloatsToInputs / InputsToFloats, which also
+// returned a fresh slice.
+func copyInputs(in []float64) []float64 { return append([]float64(nil), in...) }

@@ -1,18 +1,35 @@
 package vlmviam
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
 
-	"go.viam.com/rdk/components/arm/universalrobots"
+	"go.viam.com/rdk/components/arm"
+	"go.viam.com/rdk/components/arm/fake"
+	"go.viam.com/rdk/logging"
 	"go.viam.com/rdk/referenceframe"
+	"go.viam.com/rdk/resource"
 	"go.viam.com/rdk/spatialmath"
 )
 
+// ur5eModel is the UR5e kinematics of Viam's fake arm (arm-model ur5e),
+// the arm the end-to-end tests drive. Since rdk v0.75 the universalrobots
+// driver is its own module; rdk's fake arm still carries its kinematics.
 func ur5eModel(t testing.TB) referenceframe.Model {
 	t.Helper()
-	m, err := universalrobots.MakeModelFrame("ur5e")
+	cfg := resource.Config{
+		Name:                "ur5e",
+		API:                 arm.API,
+		Model:               resource.DefaultModelFamily.WithModel("fake"),
+		ConvertedAttributes: &fake.Config{ArmModel: "ur5e"},
+	}
+	a, err := fake.NewArm(context.Background(), nil, cfg, logging.NewTestLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := a.Kinematics(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +56,7 @@ func TestIKReachesForwardKinematicsGoals(t *testing.T) {
 			want[i] = home[i] + 0.6*(rng.Float64()-0.5)
 			seed[i] = want[i] + 0.4*(rng.Float64()-0.5)
 		}
-		goal, err := m.Transform(referenceframe.FloatsToInputs(want))
+		goal, err := m.Transform(copyInputs(want))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,7 +64,7 @@ func TestIKReachesForwardKinematicsGoals(t *testing.T) {
 		if err != nil {
 			t.Fatalf("goal %d: %v", k, err)
 		}
-		got, err := m.Transform(referenceframe.FloatsToInputs(q))
+		got, err := m.Transform(copyInputs(q))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +85,7 @@ func TestIKRefusesUnreachable(t *testing.T) {
 	m := ur5eModel(t)
 	s, _ := NewIK(m)
 	home := []float64{0, -1.2, 1.5, -1.9, -1.57, 0}
-	p, _ := m.Transform(referenceframe.FloatsToInputs(home))
+	p, _ := m.Transform(copyInputs(home))
 	far := spatialmath.NewPose(p.Point().Add(p.Point().Normalize().Mul(2000)), p.Orientation())
 	if _, pos, _, err := s.Solve(home, far); err == nil {
 		t.Fatalf("an unreachable goal was solved (%.3g mm left)", pos)
@@ -81,7 +98,7 @@ func BenchmarkIKTick(b *testing.B) {
 	m := ur5eModel(b)
 	s, _ := NewIK(m)
 	home := []float64{0, -1.2, 1.5, -1.9, -1.57, 0}
-	p, _ := m.Transform(referenceframe.FloatsToInputs(home))
+	p, _ := m.Transform(copyInputs(home))
 	goal := spatialmath.NewPose(p.Point().Add(spatialmath.NewPoseFromPoint(p.Point()).Point().Normalize().Mul(10)), p.Orientation())
 	b.ResetTimer()
 	for b.Loop() {

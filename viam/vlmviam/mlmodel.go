@@ -31,14 +31,14 @@ type MLModelConfig struct {
 }
 
 // Validate checks the attributes.
-func (c *MLModelConfig) Validate(path string) ([]string, error) {
+func (c *MLModelConfig) Validate(path string) ([]string, []string, error) {
 	if err := unknownKeys(c.Attributes, "checkpoint"); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if c.Checkpoint == "" {
-		return nil, fmt.Errorf(`"checkpoint" is required: a vlmrb run directory (robot-train train --out DIR)`)
+		return nil, nil, fmt.Errorf(`"checkpoint" is required: a vlmrb run directory (robot-train train --out DIR)`)
 	}
-	return nil, nil
+	return nil, nil, nil
 }
 
 // MLModel serves a checkpoint's deterministic policy as a Viam mlmodel.

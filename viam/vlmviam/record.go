@@ -55,12 +55,19 @@ func (r *EpisodeRecorder) Dir() string { return r.dir }
 
 // Frame stores the camera's current image as the next frame.
 func (r *EpisodeRecorder) Frame(ctx context.Context, cam camera.Camera) error {
-	data, md, err := cam.Image(ctx, rutils.MimeTypeJPEG, nil)
+	imgs, _, err := cam.Images(ctx, nil, nil)
+	if err != nil {
+		return fmt.Errorf("record frame: %w", err)
+	}
+	if len(imgs) == 0 {
+		return fmt.Errorf("record frame: the camera returned no image")
+	}
+	data, err := imgs[0].Bytes(ctx)
 	if err != nil {
 		return fmt.Errorf("record frame: %w", err)
 	}
 	ext := ".jpg"
-	if md.MimeType == rutils.MimeTypePNG {
+	if imgs[0].MimeType() == rutils.MimeTypePNG {
 		ext = ".png"
 	}
 	name := filepath.Join(r.dir, fmt.Sprintf("frame-%06d%s", r.n, ext))

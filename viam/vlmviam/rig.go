@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"math"
 	"reflect"
 
@@ -53,6 +55,8 @@ type Rig struct {
 	gripper gripper.Gripper
 	poses   posetracker.PoseTracker
 	cam     camera.Camera
+	model   referenceframe.Model // the arm's kinematics (nil: none)
+	missing []string             // optional dependencies viam-server has not given
 
 	safety  control.Safety
 	counts  LimitCounts
@@ -88,9 +92,11 @@ func (r *Rig) UseFrameSystem(fs PoseTransformer) {
 // Transformed counts the poses the rig put through the frame system.
 func (r *Rig) Transformed() int { return r.transformed }
 
-// NewRig resolves the components of cfg in deps.
-func NewRig(deps resource.Dependencies, cfg RigConfig) (*Rig, error) {
-	if _, err := cfg.validate(); err != nil {
+// NewRig resolves the components of cfg in deps and reads the arm's
+// kinematic model (its Kinematics, which viam-server serves from the arm's
+// kinematics file) for the joint control path.
+func NewRig(ctx context.Context, deps resource.Dependencies, cfg RigConfig) (*Rig, error) {
+	if _, _, err := cfg.validate(); err != nil {
 		return nil, err
 	}
 	r := &Rig{cfg: cfg, grip: -1}
@@ -103,17 +109,33 @@ func NewRig(deps resource.Dependencies, cfg RigConfig) (*Rig, error) {
 			return nil, fmt.Errorf("gripper %q: %w", cfg.Gripper, err)
 		}
 	}
+	// the pose tracker and the camera are optional dependencies
+	// (RigConfig.validate): viam-server builds the runner without them
+	// while they are missing and reconfigures it once they are there. A
+	// missing pose tracker fails observations with Unavailable (the
+	// runner retries episode starts on it); a missing camera records no
+	// frames.
 	if cfg.PoseTracker != "" {
 		if r.poses, err = resource.FromDependencies[posetracker.PoseTracker](deps, posetracker.Named(cfg.PoseTracker)); err != nil {
-			return nil, fmt.Errorf("pose tracker %q: %w", cfg.PoseTracker, err)
+			r.poses, r.missing = nil, append(r.missing, cfg.PoseTracker)
 		}
 	}
 	if cfg.Camera != "" {
 		if r.cam, err = camera.FromDependencies(deps, cfg.Camera); err != nil {
-			return nil, fmt.Errorf("camera %q: %w", cfg.Camera, err)
+			r.cam, r.missing = nil, append(r.missing, cfg.Camera)
 		}
 	}
-	if m := r.arm.ModelFrame(); cfg.Control == "joints" || (cfg.Control != "pose" && m != nil && len(m.DoF()) >= 4) {
+	// an arm without a kinematic model answers Kinematics with an error
+	// (rdk: ErrNoModelInformation) or a nil model: the pose path then
+	m, kerr := r.arm.Kinematics(ctx)
+	if kerr != nil {
+		m = nil
+	}
+	r.model = m
+	if cfg.Control == "joints" || (cfg.Control != "pose" && m != nil && len(m.DoF()) >= 4) {
+		if kerr != nil {
+			return nil, failedPrecondition(`arm %q: "control": "joints" needs the arm's kinematics: %v; use "pose"`, cfg.Arm, kerr)
+		}
 		if r.ik, err = NewIK(m); err != nil {
 			return nil, failedPrecondition(`arm %q: "control": "joints" needs the arm's kinematics: %v; use "pose"`, cfg.Arm, err)
 		}
@@ -167,6 +189,14 @@ func (r *Rig) Camera() camera.Camera { return r.cam }
 
 // Arm returns the rig's arm.
 func (r *Rig) Arm() arm.Arm { return r.arm }
+
+// Missing names the optional dependencies (pose tracker, camera) that
+// were not available when the rig was built.
+func (r *Rig) Missing() []string { return r.missing }
+
+// Model is the arm's kinematic model as the arm reported it when the rig
+// was built (nil when it has none).
+func (r *Rig) Model() referenceframe.Model { return r.model }
 
 // Begin starts an episode: the target becomes the measured end pose, the
 // gripper opens, and the first observation is returned (its previous frame
@@ -252,6 +282,9 @@ func (r *Rig) frame(ctx context.Context, hand spatialmath.Pose, dst []float64) e
 	}
 	if r.cfg.Goal != nil {
 		r.toTask(r.goalTask[:], r3.Vector{X: r.cfg.Goal[0], Y: r.cfg.Goal[1], Z: r.cfg.Goal[2]})
+	}
+	if r.poses == nil && r.cfg.PoseTracker != "" {
+		return status.Error(codes.Unavailable, fmt.Sprintf("pose tracker %q is not available: viam-server has not given it to the runner yet (an optional dependency); check that it is configured and healthy", r.cfg.PoseTracker))
 	}
 	if r.poses != nil {
 		ps, err := r.poses.Poses(ctx, []string{BodyObject0, BodyObject1, BodyGoal}, nil)
@@ -340,11 +373,11 @@ func (r *Rig) moveTo(ctx context.Context, pose spatialmath.Pose) error {
 			if err != nil {
 				return fmt.Errorf("arm %q joint positions: %w", r.cfg.Arm, err)
 			}
-			seed = referenceframe.InputsToFloats(in)
+			seed = copyInputs(in)
 		}
 		q, _, _, err := r.ik.Solve(seed, pose)
 		if err == nil {
-			if err := r.arm.MoveToJointPositions(ctx, referenceframe.FloatsToInputs(q), nil); err != nil {
+			if err := r.arm.MoveToJointPositions(ctx, copyInputs(q), nil); err != nil {
 				r.joints = nil
 				return fmt.Errorf("arm %q joint move: %w", r.cfg.Arm, err)
 			}
@@ -400,8 +433,8 @@ func (r *Rig) checkJoints(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("arm %q joint positions: %w", r.cfg.Arm, err)
 	}
-	vals := referenceframe.InputsToFloats(in)
-	if m := r.arm.ModelFrame(); m != nil {
+	vals := copyInputs(in)
+	if m := r.model; m != nil {
 		if jp, err := referenceframe.JointPositionsFromInputs(m, in); err == nil {
 			vals = jp.Values // degrees for revolute joints, mm for prismatic
 		}

@@ -10,7 +10,6 @@ import (
 
 	"go.viam.com/rdk/components/camera"
 	"go.viam.com/rdk/resource"
-	rutils "go.viam.com/rdk/utils"
 
 	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/tasks"
@@ -73,14 +72,14 @@ type RobotEnv struct {
 
 // NewRobotEnv builds an Env over the components in deps (a robot client's
 // resources: resource.Dependencies from robot.Robot.ResourceByName).
-func NewRobotEnv(deps resource.Dependencies, cfg EnvConfig) (*RobotEnv, error) {
+func NewRobotEnv(ctx context.Context, deps resource.Dependencies, cfg EnvConfig) (*RobotEnv, error) {
 	if cfg.MaxSteps <= 0 {
 		return nil, fmt.Errorf("robot env: MaxSteps is %d; give a positive episode length", cfg.MaxSteps)
 	}
 	if cfg.Reward != nil && cfg.Camera == "" {
 		return nil, errors.New("robot env: a VLM reward needs a camera")
 	}
-	rig, err := NewRig(deps, cfg.RigConfig)
+	rig, err := NewRig(ctx, deps, cfg.RigConfig)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +149,7 @@ func (e *RobotEnv) Step(a []float64) ([]float64, float64, bool, bool, control.In
 	info := control.Info{Values: map[string]float64{"limit_hits": float64(e.rig.Counts().Total())}}
 	r := 0.0
 	if e.cfg.Reward != nil {
-		img, err := camera.DecodeImageFromCamera(ctx, rutils.MimeTypeJPEG, nil, e.rig.Camera())
+		img, err := camera.DecodeImageFromCamera(ctx, e.rig.Camera(), nil, nil)
 		if err != nil {
 			return nil, 0, false, false, control.Info{}, fmt.Errorf("robot env: camera: %w", err)
 		}

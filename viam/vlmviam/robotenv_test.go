@@ -66,7 +66,7 @@ func TestRobotEnvVLMRMReward(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env, err := NewRobotEnv(deps, EnvConfig{RigConfig: RigConfig{Arm: "arm", Gripper: "gripper", GripperMode: "proportional", PoseTracker: "poses", Camera: "cam"},
+	env, err := NewRobotEnv(context.Background(), deps, EnvConfig{RigConfig: RigConfig{Arm: "arm", Gripper: "gripper", GripperMode: "proportional", PoseTracker: "poses", Camera: "cam"},
 		MaxSteps: 3, SimReset: true, Reward: VLMRMReward{Embedder: emb, RM: rm}})
 	if err != nil {
 		t.Fatal(err)

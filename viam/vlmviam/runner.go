@@ -143,10 +143,10 @@ func (r *Runner) Reconfigure(ctx context.Context, deps resource.Dependencies, co
 	if err != nil {
 		return err
 	}
-	if _, err := c.Validate(""); err != nil {
+	if _, _, err := c.Validate(""); err != nil {
 		return err
 	}
-	rig, err := NewRig(deps, c.RigConfig)
+	rig, err := NewRig(ctx, deps, c.RigConfig)
 	if err != nil {
 		return err
 	}
@@ -183,9 +183,9 @@ func (r *Runner) Reconfigure(ctx context.Context, deps resource.Dependencies, co
 	}
 	switch {
 	case first:
-		r.logger.Infow("policy-runner configured", "checkpoint", c.Checkpoint, "arm", c.Arm, "rate_hz", c.RateHz, "auto_start", c.AutoStart)
+		r.logger.Infow("policy-runner configured", "checkpoint", c.Checkpoint, "arm", c.Arm, "rate_hz", c.RateHz, "auto_start", c.AutoStart, "missing_optional", rig.Missing())
 	default:
-		r.logger.Infow("policy-runner reconfigured", "checkpoint_reloaded", pol != nil, "components_changed", rigChanged, "running", running)
+		r.logger.Infow("policy-runner reconfigured", "checkpoint_reloaded", pol != nil, "components_changed", rigChanged, "running", running, "missing_optional", rig.Missing())
 	}
 	if c.AutoStart && !running {
 		return r.start(c.Episodes, c.Seed)
@@ -234,7 +234,7 @@ func (r *Runner) DoCommand(ctx context.Context, cmd map[string]any) (map[string]
 			return nil, invalidArg("policy-runner: unknown command %q; use start, stop or status", k)
 		}
 	}
-	st := r.Status()
+	st := r.State()
 	out["status"] = statusMap(st)
 	return out, nil
 }
@@ -251,8 +251,14 @@ func intArg(m map[string]any, key string, def int) (int, error) {
 	return int(f), nil
 }
 
-// Status returns a snapshot of the runner's state.
-func (r *Runner) Status() RunnerStatus {
+// Status is rdk's resource status (v0.75+: machine status, GetStatus):
+// the same map as DoCommand {"status": true}.
+func (r *Runner) Status(context.Context) (map[string]any, error) {
+	return statusMap(r.State()), nil
+}
+
+// State returns a snapshot of the runner's state.
+func (r *Runner) State() RunnerStatus {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	st := r.stat
@@ -554,6 +560,16 @@ func (r *Runner) beginEpisode(ctx context.Context, k int, seed uint64) (*episode
 	// the components may not be reachable yet (a module restarted by
 	// viam-server re-adds them one by one): retry with backoff
 	err = r.awaitDeps(ctx, func() error {
+		// an optional dependency that appears while we wait makes
+		// viam-server reconfigure the runner: start on the new rig
+		if sn2 := r.snapshot(); sn2.gen != ep.gen && sn2.pol == ep.pol {
+			d, err := r.driverFor(sn2)
+			if err != nil {
+				return err
+			}
+			drv, ep.drv, ep.rig, ep.gen, ep.cfg = d, d, sn2.rig, sn2.gen, sn2.cfg
+			ep.maxSteps, ep.transformed = sn2.cfg.MaxSteps, sn2.rig.Transformed()
+		}
 		var err error
 		ep.obs, err = drv.begin(ctx, seed)
 		return err
@@ -582,7 +598,7 @@ func (r *Runner) beginEpisode(ctx context.Context, k int, seed uint64) (*episode
 	r.stat.ControlPath = rig.ControlPath()
 	r.mu.Unlock()
 	if pathChanged {
-		if rig.ControlPath() == "pose" && rig.Arm().ModelFrame() != nil && len(rig.Arm().ModelFrame().DoF()) >= 4 {
+		if rig.ControlPath() == "pose" && rig.Model() != nil && len(rig.Model().DoF()) >= 4 {
 			r.logger.Warnw("policy-runner: control path pose: MoveToPosition every tick, which most arms answer with a motion plan; use \"control\": \"joints\"", "arm", ep.cfg.Arm)
 		} else {
 			r.logger.Infow("policy-runner: control path", "path", rig.ControlPath(), "arm", ep.cfg.Arm)

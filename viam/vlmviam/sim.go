@@ -6,11 +6,14 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	commonpb "go.viam.com/api/common/v1"
+	"go.viam.com/rdk/data"
 	"image"
 	"image/jpeg"
 	"image/png"
 	"math"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -85,29 +88,29 @@ func (f *ReportFrame) pose() spatialmath.Pose {
 }
 
 // Validate checks the attributes; the sim components have no dependencies.
-func (c *SimConfig) Validate(path string) ([]string, error) {
+func (c *SimConfig) Validate(path string) ([]string, []string, error) {
 	if err := unknownKeys(c.Attributes, "world", "task", "reward", "max_steps", "seed", "camera", "width", "height", "backend", "report_frame"); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if f := c.ReportFrame; f != nil {
 		o := f.OrientationDeg
 		if f.Name == "" || f.Name == referenceframe.World || (o[0] == 0 && o[1] == 0 && o[2] == 0) || !finite(o[3]) ||
 			!finite(f.Translation[0]) || !finite(f.Translation[1]) || !finite(f.Translation[2]) {
-			return nil, invalidArg(`"report_frame" is %+v; give {"name": FRAME (not world), "translation_mm": [x, y, z], "orientation_vector_degrees": [ox, oy, oz, theta]} with a non-zero axis`, *f)
+			return nil, nil, invalidArg(`"report_frame" is %+v; give {"name": FRAME (not world), "translation_mm": [x, y, z], "orientation_vector_degrees": [ox, oy, oz, theta]} with a non-zero axis`, *f)
 		}
 	}
 	if err := c.WorldConfig.validate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if c.Width < 0 || c.Height < 0 || c.Width > 4096 || c.Height > 4096 {
-		return nil, fmt.Errorf(`"width" and "height" are %d×%d; use 1–4096 px or 0 for 320×240`, c.Width, c.Height)
+		return nil, nil, fmt.Errorf(`"width" and "height" are %d×%d; use 1–4096 px or 0 for 320×240`, c.Width, c.Height)
 	}
 	switch c.Backend {
 	case "", "auto", "egl", "soft":
 	default:
-		return nil, fmt.Errorf(`"backend" is %q; use "auto", "egl" or "soft"`, c.Backend)
+		return nil, nil, fmt.Errorf(`"backend" is %q; use "auto", "egl" or "soft"`, c.Backend)
 	}
-	return nil, nil
+	return nil, nil, nil
 }
 
 // simBase holds the world reference every sim component keeps.
@@ -321,7 +324,7 @@ func (a *SimArm) MoveToJointPositions(ctx context.Context, j []referenceframe.In
 	if len(j) != 3 {
 		return fmt.Errorf("vlmrb sim arm: %d joint positions, want 3 (x, y, z in mm)", len(j))
 	}
-	return a.MoveToPosition(ctx, spatialmath.NewPoseFromPoint(r3.Vector{X: j[0].Value, Y: j[1].Value, Z: j[2].Value}), nil)
+	return a.MoveToPosition(ctx, spatialmath.NewPoseFromPoint(r3.Vector{X: j[0], Y: j[1], Z: j[2]}), nil)
 }
 
 // MoveThroughJointPositions moves through each position in turn.
@@ -341,7 +344,7 @@ func (a *SimArm) JointPositions(context.Context, map[string]any) ([]referencefra
 		return nil, errors.New("vlmrb sim arm: closed")
 	}
 	h := w.Hand()
-	return referenceframe.FloatsToInputs(h[:]), nil
+	return copyInputs(h[:]), nil
 }
 
 // CurrentInputs is JointPositions.
@@ -356,6 +359,15 @@ func (a *SimArm) GoToInputs(ctx context.Context, in ...[]referenceframe.Input) e
 
 // ModelFrame returns the three-prismatic-joint model.
 func (a *SimArm) ModelFrame() referenceframe.Model { return a.model }
+
+// Kinematics returns the three-prismatic-joint model (rdk's InputEnabled;
+// viam-server serves it to clients as the arm's kinematics).
+func (a *SimArm) Kinematics(context.Context) (referenceframe.Model, error) { return a.model, nil }
+
+// Get3DModels returns no meshes: the hand's shapes are its Geometries.
+func (a *SimArm) Get3DModels(context.Context, map[string]any) (map[string]*commonpb.Mesh, error) {
+	return map[string]*commonpb.Mesh{}, nil
+}
 
 // Geometries returns the collision shapes of the simulated hand and its
 // fingers where they are now (arm frame = the task's world frame, mm):
@@ -452,8 +464,33 @@ func (g *SimGripper) Grab(context.Context, map[string]any) (bool, error) {
 	return false, g.set(1)
 }
 
-// ModelFrame returns nil: the fingers have no kinematic model here.
-func (g *SimGripper) ModelFrame() referenceframe.Model { return nil }
+// Kinematics returns no model: the fingers have no kinematic model here
+// (rdk's ErrNoModelInformation, as its grippers without one answer).
+func (g *SimGripper) Kinematics(context.Context) (referenceframe.Model, error) {
+	return nil, referenceframe.ErrNoModelInformation
+}
+
+// CurrentInputs is empty: the fingers are no frame-system joints.
+func (g *SimGripper) CurrentInputs(context.Context) ([]referenceframe.Input, error) {
+	return []referenceframe.Input{}, nil
+}
+
+// GoToInputs takes no inputs: the fingers are no frame-system joints;
+// use Open, Grab or DoCommand {"set": g}.
+func (g *SimGripper) GoToInputs(_ context.Context, steps ...[]referenceframe.Input) error {
+	for _, s := range steps {
+		if len(s) != 0 {
+			return invalidArg("vlmrb sim gripper: GoToInputs takes no inputs (got %d); use Open, Grab or DoCommand {\"set\": g}", len(s))
+		}
+	}
+	return nil
+}
+
+// IsHoldingSomething reports whether the fingers hold an object: false,
+// as Grab reports (see there); read the gap with DoCommand {"openness": true}.
+func (g *SimGripper) IsHoldingSomething(context.Context, map[string]any) (gripper.HoldingStatus, error) {
+	return gripper.HoldingStatus{}, nil
+}
 
 // Geometries returns the fingers' bounding box (mm).
 func (g *SimGripper) Geometries(context.Context, map[string]any) ([]spatialmath.Geometry, error) {
@@ -586,38 +623,46 @@ func (c *SimCamera) render() (*image.RGBA, error) {
 	return out, nil
 }
 
-// Image renders one frame as JPEG (default) or PNG.
-func (c *SimCamera) Image(ctx context.Context, mimeType string, _ map[string]any) ([]byte, camera.ImageMetadata, error) {
-	img, err := c.render()
-	if err != nil {
-		return nil, camera.ImageMetadata{}, err
+// Images renders one frame, JPEG-encoded by default or PNG when extra
+// has {"mime_type": "image/png"}. filterSourceNames that do not name
+// this camera select no image.
+func (c *SimCamera) Images(ctx context.Context, filterSourceNames []string, extra map[string]any) ([]camera.NamedImage, resource.ResponseMetadata, error) {
+	name := c.Name().ShortName()
+	if len(filterSourceNames) > 0 && !slices.Contains(filterSourceNames, name) {
+		return []camera.NamedImage{}, resource.ResponseMetadata{CapturedAt: time.Now()}, nil
 	}
-	var buf bytes.Buffer
-	switch mimeType {
-	case rutils.MimeTypePNG:
-		err = png.Encode(&buf, img)
-	default:
-		mimeType = rutils.MimeTypeJPEG
-		err = jpeg.Encode(&buf, img, &jpeg.Options{Quality: 90})
+	mimeType := rutils.MimeTypeJPEG
+	if m, _ := extra["mime_type"].(string); m == rutils.MimeTypePNG {
+		mimeType = m
 	}
-	if err != nil {
-		return nil, camera.ImageMetadata{}, err
-	}
-	return buf.Bytes(), camera.ImageMetadata{MimeType: mimeType}, nil
-}
-
-// Images renders one frame.
-func (c *SimCamera) Images(ctx context.Context) ([]camera.NamedImage, resource.ResponseMetadata, error) {
 	img, err := c.render()
 	if err != nil {
 		return nil, resource.ResponseMetadata{}, err
 	}
-	return []camera.NamedImage{{Image: img, SourceName: c.Name().ShortName()}}, resource.ResponseMetadata{CapturedAt: time.Now()}, nil
+	var buf bytes.Buffer
+	if mimeType == rutils.MimeTypePNG {
+		err = png.Encode(&buf, img)
+	} else {
+		err = jpeg.Encode(&buf, img, &jpeg.Options{Quality: 90})
+	}
+	if err != nil {
+		return nil, resource.ResponseMetadata{}, err
+	}
+	ni, err := camera.NamedImageFromBytes(buf.Bytes(), name, mimeType, data.Annotations{})
+	if err != nil {
+		return nil, resource.ResponseMetadata{}, err
+	}
+	return []camera.NamedImage{ni}, resource.ResponseMetadata{CapturedAt: time.Now()}, nil
 }
 
 // NextPointCloud is not supported.
-func (c *SimCamera) NextPointCloud(context.Context) (pointcloud.PointCloud, error) {
+func (c *SimCamera) NextPointCloud(context.Context, map[string]any) (pointcloud.PointCloud, error) {
 	return nil, errors.New("vlmrb sim camera: point clouds are not supported")
+}
+
+// Geometries is empty: the simulated camera has no body in the scene.
+func (c *SimCamera) Geometries(context.Context, map[string]any) ([]spatialmath.Geometry, error) {
+	return []spatialmath.Geometry{}, nil
 }
 
 // Properties reports a colour camera.

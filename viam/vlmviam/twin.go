@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	commonpb "go.viam.com/api/common/v1"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -50,23 +51,23 @@ type TwinConfig struct {
 }
 
 // Validate checks the attributes; the twin has no dependencies.
-func (c *TwinConfig) Validate(path string) ([]string, error) {
+func (c *TwinConfig) Validate(path string) ([]string, []string, error) {
 	if err := unknownKeys(c.Attributes, "model", "keyframe", "end_effector", "tolerance_rad", "timeout_s", "speed"); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if c.Model == "" {
-		return nil, invalidArg(`mjcf-arm: "model" is empty; give the path of the arm's MJCF file (model.xml)`)
+		return nil, nil, invalidArg(`mjcf-arm: "model" is empty; give the path of the arm's MJCF file (model.xml)`)
 	}
 	if !(c.ToleranceRad >= 0 && c.ToleranceRad <= 0.5) {
-		return nil, invalidArg(`mjcf-arm: "tolerance_rad" is %v; use 0 (default 1e-3) up to 0.5`, c.ToleranceRad)
+		return nil, nil, invalidArg(`mjcf-arm: "tolerance_rad" is %v; use 0 (default 1e-3) up to 0.5`, c.ToleranceRad)
 	}
 	if !(c.TimeoutS >= 0 && c.TimeoutS <= 3600) {
-		return nil, invalidArg(`mjcf-arm: "timeout_s" is %v; use 0 (default 20) up to 3600`, c.TimeoutS)
+		return nil, nil, invalidArg(`mjcf-arm: "timeout_s" is %v; use 0 (default 20) up to 3600`, c.TimeoutS)
 	}
 	if !(c.Speed >= 0 && c.Speed <= 1000) {
-		return nil, invalidArg(`mjcf-arm: "speed" is %v; use 0 (default 1: real time) up to 1000`, c.Speed)
+		return nil, nil, invalidArg(`mjcf-arm: "speed" is %v; use 0 (default 1: real time) up to 1000`, c.Speed)
 	}
-	return nil, nil
+	return nil, nil, nil
 }
 
 // twinJoint is one arm joint: its engine index, qpos address, MuJoCo
@@ -225,7 +226,7 @@ func mm(v [3]float64) r3.Vector { return r3.Vector{X: v[0] * 1000, Y: v[1] * 100
 // body origin; the end effector a last static link.
 func (t *Twin) modelFrame() (referenceframe.Model, error) {
 	m := t.Art.Model
-	cfg := &referenceframe.ModelConfig{Name: t.Art.Name}
+	cfg := &referenceframe.ModelConfigJSON{Name: t.Art.Name}
 	used := map[string]int{}
 	id := func(s string) string {
 		used[s]++
@@ -295,7 +296,7 @@ func (t *Twin) modelFrame() (referenceframe.Model, error) {
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return nil, err
 	}
-	delete(raw, "OriginalFile") // a null here would drop the file UnmarshalModelJSON keeps
+	delete(raw, "original_file") // a null here would drop the file UnmarshalModelJSON keeps
 	if b, err = json.Marshal(raw); err != nil {
 		return nil, err
 	}
@@ -480,7 +481,7 @@ func NewTwinArm(_ context.Context, _ resource.Dependencies, conf resource.Config
 }
 
 func newTwinArm(named resource.Named, c *TwinConfig, logger logging.Logger) (*TwinArm, error) {
-	if _, err := c.Validate(""); err != nil {
+	if _, _, err := c.Validate(""); err != nil {
 		return nil, err
 	}
 	t, err := LoadTwin(c.Model, c.EndEffector)
@@ -587,7 +588,7 @@ func (a *TwinArm) MoveToJointPositions(ctx context.Context, pos []referenceframe
 	ctrl := make([]float64, len(pos))
 	for i, p := range pos {
 		var err error
-		if ctrl[i], err = a.twin.ctrlFor(i, p.Value); err != nil {
+		if ctrl[i], err = a.twin.ctrlFor(i, p); err != nil {
 			return err
 		}
 	}
@@ -702,7 +703,7 @@ func (a *TwinArm) JointPositions(context.Context, map[string]any) ([]referencefr
 	if a.d == nil {
 		return nil, failedPrecondition("mjcf-arm: closed")
 	}
-	return referenceframe.FloatsToInputs(a.twin.Inputs(a.d)), nil
+	return copyInputs(a.twin.Inputs(a.d)), nil
 }
 
 // CurrentInputs is JointPositions.
@@ -749,11 +750,11 @@ func (a *TwinArm) MoveToPosition(ctx context.Context, pose spatialmath.Pose, ext
 	if err != nil {
 		return err
 	}
-	q, err := a.twin.SolveIK(referenceframe.InputsToFloats(cur), pose)
+	q, err := a.twin.SolveIK(copyInputs(cur), pose)
 	if err != nil {
 		return err
 	}
-	return a.MoveToJointPositions(ctx, referenceframe.FloatsToInputs(q), extra)
+	return a.MoveToJointPositions(ctx, copyInputs(q), extra)
 }
 
 // SolveIK returns joints putting the end effector at pose (within 0.1 mm
@@ -792,6 +793,15 @@ func (t *Twin) SolveIK(seed []float64, pose spatialmath.Pose) ([]float64, error)
 
 // ModelFrame is Viam's kinematic model built from the MJCF chain.
 func (a *TwinArm) ModelFrame() referenceframe.Model { return a.twin.Frame }
+
+// Kinematics is the ModelFrame (rdk's InputEnabled; viam-server serves it
+// to clients by GetKinematics).
+func (a *TwinArm) Kinematics(context.Context) (referenceframe.Model, error) { return a.twin.Frame, nil }
+
+// Get3DModels returns no meshes: the twin's shapes are its Geometries.
+func (a *TwinArm) Get3DModels(context.Context, map[string]any) (map[string]*commonpb.Mesh, error) {
+	return map[string]*commonpb.Mesh{}, nil
+}
 
 // Geometries returns the arm's box, sphere and capsule geoms where they
 // are now (mm, in the arm's base frame = the MJCF world).

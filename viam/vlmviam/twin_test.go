@@ -75,7 +75,7 @@ func TestTwinFKMatchesMJCF(t *testing.T) {
 			tw.SetInputs(d, q)
 			articulated.Forward(m, d)
 			p, qq := tw.EEPose(d)
-			vp, err := referenceframe.ComputeOOBPosition(tw.Frame, referenceframe.FloatsToInputs(q))
+			vp, err := fkPose(tw.Frame, copyInputs(q))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,7 +99,7 @@ func TestTwinZeroPose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := referenceframe.ComputeOOBPosition(tw.Frame, make([]referenceframe.Input, 6))
+	p, err := fkPose(tw.Frame, make([]referenceframe.Input, 6))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,17 +133,17 @@ func TestTwinMoveToJointPositions(t *testing.T) {
 		t.Fatal(err)
 	}
 	home := []float64{-1.5708, -1.5708, 1.5708, -1.5708, -1.5708, 0}
-	for i, v := range referenceframe.InputsToFloats(q0) {
+	for i, v := range copyInputs(q0) {
 		if math.Abs(v-home[i]) > 1e-12 {
 			t.Fatalf("start joints %v, want the keyframe %v", q0, home)
 		}
 	}
 	target := []float64{-1.2, -1.3, 1.9, -1.8, -1.4, 0.6}
-	if err := a.MoveToJointPositions(ctx, referenceframe.FloatsToInputs(target), nil); err != nil {
+	if err := a.MoveToJointPositions(ctx, copyInputs(target), nil); err != nil {
 		t.Fatal(err)
 	}
 	q, _ := a.JointPositions(ctx, nil)
-	for i, v := range referenceframe.InputsToFloats(q) {
+	for i, v := range copyInputs(q) {
 		if math.Abs(v-target[i]) > 1e-4 {
 			t.Fatalf("joint %d at %v after the move, want %v ± 1e-4", i, v, target[i])
 		}
@@ -153,15 +153,15 @@ func TestTwinMoveToJointPositions(t *testing.T) {
 		t.Fatal("IsMoving after the move returned")
 	}
 	end, _ := a.EndPosition(ctx, nil)
-	want, _ := referenceframe.ComputeOOBPosition(a.ModelFrame(), referenceframe.FloatsToInputs(target))
+	want, _ := fkPose(a.ModelFrame(), copyInputs(target))
 	// 1e-4 rad on joints ≤ 1 m from the end: ≤ 0.6 mm
 	if d := end.Point().Sub(want.Point()).Norm(); d > 0.6 {
 		t.Fatalf("end %v mm is %.3f mm from the target's FK %v", end.Point(), d, want.Point())
 	}
-	if err := a.MoveToJointPositions(ctx, referenceframe.FloatsToInputs([]float64{0, 9, 0, 0, 0, 0}), nil); status.Code(err) != codes.InvalidArgument {
+	if err := a.MoveToJointPositions(ctx, copyInputs([]float64{0, 9, 0, 0, 0, 0}), nil); status.Code(err) != codes.InvalidArgument {
 		t.Fatalf("out-of-range target: %v, want InvalidArgument", err)
 	}
-	if err := a.MoveToJointPositions(ctx, referenceframe.FloatsToInputs([]float64{0, 0}), nil); status.Code(err) != codes.InvalidArgument {
+	if err := a.MoveToJointPositions(ctx, copyInputs([]float64{0, 0}), nil); status.Code(err) != codes.InvalidArgument {
 		t.Fatalf("2 joints for 6: %v, want InvalidArgument", err)
 	}
 }
@@ -171,7 +171,7 @@ func TestTwinMoveToJointPositions(t *testing.T) {
 func TestTwinMoveToPosition(t *testing.T) {
 	a := newTestTwin(t, TwinConfig{Keyframe: "home", EndEffector: "attachment_site", Speed: 10, ToleranceRad: 1e-5})
 	ctx := context.Background()
-	goal, err := referenceframe.ComputeOOBPosition(a.ModelFrame(), referenceframe.FloatsToInputs([]float64{-1.3, -1.4, 1.6, -1.6, -1.5, 0.3}))
+	goal, err := fkPose(a.ModelFrame(), copyInputs([]float64{-1.3, -1.4, 1.6, -1.6, -1.5, 0.3}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func TestTwinStop(t *testing.T) {
 	ctx := context.Background()
 	target := []float64{1.5, -0.5, 0.5, -1.0, 1.0, 2.5}
 	errc := make(chan error, 1)
-	go func() { errc <- a.MoveToJointPositions(ctx, referenceframe.FloatsToInputs(target), nil) }()
+	go func() { errc <- a.MoveToJointPositions(ctx, copyInputs(target), nil) }()
 	time.Sleep(150 * time.Millisecond)
 	if moving, _ := a.IsMoving(ctx); !moving {
 		t.Fatal("IsMoving false during a move")
@@ -222,18 +222,18 @@ func TestTwinStop(t *testing.T) {
 	later, _ := a.JointPositions(ctx, nil)
 	home := []float64{-1.5708, -1.5708, 1.5708, -1.5708, -1.5708, 0}
 	for i := range target {
-		drift := math.Abs(later[i].Value - atStop[i].Value)
-		left := math.Abs(target[i] - later[i].Value)
+		drift := math.Abs(later[i] - atStop[i])
+		left := math.Abs(target[i] - later[i])
 		total := math.Abs(target[i] - home[i])
 		// a joint stopped mid-swing coasts a little (ζ≈1 servo), never on to the target
 		if drift > 0.1*total || left < 0.5*total {
-			t.Fatalf("joint %d: %.3f rad after Stop (drift %.3f), %.3f of %.3f rad still to go; Stop did not halt it", i, later[i].Value, drift, left, total)
+			t.Fatalf("joint %d: %.3f rad after Stop (drift %.3f), %.3f of %.3f rad still to go; Stop did not halt it", i, later[i], drift, left, total)
 		}
 	}
 	// a cancelled context ends a move the same way
 	cctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 	defer cancel()
-	if err := a.MoveToJointPositions(cctx, referenceframe.FloatsToInputs(target), nil); !errors.Is(err, context.DeadlineExceeded) {
+	if err := a.MoveToJointPositions(cctx, copyInputs(target), nil); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("move under a 100 ms context: %v", err)
 	}
 }
@@ -325,11 +325,11 @@ func TestTwinBadModels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q, _ := a.JointPositions(context.Background(), nil); len(q) != 6 || math.Abs(q[1].Value+1.5708) > 1e-12 {
+	if q, _ := a.JointPositions(context.Background(), nil); len(q) != 6 || math.Abs(q[1]+1.5708) > 1e-12 {
 		t.Fatalf("registered constructor: joints %v, want the home keyframe", q)
 	}
 	a.Close(context.Background())
-	if _, err := (&TwinConfig{}).Validate("x"); status.Code(err) != codes.InvalidArgument {
+	if _, _, err := (&TwinConfig{}).Validate("x"); status.Code(err) != codes.InvalidArgument {
 		t.Fatalf("empty model: %v", err)
 	}
 }
@@ -399,7 +399,7 @@ func TestTwinFKAnchorsSlidesRefs(t *testing.T) {
 		tw.SetInputs(d, q)
 		articulated.Forward(m, d)
 		p, qq := tw.EEPose(d)
-		vp, err := referenceframe.ComputeOOBPosition(tw.Frame, referenceframe.FloatsToInputs(q))
+		vp, err := fkPose(tw.Frame, copyInputs(q))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -420,7 +420,7 @@ func TestTwinCloseDuringMove(t *testing.T) {
 	ctx := context.Background()
 	errc := make(chan error, 1)
 	go func() {
-		errc <- a.MoveToJointPositions(ctx, referenceframe.FloatsToInputs([]float64{1, -1, 1, -1, 1, 1}), nil)
+		errc <- a.MoveToJointPositions(ctx, copyInputs([]float64{1, -1, 1, -1, 1, 1}), nil)
 	}()
 	time.Sleep(50 * time.Millisecond)
 	if err := a.Close(ctx); err != nil {
@@ -450,21 +450,21 @@ func TestTwinServoAndReset(t *testing.T) {
 	home := []float64{-1.5708, -1.5708, 1.5708, -1.5708, -1.5708, 0}
 	target := slices.Clone(home)
 	target[0] += 0.5
-	if err := a.MoveToJointPositions(ctx, referenceframe.FloatsToInputs(target), map[string]any{ServoExtra: true}); err != nil {
+	if err := a.MoveToJointPositions(ctx, copyInputs(target), map[string]any{ServoExtra: true}); err != nil {
 		t.Fatal(err)
 	}
 	q, _ := a.JointPositions(ctx, nil)
-	if moved := referenceframe.InputsToFloats(q)[0] - home[0]; moved > 0.05 {
+	if moved := copyInputs(q)[0] - home[0]; moved > 0.05 {
 		t.Fatalf("the servo call returned after joint 0 moved %.3f of 0.5 rad; it should not wait", moved)
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		q, _ = a.JointPositions(ctx, nil)
-		if math.Abs(referenceframe.InputsToFloats(q)[0]-target[0]) < 1e-2 {
+		if math.Abs(copyInputs(q)[0]-target[0]) < 1e-2 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("joint 0 at %v 20 s after the servo target %v", referenceframe.InputsToFloats(q)[0], target[0])
+			t.Fatalf("joint 0 at %v 20 s after the servo target %v", copyInputs(q)[0], target[0])
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go.viam.com/rdk/data"
 	"image"
 	"os"
 	"sync"
@@ -65,45 +66,45 @@ type ScorerConfig struct {
 }
 
 // Validate checks the attributes and names the camera dependency.
-func (c *ScorerConfig) Validate(path string) ([]string, error) {
+func (c *ScorerConfig) Validate(path string) ([]string, []string, error) {
 	if err := unknownKeys(c.Attributes, "camera", "task", "scorer", "clip_len", "fps", "width", "height", "timeout_s",
 		"base_url", "model", "request_timeout_s", "frames", "clip_format", "prompt"); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if c.Camera == "" {
-		return nil, fmt.Errorf(`"camera" is required: the camera whose clips are scored`)
+		return nil, nil, fmt.Errorf(`"camera" is required: the camera whose clips are scored`)
 	}
 	if c.Task == "" {
-		return nil, fmt.Errorf(`"task" is required: the vlmrb task the clips show (its description and colours drive the scorer)`)
+		return nil, nil, fmt.Errorf(`"task" is required: the vlmrb task the clips show (its description and colours drive the scorer)`)
 	}
 	if _, err := tasks.Describe(c.Task); err != nil {
-		return nil, fmt.Errorf(`"task": %w`, err)
+		return nil, nil, fmt.Errorf(`"task": %w`, err)
 	}
 	switch c.Scorer {
 	case "", "pixel", "oracle":
 	case "openai":
 		if c.Model == "" && os.Getenv("OPENAI_MODEL") == "" {
-			return nil, fmt.Errorf(`"scorer" "openai" needs "model" (the served model name)`)
+			return nil, nil, fmt.Errorf(`"scorer" "openai" needs "model" (the served model name)`)
 		}
 	default:
-		return nil, fmt.Errorf(`"scorer" is %q; use "pixel", "openai" or "oracle"`, c.Scorer)
+		return nil, nil, fmt.Errorf(`"scorer" is %q; use "pixel", "openai" or "oracle"`, c.Scorer)
 	}
 	if c.ClipLen < 0 || c.ClipLen > 256 {
-		return nil, fmt.Errorf(`"clip_len" is %d; use 1–256 frames or 0 for 8`, c.ClipLen)
+		return nil, nil, fmt.Errorf(`"clip_len" is %d; use 1–256 frames or 0 for 8`, c.ClipLen)
 	}
 	if c.FPS < 0 || c.FPS > 60 || !finite(c.FPS) {
-		return nil, fmt.Errorf(`"fps" is %g; use 0 (10 frames/s) to 60`, c.FPS)
+		return nil, nil, fmt.Errorf(`"fps" is %g; use 0 (10 frames/s) to 60`, c.FPS)
 	}
 	if c.Width < 0 || c.Height < 0 || c.Width > 1920 || c.Height > 1080 {
-		return nil, fmt.Errorf(`"width"×"height" is %d×%d; use up to 1920×1080 or 0 for 320×240`, c.Width, c.Height)
+		return nil, nil, fmt.Errorf(`"width"×"height" is %d×%d; use up to 1920×1080 or 0 for 320×240`, c.Width, c.Height)
 	}
 	if c.TimeoutS < 0 || c.RequestS < 0 || !finite(c.TimeoutS, c.RequestS) {
-		return nil, fmt.Errorf(`"timeout_s" and "request_timeout_s" must be ≥ 0 seconds`)
+		return nil, nil, fmt.Errorf(`"timeout_s" and "request_timeout_s" must be ≥ 0 seconds`)
 	}
 	if c.Frames < 0 {
-		return nil, fmt.Errorf(`"frames" is %d; use a positive number or 0 for all of the clip`, c.Frames)
+		return nil, nil, fmt.Errorf(`"frames" is %d; use a positive number or 0 for all of the clip`, c.Frames)
 	}
-	return []string{c.Camera}, nil
+	return []string{c.Camera}, nil, nil
 }
 
 // Scorer is vlmrb:vlmrb:vlm-scorer: it keeps the last L frames of a camera
@@ -150,7 +151,7 @@ func (s *Scorer) Reconfigure(ctx context.Context, deps resource.Dependencies, co
 	if err != nil {
 		return err
 	}
-	if _, err := c.Validate(""); err != nil {
+	if _, _, err := c.Validate(""); err != nil {
 		return err
 	}
 	cam, err := camera.FromDependencies(deps, c.Camera)
@@ -265,7 +266,7 @@ func (s *Scorer) capture(ctx context.Context) {
 func grabFrame(ctx context.Context, cam camera.Camera, w, h int, oracle bool) (frame.Frame, float64, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	img, err := camera.DecodeImageFromCamera(ctx, rutils.MimeTypeJPEG, nil, cam)
+	img, err := camera.DecodeImageFromCamera(ctx, cam, nil, nil)
 	if err != nil {
 		return frame.Frame{}, 0, err
 	}
@@ -347,8 +348,15 @@ func (s *Scorer) ClassificationsFromCamera(ctx context.Context, cameraName strin
 	return s.score(ctx, c, sc, timeout)
 }
 
-// Classifications scores a one-frame clip of img.
-func (s *Scorer) Classifications(ctx context.Context, img image.Image, n int, _ map[string]any) (classification.Classifications, error) {
+// Classifications scores a one-frame clip of the image.
+func (s *Scorer) Classifications(ctx context.Context, ni *camera.NamedImage, n int, _ map[string]any) (classification.Classifications, error) {
+	if ni == nil {
+		return nil, invalidArg("vlm-scorer: no image given; send one image to classify")
+	}
+	img, err := ni.Image(ctx)
+	if err != nil {
+		return nil, invalidArg("vlm-scorer: the image cannot be decoded: %v", err)
+	}
 	s.mu.Lock()
 	_, w, h, _ := s.sizes()
 	meta, sc, oracle := s.meta, s.scorer, s.cfg.Scorer == "oracle"
@@ -372,7 +380,7 @@ func (s *Scorer) DetectionsFromCamera(context.Context, string, map[string]any) (
 }
 
 // Detections is not supported.
-func (s *Scorer) Detections(context.Context, image.Image, map[string]any) ([]objectdetection.Detection, error) {
+func (s *Scorer) Detections(context.Context, *camera.NamedImage, map[string]any) ([]objectdetection.Detection, error) {
 	return nil, status.Error(codes.Unimplemented, "vlm-scorer: detections are not supported; use classifications")
 }
 
@@ -392,7 +400,10 @@ func (s *Scorer) CaptureAllFromCamera(ctx context.Context, cameraName string, op
 	if opts.ReturnImage {
 		s.mu.Lock()
 		if n := len(s.ring); n > 0 {
-			out.Image = s.ring[n-1].Image
+			ni, err := camera.NamedImageFromImage(s.ring[n-1].Image, s.cfg.Camera, rutils.MimeTypeJPEG, data.Annotations{})
+			if err == nil {
+				out.Image = &ni
+			}
 		}
 		s.mu.Unlock()
 	}

@@ -113,7 +113,7 @@ func TestRigLimitsActBeforeMotion(t *testing.T) {
 	w.Reset(7)
 	h := w.Hand()
 	box := &Box{Low: [3]float64{h[0] - 50, h[1] - 50, h[2] - 50}, High: [3]float64{h[0] + 50, h[1] + 50, h[2] + 4}}
-	rig, err := NewRig(deps, RigConfig{Arm: "arm", Gripper: "gripper", GripperMode: "proportional", PoseTracker: "poses", Workspace: box, MaxStep: 3})
+	rig, err := NewRig(context.Background(), deps, RigConfig{Arm: "arm", Gripper: "gripper", GripperMode: "proportional", PoseTracker: "poses", Workspace: box, MaxStep: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestRigLimitsActBeforeMotion(t *testing.T) {
 	}
 	// a joint outside its limit stops the arm before any motion
 	moves := w.moves
-	jl, err := NewRig(deps, RigConfig{Arm: "arm", JointLimits: [][2]float64{{got[0] + 100, got[0] + 200}}})
+	jl, err := NewRig(context.Background(), deps, RigConfig{Arm: "arm", JointLimits: [][2]float64{{got[0] + 100, got[0] + 200}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,13 +184,13 @@ func runEpisodes(t *testing.T, r *Runner, n int, seed uint64) RunnerStatus {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(5 * time.Minute)
-	for r.Status().Running {
+	for r.State().Running {
 		if time.Now().After(deadline) {
 			t.Fatal("runner did not finish")
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return r.Status()
+	return r.State()
 }
 
 // TestRunnerMatchesInProcessEval: the runner driving the sim through the
@@ -339,7 +339,7 @@ func TestNoGoroutineLeakAfterClose(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for r.(*Runner).Status().TotalSteps < 5 {
+		for r.(*Runner).State().TotalSteps < 5 {
 			time.Sleep(10 * time.Millisecond)
 		}
 		// the scorer's first frame arrives asynchronously: until then it
@@ -358,7 +358,7 @@ func TestNoGoroutineLeakAfterClose(t *testing.T) {
 		if err := r.Close(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if r.(*Runner).Status().Running {
+		if r.(*Runner).State().Running {
 			t.Fatal("runner still running after Close")
 		}
 	}()
