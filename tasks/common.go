@@ -146,3 +146,24 @@ func stageProgress(k, n int, f float64) float64 {
 	f = min(max(f, 0), 1)
 	return (float64(k) + f) / float64(n-1)
 }
+
+// PadsHold reports whether both finger pads touched one and the same shape
+// in the last step (a grasp as the gripper feels it: an object squeezed
+// between the pads, whatever the task calls its object).
+func (e *Env) PadsHold() bool {
+	for _, c := range e.s.Contacts() {
+		var other sim.ShapeID
+		switch {
+		case c.ShapeA == e.sc.padR:
+			other = c.ShapeB
+		case c.ShapeB == e.sc.padR:
+			other = c.ShapeA
+		default:
+			continue
+		}
+		if other != e.sc.padL && e.s.InContact(e.sc.padL, other) {
+			return true
+		}
+	}
+	return false
+}

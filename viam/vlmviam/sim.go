@@ -486,10 +486,15 @@ func (g *SimGripper) GoToInputs(_ context.Context, steps ...[]referenceframe.Inp
 	return nil
 }
 
-// IsHoldingSomething reports whether the fingers hold an object: false,
-// as Grab reports (see there); read the gap with DoCommand {"openness": true}.
+// IsHoldingSomething reports whether both fingers touched the same
+// object in the last control step (the simulation's contacts; no
+// metadata).
 func (g *SimGripper) IsHoldingSomething(context.Context, map[string]any) (gripper.HoldingStatus, error) {
-	return gripper.HoldingStatus{}, nil
+	w := g.world()
+	if w == nil {
+		return gripper.HoldingStatus{}, errors.New("vlmrb sim gripper: closed")
+	}
+	return gripper.HoldingStatus{IsHoldingSomething: w.Holding()}, nil
 }
 
 // Geometries returns the fingers' bounding box (mm).

@@ -332,6 +332,15 @@ func (w *World) SetGrip(g float64) error {
 	return nil
 }
 
+// Holding reports whether both finger pads touched the same object in
+// the last control step (tasks.Env.PadsHold).
+func (w *World) Holding() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.ensureLocked()
+	return w.env != nil && w.env.PadsHold()
+}
+
 // GripperOpen returns the finger gap as a fraction of fully open.
 func (w *World) GripperOpen() float64 {
 	w.mu.Lock()
