@@ -264,7 +264,19 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 	for _, j := range joints {
 		nq += j.Type.NQ()
 	}
-	ks := c.artKeys(keys, nq, len(acts))
+	var qpos0 []float64 // MuJoCo's qpos0, for PadKeyframes
+	for _, j := range joints {
+		switch j.Type {
+		case articulated.Free:
+			b := bodies[j.Body]
+			qpos0 = append(qpos0, b.Pos[0], b.Pos[1], b.Pos[2], b.Quat[0], b.Quat[1], b.Quat[2], b.Quat[3])
+		case articulated.Ball:
+			qpos0 = append(qpos0, 1, 0, 0, 0)
+		default:
+			qpos0 = append(qpos0, j.Ref)
+		}
+	}
+	ks := c.artKeys(keys, qpos0, len(acts))
 	if len(c.errs) > 0 {
 		return nil
 	}
@@ -535,7 +547,8 @@ func (c *compiler) artActuator(e *element, jointOf map[*mjoint]int, tendonOf map
 }
 
 // artKeys reads <key> elements in MuJoCo's qpos layout.
-func (c *compiler) artKeys(keys []*element, nq, nu int) []articulated.Key {
+func (c *compiler) artKeys(keys []*element, qpos0 []float64, nu int) []articulated.Key {
+	nq := len(qpos0)
 	main := c.classes["main"]
 	var out []articulated.Key
 	for _, sec := range keys {
@@ -551,6 +564,13 @@ func (c *compiler) artKeys(keys []*element, nq, nu int) []articulated.Key {
 				if !ok {
 					return nil
 				}
+				if len(f) < n && c.opt.PadKeyframes {
+					pad := make([]float64, n-len(f))
+					if attr == "qpos" {
+						copy(pad, qpos0[len(f):])
+					}
+					return append(f, pad...)
+				}
 				if len(f) != n {
 					c.fail(e, attr, fmt.Sprintf("has %d numbers; the model has %d %s", len(f), n, what))
 					return nil
@@ -558,6 +578,7 @@ func (c *compiler) artKeys(keys []*element, nq, nu int) []articulated.Key {
 				return f
 			}
 			k.Qpos = read("qpos", nq, "qpos coordinates (1 a hinge or slide, 4 a ball, 7 a free joint)")
+
 			nv := 0
 			for _, j := range c.joints {
 				switch j.typ {
