@@ -26,6 +26,7 @@ type ArmConfig struct {
 	Control   string  `yaml:"control"`    // joint (position-target deltas) | ee (end-effector deltas through IK)
 	GoalRange float64 `yaml:"goal_range"` // bound of the random joint offsets whose site position is the goal (rad; 0: 0.8)
 	Keyframe  string  `yaml:"keyframe"`   // the model's <key> episodes start from (empty: qpos0)
+	Grip      string  `yaml:"grip"`       // panda-pick, panda-push: the gripper's position actuator (empty: the servo on a slide joint)
 }
 
 // ApplyArmDefaults sets what task arm-reach trains with unless told
@@ -40,18 +41,25 @@ func ApplyArmDefaults(c *Config) {
 }
 
 // IsArmTask reports whether c trains the reach task over an imported arm.
-func (c *Config) IsArmTask() bool { return c.Task == tasks.ArmReachName }
+func (c *Config) IsArmTask() bool { return c.Task == tasks.ArmReachName || c.isArmObjectTask() }
 
 // validateArm checks the arm section against the task.
 func (c *Config) validateArm(add func(error)) {
 	if !c.IsArmTask() {
 		if c.Arm.Model != "" {
-			add(badf("arm.model %s is for task %s (--task reach with --model); task %s builds its own scene", c.Arm.Model, tasks.ArmReachName, c.Task))
+			add(badf("arm.model %s is for tasks %s, %s and %s (--model with --task reach, pick or push); task %s builds its own scene", c.Arm.Model, tasks.ArmReachName, tasks.ArmPickName, tasks.ArmPushName, c.Task))
 		}
 		return
 	}
 	if c.Arm.Model == "" {
-		add(badf("task %s needs arm.model: pass --model FILE.xml", tasks.ArmReachName))
+		add(badf("task %s needs arm.model: pass --model FILE.xml", c.Task))
+	}
+	if c.isArmObjectTask() {
+		c.validateArmObject(add) // armobject.go
+		return
+	}
+	if c.Arm.Grip != "" {
+		add(badf("arm.grip is for tasks %s and %s; task %s drives no gripper", tasks.ArmPickName, tasks.ArmPushName, c.Task))
 	}
 	if c.Arm.Control != "" && c.Arm.Control != "joint" && c.Arm.Control != "ee" {
 		add(badf("arm.control %q must be joint or ee", c.Arm.Control))
@@ -90,9 +98,9 @@ func (c *Config) armOptions() (tasks.ArmReachOptions, error) {
 // site or actuator is refused before the run directory is written.
 func (r *runner) taskMeta() (tasks.Meta, error) {
 	if r.cfg.IsArmTask() {
-		opts, err := r.cfg.armOptions()
-		if err == nil {
-			_, err = newArmEnv(&r.cfg, opts)
+		_, err := newArmEnv(&r.cfg)
+		if r.cfg.isArmObjectTask() {
+			return tasks.ArmObjectMeta(r.cfg.armObjectTask()), err
 		}
 		return tasks.ArmReachMeta(), err
 	}
@@ -108,18 +116,15 @@ func (r *runner) taskMeta() (tasks.Meta, error) {
 // evaluation env.
 func (r *runner) buildArmEnvs() error {
 	cfg := &r.cfg
-	opts, err := cfg.armOptions()
-	if err != nil {
-		return err
-	}
-	load := func(warn bool) (*tasks.ArmReach, error) {
-		e, err := newArmEnv(cfg, opts)
+	load := func(warn bool) (armEnv, error) {
+		e, err := newArmEnv(cfg)
 		if err == nil && warn && len(e.Model().Warnings) > 0 {
 			r.warnf("%s: ignored %s", cfg.Arm.Model, strings.Join(e.Model().Warnings, "; "))
 		}
 		return e, err
 	}
-	r.arm = make([]*tasks.ArmReach, cfg.NumEnvs)
+	r.arm = make([]armEnv, cfg.NumEnvs)
+	var err error
 	if r.vec, err = control.NewVecEnv(cfg.NumEnvs, func(i int) (control.Env, error) {
 		e, err := load(i == 0)
 		r.arm[i] = e
@@ -134,9 +139,17 @@ func (r *runner) buildArmEnvs() error {
 	return err
 }
 
-// newArmEnv loads c's arm for the articulated engine and builds an
-// arm-reach env over it.
-func newArmEnv(c *Config, opts tasks.ArmReachOptions) (*tasks.ArmReach, error) {
+// newArmEnv loads c's arm for the articulated engine and builds the
+// task's env over it: arm-reach, or (armobject.go) panda-pick and
+// panda-push in the scene they compose around the arm.
+func newArmEnv(c *Config) (armEnv, error) {
+	if c.isArmObjectTask() {
+		return newArmObjectEnv(c)
+	}
+	opts, err := c.armOptions()
+	if err != nil {
+		return nil, err
+	}
 	m, err := mjcf.LoadArticulated(c.Arm.Model, mjcf.Options{})
 	if err != nil {
 		return nil, &ConfigError{Msg: fmt.Sprintf("arm.model: %v", err)}
@@ -150,11 +163,7 @@ func newArmEnv(c *Config, opts tasks.ArmReachOptions) (*tasks.ArmReach, error) {
 
 // evalArmRun is robot-train eval of an arm-reach checkpoint (evalArm).
 func evalArmRun(ctx context.Context, cfg *Config, agent *sac.Agent, episodes int, seed uint64) (*EvalResult, error) {
-	opts, err := cfg.armOptions()
-	if err != nil {
-		return nil, err
-	}
-	env, err := newArmEnv(cfg, opts)
+	env, err := newArmEnv(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -169,8 +178,18 @@ func evalArmRun(ctx context.Context, cfg *Config, agent *sac.Agent, episodes int
 // an imported arm's IK expert before training on it. reward is dense or
 // sparse (empty: dense), maxSteps the episode length (0: arm-reach's 100).
 func EvalArmPolicy(ctx context.Context, arm ArmConfig, reward string, maxSteps int, policy string, episodes int, seed uint64) (*EvalResult, map[string]float64, error) {
+	return EvalArmTaskPolicy(ctx, tasks.ArmReachName, arm, reward, maxSteps, policy, episodes, seed)
+}
+
+// EvalArmTaskPolicy is EvalArmPolicy on task (arm-reach, panda-pick or
+// panda-push; maxSteps 0: the task's own episode length).
+func EvalArmTaskPolicy(ctx context.Context, task string, arm ArmConfig, reward string, maxSteps int, policy string, episodes int, seed uint64) (*EvalResult, map[string]float64, error) {
 	cfg := DefaultConfig()
 	ApplyArmDefaults(&cfg)
+	cfg.Task = task
+	if cfg.isArmObjectTask() {
+		cfg.MaxEpisodeLen = tasks.ArmObjectMaxSteps
+	}
 	ctl := cfg.Arm.Control
 	cfg.Arm = arm
 	if cfg.Arm.Control == "" {
@@ -185,11 +204,7 @@ func EvalArmPolicy(ctx context.Context, arm ArmConfig, reward string, maxSteps i
 	if err := cfg.Validate(); err != nil {
 		return nil, nil, err
 	}
-	opts, err := cfg.armOptions()
-	if err != nil {
-		return nil, nil, err
-	}
-	env, err := newArmEnv(&cfg, opts)
+	env, err := newArmEnv(&cfg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -227,8 +242,8 @@ func (r *runner) progress(i int) (float64, float64) {
 // env (evalArm).
 func (r *runner) evaluateArm(ctx context.Context) (*EvalResult, map[string]float64, error) {
 	if r.cfg.Eval.GIF && r.camErr == nil {
-		r.camErr = fmt.Errorf("task %s", tasks.ArmReachName)
-		r.warnf("no evaluation GIFs on task %s (robot-train render --model films the arm)", tasks.ArmReachName)
+		r.camErr = fmt.Errorf("task %s", r.cfg.Task)
+		r.warnf("no evaluation GIFs on task %s (robot-train render --model films the arm)", r.cfg.Task)
 	}
 	return evalArm(ctx, r.armEval, AgentPolicy(r.agent), r.cfg.Eval.Episodes, EvalSeed(r.cfg))
 }
@@ -238,7 +253,7 @@ func (r *runner) evaluateArm(ctx context.Context) (*EvalResult, map[string]float
 // within 5 cm of the goal at its LAST step (holding the goal: stricter
 // than the any-step convention of Evaluate, which eval/success_any_step
 // reports); eval/final_distance_m is the mean distance then.
-func evalArm(ctx context.Context, env *tasks.ArmReach, pol control.Policy, n int, seed uint64) (*EvalResult, map[string]float64, error) {
+func evalArm(ctx context.Context, env armEnv, pol control.Policy, n int, seed uint64) (*EvalResult, map[string]float64, error) {
 	res := &EvalResult{Episodes: n}
 	act := make([]float64, env.Spec().ActDim)
 	anyStep, dist, steps := 0, 0.0, 0
