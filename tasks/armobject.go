@@ -88,7 +88,8 @@ type ArmObjectOptions struct {
 // composes in memory (no file is written; the include resolves inside the
 // model's folder, by mjcf's include rules). The wrapper adds a table (a
 // box whose top is at the height of the arm's base, centred on the
-// workspace: 0.5 × the arm's straight-up length in front of the base) and
+// workspace: 0.5 × the arm's straight-up length in front of the base; a
+// visual-only extension reaches under the base) and
 // the cube (mass 0.1 kg, friction 1, on a free joint; contype 2
 // conaffinity 1, as Menagerie's MJX cube scenes, so that it collides with
 // the table and with whatever geom of the arm has conaffinity bit 1 or 2).
@@ -184,7 +185,8 @@ func ArmObjectScene(file string, arm *mjcf.Articulated) ([]byte, error) {
 	if strings.ContainsAny(file, "\"<>&") {
 		return nil, fmt.Errorf("tasks: model file name %q has a character that cannot go in an MJCF attribute", file)
 	}
-	c, z, err := armWorkspace(arm)
+	c, base, err := armWorkspace(arm)
+	z := base.Z
 	if err != nil {
 		return nil, err
 	}
@@ -192,6 +194,12 @@ func ArmObjectScene(file string, arm *mjcf.Articulated) ([]byte, error) {
 	fmt.Fprintf(&b, "<mujoco model=\"arm object scene\">\n  <include file=%q/>\n  <worldbody>\n", file)
 	fmt.Fprintf(&b, "    <geom name=\"vlmrb_table\" type=\"box\" size=\"%g %g %g\" pos=\"%g %g %g\" contype=\"1\" conaffinity=\"1\" condim=\"3\" friction=\"1 0.005 0.0001\" rgba=\"0.55 0.4 0.3 1\"/>\n",
 		armTableHalfX, armTableHalfY, armTableThick, c.X, c.Y, z-armTableThick)
+	// a visual-only extension of the table under the arm's base (no
+	// collision bits, static: it changes nothing of the dynamics)
+	if x0, x1 := base.X-0.15, c.X-armTableHalfX; x1 > x0 {
+		fmt.Fprintf(&b, "    <geom name=\"vlmrb_mount\" type=\"box\" size=\"%g %g %g\" pos=\"%g %g %g\" contype=\"0\" conaffinity=\"0\" rgba=\"0.55 0.4 0.3 1\"/>\n",
+			(x1-x0)/2, 0.15, armTableThick, (x0+x1)/2, base.Y, z-armTableThick)
+	}
 	fmt.Fprintf(&b, "    <body name=\"vlmrb_cube\" pos=\"%g %g %g\">\n      <freejoint name=\"vlmrb_cube\"/>\n", c.X, c.Y, z+ArmCubeHalf)
 	fmt.Fprintf(&b, "      <geom name=\"vlmrb_cube\" type=\"box\" size=\"%g %g %g\" mass=\"%g\" contype=\"2\" conaffinity=\"1\" condim=\"3\" friction=\"1 0.005 0.0001\" rgba=\"0.85 0.15 0.1 1\"/>\n",
 		ArmCubeHalf, ArmCubeHalf, ArmCubeHalf, ArmCubeMass)
@@ -199,14 +207,14 @@ func ArmObjectScene(file string, arm *mjcf.Articulated) ([]byte, error) {
 	return []byte(b.String()), nil
 }
 
-// armWorkspace is the workspace centre (on the table top) and the table
-// top's height for arm: the table top at the height of the arm's root
+// armWorkspace is the workspace centre (on the table top) and the arm's
+// base (its root body's origin) for arm: the table top at the height of the arm's root
 // body, the centre 0.5 × the arm's length (root to end-effector site at
 // qpos0) in front of it along x.
-func armWorkspace(arm *mjcf.Articulated) (sim.Vec3, float64, error) {
+func armWorkspace(arm *mjcf.Articulated) (sim.Vec3, sim.Vec3, error) {
 	m := arm.Model
 	if len(m.Bodies) < 2 {
-		return sim.Vec3{}, 0, fmt.Errorf("tasks: the arm model has no bodies")
+		return sim.Vec3{}, sim.Vec3{}, fmt.Errorf("tasks: the arm model has no bodies")
 	}
 	d := articulated.NewData(m)
 	articulated.Kinematics(m, d)
@@ -222,10 +230,11 @@ func armWorkspace(arm *mjcf.Articulated) (sim.Vec3, float64, error) {
 		w := sim.V3(p[0], p[1], p[2]).Add(sim.Quat{W: q[0], X: q[1], Y: q[2], Z: q[3]}.Rotate(sim.V3(s.Pos[0], s.Pos[1], s.Pos[2])))
 		far = max(far, w.Sub(sim.V3(base[0], base[1], base[2])).Norm())
 	}
+	b := sim.V3(base[0], base[1], base[2])
 	if far < 0.1 {
-		return sim.Vec3{}, 0, fmt.Errorf("tasks: the arm model is %.3f m long at qpos0; the object tasks need an arm at least 0.1 m long", far)
+		return sim.Vec3{}, b, fmt.Errorf("tasks: the arm model is %.3f m long at qpos0; the object tasks need an arm at least 0.1 m long", far)
 	}
-	return sim.V3(base[0]+0.5*far, base[1], base[2]), base[2], nil
+	return sim.V3(base[0]+0.5*far, base[1], base[2]), b, nil
 }
 
 // NewArmObject builds the task over a, a scene composed by ArmObjectScene
