@@ -32,6 +32,7 @@ var evalFlags = []flagDef{
 	{name: "model", help: "with --policy: evaluate it on task arm-reach over the MJCF arm `FILE.xml` (as train --model trains it)"},
 	{name: "site", help: "--model: end-effector site `NAME` (default ee, or the model's only site), or a body's name for its origin"},
 	{name: "actuators", help: "--model: comma-separated position actuators to drive (default every position servo)"},
+	{name: "grip", help: "--model with --task pick|push: the gripper's position actuator `NAME` (default the servo on a slide joint)"},
 	{name: "keyframe", help: "--model: the model's keyframe `NAME` episodes start from (default qpos0)"},
 	{name: "control", help: "--model: action space joint or ee (default ee, as train --model)"},
 	{name: "json", kind: "bool", help: "print one JSON object on stdout"},
@@ -54,8 +55,8 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if b.int("episodes") <= 0 {
 		return usagef("--episodes must be ≥ 1")
 	}
-	if b.str("model") == "" && (b.given("site") || b.given("actuators") || b.given("control") || b.given("keyframe")) {
-		return usagef("--site, --actuators, --control and --keyframe describe an imported arm: give --model FILE.xml")
+	if b.str("model") == "" && (b.given("site") || b.given("actuators") || b.given("control") || b.given("keyframe") || b.given("grip")) {
+		return usagef("--site, --actuators, --grip, --control and --keyframe describe an imported arm: give --model FILE.xml")
 	}
 	if ckpt != "" && b.given("model") {
 		return usagef("--model is for --policy; a checkpoint of task arm-reach evaluates on the model it trained on")
@@ -191,7 +192,7 @@ func evalArmPolicy(ctx context.Context, b *boundFlags, stdout io.Writer) error {
 	if b.str("video") != "" {
 		return usagef("--video is not supported with --model; robot-train render --model FILE.xml --policy %s films the arm", b.str("policy"))
 	}
-	arm := train.ArmConfig{Model: b.str("model"), Site: b.str("site"), Actuators: b.str("actuators"), Control: b.str("control"), Keyframe: b.str("keyframe")}
+	arm := train.ArmConfig{Model: b.str("model"), Site: b.str("site"), Actuators: b.str("actuators"), Control: b.str("control"), Keyframe: b.str("keyframe"), Grip: b.str("grip")}
 	res, extra, err := train.EvalArmTaskPolicy(ctx, task, arm, b.str("reward"), b.int("max-episode-len"), b.str("policy"), b.int("episodes"), b.u64("seed"))
 	if err != nil {
 		return err
