@@ -679,6 +679,10 @@ func (e *ArmObject) CubePos() sim.Vec3 {
 	return sim.V3(q[0], q[1], q[2])
 }
 
+// Workspace returns the workspace centre on the table top (m, world): the
+// cube starts within ±10 cm of it.
+func (e *ArmObject) Workspace() sim.Vec3 { return e.center }
+
 // TableZ returns the table top's height (m).
 func (e *ArmObject) TableZ() float64 { return e.tableZ }
 

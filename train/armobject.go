@@ -13,9 +13,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-gl/mathgl/mgl64"
 	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/frame"
 	"github.com/vlmrb/vlmrb/render"
+	"github.com/vlmrb/vlmrb/sim"
 	"github.com/vlmrb/vlmrb/sim/articulated"
 	"github.com/vlmrb/vlmrb/sim/mjcf"
 	"github.com/vlmrb/vlmrb/tasks"
@@ -86,9 +88,9 @@ func newArmObjectEnv(c *Config) (armEnv, error) {
 }
 
 // armFrameSources renders each arm env's scene for the scorer: one
-// renderer (vlm.render_backend) shared by the envs' sources, a fixed camera
-// per env framing the scene at its first Reset (the whole model: arm,
-// table and cube, from the front-right above), vlm.width × vlm.height.
+// renderer (vlm.backend) shared by the envs' sources, a fixed camera per
+// env (ArmObjectCamera; for other arm tasks the whole model from the
+// front-right above, fixed at the first frame), vlm.width × vlm.height.
 func (r *runner) armFrameSources() ([]frame.Source, error) {
 	cfg := &r.cfg
 	rd, err := render.New(cfg.VLM.Backend, render.Options{})
@@ -98,9 +100,27 @@ func (r *runner) armFrameSources() ([]frame.Source, error) {
 	sh := &artShared{rd: rd, users: len(r.arm)}
 	srcs := make([]frame.Source, len(r.arm))
 	for i, e := range r.arm {
-		srcs[i] = newArtFrames(e.Model(), e.Data(), sh, cfg.VLM.Width, cfg.VLM.Height)
+		f := newArtFrames(e.Model(), e.Data(), sh, cfg.VLM.Width, cfg.VLM.Height)
+		if o, ok := e.(*tasks.ArmObject); ok {
+			c := ArmObjectCamera(o, cfg.VLM.Width, cfg.VLM.Height)
+			f.cam = &c
+		}
+		srcs[i] = f
 	}
 	return srcs, nil
+}
+
+// ArmObjectCamera is the scorer's view of panda-pick and panda-push: from
+// the front-right above the workspace (0.7 m out along x, 0.6 m to the
+// right, 0.55 m up) looking at a point 12 cm over its centre, 45° tall,
+// so the hand, the cube and the goal region fill the frame and the arm
+// rises behind them.
+func ArmObjectCamera(e *tasks.ArmObject, w, h int) render.Camera {
+	c := e.Workspace().Add(sim.V3(-0.12, 0, 0.2))
+	eye := c.Add(sim.V3(1.0, -0.9, 0.3))
+	cam := render.LookAt(mgl64.Vec3{eye.X, eye.Y, eye.Z}, mgl64.Vec3{c.X, c.Y, c.Z}, mgl64.Vec3{0, 0, 1}, 45, w, h)
+	cam.Name, cam.Far = "task", 50
+	return cam
 }
 
 // artShared is a renderer shared by frame sources, closed with the last.
@@ -127,7 +147,7 @@ type artFrames struct {
 // Next; the caller keeps its kinematics current) through sh's renderer,
 // w × h, from the default view of render.ArtCamera fixed at the first
 // frame.
-func newArtFrames(a *mjcf.Articulated, d *articulated.Data, sh *artShared, w, h int) frame.Source {
+func newArtFrames(a *mjcf.Articulated, d *articulated.Data, sh *artShared, w, h int) *artFrames {
 	return &artFrames{sh: sh, a: a, d: d, sc: render.NewArtScene(a), w: w, h: h}
 }
 

@@ -60,9 +60,9 @@ func TestRunArmObject(t *testing.T) {
 	}
 }
 
-// TestArtFramesSeeCube: the scorer's frames of panda-pick show the red
-// cube (pixels red above green and blue by 80 levels) and change when the
-// arm moves.
+// TestArtFramesSeeCube: the scorer's frames of panda-pick (its camera,
+// ArmObjectCamera) show the red cube (pixels red above green and blue by
+// 80 levels) and change when the arm moves.
 func TestArtFramesSeeCube(t *testing.T) {
 	env, err := tasks.LoadArmObject(gripperArm, tasks.ArmObjectOptions{Task: "pick"})
 	if err != nil {
@@ -74,6 +74,8 @@ func TestArtFramesSeeCube(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := newArtFrames(env.Model(), env.Data(), &artShared{rd: rd, users: 1}, 96, 96)
+	cam := ArmObjectCamera(env, 96, 96)
+	src.cam = &cam
 	defer func() { _ = src.Close() }()
 	var f0, f1 frame.Frame
 	if err := src.Next(context.Background(), &f0); err != nil {
@@ -86,7 +88,7 @@ func TestArtFramesSeeCube(t *testing.T) {
 			red++
 		}
 	}
-	if red < 4 {
+	if red < 8 {
 		t.Errorf("%d red pixels: the camera does not see the cube", red)
 	}
 	for range 10 {

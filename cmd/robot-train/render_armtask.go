@@ -17,7 +17,7 @@ import (
 // that panda-pick or panda-push composes around the arm (table and cube),
 // after Reset(--seed), moved by --policy expert|random for --steps control
 // steps (PNG: the last frame; GIF/MP4: every --every-th), seen from the
-// default whole-scene view (the scorer's frames in training).
+// scorer's view in training (train.ArmObjectCamera).
 func renderArmTask(ctx context.Context, stdout io.Writer, r modelRender, ext string, w, h int) error {
 	task := armTask(tasks.Canonical(r.task))
 	var obj string
@@ -64,7 +64,7 @@ func renderArmTask(ctx context.Context, stdout io.Writer, r modelRender, ext str
 	sc := render.NewArtScene(a)
 	obs, _ := env.Reset(r.seed)
 	d := env.Data()
-	cam := render.ArtCamera(a, d, -1, w, h) // fixed at the start, as the scorer's
+	cam := train.ArmObjectCamera(env, w, h) // the scorer's view
 	var frames []*image.RGBA
 	grab := func() error {
 		img := image.NewRGBA(image.Rect(0, 0, w, h))
