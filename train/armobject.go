@@ -188,3 +188,23 @@ func (s *artFrames) Close() error {
 	}
 	return nil
 }
+
+// exportSpec is the env spec an exported policy of run cfg is for: a
+// tabletop task's, or for a task over an imported arm (arm-reach,
+// panda-pick, panda-push) the spec of its env over the run's arm.model.
+func exportSpec(cfg *Config, reward tasks.RewardMode) (control.Spec, error) {
+	if cfg.IsArmTask() {
+		e, err := newArmEnv(cfg)
+		if err != nil {
+			return control.Spec{}, err
+		}
+		defer func() { _ = e.Close() }()
+		return e.Spec(), nil
+	}
+	env, err := tasks.Make(cfg.Task, tasks.Options{Reward: reward, MaxSteps: cfg.MaxEpisodeLen})
+	if err != nil {
+		return control.Spec{}, &ConfigError{Msg: err.Error()}
+	}
+	defer func() { _ = env.Close() }()
+	return env.Spec(), nil
+}

@@ -28,8 +28,8 @@ func tinyArmObjectConfig(out string) Config {
 // TestRunArmObject: train.Run over panda-push writes the run directory, its
 // expert demonstrations push the cube (the first demo moves it toward the
 // goal), VLM-RB replay scores clips of frames rendered from the scene with
-// the pixel scorer, and robot-train eval of the checkpoint repeats the
-// run's final evaluation.
+// the pixel scorer, robot-train eval of the checkpoint repeats the run's
+// final evaluation, and export writes its ONNX policy.
 func TestRunArmObject(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run")
 	c := tinyArmObjectConfig(out)
@@ -57,6 +57,10 @@ func TestRunArmObject(t *testing.T) {
 	ev, err := EvalRun(context.Background(), out, EvalRunOptions{})
 	if err != nil || ev.Step != 200 || ev.MeanReturn != res.FinalEval.MeanReturn {
 		t.Errorf("EvalRun %+v (%v) against the run's final evaluation %+v", ev, err, res.FinalEval)
+	}
+	onnxPath := filepath.Join(t.TempDir(), "push.onnx")
+	if ex, err := ExportONNX(out, onnxPath, ExportOptions{}); err != nil || ex.Task != tasks.ArmPushName || ex.Bytes == 0 {
+		t.Errorf("ExportONNX: %+v, %v", ex, err)
 	}
 }
 
