@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -288,5 +289,55 @@ func TestArmObjectMenagerie(t *testing.T) {
 		if wins < 18 {
 			t.Errorf("%s expert: %d/20, want ≥ 18", task, wins)
 		}
+	}
+}
+
+// TestArmObjectHoldScene writes, when VLMRB_PANDA_HOLD names a file in the
+// folder of the model VLMRB_PANDA names, the panda-pick scene with a
+// keyframe "hold": the state and controls after 80 expert steps of seed 3,
+// the cube held in the fingers at the goal. bench/panda-tasks.sh steps it
+// in both engines (robot-train simulate, MuJoCo 3.3.8) and compares.
+func TestArmObjectHoldScene(t *testing.T) {
+	path, out := os.Getenv("VLMRB_PANDA"), os.Getenv("VLMRB_PANDA_HOLD")
+	if path == "" || out == "" {
+		t.Skip("VLMRB_PANDA and VLMRB_PANDA_HOLD are not set (bench/panda-tasks.sh sets them)")
+	}
+	if filepath.Dir(out) != filepath.Dir(path) {
+		t.Fatalf("VLMRB_PANDA_HOLD %s must be in the model's folder %s (the scene includes the model)", out, filepath.Dir(path))
+	}
+	e, err := LoadArmObject(path, ArmObjectOptions{Task: "pick"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs, _ := e.Reset(3)
+	pol, act := e.Expert(), make([]float64, 4)
+	for range 80 {
+		pol.Act(obs, act)
+		if obs, _, _, _, _, err = e.Step(act); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !e.held() {
+		t.Fatal("the expert does not hold the cube after 80 steps of seed 3")
+	}
+	arm, err := mjcf.LoadArticulated(path, mjcf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scene, err := ArmObjectScene(filepath.Base(path), arm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := func(v []float64) string {
+		s := make([]string, len(v))
+		for i, x := range v {
+			s[i] = strconv.FormatFloat(x, 'g', -1, 64)
+		}
+		return strings.Join(s, " ")
+	}
+	key := "  <keyframe><key name=\"hold\" qpos=\"" + f(e.Data().Qpos) + "\" qvel=\"" + f(e.Data().Qvel) + "\" ctrl=\"" + f(e.Data().Ctrl) + "\"/></keyframe>\n</mujoco>\n"
+	xml := strings.Replace(string(scene), "</mujoco>\n", key, 1)
+	if err := os.WriteFile(out, []byte(xml), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
