@@ -73,7 +73,8 @@ type ArmObjectOptions struct {
 	MaxSteps int
 	// Keyframe names the arm model's <key> the IK starts from when it puts
 	// the arm at the ready pose (empty: "home" if the model has one, else
-	// qpos0 clamped into the joint ranges).
+	// qpos0 clamped into the joint ranges); the middle of the joint ranges
+	// and fixed pseudo-random poses are tried after it, the best kept.
 	Keyframe string
 	// ReadFile reads the model and its include and mesh files (nil:
 	// mjcf's bounded reader), as mjcf.Options.ReadFile.
@@ -99,9 +100,11 @@ type ArmObjectOptions struct {
 // commanded end-effector position moves by 3 cm × (dx, dy, dz) (kept
 // above the table and over it), and the arm's servo targets follow by two
 // damped-least-squares IK iterations on position and orientation (the
-// site pointing down, fingers opening along world y). g drives the
+// site pointing down, fingers opening along world y), plus gravity
+// feedforward (ctrl = q* + qfrc_bias/kp, see servo). g drives the
 // gripper: its servo target is open at g = −1 and closed at g = +1
-// (MetaWorld's convention), linearly between.
+// (MetaWorld's convention), linearly between. The cube falling off the
+// table ends the episode (terminated).
 //
 // Observation (24): site position (3), finger opening (1: 0 closed, 1
 // open), cube position (3) and quaternion (4: w x y z), goal (3),
