@@ -27,11 +27,12 @@ func loadArmObject(t *testing.T, task, reward string) *ArmObject {
 // runExpert runs the expert for one episode; fn sees every step.
 func runExpert(t *testing.T, e *ArmObject, seed uint64, fn func(info control.Info)) control.Info {
 	t.Helper()
-	obs, info := e.Reset(seed)
+	obs, _ := e.Reset(seed)
 	pol, act := e.Expert(), make([]float64, 4)
 	for {
 		pol.Act(obs, act)
 		var term, trunc bool
+		var info control.Info
 		var err error
 		obs, _, term, trunc, info, err = e.Step(act)
 		if err != nil {
