@@ -20,6 +20,7 @@ type ArmConfig struct {
 	Control   string  `yaml:"control"`    // joint (position-target deltas) | ee (end-effector deltas through IK)
 	GoalRange float64 `yaml:"goal_range"` // bound of the random joint offsets whose site position is the goal (rad; 0: 0.8)
 	Keyframe  string  `yaml:"keyframe"`   // the model's <key> episodes start from (empty: qpos0)
+	Grip      string  `yaml:"grip"`       // panda-pick, panda-push: the gripper's position actuator (empty: the servo on a slide joint)
 }
 
 // ApplyArmDefaults sets what task arm-reach trains with unless told
@@ -33,19 +34,27 @@ func ApplyArmDefaults(c *Config) {
 	c.Eval.Every, c.Eval.Episodes, c.Eval.GIF = 10000, 20, false
 }
 
-// IsArmTask reports whether c trains the reach task over an imported arm.
-func (c *Config) IsArmTask() bool { return c.Task == tasks.ArmReachName }
+// IsArmTask reports whether c trains a task over an imported arm:
+// arm-reach, panda-pick or panda-push.
+func (c *Config) IsArmTask() bool { return c.Task == tasks.ArmReachName || c.IsArmObjectTask() }
 
 // validateArm checks the arm section against the task.
 func (c *Config) validateArm(add func(error)) {
 	if !c.IsArmTask() {
 		if c.Arm.Model != "" {
-			add(ConfigErrorf("arm.model %s is for task %s (--task reach with --model); task %s builds its own scene", c.Arm.Model, tasks.ArmReachName, c.Task))
+			add(ConfigErrorf("arm.model %s is for tasks %s, %s and %s (--model with --task reach, pick or push); task %s builds its own scene", c.Arm.Model, tasks.ArmReachName, tasks.ArmPickName, tasks.ArmPushName, c.Task))
 		}
 		return
 	}
 	if c.Arm.Model == "" {
-		add(ConfigErrorf("task %s needs arm.model: pass --model FILE.xml", tasks.ArmReachName))
+		add(ConfigErrorf("task %s needs arm.model: pass --model FILE.xml", c.Task))
+	}
+	if c.IsArmObjectTask() {
+		c.validateArmObject(add) // armobject.go
+		return
+	}
+	if c.Arm.Grip != "" {
+		add(ConfigErrorf("arm.grip is for tasks %s and %s; task %s drives no gripper", tasks.ArmPickName, tasks.ArmPushName, c.Task))
 	}
 	if c.Arm.Control != "" && c.Arm.Control != "joint" && c.Arm.Control != "ee" {
 		add(ConfigErrorf("arm.control %q must be joint or ee", c.Arm.Control))
@@ -79,9 +88,17 @@ func (c *Config) ArmOptions() (tasks.ArmReachOptions, error) {
 	return o, nil
 }
 
-// NewArmEnv loads c's arm for the articulated engine and builds an
-// arm-reach env over it.
-func NewArmEnv(c *Config, opts tasks.ArmReachOptions) (*tasks.ArmReach, error) {
+// NewArmEnv loads c's arm for the articulated engine and builds the
+// task's env over it: arm-reach, or (armobject.go) panda-pick and
+// panda-push in the scene they compose around the arm.
+func NewArmEnv(c *Config) (ArmEnv, error) {
+	if c.IsArmObjectTask() {
+		return newArmObjectEnv(c)
+	}
+	opts, err := c.ArmOptions()
+	if err != nil {
+		return nil, err
+	}
 	m, err := mjcf.LoadArticulated(c.Arm.Model, mjcf.Options{})
 	if err != nil {
 		return nil, &ConfigError{Msg: fmt.Sprintf("arm.model: %v", err)}
@@ -93,16 +110,14 @@ func NewArmEnv(c *Config, opts tasks.ArmReachOptions) (*tasks.ArmReach, error) {
 	return e, nil
 }
 
-// evalArmRun is robot-train eval of an arm-reach checkpoint (EvalArm).
+// evalArmRun is robot-train eval of a checkpoint of a task over an
+// imported arm (EvalArm).
 func evalArmRun(ctx context.Context, cfg *Config, agent *sac.Agent, episodes int, seed uint64) (*EvalResult, error) {
-	opts, err := cfg.ArmOptions()
+	env, err := NewArmEnv(cfg)
 	if err != nil {
 		return nil, err
 	}
-	env, err := NewArmEnv(cfg, opts)
-	if err != nil {
-		return nil, err
-	}
+	defer func() { _ = env.Close() }()
 	res, _, err := EvalArm(ctx, env, AgentPolicy(agent), episodes, seed)
 	return res, err
 }
@@ -114,8 +129,18 @@ func evalArmRun(ctx context.Context, cfg *Config, agent *sac.Agent, episodes int
 // an imported arm's IK expert before training on it. reward is dense or
 // sparse (empty: dense), maxSteps the episode length (0: arm-reach's 100).
 func EvalArmPolicy(ctx context.Context, arm ArmConfig, reward string, maxSteps int, policy string, episodes int, seed uint64) (*EvalResult, map[string]float64, error) {
+	return EvalArmTaskPolicy(ctx, tasks.ArmReachName, arm, reward, maxSteps, policy, episodes, seed)
+}
+
+// EvalArmTaskPolicy is EvalArmPolicy on task (arm-reach, panda-pick or
+// panda-push; maxSteps 0: the task's own episode length).
+func EvalArmTaskPolicy(ctx context.Context, task string, arm ArmConfig, reward string, maxSteps int, policy string, episodes int, seed uint64) (*EvalResult, map[string]float64, error) {
 	cfg := DefaultConfig()
 	ApplyArmDefaults(&cfg)
+	cfg.Task = task
+	if cfg.IsArmObjectTask() {
+		cfg.MaxEpisodeLen = tasks.ArmObjectMaxSteps
+	}
 	ctl := cfg.Arm.Control
 	cfg.Arm = arm
 	if cfg.Arm.Control == "" {
@@ -130,14 +155,11 @@ func EvalArmPolicy(ctx context.Context, arm ArmConfig, reward string, maxSteps i
 	if err := cfg.Validate(); err != nil {
 		return nil, nil, err
 	}
-	opts, err := cfg.ArmOptions()
+	env, err := NewArmEnv(&cfg)
 	if err != nil {
 		return nil, nil, err
 	}
-	env, err := NewArmEnv(&cfg, opts)
-	if err != nil {
-		return nil, nil, err
-	}
+	defer func() { _ = env.Close() }()
 	var pol control.Policy
 	switch policy {
 	case "expert":
@@ -155,7 +177,7 @@ func EvalArmPolicy(ctx context.Context, arm ArmConfig, reward string, maxSteps i
 // within 5 cm of the goal at its LAST step (holding the goal: stricter
 // than the any-step convention of Evaluate, which eval/success_any_step
 // reports); eval/final_distance_m is the mean distance then.
-func EvalArm(ctx context.Context, env *tasks.ArmReach, pol control.Policy, n int, seed uint64) (*EvalResult, map[string]float64, error) {
+func EvalArm(ctx context.Context, env ArmEnv, pol control.Policy, n int, seed uint64) (*EvalResult, map[string]float64, error) {
 	res := &EvalResult{Episodes: n}
 	act := make([]float64, env.Spec().ActDim)
 	anyStep, dist, steps := 0, 0.0, 0

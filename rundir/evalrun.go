@@ -148,7 +148,7 @@ func EvalRun(ctx context.Context, path string, o EvalRunOptions) (*EvalRunResult
 		}
 		if o.Task != "" {
 			if cfg.IsArmTask() {
-				return nil, &ConfigError{Msg: "an arm-reach run is evaluated on its own arm (no task override)"}
+				return nil, &ConfigError{Msg: "a run on an imported arm is evaluated on its own arm and task (no task override)"}
 			}
 			if _, err := tasks.Describe(o.Task); err != nil {
 				return nil, asConfigError(err)

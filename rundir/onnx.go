@@ -118,12 +118,10 @@ func ExportONNX(path, out string, o ExportOptions) (*ExportResult, error) {
 		if err != nil {
 			return nil, &ConfigError{Msg: err.Error()}
 		}
-		env, err := tasks.Make(cfg.Task, tasks.Options{Reward: reward, MaxSteps: cfg.MaxEpisodeLen})
+		spec, err := exportSpec(&cfg, reward) // armobject.go: the arm tasks load their model
 		if err != nil {
-			return nil, &ConfigError{Msg: err.Error()}
+			return nil, err
 		}
-		spec := env.Spec()
-		_ = env.Close()
 		info.Extra = append(info.Extra,
 			onnx.Prop{Key: MetaReward, Value: cfg.EnvReward()},
 			onnx.Prop{Key: MetaMaxEpisodeLen, Value: strconv.Itoa(cfg.MaxEpisodeLen)})

@@ -27,7 +27,7 @@ var families []Family
 // family or a tabletop task already uses is programmer misuse and panics.
 func RegisterFamily(f Family) {
 	for _, n := range f.Names() {
-		if _, dup := registry[n]; dup || familyOf(n) != nil || n == ArmReachName {
+		if _, dup := registry[n]; dup || familyOf(n) != nil || slices.Contains(armNames, n) {
 			panic("tasks: family " + f.Name + " registers task " + n + " twice")
 		}
 	}
@@ -43,15 +43,19 @@ func familyOf(name string) *Family {
 	return nil
 }
 
+// armNames are the tasks over an imported MJCF arm (--model): reach, and
+// pick and push with the arm's own gripper (armobject.go).
+var armNames = []string{ArmReachName, ArmPickName, ArmPushName}
+
 // AllNames returns every task a run can train: the tabletop tasks (sorted),
-// then each registered family's, then ArmReachName (reach over an imported
-// MJCF arm).
+// then each registered family's, then the tasks over an imported MJCF arm
+// (arm-reach, panda-pick, panda-push).
 func AllNames() []string {
 	out := Names()
 	for _, f := range families {
 		out = append(out, f.Names()...)
 	}
-	return append(out, ArmReachName)
+	return append(out, armNames...)
 }
 
 // IsDiscrete reports whether the task has a discrete action space (a

@@ -12,20 +12,21 @@ import (
 // The one registry answers for both families once tasks/grid is linked.
 func TestRegistryCoversBothFamilies(t *testing.T) {
 	all := tasks.AllNames()
-	for _, n := range append(append(tasks.Names(), grid.Names()...), tasks.ArmReachName) {
+	arm := []string{tasks.ArmReachName, tasks.ArmPickName, tasks.ArmPushName}
+	for _, n := range append(append(tasks.Names(), grid.Names()...), arm...) {
 		if !slices.Contains(all, n) {
 			t.Errorf("AllNames lacks %s", n)
 		}
 	}
-	if len(all) != len(tasks.Names())+len(grid.Names())+1 {
-		t.Errorf("AllNames has %d names, want %d (no duplicates)", len(all), len(tasks.Names())+len(grid.Names())+1)
+	if len(all) != len(tasks.Names())+len(grid.Names())+len(arm) {
+		t.Errorf("AllNames has %d names, want %d (no duplicates)", len(all), len(tasks.Names())+len(grid.Names())+len(arm))
 	}
 	for _, n := range grid.Names() {
 		if !tasks.IsDiscrete(n) || !tasks.InFamily(n, grid.Family) {
 			t.Errorf("%s: IsDiscrete %v, InFamily %v; want both (DoorKey has 7 discrete actions)", n, tasks.IsDiscrete(n), tasks.InFamily(n, grid.Family))
 		}
 	}
-	for _, n := range append(tasks.Names(), tasks.ArmReachName, "fly") {
+	for _, n := range append(append(tasks.Names(), arm...), "fly") {
 		if tasks.IsDiscrete(n) {
 			t.Errorf("%s is continuous (a 4-D end-effector delta), IsDiscrete says discrete", n)
 		}

@@ -21,9 +21,9 @@ import (
 // site or actuator is refused before the run directory is written.
 func (r *runner) taskMeta() (tasks.Meta, error) {
 	if r.cfg.IsArmTask() {
-		opts, err := r.cfg.ArmOptions()
-		if err == nil {
-			_, err = rundir.NewArmEnv(&r.cfg, opts)
+		_, err := rundir.NewArmEnv(&r.cfg)
+		if r.cfg.IsArmObjectTask() {
+			return tasks.ArmObjectMeta(r.cfg.ArmObjectTask()), err
 		}
 		return tasks.ArmReachMeta(), err
 	}
@@ -39,18 +39,15 @@ func (r *runner) taskMeta() (tasks.Meta, error) {
 // evaluation env.
 func (r *runner) buildArmEnvs() error {
 	cfg := &r.cfg
-	opts, err := cfg.ArmOptions()
-	if err != nil {
-		return err
-	}
-	load := func(warn bool) (*tasks.ArmReach, error) {
-		e, err := rundir.NewArmEnv(cfg, opts)
+	load := func(warn bool) (rundir.ArmEnv, error) {
+		e, err := rundir.NewArmEnv(cfg)
 		if err == nil && warn && len(e.Model().Warnings) > 0 {
 			r.warnf("%s: ignored %s", cfg.Arm.Model, strings.Join(e.Model().Warnings, "; "))
 		}
 		return e, err
 	}
-	r.arm = make([]*tasks.ArmReach, cfg.NumEnvs)
+	r.arm = make([]rundir.ArmEnv, cfg.NumEnvs)
+	var err error
 	if r.vec, err = control.NewVecEnv(cfg.NumEnvs, func(i int) (control.Env, error) {
 		e, err := load(i == 0)
 		r.arm[i] = e
@@ -87,8 +84,8 @@ func (r *runner) progress(i int) (float64, float64) {
 // env (EvalArm).
 func (r *runner) evaluateArm(ctx context.Context) (*rundir.EvalResult, map[string]float64, error) {
 	if r.cfg.Eval.GIF && r.camErr == nil {
-		r.camErr = fmt.Errorf("task %s", tasks.ArmReachName)
-		r.warnf("no evaluation GIFs on task %s (robot-train render --model films the arm)", tasks.ArmReachName)
+		r.camErr = fmt.Errorf("task %s", r.cfg.Task)
+		r.warnf("no evaluation GIFs on task %s (robot-train render --model films the arm)", r.cfg.Task)
 	}
 	return rundir.EvalArm(ctx, r.armEval, rundir.AgentPolicy(r.agent), r.cfg.Eval.Episodes, rundir.EvalSeed(r.cfg))
 }

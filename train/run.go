@@ -84,8 +84,8 @@ type runner struct {
 	vec     *control.VecEnv
 	envs    []*tasks.Env
 	evalEnv *tasks.Env
-	arm     []*tasks.ArmReach // task arm-reach (armrun.go): its envs instead of envs
-	armEval *tasks.ArmReach
+	arm     []rundir.ArmEnv // tasks over an imported arm (armrun.go, armobject.go): its envs instead of envs
+	armEval rundir.ArmEnv
 	spec    control.Spec
 
 	agent    *sac.Agent

@@ -156,6 +156,9 @@ func (r *runner) frameSources() ([]frame.Source, error) {
 		}
 		return srcs, nil
 	}
+	if r.arm != nil {
+		return r.armFrameSources() // armobject.go
+	}
 	cam, err := rundir.NewSimCameraWith(cfg.VLM.Backend, cfg.VLM.Camera, cfg.VLM.Theme, cfg.VLM.Width, cfg.VLM.Height, r.envs[0], cfg.VLM.CameraOptions())
 	if err != nil {
 		return nil, fmt.Errorf("scorer frames: %w", err)

@@ -32,6 +32,7 @@ var evalFlags = []flagDef{
 	{name: "model", help: "with --policy: evaluate it on task arm-reach over the MJCF arm `FILE.xml` (as train --model trains it)"},
 	{name: "site", help: "--model: end-effector site `NAME` (default ee, or the model's only site), or a body's name for its origin"},
 	{name: "actuators", help: "--model: comma-separated position actuators to drive (default every position servo)"},
+	{name: "grip", help: "--model with --task pick|push: the gripper's position actuator `NAME` (default the servo on a slide joint)"},
 	{name: "keyframe", help: "--model: the model's keyframe `NAME` episodes start from (default qpos0)"},
 	{name: "control", help: "--model: action space joint or ee (default ee, as train --model)"},
 	{name: "json", kind: "bool", help: "print one JSON object on stdout"},
@@ -54,8 +55,8 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if b.int("episodes") <= 0 {
 		return usagef("--episodes must be ≥ 1")
 	}
-	if b.str("model") == "" && (b.given("site") || b.given("actuators") || b.given("control") || b.given("keyframe")) {
-		return usagef("--site, --actuators, --control and --keyframe describe an imported arm: give --model FILE.xml")
+	if b.str("model") == "" && (b.given("site") || b.given("actuators") || b.given("control") || b.given("keyframe") || b.given("grip")) {
+		return usagef("--site, --actuators, --grip, --control and --keyframe describe an imported arm: give --model FILE.xml")
 	}
 	if ckpt != "" && b.given("model") {
 		return usagef("--model is for --policy; a checkpoint of task arm-reach evaluates on the model it trained on")
@@ -181,14 +182,18 @@ func evalPolicy(ctx context.Context, b *boundFlags, stdout, stderr io.Writer) er
 // evalArmPolicy is eval --policy expert|random --model FILE.xml: the
 // scripted policy on task arm-reach over an imported arm.
 func evalArmPolicy(ctx context.Context, b *boundFlags, stdout io.Writer) error {
-	if t := b.str("task"); t != "" && t != "reach" && t != tasks.ArmReachName {
-		return usagef("--model evaluates task %s (--task reach or none), not %s", tasks.ArmReachName, t)
+	task := tasks.ArmReachName
+	if t := b.str("task"); t != "" {
+		task = armTask(tasks.Canonical(t))
+	}
+	if task != tasks.ArmReachName && task != tasks.ArmPickName && task != tasks.ArmPushName {
+		return usagef("--model evaluates task %s, %s or %s (--task reach, pick or push; none: reach), not %s", tasks.ArmReachName, tasks.ArmPickName, tasks.ArmPushName, b.str("task"))
 	}
 	if b.str("video") != "" {
 		return usagef("--video is not supported with --model; robot-train render --model FILE.xml --policy %s films the arm", b.str("policy"))
 	}
-	arm := rundir.ArmConfig{Model: b.str("model"), Site: b.str("site"), Actuators: b.str("actuators"), Control: b.str("control"), Keyframe: b.str("keyframe")}
-	res, extra, err := rundir.EvalArmPolicy(ctx, arm, b.str("reward"), b.int("max-episode-len"), b.str("policy"), b.int("episodes"), b.u64("seed"))
+	arm := rundir.ArmConfig{Model: b.str("model"), Site: b.str("site"), Actuators: b.str("actuators"), Control: b.str("control"), Keyframe: b.str("keyframe"), Grip: b.str("grip")}
+	res, extra, err := rundir.EvalArmTaskPolicy(ctx, task, arm, b.str("reward"), b.int("max-episode-len"), b.str("policy"), b.int("episodes"), b.u64("seed"))
 	if err != nil {
 		return err
 	}
@@ -201,13 +206,20 @@ func evalArmPolicy(ctx context.Context, b *boundFlags, stdout io.Writer) error {
 			*rundir.EvalResult
 			SuccessAnyStep float64 `json:"success_any_step"`
 			FinalDistance  float64 `json:"final_distance_m"`
-		}{tasks.ArmReachName, what, b.u64("seed"), res, extra["eval/success_any_step"], extra["eval/final_distance_m"]})
+		}{task, what, b.u64("seed"), res, extra["eval/success_any_step"], extra["eval/final_distance_m"]})
 	}
-	if err := printEval(stdout, false, tasks.ArmReachName, what, b.u64("seed"), res, ""); err != nil {
+	if err := printEval(stdout, false, task, what, b.u64("seed"), res, ""); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(stdout, "  success at any step %.2f, final distance %.1f cm (success: within %.0f cm at the last step)\n",
-		extra["eval/success_any_step"], 100*extra["eval/final_distance_m"], 100*tasks.ArmReachSuccess)
+	radius, of := tasks.ArmReachSuccess, "the site"
+	switch task {
+	case tasks.ArmPickName:
+		radius, of = tasks.ArmPickSuccess, "the held cube"
+	case tasks.ArmPushName:
+		radius, of = tasks.ArmPushSuccess, "the cube"
+	}
+	_, err = fmt.Fprintf(stdout, "  success at any step %.2f, final distance %.1f cm (success: %s within %.0f cm of the goal at the last step)\n",
+		extra["eval/success_any_step"], 100*extra["eval/final_distance_m"], of, 100*radius)
 	return err
 }
 

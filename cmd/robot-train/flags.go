@@ -49,9 +49,10 @@ var trainFlags = []flagDef{
 	{name: "vlm-required", kind: "bool", resume: true, help: "stop the run at the first VLM server failure (default: keep training, warn once per error kind, report in the summary)"},
 
 	{name: "task", key: "task", help: "task `NAME` (robot-train tasks lists them)"},
-	{name: "model", key: "arm.model", help: "MJCF `FILE.xml` of an arm: trains task arm-reach on it (--task reach), with one env, 100-step episodes, --control ee and 20 evaluation episodes every 10,000 steps unless told otherwise"},
+	{name: "model", key: "arm.model", help: "MJCF `FILE.xml` of an arm: trains task arm-reach on it (--task reach; pick|push: panda-pick, panda-push with its gripper), with one env, 100-step episodes, --control ee and 20 evaluation episodes every 10,000 steps unless told otherwise"},
 	{name: "site", key: "arm.site", help: "--model: end-effector site `NAME` (default ee, or the model's only site), or a body's name for its origin"},
 	{name: "actuators", key: "arm.actuators", help: "--model: comma-separated position actuators to drive (default every position servo)"},
+	{name: "grip", key: "arm.grip", help: "--model with --task pick|push: the gripper's position actuator `NAME` (default the servo on a slide joint)"},
 	{name: "keyframe", key: "arm.keyframe", help: "--model: the model's keyframe `NAME` episodes start from (default qpos0)"},
 	{name: "control", key: "arm.control", help: "--model: action space joint (position-target deltas) or ee (end-effector deltas through IK)"},
 	{name: "reward", key: "reward", help: "reward SAC trains on: dense|sparse (the task's), erlvlm (learned from VLM ratings), vlmrm (VLM embedding similarity)"},

@@ -105,7 +105,8 @@ func parseRender(args []string, stderr io.Writer) (*renderJob, error) {
 		return nil, usagef("render draws the scripted expert or random actions; a trained policy is drawn by eval: robot-train eval --checkpoint %s --video policy.gif (--camera, --video-size as here)", ck)
 	}
 	if m := b.str("model"); m != "" {
-		j.model = &modelRender{file: m, camera: j.camera, out: j.out, backend: j.backend, size: b.str("size"), steps: j.steps, every: j.every}
+		j.model = &modelRender{file: m, camera: j.camera, out: j.out, backend: j.backend, size: b.str("size"), steps: j.steps, every: j.every,
+			task: j.task, policy: j.policy, seed: j.seed}
 		return j, nil
 	}
 	if j.task == "" {

@@ -19,6 +19,8 @@ import (
 type modelRender struct {
 	file, camera, out, backend, size string
 	steps, every                     int
+	task, policy                     string // --task pick|push: the object task's scene (render_armtask.go)
+	seed                             uint64
 }
 
 func renderModel(ctx context.Context, stdout io.Writer, r modelRender) error {
@@ -32,6 +34,9 @@ func renderModel(ctx context.Context, stdout io.Writer, r modelRender) error {
 	w, h, err := parseSize(r.size)
 	if err != nil {
 		return err
+	}
+	if r.task != "" {
+		return renderArmTask(ctx, stdout, r, ext, w, h)
 	}
 	a, err := mjcf.LoadArticulated(r.file, mjcf.Options{})
 	if err != nil {

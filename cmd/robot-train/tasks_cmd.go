@@ -31,6 +31,10 @@ func cmdTasks(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		_, _ = fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", t.Name, t.Family, t.Stages, t.Description)
 	}
 	_, _ = fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", tasks.ArmReachName, "mjcf", 1, "reach a goal with an imported MJCF arm's end-effector site (train --model FILE.xml --task reach --site NAME)")
+	for _, task := range []string{"pick", "push"} {
+		m := tasks.ArmObjectMeta(task)
+		_, _ = fmt.Fprintf(tw, "%s\t%s\t%d\t%s (train --model FILE.xml --task %s; Menagerie's mjx_panda.xml is the reference)\n", m.Name, "mjcf", len(m.Stages), m.Description, task)
+	}
 	return tw.Flush()
 }
 

@@ -118,9 +118,12 @@ func trainConfig(flags *boundFlags, set map[string]bool) (cfg rundir.Config, aut
 	if err := flags.apply(&cfg, set); err != nil {
 		return cfg, false, err
 	}
-	cfg.Task = tasks.Canonical(cfg.Task)            // MetaWorld's reach-v3, MiniGrid's names
-	if cfg.Arm.Model != "" && cfg.Task == "reach" { // --model FILE.xml --task reach
-		cfg.Task = tasks.ArmReachName
+	cfg.Task = tasks.Canonical(cfg.Task) // MetaWorld's reach-v3, MiniGrid's names
+	if cfg.Arm.Model != "" {             // --model FILE.xml --task reach|pick|push
+		cfg.Task = armTask(cfg.Task)
+		if set["model"] && resume == "" && cfgFile == "" && !set["max-episode-len"] && (cfg.Task == tasks.ArmPickName || cfg.Task == tasks.ArmPushName) {
+			cfg.MaxEpisodeLen = tasks.ArmObjectMaxSteps // arm-reach's default is 100
+		}
 	}
 	if set["demos"] {
 		if err := applyDemos(&cfg, flags.str("demos")); err != nil {
@@ -207,4 +210,19 @@ func runTraining(ctx context.Context, cfg rundir.Config, opts train.Options, std
 		return err
 	}
 	return nil
+}
+
+// armTask is the task over an imported arm (--model) that a task name
+// means: reach → arm-reach, pick or pick-place → panda-pick, push →
+// panda-push; any other name as it is.
+func armTask(name string) string {
+	switch name {
+	case "reach":
+		return tasks.ArmReachName
+	case "pick", "pick-place":
+		return tasks.ArmPickName
+	case "push":
+		return tasks.ArmPushName
+	}
+	return name
 }

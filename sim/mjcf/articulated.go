@@ -286,7 +286,19 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 			na++
 		}
 	}
-	ks := c.artKeys(keys, nq, len(acts), na)
+	var qpos0 []float64 // MuJoCo's qpos0, for PadKeyframes
+	for _, j := range joints {
+		switch j.Type {
+		case articulated.Free:
+			b := bodies[j.Body]
+			qpos0 = append(qpos0, b.Pos[0], b.Pos[1], b.Pos[2], b.Quat[0], b.Quat[1], b.Quat[2], b.Quat[3])
+		case articulated.Ball:
+			qpos0 = append(qpos0, 1, 0, 0, 0)
+		default:
+			qpos0 = append(qpos0, j.Ref)
+		}
+	}
+	ks := c.artKeys(keys, qpos0, len(acts), na)
 	if len(c.errs) > 0 {
 		return nil
 	}
@@ -615,7 +627,8 @@ func (c *compiler) artActuator(e *element, jointOf map[*mjoint]int, tendonOf map
 }
 
 // artKeys reads <key> elements in MuJoCo's qpos layout.
-func (c *compiler) artKeys(keys []*element, nq, nu, na int) []articulated.Key {
+func (c *compiler) artKeys(keys []*element, qpos0 []float64, nu, na int) []articulated.Key {
+	nq := len(qpos0)
 	main := c.classes["main"]
 	var out []articulated.Key
 	for _, sec := range keys {
@@ -631,6 +644,13 @@ func (c *compiler) artKeys(keys []*element, nq, nu, na int) []articulated.Key {
 				if !ok {
 					return nil
 				}
+				if len(f) < n && c.opt.PadKeyframes {
+					pad := make([]float64, n-len(f))
+					if attr == "qpos" {
+						copy(pad, qpos0[len(f):])
+					}
+					return append(f, pad...)
+				}
 				if len(f) != n {
 					c.fail(e, attr, fmt.Sprintf("has %d numbers; the model has %d %s", len(f), n, what))
 					return nil
@@ -638,6 +658,7 @@ func (c *compiler) artKeys(keys []*element, nq, nu, na int) []articulated.Key {
 				return f
 			}
 			k.Qpos = read("qpos", nq, "qpos coordinates (1 a hinge or slide, 4 a ball, 7 a free joint)")
+
 			nv := 0
 			for _, j := range c.joints {
 				switch j.typ {

@@ -50,6 +50,11 @@ type Options struct {
 	// counted as read, and only inside the model's folder (no "..", absolute
 	// names or links leading out of it).
 	ReadFile func(name string) ([]byte, error)
+	// PadKeyframes lets a keyframe (articulated path) give fewer qpos,
+	// qvel or ctrl values than the model has: the rest are qpos0, zero
+	// and zero. A scene that includes a robot file and adds bodies after
+	// it (tasks' arm object scenes) keeps the robot's keyframes so.
+	PadKeyframes bool
 }
 
 // MaxSubstep (s) is the longest solver substep DefaultSubsteps allows: the

@@ -30,6 +30,10 @@ func LoadPolicy(dir string) (*Policy, error) {
 		}
 		return nil, fmt.Errorf("load checkpoint %q: %w", dir, err)
 	}
+	if cfg.IsArmObjectTask() {
+		a.Close()
+		return nil, fmt.Errorf("checkpoint %q is task %s, which the Viam module does not drive: its policy moves a gripper and sees a cube that the rig does not report; use a run of arm-reach or of a tabletop task", dir, cfg.Task)
+	}
 	// an arm-reach run speaks its arm's joints (armTaskDriver)
 	if !cfg.IsArmTask() && (a.ObsDim() != tasks.ObsDim || a.ActDim() != tasks.ActDim) {
 		a.Close()
