@@ -57,7 +57,7 @@ type Result struct {
 	GIFs        []string // evaluation GIFs
 	Interrupted bool
 	// Verdict, when set, says what the final evaluation means for this
-	// configuration (DefaultVerdict: the main job's study numbers).
+	// configuration (rundir.MainJobVerdict: the main job's study numbers).
 	Verdict string
 	// Failed reports a run that stopped on an error (set by the caller
 	// that received it; Summary then does not say "finished").

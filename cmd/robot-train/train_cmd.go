@@ -200,7 +200,7 @@ func runTraining(ctx context.Context, cfg rundir.Config, opts train.Options, std
 	}
 	var ce *rundir.ConfigError
 	if res != nil && !errors.As(err, &ce) { // a refused run did nothing to summarise
-		res.Verdict = train.MainJobVerdict(cfg, res) // what the main job's study reached, on its runs
+		res.Verdict = rundir.MainJobVerdict(cfg, res.FinalEval, res.RunDir) // what the main job's study reached, on its runs
 		_, _ = fmt.Fprint(stdout, res.Summary())
 	}
 	if err != nil {

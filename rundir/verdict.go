@@ -1,10 +1,8 @@
-package train
+package rundir
 
 import (
 	"fmt"
 	"reflect"
-
-	"github.com/vlmrb/vlmrb/rundir"
 )
 
 // mainJobTarget is issue 49's bar for the main job (`make run`): a median
@@ -25,8 +23,8 @@ var mainJobStudy = struct {
 // task, reward, replay, learner, budget and episodes. Seed, output,
 // evaluation, logging, checkpoint and BLAS settings and sac.threads (which
 // leave the learning bit-identical) may differ.
-func IsMainJob(c rundir.Config) bool {
-	d := rundir.DefaultConfig()
+func IsMainJob(c Config) bool {
+	d := DefaultConfig()
 	if c.ResolvedReplay() != d.ResolvedReplay() {
 		return false
 	}
@@ -43,9 +41,9 @@ func IsMainJob(c rundir.Config) bool {
 // studies/main-job measured for this configuration against issue 49's
 // target, and how this run compares. It is empty for any other
 // configuration, a run without a final evaluation, or before the study.
-func MainJobVerdict(c rundir.Config, r *Result) string {
+func MainJobVerdict(c Config, final *EvalResult, runDir string) string {
 	s := mainJobStudy
-	if s.Seeds == 0 || r == nil || r.FinalEval == nil || !IsMainJob(c) {
+	if s.Seeds == 0 || final == nil || !IsMainJob(c) {
 		return ""
 	}
 	line := fmt.Sprintf("main job: studies/main-job (this configuration, %d seeds) ended at median %.2f deterministic success (seeds %.2f–%.2f) and %.2f stochastic on 50 evaluation episodes, at most %.0f CPU-s a run",
@@ -55,8 +53,8 @@ func MainJobVerdict(c rundir.Config, r *Result) string {
 	} else {
 		line += fmt.Sprintf(", below the target of %.1f", mainJobTarget)
 	}
-	if got := r.FinalEval.SuccessRate; got < mainJobTarget {
-		line += fmt.Sprintf(". This run's %.2f is below it; train longer with --resume %s --steps N", got, r.RunDir)
+	if got := final.SuccessRate; got < mainJobTarget {
+		line += fmt.Sprintf(". This run's %.2f is below it; train longer with --resume %s --steps N", got, runDir)
 	}
 	return line
 }
