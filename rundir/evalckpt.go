@@ -69,11 +69,8 @@ func verifyAgentOnly(dir string) (*Manifest, error) {
 // LoadAgentCheckpoint is LoadAgent that also says which checkpoint it
 // used and which newer ones it skipped, and why.
 func LoadAgentCheckpoint(runDir string) (*sac.Agent, Config, *AgentCheckpoint, error) {
-	cfg := DefaultConfig()
-	if err := LoadConfigFile(filepath.Join(runDir, "config.yaml"), &cfg); err != nil {
-		if os.IsNotExist(err) || strings.Contains(err.Error(), "no such file") {
-			return nil, cfg, nil, &ConfigError{Msg: fmt.Sprintf("%s has no config.yaml: is it a run directory written by robot-train train?", runDir)}
-		}
+	cfg, err := loadRunConfig(runDir)
+	if err != nil {
 		return nil, cfg, nil, err
 	}
 	ac, err := LatestAgentCheckpoint(runDir)

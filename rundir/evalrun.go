@@ -78,6 +78,37 @@ func SplitCheckpointPath(path string) (runDir string, step int64, best bool) {
 }
 
 // agentCheckpoint finds the checkpoint o names in runDir.
+// loadRunConfig reads runDir/config.yaml over DefaultConfig, saying so
+// plainly when runDir is no run directory.
+func loadRunConfig(runDir string) (Config, error) {
+	cfg := DefaultConfig()
+	if err := LoadConfigFile(filepath.Join(runDir, "config.yaml"), &cfg); err != nil {
+		if os.IsNotExist(statErr(filepath.Join(runDir, "config.yaml"))) {
+			return cfg, &ConfigError{Msg: fmt.Sprintf("%s has no config.yaml: is it a run directory written by robot-train train?", runDir)}
+		}
+		return cfg, err
+	}
+	return cfg, nil
+}
+
+// readRunAgent reads a run's config and the agent bytes of the checkpoint
+// o selects.
+func (o EvalRunOptions) readRunAgent(runDir string) (Config, *AgentCheckpoint, []byte, error) {
+	cfg, err := loadRunConfig(runDir)
+	if err != nil {
+		return cfg, nil, nil, err
+	}
+	ac, err := o.agentCheckpoint(runDir)
+	if err != nil {
+		return cfg, nil, nil, err
+	}
+	ab, err := ReadPart(ac.Dir, ac.Manifest, "agent.bin", MaxAgentBytes)
+	if err != nil {
+		return cfg, ac, nil, err
+	}
+	return cfg, ac, ab, nil
+}
+
 func (o EvalRunOptions) agentCheckpoint(runDir string) (*AgentCheckpoint, error) {
 	var dir string
 	switch {
@@ -125,18 +156,7 @@ func EvalRun(ctx context.Context, path string, o EvalRunOptions) (*EvalRunResult
 		o.Step = step
 	}
 	o.Best = o.Best || best
-	cfg := DefaultConfig()
-	if err := LoadConfigFile(filepath.Join(runDir, "config.yaml"), &cfg); err != nil {
-		if os.IsNotExist(statErr(filepath.Join(runDir, "config.yaml"))) {
-			return nil, &ConfigError{Msg: fmt.Sprintf("%s has no config.yaml: is it a run directory written by robot-train train?", runDir)}
-		}
-		return nil, err
-	}
-	ac, err := o.agentCheckpoint(runDir)
-	if err != nil {
-		return nil, err
-	}
-	ab, err := ReadPart(ac.Dir, ac.Manifest, "agent.bin", MaxAgentBytes)
+	cfg, ac, ab, err := o.readRunAgent(runDir)
 	if err != nil {
 		return nil, err
 	}

@@ -67,18 +67,7 @@ func ExportONNX(path, out string, o ExportOptions) (*ExportResult, error) {
 	if step > 0 && eo.Step == 0 {
 		eo.Step = step
 	}
-	cfg := DefaultConfig()
-	if err := LoadConfigFile(filepath.Join(runDir, "config.yaml"), &cfg); err != nil {
-		if os.IsNotExist(statErr(filepath.Join(runDir, "config.yaml"))) {
-			return nil, &ConfigError{Msg: fmt.Sprintf("%s has no config.yaml: is it a run directory written by robot-train train?", runDir)}
-		}
-		return nil, err
-	}
-	ac, err := eo.agentCheckpoint(runDir)
-	if err != nil {
-		return nil, err
-	}
-	ab, err := ReadPart(ac.Dir, ac.Manifest, "agent.bin", MaxAgentBytes)
+	cfg, ac, ab, err := eo.readRunAgent(runDir)
 	if err != nil {
 		return nil, err
 	}
