@@ -92,18 +92,7 @@ func renderArmTask(ctx context.Context, stdout io.Writer, r modelRender, ext str
 			}
 		}
 	}
-	switch ext {
-	case ".png":
-		if err := grab(); err != nil {
-			return err
-		}
-		err = render.WritePNG(r.out, frames[len(frames)-1])
-	case ".gif":
-		err = render.WriteGIF(r.out, frames, 4)
-	case ".mp4":
-		err = render.WriteMP4(r.out, frames, 25)
-	}
-	if err != nil {
+	if err := writeModelClip(r.out, ext, &frames, grab); err != nil {
 		return err
 	}
 	_, _ = fmt.Fprintf(stdout, "wrote %s: %s scene around %s after %d control steps of the %s policy (seed %d) with %s\n", r.out, task, filepath.Base(r.file), n, r.policy, r.seed, rd.Info())

@@ -108,18 +108,7 @@ func renderModel(ctx context.Context, stdout io.Writer, r modelRender) error {
 		_, _ = fmt.Fprintf(stdout, "warning: the simulation needed help: %d resets for bad qpos, %d for bad qvel, %d for bad qacc, %d times over the contact buffer; the model may be unstable\n",
 			wn.BadQpos, wn.BadQvel, wn.BadQacc, wn.Contacts)
 	}
-	switch ext {
-	case ".png":
-		if err := grab(); err != nil {
-			return err
-		}
-		err = render.WritePNG(r.out, frames[len(frames)-1])
-	case ".gif":
-		err = render.WriteGIF(r.out, frames, 4)
-	case ".mp4":
-		err = render.WriteMP4(r.out, frames, 25)
-	}
-	if err != nil {
+	if err := writeModelClip(r.out, ext, &frames, grab); err != nil {
 		return err
 	}
 	_, _ = fmt.Fprintf(stdout, "wrote %s: %s (%d bodies, %d geoms) on the articulated engine with %s\n", r.out, filepath.Base(r.file), len(m.Bodies), len(a.Geoms), rd.Info())
@@ -135,4 +124,22 @@ const maxFrameBytes = 256 << 20
 // they would pass maxFrameBytes.
 func maxModelFrames(w, h int) int {
 	return max(1, min(render.MaxClipFrames, maxFrameBytes/max(1, 4*w*h)))
+}
+
+// writeModelClip writes a --model render to out by its extension: a PNG of
+// one last frame that grab appends to *frames, or the frames so far as a
+// GIF or an MP4.
+func writeModelClip(out, ext string, frames *[]*image.RGBA, grab func() error) error {
+	switch ext {
+	case ".png":
+		if err := grab(); err != nil {
+			return err
+		}
+		return render.WritePNG(out, (*frames)[len(*frames)-1])
+	case ".gif":
+		return render.WriteGIF(out, *frames, 4)
+	case ".mp4":
+		return render.WriteMP4(out, *frames, 25)
+	}
+	return nil
 }
