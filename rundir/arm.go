@@ -152,9 +152,11 @@ func EvalArmTaskPolicy(ctx context.Context, task string, arm ArmConfig, reward s
 	if maxSteps > 0 {
 		cfg.MaxEpisodeLen = maxSteps
 	}
-	if err := cfg.Validate(); err != nil {
+	v, err := cfg.Validated() // this function's flags are the edge
+	if err != nil {
 		return nil, nil, err
 	}
+	cfg = v.Config()
 	env, err := NewArmEnv(&cfg)
 	if err != nil {
 		return nil, nil, err
