@@ -24,7 +24,7 @@
 //   - Run takes rundir.Valid, the proof that the config's builder validated
 //     it once (rundir.Config.Validated): Run never validates again, refuses
 //     the zero Valid and runs its own copy. Mistakes are *rundir.ConfigError;
-//     a derived setting (replay auto's sampler, a capacity cut to the steps)
+//     a derived setting (replay auto's sampler, the buffer's capacity)
 //     is reported as derived on the console, never rewritten silently.
 //   - Frame rule (vlmprio.Pipeline): transition t is scored with o_t; the
 //     clip of transition i is (o_i … o_{i+L−1}); a terminated episode ends

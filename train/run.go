@@ -22,13 +22,12 @@ import (
 // the next step boundary, writes a checkpoint and returns an error that
 // wraps context.Canceled. Config mistakes (the zero Valid too) are *ConfigError.
 //
-// The loop (loop.go) is shared by the learners: SAC on the manipulation
-// tasks (this file), DQN on the grid tasks (dqn.go). opts.Hooks observe
-// every stored transition, update, evaluation and checkpoint.
-//
-// Process-global state: Run selects the BLAS backend of package nn for the
-// whole process (nn.SetBackend(cfg.BLAS)): two runs in one process with
-// different blas settings both use the one chosen last.
+// The loop (loop.go) is shared by SAC on the manipulation tasks (this
+// file) and DQN on the grid tasks (dqn.go); opts.Hooks observe every
+// stored transition, update, evaluation and checkpoint. Process-global
+// state: Run selects package nn's BLAS backend for the whole process
+// (nn.SetBackend(cfg.BLAS)): two runs in one process with different blas
+// settings both use the one chosen last.
 func Run(ctx context.Context, v rundir.Valid, opts Options) (*Result, error) {
 	if v.IsZero() {
 		return nil, rundir.ConfigErrorf("train.Run: the config was not validated; pass the rundir.Valid that cfg.Validated() returns")

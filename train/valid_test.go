@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,8 +54,8 @@ func TestRunRefusesUnvalidatedConfig(t *testing.T) {
 // it was validated (its steps, a network width through the slice the
 // proof was made from, its run directory) changes nothing that Run does:
 // the run trains the validated budget into the validated directory and
-// records the validated config. Replay auto is resolved and reported as
-// derived on the console.
+// records the validated config. Replay auto's sampler and the buffer's
+// capacity (new, and kept on resume) are reported as derived.
 func TestConfigChangedAfterValidationCannotReachLoop(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -80,7 +81,19 @@ func TestConfigChangedAfterValidationCannotReachLoop(t *testing.T) {
 	if saved.Steps != 200 || saved.SAC.Hidden[0] != 8 || saved.Replay != "uniform" {
 		t.Errorf("config.yaml: steps %d, sac.hidden %v, replay %s; want the validated 200, [8 8] and the derived uniform", saved.Steps, saved.SAC.Hidden, saved.Replay)
 	}
-	if !strings.Contains(console.String(), `replay uniform (derived from replay "auto"`) {
-		t.Errorf("console does not report the derived replay:\n%s", console.String())
+	if !strings.Contains(console.String(), `replay uniform (derived from replay "auto"`) ||
+		!strings.Contains(console.String(), "buffer.capacity 200 (derived from steps 200") {
+		t.Errorf("console does not report the derived replay and capacity:\n%s", console.String())
+	}
+	// resumed with the configured capacity, the buffer keeps its saved
+	// size, and the console says so
+	c = tinyConfig(out, "uniform")
+	c.Steps = 300
+	console.Reset()
+	if _, err := Run(context.Background(), valid(t, c), Options{Resume: true, Stdout: &console}); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("buffer.capacity 200 (from the run's config.yaml: a resumed buffer keeps the size it was saved with; configured %d)", c.Buffer.Capacity); !strings.Contains(console.String(), want) {
+		t.Errorf("resume's console does not report the kept capacity %q:\n%s", want, console.String())
 	}
 }
