@@ -135,24 +135,8 @@ func EvalArmPolicy(ctx context.Context, arm ArmConfig, reward string, maxSteps i
 // EvalArmTaskPolicy is EvalArmPolicy on task (arm-reach, panda-pick or
 // panda-push; maxSteps 0: the task's own episode length).
 func EvalArmTaskPolicy(ctx context.Context, task string, arm ArmConfig, reward string, maxSteps int, policy string, episodes int, seed uint64) (*EvalResult, map[string]float64, error) {
-	cfg := DefaultConfig()
-	ApplyArmDefaults(&cfg)
-	cfg.Task = task
-	if cfg.IsArmObjectTask() {
-		cfg.MaxEpisodeLen = tasks.ArmObjectMaxSteps
-	}
-	ctl := cfg.Arm.Control
-	cfg.Arm = arm
-	if cfg.Arm.Control == "" {
-		cfg.Arm.Control = ctl
-	}
-	if reward != "" {
-		cfg.Reward = reward
-	}
-	if maxSteps > 0 {
-		cfg.MaxEpisodeLen = maxSteps
-	}
-	if err := cfg.Validate(); err != nil {
+	cfg, err := armTaskConfig(task, arm, reward, maxSteps)
+	if err != nil {
 		return nil, nil, err
 	}
 	env, err := NewArmEnv(&cfg)
@@ -170,6 +154,32 @@ func EvalArmTaskPolicy(ctx context.Context, task string, arm ArmConfig, reward s
 		return nil, nil, &ConfigError{Msg: fmt.Sprintf("--policy %q is not one of expert|random", policy)}
 	}
 	return EvalArm(ctx, env, pol, episodes, seed)
+}
+
+// armTaskConfig is the validated config of task (arm-reach, panda-pick or
+// panda-push) over arm, as train --model would run it: reward dense or
+// sparse (empty: dense), maxSteps the episode length (0: the task's own).
+// A caller's flags are its edge: this is their one validation.
+func armTaskConfig(task string, arm ArmConfig, reward string, maxSteps int) (Config, error) {
+	cfg := DefaultConfig()
+	ApplyArmDefaults(&cfg)
+	cfg.Task = task
+	if cfg.IsArmObjectTask() {
+		cfg.MaxEpisodeLen = tasks.ArmObjectMaxSteps
+	}
+	ctl := cfg.Arm.Control
+	cfg.Arm = arm
+	if cfg.Arm.Control == "" {
+		cfg.Arm.Control = ctl
+	}
+	if reward != "" {
+		cfg.Reward = reward
+	}
+	if maxSteps > 0 {
+		cfg.MaxEpisodeLen = maxSteps
+	}
+	v, err := cfg.Validated()
+	return v.Config(), err
 }
 
 // EvalArm runs n episodes of pol on env, episode k from

@@ -179,8 +179,8 @@ func TestEnumeratedKeysRefuseUnknownText(t *testing.T) {
 	}
 	c := DefaultConfig()
 	c.VLM.Clip.Apply, c.Buffer.VLMRB.Mapping = 7, 9
-	err := c.Validate()
+	_, err := c.Validated()
 	if err == nil || !strings.Contains(err.Error(), "vlm.apply") || !strings.Contains(err.Error(), "buffer.score_map") {
-		t.Errorf("Validate: %v, want errors naming vlm.apply and buffer.score_map", err)
+		t.Errorf("Validated: %v, want errors naming vlm.apply and buffer.score_map", err)
 	}
 }

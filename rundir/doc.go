@@ -27,17 +27,21 @@
 // run's own evaluations did (same episodes, seed, length): the newest
 // checkpoint of a finished run reproduces its final evaluation exactly.
 //
-// It sits below train (DESIGN's order, internal/layers): train writes what
-// this package reads, and front ends that only read runs (eval, export,
-// render, score, record, the Viam module, the Python package) import rundir
-// and never the training loop.
+// It sits below train (the order as built: internal/layers' test and
+// docs/architecture.md): train writes what this package reads, and front
+// ends that only read runs (eval, export, render, score, record, the Viam
+// module, the Python package) import rundir and never the training loop.
 //
-// Contracts: Config.Validate is the one check of a config (train.Run calls
-// it at its edge; loading does not validate, so a stored config of an older
-// version still loads for eval); the YAML keys and their `--set` spellings are stable (renamed keys keep
-// their old name as an alias, keyalias.go); every file is written
-// atomically (a crash leaves the old file or the new one, never half of
-// one); readers of manifests, metrics and parts bound what they read and
-// return errors, never panic, on damaged files; evaluation seeds are
-// EvalSeed(cfg), disjoint from training seeds.
+// Contracts: Config.Validated is the one check of a config, made once at
+// the edge that builds the config (the CLI, a study's cell, a library
+// caller); it returns the proof Valid, a deep copy that train.Run takes
+// instead of a Config, so the loop never validates again and a config
+// changed after validation cannot reach it. Loading does not validate, so
+// a stored config of an older version still loads for eval. The YAML keys
+// and their `--set` spellings are stable (renamed keys keep their old
+// name as an alias, keyalias.go); every file is written atomically (a
+// crash leaves the old file or the new one, never half of one); readers
+// of manifests, metrics and parts bound what they read and return errors,
+// never panic, on damaged files; evaluation seeds are EvalSeed(cfg),
+// disjoint from training seeds.
 package rundir

@@ -114,6 +114,9 @@ func ExportONNX(path, out string, o ExportOptions) (*ExportResult, error) {
 		info.Extra = append(info.Extra,
 			onnx.Prop{Key: MetaReward, Value: cfg.EnvReward()},
 			onnx.Prop{Key: MetaMaxEpisodeLen, Value: strconv.Itoa(cfg.MaxEpisodeLen)})
+		if cfg.IsArmTask() {
+			info.Extra = append(info.Extra, armProps(&cfg)...) // onnxarm.go
+		}
 		if m, err = policy.SAC(a, spec, info); err != nil {
 			return nil, err
 		}
@@ -138,7 +141,8 @@ type EvalONNXOptions struct {
 	MaxEpisodeLen int
 	Episodes      int
 	Seed          *uint64
-	Epsilon       *float64 // grid tasks: ε of ε-greedy evaluation
+	Epsilon       *float64  // grid tasks: ε of ε-greedy evaluation
+	Arm           ArmConfig // tasks over an imported arm: non-empty fields replace the metadata's (onnxarm.go)
 	GIF           string
 	GIFSize       int
 	Camera        string
@@ -153,6 +157,9 @@ type EvalONNXResult struct {
 	Step int64 // the checkpoint's env step (metadata; 0 if unknown)
 	Seed uint64
 	Kind string // metadata vlmrb.policy
+	// Extra holds the arm tasks' eval/success_any_step and
+	// eval/final_distance_m (EvalArm); nil for other tasks.
+	Extra map[string]float64
 }
 
 // EvalONNX evaluates the ONNX policy at path as EvalRun evaluates a
@@ -172,6 +179,9 @@ func EvalONNX(ctx context.Context, path string, o EvalONNXOptions) (*EvalONNXRes
 	if res.Task == "" {
 		return nil, &ConfigError{Msg: fmt.Sprintf("%s names no task in its metadata (%s): pass --task NAME", path, policy.KeyTask)}
 	}
+	if o.Arm != (ArmConfig{}) && !isArmTaskName(res.Task) {
+		return nil, &ConfigError{Msg: fmt.Sprintf("--model and the arm's flags are for models of tasks %s, %s and %s; %s is a model of %s", tasks.ArmReachName, tasks.ArmPickName, tasks.ArmPushName, path, res.Task)}
+	}
 	if s, err := strconv.ParseUint(meta(MetaEvalSeed), 10, 64); err == nil {
 		res.Seed = s
 	}
@@ -185,9 +195,12 @@ func EvalONNX(ctx context.Context, path string, o EvalONNXOptions) (*EvalONNXRes
 			episodes = n
 		}
 	}
-	if grid.IsGrid(res.Task) {
+	switch {
+	case grid.IsGrid(res.Task):
 		res.EvalResult, err = evalONNXGrid(ctx, p, res, meta, episodes, o)
-	} else {
+	case isArmTaskName(res.Task):
+		res.EvalResult, res.Extra, err = evalONNXArm(ctx, p, res, meta, episodes, o)
+	default:
 		res.EvalResult, err = evalONNXTask(ctx, p, res, meta, episodes, o)
 	}
 	if err == nil && p.Err() != nil {

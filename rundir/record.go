@@ -20,6 +20,10 @@ import (
 // episodes, how they are seeded and which cameras are filmed.
 type RecordOptions struct {
 	Task string // task name ("" takes the run's task with a RUN policy)
+	// Arm is the imported arm of tasks arm-reach, panda-pick and
+	// panda-push (Model is required for them; a RUN policy of such a task
+	// brings its own).
+	Arm ArmConfig
 	// Policy is expert (the task's scripted expert), random (uniform
 	// actions) or the directory of a training run (its newest agent
 	// checkpoint, acting deterministically).
@@ -31,7 +35,7 @@ type RecordOptions struct {
 	// expert episodes are the ones a run's first `demos` episodes are.
 	Seed          uint64
 	NumEnvs       int
-	MaxEpisodeLen int    // control steps (0 = training's default max_episode_len)
+	MaxEpisodeLen int    // control steps (0 = the run's, else training's default for the task)
 	Reward        string // dense | sparse: the reward stored in next.reward
 	// Cameras are sim camera names (task, workspace, corner, topview, …),
 	// each a video observation.images.<name> of Width×Height pixels.
@@ -64,10 +68,48 @@ type RecordResult struct {
 	FPS       float64 // frames recorded per second of wall time, encoding included
 }
 
+// recordEnv is what Record drives: a tabletop task (*tasks.Env) or a task
+// over an imported arm (ArmEnv).
+type recordEnv interface {
+	control.Env
+	Expert() control.Policy
+	Progress() (float64, string)
+}
+
+// recordCam films its env's current state.
+type recordCam interface {
+	film(dst *image.RGBA) error
+	Describe() string
+	Close() error
+}
+
+// recordSource is the env Record drives, its cameras and how the dataset
+// names what it records.
+type recordSource struct {
+	env                  recordEnv
+	cams                 []recordCam
+	lcams                []lerobot.Camera
+	imgs                 []*image.RGBA
+	robot                string
+	stateNames, actNames []string
+	describe             func() string // the episode's task text, after Reset
+}
+
+func (s *recordSource) close() {
+	for _, c := range s.cams {
+		_ = c.Close()
+	}
+	if s.env != nil {
+		_ = s.env.Close()
+	}
+}
+
 // Record runs o.Episodes episodes of a task under a policy and writes them
-// as a LeRobot v3.0 dataset at dir (see package lerobot): 39-value states,
-// 4-value actions in the env's bounds, reward, done, success and the
-// camera videos, at the control rate (80 fps).
+// as a LeRobot v3.0 dataset at dir (see package lerobot): states, actions
+// in the env's bounds, reward, done, success and the camera videos, at the
+// control rate. A tabletop task records 39-value states and 4-value
+// actions at 80 fps; a task over an imported arm (recordarm.go) its own
+// observation and action at 25 fps.
 func Record(ctx context.Context, dir string, o RecordOptions) (*RecordResult, error) {
 	if err := o.defaults(); err != nil {
 		return nil, err
@@ -77,33 +119,22 @@ func Record(ctx context.Context, dir string, o RecordOptions) (*RecordResult, er
 		return nil, err
 	}
 	defer closePol()
-	reward, err := tasks.ParseRewardMode(o.Reward)
-	if err != nil {
-		return nil, &ConfigError{Msg: err.Error()}
+	src := &recordSource{}
+	defer src.close()
+	if isArmTaskName(o.Task) || o.Arm.Model != "" {
+		err = openArmRecord(&o, src)
+	} else {
+		err = openTaskRecord(&o, src)
 	}
-	env, err := tasks.Make(o.Task, tasks.Options{Reward: reward, MaxSteps: o.MaxEpisodeLen})
-	if err != nil {
-		return nil, &ConfigError{Msg: err.Error() + " (robot-train tasks lists them)"}
-	}
-	defer func() { _ = env.Close() }()
-	spec := env.Spec()
-	if spec.Discrete > 0 {
-		return nil, &ConfigError{Msg: fmt.Sprintf("task %s has discrete actions; record writes the manipulation tasks", o.Task)}
-	}
-
-	cams, lcams, imgs, err := recordCameras(o, env)
-	defer func() {
-		for _, c := range cams {
-			_ = c.Close()
-		}
-	}()
 	if err != nil {
 		return nil, err
 	}
+	env, cams, imgs := src.env, src.cams, src.imgs
+	spec := env.Spec()
 	w, err := lerobot.Create(ctx, dir, lerobot.Spec{
-		FPS: 1 / spec.ControlDt, RobotType: "vlmrb-sawyer-sim",
-		StateDim: spec.ObsDim, ActionDim: spec.ActDim, StateNames: tasks.ObsNames(), ActionNames: tasks.ActNames(),
-		NextState: true, Rewards: true, Progress: true, Cameras: lcams, Codec: o.Codec,
+		FPS: 1 / spec.ControlDt, RobotType: src.robot,
+		StateDim: spec.ObsDim, ActionDim: spec.ActDim, StateNames: src.stateNames, ActionNames: src.actNames,
+		NextState: true, Rewards: true, Progress: true, Cameras: src.lcams, Codec: o.Codec,
 	})
 	if err != nil {
 		return nil, err
@@ -127,7 +158,7 @@ func Record(ctx context.Context, dir string, o RecordOptions) (*RecordResult, er
 		meta.Seeds, meta.EnvOf = append(meta.Seeds, seed), append(meta.EnvOf, ei)
 		obs, _ := env.Reset(seed)
 		p := pol(env, ep)
-		if err := w.BeginEpisode(env.Description()); err != nil {
+		if err := w.BeginEpisode(src.describe()); err != nil {
 			return nil, err
 		}
 		n, success, err := recordEpisode(w, env, obs, p, cams, imgs, o.Cameras, &fr, agentSpace, ep)
@@ -163,10 +194,13 @@ func Record(ctx context.Context, dir string, o RecordOptions) (*RecordResult, er
 }
 
 // defaults checks o and fills its zero fields: one env, the sparse
-// reward, a run's default episode length.
+// reward (the episode length is settled by the source, after the policy).
 func (o *RecordOptions) defaults() error {
 	if o.Episodes <= 0 {
 		return &ConfigError{Msg: fmt.Sprintf("--episodes %d must be positive", o.Episodes)}
+	}
+	if o.MaxEpisodeLen < 0 {
+		return &ConfigError{Msg: fmt.Sprintf("--max-episode-len %d must be ≥ 0 (0: the task's default)", o.MaxEpisodeLen)}
 	}
 	if o.NumEnvs <= 0 {
 		o.NumEnvs = 1
@@ -174,24 +208,42 @@ func (o *RecordOptions) defaults() error {
 	if o.Reward == "" {
 		o.Reward = "sparse"
 	}
+	return nil
+}
+
+// openTaskRecord opens a tabletop task and its sim cameras.
+func openTaskRecord(o *RecordOptions, src *recordSource) error {
 	if o.MaxEpisodeLen == 0 {
 		o.MaxEpisodeLen = DefaultConfig().MaxEpisodeLen // what a run's episodes last
 	}
-	return nil
+	reward, err := tasks.ParseRewardMode(o.Reward)
+	if err != nil {
+		return &ConfigError{Msg: err.Error()}
+	}
+	env, err := tasks.Make(o.Task, tasks.Options{Reward: reward, MaxSteps: o.MaxEpisodeLen})
+	if err != nil {
+		return &ConfigError{Msg: err.Error() + " (robot-train tasks lists them)"}
+	}
+	src.env, src.describe = env, env.Description
+	if env.Spec().Discrete > 0 {
+		return &ConfigError{Msg: fmt.Sprintf("task %s has discrete actions; record writes the manipulation tasks", o.Task)}
+	}
+	src.robot, src.stateNames, src.actNames = "vlmrb-sawyer-sim", tasks.ObsNames(), tasks.ActNames()
+	return recordCameras(*o, env, src)
 }
 
 // recordPolicy is record's --policy: the task's expert, uniform random
 // actions, or a run's newest agent (filling o's task and episode length
 // from the run); agentSpace reports actions in [−1, 1]; closePol releases
 // the agent.
-func recordPolicy(o *RecordOptions) (pol func(env *tasks.Env, ep int) control.Policy, agentSpace bool, closePol func(), err error) {
+func recordPolicy(o *RecordOptions) (pol func(env recordEnv, ep int) control.Policy, agentSpace bool, closePol func(), err error) {
 	closePol = func() {}
 	agentSpace = true // the policy acts in [−1, 1]
 	switch o.Policy {
 	case "expert":
-		return func(env *tasks.Env, _ int) control.Policy { return env.Expert() }, false, closePol, nil
+		return func(env recordEnv, _ int) control.Policy { return env.Expert() }, false, closePol, nil
 	case "random":
-		return func(_ *tasks.Env, ep int) control.Policy {
+		return func(_ recordEnv, ep int) control.Policy {
 			return control.RandomPolicy(o.Seed ^ uint64(ep+1)*0x9e3779b97f4a7c15)
 		}, true, closePol, nil
 	}
@@ -207,47 +259,63 @@ func recordPolicy(o *RecordOptions) (pol func(env *tasks.Env, ep int) control.Po
 	if o.Task == "" {
 		o.Task = cfg.Task
 	}
-	if o.MaxEpisodeLen == DefaultConfig().MaxEpisodeLen && cfg.MaxEpisodeLen != 0 {
+	if o.MaxEpisodeLen == 0 && cfg.MaxEpisodeLen != 0 {
 		o.MaxEpisodeLen = cfg.MaxEpisodeLen
 	}
 	if o.Task != cfg.Task {
 		return nil, false, closePol, &ConfigError{Msg: fmt.Sprintf("run %s trained on %s, not %s", o.Policy, cfg.Task, o.Task)}
 	}
+	if cfg.IsArmTask() {
+		if o.Arm.Model != "" {
+			return nil, false, closePol, &ConfigError{Msg: fmt.Sprintf("run %s records on the arm it trained on (%s); omit --model and the arm's flags", o.Policy, cfg.Arm.Model)}
+		}
+		o.Arm = cfg.Arm
+	}
 	p := AgentPolicy(a)
-	return func(*tasks.Env, int) control.Policy { return p }, agentSpace, closePol, nil
+	return func(recordEnv, int) control.Policy { return p }, agentSpace, closePol, nil
 }
 
-// recordCameras opens o's cameras on env, with the dataset's camera
-// entries and one image buffer each. The cameras opened so far are
-// returned with an error too (the caller closes them).
-func recordCameras(o RecordOptions, env *tasks.Env) ([]*render.SimCamera, []lerobot.Camera, []*image.RGBA, error) {
-	var cams []*render.SimCamera
-	var lcams []lerobot.Camera
-	imgs := make([]*image.RGBA, len(o.Cameras))
-	for i, name := range o.Cameras {
+// simRecordCam is a tabletop sim camera filming its env.
+type simRecordCam struct {
+	*render.SimCamera
+	env *tasks.Env
+}
+
+func (c simRecordCam) film(dst *image.RGBA) error { return c.Render(c.env, dst) }
+
+// recordCameras opens o's cameras on env into src, with the dataset's
+// camera entries and one image buffer each (src.close closes the cameras
+// opened so far when one fails).
+func recordCameras(o RecordOptions, env *tasks.Env, src *recordSource) error {
+	for _, name := range o.Cameras {
 		c, err := NewSimCamera(o.Backend, name, "", o.Width, o.Height, env)
 		if err != nil {
-			return cams, nil, nil, err
+			return err
 		}
-		cams = append(cams, c)
-		lcams = append(lcams, lerobot.Camera{Name: name, Width: o.Width, Height: o.Height})
-		imgs[i] = image.NewRGBA(image.Rect(0, 0, o.Width, o.Height))
+		src.addCam(simRecordCam{c, env}, name, o.Width, o.Height)
 	}
-	return cams, lcams, imgs, nil
+	return nil
+}
+
+// addCam adds camera c, filmed as observation.images.<name>, w × h.
+func (s *recordSource) addCam(c recordCam, name string, w, h int) {
+	s.cams = append(s.cams, c)
+	s.lcams = append(s.lcams, lerobot.Camera{Name: name, Width: w, Height: h})
+	s.imgs = append(s.imgs, image.NewRGBA(image.Rect(0, 0, w, h)))
 }
 
 // recordEpisode runs policy p from obs to the episode's end, writing one
 // dataset frame per step: the cameras' renders and the progress of the
 // state the action is taken in, the state, the action in the env's bounds
 // and the outcome. It returns the episode's length and success.
-func recordEpisode(w *lerobot.Writer, env *tasks.Env, obs []float64, p control.Policy, cams []*render.SimCamera, imgs []*image.RGBA,
+func recordEpisode(w *lerobot.Writer, env recordEnv, obs []float64, p control.Policy, cams []recordCam, imgs []*image.RGBA,
 	names []string, fr *lerobot.Frame, agentSpace bool, ep int) (int, bool, error) {
 	spec := env.Spec()
 	act, envAct := make([]float64, spec.ActDim), make([]float64, spec.ActDim)
 	n, success := 0, false
 	for {
 		for i, c := range cams {
-			if err := c.Render(env, imgs[i]); err != nil {
+			if err := c.film(imgs[i]); err != nil {
 				return n, success, fmt.Errorf("render %s: %w", names[i], err)
 			}
 		}

@@ -22,10 +22,9 @@ func oneOf(name, v string, choices []string) error {
 	return ConfigErrorf("%s %q is not one of %s", name, v, strings.Join(choices, "|"))
 }
 
-// Validate checks the config for values the loop cannot run with,
-// the task's name included (tasks.Canonical translates other projects'
-// names first).
-func (c *Config) Validate() error {
+// validate checks the config for values the loop cannot run with; its
+// one caller is Validated (valid.go).
+func (c *Config) validate() error {
 	var errs []error
 	add := func(err error) {
 		if err != nil {

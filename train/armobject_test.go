@@ -45,7 +45,7 @@ func TestRunArmObject(t *testing.T) {
 		}
 		return nil
 	}}
-	res, err := Run(context.Background(), c, Options{Hooks: []Hook{hook}})
+	res, err := Run(context.Background(), valid(t, c), Options{Hooks: []Hook{hook}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestArmObjectConfigErrors(t *testing.T) {
 	} {
 		c := tinyArmObjectConfig(t.TempDir())
 		edit(&c)
-		err := c.Validate()
+		err := checkConfig(&c)
 		var ce *rundir.ConfigError
 		if !errors.As(err, &ce) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v", want, err)
@@ -138,7 +138,7 @@ func TestArmObjectConfigErrors(t *testing.T) {
 	}
 	c := tinyArmObjectConfig(filepath.Join(t.TempDir(), "r"))
 	c.Arm.Grip = "a1x"
-	if _, err := Run(context.Background(), c, Options{}); err == nil || !strings.Contains(err.Error(), `no actuator "a1x"`) {
+	if _, err := runConfig(context.Background(), c, Options{}); err == nil || !strings.Contains(err.Error(), `no actuator "a1x"`) {
 		t.Errorf("a missing grip actuator: %v", err)
 	}
 }

@@ -44,7 +44,7 @@ func TestRunArmReach(t *testing.T) {
 		}
 		return nil
 	}}
-	res, err := Run(context.Background(), c, Options{Hooks: []Hook{hook}})
+	res, err := Run(context.Background(), valid(t, c), Options{Hooks: []Hook{hook}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestRunArmReach(t *testing.T) {
 		t.Errorf("EvalRun %+v (%v) against the run's final evaluation %+v", ev, err, res.FinalEval)
 	}
 	back.Steps = 400
-	res2, err := Run(context.Background(), back, Options{Resume: true})
+	res2, err := Run(context.Background(), valid(t, back), Options{Resume: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestArmConfigErrors(t *testing.T) {
 	} {
 		c := tinyArmConfig(t.TempDir())
 		edit(&c)
-		err := c.Validate()
+		err := checkConfig(&c)
 		var ce *rundir.ConfigError
 		if !errors.As(err, &ce) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v", want, err)
@@ -127,7 +127,7 @@ func TestArmConfigErrors(t *testing.T) {
 	}
 	c := tinyArmConfig(filepath.Join(t.TempDir(), "r"))
 	c.Arm.Site = "nope"
-	if _, err := Run(context.Background(), c, Options{}); err == nil || !strings.Contains(err.Error(), "no site") {
+	if _, err := runConfig(context.Background(), c, Options{}); err == nil || !strings.Contains(err.Error(), "no site") {
 		t.Errorf("a missing site: %v", err)
 	}
 }

@@ -14,7 +14,7 @@ import (
 func TestDefaultConfigValid(t *testing.T) {
 	t.Parallel()
 	c := rundir.DefaultConfig()
-	if err := c.Validate(); err != nil {
+	if err := checkConfig(&c); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -61,7 +61,7 @@ func TestValidateNamesField(t *testing.T) {
 	} {
 		c := rundir.DefaultConfig()
 		tc.mut(&c)
-		err := c.Validate()
+		err := checkConfig(&c)
 		var ce *rundir.ConfigError
 		if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("error %v does not mention %q", err, tc.want)
@@ -110,7 +110,7 @@ func TestReplayAutoResolves(t *testing.T) {
 
 	out := filepath.Join(t.TempDir(), "run")
 	g := tinyGridConfig(out, "auto", "pixel")
-	if _, err := Run(context.Background(), g, Options{}); err != nil {
+	if _, err := Run(context.Background(), valid(t, g), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	var saved rundir.Config

@@ -87,11 +87,11 @@ func compareDemoRuns(t *testing.T, builtIn, fromData rundir.Config) {
 	t.Helper()
 
 	var ca, cb demoCount
-	ra, err := Run(context.Background(), builtIn, Options{Hooks: []Hook{ca.hook()}})
+	ra, err := Run(context.Background(), valid(t, builtIn), Options{Hooks: []Hook{ca.hook()}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rb, err := Run(context.Background(), fromData, Options{Hooks: []Hook{cb.hook()}})
+	rb, err := Run(context.Background(), valid(t, fromData), Options{Hooks: []Hook{cb.hook()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +218,7 @@ func TestDemosPathMismatch(t *testing.T) {
 		if tc.mod != nil {
 			tc.mod(&c)
 		}
-		_, err := Run(context.Background(), c, Options{})
+		_, err := runConfig(context.Background(), c, Options{})
 		var ce *rundir.ConfigError
 		if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want a config error mentioning %q", tc.name, err, tc.want)
@@ -226,7 +226,7 @@ func TestDemosPathMismatch(t *testing.T) {
 	}
 	c := base
 	c.DemosPath, c.Demos = reach, 2
-	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "use one") {
+	if err := checkConfig(&c); err == nil || !strings.Contains(err.Error(), "use one") {
 		t.Errorf("demos and demos_path together: %v", err)
 	}
 }
@@ -309,7 +309,7 @@ func TestDemosPathPixelScorerReadsTheVideo(t *testing.T) {
 	}
 	var warnings bytes.Buffer
 	for _, c := range []rundir.Config{builtIn, fromData} {
-		if _, err := Run(context.Background(), c, Options{Stderr: &warnings}); err != nil {
+		if _, err := Run(context.Background(), valid(t, c), Options{Stderr: &warnings}); err != nil {
 			t.Fatal(err)
 		}
 	}

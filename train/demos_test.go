@@ -21,7 +21,7 @@ func demoOutcome(t *testing.T, c rundir.Config) (succ map[int64]bool, amax map[i
 		}
 		return nil
 	}}
-	if _, err := Run(context.Background(), c, Options{Hooks: []Hook{hook}}); err != nil {
+	if _, err := Run(context.Background(), valid(t, c), Options{Hooks: []Hook{hook}}); err != nil {
 		t.Fatal(err)
 	}
 	return succ, amax
@@ -65,7 +65,7 @@ func TestDemosDQN(t *testing.T) {
 func TestDemosNegativeIsConfigError(t *testing.T) {
 	c := tinyConfig("out", "uniform")
 	c.Demos = -1
-	if err := c.Validate(); err == nil {
+	if err := checkConfig(&c); err == nil {
 		t.Fatal("demos −1 validated")
 	}
 }

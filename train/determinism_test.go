@@ -50,7 +50,7 @@ func TestInlineScoringIsDeterministic(t *testing.T) {
 				if !strings.HasSuffix(name, "-lag") {
 					c.VLM.Scoring.Workers = 0
 				}
-				if _, err := Run(context.Background(), c, Options{}); err != nil {
+				if _, err := Run(context.Background(), valid(t, c), Options{}); err != nil {
 					t.Fatal(err)
 				}
 				rows, err := rundir.ReadMetricsJSONL(filepath.Join(out, "metrics.jsonl"))

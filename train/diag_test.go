@@ -133,7 +133,7 @@ func TestDQNDiagCountsExpertEvents(t *testing.T) {
 		c.NumEnvs, c.Demos, c.Steps, c.DQN.NStep = 1, 1000, 200, n
 		c.DQN.LearningStarts, c.Buffer.LambdaWarmup = 200, 0
 		c.Log.Every, c.Ckpt.Every, c.Eval = 200, 1000, rundir.EvalConfig{Every: 1000, Episodes: 1}
-		if _, err := Run(context.Background(), c, Options{}); err != nil {
+		if _, err := Run(context.Background(), valid(t, c), Options{}); err != nil {
 			t.Fatal(err)
 		}
 		rows, err := rundir.ReadMetricsJSONL(filepath.Join(c.Out, "metrics.jsonl"))

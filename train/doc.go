@@ -21,10 +21,11 @@
 //     their intervals.
 //
 // Contracts:
-//   - Run validates its config once, at its edge (rundir.Config.Validate),
-//     and returns *rundir.ConfigError for every mistake a user can make;
-//     a derived setting is reported as derived on the console, never
-//     rewritten silently.
+//   - Run takes rundir.Valid, the proof that the config's builder validated
+//     it once (rundir.Config.Validated): Run never validates again, refuses
+//     the zero Valid and runs its own copy. Mistakes are *rundir.ConfigError;
+//     a derived setting (replay auto's sampler, the buffer's capacity)
+//     is reported as derived on the console, never rewritten silently.
 //   - Frame rule (vlmprio.Pipeline): transition t is scored with o_t; the
 //     clip of transition i is (o_i … o_{i+L−1}); a terminated episode ends
 //     its last clips with o_T; clips never cross episodes or envs.

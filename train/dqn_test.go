@@ -35,7 +35,7 @@ func TestDQNRunsOnEveryReplay(t *testing.T) {
 			if c.ResolvedAlgo() != "dqn" {
 				t.Fatalf("auto algo for %s is %s, want dqn", c.Task, c.ResolvedAlgo())
 			}
-			res, err := Run(context.Background(), c, Options{})
+			res, err := Run(context.Background(), valid(t, c), Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,15 +86,15 @@ func TestDQNResume(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run")
 	c := tinyGridConfig(out, "per", "pixel")
 	c.Eval.GIF = false
-	res, err := Run(context.Background(), c, Options{})
+	res, err := Run(context.Background(), valid(t, c), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Run(context.Background(), c, Options{}); !errors.As(err, new(*rundir.ConfigError)) {
+	if _, err := Run(context.Background(), valid(t, c), Options{}); !errors.As(err, new(*rundir.ConfigError)) {
 		t.Fatalf("second run into %s: %v", out, err)
 	}
 	c.Steps = 1600
-	res2, err := Run(context.Background(), c, Options{Resume: true})
+	res2, err := Run(context.Background(), valid(t, c), Options{Resume: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,23 +107,23 @@ func TestDQNConfigChecks(t *testing.T) {
 	t.Parallel()
 	c := tinyGridConfig(filepath.Join(t.TempDir(), "run"), "uniform", "pixel")
 	c.Algo = "sac"
-	if err := c.Validate(); err == nil {
+	if err := checkConfig(&c); err == nil {
 		t.Error("sac accepted for a discrete task")
 	}
 	c.Algo, c.Task = "dqn", "reach"
-	if err := c.Validate(); err == nil {
+	if err := checkConfig(&c); err == nil {
 		t.Error("dqn accepted for a continuous task")
 	}
 	c.Task, c.Grid.View = "doorkey-5x5", "sideways"
-	if err := c.Validate(); err == nil {
+	if err := checkConfig(&c); err == nil {
 		t.Error("unknown grid view accepted")
 	}
 	c.Grid.View, c.DQN.EpsFraction = "full", 1.5
-	if err := c.Validate(); err == nil {
+	if err := checkConfig(&c); err == nil {
 		t.Error("eps_fraction 1.5 accepted")
 	}
 	c.DQN.EpsFraction, c.Buffer.ShareNextObs = 0.4, true
-	if err := c.Validate(); err == nil {
+	if err := checkConfig(&c); err == nil {
 		t.Error("share_next_obs accepted with 3-step returns")
 	}
 	d := rundir.DefaultConfig()
@@ -137,7 +137,7 @@ func TestSACWithAERAndERO(t *testing.T) {
 	for _, rp := range []string{"aer", "ero"} {
 		c := tinyConfig(filepath.Join(t.TempDir(), rp), rp)
 		c.Eval.Every = 100 // two evaluations: ERO gets one replay reward
-		res, err := Run(context.Background(), c, Options{})
+		res, err := Run(context.Background(), valid(t, c), Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", rp, err)
 		}
@@ -159,7 +159,7 @@ func TestEROLearnsFromTrainingEpisodes(t *testing.T) {
 	c.Steps, c.Demos = 4000, 2
 	c.Eval.Every, c.Eval.GIF = 2000, false
 	c.Log.Every = 4000
-	if _, err := Run(context.Background(), c, Options{}); err != nil {
+	if _, err := Run(context.Background(), valid(t, c), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := rundir.ReadMetricsJSONL(filepath.Join(out, "metrics.jsonl"))

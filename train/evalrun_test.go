@@ -35,7 +35,7 @@ func TestEvalRunReproducesFinalEval(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			out := filepath.Join(t.TempDir(), "run")
-			res, err := Run(context.Background(), tc.cfg(out), Options{})
+			res, err := Run(context.Background(), valid(t, tc.cfg(out)), Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -68,7 +68,7 @@ func TestEvalRunBestAndStep(t *testing.T) {
 	c.Eval = rundir.EvalConfig{Every: 50, Episodes: 2}
 	c.Ckpt.Keep = 10
 	var evals []EvalEvent
-	if _, err := Run(context.Background(), c, Options{Hooks: []Hook{HookFuncs{Eval: func(e EvalEvent) error {
+	if _, err := Run(context.Background(), valid(t, c), Options{Hooks: []Hook{HookFuncs{Eval: func(e EvalEvent) error {
 		evals = append(evals, e)
 		return nil
 	}}}}); err != nil {

@@ -9,7 +9,8 @@ import (
 	"github.com/vlmrb/vlmrb/train"
 )
 
-// Run trains SAC on a task; a Hook in Options sees every transition the
+// Run trains SAC on a task from a config validated once by its caller
+// (Config.Validated returns the proof Run takes); a Hook in Options sees every transition the
 // run stores, every update, evaluation and checkpoint (here it counts the
 // successful transitions and keeps the evaluations).
 func ExampleRun() {
@@ -26,6 +27,12 @@ func ExampleRun() {
 	cfg.SAC.LearningStarts, cfg.SAC.BatchSize, cfg.SAC.Hidden = 200, 32, []int{16, 16}
 	cfg.Eval = rundir.EvalConfig{Every: 200, Episodes: 2}
 
+	v, err := cfg.Validated() // the one check; Run does not repeat it
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+
 	var stored, updates int64
 	var evals []int64
 	hook := train.HookFuncs{
@@ -33,7 +40,7 @@ func ExampleRun() {
 		Update: func(train.UpdateEvent) error { updates++; return nil },
 		Eval:   func(e train.EvalEvent) error { evals = append(evals, e.Step); return nil },
 	}
-	res, err := train.Run(context.Background(), cfg, train.Options{Hooks: []train.Hook{hook}})
+	res, err := train.Run(context.Background(), v, train.Options{Hooks: []train.Hook{hook}})
 	if err != nil {
 		fmt.Println(err)
 		return

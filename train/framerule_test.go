@@ -138,7 +138,7 @@ func TestFrameRuleSAC(t *testing.T) {
 	}
 	dt := env.State().Time - t0
 	rec, log := &clipRecorder{}, newStoredLog()
-	if _, err := Run(context.Background(), c, Options{Scorer: rec, Hooks: []Hook{log.hook()}}); err != nil {
+	if _, err := Run(context.Background(), valid(t, c), Options{Scorer: rec, Hooks: []Hook{log.hook()}}); err != nil {
 		t.Fatal(err)
 	}
 	n := checkClips(t, rec, log, func(tr stored, k int, f frame.Frame) error {
@@ -163,7 +163,7 @@ func TestFrameRuleDQN(t *testing.T) {
 	c.Demos, c.Steps = 2, 600
 	c.Eval.Episodes, c.Eval.GIF = 1, false
 	rec, log := &clipRecorder{}, newStoredLog()
-	if _, err := Run(context.Background(), c, Options{Scorer: rec, Hooks: []Hook{log.hook()}}); err != nil {
+	if _, err := Run(context.Background(), valid(t, c), Options{Scorer: rec, Hooks: []Hook{log.hook()}}); err != nil {
 		t.Fatal(err)
 	}
 	sawTerminal := false
@@ -211,7 +211,7 @@ func TestFrameRuleHWFolder(t *testing.T) {
 	c.NumEnvs, c.Steps, c.MaxEpisodeLen = 1, 90, 20
 	c.VLM.Clip.Length, c.VLM.Clip.Stride, c.VLM.Scoring.Workers = 5, 2, 0
 	rec, log := &clipRecorder{}, newStoredLog()
-	_, err := Run(context.Background(), c, Options{Scorer: rec, Hooks: []Hook{log.hook()},
+	_, err := Run(context.Background(), valid(t, c), Options{Scorer: rec, Hooks: []Hook{log.hook()},
 		Frames: func(int) (frame.Source, error) { return hw.OpenDir(dir, hw.Options{Loop: true}) }})
 	if err != nil {
 		t.Fatal(err)

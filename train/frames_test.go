@@ -58,7 +58,7 @@ func TestRunFramesFromHWSource(t *testing.T) {
 	c.Scorer = "pixel"
 	c.VLM.Clip.Length, c.VLM.Clip.Stride, c.VLM.Scoring.Workers = 4, 2, 1
 	var next, closed atomic.Int64
-	res, err := Run(context.Background(), c, Options{Frames: func(i int) (frame.Source, error) {
+	res, err := Run(context.Background(), valid(t, c), Options{Frames: func(i int) (frame.Source, error) {
 		src, err := hw.OpenDir(dir, hw.Options{Loop: true, Camera: fmt.Sprintf("arm%d", i)})
 		if err != nil {
 			return nil, err

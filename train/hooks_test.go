@@ -81,7 +81,7 @@ func TestHooksSeeEveryTransitionAndUpdate(t *testing.T) {
 			c := tinyConfig(filepath.Join(t.TempDir(), "run"), replay)
 			c.Eval.Every = 100
 			h := &countingHook{t: t, perEnv: map[int]int32{}, batchSize: c.SAC.BatchSize}
-			res, err := Run(context.Background(), c, Options{Hooks: []Hook{h}})
+			res, err := Run(context.Background(), valid(t, c), Options{Hooks: []Hook{h}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,7 +108,7 @@ func TestHooksDQNNStep(t *testing.T) {
 	c := tinyGridConfig(filepath.Join(t.TempDir(), "run"), "uniform", "pixel")
 	c.Eval.GIF = false
 	h := &countingHook{t: t, perEnv: map[int]int32{}, batchSize: c.DQN.BatchSize}
-	res, err := Run(context.Background(), c, Options{Hooks: []Hook{h}})
+	res, err := Run(context.Background(), valid(t, c), Options{Hooks: []Hook{h}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestHookErrorStopsRun(t *testing.T) {
 	c := tinyConfig(filepath.Join(t.TempDir(), "run"), "uniform")
 	stop := errors.New("enough")
 	n := 0
-	res, err := Run(context.Background(), c, Options{Hooks: []Hook{HookFuncs{Update: func(UpdateEvent) error {
+	res, err := Run(context.Background(), valid(t, c), Options{Hooks: []Hook{HookFuncs{Update: func(UpdateEvent) error {
 		if n++; n == 5 {
 			return stop
 		}

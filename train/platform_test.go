@@ -19,11 +19,11 @@ func TestRunRecordsPlatform(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run")
 	c := tinyGridConfig(out, "uniform", "oracle")
 	c.Steps, c.Eval.GIF = 800, false
-	if _, err := Run(context.Background(), c, Options{}); err != nil {
+	if _, err := Run(context.Background(), valid(t, c), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	c.Steps = 1200
-	if _, err := Run(context.Background(), c, Options{Resume: true}); err != nil {
+	if _, err := Run(context.Background(), valid(t, c), Options{Resume: true}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(out, rundir.PlatformFile))

@@ -47,7 +47,7 @@ func TestRunERLVLM(t *testing.T) {
 	// from there one per env step, plus the 100 catch-up updates
 	none := c
 	none.Out, none.RM.Pretrain = out+"-none", "none"
-	res, err := Run(context.Background(), none, Options{})
+	res, err := Run(context.Background(), valid(t, none), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestRunERLVLM(t *testing.T) {
 	}
 	// PEBBLE's default: state-entropy updates from learning_starts, then
 	// 100 catch-up updates at the first fit
-	res, err = Run(context.Background(), c, Options{})
+	res, err = Run(context.Background(), valid(t, c), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestRunERLVLM(t *testing.T) {
 	}
 
 	c.Steps = 700
-	res2, err := Run(context.Background(), c, Options{Resume: true})
+	res2, err := Run(context.Background(), valid(t, c), Options{Resume: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestRunVLMRM(t *testing.T) {
 	c.RM.EmbedBaseURL, c.RM.EmbedModel = srv.URL+"/v1", "clip"
 	c.RM.Goal, c.RM.Baseline, c.RM.Alpha = []string{"a red gripper", "red"}, []string{"blue"}, 0.5
 	c.Ckpt.Every = 0
-	res, err := Run(context.Background(), c, Options{})
+	res, err := Run(context.Background(), valid(t, c), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestRunVLMRM(t *testing.T) {
 		t.Fatalf("reward metrics %v", v)
 	}
 	c.Steps = 400
-	if _, err := Run(context.Background(), c, Options{Resume: true}); err != nil {
+	if _, err := Run(context.Background(), valid(t, c), Options{Resume: true}); err != nil {
 		t.Fatal(err)
 	}
 	if extra := srv.Images.Load() - 400; srv.Texts.Load() != 6 || extra < 2 || extra > 22 {
@@ -150,7 +150,7 @@ func TestRewardConfigErrors(t *testing.T) {
 	} {
 		c := rundir.DefaultConfig()
 		tc.edit(&c)
-		err := c.Validate()
+		err := checkConfig(&c)
 		var ce *rundir.ConfigError
 		if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("want a config error mentioning %q, got %v", tc.want, err)

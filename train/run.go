@@ -16,24 +16,28 @@ import (
 	"github.com/vlmrb/vlmrb/tasks"
 )
 
-// Run trains according to cfg. It returns a Result describing what was
-// done even when it fails or is interrupted; when ctx is cancelled it stops
-// at the next step boundary, writes a checkpoint and returns an error that
-// wraps context.Canceled. Configuration mistakes are *ConfigError.
+// Run trains v, a config validated once by its builder (Validated; Run
+// never validates again). It returns a Result describing what was done
+// even when it fails or is interrupted; when ctx is cancelled it stops at
+// the next step boundary, writes a checkpoint and returns an error that
+// wraps context.Canceled. Config mistakes (the zero Valid too) are *ConfigError.
 //
-// The loop (loop.go) is shared by the learners: SAC on the manipulation
-// tasks (this file), DQN on the grid tasks (dqn.go). opts.Hooks observe
-// every stored transition, update, evaluation and checkpoint.
-//
-// Process-global state: Run selects the BLAS backend of package nn for the
-// whole process (nn.SetBackend(cfg.BLAS)): two runs in one process with
-// different blas settings both use the one chosen last.
-func Run(ctx context.Context, cfg rundir.Config, opts Options) (*Result, error) {
-	cfg.Replay = cfg.ResolvedReplay() // the run directory's config names the sampler
-	if err := cfg.Validate(); err != nil {
-		return nil, err
+// The loop (loop.go) is shared by SAC on the manipulation tasks (this
+// file) and DQN on the grid tasks (dqn.go); opts.Hooks observe every
+// stored transition, update, evaluation and checkpoint. Process-global
+// state: Run selects package nn's BLAS backend for the whole process
+// (nn.SetBackend(cfg.BLAS)): two runs in one process with different blas
+// settings both use the one chosen last.
+func Run(ctx context.Context, v rundir.Valid, opts Options) (*Result, error) {
+	if v.IsZero() {
+		return nil, rundir.ConfigErrorf("train.Run: the config was not validated; pass the rundir.Valid that cfg.Validated() returns")
 	}
+	cfg := v.Config()
 	c := newCore(cfg, opts)
+	if r := cfg.ResolvedReplay(); r != cfg.Replay { // config.yaml names the sampler
+		c.derived = append(c.derived, fmt.Sprintf("replay %s (derived from replay %q: the default for %s)", r, cfg.Replay, cfg.ResolvedAlgo()))
+		c.cfg.Replay, cfg.Replay = r, r
+	}
 	for _, w := range cfg.Warnings() {
 		c.warnf("%s", w)
 	}

@@ -25,7 +25,7 @@ func TestRunThenResumeContinues(t *testing.T) {
 	t.Parallel()
 	out := filepath.Join(t.TempDir(), "run")
 	c := tinyConfig(out, "vlmrb")
-	res, err := Run(context.Background(), c, Options{})
+	res, err := Run(context.Background(), valid(t, c), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,11 +33,11 @@ func TestRunThenResumeContinues(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 	// the run directory is not reused by accident
-	if _, err := Run(context.Background(), c, Options{}); !errors.As(err, new(*rundir.ConfigError)) {
+	if _, err := Run(context.Background(), valid(t, c), Options{}); !errors.As(err, new(*rundir.ConfigError)) {
 		t.Fatalf("second run into %s: %v", out, err)
 	}
 	c.Steps = 300
-	res2, err := Run(context.Background(), c, Options{Resume: true})
+	res2, err := Run(context.Background(), valid(t, c), Options{Resume: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestRunCancelledCheckpoints(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	res, err := Run(ctx, tinyConfig(out, "per"), Options{})
+	res, err := Run(ctx, valid(t, tinyConfig(out, "per")), Options{})
 	if !errors.Is(err, context.Canceled) || res == nil || !res.Interrupted {
 		t.Fatalf("err %v res %+v", err, res)
 	}
@@ -78,7 +78,7 @@ func TestRunUnknownTaskIsConfigError(t *testing.T) {
 	t.Parallel()
 	c := tinyConfig(filepath.Join(t.TempDir(), "run"), "uniform")
 	c.Task = "juggle"
-	_, err := Run(context.Background(), c, Options{})
+	_, err := runConfig(context.Background(), c, Options{})
 	var ce *rundir.ConfigError
 	if !errors.As(err, &ce) {
 		t.Fatalf("err %v, want *ConfigError", err)
@@ -92,7 +92,7 @@ func TestRunDeterministic(t *testing.T) {
 	var sums [2]string
 	for i := range sums {
 		out := filepath.Join(t.TempDir(), "run")
-		res, err := Run(context.Background(), tinyConfig(out, "per"), Options{})
+		res, err := Run(context.Background(), valid(t, tinyConfig(out, "per")), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +119,7 @@ func TestRunShareNextObs(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "run")
 		c := tinyConfig(out, replay)
 		c.Buffer.ShareNextObs = true
-		res, err := Run(context.Background(), c, Options{})
+		res, err := Run(context.Background(), valid(t, c), Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", replay, err)
 		}
@@ -127,7 +127,7 @@ func TestRunShareNextObs(t *testing.T) {
 			t.Fatalf("%s: result %+v", replay, res)
 		}
 		c.Steps = 300
-		if res, err = Run(context.Background(), c, Options{Resume: true}); err != nil || res.Step != 300 {
+		if res, err = Run(context.Background(), valid(t, c), Options{Resume: true}); err != nil || res.Step != 300 {
 			t.Fatalf("%s resume: %+v %v", replay, res, err)
 		}
 	}
@@ -142,7 +142,7 @@ func TestDerivedCapacityIsSaid(t *testing.T) {
 	c := tinyConfig(out, "uniform")
 	c.Buffer.Capacity = 5000
 	var console strings.Builder
-	if _, err := Run(context.Background(), c, Options{Stdout: &console}); err != nil {
+	if _, err := Run(context.Background(), valid(t, c), Options{Stdout: &console}); err != nil {
 		t.Fatal(err)
 	}
 	want := "buffer.capacity 200 (derived from steps 200: the run stores no more transitions; configured 5000)"
@@ -156,7 +156,7 @@ func TestDerivedCapacityIsSaid(t *testing.T) {
 	// a capacity the run can fill is taken as configured, silently
 	c.Out, c.Buffer.Capacity = filepath.Join(t.TempDir(), "run"), 150
 	console.Reset()
-	if _, err := Run(context.Background(), c, Options{Stdout: &console}); err != nil {
+	if _, err := Run(context.Background(), valid(t, c), Options{Stdout: &console}); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(console.String(), "derived") {

@@ -90,7 +90,9 @@ func (r *core) openRunDir() (ckptDir string, man *rundir.Manifest, err error) {
 		if saved.Buffer.Capacity < 1 || saved.Buffer.Capacity > rundir.MaxBufferCapacity {
 			return "", nil, &rundir.ConfigError{Msg: fmt.Sprintf("cannot resume: %s gives buffer.capacity %d (1 to %d)", filepath.Join(cfg.Out, "config.yaml"), saved.Buffer.Capacity, rundir.MaxBufferCapacity)}
 		}
-		cfg.Buffer.Capacity = saved.Buffer.Capacity
+		if c := saved.Buffer.Capacity; c != cfg.Buffer.Capacity {
+			r.derived, cfg.Buffer.Capacity = append(r.derived, fmt.Sprintf("buffer.capacity %d (from the run's config.yaml: a resumed buffer keeps the size it was saved with; configured %d)", c, cfg.Buffer.Capacity)), c
+		}
 		return ckptDir, man, nil
 	}
 	if hasConfig || hasCheckpoints(cfg.Out) {

@@ -33,7 +33,7 @@ func TestStrictConfigRefusesNamingTheKey(t *testing.T) {
 			c := rundir.DefaultConfig()
 			err := rundir.LoadConfig(strings.NewReader(tc.yaml), &c)
 			if err == nil {
-				err = c.Validate()
+				err = checkConfig(&c)
 			}
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got %v, want an error containing %q", err, tc.want)
@@ -42,8 +42,8 @@ func TestStrictConfigRefusesNamingTheKey(t *testing.T) {
 	}
 	// the defaults and an ordinary file pass
 	c := rundir.DefaultConfig()
-	if err := rundir.LoadConfig(strings.NewReader("steps: 500\nsac:\n  gamma: 0.98\n"), &c); err != nil || c.Validate() != nil {
-		t.Fatalf("ordinary config refused: %v %v", err, c.Validate())
+	if err := rundir.LoadConfig(strings.NewReader("steps: 500\nsac:\n  gamma: 0.98\n"), &c); err != nil || checkConfig(&c) != nil {
+		t.Fatalf("ordinary config refused: %v %v", err, checkConfig(&c))
 	}
 }
 
@@ -61,7 +61,7 @@ func FuzzLoadConfig(f *testing.F) {
 		if err := rundir.LoadConfig(bytes.NewReader(b), &c); err != nil {
 			return
 		}
-		if err := c.Validate(); err != nil {
+		if err := checkConfig(&c); err != nil {
 			var ce *rundir.ConfigError
 			if !errors.As(err, &ce) {
 				t.Fatalf("Validate returned %T, want *ConfigError", err)
@@ -76,7 +76,7 @@ func FuzzLoadConfig(f *testing.F) {
 		if err := rundir.LoadConfig(bytes.NewReader(enc), &d); err != nil {
 			t.Fatalf("a saved config does not load: %v\n%s", err, enc)
 		}
-		if err := d.Validate(); err != nil {
+		if err := checkConfig(&d); err != nil {
 			t.Fatalf("a saved config does not validate: %v\n%s", err, enc)
 		}
 	})

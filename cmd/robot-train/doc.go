@@ -2,12 +2,12 @@
 // manipulation policies with VLM-guided experience replay.
 //
 //	robot-train train   --task NAME --replay uniform|per|relo|vlmrb --scorer pixel|oracle|openai --steps N --seed S --out RUN_DIR
-//	robot-train eval    (--checkpoint RUN_DIR | --policy expert|random) --task NAME --episodes N [--video FILE.gif] [--json]
+//	robot-train eval    (--checkpoint RUN_DIR | --onnx FILE.onnx | --policy expert|random) --task NAME --episodes N [--video FILE.gif] [--json]
 //	robot-train render  --task NAME [--camera NAME] [--size WxH] [--policy expert|random] [--steps N] --out FILE.png|gif|mp4
 //	robot-train score   --source sim:TASK|dir:PATH|URL --scorer pixel|oracle|openai [--clips N] [--json]
 //	robot-train view    --task NAME [--policy expert|random | --checkpoint RUN_DIR]
 //	robot-train export  --checkpoint RUN_DIR[/checkpoints/step-N|best] [--step N | --best] --onnx FILE.onnx [--json]
-//	robot-train record  --task NAME --policy expert|random|RUN_DIR --episodes N --lerobot DIR [--cameras task,workspace] [--size WxH]
+//	robot-train record  --task NAME [--model FILE.xml] --policy expert|random|RUN_DIR --episodes N --lerobot DIR [--cameras task,workspace] [--size WxH]
 //	robot-train study   run STUDY.yaml --out DIR [--parallel N] [--shard K/N] | report DIR [--json] | archive DIR
 //	robot-train simulate --model FILE.xml [--keyframe K] [--ctrl a,b,…] [--duration S] [--every STEPS] (--json | --speed)
 //	robot-train tasks
@@ -21,12 +21,13 @@
 // Output that cannot be written (a full disk under stdout, a --video path
 // that cannot be created) is a failure, exit 1.
 //
-// An MJCF model (--model FILE.xml: render, train and eval over task
-// arm-reach, simulate) is compiled by mjcf.LoadArticulated and simulated on
+// An MJCF model (--model FILE.xml: render, train, eval and record over
+// tasks arm-reach, panda-pick and panda-push; simulate) is compiled by mjcf.LoadArticulated and simulated on
 // the articulated engine (sim/articulated, MuJoCo's equations).
 //
-// The command is a thin layer over package train (the training loop, run
-// directories, checkpoints, evaluation), train/study (studies) and over
+// The command is a thin layer over packages train (the training loop),
+// rundir (run directories, checkpoints, evaluation, export, record),
+// train/study (studies) and over
 // render, vlmprio, hw and tasks for the render, score, view and bench
 // commands (tasks.MakeEnv, render.OpenTaskCamera, vlmprio.NewScorer,
 // vlmprio.EpisodeClips); its own helpers

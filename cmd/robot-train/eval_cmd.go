@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/vlmrb/vlmrb/render"
@@ -15,7 +16,7 @@ import (
 )
 
 // evalFlags is the table of robot-train eval's flags.
-var evalFlags = []flagDef{
+var evalFlags = slices.Concat([]flagDef{
 	{name: "checkpoint", help: "evaluate a checkpoint of `RUN_DIR` (the newest; RUN_DIR/checkpoints/step-N or …/best name one), as the run's own evaluations did"},
 	{name: "step", kind: "int", def: "0", help: "with --checkpoint: the checkpoint of env step `N`"},
 	{name: "best", kind: "bool", help: "with --checkpoint: the agent of the run's best evaluation (checkpoints/best)"},
@@ -29,15 +30,20 @@ var evalFlags = []flagDef{
 	{name: "camera", def: render.WorkspaceCamera, help: "camera for --video"},
 	{name: "video-size", kind: "int", def: evalGIFSize, help: "GIF frame size (px, square; default: training's eval.gif_size)"},
 	{name: "render-backend", def: "auto", help: "renderer for --video: auto|egl|soft"},
-	{name: "model", help: "with --policy: evaluate it on task arm-reach over the MJCF arm `FILE.xml` (as train --model trains it)"},
+	{name: "model", help: "with --policy: evaluate it on task arm-reach (--task pick|push: panda-pick, panda-push) over the MJCF arm `FILE.xml` (as train --model trains it); with --onnx: the arm instead of the one the model's metadata names"},
+}, armFlagDefs, []flagDef{
+	{name: "json", kind: "bool", help: "print one JSON object on stdout"},
+	{name: "max-episode-len", kind: "int", def: "0", help: fmt.Sprintf("control steps per episode (0: the checkpoint's, else training's default %d)", rundir.DefaultConfig().MaxEpisodeLen)},
+	{name: "epsilon", kind: "float", def: "0", help: "grid tasks: ε of the DQN checkpoint's ε-greedy evaluation (default with --checkpoint: the run's dqn.eval_eps)"},
+})
+
+// armFlagDefs describe an imported arm beside --model (eval, record).
+var armFlagDefs = []flagDef{
 	{name: "site", help: "--model: end-effector site `NAME` (default ee, or the model's only site), or a body's name for its origin"},
 	{name: "actuators", help: "--model: comma-separated position actuators to drive (default every position servo)"},
 	{name: "grip", help: "--model with --task pick|push: the gripper's position actuator `NAME` (default the servo on a slide joint)"},
 	{name: "keyframe", help: "--model: the model's keyframe `NAME` episodes start from (default qpos0)"},
 	{name: "control", help: "--model: action space joint or ee (default ee, as train --model)"},
-	{name: "json", kind: "bool", help: "print one JSON object on stdout"},
-	{name: "max-episode-len", kind: "int", def: "0", help: fmt.Sprintf("control steps per episode (0: the checkpoint's, else training's default %d)", rundir.DefaultConfig().MaxEpisodeLen)},
-	{name: "epsilon", kind: "float", def: "0", help: "grid tasks: ε of the DQN checkpoint's ε-greedy evaluation (default with --checkpoint: the run's dqn.eval_eps)"},
 }
 
 func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -192,13 +198,24 @@ func evalArmPolicy(ctx context.Context, b *boundFlags, stdout io.Writer) error {
 	if b.str("video") != "" {
 		return usagef("--video is not supported with --model; robot-train render --model FILE.xml --policy %s films the arm", b.str("policy"))
 	}
-	arm := rundir.ArmConfig{Model: b.str("model"), Site: b.str("site"), Actuators: b.str("actuators"), Control: b.str("control"), Keyframe: b.str("keyframe"), Grip: b.str("grip")}
+	arm := armFlags(b)
 	res, extra, err := rundir.EvalArmTaskPolicy(ctx, task, arm, b.str("reward"), b.int("max-episode-len"), b.str("policy"), b.int("episodes"), b.u64("seed"))
 	if err != nil {
 		return err
 	}
 	what := b.str("policy") + " policy, " + filepath.Base(arm.Model)
-	if b.on("json") {
+	return printArmEval(stdout, b.on("json"), task, what, b.u64("seed"), res, extra)
+}
+
+// armFlags is the arm section that --model and the arm's flags give.
+func armFlags(b *boundFlags) rundir.ArmConfig {
+	return rundir.ArmConfig{Model: b.str("model"), Site: b.str("site"), Actuators: b.str("actuators"), Control: b.str("control"), Keyframe: b.str("keyframe"), Grip: b.str("grip")}
+}
+
+// printArmEval prints an evaluation on a task over an imported arm with
+// EvalArm's extras: success at any step and the final distance.
+func printArmEval(stdout io.Writer, asJSON bool, task, what string, seed uint64, res *rundir.EvalResult, extra map[string]float64) error {
+	if asJSON {
 		return json.NewEncoder(stdout).Encode(struct {
 			Task   string `json:"task"`
 			Policy string `json:"policy"`
@@ -206,9 +223,9 @@ func evalArmPolicy(ctx context.Context, b *boundFlags, stdout io.Writer) error {
 			*rundir.EvalResult
 			SuccessAnyStep float64 `json:"success_any_step"`
 			FinalDistance  float64 `json:"final_distance_m"`
-		}{task, what, b.u64("seed"), res, extra["eval/success_any_step"], extra["eval/final_distance_m"]})
+		}{task, what, seed, res, extra["eval/success_any_step"], extra["eval/final_distance_m"]})
 	}
-	if err := printEval(stdout, false, task, what, b.u64("seed"), res, ""); err != nil {
+	if err := printEval(stdout, false, task, what, seed, res, ""); err != nil {
 		return err
 	}
 	radius, of := tasks.ArmReachSuccess, "the site"
@@ -218,7 +235,7 @@ func evalArmPolicy(ctx context.Context, b *boundFlags, stdout io.Writer) error {
 	case tasks.ArmPushName:
 		radius, of = tasks.ArmPushSuccess, "the cube"
 	}
-	_, err = fmt.Fprintf(stdout, "  success at any step %.2f, final distance %.1f cm (success: %s within %.0f cm of the goal at the last step)\n",
+	_, err := fmt.Fprintf(stdout, "  success at any step %.2f, final distance %.1f cm (success: %s within %.0f cm of the goal at the last step)\n",
 		extra["eval/success_any_step"], 100*extra["eval/final_distance_m"], of, 100*radius)
 	return err
 }

@@ -29,7 +29,7 @@ func TestEvalGrid(t *testing.T) {
 	c.Task, c.Replay, c.Out, c.Steps = "doorkey-5x5", "uniform", filepath.Join(t.TempDir(), "run"), 600
 	c.DQN.LearningStarts, c.DQN.BatchSize, c.DQN.Hidden = 200, 16, []int{16}
 	c.Eval = rundir.EvalConfig{Episodes: 1}
-	if _, err := train.Run(context.Background(), c, train.Options{}); err != nil {
+	if _, err := train.Run(context.Background(), validConfig(t, c), train.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	code, out, stderr = runCLI(t, "eval", "--checkpoint", c.Out, "--episodes", "2", "--epsilon", "0.1", "--json")

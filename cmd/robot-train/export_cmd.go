@@ -72,7 +72,7 @@ func evalONNX(ctx context.Context, b *boundFlags, path string, stdout, stderr io
 			return usagef("--onnx evaluates a model file; --%s is for checkpoints and scripted policies", f)
 		}
 	}
-	o := rundir.EvalONNXOptions{Task: b.str("task"), Reward: b.str("reward"), GIF: b.str("video"), Camera: b.str("camera"),
+	o := rundir.EvalONNXOptions{Task: b.str("task"), Reward: b.str("reward"), GIF: b.str("video"), Camera: b.str("camera"), Arm: armFlags(b),
 		Backend: b.str("render-backend"), Warnf: warnTo(stderr), GIFSize: b.int("video-size"), MaxEpisodeLen: b.int("max-episode-len")}
 	if b.given("episodes") {
 		o.Episodes = b.int("episodes")
@@ -98,5 +98,8 @@ func evalONNX(ctx context.Context, b *boundFlags, path string, stdout, stderr io
 	}
 	_, _ = fmt.Fprintf(stderr, "eval: ONNX model %s (%s, env step %d), seed %d (%s)\n", path, strings.TrimSpace(res.Kind+" "), res.Step, res.Seed, seedNote)
 	what := fmt.Sprintf("ONNX model %s (step %d)", path, res.Step)
+	if res.Extra != nil { // a task over an imported arm
+		return printArmEval(stdout, b.on("json"), res.Task, what, res.Seed, res.EvalResult, res.Extra)
+	}
 	return printEval(stdout, b.on("json"), res.Task, what, res.Seed, res.EvalResult, o.GIF)
 }

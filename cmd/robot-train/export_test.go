@@ -72,7 +72,7 @@ func TestExportEvalONNXGrid(t *testing.T) {
 	c.Task, c.Replay, c.Out, c.Steps = "doorkey-5x5", "uniform", filepath.Join(t.TempDir(), "run"), 600
 	c.DQN.LearningStarts, c.DQN.BatchSize, c.DQN.Hidden = 200, 16, []int{16}
 	c.Eval = rundir.EvalConfig{Episodes: 2}
-	if _, err := train.Run(context.Background(), c, train.Options{}); err != nil {
+	if _, err := train.Run(context.Background(), validConfig(t, c), train.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	model := filepath.Join(t.TempDir(), "dk.onnx")
@@ -110,4 +110,14 @@ func TestExportErrors(t *testing.T) {
 			t.Errorf("%v: exit %d stderr %q, want exit %d and %q", tc.args, code, stderr, tc.code, tc.want)
 		}
 	}
+}
+
+// validConfig is a library caller's edge in a test: c validated once.
+func validConfig(t testing.TB, c rundir.Config) rundir.Valid {
+	t.Helper()
+	v, err := c.Validated()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,8 +35,9 @@ func applyDemos(cfg *rundir.Config, v string) error {
 }
 
 // recordFlags is the table of robot-train record's flags.
-var recordFlags = []flagDef{
-	{name: "task", help: "task `NAME` (default with a RUN_DIR policy: the run's task)"},
+var recordFlags = slices.Concat([]flagDef{
+	{name: "task", help: "task `NAME` (default with a RUN_DIR policy: the run's task; with --model: reach, pick or push)"},
+	{name: "model", help: "record task arm-reach, panda-pick or panda-push (--task reach|pick|push) over the MJCF arm `FILE.xml`, as train --model trains it"},
 	{name: "policy", def: "expert", help: "`expert|random|RUN_DIR`: the task's scripted expert, uniform random actions, or a training run's newest checkpoint (deterministic)"},
 	{name: "episodes", kind: "int", def: "10", help: "episodes `N` to record"},
 	{name: "lerobot", help: "write a LeRobot v3.0 dataset to `DIR` (must not exist)"},
@@ -53,10 +55,10 @@ var recordFlags = []flagDef{
 	{name: "camera-name", def: "cam", help: "with --hw: the video key is observation.images.`NAME`"},
 	{name: "instruction", def: "camera recording", help: "with --hw: the task text of the episode"},
 	{name: "json", kind: "bool", help: "print what was written as one JSON object (episode lengths, frames, codec, bytes)"},
-}
+}, armFlagDefs)
 
 func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	b, err := commandFlags("record", "--task NAME --policy expert|random|RUN_DIR --episodes N --lerobot DIR [--seed S] [--num-envs N] [--cameras task,workspace] [--size WxH]\n       robot-train record --hw SPEC --lerobot DIR [--fps F] [--frames N] [--camera-name NAME] [--instruction TEXT]", recordFlags, args, stderr)
+	b, err := commandFlags("record", "--task NAME --policy expert|random|RUN_DIR --episodes N --lerobot DIR [--seed S] [--num-envs N] [--cameras task,workspace] [--size WxH]\n       robot-train record --model FILE.xml --task reach|pick|push --policy expert|random|RUN_DIR --episodes N --lerobot DIR [--site NAME] [--grip NAME]\n       robot-train record --hw SPEC --lerobot DIR [--fps F] [--frames N] [--camera-name NAME] [--instruction TEXT]", recordFlags, args, stderr)
 	if err != nil {
 		return err
 	}
@@ -67,11 +69,21 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if hwSpec != "" {
 		return recordHW(ctx, stdout, hwSpec, out, b.f64("fps"), b.int("frames"), b.str("camera-name"), b.str("instruction"), b.str("codec"), asJSON)
 	}
+	arm := armFlags(b)
+	if arm.Model == "" && arm != (rundir.ArmConfig{}) {
+		return usagef("--site, --actuators, --grip, --control and --keyframe describe an imported arm: give --model FILE.xml")
+	}
 	if task != "" {
 		task = tasks.Canonical(task) // MetaWorld's reach-v3
+		if arm.Model != "" {
+			task = armTask(task) // reach|pick|push over the arm
+		}
 		if err := tasks.CheckName(task); err != nil {
 			return &usageError{err.Error()}
 		}
+	}
+	if task == "" && arm.Model != "" && (policy == "expert" || policy == "random") {
+		return usagef("--model needs --task reach, pick or push")
 	}
 	if task == "" && (policy == "expert" || policy == "random") {
 		return usagef("--task NAME is required with --policy %s (robot-train tasks lists them)", policy)
@@ -89,8 +101,14 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	numEnvs := b.int("num-envs")
+	if arm.Model != "" && !b.given("num-envs") { // train --model's default
+		d := rundir.DefaultConfig()
+		rundir.ApplyArmDefaults(&d)
+		numEnvs = d.NumEnvs
+	}
 	res, err := rundir.Record(ctx, out, rundir.RecordOptions{
-		Task: task, Policy: policy, Episodes: b.int("episodes"), Seed: b.u64("seed"), NumEnvs: b.int("num-envs"),
+		Task: task, Arm: arm, Policy: policy, Episodes: b.int("episodes"), Seed: b.u64("seed"), NumEnvs: numEnvs,
 		MaxEpisodeLen: b.int("max-episode-len"), Reward: reward, Cameras: cams, Width: w, Height: h,
 		Backend: b.str("render-backend"), Codec: b.str("codec"),
 	})

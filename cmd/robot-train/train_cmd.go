@@ -33,16 +33,8 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	resume := flags.str("resume")
-	if flags.on("print-config") {
-		b, err := cfg.EncodeYAML()
-		if err != nil {
-			return err
-		}
-		_, err = stdout.Write(b)
-		return err
-	}
-	if resume == "" {
+	resume, printOnly := flags.str("resume"), flags.on("print-config")
+	if resume == "" && !printOnly {
 		// refuse (or, for a derived --out, step aside) before anything is
 		// printed or written: a run directory with a checkpoint is continued
 		// with --resume, never started over
@@ -50,17 +42,25 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
-		if out != cfg.Out {
+		switch {
+		case out != cfg.Out:
 			_, _ = fmt.Fprintf(stderr, "note: %s already holds a run; writing this one to %s (continue the other with --resume %s)\n", cfg.Out, out, cfg.Out)
 			cfg.Out = out
+		case auto:
+			_, _ = fmt.Fprintf(stderr, "note: out %s (derived from task, replay and seed; pass --out RUN_DIR to choose)\n", out)
 		}
 	}
-	if flags.on("dry-run") {
+	// the config is complete: its one validation, here at the edge
+	v, err := cfg.Validated()
+	if err != nil {
+		return err
+	}
+	if printOnly || flags.on("dry-run") {
 		b, err := cfg.EncodeYAML()
 		if err != nil {
 			return err
 		}
-		if _, err := stdout.Write(b); err != nil {
+		if _, err := stdout.Write(b); err != nil || printOnly {
 			return err
 		}
 		verb := "start"
@@ -78,12 +78,13 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		defer stop()
 	}
-	return runTraining(ctx, cfg, opts, stdout)
+	return runTraining(ctx, v, opts, stdout)
 }
 
-// trainConfig is the run's configuration: the defaults, then the run
-// directory's config.yaml (--resume) or a --config file, then the flags
-// given; auto reports an --out derived from task, replay and seed.
+// trainConfig is the run's configuration, not yet validated (cmdTrain
+// does that once, after the run directory is settled): the defaults, then
+// the run directory's config.yaml (--resume) or a --config file, then the
+// flags given; auto reports an --out derived from task, replay and seed.
 func trainConfig(flags *boundFlags, set map[string]bool) (cfg rundir.Config, auto bool, err error) {
 	cfgFile, resume := flags.str("config"), flags.str("resume")
 	cfg = rundir.DefaultConfig()
@@ -150,7 +151,7 @@ func trainConfig(flags *boundFlags, set map[string]bool) (cfg rundir.Config, aut
 		}
 		cfg.Out = filepath.Join("runs", fmt.Sprintf("%s-%s-s%d", cfg.Task, name, cfg.Seed))
 	}
-	return cfg, auto, cfg.Validate()
+	return cfg, auto, nil
 }
 
 // checkResumeFlags refuses flags that would change a resumed experiment.
@@ -192,9 +193,10 @@ func startProfile(path string) (stop func(), err error) {
 	return func() { pprof.StopCPUProfile(); _ = f.Close() }, nil
 }
 
-// runTraining runs cfg and prints the run's summary.
-func runTraining(ctx context.Context, cfg rundir.Config, opts train.Options, stdout io.Writer) error {
-	res, err := train.Run(ctx, cfg, opts)
+// runTraining runs v and prints the run's summary.
+func runTraining(ctx context.Context, v rundir.Valid, opts train.Options, stdout io.Writer) error {
+	res, err := train.Run(ctx, v, opts)
+	cfg := v.Config()
 	if res != nil && err != nil && !errors.Is(err, context.Canceled) {
 		res.Failed = true
 	}

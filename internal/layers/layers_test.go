@@ -25,10 +25,14 @@ type floor struct {
 	pkgs []string
 }
 
-// floors is DESIGN.md's order, bottom first:
-// cmd → train → rundir → {vlmreward, vlmprio, sac, dqn, control/tasks} → {replay, nn, render, hw} → {sim, frame, stats}.
-// DESIGN's floors are split where packages of one floor import each other
-// (tasks imports control; tasks/grid registers into tasks).
+// floors is the order as built (docs/architecture.md), listed bottom first;
+// top first, an import pointing down:
+// cmd → train/study → train → rundir → {vlmreward, vlmprio, sac, dqn, tasks/grid} → tasks → control
+// → onnx/policy → onnx → {replay, nn, render, hw, lerobot} → sim/mjcf → sim/articulated → {sim, sim/convex, frame, stats}.
+// It refines DESIGN.md's order, splitting floors where packages of one floor
+// import each other (tasks imports control; tasks/grid registers into tasks),
+// and places rundir, which DESIGN sketched as a runs package above train,
+// below it (see the comment at its floor).
 var floors = []floor{
 	{"ground: the engine, collision geometry, the frame type and result statistics", []string{"sim", "sim/convex", "frame", "stats"}},
 	{"the robot engine over collision geometry", []string{"sim/articulated"}},
@@ -39,8 +43,12 @@ var floors = []floor{
 	{"the control-stack face", []string{"control"}},
 	{"the task registry and its tabletop tasks", []string{"tasks"}},
 	{"task families, algorithms, scoring and rewards", []string{"tasks/grid", "sac", "dqn", "vlmprio", "vlmreward"}},
-	// rundir sits below the loop so that front ends that only read runs
-	// (eval, export, render, score, record, viam, python) never import it.
+	// rundir sits below the loop, not above it as DESIGN.md first sketched:
+	// the loop writes what rundir defines (the config, its validation, the
+	// checkpoint layout, the metrics log), so a package above train could
+	// not own them without a cycle; and front ends that only read runs
+	// (eval, export, render, score, record, viam, python) import rundir and
+	// never the loop.
 	{"the run directory: its config, checkpoints and metrics; evaluate, load, export, record", []string{"rundir"}},
 	{"the loop", []string{"train"}},
 	{"studies over runs", []string{"train/study"}},

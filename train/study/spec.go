@@ -234,7 +234,7 @@ func (s *Spec) Runs(dir string) ([]Run, error) {
 }
 
 // resolve applies defaults → base → task overlay → arm overlay and fixes
-// task, seed and run directory.
+// task, seed and run directory; the result is validated.
 func (s *Spec) resolve(task string, arm Arm, seed uint64, out string) (rundir.Config, error) {
 	merged := map[string]any{}
 	for _, o := range []struct {
@@ -273,10 +273,10 @@ func (s *Spec) resolve(task string, arm Arm, seed uint64, out string) (rundir.Co
 	if cfg.Out == "" {
 		cfg.Out = "."
 	}
-	if err := cfg.Validate(); err != nil {
-		return cfg, err
-	}
-	return cfg, nil
+	// the study file is this config's edge: checked here, once; the
+	// training child it is handed to reads it from a file, its own edge
+	_, err = cfg.Validated()
+	return cfg, err
 }
 
 // expandDots turns {"a.b": 1, "a": {"c": 2}} into {"a": {"b": 1, "c": 2}}.

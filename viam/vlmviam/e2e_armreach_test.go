@@ -44,7 +44,7 @@ func armReachRun(t *testing.T) string {
 	cfg.Steps, cfg.Seed, cfg.Out = 2000, 7, filepath.Join(runsDir, key)
 	cfg.SAC.Hidden, cfg.SAC.LearningStarts, cfg.SAC.BatchSize = []int{64, 64}, 500, 128
 	cfg.Eval.Every, cfg.Eval.Episodes, cfg.Eval.GIF = 0, 2, false
-	if _, err := train.Run(context.Background(), cfg, train.Options{Quiet: true}); err != nil {
+	if _, err := train.Run(context.Background(), validConfig(t, cfg), train.Options{Quiet: true}); err != nil {
 		t.Fatalf("train %s: %v", key, err)
 	}
 	runsMemo[key] = cfg.Out

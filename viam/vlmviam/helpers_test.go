@@ -53,7 +53,7 @@ func trainedRun(t *testing.T, seed uint64, steps int64) string {
 	cfg.NumEnvs, cfg.MaxEpisodeLen, cfg.Demos = 1, 100, 5
 	cfg.SAC.Hidden, cfg.SAC.LearningStarts, cfg.SAC.BatchSize = []int{64, 64}, 500, 128
 	cfg.Eval.Every, cfg.Eval.Episodes, cfg.Eval.GIF = 0, 2, false
-	if _, err := train.Run(context.Background(), cfg, train.Options{Quiet: true}); err != nil {
+	if _, err := train.Run(context.Background(), validConfig(t, cfg), train.Options{Quiet: true}); err != nil {
 		t.Fatalf("train %s: %v", key, err)
 	}
 	runsMemo[key] = cfg.Out
@@ -89,4 +89,14 @@ var testLogger = logging.NewLogger("test")
 // Model.Transform; it replaces ComputeOOBPosition, gone since rdk v0.75).
 func fkPose(m referenceframe.Model, q []referenceframe.Input) (spatialmath.Pose, error) {
 	return m.Transform(q)
+}
+
+// validConfig is a library caller's edge in a test: c validated once.
+func validConfig(t testing.TB, c rundir.Config) rundir.Valid {
+	t.Helper()
+	v, err := c.Validated()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

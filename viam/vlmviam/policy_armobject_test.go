@@ -25,7 +25,7 @@ func TestLoadPolicyRefusesArmObject(t *testing.T) {
 	cfg.SAC.Hidden, cfg.SAC.LearningStarts, cfg.SAC.BatchSize = []int{8, 8}, 50, 16
 	cfg.Eval.Every, cfg.Eval.Episodes = 0, 1
 	cfg.Log.Every, cfg.Ckpt.Every = 60, 60
-	if _, err := train.Run(context.Background(), cfg, train.Options{Quiet: true}); err != nil {
+	if _, err := train.Run(context.Background(), validConfig(t, cfg), train.Options{Quiet: true}); err != nil {
 		t.Fatal(err)
 	}
 	p, err := LoadPolicy(cfg.Out)
