@@ -761,30 +761,48 @@ type sceneTask struct {
 	moved func() float64
 }
 
-// resetFromGo draws an episode with the task's own Reset on the old
-// engine (its ranges and rejection loops, seed seed) and puts the scene
-// file's bodies there: each mocap body, and each free body (at rest,
-// upright) at the Go body of the same name; jointed bodies start at
-// their joints' zero, as the Go reset places them.
-func resetFromGo(tb testing.TB, s *scriptedScene, env *Env, seed uint64) sim.Vec3 {
-	tb.Helper()
+// sceneDraw is an episode's layout: mocap positions (by index into
+// Data.MocapPos), free bodies' positions (by qpos address) and the goal.
+type sceneDraw struct {
+	mocap map[int][3]float64
+	free  map[int][3]float64
+	goal  sim.Vec3
+}
+
+// drawFromGo draws an episode with the task's own Reset on the old engine
+// (its ranges and rejection loops, seed seed) and maps it onto the scene
+// file by name: each mocap body, and each free body (at rest, upright),
+// at the Go body of the same name; jointed bodies start at their joints'
+// zero, as the Go reset places them.
+func drawFromGo(s *scriptedScene, env *Env, seed uint64) sceneDraw {
 	env.Reset(seed)
-	s.reset()
+	dr := sceneDraw{mocap: map[int][3]float64{}, free: map[int][3]float64{}, goal: env.goal}
 	for i := 1; i < len(env.m.Bodies); i++ {
-		gb := &env.m.Bodies[i]
+		name := env.m.Bodies[i].Name
 		p := env.s.Bodies[i].Pos
-		if k, ok := s.mocap[gb.Name]; ok && gb.Name != "mocap" {
-			s.d.MocapPos[k] = [3]float64{p.X, p.Y, p.Z}
+		if k, ok := s.mocap[name]; ok && name != "mocap" {
+			dr.mocap[k] = [3]float64{p.X, p.Y, p.Z}
 		}
-		if a, ok := s.qpos[gb.Name]; ok && gb.Name != "hand" {
-			copy(s.d.Qpos[a:a+7], []float64{p.X, p.Y, p.Z, 1, 0, 0, 0})
+		if a, ok := s.qpos[name]; ok && name != "hand" {
+			dr.free[a] = [3]float64{p.X, p.Y, p.Z}
 		}
 	}
-	// settle as Env.Reset does: the hand held, the gripper open
+	return dr
+}
+
+// apply resets the scene to the draw and settles it as Env.Reset does:
+// settleSteps control steps with the hand held and the gripper open.
+func (s *scriptedScene) apply(dr sceneDraw) {
+	s.reset()
+	for k, p := range dr.mocap {
+		s.d.MocapPos[k] = p
+	}
+	for a, p := range dr.free {
+		copy(s.d.Qpos[a:a+7], []float64{p[0], p[1], p[2], 1, 0, 0, 0})
+	}
 	for range settleSteps {
 		s.step([]float64{0, 0, 0, -1})
 	}
-	return env.goal
 }
 
 func newSceneTask(tb testing.TB, task string) (*sceneTask, *Env) {
@@ -943,7 +961,9 @@ func TestSceneMechanisms(t *testing.T) {
 			var steps []int
 			var moved []float64
 			for ep := range 20 {
-				st.goal = resetFromGo(t, st.s, env, uint64(1000+ep))
+				dr := drawFromGo(st.s, env, uint64(1000+ep))
+				st.s.apply(dr)
+				st.goal = dr.goal
 				streak, k := 0, 0
 				for ; k < DefaultMaxSteps && streak < 25; k++ {
 					st.act(a)
@@ -968,6 +988,45 @@ func TestSceneMechanisms(t *testing.T) {
 			t.Logf("%s: %d/20 (failed: %v); control steps to a held success %v; mechanism at the end %.3f", task, ok, fails, steps, moved)
 			if ok < 18 {
 				t.Errorf("%d/20 episodes succeed, want at least 18", ok)
+			}
+		})
+	}
+}
+
+// BenchmarkSceneStep: control steps (FrameSkip physics steps of 2.5 ms)
+// of each scene file on the articulated engine under the task's scripted
+// expert, in 500-step episodes (the tasks' limit) laid out by the task's
+// own Reset (seeds 1-20, drawn before timing); compare BenchmarkStep/<task>
+// (the old engine: the same expert through the Env, observation, reward
+// and info included), in the same sitting.
+func BenchmarkSceneStep(b *testing.B) {
+	for _, task := range mechanismTasks {
+		b.Run(task, func(b *testing.B) {
+			st, env := newSceneTask(b, task)
+			draws := make([]sceneDraw, 20)
+			for i := range draws {
+				draws[i] = drawFromGo(st.s, env, uint64(i+1))
+			}
+			a := make([]float64, ActDim)
+			ep, k := 0, 0
+			st.s.apply(draws[0])
+			st.goal = draws[0].goal
+			b.ReportAllocs()
+			cpu0 := cpuSeconds()
+			for b.Loop() {
+				if k == DefaultMaxSteps {
+					ep, k = (ep+1)%len(draws), 0
+					st.s.apply(draws[ep])
+					st.goal = draws[ep].goal
+				}
+				st.act(a)
+				st.s.step(a)
+				st.success()
+				k++
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+			if cpu := cpuSeconds() - cpu0; cpu > 0 {
+				b.ReportMetric(float64(b.N)/cpu, "steps/cpu-s")
 			}
 		})
 	}
