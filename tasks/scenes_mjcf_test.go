@@ -960,6 +960,7 @@ func TestSceneMechanisms(t *testing.T) {
 			var fails []string
 			var steps []int
 			var moved []float64
+			tilt := 0.0 // the hand's largest rotation (rad)
 			for ep := range 20 {
 				dr := drawFromGo(st.s, env, uint64(1000+ep))
 				st.s.apply(dr)
@@ -968,6 +969,8 @@ func TestSceneMechanisms(t *testing.T) {
 				for ; k < DefaultMaxSteps && streak < 25; k++ {
 					st.act(a)
 					st.s.step(a)
+					q := st.s.d.Xquat[st.s.hand]
+					tilt = max(tilt, 2*math.Acos(min(1, math.Abs(q[0]))))
 					if st.success() {
 						streak++
 					} else {
@@ -985,7 +988,8 @@ func TestSceneMechanisms(t *testing.T) {
 					fails = append(fails, fmt.Sprintf("ep %d: moved %.3f", ep, st.moved()))
 				}
 			}
-			t.Logf("%s: %d/20 (failed: %v); control steps to a held success %v; mechanism at the end %.3f", task, ok, fails, steps, moved)
+			t.Logf("%s: %d/20 (failed: %v); control steps to a held success %v; mechanism at the end %.3f; hand tilt up to %.3f rad",
+				task, ok, fails, steps, moved, tilt)
 			if ok < 18 {
 				t.Errorf("%d/20 episodes succeed, want at least 18", ok)
 			}
