@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -626,8 +627,11 @@ var xmlScripts = []xmlScript{
 	{task: "drawer-open", what: "the closed fingers pull the handle: the drawer slides out", tcp: sim.V3(0, 0.775, 0.055), closed: true, vel: sim.V3(0, -0.1, 0), duration: 1},
 	{task: "button-press-topdown", what: "the closed fingers press the button down to its stop", tcp: sim.V3(0, 0.85, 0.15), closed: true, vel: sim.V3(0, 0, -0.04), duration: 1},
 	{task: "window-open", what: "the closed fingers push the handle: the sash slides right", tcp: sim.V3(-0.11, 0.72, 0.165), closed: true, vel: sim.V3(0.1, 0, 0), duration: 1},
-	{task: "sweep-into", what: "the closed fingers push the cube over the hole: it falls in", tcp: sim.V3(0, 0.665, 0.025), closed: true, vel: sim.V3(0, 0.1, 0), duration: 1,
-		free: map[string]sim.Vec3{"green cube": sim.V3(0, 0.70, cubeHalf)}},
+	// the push up to the hole's edge: the tumble into the hole is chaotic
+	// (bench/RESULTS.md: VLMRB_SWEEP=speed,duration runs it); the cube
+	// starts settled, 10 µm into the table, not exactly touching
+	{task: "sweep-into", what: "the closed fingers push the cube toward the hole", tcp: sim.V3(0, 0.665, 0.025), closed: true, vel: sim.V3(0, 0.1, 0), duration: 0.5,
+		free: map[string]sim.Vec3{"green cube": sim.V3(0, 0.70, cubeHalf-1e-5)}},
 }
 
 // keyed writes the scene with the script's keyframe into a temporary
@@ -715,6 +719,19 @@ func TestMJCFScenesAgainstMuJoCo(t *testing.T) {
 	for _, sc := range xmlScripts {
 		t.Run(sc.task, func(t *testing.T) {
 			t.Parallel() // each waits mostly on its Node processes
+			if v := os.Getenv("VLMRB_SWEEP"); v != "" && sc.task == "sweep-into" {
+				// push speed (m/s) and duration (s) of the sweep script
+				f := strings.Split(v, ",")
+				var err error
+				if len(f) == 2 {
+					if sc.vel.Y, err = strconv.ParseFloat(f[0], 64); err == nil {
+						sc.duration, err = strconv.ParseFloat(f[1], 64)
+					}
+				}
+				if len(f) != 2 || err != nil || !(sc.duration > 0) {
+					t.Fatalf("VLMRB_SWEEP=%q: want speed,duration (m/s, s), e.g. 0.15,1", v)
+				}
+			}
 			path := sc.keyed(t)
 			a := xmlLoad(t, path)
 			if a.Model.Bodies[a.Model.MocapBodies[0]].Name != "mocap" {
@@ -738,6 +755,11 @@ func TestMJCFScenesAgainstMuJoCo(t *testing.T) {
 			last := want[len(want)-1].Qpos
 			t.Logf("| %s | %s | %.3g (t=%.2f s) | %.3g | %.2f |", sc.task, sc.what, ours, at, own, ours/own)
 			t.Logf("final qpos: ours %.4g\nMuJoCo %.4g", got[len(got)-1].Qpos, last)
+			if os.Getenv("VLMRB_SCENE_TRACE") != "" {
+				for i := range want {
+					t.Logf("t=%.3f ours %.5f\n  mujoco %.5f\n  dt/2   %.5f", want[i].Time, got[i].Qpos, want[i].Qpos, half[i].Qpos)
+				}
+			}
 			if !(ours <= 2*own) {
 				t.Errorf("max |Δqpos| %.3g exceeds twice MuJoCo's own dt vs dt/2 difference %.3g", ours, own)
 			}
@@ -1012,7 +1034,7 @@ func BenchmarkMJCFSceneStep(b *testing.B) {
 				draws[i] = xmlDrawFromGo(st.s, env, uint64(i+1))
 			}
 			a := make([]float64, ActDim)
-			ep, k := 0, 0
+			ep, k, contacts := 0, 0, 0
 			st.s.apply(draws[0])
 			st.goal = draws[0].goal
 			b.ReportAllocs()
@@ -1026,12 +1048,14 @@ func BenchmarkMJCFSceneStep(b *testing.B) {
 				st.act(a)
 				st.s.step(a)
 				st.success()
+				contacts += len(st.s.d.Contacts)
 				k++
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
 			if cpu := cpuSeconds() - cpu0; cpu > 0 {
 				b.ReportMetric(float64(b.N)/cpu, "steps/cpu-s")
 			}
+			b.ReportMetric(float64(contacts)/float64(b.N), "contacts/step")
 		})
 	}
 }
