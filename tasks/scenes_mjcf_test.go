@@ -345,10 +345,12 @@ func TestMJCFScenesMatchGoScenes(t *testing.T) {
 					ok := false
 					for _, e := range m.Equalities {
 						ok = ok || (e.Type == articulated.EqWeld && e.Name == gj.Name && m.Bodies[e.Obj1].Name == parent &&
-							m.Bodies[e.Obj2].Name == child && e.SolRef == [2]float64{gj.WeldTimeConst, gj.WeldDampingRatio})
+							m.Bodies[e.Obj2].Name == child && e.SolRef == [2]float64{gj.WeldTimeConst, gj.WeldDampingRatio} &&
+							e.TorqueScale == gj.WeldTorqueScale)
 					}
 					if !ok {
-						t.Errorf("no weld %q of %q to %q with solref %g %g", gj.Name, child, parent, gj.WeldTimeConst, gj.WeldDampingRatio)
+						t.Errorf("no weld %q of %q to %q with solref %g %g and torquescale %g", gj.Name, child, parent,
+							gj.WeldTimeConst, gj.WeldDampingRatio, gj.WeldTorqueScale)
 					}
 					continue
 				}
