@@ -2,7 +2,10 @@ package tasks
 
 import (
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/vlmrb/vlmrb/sim"
 )
 
 // articulatedTasks are the tasks whose MJCF scene exists (tasks/scenes).
@@ -53,5 +56,71 @@ func TestArticulatedExpertSucceeds(t *testing.T) {
 				t.Errorf("%s: expert success %.2f < 0.9 on the articulated engine; failed seeds %v", name, rate[EngineArticulated], failed)
 			}
 		})
+	}
+}
+
+// A bad engine name, and a scene that lacks a part the tasks use, are
+// errors that say what to do.
+func TestEngineRefusals(t *testing.T) {
+	t.Parallel()
+	_, err := Make("push", Options{Engine: "mujoco"})
+	if err == nil || !strings.Contains(err.Error(), "articulated") {
+		t.Errorf("engine mujoco: error %v, want one listing the engines", err)
+	}
+	vm, err := newScene(sim.V3(0, 0.6, 0.2), false).b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ph, err := newArtPhysics("pick-place", vm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bd := &binder{ph: ph}
+	bindHand(bd)
+	bd.body("red puck")
+	bd.mocap("red puck") // a free body, not a mocap one
+	bd.geom("blue puck")
+	err = bd.err(EngineArticulated, "pick-place")
+	if err == nil || !strings.Contains(err.Error(), `mocap="true" on body "red puck"`) || !strings.Contains(err.Error(), `geom "blue puck"`) ||
+		strings.Contains(err.Error(), "hand") {
+		t.Errorf("binding: error %v, want one naming the non-mocap puck and the missing geom only", err)
+	}
+}
+
+// The articulated Env's view (Model, State: what renderers draw) poses
+// every body of the Go scene as the engine has it, and the observation
+// reads the same poses.
+func TestArticulatedViewFollowsEngine(t *testing.T) {
+	t.Parallel()
+	e, err := Make("pick-place", Options{Engine: EngineArticulated})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs, _ := e.Reset(3)
+	pol := e.Expert()
+	a := make([]float64, ActDim)
+	for range 60 {
+		pol.Act(obs, a)
+		if obs, _, _, _, _, err = e.Step(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ph := e.ph.(*artPhysics)
+	for i, b := range e.Model().Bodies {
+		j, ok := ph.bodyID(b.Name)
+		if !ok {
+			t.Errorf("body %q of the Go scene is not in the MJCF scene", b.Name)
+			continue
+		}
+		if got, want := e.State().Bodies[i].Pos, sim.V3(ph.d.Xpos[j][0], ph.d.Xpos[j][1], ph.d.Xpos[j][2]); got != want {
+			t.Errorf("body %q drawn at %v, engine has %v", b.Name, got, want)
+		}
+	}
+	puck, _ := e.Model().Body("red puck")
+	if p := e.State().Bodies[puck].Pos; p != sim.V3(obs[4], obs[5], obs[6]) {
+		t.Errorf("puck drawn at %v, observed at %v", p, obs[4:7])
+	}
+	if e.Engine() != EngineArticulated || e.State().Time <= 0 {
+		t.Errorf("engine %q, view time %g", e.Engine(), e.State().Time)
 	}
 }
