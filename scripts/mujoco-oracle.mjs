@@ -5,6 +5,11 @@
 //
 //   node scripts/mujoco-oracle.mjs --model F.xml [--keyframe K] [--ctrl a,b]
 //        [--duration S] [--every N] [--timestep H] [--speed]
+//        [--mocap-vel vx,vy,vz]
+//
+// --mocap-vel moves the first mocap body at a constant velocity (m/s) from
+// where the keyframe (or the model) puts it: before step i its position is
+// start + v·(i·dt), a scripted hand for mocap-welded grippers.
 //
 // MUJOCO_JS_DIR names the folder holding node_modules/mujoco-js
 // (scripts/mujoco-oracle.sh installs it into a cache).
@@ -28,6 +33,7 @@ for (let i = 0; i < args.length; i++) {
     case "--every": opt.every = parseInt(val(), 10); break;
     case "--timestep": opt.timestep = Number(val()); break;
     case "--speed": opt.speed = true; break;
+    case "--mocap-vel": opt.mocapVel = val().split(",").map(Number); break;
     default: throw new Error(`unknown argument ${a}`);
   }
 }
@@ -64,10 +70,22 @@ if (opt.ctrl) {
   data.ctrl.set(opt.ctrl);
 }
 const steps = Math.round(opt.duration / model.opt.timestep);
+let mocapStart = null;
+if (opt.mocapVel) {
+  if (opt.mocapVel.length !== 3 || opt.mocapVel.some((v) => !Number.isFinite(v))) throw new Error("--mocap-vel needs three numbers vx,vy,vz");
+  if (model.nmocap < 1) throw new Error("--mocap-vel: the model has no mocap body");
+  mocapStart = Array.from(data.mocap_pos).slice(0, 3);
+}
+// moveMocap sets the first mocap body's position before step i (--mocap-vel)
+const moveMocap = (i) => {
+  if (!mocapStart) return;
+  const mp = data.mocap_pos, t = i * model.opt.timestep;
+  for (let k = 0; k < 3; k++) mp[k] = mocapStart[k] + opt.mocapVel[k] * t;
+};
 if (opt.speed) {
   const t0 = process.hrtime.bigint();
   const c0 = process.cpuUsage();
-  for (let i = 0; i < steps; i++) mj.mj_step(model, data);
+  for (let i = 0; i < steps; i++) { moveMocap(i + 1); mj.mj_step(model, data); }
   const s = Number(process.hrtime.bigint() - t0) / 1e9;
   const c = process.cpuUsage(c0);
   const cpu = (c.user + c.system) / 1e6;
@@ -78,6 +96,7 @@ if (opt.speed) {
   const line = () => out.push(JSON.stringify({ time: data.time, qpos: Array.from(data.qpos), qvel: Array.from(data.qvel) }));
   line();
   for (let i = 1; i <= steps; i++) {
+    moveMocap(i);
     mj.mj_step(model, data);
     if (i % opt.every === 0) line();
   }

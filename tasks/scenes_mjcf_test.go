@@ -1,0 +1,974 @@
+package tasks
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vlmrb/vlmrb/sim"
+	"github.com/vlmrb/vlmrb/sim/articulated"
+	"github.com/vlmrb/vlmrb/sim/mjcf"
+)
+
+// Issue 47 item 5: the tabletop scenes of this package written in MJCF
+// (scenes/*.xml) for the articulated engine. The tasks do not run on them
+// yet (the port to tasks.Env is another change); these tests hold each
+// file to the Go scene the task builds today (newScene + build, read from
+// the built sim.Model, not re-typed), compare a scripted trajectory with
+// MuJoCo 3.3.8, and check that each task's mechanism does what the task
+// needs on the articulated engine, from the task's own reset draws.
+
+// sceneFiles maps each task to its scene file (reach-center shares
+// reach's scene; pick-place and push have theirs elsewhere).
+var sceneFiles = []struct{ task, file string }{
+	{"reach", "reach.xml"},
+	{"reach-center", "reach.xml"},
+	{"door-open", "door-open.xml"},
+	{"drawer-open", "drawer-open.xml"},
+	{"button-press-topdown", "button-press-topdown.xml"},
+	{"sweep-into", "sweep-into.xml"},
+	{"window-open", "window-open.xml"},
+}
+
+func sceneFile(task string) string {
+	for _, s := range sceneFiles {
+		if s.task == task {
+			return filepath.Join("scenes", s.file)
+		}
+	}
+	panic("no scene file for " + task)
+}
+
+// goScene builds task's scene on the old engine as Make does.
+func goScene(tb testing.TB, task string) (*sim.Model, *scene, Meta) {
+	tb.Helper()
+	t := registry[task]()
+	meta := t.meta()
+	_, hole := t.(interface{ tableHole() })
+	sc := newScene(meta.HandInit, hole)
+	t.build(sc)
+	m, err := sc.b.Build()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m, sc, meta
+}
+
+func loadScene(tb testing.TB, path string) *mjcf.Articulated {
+	tb.Helper()
+	a, err := mjcf.LoadArticulated(path, mjcf.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(a.Warnings) > 0 {
+		tb.Fatalf("%s: warnings %v", path, a.Warnings)
+	}
+	return a
+}
+
+func v3(a [3]float64) sim.Vec3 { return sim.V3(a[0], a[1], a[2]) }
+
+func near3(a, b sim.Vec3, tol float64) bool { return a.Sub(b).Norm() <= tol }
+
+// artWorldPos returns body b's world position at qpos0, requiring every
+// frame on the way to be unrotated (the Go scenes rotate nothing).
+func artWorldPos(tb testing.TB, m *articulated.Model, b int) sim.Vec3 {
+	var p sim.Vec3
+	for ; b > 0; b = m.Bodies[b].Parent {
+		if q := m.Bodies[b].Quat; q != [4]float64{1, 0, 0, 0} {
+			tb.Errorf("body %q is rotated (%v); the Go scene rotates nothing", m.Bodies[b].Name, q)
+		}
+		p = p.Add(v3(m.Bodies[b].Pos))
+	}
+	return p
+}
+
+// goInertia is the old engine's rule (sim.massFromShapes): the body's
+// mass spread over its colliding shapes by volume, their inertias summed
+// about the common centre of mass. Boxes and cylinders (all the scenes
+// use), axis-aligned.
+func goInertia(m *sim.Model, b sim.BodyID) (com sim.Vec3, in [9]float64) {
+	type part struct {
+		v, ixx, iyy, izz float64 // volume and inertia per unit mass
+		pos              sim.Vec3
+	}
+	var parts []part
+	var vol float64
+	for _, s := range m.Shapes {
+		if s.Body != b || s.NoCollide {
+			continue
+		}
+		var p part
+		x, y, z := s.Size.X, s.Size.Y, s.Size.Z
+		switch s.Kind {
+		case sim.Box:
+			p.v = 8 * x * y * z
+			p.ixx, p.iyy, p.izz = (y*y+z*z)/3, (x*x+z*z)/3, (x*x+y*y)/3
+		case sim.Cylinder: // radius x, half height y, along z
+			p.v = math.Pi * x * x * 2 * y
+			p.ixx = (3*x*x + 4*y*y) / 12
+			p.iyy, p.izz = p.ixx, x*x/2
+		default:
+			panic("goInertia: shape kind not used by the scenes")
+		}
+		p.pos = s.Pos
+		vol += p.v
+		com = com.Add(s.Pos.Scale(p.v))
+		parts = append(parts, p)
+	}
+	com = com.Scale(1 / vol)
+	mass := m.Bodies[b].Mass
+	for _, p := range parts {
+		ms := mass * p.v / vol
+		o := p.pos.Sub(com)
+		o2 := o.Norm2()
+		in[0] += ms * (p.ixx + o2 - o.X*o.X)
+		in[4] += ms * (p.iyy + o2 - o.Y*o.Y)
+		in[8] += ms * (p.izz + o2 - o.Z*o.Z)
+		in[1] -= ms * o.X * o.Y
+		in[2] -= ms * o.X * o.Z
+		in[5] -= ms * o.Y * o.Z
+	}
+	in[3], in[6], in[7] = in[1], in[2], in[5]
+	return com, in
+}
+
+// artInertia is the body's inertia tensor about its centre of mass in the
+// body frame: R·diag(I)·Rᵀ with R from IQuat.
+func artInertia(b articulated.Body) [9]float64 {
+	q := sim.Quat{W: b.IQuat[0], X: b.IQuat[1], Y: b.IQuat[2], Z: b.IQuat[3]}
+	r := q.Mat3()
+	var out [9]float64
+	for i := range 3 {
+		for j := range 3 {
+			for k := range 3 {
+				out[3*i+j] += r[3*i+k] * b.Inertia[k] * r[3*j+k]
+			}
+		}
+	}
+	return out
+}
+
+var shapeKindName = map[sim.ShapeKind]string{sim.Box: "box", sim.Sphere: "sphere", sim.Capsule: "capsule", sim.Cylinder: "cylinder", sim.Plane: "plane"}
+
+// weldOf is MuJoCo's body_weldid: the nearest ancestor-or-self body with
+// joints (0: welded to the world; a mocap body has no joints).
+func weldOf(m *articulated.Model, b int) int {
+	for b > 0 {
+		for _, j := range m.Joints {
+			if j.Body == b {
+				return b
+			}
+		}
+		b = m.Bodies[b].Parent
+	}
+	return 0
+}
+
+// neverCollide reports whether MuJoCo's filters keep bodies a and b from
+// colliding: an <exclude>, one weld, or the parent filter.
+func neverCollide(m *articulated.Model, a, b int) bool {
+	for _, e := range m.Excludes {
+		if (e.Body1 == a && e.Body2 == b) || (e.Body1 == b && e.Body2 == a) {
+			return true
+		}
+	}
+	wa, wb := weldOf(m, a), weldOf(m, b)
+	if wa == wb {
+		return true
+	}
+	if wa != 0 && wb != 0 && (wa == weldOf(m, m.Bodies[wb].Parent) || wb == weldOf(m, m.Bodies[wa].Parent)) {
+		return true
+	}
+	return false
+}
+
+// Each scene file has the Go scene's bodies (names, world positions,
+// mocap, mass, centre of mass and inertia, gravity compensation for
+// GravityOff), shapes (names, bodies, kinds, sizes, positions, colours,
+// friction, torsional friction as condim 4, visual-only as contype and
+// conaffinity 0), joints (names, parent and child, anchors, axes, ranges,
+// damping, springs), the hand weld and finger servos, the Go excludes
+// (ExcludePair and joint-connected pairs) and the old engine's timestep
+// and gravity.
+func TestSceneFilesMatchGoScenes(t *testing.T) {
+	for _, sf := range sceneFiles {
+		t.Run(sf.task, func(t *testing.T) {
+			gm, sc, _ := goScene(t, sf.task)
+			a := loadScene(t, sceneFile(sf.task))
+			m := a.Model
+			if opt := sim.DefaultOptions(); m.Opt.Timestep != opt.Timestep || v3(m.Opt.Gravity) != opt.Gravity {
+				t.Errorf("timestep %g gravity %v, the old engine %g %v", m.Opt.Timestep, m.Opt.Gravity, opt.Timestep, opt.Gravity)
+			}
+			body := map[string]int{}
+			for i, b := range m.Bodies {
+				if i > 0 {
+					body[b.Name] = i
+				}
+			}
+			if len(body) != len(gm.Bodies)-1 {
+				t.Errorf("%d bodies, the Go scene %d", len(body), len(gm.Bodies)-1)
+			}
+			jointChild := map[sim.BodyID]bool{}
+			for _, j := range gm.Joints {
+				jointChild[j.Child] = true
+			}
+			for gi := 1; gi < len(gm.Bodies); gi++ {
+				gb := &gm.Bodies[gi]
+				bi, ok := body[gb.Name]
+				if !ok {
+					t.Errorf("no body %q", gb.Name)
+					continue
+				}
+				ab := m.Bodies[bi]
+				if p := artWorldPos(t, m, bi); !near3(p, gb.Pos, 1e-12) {
+					t.Errorf("body %q at %v, Go %v", gb.Name, p, gb.Pos)
+				}
+				if ab.Mocap != gb.Mocap {
+					t.Errorf("body %q mocap %v, Go %v", gb.Name, ab.Mocap, gb.Mocap)
+				}
+				if gb.Mocap {
+					continue
+				}
+				if want := map[bool]float64{true: 1, false: 0}[gb.GravityOff]; ab.Gravcomp != want {
+					t.Errorf("body %q gravcomp %g, Go GravityOff %v", gb.Name, ab.Gravcomp, gb.GravityOff)
+				}
+				if math.Abs(ab.Mass-gb.Mass) > 1e-12*gb.Mass {
+					t.Errorf("body %q mass %.15g, Go %g", gb.Name, ab.Mass, gb.Mass)
+				}
+				com, in := goInertia(gm, sim.BodyID(gi))
+				if !near3(v3(ab.IPos), com, 1e-12) {
+					t.Errorf("body %q centre of mass %v, Go %v", gb.Name, ab.IPos, com)
+				}
+				got := artInertia(ab)
+				for k := range in {
+					if math.Abs(got[k]-in[k]) > 1e-9*math.Abs(in[0]+in[4]+in[8]) {
+						t.Errorf("body %q inertia %v, Go %v", gb.Name, got, in)
+						break
+					}
+				}
+				// a dynamic body no joint holds is free in the old engine
+				if !jointChild[sim.BodyID(gi)] {
+					free := false
+					for _, j := range m.Joints {
+						free = free || (j.Body == bi && j.Type == articulated.Free && j.Name == gb.Name)
+					}
+					if !free {
+						t.Errorf("body %q has no free joint of its name", gb.Name)
+					}
+				}
+			}
+			// shapes: every Go shape is a geom of the same name; colliding
+			// ones are the model's collision geoms, visual ones are not
+			art := map[string]mjcf.ArtGeom{}
+			for _, g := range a.Geoms {
+				art[g.Name] = g
+			}
+			coll := map[string]articulated.Geom{}
+			for _, g := range m.Geoms {
+				coll[g.Name] = g
+			}
+			nColl := 0
+			for _, s := range gm.Shapes {
+				g, ok := art[s.Name]
+				if !ok {
+					t.Errorf("no geom %q", s.Name)
+					continue
+				}
+				if m.Bodies[g.Body].Name != gm.Bodies[s.Body].Name && (s.Body != sim.World || g.Body != 0) {
+					t.Errorf("geom %q on body %q, Go %q", s.Name, m.Bodies[g.Body].Name, gm.Bodies[s.Body].Name)
+				}
+				size := s.Size
+				if s.Kind == sim.Plane {
+					size.Z = g.Size.Z // drawing only
+				}
+				unrotated := (s.Rot == sim.Quat{} || s.Rot == sim.Identity()) && g.Rot == sim.Identity()
+				if g.Type != shapeKindName[s.Kind] || !near3(g.Size, size, 1e-12) || !near3(g.Pos, s.Pos, 1e-12) || !unrotated {
+					t.Errorf("geom %q: %s size %v at %v rot %v, Go %s %v at %v rot %v", s.Name, g.Type, g.Size, g.Pos, g.Rot, shapeKindName[s.Kind], s.Size, s.Pos, s.Rot)
+				}
+				for k := range 4 {
+					if math.Abs(float64(g.RGBA[k]-s.Color[k])) > 0.5/255 {
+						t.Errorf("geom %q rgba %v, Go %v", s.Name, g.RGBA, s.Color)
+						break
+					}
+				}
+				c, isColl := coll[s.Name]
+				if s.NoCollide {
+					if isColl {
+						t.Errorf("geom %q collides; Go: visual only", s.Name)
+					}
+					continue
+				}
+				nColl++
+				if !isColl {
+					t.Errorf("geom %q does not collide; Go: it does", s.Name)
+					continue
+				}
+				mu := s.Friction
+				if mu == 0 {
+					mu = 1 // the old engine's default
+				}
+				condim := c.Condim
+				if condim == 0 {
+					condim = 3
+				}
+				wantCondim := 3
+				if s.TorsionalFriction > 0 {
+					wantCondim = 4
+				}
+				if c.Friction[0] != mu || condim != wantCondim || (wantCondim == 4 && c.Friction[1] != s.TorsionalFriction) ||
+					c.Contype != 1 || c.Conaffinity != 1 {
+					t.Errorf("geom %q: friction %v condim %d contype %d conaffinity %d; Go μ %g torsion %g",
+						s.Name, c.Friction, condim, c.Contype, c.Conaffinity, mu, s.TorsionalFriction)
+				}
+			}
+			if len(m.Geoms) != nColl || len(a.Geoms) != len(gm.Shapes) {
+				t.Errorf("%d geoms (%d colliding), the Go scene %d shapes (%d colliding)", len(a.Geoms), len(m.Geoms), len(gm.Shapes), nColl)
+			}
+			// joints, the hand weld, the finger servos
+			joint := map[string]int{}
+			for i, j := range m.Joints {
+				joint[j.Name] = i
+			}
+			nJoints, nServos := 0, 0
+			for _, gj := range gm.Joints {
+				parent, child := gm.Bodies[gj.Parent].Name, gm.Bodies[gj.Child].Name
+				if gj.Kind == sim.Weld {
+					ok := false
+					for _, e := range m.Equalities {
+						ok = ok || (e.Type == articulated.EqWeld && e.Name == gj.Name && m.Bodies[e.Obj1].Name == parent &&
+							m.Bodies[e.Obj2].Name == child && e.SolRef == [2]float64{gj.WeldTimeConst, gj.WeldDampingRatio})
+					}
+					if !ok {
+						t.Errorf("no weld %q of %q to %q with solref %g %g", gj.Name, child, parent, gj.WeldTimeConst, gj.WeldDampingRatio)
+					}
+					continue
+				}
+				nJoints++
+				ji, ok := joint[gj.Name]
+				if !ok {
+					t.Errorf("no joint %q", gj.Name)
+					continue
+				}
+				j := m.Joints[ji]
+				wantType := map[sim.JointKind]articulated.JointType{sim.Prismatic: articulated.Slide, sim.Revolute: articulated.Hinge}[gj.Kind]
+				anchor := artWorldPos(t, m, j.Body).Add(v3(j.Pos))
+				p := m.Bodies[j.Body].Parent
+				pname := m.Bodies[p].Name
+				if p == 0 {
+					pname = gm.Bodies[sim.World].Name
+				}
+				if j.Type != wantType || m.Bodies[j.Body].Name != child || pname != parent || !near3(anchor, gj.Anchor, 1e-12) ||
+					!near3(v3(j.Axis), gj.Axis.Normalize(), 1e-12) || j.Limited != gj.Limited ||
+					(gj.Limited && j.Range != [2]float64{gj.Lower, gj.Upper}) || j.Damping != gj.Damping ||
+					j.Stiffness != gj.Stiffness || j.SpringRef != gj.SpringRef {
+					t.Errorf("joint %q: type %d on %q (parent %q) at %v axis %v range %v damping %g stiffness %g springref %g;"+
+						" Go kind %d on %q (parent %q) at %v axis %v limited %v [%g %g] damping %g stiffness %g springref %g",
+						gj.Name, j.Type, m.Bodies[j.Body].Name, pname, anchor, j.Axis, j.Range, j.Damping, j.Stiffness, j.SpringRef,
+						gj.Kind, child, parent, gj.Anchor, gj.Axis, gj.Limited, gj.Lower, gj.Upper, gj.Damping, gj.Stiffness, gj.SpringRef)
+				}
+				if !gj.Motor {
+					continue
+				}
+				nServos++
+				found := false
+				for _, act := range m.Actuators {
+					if act.Joint != ji {
+						continue
+					}
+					found = true
+					if act.GainPrm[0] != gj.Kp || act.BiasPrm != [3]float64{0, -gj.Kp, -gj.Kd} || !act.ForceLimited ||
+						act.ForceRange != [2]float64{-gj.MaxForce, gj.MaxForce} || !act.CtrlLimited ||
+						act.CtrlRange != [2]float64{fingerOpenTarget, fingerClosedTarget} || gj.InitialCtrl != fingerOpenTarget {
+						t.Errorf("servo on %q: gain %v bias %v force %v ctrl %v; Go kp %g kd %g ±%g N, EEDelta's targets %g..%g",
+							gj.Name, act.GainPrm, act.BiasPrm, act.ForceRange, act.CtrlRange, gj.Kp, gj.Kd, gj.MaxForce, fingerOpenTarget, fingerClosedTarget)
+					}
+				}
+				if !found {
+					t.Errorf("no servo on joint %q", gj.Name)
+				}
+			}
+			nFree := 0
+			for _, j := range m.Joints {
+				if j.Type == articulated.Free {
+					nFree++
+				}
+			}
+			if len(m.Joints)-nFree != nJoints || m.NU != nServos {
+				t.Errorf("%d non-free joints and %d actuators, the Go scene %d and %d servos", len(m.Joints)-nFree, m.NU, nJoints, nServos)
+			}
+			// the Go scene's excluded pairs never collide here either
+			bodyOf := func(id sim.BodyID) int { return body[gm.Bodies[id].Name] }
+			pairs := [][2]sim.BodyID{{sc.fingerR, sc.fingerL}}
+			for _, gj := range gm.Joints {
+				pairs = append(pairs, [2]sim.BodyID{gj.Parent, gj.Child})
+			}
+			hasGeom := func(b int) bool {
+				for _, g := range m.Geoms {
+					if g.Body == b {
+						return true
+					}
+				}
+				return false
+			}
+			for _, pr := range pairs {
+				x, y := bodyOf(pr[0]), bodyOf(pr[1])
+				if pr[0] == sim.World {
+					x = 0
+				}
+				if hasGeom(x) && hasGeom(y) && !neverCollide(m, x, y) {
+					t.Errorf("bodies %q and %q can collide; the Go scene excludes them", m.Bodies[x].Name, m.Bodies[y].Name)
+				}
+			}
+		})
+	}
+}
+
+// scriptedScene drives a scene file with EEDelta's semantics (as the
+// tasks' Env does on the old engine): a mocap target moved by
+// ActionScale·a[0:3] and clamped to the hand box, finger servo targets
+// interpolated from open (a[3] = −1) to closed (+1), FrameSkip physics
+// steps per control step.
+type scriptedScene struct {
+	a                      *mjcf.Articulated
+	m                      *articulated.Model
+	d                      *articulated.Data
+	target                 [3]float64
+	hand, fingerR, fingerL int
+	padR, padL             int // collision geom indices
+	body, geom, qpos       map[string]int
+	mocap                  map[string]int // index into Data.MocapPos
+}
+
+func newScriptedScene(tb testing.TB, path string) *scriptedScene {
+	tb.Helper()
+	a := loadScene(tb, path)
+	s := &scriptedScene{a: a, m: a.Model, d: articulated.NewData(a.Model),
+		body: map[string]int{}, geom: map[string]int{}, qpos: map[string]int{}, mocap: map[string]int{}}
+	for i, b := range s.m.Bodies {
+		s.body[b.Name] = i
+	}
+	for k, b := range s.m.MocapBodies {
+		s.mocap[s.m.Bodies[b].Name] = k
+	}
+	for i, g := range s.m.Geoms {
+		s.geom[g.Name] = i
+	}
+	for j := range s.m.Joints {
+		s.qpos[s.m.Joints[j].Name] = s.m.QposAdr(j)
+	}
+	s.hand, s.fingerR, s.fingerL = s.body["hand"], s.body["right finger"], s.body["left finger"]
+	s.padR, s.padL = s.geom["right finger pad"], s.geom["left finger pad"]
+	if _, ok := s.mocap["mocap"]; !ok || s.m.NU != 2 {
+		tb.Fatalf("%s: no hand mocap body or not two grip servos", path)
+	}
+	return s
+}
+
+// reset puts the model at qpos0 and the hand target where the model has
+// it; the caller then places the task's objects.
+func (s *scriptedScene) reset() {
+	articulated.Reset(s.m, s.d)
+	s.target = s.d.MocapPos[s.mocap["mocap"]]
+}
+
+func (s *scriptedScene) step(a []float64) {
+	lo, hi := [3]float64{handLowX, handLowY, handLowZ}, [3]float64{handHighX, handHighY, handHighZ}
+	for k := range 3 {
+		s.target[k] = min(max(s.target[k]+ActionScale*clamp1(a[k]), lo[k]), hi[k])
+	}
+	s.d.MocapPos[s.mocap["mocap"]] = s.target
+	g := (clamp1(a[3]) + 1) / 2
+	for k := range 2 {
+		s.d.Ctrl[k] = (1-g)*fingerOpenTarget + g*fingerClosedTarget
+	}
+	for range FrameSkip {
+		articulated.Step(s.m, s.d)
+	}
+}
+
+func (s *scriptedScene) pos(body string) sim.Vec3 { return v3(s.d.Xpos[s.body[body]]) }
+
+// tcp is Env.TCP: midway between the fingers, tcpDrop below the hand
+// origin along the hand's z.
+func (s *scriptedScene) tcp() sim.Vec3 {
+	r, l := s.d.Xpos[s.fingerR], s.d.Xpos[s.fingerL]
+	x := s.d.Xmat[s.hand]
+	dz := fingerDrop - tcpDrop
+	return sim.V3((r[0]+l[0])/2+x[2]*dz, (r[1]+l[1])/2+x[5]*dz, (r[2]+l[2])/2+x[8]*dz)
+}
+
+// gripperOpen is Env.GripperOpen.
+func (s *scriptedScene) gripperOpen() float64 {
+	gap := s.pos("left finger").Sub(s.pos("right finger")).Norm() - 2*fingerHalfY
+	return min(max(gap/fingerOpenGap, 0), 1)
+}
+
+// obs is the part of the 39-D observation the scripted experts read.
+func (s *scriptedScene) obs(obj sim.Vec3) obsView {
+	o := make(obsView, ObsDim)
+	putVec(o[0:3], s.tcp().Add(sim.V3(0, 0, tcpDrop)))
+	o[3] = s.gripperOpen()
+	putVec(o[4:7], obj)
+	return o
+}
+
+// padsTouch reports whether both pads touch geom name (Env.padsTouch).
+func (s *scriptedScene) padsTouch(name string) bool {
+	g := s.geom[name]
+	r, l := false, false
+	for _, c := range s.d.Contacts {
+		r = r || (c.Geom1 == s.padR && c.Geom2 == g) || (c.Geom2 == s.padR && c.Geom1 == g)
+		l = l || (c.Geom1 == s.padL && c.Geom2 == g) || (c.Geom2 == s.padL && c.Geom1 == g)
+	}
+	return r && l
+}
+
+// --- MuJoCo 3.3.8 ---
+
+type sceneOracleLine struct {
+	Time float64   `json:"time"`
+	Qpos []float64 `json:"qpos"`
+	Qvel []float64 `json:"qvel"`
+}
+
+// sceneOracleDir returns the folder holding node_modules/mujoco-js, or
+// skips (fails with VLMRB_MUJOCO_ORACLE=require, as `make test` sets).
+func sceneOracleDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("MUJOCO_JS_DIR")
+	if dir == "" {
+		dir = os.Getenv("MUJOCO_JS_CACHE")
+	}
+	if dir == "" {
+		cache := os.Getenv("XDG_CACHE_HOME")
+		if cache == "" {
+			if h, err := os.UserHomeDir(); err == nil {
+				cache = filepath.Join(h, ".cache")
+			}
+		}
+		dir = filepath.Join(cache, "vlmrb", "mujoco-js-0.0.7")
+	}
+	_, err := os.Stat(filepath.Join(dir, "node_modules", "mujoco-js", "dist", "mujoco_wasm.js"))
+	_, nodeErr := exec.LookPath("node")
+	if err != nil || nodeErr != nil {
+		msg := fmt.Sprintf("MuJoCo 3.3.8 oracle missing (node on PATH: %v; mujoco-js in %s: %v): run scripts/mujoco-oracle.sh --install-only", nodeErr == nil, dir, err == nil)
+		if os.Getenv("VLMRB_MUJOCO_ORACLE") == "require" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return dir
+}
+
+func runSceneOracle(t *testing.T, dir string, args ...string) []sceneOracleLine {
+	t.Helper()
+	cmd := exec.Command("node", append([]string{filepath.Join("..", "scripts", "mujoco-oracle.mjs")}, args...)...)
+	cmd.Env = append(os.Environ(), "MUJOCO_JS_DIR="+dir)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("mujoco oracle %v: %v\n%s", args, err, stderr.String())
+	}
+	var lines []sceneOracleLine
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var l sceneOracleLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatalf("oracle line %q: %v", sc.Text(), err)
+		}
+		lines = append(lines, l)
+	}
+	return lines
+}
+
+func sceneMaxDiff(a, b []sceneOracleLine) (float64, float64) {
+	worst, at := 0.0, 0.0
+	for i := range a {
+		for k := range a[i].Qpos {
+			if d := math.Abs(a[i].Qpos[k] - b[i].Qpos[k]); d > worst || math.IsNaN(d) {
+				worst, at = d, a[i].Time
+			}
+		}
+	}
+	return worst, at
+}
+
+// sceneScript is a scripted trajectory MuJoCo can run too: a keyframe
+// (the hand's TCP placed at tcp, fingers open or closed, the task's
+// objects where objects puts them) and the hand's mocap body moving at a
+// constant velocity (scripts/mujoco-oracle.mjs --mocap-vel).
+type sceneScript struct {
+	task     string
+	what     string
+	tcp      sim.Vec3
+	closed   bool
+	vel      sim.Vec3
+	duration float64
+	// free sets a free joint's position (the object starts at rest, upright)
+	free map[string]sim.Vec3
+}
+
+var sceneScripts = []sceneScript{
+	{task: "reach", what: "the hand sweeps over the resting puck", tcp: sim.V3(0, 0.6, 0.155), vel: sim.V3(0.1, 0.15, -0.05), duration: 1},
+	// the fingers, closed, between the handle bar and the door; the hand
+	// pulls toward the robot
+	{task: "door-open", what: "the closed fingers pull the handle: the door swings open", tcp: sim.V3(0.05, 0.82, 0.11), closed: true, vel: sim.V3(0, -0.12, 0), duration: 1},
+	{task: "drawer-open", what: "the closed fingers pull the handle: the drawer slides out", tcp: sim.V3(0, 0.775, 0.055), closed: true, vel: sim.V3(0, -0.1, 0), duration: 1},
+	{task: "button-press-topdown", what: "the closed fingers press the button down to its stop", tcp: sim.V3(0, 0.85, 0.15), closed: true, vel: sim.V3(0, 0, -0.04), duration: 1},
+	{task: "window-open", what: "the closed fingers push the handle: the sash slides right", tcp: sim.V3(-0.11, 0.72, 0.165), closed: true, vel: sim.V3(0.1, 0, 0), duration: 1},
+	{task: "sweep-into", what: "the closed fingers push the cube over the hole: it falls in", tcp: sim.V3(0, 0.665, 0.025), closed: true, vel: sim.V3(0, 0.1, 0), duration: 1,
+		free: map[string]sim.Vec3{"green cube": sim.V3(0, 0.70, cubeHalf)}},
+}
+
+// keyed writes the scene with the script's keyframe into a temporary
+// folder and returns the file's path.
+func (sc sceneScript) keyed(t *testing.T) string {
+	t.Helper()
+	s := newScriptedScene(t, sceneFile(sc.task))
+	qpos := append([]float64(nil), s.m.Qpos0...)
+	hand := sc.tcp.Add(sim.V3(0, 0, tcpDrop))
+	copy(qpos[s.qpos["hand"]:], []float64{hand.X, hand.Y, hand.Z})
+	ctrl := fingerOpenTarget
+	if sc.closed {
+		ctrl = fingerClosedTarget
+		qpos[s.qpos["right finger slide"]], qpos[s.qpos["left finger slide"]] = fingerTravel, fingerTravel
+	}
+	for name, p := range sc.free {
+		copy(qpos[s.qpos[name]:], []float64{p.X, p.Y, p.Z})
+	}
+	var mpos []float64
+	for _, b := range s.m.MocapBodies {
+		p := s.m.Bodies[b].Pos
+		if s.m.Bodies[b].Name == "mocap" {
+			p = [3]float64{hand.X, hand.Y, hand.Z}
+		}
+		mpos = append(mpos, p[:]...)
+	}
+	nums := func(v []float64) string {
+		f := make([]string, len(v))
+		for i, x := range v {
+			f[i] = fmt.Sprint(x)
+		}
+		return strings.Join(f, " ")
+	}
+	key := fmt.Sprintf("  <keyframe>\n    <key name=\"script\" qpos=\"%s\" mpos=\"%s\" ctrl=\"%s\"/>\n  </keyframe>\n</mujoco>",
+		nums(qpos), nums(mpos), nums([]float64{ctrl, ctrl}))
+	src, err := os.ReadFile(sceneFile(sc.task))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := strings.Replace(string(src), "</mujoco>", key, 1)
+	path := filepath.Join(t.TempDir(), filepath.Base(sceneFile(sc.task)))
+	if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// runScript steps the articulated engine as the oracle does: the key,
+// then the first mocap body at start + v·(i·dt) before step i.
+func runScript(t *testing.T, path string, v sim.Vec3, duration float64, every int) ([]sceneOracleLine, articulated.Warnings) {
+	a := loadScene(t, path)
+	m := a.Model
+	d := articulated.NewData(m)
+	if err := articulated.ResetKey(m, d, 0); err != nil {
+		t.Fatal(err)
+	}
+	start := d.MocapPos[0]
+	vel := [3]float64{v.X, v.Y, v.Z}
+	line := func() sceneOracleLine {
+		return sceneOracleLine{Time: d.Time, Qpos: append([]float64(nil), d.Qpos...), Qvel: append([]float64(nil), d.Qvel...)}
+	}
+	out := []sceneOracleLine{line()}
+	dt := m.Opt.Timestep
+	steps := int(math.Round(duration / dt))
+	for i := 1; i <= steps; i++ {
+		for k := range 3 {
+			d.MocapPos[0][k] = start[k] + vel[k]*(float64(i)*dt)
+		}
+		articulated.Step(m, d)
+		if i%every == 0 {
+			out = append(out, line())
+		}
+	}
+	return out, d.Warnings
+}
+
+// TestScenesAgainstMuJoCo: each scene loads in MuJoCo 3.3.8, and over a
+// scripted second (the hand pushing or pulling the task's mechanism) the
+// articulated engine's largest qpos error against MuJoCo at the scene's
+// timestep stays within twice MuJoCo's own difference between dt and
+// dt/2, the acceptance of issue 47's contact scenes. The mocap body
+// "mocap" is the first in every scene (the hand is written first).
+func TestScenesAgainstMuJoCo(t *testing.T) {
+	dir := sceneOracleDir(t)
+	for _, sc := range sceneScripts {
+		t.Run(sc.task, func(t *testing.T) {
+			t.Parallel() // each waits mostly on its Node processes
+			path := sc.keyed(t)
+			a := loadScene(t, path)
+			if a.Model.Bodies[a.Model.MocapBodies[0]].Name != "mocap" {
+				t.Fatalf("the first mocap body is %q, not the hand's", a.Model.Bodies[a.Model.MocapBodies[0]].Name)
+			}
+			const every = 20
+			dt := a.Model.Opt.Timestep
+			vel := fmt.Sprintf("%v,%v,%v", sc.vel.X, sc.vel.Y, sc.vel.Z)
+			args := []string{"--model", path, "--duration", fmt.Sprint(sc.duration), "--keyframe", "0", "--mocap-vel", vel}
+			want := runSceneOracle(t, dir, append(args, "--every", fmt.Sprint(every))...)
+			half := runSceneOracle(t, dir, append(args, "--every", fmt.Sprint(2*every), "--timestep", fmt.Sprint(dt/2))...)
+			got, warn := runScript(t, path, sc.vel, sc.duration, every)
+			if warn.Total() != 0 {
+				t.Errorf("engine warnings %+v", warn)
+			}
+			if len(half) != len(want) || len(got) != len(want) {
+				t.Fatalf("%d, %d and %d lines", len(got), len(want), len(half))
+			}
+			ours, at := sceneMaxDiff(got, want)
+			own, _ := sceneMaxDiff(half, want)
+			last := want[len(want)-1].Qpos
+			t.Logf("| %s | %s | %.3g (t=%.2f s) | %.3g | %.2f |", sc.task, sc.what, ours, at, own, ours/own)
+			t.Logf("final qpos: ours %.4g\nMuJoCo %.4g", got[len(got)-1].Qpos, last)
+			if !(ours <= 2*own) {
+				t.Errorf("max |Δqpos| %.3g exceeds twice MuJoCo's own dt vs dt/2 difference %.3g", ours, own)
+			}
+		})
+	}
+}
+
+// --- the tasks' mechanisms on the articulated engine ---
+
+// sceneTask is a task run on its scene file: the scripted expert (the Go
+// expert's phases, reading the scene file's state) and the task's
+// success test, both with the task's constants.
+type sceneTask struct {
+	s    *scriptedScene
+	goal sim.Vec3
+	// mocap positions of the task's teleported bodies, from the Go reset
+	mocapAt map[string]sim.Vec3
+	act     func(dst []float64)
+	success func() bool
+	// moved is how far the mechanism went (m or rad), for the log
+	moved func() float64
+}
+
+// resetFromGo draws an episode with the task's own Reset on the old
+// engine (its ranges and rejection loops, seed seed) and puts the scene
+// file's bodies there: each mocap body, and each free body (at rest,
+// upright) at the Go body of the same name; jointed bodies start at
+// their joints' zero, as the Go reset places them.
+func resetFromGo(tb testing.TB, s *scriptedScene, env *Env, seed uint64) sim.Vec3 {
+	tb.Helper()
+	env.Reset(seed)
+	s.reset()
+	for i := 1; i < len(env.m.Bodies); i++ {
+		gb := &env.m.Bodies[i]
+		p := env.s.Bodies[i].Pos
+		if k, ok := s.mocap[gb.Name]; ok && gb.Name != "mocap" {
+			s.d.MocapPos[k] = [3]float64{p.X, p.Y, p.Z}
+		}
+		if a, ok := s.qpos[gb.Name]; ok && gb.Name != "hand" {
+			copy(s.d.Qpos[a:a+7], []float64{p.X, p.Y, p.Z, 1, 0, 0, 0})
+		}
+	}
+	// settle as Env.Reset does: the hand held, the gripper open
+	for range settleSteps {
+		s.step([]float64{0, 0, 0, -1})
+	}
+	return env.goal
+}
+
+func newSceneTask(tb testing.TB, task string) (*sceneTask, *Env) {
+	tb.Helper()
+	env, err := Make(task, Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	st := &sceneTask{s: newScriptedScene(tb, sceneFile(task))}
+	s := st.s
+	radius := env.Meta().SuccessRadius
+	switch task {
+	case "reach":
+		st.act = func(dst []float64) { moveTCP(dst, s.obs(sim.Vec3{}), st.goal, 25, 0) }
+		st.success = func() bool { return dist(s.tcp(), st.goal) <= radius }
+		st.moved = func() float64 { return dist(s.tcp(), st.goal) }
+	case "door-open":
+		hinge := s.qpos["door hinge"]
+		rel := func(p sim.Vec3, theta float64) sim.Vec3 {
+			h := s.pos("safe").Add(doorHingeOffset)
+			return h.Add(sim.QuatFromAxisAngle(sim.V3(0, 0, -1), theta).Rotate(p))
+		}
+		st.act = func(dst []float64) { // doorOpen.expert
+			o := s.obs(sim.Vec3{})
+			tcp, theta := o.tcp(), s.d.Qpos[hinge]
+			hook := rel(doorHookRel, theta)
+			switch {
+			case xyDist(tcp, hook) > 0.015 && theta < 0.05:
+				moveTCP(dst, o, hook.Add(sim.V3(0, 0, 0.08)), 10, 1)
+			case tcp.Z-hook.Z > 0.01 && theta < 0.05:
+				moveTCP(dst, o, hook, 10, 1)
+			default:
+				moveTCP(dst, o, rel(doorHookRel, min(theta+0.3, 1.7)), 10, 1)
+				limitSpeed(dst, 0.5)
+			}
+		}
+		handle := func() sim.Vec3 { // the handle bar's centre on the door body
+			b := s.body["safe door"]
+			x := s.d.Xmat[b]
+			hb := doorHandleRel.Add(doorHingeOffset).Sub(doorBodyOffset)
+			return s.pos("safe door").Add(sim.V3(x[0]*hb.X+x[1]*hb.Y+x[2]*hb.Z, x[3]*hb.X+x[4]*hb.Y+x[5]*hb.Z, x[6]*hb.X+x[7]*hb.Y+x[8]*hb.Z))
+		}
+		st.success = func() bool { return math.Abs(handle().X-st.goal.X) <= radius }
+		st.moved = func() float64 { return s.d.Qpos[hinge] }
+	case "drawer-open":
+		slide := s.qpos["drawer slide"]
+		handle := func() sim.Vec3 { return s.pos("drawer").Add(drawerHandleOffset.Sub(drawerBodyOffset)) }
+		st.act = func(dst []float64) { // drawerOpen.expert
+			h := handle()
+			o := s.obs(h)
+			tcp := o.tcp()
+			switch {
+			case xyDist(tcp, h) > 0.012 && tcp.Z < h.Z+0.04 && math.Abs(tcp.Y-h.Y) > 0.012:
+				moveTCP(dst, o, sim.V3(tcp.X, tcp.Y, h.Z+0.08), 10, 0)
+			case xyDist(tcp, h) > 0.012:
+				moveTCP(dst, o, h.Add(sim.V3(0, 0, 0.08)), 10, 0)
+			case tcp.Z-h.Z > 0.008:
+				moveTCP(dst, o, h, 10, 0)
+			case o.gripper() > 0.3:
+				moveTCP(dst, o, h, 10, 1)
+			default:
+				moveTCP(dst, o, sim.V3(h.X, st.goal.Y-0.02, h.Z), 10, 1)
+			}
+		}
+		st.success = func() bool { return dist(handle(), st.goal) <= radius }
+		st.moved = func() float64 { return s.d.Qpos[slide] }
+	case "button-press-topdown":
+		slide := s.qpos["button slide"]
+		top := func() sim.Vec3 { return s.pos("red button").Add(sim.V3(0, 0, buttonHalfHeight)) }
+		st.act = func(dst []float64) { // buttonPressTopdown.expert
+			btn := top()
+			o := s.obs(btn)
+			if xyDist(o.tcp(), btn) > 0.01 {
+				moveTCP(dst, o, btn.Add(sim.V3(0, 0, 0.06)), 10, 1)
+				return
+			}
+			moveTCP(dst, o, sim.V3(btn.X, btn.Y, st.goal.Z+0.01), 10, 1)
+		}
+		st.success = func() bool { return math.Abs(st.goal.Z-top().Z) <= radius }
+		st.moved = func() float64 { return s.d.Qpos[slide] }
+	case "window-open":
+		slide := s.qpos["window slide"]
+		handle := func() sim.Vec3 { return s.pos("window sash").Add(windowHandleOffset) }
+		st.act = func(dst []float64) { // windowOpen.expert
+			h := handle()
+			o := s.obs(h)
+			tcp := o.tcp()
+			side := h.Add(sim.V3(-0.04, 0, 0))
+			switch {
+			case xyDist(tcp, side) > 0.015 && tcp.X > h.X-0.03:
+				moveTCP(dst, o, side.Add(sim.V3(0, 0, 0.08)), 10, 1)
+			case xyDist(tcp, side) > 0.015 && math.Abs(tcp.Z-h.Z) > 0.01:
+				moveTCP(dst, o, side.Add(sim.V3(0, 0, 0.08)), 10, 1)
+			case math.Abs(tcp.Z-h.Z) > 0.01:
+				moveTCP(dst, o, side, 10, 1)
+			default:
+				moveTCP(dst, o, sim.V3(st.goal.X+0.02-0.022, h.Y, h.Z), 10, 1)
+				limitSpeed(dst, 0.5)
+			}
+		}
+		st.success = func() bool { return math.Abs(handle().X-st.goal.X) <= radius }
+		st.moved = func() float64 { return s.d.Qpos[slide] }
+	case "sweep-into":
+		cube := s.qpos["green cube"]
+		var objInitZ float64
+		pos := func() sim.Vec3 { q := s.d.Qpos[cube:]; return sim.V3(q[0], q[1], q[2]) }
+		st.act = func(dst []float64) { // sweepInto.expert
+			c := pos()
+			if objInitZ == 0 {
+				objInitZ = c.Z
+			}
+			o := s.obs(c)
+			tcp := o.tcp()
+			holding := dist(tcp, c) < 0.03 && s.padsTouch("green cube")
+			switch {
+			case xyDist(c, st.goal) < 0.03:
+				moveTCP(dst, o, sim.V3(tcp.X, tcp.Y, 0.15), 10, -1)
+			case holding:
+				target := sim.V3(st.goal.X, st.goal.Y, objInitZ+0.01).Add(tcp.Sub(c))
+				moveTCP(dst, o, target, 10, 1)
+				limitSpeed(dst, 0.6)
+			case xyDist(tcp, c) > 0.012:
+				moveTCP(dst, o, c.Add(sim.V3(0, 0, 0.06)), 10, -1)
+			case tcp.Z-c.Z > 0.006:
+				moveTCP(dst, o, c, 10, -1)
+			default:
+				moveTCP(dst, o, c, 10, 1)
+			}
+		}
+		// success as the task's, and the cube fallen into the pit
+		st.success = func() bool { c := pos(); return xyDist(c, st.goal) <= radius && c.Z < 0 }
+		st.moved = func() float64 { return pos().Z }
+	default:
+		tb.Fatalf("no scripted expert for %s", task)
+	}
+	return st, env
+}
+
+// mechanismTasks are the tasks whose scene files this package adds.
+var mechanismTasks = []string{"reach", "door-open", "drawer-open", "button-press-topdown", "window-open", "sweep-into"}
+
+// TestSceneMechanisms: on the articulated engine, each task's scripted
+// expert (the Go expert's phases) makes the mechanism do what the task
+// needs — the door opens past the success angle, the drawer past its
+// success distance, the button down, the window across, the cube into
+// the hole, the hand to the goal — and holds it for 25 control steps,
+// in at least 18 of 20 episodes drawn by the task's own reset, within
+// the task's 500-step limit, with no engine warning.
+func TestSceneMechanisms(t *testing.T) {
+	for _, task := range mechanismTasks {
+		t.Run(task, func(t *testing.T) {
+			st, env := newSceneTask(t, task)
+			a := make([]float64, ActDim)
+			ok := 0
+			var fails []string
+			var steps []int
+			var moved []float64
+			for ep := range 20 {
+				st.goal = resetFromGo(t, st.s, env, uint64(1000+ep))
+				streak, k := 0, 0
+				for ; k < DefaultMaxSteps && streak < 25; k++ {
+					st.act(a)
+					st.s.step(a)
+					if st.success() {
+						streak++
+					} else {
+						streak = 0
+					}
+				}
+				if w := st.s.d.Warnings.Total(); w > 0 {
+					t.Errorf("episode %d: %d engine warnings", ep, w)
+				}
+				if streak >= 25 {
+					ok++
+					steps = append(steps, k)
+					moved = append(moved, st.moved())
+				} else {
+					fails = append(fails, fmt.Sprintf("ep %d: moved %.3f", ep, st.moved()))
+				}
+			}
+			t.Logf("%s: %d/20 (failed: %v); control steps to a held success %v; mechanism at the end %.3f", task, ok, fails, steps, moved)
+			if ok < 18 {
+				t.Errorf("%d/20 episodes succeed, want at least 18", ok)
+			}
+		})
+	}
+}
