@@ -16,7 +16,7 @@ import (
 // (reach-center uses reach's, push pick-place's).
 //
 //go:embed scenes/*.xml
-var sceneFiles embed.FS
+var sceneFS embed.FS
 
 // sceneOf names the MJCF scene of a task.
 func sceneOf(task string) string {
@@ -29,10 +29,10 @@ func sceneOf(task string) string {
 	return task
 }
 
-func loadScene(task string) (*articulated.Model, error) {
+func compileScene(task string) (*articulated.Model, error) {
 	name := sceneOf(task)
 	path := "scenes/" + name + ".xml"
-	data, err := sceneFiles.ReadFile(path)
+	data, err := sceneFS.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("tasks: %s has no MJCF scene (tasks/%s) for engine %s yet; use engine %s", task, path, EngineArticulated, EngineSim)
 	}
@@ -70,7 +70,7 @@ type artPhysics struct {
 }
 
 func newArtPhysics(task string, vm *sim.Model) (*artPhysics, error) {
-	m, err := loadScene(task)
+	m, err := compileScene(task)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/go-gl/mathgl/mgl64"
+
 	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/tasks"
 	"github.com/vlmrb/vlmrb/vlmprio"
@@ -33,6 +35,10 @@ func keyMatches(k vlmprio.ColorKey, r, g, b float64) bool {
 // count, how many of those pixels match the part's colour key (what the
 // pixel scorer segments; a goal's pale floor pad and pole share its id but
 // not its key) and the centroid of the matching ones.
+//
+// The centroids are relative to where the camera projects the mean
+// position of the part's bodies, so that they say how the renderer draws
+// the state, whichever state the engine reached.
 func partPixels(t *testing.T, env *tasks.Env) (n, hits [3]int, cx, cy [3]float64) {
 	t.Helper()
 	const side = 224
@@ -54,20 +60,32 @@ func partPixels(t *testing.T, env *tasks.Env) (n, hits [3]int, cx, cy [3]float64
 	if !keys[1].Enabled() {
 		keys[1] = spec.Gripper
 	}
+	view := cam.Camera()
+	pv := view.Proj().Mul4(view.View())
 	var part [3]map[int32]bool
+	var at [3]mgl64.Vec3 // projected part position (px)
 	for k, names := range [3][]string{meta.Parts.Gripper, meta.Parts.Object, meta.Parts.Goal} {
 		part[k] = map[int32]bool{}
 		for _, name := range names {
 			b, ok := env.Model().Body(name)
 			if !ok {
-				t.Fatalf("%s: part %q is not a body", env.Name(), name)
+				// a static shape (sweep-into's hole): the world does not
+				// move on either engine
+				n[k], hits[k] = -1, -1
+				continue
 			}
 			part[k][int32(b)+1] = true
+			p := env.State().Bodies[b].Pos
+			c := pv.Mul4x1(mgl64.Vec4{p.X, p.Y, p.Z, 1})
+			at[k] = at[k].Add(mgl64.Vec3{(c[0]/c[3] + 1) / 2 * side, (1 - c[1]/c[3]) / 2 * side, 1})
 		}
 	}
 	for i, id := range seg {
 		for k := range part {
 			if !part[k][id] {
+				continue
+			}
+			if n[k] < 0 {
 				continue
 			}
 			n[k]++
@@ -80,22 +98,27 @@ func partPixels(t *testing.T, env *tasks.Env) (n, hits [3]int, cx, cy [3]float64
 		}
 	}
 	for k := range n {
-		if hits[k] > 0 {
-			cx[k], cy[k] = cx[k]/float64(hits[k]), cy[k]/float64(hits[k])
+		if hits[k] > 0 && n[k] >= 0 {
+			cx[k] = cx[k]/float64(hits[k]) - at[k][0]/at[k][2]
+			cy[k] = cy[k]/float64(hits[k]) - at[k][1]/at[k][2]
 		}
 	}
 	return n, hits, cx, cy
 }
 
 // A task on the articulated engine renders through the same camera and
-// scorer path as on sim: in the scorer's 224×224 task view, after 30 expert
-// steps from the same seed, the gripper, the object and the goal each
-// show at least 9 pixels of the colour key the pixel scorer looks for on
-// both engines, and each part's keyed pixels sit where they sit on the old
-// engine (centroids within 6 px: the two engines' poses differ by mm).
+// scorer path as on sim: for every task, in the scorer's 224×224 task
+// view, after 30 expert steps from the same seed, the gripper, the object
+// and the goal (parts that are bodies; sweep-into's hole is a static
+// shape) show at least 9 pixels of the colour key the pixel scorer looks
+// for on both engines, and each part's keyed pixels sit where the old
+// engine's sit relative to the part's projected bodies (within 4 px, for
+// occlusion and perspective). The engines' states differ — the MJCF hand
+// trails its mocap target by up to 2.6 cm where sim's trails by 4 mm —
+// but the renderer must draw both alike.
 func TestArticulatedRendersLikeSim(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"pick-place", "push"} {
+	for _, name := range tasks.Names() {
 		t.Run(name, func(t *testing.T) {
 			var cx, cy [2][3]float64
 			for i, engine := range tasks.Engines() {
@@ -114,6 +137,9 @@ func TestArticulatedRendersLikeSim(t *testing.T) {
 				n, hits, x, y := partPixels(t, env)
 				cx[i], cy[i] = x, y
 				for k, what := range [3]string{"gripper", "object", "goal"} {
+					if n[k] < 0 {
+						continue // a static shape
+					}
 					t.Logf("%s on %s: %s %d px, %d in its colour key, at (%.1f, %.1f)", name, engine, what, n[k], hits[k], x[k], y[k])
 					if hits[k] < 9 {
 						t.Errorf("%s on %s: %s covers %d px, %d of them in its colour key; want ≥ 9", name, engine, what, n[k], hits[k])
@@ -121,8 +147,11 @@ func TestArticulatedRendersLikeSim(t *testing.T) {
 				}
 			}
 			for k, what := range [3]string{"gripper", "object", "goal"} {
-				if d := math.Hypot(cx[0][k]-cx[1][k], cy[0][k]-cy[1][k]); d > 6 {
-					t.Errorf("%s: the %s's centroid is %.1f px from where sim draws it", name, what, d)
+				if cx[0][k] == 0 && cy[0][k] == 0 {
+					continue // a static shape
+				}
+				if d := math.Hypot(cx[0][k]-cx[1][k], cy[0][k]-cy[1][k]); d > 4 {
+					t.Errorf("%s: the %s's keyed pixels are %.1f px from where sim draws them relative to its bodies", name, what, d)
 				}
 			}
 		})

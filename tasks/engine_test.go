@@ -12,7 +12,7 @@ import (
 func articulatedTasks(t testing.TB) []string {
 	var out []string
 	for _, name := range Names() {
-		if _, err := sceneFiles.ReadFile("scenes/" + sceneOf(name) + ".xml"); err == nil {
+		if _, err := sceneFS.ReadFile("scenes/" + sceneOf(name) + ".xml"); err == nil {
 			out = append(out, name)
 		}
 	}
@@ -92,7 +92,13 @@ func TestEngineRefusals(t *testing.T) {
 // reads the same poses.
 func TestArticulatedViewFollowsEngine(t *testing.T) {
 	t.Parallel()
-	e, err := Make("pick-place", Options{Engine: EngineArticulated})
+	for _, name := range articulatedTasks(t) {
+		t.Run(name, func(t *testing.T) { testViewFollowsEngine(t, name) })
+	}
+}
+
+func testViewFollowsEngine(t *testing.T, name string) {
+	e, err := Make(name, Options{Engine: EngineArticulated})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,9 +122,9 @@ func TestArticulatedViewFollowsEngine(t *testing.T) {
 			t.Errorf("body %q drawn at %v, engine has %v", b.Name, got, want)
 		}
 	}
-	puck, _ := e.Model().Body("red puck")
-	if p := e.State().Bodies[puck].Pos; p != sim.V3(obs[4], obs[5], obs[6]) {
-		t.Errorf("puck drawn at %v, observed at %v", p, obs[4:7])
+	hand, _ := e.Model().Body("hand")
+	if p := e.State().Bodies[hand].Pos; p != sim.V3(obs[0], obs[1], obs[2]) {
+		t.Errorf("hand drawn at %v, observed at %v", p, obs[0:3])
 	}
 	if e.Engine() != EngineArticulated || e.State().Time <= 0 {
 		t.Errorf("engine %q, view time %g", e.Engine(), e.State().Time)
