@@ -33,25 +33,31 @@ func TestArticulatedExpertSucceeds(t *testing.T) {
 	for _, name := range articulatedTasks(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			rate := map[string]float64{}
+			rate, last, first := map[string]float64{}, map[string]int{}, map[string]int{}
 			var failed []int
 			for _, engine := range Engines() {
 				e, err := Make(name, Options{Engine: engine})
 				if err != nil {
 					t.Fatal(err)
 				}
-				ok := 0
+				ok, steps := 0, 0
 				for seed := range n {
-					s, _, _ := runEpisode(t, e, e.Expert(), uint64(1000+seed))
+					s, flags, _ := runEpisode(t, e, e.Expert(), uint64(1000+seed))
 					if s {
 						ok++
+						steps += slices.Index(flags, true) + 1
 					} else if engine == EngineArticulated {
 						failed = append(failed, 1000+seed)
 					}
+					if flags[len(flags)-1] {
+						last[engine]++
+					}
 				}
+				first[engine] = steps / max(ok, 1)
 				rate[engine] = float64(ok) / float64(n)
 			}
-			t.Logf("%s: expert success over %d seeds: articulated %.2f, sim %.2f", name, n, rate[EngineArticulated], rate[EngineSim])
+			t.Logf("%s: expert success over %d seeds: articulated %.2f, sim %.2f; still successful at the last step %d / %d; mean steps to the first success %d / %d",
+				name, n, rate[EngineArticulated], rate[EngineSim], last[EngineArticulated], last[EngineSim], first[EngineArticulated], first[EngineSim])
 			if rate[EngineArticulated] < 0.9 {
 				t.Errorf("%s: expert success %.2f < 0.9 on the articulated engine; failed seeds %v", name, rate[EngineArticulated], failed)
 			}
