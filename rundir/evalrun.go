@@ -216,7 +216,7 @@ func evalSACRun(ctx context.Context, cfg Config, agentBin []byte, episodes int, 
 	if err != nil {
 		return nil, err
 	}
-	env, err := tasks.Make(cfg.Task, tasks.Options{Reward: reward, MaxSteps: cfg.MaxEpisodeLen})
+	env, err := tasks.Make(cfg.Task, cfg.TaskOptions(reward))
 	if err != nil {
 		return nil, err
 	}
