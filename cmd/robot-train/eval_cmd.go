@@ -160,7 +160,7 @@ func evalPolicy(ctx context.Context, b *boundFlags, stdout, stderr io.Writer) er
 	if rew == "" {
 		rew = "dense"
 	}
-	env, err := makeTaskEnv(task, rew, b.int("max-episode-len")) // unknown task or reward: *rundir.ConfigError (exit 2)
+	env, err := makeTaskEnv(task, rew, b.int("max-episode-len"), "") // unknown task or reward: *rundir.ConfigError (exit 2)
 	if err != nil {
 		return err
 	}
