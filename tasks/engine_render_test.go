@@ -150,7 +150,9 @@ func TestArticulatedRendersLikeSim(t *testing.T) {
 				if cx[0][k] == 0 && cy[0][k] == 0 {
 					continue // a static shape
 				}
-				if d := math.Hypot(cx[0][k]-cx[1][k], cy[0][k]-cy[1][k]); d > 4 {
+				d := math.Hypot(cx[0][k]-cx[1][k], cy[0][k]-cy[1][k])
+				t.Logf("%s: %s keyed pixels %.1f px from sim's", name, what, d)
+				if d > 4 {
 					t.Errorf("%s: the %s's keyed pixels are %.1f px from where sim draws them relative to its bodies", name, what, d)
 				}
 			}
