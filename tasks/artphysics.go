@@ -184,7 +184,7 @@ func (p *artPhysics) inContact(a, b int) bool {
 func (p *artPhysics) sharedContact(a, b int) bool {
 	for i := range p.d.Contacts {
 		c := &p.d.Contacts[i]
-		other := -1
+		var other int
 		switch a {
 		case c.Geom1:
 			other = c.Geom2
