@@ -77,20 +77,22 @@ type binder struct {
 	missing []string
 }
 
-func (b *binder) body(name string) int {
-	id, ok := b.ph.bodyID(name)
+// need returns id, noting kind and name as missing unless ok.
+func (b *binder) need(kind, name string, id int, ok bool) int {
 	if !ok {
-		b.missing = append(b.missing, fmt.Sprintf("body %q", name))
+		b.missing = append(b.missing, fmt.Sprintf("%s %q", kind, name))
 	}
 	return id
 }
 
+func (b *binder) body(name string) int {
+	id, ok := b.ph.bodyID(name)
+	return b.need("body", name, id, ok)
+}
+
 func (b *binder) geom(name string) int {
 	id, ok := b.ph.geomID(name)
-	if !ok {
-		b.missing = append(b.missing, fmt.Sprintf("geom %q", name))
-	}
-	return id
+	return b.need("geom", name, id, ok)
 }
 
 // mocap is body, for a body the task moves with teleportMocap.
@@ -104,18 +106,12 @@ func (b *binder) mocap(name string) int {
 
 func (b *binder) joint(name string) int {
 	id, ok := b.ph.jointID(name)
-	if !ok {
-		b.missing = append(b.missing, fmt.Sprintf("joint %q", name))
-	}
-	return id
+	return b.need("joint", name, id, ok)
 }
 
 func (b *binder) ctrl(joint int, name string) int {
 	id, ok := b.ph.ctrlOf(joint)
-	if !ok {
-		b.missing = append(b.missing, fmt.Sprintf("an actuator on joint %q", name))
-	}
-	return id
+	return b.need("an actuator on joint", name, id, ok)
 }
 
 func (b *binder) err(engine, task string) error {
@@ -150,6 +146,9 @@ func (p *simPhysics) jointID(name string) (int, bool) {
 func (p *simPhysics) isMocap(b int) bool { return p.m.Bodies[b].Mocap }
 
 func (p *simPhysics) ctrlOf(j int) (int, bool) {
+	if j < 0 || j >= len(p.m.Joints) {
+		return -1, false
+	}
 	k := p.m.Joints[j].CtrlIndex
 	return k, k >= 0
 }
