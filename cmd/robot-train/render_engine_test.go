@@ -42,3 +42,16 @@ func TestRenderEngine(t *testing.T) {
 		t.Errorf("--engine mujoco: exit %d, %s; want a usage error listing the engines", code, stderr)
 	}
 }
+
+// eval --engine runs the scripted expert on the named engine (it
+// succeeds there as on sim) and refuses an unknown engine.
+func TestEvalEngine(t *testing.T) {
+	t.Parallel()
+	code, stdout, stderr := runCLI(t, "eval", "--policy", "expert", "--task", "push", "--engine", "articulated", "--episodes", "2", "--json")
+	if code != 0 || !strings.Contains(stdout, `"success_rate":1,`) {
+		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
+	}
+	if code, _, stderr := runCLI(t, "eval", "--policy", "expert", "--task", "push", "--engine", "bogus"); code != exitUsage || !strings.Contains(stderr, "articulated") {
+		t.Errorf("--engine bogus: exit %d, %s; want a usage error listing the engines", code, stderr)
+	}
+}
