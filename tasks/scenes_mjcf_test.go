@@ -377,6 +377,15 @@ func TestMJCFScenesMatchGoScenes(t *testing.T) {
 						gj.Name, j.Type, m.Bodies[j.Body].Name, pname, anchor, j.Axis, j.Range, j.Damping, j.Stiffness, j.SpringRef,
 						gj.Kind, child, parent, gj.Anchor, gj.Axis, gj.Limited, gj.Lower, gj.Upper, gj.Damping, gj.Stiffness, gj.SpringRef)
 				}
+				// the old engine's limits (LimitHertz, LimitDampingRatio) as
+				// MuJoCo's solreflimit, at MuJoCo's refsafe floor of 2·dt
+				// when stiffer, with the hardest solimplimit the pads use
+				opt := sim.DefaultOptions()
+				wantRef := [2]float64{max(1/(2*math.Pi*opt.LimitHertz), 2*opt.Timestep), opt.LimitDampingRatio}
+				if gj.Limited && (j.SolRef != wantRef || j.SolImp[0] != 0.99 || j.SolImp[1] != 0.99) {
+					t.Errorf("joint %q: solreflimit %v solimplimit %v, want %v (the old engine's %g Hz limits) and 0.99 0.99",
+						gj.Name, j.SolRef, j.SolImp, wantRef, opt.LimitHertz)
+				}
 				if !gj.Motor {
 					continue
 				}
