@@ -37,27 +37,47 @@ func (c *EEDelta) Reset(s *sim.State) {
 	c.target, _ = s.Mocap(c.Mocap)
 }
 
+// SetTarget makes p the target, for an engine other than sim whose mocap
+// pose the caller reads itself (Reset reads a sim.State).
+func (c *EEDelta) SetTarget(p sim.Vec3) { c.target = p }
+
 // Target returns the current mocap target (m).
 func (c *EEDelta) Target() sim.Vec3 { return c.target }
 
-// Apply writes the mocap target and finger PD targets for action a (which
-// must already be clipped to [−1,1] and finite) into s without stepping.
-func (c *EEDelta) Apply(m *sim.Model, s *sim.State, a []float64) {
+// Next advances the target for action a (which must already be clipped to
+// [−1,1] and finite) and returns it: the previous target plus
+// Scale·a[0:3], clamped to [Low, High], then filtered by Safety with
+// dt = FrameSkip·timestep. Apply writes it into a sim.State; an adapter
+// for another engine writes it, and FingerTarget's values, into its own.
+func (c *EEDelta) Next(a []float64, timestep float64) sim.Vec3 {
 	if len(a) != 4 {
 		panic(fmt.Sprintf("control: EEDelta action has length %d, want 4", len(a)))
 	}
 	want := c.target.Add(sim.V3(a[0], a[1], a[2]).Scale(c.Scale))
 	want = sim.V3(min(max(want.X, c.Low.X), c.High.X), min(max(want.Y, c.Low.Y), c.High.Y), min(max(want.Z, c.Low.Z), c.High.Z))
 	if c.Safety != nil {
-		dt := float64(max(c.FrameSkip, 1)) * m.Opt.Timestep
+		dt := float64(max(c.FrameSkip, 1)) * timestep
 		p := c.Safety.Target([3]float64{c.target.X, c.target.Y, c.target.Z}, [3]float64{want.X, want.Y, want.Z}, dt)
 		want = sim.V3(p[0], p[1], p[2])
 	}
 	c.target = want
+	return want
+}
+
+// FingerTarget is finger i's PD target (m) for gripper action grip
+// (a[3]): FingerOpen at −1 to FingerClosed at +1, linearly.
+func (c *EEDelta) FingerTarget(i int, grip float64) float64 {
+	g := (min(max(grip, -1), 1) + 1) / 2
+	return (1-g)*c.FingerOpen[i] + g*c.FingerClosed[i]
+}
+
+// Apply writes the mocap target and finger PD targets for action a (which
+// must already be clipped to [−1,1] and finite) into s without stepping.
+func (c *EEDelta) Apply(m *sim.Model, s *sim.State, a []float64) {
+	want := c.Next(a, m.Opt.Timestep)
 	s.SetMocap(c.Mocap, want, c.Rot)
-	g := (min(max(a[3], -1), 1) + 1) / 2
 	for i, k := range c.Fingers {
-		s.Ctrl[k] = (1-g)*c.FingerOpen[i] + g*c.FingerClosed[i]
+		s.Ctrl[k] = c.FingerTarget(i, a[3])
 	}
 }
 

@@ -33,6 +33,10 @@ type Config struct {
 	Demos         int    `yaml:"demos"`           // first episodes driven by the task's scripted expert (they count toward steps)
 	DemosPath     string `yaml:"demos_path"`      // LeRobot v3 dataset whose episodes take the place of the first episodes (demos.go)
 	BLAS          string `yaml:"blas"`            // BLAS backend: auto (OpenBLAS when built with cgo) | gonum | openblas
+	// Engine is the tabletop tasks' physics engine (tasks.Options.Engine):
+	// "" or sim (the default) | articulated (MuJoCo's equations on the
+	// tasks' MJCF scenes).
+	Engine string `yaml:"engine"`
 
 	Algo string           `yaml:"algo"` // learner: auto (dqn for discrete tasks, sac otherwise) | sac | dqn
 	SAC  SACConfig        `yaml:"sac"`

@@ -36,6 +36,9 @@ type EvalRunOptions struct {
 	// episodes ("" and 0: the run's own).
 	Task, Reward  string
 	MaxEpisodeLen int
+	// Engine evaluates a tabletop run's policy on another physics engine
+	// (tasks.Options.Engine; "": the run's own).
+	Engine string
 	// GIF records the first episode (SAC runs; see EvalOptions).
 	GIF     string
 	GIFSize int
@@ -162,6 +165,12 @@ func EvalRun(ctx context.Context, path string, o EvalRunOptions) (*EvalRunResult
 	}
 	res := &EvalRunResult{RunDir: runDir, Checkpoint: ac.Dir, Step: ac.Manifest.Step, Task: cfg.Task,
 		Seed: EvalSeed(cfg), Skipped: ac.Skipped}
+	if o.Engine != "" {
+		cfg.Engine = o.Engine
+		if err := cfg.validate(); err != nil {
+			return nil, err
+		}
+	}
 	if o.Task != "" || o.Reward != "" || o.MaxEpisodeLen != 0 {
 		if cfg.ResolvedAlgo() == "dqn" {
 			return nil, &ConfigError{Msg: "a DQN run is evaluated on its own task and episodes (no task, reward or episode-length override)"}
@@ -216,7 +225,7 @@ func evalSACRun(ctx context.Context, cfg Config, agentBin []byte, episodes int, 
 	if err != nil {
 		return nil, err
 	}
-	env, err := tasks.Make(cfg.Task, tasks.Options{Reward: reward, MaxSteps: cfg.MaxEpisodeLen})
+	env, err := tasks.Make(cfg.Task, cfg.TaskOptions(reward))
 	if err != nil {
 		return nil, err
 	}

@@ -17,3 +17,9 @@ func asConfigError(err error) error {
 	}
 	return &ConfigError{Msg: err.Error()}
 }
+
+// TaskOptions are the tabletop Env's options of this run for env reward
+// r: the episode limit and the engine.
+func (c *Config) TaskOptions(r tasks.RewardMode) tasks.Options {
+	return tasks.Options{Reward: r, MaxSteps: c.MaxEpisodeLen, Engine: c.Engine}
+}

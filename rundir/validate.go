@@ -3,7 +3,10 @@ package rundir
 import (
 	"encoding"
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/vlmrb/vlmrb/tasks"
 )
 
 // ConfigError is a configuration the user must fix (the CLI exits 2).
@@ -60,6 +63,12 @@ func (c *Config) validate() error {
 	}
 	pos("steps", c.Steps)
 	pos("num_envs", int64(c.NumEnvs))
+	switch {
+	case c.Engine != "" && !slices.Contains(tasks.Engines(), c.Engine):
+		add(ConfigErrorf("engine %q is not one of %s", c.Engine, strings.Join(tasks.Engines(), ", ")))
+	case c.Engine != "" && c.Engine != tasks.EngineSim && !slices.Contains(tasks.Names(), c.Task):
+		add(ConfigErrorf("engine %s applies to the tabletop tasks (%s); task %s has its own engine, leave engine unset", c.Engine, strings.Join(tasks.Names(), ", "), c.Task))
+	}
 	if c.MaxEpisodeLen < 0 {
 		add(ConfigErrorf("max_episode_len must be ≥ 0 (0 = task default)"))
 	}

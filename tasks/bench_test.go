@@ -14,36 +14,46 @@ import (
 // process CPU time, which other load on a shared machine inflates less.
 func BenchmarkStep(b *testing.B) {
 	for _, name := range Names() {
-		b.Run(name, func(b *testing.B) {
-			e, err := Make(name, Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			pol := e.Expert()
-			obs, _ := e.Reset(1)
-			b.ReportAllocs()
-			a := make([]float64, ActDim)
-			seed := uint64(1)
-			cpu0 := cpuSeconds()
-			for b.Loop() {
-				pol.Act(obs, a)
-				var term, trunc bool
-				obs, _, term, trunc, _, err = e.Step(a)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if term || trunc {
-					seed++
-					obs, _ = e.Reset(seed)
-				}
-			}
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
-			if cpu := cpuSeconds() - cpu0; cpu > 0 {
-				b.ReportMetric(float64(b.N)/cpu, "steps/cpu-s")
-			}
-			b.ReportMetric(float64(len(e.Model().Bodies)), "bodies")
-		})
+		b.Run(name, func(b *testing.B) { benchStep(b, name, EngineSim) })
 	}
+}
+
+// BenchmarkStepArticulated is BenchmarkStep on the articulated engine, for
+// the tasks whose MJCF scene exists.
+func BenchmarkStepArticulated(b *testing.B) {
+	for _, name := range articulatedTasks(b) {
+		b.Run(name, func(b *testing.B) { benchStep(b, name, EngineArticulated) })
+	}
+}
+
+func benchStep(b *testing.B, name, engine string) {
+	e, err := Make(name, Options{Engine: engine})
+	if err != nil {
+		b.Fatal(err)
+	}
+	pol := e.Expert()
+	obs, _ := e.Reset(1)
+	b.ReportAllocs()
+	a := make([]float64, ActDim)
+	seed := uint64(1)
+	cpu0 := cpuSeconds()
+	for b.Loop() {
+		pol.Act(obs, a)
+		var term, trunc bool
+		obs, _, term, trunc, _, err = e.Step(a)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if term || trunc {
+			seed++
+			obs, _ = e.Reset(seed)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+	if cpu := cpuSeconds() - cpu0; cpu > 0 {
+		b.ReportMetric(float64(b.N)/cpu, "steps/cpu-s")
+	}
+	b.ReportMetric(float64(len(e.Model().Bodies)), "bodies")
 }
 
 // BenchmarkVecEnv measures total control steps per second of a VecEnv of N

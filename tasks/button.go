@@ -20,9 +20,9 @@ import (
 // near = tolerance(‖button − tcp‖, (0, 0.01), margin ‖button_init − tcp_init‖),
 // pressed = tolerance(|goal_z − button_z|, (0, 0.005), margin = initial gap).
 type buttonPressTopdown struct {
-	box, button, goalBody sim.BodyID
-	slide                 sim.JointID
-	buttonShape           sim.ShapeID
+	box, button, goalBody int
+	slide                 int
+	buttonShape           int
 	btnInit               sim.Vec3
 	near0, gap0           float64
 }
@@ -69,21 +69,21 @@ func (t *buttonPressTopdown) build(sc *scene) {
 		Pos: sim.V3(0, 0, buttonHalfHeight+0.0015), NoCollide: true, Color: rgba(rgbRed)})
 }
 
-func (t *buttonPressTopdown) bind(m *sim.Model) {
-	t.box, t.button = mustBody(m, "button box"), mustBody(m, "red button")
-	t.slide, t.buttonShape = mustJoint(m, "button slide"), mustShape(m, "red button")
+func (t *buttonPressTopdown) bind(b *binder) {
+	t.box, t.button = b.mocap("button box"), b.body("red button")
+	t.slide, t.buttonShape = b.joint("button slide"), b.geom("red button")
 }
 
 func (t *buttonPressTopdown) reset(e *Env, rng *rand.Rand) {
 	p := uniform(rng, sim.V3(-0.1, 0.8, 0), sim.V3(0.1, 0.9, 0))
-	e.s.TeleportMocap(t.box, p, sim.Identity())
+	e.ph.teleportMocap(t.box, p, sim.Identity())
 	e.place(t.button, p.Add(buttonOffset))
 	e.goal = p.Add(sim.V3(0, 0, buttonBoxHeight))
 }
 
 // top returns the centre of the button's top face.
 func (t *buttonPressTopdown) top(e *Env) sim.Vec3 {
-	return e.s.Bodies[t.button].Pos.Add(sim.V3(0, 0, buttonHalfHeight))
+	return e.ph.pos(t.button).Add(sim.V3(0, 0, buttonHalfHeight))
 }
 
 func (t *buttonPressTopdown) start(e *Env) {
@@ -94,7 +94,7 @@ func (t *buttonPressTopdown) start(e *Env) {
 
 func (t *buttonPressTopdown) objects(e *Env, dst []float64) {
 	putVec(dst[0:3], t.top(e))
-	quatXYZW(dst[3:7], e.s.Bodies[t.button].Rot)
+	quatXYZW(dst[3:7], e.ph.rot(t.button))
 }
 
 func (t *buttonPressTopdown) evaluate(e *Env, a []float64) eval {
@@ -117,7 +117,7 @@ func (t *buttonPressTopdown) progress(e *Env) (float64, int) {
 	if gap <= 0.01 {
 		return 1, 3
 	}
-	if q := e.s.JointPos(e.m, t.slide); q > 0.002 {
+	if q := e.ph.jointPos(t.slide); q > 0.002 {
 		return stageProgress(2, 4, q/(buttonTravel-0.01)), 2
 	}
 	d := xyDist(e.TCP(), btn) + math.Abs(e.TCP().Z-btn.Z-0.02)

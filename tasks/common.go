@@ -34,33 +34,9 @@ func addGoalMarker(sc *scene, name string, color [3]uint8, radius float64) sim.B
 	return b
 }
 
-func mustBody(m *sim.Model, name string) sim.BodyID {
-	b, ok := m.Body(name)
-	if !ok {
-		panic("tasks: model has no body " + name)
-	}
-	return b
-}
-
-func mustShape(m *sim.Model, name string) sim.ShapeID {
-	sh, ok := m.Shape(name)
-	if !ok {
-		panic("tasks: model has no shape " + name)
-	}
-	return sh
-}
-
-func mustJoint(m *sim.Model, name string) sim.JointID {
-	j, ok := m.Joint(name)
-	if !ok {
-		panic("tasks: model has no joint " + name)
-	}
-	return j
-}
-
 // place puts a free body at pos, upright and at rest.
-func (e *Env) place(b sim.BodyID, pos sim.Vec3) {
-	e.s.SetBodyPose(b, pos, sim.Identity())
+func (e *Env) place(b int, pos sim.Vec3) {
+	e.ph.place(b, pos, sim.Identity())
 }
 
 // caging is MetaWorld's base SawyerXYZEnv._gripper_caging_reward: how well
@@ -116,13 +92,13 @@ func (e *Env) cagingPickPlace(a []float64, obj, objInit sim.Vec3, padRInit, padL
 }
 
 // padsTouch reports whether both finger pads touch shape sh.
-func (e *Env) padsTouch(sh sim.ShapeID) bool {
-	return e.s.InContact(e.sc.padR, sh) && e.s.InContact(e.sc.padL, sh)
+func (e *Env) padsTouch(sh int) bool {
+	return e.ph.inContact(e.hp.padR, sh) && e.ph.inContact(e.hp.padL, sh)
 }
 
 // anyPadTouches reports whether either pad touches shape sh.
-func (e *Env) anyPadTouches(sh sim.ShapeID) bool {
-	return e.s.InContact(e.sc.padR, sh) || e.s.InContact(e.sc.padL, sh)
+func (e *Env) anyPadTouches(sh int) bool {
+	return e.ph.inContact(e.hp.padR, sh) || e.ph.inContact(e.hp.padL, sh)
 }
 
 // sampleSeparated draws obj and goal positions from their boxes until their
@@ -150,20 +126,4 @@ func stageProgress(k, n int, f float64) float64 {
 // PadsHold reports whether both finger pads touched one and the same shape
 // in the last step (a grasp as the gripper feels it: an object squeezed
 // between the pads, whatever the task calls its object).
-func (e *Env) PadsHold() bool {
-	for _, c := range e.s.Contacts() {
-		var other sim.ShapeID
-		switch {
-		case c.ShapeA == e.sc.padR:
-			other = c.ShapeB
-		case c.ShapeB == e.sc.padR:
-			other = c.ShapeA
-		default:
-			continue
-		}
-		if other != e.sc.padL && e.s.InContact(e.sc.padL, other) {
-			return true
-		}
-	}
-	return false
-}
+func (e *Env) PadsHold() bool { return e.ph.sharedContact(e.hp.padR, e.hp.padL) }

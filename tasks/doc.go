@@ -48,6 +48,14 @@
 // steps), so the training default of 200 steps, which eval and render
 // share, does not cut off what the task needs.
 //
+// Two engines (Options.Engine): sim, the default, on the scenes built in Go
+// (scenes.go and each task's build), and articulated (sim/articulated,
+// MuJoCo's equations) on the same scenes written in MJCF (scenes/*.xml,
+// embedded; same body, geom and joint names). The Env, the tasks and the
+// experts reach either through one small interface (physics.go); on the
+// articulated engine Model() and State() are the Go scene posed from the
+// engine, so renderers draw both alike.
+//
 // An Env is used by one goroutine at a time; Model() may be shared, State()
 // changes on every Step. Make builds a fresh Model per Env, so environments
 // in a control.VecEnv share nothing. Check is an env checker in the spirit

@@ -24,9 +24,9 @@ import (
 // margin 0.5) with the hook point between handle and door, in place of
 // MetaWorld's funnel-shaped "above floor" term.
 type doorOpen struct {
-	safe, door, goalBody sim.BodyID
-	hinge                sim.JointID
-	handleShape          sim.ShapeID
+	safe, door, goalBody int
+	hinge                int
+	handleShape          int
 	handleInit           sim.Vec3
 }
 
@@ -77,41 +77,40 @@ func (t *doorOpen) build(sc *scene) {
 	addGoalMarker(sc, "green goal", rgbGreen, 0.01)
 }
 
-func (t *doorOpen) bind(m *sim.Model) {
-	t.safe, t.door, t.goalBody = mustBody(m, "safe"), mustBody(m, "safe door"), mustBody(m, "green goal")
-	t.hinge, t.handleShape = mustJoint(m, "door hinge"), mustShape(m, "door handle")
+func (t *doorOpen) bind(b *binder) {
+	t.safe, t.door, t.goalBody = b.mocap("safe"), b.body("safe door"), b.mocap("green goal")
+	t.hinge, t.handleShape = b.joint("door hinge"), b.geom("door handle")
 }
 
 // rel returns the world position of a point given relative to the hinge
 // (door closed) with the door open by theta.
 func (t *doorOpen) rel(e *Env, p sim.Vec3, theta float64) sim.Vec3 {
-	h := e.s.Bodies[t.safe].Pos.Add(doorHingeOffset)
+	h := e.ph.pos(t.safe).Add(doorHingeOffset)
 	return h.Add(sim.QuatFromAxisAngle(sim.V3(0, 0, -1), theta).Rotate(p))
 }
 
 func (t *doorOpen) reset(e *Env, rng *rand.Rand) {
 	p := uniform(rng, sim.V3(0, 0.85, 0), sim.V3(0.1, 0.95, 0))
-	e.s.TeleportMocap(t.safe, p, sim.Identity())
+	e.ph.teleportMocap(t.safe, p, sim.Identity())
 	e.place(t.door, p.Add(doorBodyOffset))
 	e.goal = t.rel(e, doorHandleRel, math.Pi/2)
-	e.s.TeleportMocap(t.goalBody, e.goal, sim.Identity())
+	e.ph.teleportMocap(t.goalBody, e.goal, sim.Identity())
 }
 
 func (t *doorOpen) handle(e *Env) sim.Vec3 {
-	b := e.s.Bodies[t.door]
-	return b.Pos.Add(b.Rot.Rotate(doorHandleRel.Add(doorHingeOffset).Sub(doorBodyOffset)))
+	return e.ph.pos(t.door).Add(e.ph.rot(t.door).Rotate(doorHandleRel.Add(doorHingeOffset).Sub(doorBodyOffset)))
 }
 
 func (t *doorOpen) start(e *Env) { t.handleInit = t.handle(e) }
 
 func (t *doorOpen) objects(e *Env, dst []float64) {
 	putVec(dst[0:3], t.handle(e))
-	quatXYZW(dst[3:7], e.s.Bodies[t.door].Rot)
+	quatXYZW(dst[3:7], e.ph.rot(t.door))
 }
 
 func (t *doorOpen) evaluate(e *Env, a []float64) eval {
 	h := t.handle(e)
-	theta := e.s.JointPos(e.m, t.hinge)
+	theta := e.ph.jointPos(t.hinge)
 	hook := t.rel(e, doorHookRel, theta)
 	ready := tolerance(dist(e.TCP(), hook), 0, 0.02, 0.5)
 	grab := (min(max(a[3], -1), 1) + 1) / 2
@@ -134,7 +133,7 @@ func (t *doorOpen) progress(e *Env) (float64, int) {
 	if math.Abs(h.X-e.goal.X) <= 0.04 {
 		return 1, 3
 	}
-	theta := e.s.JointPos(e.m, t.hinge)
+	theta := e.ph.jointPos(t.hinge)
 	if theta > 0.05 {
 		return stageProgress(2, 4, theta/1.32), 2
 	}
@@ -154,7 +153,7 @@ func (t *doorOpen) expert(e *Env) control.Policy {
 	return control.PolicyFunc(func(obs, dst []float64) {
 		o := obsView(obs)
 		tcp := o.tcp()
-		theta := e.s.JointPos(e.m, t.hinge)
+		theta := e.ph.jointPos(t.hinge)
 		hook := t.rel(e, doorHookRel, theta)
 		switch {
 		case xyDist(tcp, hook) > 0.015 && theta < 0.05:

@@ -22,9 +22,9 @@ import (
 // caging from the hand body, which on its Sawyer sits at the fingertips;
 // here the TCP plays that role.
 type drawerOpen struct {
-	cabinet, drawer, goalBody sim.BodyID
-	slide                     sim.JointID
-	handleShape               sim.ShapeID
+	cabinet, drawer, goalBody int
+	slide                     int
+	handleShape               int
 	handleInit                sim.Vec3
 	cage0                     float64
 }
@@ -92,22 +92,21 @@ func (t *drawerOpen) build(sc *scene) {
 	addGoalMarker(sc, "green goal", rgbGreen, 0.01)
 }
 
-func (t *drawerOpen) bind(m *sim.Model) {
-	t.cabinet, t.drawer, t.goalBody = mustBody(m, "cabinet"), mustBody(m, "drawer"), mustBody(m, "green goal")
-	t.slide, t.handleShape = mustJoint(m, "drawer slide"), mustShape(m, "drawer handle")
+func (t *drawerOpen) bind(b *binder) {
+	t.cabinet, t.drawer, t.goalBody = b.mocap("cabinet"), b.body("drawer"), b.mocap("green goal")
+	t.slide, t.handleShape = b.joint("drawer slide"), b.geom("drawer handle")
 }
 
 func (t *drawerOpen) reset(e *Env, rng *rand.Rand) {
 	p := sim.V3(-0.1+0.2*rng.Float64(), 0.9, 0)
-	e.s.TeleportMocap(t.cabinet, p, sim.Identity())
+	e.ph.teleportMocap(t.cabinet, p, sim.Identity())
 	e.place(t.drawer, p.Add(drawerBodyOffset))
 	e.goal = p.Add(drawerHandleOffset).Add(sim.V3(0, -drawerOpenGoal, 0))
-	e.s.TeleportMocap(t.goalBody, e.goal, sim.Identity())
+	e.ph.teleportMocap(t.goalBody, e.goal, sim.Identity())
 }
 
 func (t *drawerOpen) handle(e *Env) sim.Vec3 {
-	b := e.s.Bodies[t.drawer]
-	return b.Pos.Add(b.Rot.Rotate(drawerHandleOffset.Sub(drawerBodyOffset)))
+	return e.ph.pos(t.drawer).Add(e.ph.rot(t.drawer).Rotate(drawerHandleOffset.Sub(drawerBodyOffset)))
 }
 
 func (t *drawerOpen) start(e *Env) {
@@ -117,7 +116,7 @@ func (t *drawerOpen) start(e *Env) {
 
 func (t *drawerOpen) objects(e *Env, dst []float64) {
 	putVec(dst[0:3], t.handle(e))
-	quatXYZW(dst[3:7], e.s.Bodies[t.drawer].Rot)
+	quatXYZW(dst[3:7], e.ph.rot(t.drawer))
 }
 
 func (t *drawerOpen) evaluate(e *Env, a []float64) eval {
@@ -138,7 +137,7 @@ func (t *drawerOpen) progress(e *Env) (float64, int) {
 	if dist(h, e.goal) <= 0.03 {
 		return 1, 4
 	}
-	q := e.s.JointPos(e.m, t.slide)
+	q := e.ph.jointPos(t.slide)
 	if q > 0.01 {
 		return stageProgress(3, n, q/(drawerOpenGoal-0.03)), 3
 	}

@@ -36,11 +36,16 @@ type Env struct {
 	opts Options
 	task task
 
-	m    *sim.Model
-	s    *sim.State
-	sc   *scene
-	ctrl control.EEDelta
-	spec control.Spec
+	// ph is the engine; m and s are what renderers draw (physics.view):
+	// sim's own model and state, or the Go scene posed from the
+	// articulated engine's state.
+	ph     physics
+	engine string
+	m      *sim.Model
+	s      *sim.State
+	hp     handParts
+	ctrl   control.EEDelta
+	spec   control.Spec
 
 	rng      *rand.Rand
 	pcg      *rand.PCG
@@ -71,6 +76,13 @@ func Make(name string, opts Options) (*Env, error) {
 	if opts.Reward != Dense && opts.Reward != Sparse {
 		return nil, fmt.Errorf("tasks: unknown reward mode %d", opts.Reward)
 	}
+	engine := opts.Engine
+	if engine == "" {
+		engine = EngineSim
+	}
+	if engine != EngineSim && engine != EngineArticulated {
+		return nil, &unknownError{what: "engine", name: opts.Engine, known: Engines()}
+	}
 	t := f()
 	meta := withScorerParts(t.meta())
 	_, hole := t.(interface{ tableHole() })
@@ -80,14 +92,25 @@ func Make(name string, opts Options) (*Env, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tasks: building %s: %w", name, err)
 	}
-	t.bind(m)
-	e := &Env{meta: meta, opts: opts, task: t, m: m, sc: sc, pcg: rand.NewPCG(0, 0)}
+	var ph physics
+	if engine == EngineSim {
+		ph = &simPhysics{m: m, s: m.NewState()}
+	} else if ph, err = newArtPhysics(name, m); err != nil {
+		return nil, err
+	}
+	bd := &binder{ph: ph}
+	hp := bindHand(bd)
+	t.bind(bd)
+	if err := bd.err(engine, name); err != nil {
+		return nil, err
+	}
+	e := &Env{meta: meta, opts: opts, task: t, ph: ph, engine: engine, hp: hp, pcg: rand.NewPCG(0, 0)}
+	e.m, e.s = ph.view()
 	e.rng = rand.New(e.pcg)
-	e.s = m.NewState()
 	e.ctrl = control.EEDelta{
-		Mocap: sc.mocap, Rot: mocapRot, Scale: ActionScale,
+		Mocap: sim.BodyID(hp.mocap), Rot: mocapRot, Scale: ActionScale,
 		Low: sim.V3(handLowX, handLowY, handLowZ), High: sim.V3(handHighX, handHighY, handHighZ),
-		Fingers:      []int{m.Joints[sc.jointR].CtrlIndex, m.Joints[sc.jointL].CtrlIndex},
+		Fingers:      []int{hp.ctrlR, hp.ctrlL},
 		FingerOpen:   []float64{fingerOpenTarget, fingerOpenTarget},
 		FingerClosed: []float64{fingerClosedTarget, fingerClosedTarget},
 		FrameSkip:    FrameSkip,
@@ -97,7 +120,7 @@ func Make(name string, opts Options) (*Env, error) {
 	}
 	e.spec = control.BoxSpec(ObsDim, ActDim, -1, 1)
 	e.spec.MaxEpisodeSteps = opts.MaxSteps
-	e.spec.ControlDt = FrameSkip * m.Opt.Timestep
+	e.spec.ControlDt = FrameSkip * ph.timestep()
 	e.spec.RewardLow, e.spec.RewardHigh = 0, 10
 	if opts.Reward == Sparse {
 		e.spec.RewardHigh = 1
@@ -127,12 +150,21 @@ func (e *Env) Colors() Colors { return e.meta.Colors }
 // Stages returns the names of the progress stages in order.
 func (e *Env) Stages() []string { return e.meta.Stages }
 
-// Model returns the live simulator model (static; safe to read from other
-// goroutines). Shape names and colours describe what the renderer draws.
+// Engine returns the physics engine the Env runs on (EngineSim or
+// EngineArticulated).
+func (e *Env) Engine() string { return e.engine }
+
+// Model returns the scene as the renderer draws it (static; safe to read
+// from other goroutines): shape names and colours of the Go scene. On
+// EngineSim it is the engine's own model.
 func (e *Env) Model() *sim.Model { return e.m }
 
-// State returns the live simulator state. It changes on every Step and
-// Reset; render it between calls, from the goroutine that steps the Env.
+// State returns the live state as the renderer draws it. It changes on
+// every Step and Reset; render it between calls, from the goroutine that
+// steps the Env. On EngineSim it is the engine's own state; on
+// EngineArticulated it is the Go scene with every body posed as the
+// engine has it after the step (positions, orientations, time and
+// controls; velocities and contacts are not mirrored).
 func (e *Env) State() *sim.State { return e.s }
 
 // Goal returns the episode's goal position (m).
@@ -158,21 +190,21 @@ func (e *Env) Close() error { return nil }
 // TCP returns the tool centre point: midway between the fingers, 1 cm
 // above their tips (m).
 func (e *Env) TCP() sim.Vec3 {
-	r, l := e.s.Bodies[e.sc.fingerR].Pos, e.s.Bodies[e.sc.fingerL].Pos
+	r, l := e.ph.pos(e.hp.fingerR), e.ph.pos(e.hp.fingerL)
 	mid := r.Add(l).Scale(0.5)
-	return mid.Add(e.s.Bodies[e.sc.hand].Rot.Rotate(sim.V3(0, 0, fingerDrop-tcpDrop)))
+	return mid.Add(e.ph.rot(e.hp.hand).Rotate(sim.V3(0, 0, fingerDrop-tcpDrop)))
 }
 
 // GripperOpen returns the finger gap as a fraction of the fully open gap.
 func (e *Env) GripperOpen() float64 {
-	r, l := e.s.Bodies[e.sc.fingerR].Pos, e.s.Bodies[e.sc.fingerL].Pos
+	r, l := e.ph.pos(e.hp.fingerR), e.ph.pos(e.hp.fingerL)
 	gap := l.Sub(r).Norm() - 2*fingerHalfY
 	return min(max(gap/fingerOpenGap, 0), 1)
 }
 
 // padY returns the world y of the right and left pads' inner faces.
 func (e *Env) padY() (right, left float64) {
-	return e.s.Bodies[e.sc.fingerR].Pos.Y + fingerHalfY, e.s.Bodies[e.sc.fingerL].Pos.Y - fingerHalfY
+	return e.ph.pos(e.hp.fingerR).Y + fingerHalfY, e.ph.pos(e.hp.fingerL).Y - fingerHalfY
 }
 
 // Reset starts an episode whose randomisation is determined by seed.
@@ -181,19 +213,16 @@ func (e *Env) Reset(seed uint64) ([]float64, control.Info) {
 		seed = e.opts.LayoutSeed
 	}
 	e.pcg.Seed(seed, 0x7a5c)
-	// a fresh State rather than CopyFrom: sim keeps solver warm-start data
-	// outside what CopyFrom copies, which made resets not bit-reproducible.
-	// Overwriting *e.s keeps the pointer that renderers hold valid.
-	*e.s = *e.m.NewState()
+	e.ph.reset()
 	e.t, e.done, e.started = 0, false, true
 	e.task.reset(e, e.rng)
-	e.ctrl.Reset(e.s)
+	e.ph.resetControl(&e.ctrl)
 	// let objects settle with the hand still and the gripper open
 	open := [ActDim]float64{0, 0, 0, -1}
 	for range settleSteps {
-		e.ctrl.Step(e.m, e.s, open[:])
+		e.ph.control(&e.ctrl, open[:])
 	}
-	e.warnings = e.s.Warnings.Total()
+	e.warnings, _ = e.ph.warnings()
 	e.tcpInit = e.TCP()
 	e.task.start(e)
 	e.frame(e.curr[:])
@@ -213,7 +242,7 @@ func (e *Env) Step(action []float64) ([]float64, float64, bool, bool, control.In
 	if err := e.spec.ClipAction(e.act[:], action); err != nil {
 		return nil, 0, false, false, control.Info{}, err
 	}
-	e.ctrl.Step(e.m, e.s, e.act[:])
+	e.ph.control(&e.ctrl, e.act[:])
 	e.t++
 	e.prev = e.curr
 	e.frame(e.curr[:])
@@ -230,18 +259,19 @@ func (e *Env) Step(action []float64) ([]float64, float64, bool, bool, control.In
 		c := sf.Counts
 		info.Values["safety_interventions"] = float64(c.Workspace + c.Speed + c.Force + c.NonFinite)
 	}
-	if w := e.s.Warnings.Total(); w > e.warnings && e.s.Warnings.NaN > 0 {
+	w, failed := e.ph.warnings()
+	if w > e.warnings && failed > 0 {
 		info.Values["sim_unstable"] = 1
 		truncated = !terminated
 	}
-	e.warnings = e.s.Warnings.Total()
+	e.warnings = w
 	e.done = terminated || truncated
 	return e.obs(), reward, terminated, truncated, info, nil
 }
 
 // frame writes the 18-value current frame.
 func (e *Env) frame(dst []float64) {
-	putVec(dst[0:3], e.s.Bodies[e.sc.hand].Pos)
+	putVec(dst[0:3], e.ph.pos(e.hp.hand))
 	dst[3] = e.GripperOpen()
 	for i := 4; i < frameDim; i++ {
 		dst[i] = 0

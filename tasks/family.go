@@ -138,13 +138,19 @@ const RunEpisodeSteps = 200
 // time limit in control steps (0: RunEpisodeSteps). An unknown task or
 // reward is an error saying what to pass instead.
 func MakeEnv(name, reward string, maxSteps int) (*Env, error) {
+	return MakeEnvOn(name, reward, maxSteps, "")
+}
+
+// MakeEnvOn is MakeEnv on the named physics engine (Options.Engine; ""
+// is EngineSim).
+func MakeEnvOn(name, reward string, maxSteps int, engine string) (*Env, error) {
 	if _, err := Describe(name); err != nil {
 		return nil, err
 	}
 	if maxSteps == 0 {
 		maxSteps = RunEpisodeSteps
 	}
-	opts := Options{MaxSteps: maxSteps}
+	opts := Options{MaxSteps: maxSteps, Engine: engine}
 	if reward != "" {
 		var err error
 		if opts.Reward, err = ParseRewardMode(reward); err != nil {

@@ -18,8 +18,8 @@ import (
 // v2, see evaluate.
 type pickPlace struct {
 	push           bool
-	puck, goalBody sim.BodyID
-	puckShape      sim.ShapeID
+	puck, goalBody int
+	puckShape      int
 	objInit        sim.Vec3
 	padRInit       float64
 	padLInit       float64
@@ -61,8 +61,8 @@ func (t *pickPlace) build(sc *scene) {
 	addGoalMarker(sc, "green goal", rgbGreen, r)
 }
 
-func (t *pickPlace) bind(m *sim.Model) {
-	t.puck, t.goalBody, t.puckShape = mustBody(m, "red puck"), mustBody(m, "green goal"), mustShape(m, "red puck")
+func (t *pickPlace) bind(b *binder) {
+	t.puck, t.goalBody, t.puckShape = b.body("red puck"), b.mocap("green goal"), b.geom("red puck")
 }
 
 func (t *pickPlace) reset(e *Env, rng *rand.Rand) {
@@ -76,24 +76,23 @@ func (t *pickPlace) reset(e *Env, rng *rand.Rand) {
 	}
 	e.place(t.puck, obj)
 	e.goal = goal
-	e.s.TeleportMocap(t.goalBody, goal, sim.Identity())
+	e.ph.teleportMocap(t.goalBody, goal, sim.Identity())
 }
 
 func (t *pickPlace) start(e *Env) {
-	t.objInit = e.s.Bodies[t.puck].Pos
+	t.objInit = e.ph.pos(t.puck)
 	t.padRInit, t.padLInit = e.padY()
 	t.reach0 = dist(t.objInit, e.tcpInit)
 	t.place0 = dist(t.objInit, e.goal)
 }
 
 func (t *pickPlace) objects(e *Env, dst []float64) {
-	b := e.s.Bodies[t.puck]
-	putVec(dst[0:3], b.Pos)
-	quatXYZW(dst[3:7], b.Rot)
+	putVec(dst[0:3], e.ph.pos(t.puck))
+	quatXYZW(dst[3:7], e.ph.rot(t.puck))
 }
 
 func (t *pickPlace) evaluate(e *Env, a []float64) eval {
-	obj := e.s.Bodies[t.puck].Pos
+	obj := e.ph.pos(t.puck)
 	tcp := e.TCP()
 	toTarget := dist(obj, e.goal)
 	tcpToObj := dist(tcp, obj)
@@ -133,7 +132,7 @@ func (t *pickPlace) evaluate(e *Env, a []float64) eval {
 func (t *pickPlace) grasped(e *Env) bool { return e.padsTouch(t.puckShape) }
 
 func (t *pickPlace) progress(e *Env) (float64, int) {
-	obj := e.s.Bodies[t.puck].Pos
+	obj := e.ph.pos(t.puck)
 	toTarget := dist(obj, e.goal)
 	n := len(t.meta().Stages)
 	if toTarget <= t.meta().SuccessRadius {

@@ -14,8 +14,8 @@ import (
 // is ≥ 0.15. Success: ‖tcp − goal‖ ≤ 0.05. Dense reward (v2):
 // 10·tolerance(‖tcp − goal‖, (0, 0.05), margin ‖hand_init − goal‖).
 type reach struct {
-	puck, goalBody sim.BodyID
-	puckShape      sim.ShapeID
+	puck, goalBody int
+	puckShape      int
 	d0             float64
 }
 
@@ -37,23 +37,22 @@ func (t *reach) build(sc *scene) {
 	addGoalMarker(sc, "green goal", rgbGreen, goalMarkerRadius)
 }
 
-func (t *reach) bind(m *sim.Model) {
-	t.puck, t.goalBody, t.puckShape = mustBody(m, "red puck"), mustBody(m, "green goal"), mustShape(m, "red puck")
+func (t *reach) bind(b *binder) {
+	t.puck, t.goalBody, t.puckShape = b.body("red puck"), b.mocap("green goal"), b.geom("red puck")
 }
 
 func (t *reach) reset(e *Env, rng *rand.Rand) {
 	obj, goal := sampleSeparated(e, sim.V3(-0.1, 0.6, 0.02), sim.V3(0.1, 0.7, 0.02), sim.V3(-0.1, 0.8, 0.05), sim.V3(0.1, 0.9, 0.3), 0.15)
 	e.place(t.puck, obj)
 	e.goal = goal
-	e.s.TeleportMocap(t.goalBody, goal, sim.Identity())
+	e.ph.teleportMocap(t.goalBody, goal, sim.Identity())
 }
 
 func (t *reach) start(e *Env) { t.d0 = dist(e.meta.HandInit, e.goal) }
 
 func (t *reach) objects(e *Env, dst []float64) {
-	b := e.s.Bodies[t.puck]
-	putVec(dst[0:3], b.Pos)
-	quatXYZW(dst[3:7], b.Rot)
+	putVec(dst[0:3], e.ph.pos(t.puck))
+	quatXYZW(dst[3:7], e.ph.rot(t.puck))
 }
 
 func (t *reach) evaluate(e *Env, a []float64) eval {

@@ -79,6 +79,26 @@ type scene struct {
 	palm, padR, padL sim.ShapeID
 }
 
+// handParts are the ids of the hand every task shares, resolved by name in
+// the engine the Env runs on.
+type handParts struct {
+	mocap, hand      int
+	fingerR, fingerL int
+	padR, padL       int
+	ctrlR, ctrlL     int
+}
+
+func bindHand(b *binder) handParts {
+	h := handParts{
+		mocap: b.mocap("mocap"), hand: b.body("hand"),
+		fingerR: b.body("right finger"), fingerL: b.body("left finger"),
+		padR: b.geom("right finger pad"), padL: b.geom("left finger pad"),
+	}
+	h.ctrlR = b.ctrl(b.joint("right finger slide"), "right finger slide")
+	h.ctrlL = b.ctrl(b.joint("left finger slide"), "left finger slide")
+	return h
+}
+
 // newScene builds the table and the mocap-welded two-finger hand at
 // handInit, on a table with a square hole (sweep-into) when hole is set.
 // Tasks add their objects to sc.b.

@@ -18,8 +18,8 @@ import (
 // 0.02), r = 2g + 6·ham(g, in_place), 10 on success. Departure: the cube
 // weighs 0.1 kg and rotates (MetaWorld: 0.01 kg with huge inertia).
 type sweepInto struct {
-	cube               sim.BodyID
-	cubeShape          sim.ShapeID
+	cube               int
+	cubeShape          int
 	objInit            sim.Vec3
 	padRInit, padLInit float64
 	place0, reach0     float64
@@ -48,8 +48,8 @@ func (t *sweepInto) build(sc *scene) {
 		Friction: 1, TorsionalFriction: 0.005, Color: rgba(rgbGreen)})
 }
 
-func (t *sweepInto) bind(m *sim.Model) {
-	t.cube, t.cubeShape = mustBody(m, "green cube"), mustShape(m, "green cube")
+func (t *sweepInto) bind(b *binder) {
+	t.cube, t.cubeShape = b.body("green cube"), b.geom("green cube")
 }
 
 func (t *sweepInto) reset(e *Env, rng *rand.Rand) {
@@ -66,16 +66,15 @@ func (t *sweepInto) reset(e *Env, rng *rand.Rand) {
 }
 
 func (t *sweepInto) start(e *Env) {
-	t.objInit = e.s.Bodies[t.cube].Pos
+	t.objInit = e.ph.pos(t.cube)
 	t.padRInit, t.padLInit = e.padY()
 	t.place0 = xyDist(t.objInit, e.goal)
 	t.reach0 = dist(t.objInit, e.tcpInit)
 }
 
 func (t *sweepInto) objects(e *Env, dst []float64) {
-	b := e.s.Bodies[t.cube]
-	putVec(dst[0:3], b.Pos)
-	quatXYZW(dst[3:7], b.Rot)
+	putVec(dst[0:3], e.ph.pos(t.cube))
+	quatXYZW(dst[3:7], e.ph.rot(t.cube))
 }
 
 // cagingSweep is MetaWorld sweep-into's _gripper_caging_reward override.
@@ -98,7 +97,7 @@ func (t *sweepInto) cagingSweep(e *Env, obj sim.Vec3) float64 {
 }
 
 func (t *sweepInto) evaluate(e *Env, a []float64) eval {
-	obj := e.s.Bodies[t.cube].Pos
+	obj := e.ph.pos(t.cube)
 	d := xyDist(obj, e.goal)
 	inPlace := tolerance(d, 0, 0.05, t.place0)
 	g := t.cagingSweep(e, obj)
@@ -113,7 +112,7 @@ func (t *sweepInto) evaluate(e *Env, a []float64) eval {
 }
 
 func (t *sweepInto) progress(e *Env) (float64, int) {
-	obj := e.s.Bodies[t.cube].Pos
+	obj := e.ph.pos(t.cube)
 	d := xyDist(obj, e.goal)
 	if d <= 0.05 {
 		return 1, 4

@@ -13,7 +13,7 @@ import (
 )
 
 // Groundwork for issue 47 item 5 (the tabletop on the articulated
-// engine): testdata/tabletop_pickplace.xml is the pick-place scene of this
+// engine): scenes/pick-place.xml is the pick-place scene of this
 // package written in MJCF. The tasks do not run on it yet; these tests
 // hold its geometry to the Go scene's and check that EEDelta's action
 // semantics pick the puck on the articulated engine.
@@ -32,7 +32,7 @@ type mjcfTabletop struct {
 
 func loadMJCFTabletop(tb testing.TB) *mjcfTabletop {
 	tb.Helper()
-	a, err := mjcf.LoadArticulated(filepath.Join("testdata", "tabletop_pickplace.xml"), mjcf.Options{})
+	a, err := mjcf.LoadArticulated(filepath.Join("scenes", "pick-place.xml"), mjcf.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func loadMJCFTabletop(tb testing.TB) *mjcfTabletop {
 		}
 	}
 	if t.hand < 0 || t.fingerR < 0 || t.fingerL < 0 || t.puck < 0 || len(t.m.MocapBodies) != 2 || t.m.NU != 2 {
-		tb.Fatal("tabletop_pickplace.xml: missing hand, fingers, puck, mocap bodies or grip actuators")
+		tb.Fatal("scenes/pick-place.xml: missing hand, fingers, puck, mocap bodies or grip actuators")
 	}
 	return t
 }

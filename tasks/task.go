@@ -64,6 +64,12 @@ type Options struct {
 	// filter a real robot driver would use. Interventions so far are
 	// reported in info "safety_interventions".
 	Safety *control.Limits
+	// Engine is the physics engine: "" or EngineSim (the maximal-coordinate
+	// engine sim, on the scenes built in Go; the default) or
+	// EngineArticulated (sim/articulated, MuJoCo's equations, on the
+	// scenes in MJCF, tasks/scenes/*.xml). Observation, reward, success
+	// and experts are the same code on both.
+	Engine string
 }
 
 // Colors are the RGB colours (0–255, before lighting) the scene draws the
@@ -106,9 +112,9 @@ type task interface {
 	meta() Meta
 	// build adds the task's objects to the scene.
 	build(sc *scene)
-	// bind looks up the task's ids in the built model.
-	bind(m *sim.Model)
-	// reset randomises the episode: it poses the objects in e.s and sets e.goal.
+	// bind looks up the task's ids by name in the engine's scene.
+	bind(b *binder)
+	// reset randomises the episode: it poses the objects through e.ph and sets e.goal.
 	reset(e *Env, rng *rand.Rand)
 	// start records episode-initial values (object and TCP start
 	// positions) after the objects have settled.

@@ -20,9 +20,9 @@ import (
 // margin |‖handle_init − tcp_init‖ − 0.02|), in_place =
 // tolerance(|handle_x − goal_x|, (0, 0.05), margin |initial gap − 0.05|).
 type windowOpen struct {
-	frame, sash, goalBody sim.BodyID
-	slide                 sim.JointID
-	handleShape           sim.ShapeID
+	frame, sash, goalBody int
+	slide                 int
+	handleShape           int
 	handleInit            sim.Vec3
 	reach0, gap0          float64
 }
@@ -80,22 +80,21 @@ func (t *windowOpen) build(sc *scene) {
 	addGoalMarker(sc, "green goal", rgbGreen, 0.01)
 }
 
-func (t *windowOpen) bind(m *sim.Model) {
-	t.frame, t.sash, t.goalBody = mustBody(m, "window frame"), mustBody(m, "window sash"), mustBody(m, "green goal")
-	t.slide, t.handleShape = mustJoint(m, "window slide"), mustShape(m, "window handle")
+func (t *windowOpen) bind(b *binder) {
+	t.frame, t.sash, t.goalBody = b.mocap("window frame"), b.body("window sash"), b.mocap("green goal")
+	t.slide, t.handleShape = b.joint("window slide"), b.geom("window handle")
 }
 
 func (t *windowOpen) reset(e *Env, rng *rand.Rand) {
 	p := uniform(rng, sim.V3(-0.1, 0.7, 0), sim.V3(0.1, 0.9, 0))
-	e.s.TeleportMocap(t.frame, p, sim.Identity())
+	e.ph.teleportMocap(t.frame, p, sim.Identity())
 	e.place(t.sash, p.Add(sashOffset))
 	e.goal = p.Add(sashOffset).Add(windowHandleOffset).Add(sim.V3(windowTravel, 0, 0))
-	e.s.TeleportMocap(t.goalBody, e.goal, sim.Identity())
+	e.ph.teleportMocap(t.goalBody, e.goal, sim.Identity())
 }
 
 func (t *windowOpen) handle(e *Env) sim.Vec3 {
-	b := e.s.Bodies[t.sash]
-	return b.Pos.Add(b.Rot.Rotate(windowHandleOffset))
+	return e.ph.pos(t.sash).Add(e.ph.rot(t.sash).Rotate(windowHandleOffset))
 }
 
 func (t *windowOpen) start(e *Env) {
@@ -107,7 +106,7 @@ func (t *windowOpen) start(e *Env) {
 func (t *windowOpen) objects(e *Env, dst []float64) {
 	putVec(dst[0:3], t.handle(e))
 	// MetaWorld's window-open reports a zero quaternion; report the sash's.
-	quatXYZW(dst[3:7], e.s.Bodies[t.sash].Rot)
+	quatXYZW(dst[3:7], e.ph.rot(t.sash))
 }
 
 func (t *windowOpen) evaluate(e *Env, a []float64) eval {
@@ -125,7 +124,7 @@ func (t *windowOpen) progress(e *Env) (float64, int) {
 	if math.Abs(h.X-e.goal.X) <= 0.05 {
 		return 1, 3
 	}
-	if q := e.s.JointPos(e.m, t.slide); q > 0.01 {
+	if q := e.ph.jointPos(t.slide); q > 0.01 {
 		return stageProgress(2, 4, q/(windowTravel-0.05)), 2
 	}
 	d := dist(e.TCP(), h)

@@ -199,7 +199,7 @@ func scoreValueCorrelation(ctx context.Context, f fig3Setup, seed uint64, stride
 	if err != nil {
 		return math.NaN(), err
 	}
-	env, err := tasks.Make(f.cfg.Task, tasks.Options{Reward: reward, MaxSteps: f.cfg.MaxEpisodeLen})
+	env, err := tasks.Make(f.cfg.Task, f.cfg.TaskOptions(reward))
 	if err != nil {
 		return math.NaN(), err
 	}

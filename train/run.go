@@ -223,7 +223,7 @@ func (r *runner) buildEnvs(reward tasks.RewardMode) error {
 	if cfg.IsArmTask() {
 		return r.buildArmEnvs()
 	}
-	topts := tasks.Options{Reward: reward, MaxSteps: cfg.MaxEpisodeLen}
+	topts := cfg.TaskOptions(reward)
 	var err error
 	if r.vec, r.envs, err = tasks.MakeVec(cfg.Task, cfg.NumEnvs, topts); err != nil {
 		return err

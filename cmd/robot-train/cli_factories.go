@@ -27,9 +27,10 @@ func describeTask(name string) (tasks.Meta, error) {
 	return m, userErr(err)
 }
 
-// makeTaskEnv is tasks.MakeEnv; an unknown task or reward is a usage error.
-func makeTaskEnv(name, reward string, maxSteps int) (*tasks.Env, error) {
-	e, err := tasks.MakeEnv(name, reward, maxSteps)
+// makeTaskEnv is tasks.MakeEnvOn; an unknown task, reward or engine is a
+// usage error.
+func makeTaskEnv(name, reward string, maxSteps int, engine string) (*tasks.Env, error) {
+	e, err := tasks.MakeEnvOn(name, reward, maxSteps, engine)
 	return e, userErr(err)
 }
 

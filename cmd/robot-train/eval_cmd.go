@@ -24,6 +24,7 @@ var evalFlags = slices.Concat([]flagDef{
 	{name: "policy", help: "evaluate a scripted policy instead: expert|random"},
 	{name: "task", help: "task `NAME` (default: the checkpoint's task)"},
 	{name: "reward", help: "reward: dense|sparse (default: the checkpoint's, else dense)"},
+	{name: "engine", help: "tabletop tasks: physics engine sim|articulated (default: the checkpoint's, else sim)"},
 	{name: "episodes", kind: "int", def: "10", help: "episodes `N` (default with --checkpoint: the run's eval.episodes)"},
 	{name: "seed", kind: "uint", def: "0", help: "seed `S` of the evaluation episodes (default with --checkpoint: the run's evaluation seed)"},
 	{name: "video", help: "record the first episode to `FILE.gif`"},
@@ -114,7 +115,7 @@ func warnTo(stderr io.Writer) func(string, ...any) {
 // evalCheckpoint evaluates a run's checkpoint as its own evaluations did.
 func evalCheckpoint(ctx context.Context, b *boundFlags, stdout, stderr io.Writer) error {
 	ckpt, video := b.str("checkpoint"), b.str("video")
-	o := rundir.EvalRunOptions{Best: b.on("best"), Step: int64(b.int("step")), Task: b.str("task"), Reward: b.str("reward"),
+	o := rundir.EvalRunOptions{Best: b.on("best"), Step: int64(b.int("step")), Task: b.str("task"), Reward: b.str("reward"), Engine: b.str("engine"),
 		MaxEpisodeLen: b.int("max-episode-len"), GIF: video, GIFSize: b.int("video-size"), Camera: b.str("camera"),
 		Backend: b.str("render-backend"), Warnf: warnTo(stderr)}
 	if b.given("episodes") {
@@ -166,7 +167,7 @@ func evalPolicy(ctx context.Context, b *boundFlags, stdout, stderr io.Writer) er
 	if rew == "" {
 		rew = "dense"
 	}
-	env, err := makeTaskEnv(task, rew, b.int("max-episode-len")) // unknown task or reward: *rundir.ConfigError (exit 2)
+	env, err := makeTaskEnv(task, rew, b.int("max-episode-len"), b.str("engine")) // unknown task or reward: *rundir.ConfigError (exit 2)
 	if err != nil {
 		return err
 	}

@@ -29,6 +29,7 @@ var renderFlags = []flagDef{
 	{name: "out", help: "output `FILE` (.png, .gif or .mp4)"},
 	{name: "checkpoint", help: "not render's: a trained policy is drawn by robot-train eval --checkpoint `RUN_DIR` --video FILE.gif (render moves the robot with the scripted expert or random actions)"},
 	{name: "render-backend", def: "auto", help: "renderer: auto|egl|soft"},
+	{name: "engine", def: "sim", help: "the task's physics engine: sim|articulated (MuJoCo's equations on the task's MJCF scene)"},
 	{name: "every", kind: "int", def: "2", help: "GIF/MP4: keep every k-th control step"},
 	{name: "theme", def: "standard", help: "appearance: standard|misleading|abstract"},
 	{name: "shadows", kind: "bool", def: fmt.Sprint(render.DefaultCameraOptions().Shadows), help: "shadow map from the key light"},
@@ -44,6 +45,7 @@ var renderFlags = []flagDef{
 // renderJob is one robot-train render command, checked.
 type renderJob struct {
 	task, camera, policy, out, ext, backend, theme string
+	engine                                         string
 	w, h, steps, every                             int
 	seed                                           uint64
 	opts                                           render.CameraOptions
@@ -66,7 +68,7 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return renderGrid(ctx, stdout, gridRender{task: j.task, policy: j.policy, theme: j.theme, out: j.out, ext: j.ext, sheet: j.extras.sheet,
 			side: min(j.w, j.h), steps: j.steps, every: j.every, seed: j.seed, sheetFrames: j.extras.sheetFrames, sheetCols: j.extras.sheetCols})
 	}
-	env, err := makeTaskEnv(j.task, "", 0) // unknown task: *rundir.ConfigError (exit 2)
+	env, err := makeTaskEnv(j.task, "", 0, j.engine) // unknown task or engine: *rundir.ConfigError (exit 2)
 	if err != nil {
 		return err
 	}
@@ -98,7 +100,7 @@ func parseRender(args []string, stderr io.Writer) (*renderJob, error) {
 		return nil, err
 	}
 	j := &renderJob{task: b.str("task"), camera: b.str("camera"), policy: b.str("policy"), out: b.str("out"),
-		backend: b.str("render-backend"), theme: b.str("theme"), steps: b.int("steps"), every: b.int("every"), seed: b.u64("seed"),
+		backend: b.str("render-backend"), theme: b.str("theme"), engine: b.str("engine"), steps: b.int("steps"), every: b.int("every"), seed: b.u64("seed"),
 		opts:   render.CameraOptions{Shadows: b.on("shadows"), MSAA: b.int("msaa"), Scenery: b.on("scenery")},
 		extras: extraOutputs{depth: b.str("depth"), seg: b.str("seg"), sheet: b.str("sheet"), sheetFrames: b.int("sheet-frames"), sheetCols: b.int("sheet-cols")}}
 	if ck := b.str("checkpoint"); ck != "" {
@@ -245,7 +247,7 @@ func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	task, policy, ckpt, seed, maxFrames := b.str("task"), b.str("policy"), b.str("checkpoint"), b.u64("seed"), b.int("max-frames")
-	name := task
+	name, engine := task, ""
 	var pol Policy
 	if ckpt != "" {
 		agent, cfg, _, err := rundir.LoadAgent(ckpt)
@@ -256,12 +258,13 @@ func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if name == "" {
 			name = cfg.Task
 		}
+		engine = cfg.Engine
 		pol = rundir.AgentPolicy(agent)
 	}
 	if name == "" {
 		return usagef("--task NAME is required (robot-train tasks lists them)")
 	}
-	env, err := makeTaskEnv(name, "", 0) // unknown task: *rundir.ConfigError (exit 2)
+	env, err := makeTaskEnv(name, "", 0, engine) // unknown task: *rundir.ConfigError (exit 2)
 	if err != nil {
 		return err
 	}

@@ -207,7 +207,7 @@ func (j *scoreJob) emit(ctx context.Context, stdout io.Writer, sc vlmprio.Scorer
 
 // simClips drives a sim:TASK source's episodes with the scripted policy.
 func (j *scoreJob) simClips(ctx context.Context, clipper *vlmprio.Clipper, take func([]*vlmprio.Clip) bool) error {
-	env, err := makeTaskEnv(j.task, "", 0)
+	env, err := makeTaskEnv(j.task, "", 0, "")
 	if err != nil {
 		return err
 	}
