@@ -51,7 +51,6 @@ func makeContactRows(m *Model, d *Data) {
 		d.conJac = make([]float64, 12*nv) // a Data made before SetGeoms: once
 	}
 	j1p, j1r := d.conJac[0:3*nv], d.conJac[3*nv:6*nv]
-	j2p, j2r := d.conJac[6*nv:9*nv], d.conJac[9*nv:12*nv]
 	impratio := m.ImpRatio
 	if !(impratio > 0) {
 		impratio = 1
@@ -72,29 +71,48 @@ func makeContactRows(m *Model, d *Data) {
 			continue
 		}
 		b1, b2 := m.Geoms[c.Geom1].Body, m.Geoms[c.Geom2].Body
-		d.jacPoint(m, b1, c.Pos, j1p, j1r)
-		d.jacPoint(m, b2, c.Pos, j2p, j2r)
-		// the Jacobian difference (body2 − body1) in the contact frame:
-		// rows 0..2 translational, 3..5 rotational, in j1p and j1r
-		// only the dofs on the two bodies' chains can be nonzero (the
-		// others are zero in all four Jacobians, so in the rotated ones)
+		// the Jacobian difference (body2 − body1) of the contact point in
+		// the contact frame, column by column over the dofs on the two
+		// bodies' chains (the others are zero in both point Jacobians):
+		// rows 0..2 translational in j1p, 3..5 rotational in j1r, the
+		// rotational ones only for condim 4 and 6, which use them. Each
+		// column is jacPoint's arithmetic: l = cdof_lin + w × (p − com).
 		cols := d.contactCols(m, b1, b2)
+		var off1, off2 vec3
+		if b1 != 0 {
+			off1 = sub3(c.Pos, d.SubtreeCom[m.bodyRoot[b1]])
+		}
+		if b2 != 0 {
+			off2 = sub3(c.Pos, d.SubtreeCom[m.bodyRoot[b2]])
+		}
+		f0 := vec3{c.Frame[0], c.Frame[1], c.Frame[2]}
+		f1 := vec3{c.Frame[3], c.Frame[4], c.Frame[5]}
+		f2 := vec3{c.Frame[6], c.Frame[7], c.Frame[8]}
+		rotRows := dim > 3
 		empty := true
 		for _, k := range cols {
-			var dp, dr vec3
-			for r := range 3 {
-				dp[r] = j2p[r*nv+k] - j1p[r*nv+k]
-				dr[r] = j2r[r*nv+k] - j1r[r*nv+k]
+			var l1, w1, l2, w2 vec3
+			cd := &d.Cdof[k]
+			mk := d.conMark[k]
+			d.conMark[k] = 0
+			if mk&1 != 0 {
+				w1 = vec3{cd[0], cd[1], cd[2]}
+				l1 = add3(vec3{cd[3], cd[4], cd[5]}, cross3(w1, off1))
 			}
+			if mk&2 != 0 {
+				w2 = vec3{cd[0], cd[1], cd[2]}
+				l2 = add3(vec3{cd[3], cd[4], cd[5]}, cross3(w2, off2))
+			}
+			dp, dr := sub3(l2, l1), sub3(w2, w1)
 			if dp == (vec3{}) && dr == (vec3{}) {
 				for r := range 3 {
 					j1p[r*nv+k], j1r[r*nv+k] = 0, 0
 				}
 				continue
 			}
-			for r := range 3 {
-				f := vec3{c.Frame[3*r], c.Frame[3*r+1], c.Frame[3*r+2]}
-				j1p[r*nv+k], j1r[r*nv+k] = dot3(f, dp), dot3(f, dr)
+			j1p[k], j1p[nv+k], j1p[2*nv+k] = dot3(f0, dp), dot3(f1, dp), dot3(f2, dp)
+			if rotRows {
+				j1r[k], j1r[nv+k], j1r[2*nv+k] = dot3(f0, dr), dot3(f1, dr), dot3(f2, dr)
 			}
 			empty = false
 		}
@@ -112,12 +130,15 @@ func makeContactRows(m *Model, d *Data) {
 		if dim <= 1 {
 			i := d.NEfc
 			row := d.efcJd[i*nv : i*nv+nv]
-			copy(row, frame(0))
+			clear(row)
+			for _, q := range cols {
+				row[q] = frame(0)[q]
+			}
 			d.addRow(m, RowContactFrictionless, ci, 0, 0, [3]float64{}, c.Dist, c.Dist, c.IncludeMargin, 0, dotCols(row, d.Qvel, cols), tran, c.SolRef, c.SolImp)
 			continue
 		}
 		if elliptic {
-			d.ellipticRows(m, ci, frame, tran, rot, impratio)
+			d.ellipticRows(m, ci, frame, cols, tran, rot, impratio)
 			continue
 		}
 		first := d.NEfc
@@ -155,21 +176,22 @@ func makeContactRows(m *Model, d *Data) {
 	}
 }
 
-// contactCols returns the dofs moving body b1 or b2, ascending.
+// contactCols returns the dofs moving body b1 or b2, ascending, and
+// leaves conMark[k] with bit 1 set where dof k moves b1 and bit 2 where it
+// moves b2 (the caller clears the marks of the returned columns).
 func (d *Data) contactCols(m *Model, b1, b2 int) []int {
-	for _, b := range [2]int{b1, b2} {
+	for i, b := range [2]int{b1, b2} {
 		if b == 0 {
 			continue
 		}
 		for k := m.lastDof(b); k >= 0; k = m.dofParent[k] {
-			d.conMark[k] = true
+			d.conMark[k] |= 1 << i
 		}
 	}
 	cols := d.conCols[:0]
 	for k, on := range d.conMark {
-		if on {
+		if on != 0 {
 			cols = append(cols, k)
-			d.conMark[k] = false
 		}
 	}
 	d.conCols = cols
@@ -195,8 +217,9 @@ func dotQvel(row, qvel []float64) float64 {
 
 // ellipticRows adds contact ci's block of condim rows on the elliptic
 // cone (cone.go): frame(k) is the Jacobian of the contact frame's k-th
-// direction, tran and rot the bodies' invweight0 sums.
-func (d *Data) ellipticRows(m *Model, ci int, frame func(int) []float64, tran, rot, impratio float64) {
+// direction on the columns cols (zero elsewhere), tran and rot the
+// bodies' invweight0 sums.
+func (d *Data) ellipticRows(m *Model, ci int, frame func(int) []float64, cols []int, tran, rot, impratio float64) {
 	c := &d.Contacts[ci]
 	nv, dim, first := m.NV, c.Condim, d.NEfc
 	// every row's impedance is the normal's (MuJoCo's getposdim)
@@ -204,7 +227,11 @@ func (d *Data) ellipticRows(m *Model, ci int, frame func(int) []float64, tran, r
 	for k := range dim {
 		i := d.NEfc
 		row := d.efcJd[i*nv : i*nv+nv]
-		copy(row, frame(k))
+		clear(row)
+		fk := frame(k)
+		for _, q := range cols {
+			row[q] = fk[q]
+		}
 		invw := tran
 		if k >= 3 {
 			invw = rot

@@ -4,13 +4,18 @@ package articulated
 // ½(x − a₀)ᵀM(x − a₀) plus each constraint's s(J·x − aref): ½·D·jar² for
 // equalities and for limits and contacts in compression, frictionloss's
 // Huber cost (quadratic within |jar| ≤ R·f, linear beyond), an elliptic
-// block's zone cost (cone.go). tmp (NV) is scratch.
-func (d *Data) primalCost(m *Model, x, tmp []float64) float64 {
+// block's zone cost (cone.go). jar holds J_i·x − aref_i of every row
+// (rowJars); tmp (NV) is scratch. At x = qacc_smooth the quadratic term is
+// exactly +0 and smooth skips it.
+func (d *Data) primalCost(m *Model, x, jar, tmp []float64, smooth bool) float64 {
 	nv := m.NV
+	c := 0.0
+	if smooth {
+		nv = 0
+	}
 	for r := range nv {
 		tmp[r] = x[r] - d.QaccSmooth[r]
 	}
-	c := 0.0
 	for r := range nv {
 		row := d.QM[r*nv : r*nv+nv]
 		s := 0.0
@@ -21,24 +26,24 @@ func (d *Data) primalCost(m *Model, x, tmp []float64) float64 {
 	}
 	for i := 0; i < d.NEfc; i++ {
 		if d.EfcType[i] == RowContactElliptic {
-			var jar, f [6]float64
-			d.coneJar(i, x, &jar)
+			var jb, f [6]float64
 			dim, mu := d.efcDim[i], d.efcMu[i]
-			switch d.coneForce(i, &jar, &f) {
+			copy(jb[:], jar[i:i+dim])
+			switch d.coneForce(i, &jb, &f) {
 			case coneBottom:
 				for j := range dim {
-					c += 0.5 * d.efcD[i+j] * jar[j] * jar[j]
+					c += 0.5 * d.efcD[i+j] * jb[j] * jb[j]
 				}
 			case coneMiddle:
 				var U [6]float64
-				N, T := d.coneUT(i, &jar, &U)
+				N, T := d.coneUT(i, &jb, &U)
 				dm := d.efcD[i] / (mu * mu * (1 + mu*mu))
 				c += 0.5 * dm * (N - mu*T) * (N - mu*T)
 			}
 			i += dim - 1
 			continue
 		}
-		jar := d.rowJar(i, x)
+		jar := jar[i]
 		switch t := d.EfcType[i]; {
 		case t == RowEquality:
 			c += 0.5 * d.efcD[i] * jar * jar
@@ -58,4 +63,11 @@ func (d *Data) primalCost(m *Model, x, tmp []float64) float64 {
 		}
 	}
 	return c
+}
+
+// rowJars writes J_i·x − aref_i of every row into jar.
+func (d *Data) rowJars(x, jar []float64) {
+	for i := range d.NEfc {
+		jar[i] = d.rowJar(i, x)
+	}
 }

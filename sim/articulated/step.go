@@ -106,7 +106,7 @@ type Data struct {
 	qaccWarm   []float64
 	// a contact's dofs: those moving either body (contact.go)
 	conCols             []int
-	conMark             []bool
+	conMark             []uint8
 	efcJar, efcJp       []float64
 	QfrcConstraint      []float64
 	efcG, efcP          []float64
@@ -142,7 +142,7 @@ func NewData(m *Model) *Data {
 		ActuatorLength: make([]float64, nu), ActuatorVelocity: make([]float64, nu), ActuatorForce: make([]float64, nu),
 		QfrcActuator: v(), QfrcSmooth: v(), QaccSmooth: v(), tmp: v(),
 		QfrcConstraint: v(), efcG: v(), efcP: v(), qaccWarm: v(),
-		conCols: make([]int, 0, nv), conMark: make([]bool, nv),
+		conCols: make([]int, 0, nv), conMark: make([]uint8, nv),
 		TenLength: make([]float64, len(m.Tendons)), TenVelocity: make([]float64, len(m.Tendons)),
 		MocapPos: make([][3]float64, len(m.MocapBodies)), MocapQuat: make([][4]float64, len(m.MocapBodies)),
 		tenJ: append([]float64(nil), m.tenJ...), tenScratch: make([]float64, 12*nv),
@@ -1096,8 +1096,14 @@ func solveConstraints(m *Model, d *Data) {
 	dense := d.setSpans(m, n, nv)
 	// start from the better of qacc_smooth (x on entry) and the last
 	// step's acceleration (MuJoCo's warmstart); the minimizer is the same
-	if m.Opt.Disable&DisableWarmstart == 0 && d.primalCost(m, d.qaccWarm, d.tmp) < d.primalCost(m, x, d.tmp) {
-		copy(x, d.qaccWarm)
+	// (the rows' jar at the start point is kept for the first gradient)
+	d.rowJars(x, d.efcJar)
+	if m.Opt.Disable&DisableWarmstart == 0 {
+		d.rowJars(d.qaccWarm, d.efcJp)
+		if d.primalCost(m, d.qaccWarm, d.efcJp, d.tmp, false) < d.primalCost(m, x, d.efcJar, d.tmp, true) {
+			copy(x, d.qaccWarm)
+			copy(d.efcJar[:n], d.efcJp[:n])
+		}
 	}
 	d.SolverIter = 0
 	converged := false
@@ -1122,8 +1128,12 @@ func solveConstraints(m *Model, d *Data) {
 				// an elliptic block: its zone sets its rows' state; on
 				// the cone's surface its Hessian moves with x
 				var jar, f [6]float64
-				d.coneJar(i, x, &jar)
-				copy(d.efcJar[i:i+d.efcDim[i]], jar[:d.efcDim[i]])
+				if iter > 0 {
+					d.coneJar(i, x, &jar)
+					copy(d.efcJar[i:i+d.efcDim[i]], jar[:d.efcDim[i]])
+				} else {
+					copy(jar[:], d.efcJar[i:i+d.efcDim[i]])
+				}
 				z := d.coneForce(i, &jar, &f)
 				cone, quad := z == coneMiddle, z == coneBottom
 				changed = changed || cone || d.efcCone[i]
@@ -1137,7 +1147,9 @@ func solveConstraints(m *Model, d *Data) {
 				i += d.efcDim[i] - 1
 				continue
 			}
-			d.efcJar[i] = d.rowJar(i, x) // x stays until the line search
+			if iter > 0 { // at iter 0 efcJar holds the start point's
+				d.efcJar[i] = d.rowJar(i, x) // x stays until the line search
+			}
 			f, quad := d.rowForce(i, d.efcJar[i])
 			if d.efcActive[i] != quad {
 				changed = true
