@@ -141,37 +141,36 @@ func makeContactRows(m *Model, d *Data) {
 			d.ellipticRows(m, ci, frame, cols, tran, rot, impratio)
 			continue
 		}
-		first := d.NEfc
 		normal := frame(0)
-		// the edges share the contact's dist, margin and so impedance
+		// the edges share the contact's dist, margin, so impedance and
+		// reference stiffness and damping, and one regularizer: R₀ from
+		// the first edge's diagApprox t + μ₁²·t, then R = 2·μ²·R₀ for all
+		// (addRowImp's arithmetic, once per contact)
 		imp, dmax := impedance(&c.SolImp, c.Dist, c.IncludeMargin)
+		kr, br := refStiffDamp(m, RowContactPyramidal, &c.SolRef, dmax)
+		ka := kr * imp * (c.Dist - c.IncludeMargin)
+		dA := tran
+		dA += c.Friction[0] * c.Friction[0] * tran
+		r0 := max(1e-15, (1-imp)*dA/imp)
+		mu0 := c.Friction[0] * math.Sqrt(1/impratio)
+		rpy := max(1e-15, 2*mu0*mu0*r0)
+		dpy := 1 / rpy
 		for k := 1; k < dim; k++ {
 			mu := c.Friction[k-1] // clamped to mjMINMU in collision
 			tk := frame(k)
-			fr := mu
-			dA := tran
-			if k-1 < 2 {
-				dA += fr * fr * tran
-			} else {
-				dA += fr * fr * rot
-			}
 			for _, s := range [2]float64{1, -1} {
 				i := d.NEfc
+				d.NEfc++
 				row := d.efcJd[i*nv : i*nv+nv]
 				clear(row)
 				for _, q := range cols {
 					row[q] = normal[q] + s*mu*tk[q]
 				}
-				d.addRowImp(m, RowContactPyramidal, ci, 0, 0, [3]float64{}, c.Dist, c.IncludeMargin, 0, dotCols(row, d.Qvel, cols), dA, &c.SolRef, imp, dmax)
+				d.EfcType[i], d.EfcJnt[i], d.efcDof[i], d.efcN[i] = RowContactPyramidal, ci, 0, 0
+				d.efcJac[i], d.EfcPos[i], d.efcFloss[i] = [3]float64{}, c.Dist, 0
+				d.efcR[i], d.efcD[i] = rpy, dpy
+				d.EfcAref[i] = -br*dotCols(row, d.Qvel, cols) - ka
 			}
-		}
-		// one regularizer for the pyramid, matching the elliptic cone's
-		// friction impedance
-		r0 := d.efcR[first]
-		mu := c.Friction[0] * math.Sqrt(1/impratio)
-		rpy := max(1e-15, 2*mu*mu*r0)
-		for i := first; i < d.NEfc; i++ {
-			d.efcR[i], d.efcD[i] = rpy, 1/rpy
 		}
 	}
 }

@@ -1011,11 +1011,18 @@ func (d *Data) addRowImp(m *Model, typ, j, dof, n int, jac [3]float64, dist, mar
 	// joints' sum for equalities)
 	R := max(1e-15, (1-imp)*invw/imp)
 	d.efcR[i], d.efcD[i] = R, 1/R
+	k, b := refStiffDamp(m, typ, solref, dmax)
+	d.EfcAref[i] = -b*vel - k*imp*(dist-margin)
+}
+
+// refStiffDamp returns the reference acceleration's stiffness and damping
+// (aref = −b·vel − k·imp·(dist − margin)) from solref (time constant and
+// damping ratio, or direct −stiffness and −damping) and dmax.
+func refStiffDamp(m *Model, typ int, solref *[2]float64, dmax float64) (k, b float64) {
 	ref := *solref
 	if m.Opt.Disable&DisableRefSafe == 0 && ref[0] > 0 {
 		ref[0] = max(ref[0], 2*m.Opt.Timestep)
 	}
-	var k, b float64
 	switch {
 	case typ == RowFriction:
 	case ref[0] > 0:
@@ -1028,7 +1035,7 @@ func (d *Data) addRowImp(m *Model, typ, j, dof, n int, jac [3]float64, dist, mar
 	} else {
 		b = -ref[1] / max(1e-15, dmax)
 	}
-	d.EfcAref[i] = -b*vel - k*imp*(dist-margin)
+	return k, b
 }
 
 // rowJar returns J_i·x − aref_i.
@@ -1291,15 +1298,23 @@ func solveConstraints(m *Model, d *Data) {
 			return v, h
 		}
 		lo, hi := 0.0, 1.0
+		v1, h1 := deriv(1) // the bracket's first end and the search's start
 		for k := 0; k < 60; k++ {
-			if v, _ := deriv(hi); v >= 0 {
+			v := v1
+			if k > 0 {
+				v, _ = deriv(hi)
+			}
+			if v >= 0 {
 				break
 			}
 			lo, hi = hi, 2*hi
 		}
 		a := 1.0
 		for k := 0; k < 100; k++ {
-			v, h := deriv(a)
+			v, h := v1, h1
+			if k > 0 {
+				v, h = deriv(a)
+			}
 			if math.Abs(v) <= 1e-15*(1+math.Abs(pg0)) {
 				break
 			}
