@@ -24,6 +24,12 @@ func (d *Data) primalCost(m *Model, x, jar, tmp []float64, smooth bool) float64 
 		}
 		c += 0.5 * tmp[r] * s
 	}
+	return d.rowsCost(c, jar)
+}
+
+// rowsCost returns c plus the constraints' part of the primal cost at the
+// rows' jar.
+func (d *Data) rowsCost(c float64, jar []float64) float64 {
 	for i := 0; i < d.NEfc; i++ {
 		if d.EfcType[i] == RowContactElliptic {
 			var jb, f [6]float64

@@ -110,6 +110,7 @@ type Data struct {
 	efcJar, efcJp       []float64
 	QfrcConstraint      []float64
 	efcG, efcP          []float64
+	efcMx, efcMp        []float64 // NV: M·x and M·p of the Newton iterate and direction
 	efcJd, efcH, efcRow []float64 // dense rows (equalities), dense H, one row
 	efcNZ               []int     // a dense row's nonzero columns
 	efcSpan             []int     // per dense row: first and one past last nonzero column
@@ -141,7 +142,7 @@ func NewData(m *Model) *Data {
 		QfrcBias: v(), QfrcSpring: v(), QfrcDamper: v(), QfrcGravcomp: v(), QfrcPassive: v(),
 		ActuatorLength: make([]float64, nu), ActuatorVelocity: make([]float64, nu), ActuatorForce: make([]float64, nu),
 		QfrcActuator: v(), QfrcSmooth: v(), QaccSmooth: v(), tmp: v(),
-		QfrcConstraint: v(), efcG: v(), efcP: v(), qaccWarm: v(),
+		QfrcConstraint: v(), efcG: v(), efcP: v(), efcMx: v(), efcMp: v(), qaccWarm: v(),
 		conCols: make([]int, 0, nv), conMark: make([]uint8, nv),
 		TenLength: make([]float64, len(m.Tendons)), TenVelocity: make([]float64, len(m.Tendons)),
 		MocapPos: make([][3]float64, len(m.MocapBodies)), MocapQuat: make([][4]float64, len(m.MocapBodies)),
@@ -1085,7 +1086,11 @@ func (d *Data) rowForce(i int, jar float64) (float64, bool) {
 // MuJoCo's primal cost ½(a − a₀)ᵀM(a − a₀) + Σ s_i(J_i·a − aref_i) (s_i:
 // ½·D·jar² on a limit's compression side; frictionloss's Huber-like
 // cost), by Newton's method with an exact line search, as MuJoCo's
-// default solver, iterated to convergence rather than a tolerance.
+// default solver, stopped by mj_solNewton's test (improvement or gradient
+// norm, scaled by 1/(meaninertia·nv), below Option.Tolerance) or when the
+// gradient is zero to rounding. As mj_solNewton, M·x and each row's
+// jar are updated by α times the direction's after each line search,
+// not recomputed, and the gradient's constraint force is QfrcConstraint.
 func solveConstraints(m *Model, d *Data) {
 	n, nv := d.NEfc, m.NV
 	x, g, p := d.Qacc, d.efcG, d.efcP
@@ -1112,21 +1117,31 @@ func solveConstraints(m *Model, d *Data) {
 			copy(d.efcJar[:n], d.efcJp[:n])
 		}
 	}
+	// M·x once; after each line search M·x, like each row's jar, moves by
+	// α times the direction's (MuJoCo's Newton updates Ma and Jaref so)
+	Mx, Mp, qfrc := d.efcMx, d.efcMp, d.QfrcConstraint
+	for r := range nv {
+		s := 0.0
+		row := d.QM[r*nv : r*nv+nv]
+		for _, c := range m.mCols[r] {
+			s += row[c] * x[c]
+		}
+		Mx[r] = s
+	}
+	// MuJoCo's stopping test after each step: the cost's improvement or
+	// the gradient's norm, scaled by 1/(meaninertia·nv), below tolerance
+	tol, maxIter := m.Opt.tolerance(), 100
+	if m.Opt.Iterations > 0 {
+		maxIter = m.Opt.Iterations
+	}
+	tolScale := 1 / (m.meanInertia * float64(max(1, nv)))
+	cost := 0.0
 	d.SolverIter = 0
 	converged := false
-	for iter := 0; iter < 100; iter++ {
+	for iter := 0; iter < maxIter; iter++ {
 		d.SolverIter = iter
-		// gradient g = M(x − x₀) − Σ J_iᵀ f_i = Mx − qfrc_smooth − Jᵀf
-		// M's nonzeros only, in ascending column order: the skipped terms
-		// are exact zeros, so the sums are the dense ones bit for bit
-		for r := range nv {
-			s := -d.QfrcSmooth[r]
-			row := d.QM[r*nv : r*nv+nv]
-			for _, c := range m.mCols[r] {
-				s += row[c] * x[c]
-			}
-			g[r] = s
-		}
+		// gradient g = M(x − x₀) − Σ J_iᵀ f_i = Mx − qfrc_smooth − qfrc_constraint
+		clear(qfrc)
 		// H changes only with the set of quadratic rows: keep its factor
 		// while that set stays (MuJoCo's Newton does the same)
 		changed := iter == 0
@@ -1135,12 +1150,7 @@ func solveConstraints(m *Model, d *Data) {
 				// an elliptic block: its zone sets its rows' state; on
 				// the cone's surface its Hessian moves with x
 				var jar, f [6]float64
-				if iter > 0 {
-					d.coneJar(i, x, &jar)
-					copy(d.efcJar[i:i+d.efcDim[i]], jar[:d.efcDim[i]])
-				} else {
-					copy(jar[:], d.efcJar[i:i+d.efcDim[i]])
-				}
+				copy(jar[:], d.efcJar[i:i+d.efcDim[i]])
 				z := d.coneForce(i, &jar, &f)
 				cone, quad := z == coneMiddle, z == coneBottom
 				changed = changed || cone || d.efcCone[i]
@@ -1149,13 +1159,10 @@ func solveConstraints(m *Model, d *Data) {
 					changed = changed || d.efcActive[i+j] != quad
 					d.efcActive[i+j] = quad
 					d.EfcForce[i+j] = f[j]
-					d.addJT(i+j, -f[j], g)
+					d.addJT(i+j, f[j], qfrc)
 				}
 				i += d.efcDim[i] - 1
 				continue
-			}
-			if iter > 0 { // at iter 0 efcJar holds the start point's
-				d.efcJar[i] = d.rowJar(i, x) // x stays until the line search
 			}
 			f, quad := d.rowForce(i, d.efcJar[i])
 			if d.efcActive[i] != quad {
@@ -1163,14 +1170,23 @@ func solveConstraints(m *Model, d *Data) {
 			}
 			d.efcActive[i] = quad
 			d.EfcForce[i] = f
-			d.addJT(i, -f, g)
+			d.addJT(i, f, qfrc)
 		}
-		gn := 0.0
-		for _, v := range g {
-			gn = max(gn, math.Abs(v))
+		gn, g2, gauss := 0.0, 0.0, 0.0
+		for r := range nv {
+			g[r] = Mx[r] - d.QfrcSmooth[r] - qfrc[r]
+			gn = max(gn, math.Abs(g[r]))
+			g2 += g[r] * g[r]
+			gauss += (Mx[r] - d.QfrcSmooth[r]) * (x[r] - d.QaccSmooth[r])
 		}
 		if gn <= 1e-13*scale {
 			converged = true // EfcForce holds the forces at x
+			break
+		}
+		oldCost := cost
+		cost = d.rowsCost(0.5*gauss, d.efcJar)
+		if iter > 0 && (tolScale*(oldCost-cost) < tol || tolScale*math.Sqrt(g2) < tol) {
+			converged = true
 			break
 		}
 		// Newton direction: H p = −g, H = M + Σ_quadratic D JᵀJ
@@ -1259,6 +1275,7 @@ func solveConstraints(m *Model, d *Data) {
 			for _, c := range m.mCols[r] {
 				s += row[c] * p[c]
 			}
+			Mp[r] = s
 			pMp += p[r] * s
 			pg0 += p[r] * g[r]
 		}
@@ -1334,13 +1351,17 @@ func solveConstraints(m *Model, d *Data) {
 		}
 		for r := range nv {
 			x[r] += a * p[r]
+			Mx[r] += a * Mp[r]
+		}
+		for i := range n {
+			d.efcJar[i] += a * d.efcJp[i]
 		}
 	}
+	if converged {
+		return // EfcForce and QfrcConstraint are the forces at x
+	}
+	clear(d.QfrcConstraint)
 	for i := 0; i < n; i++ {
-		if converged {
-			d.addJT(i, d.EfcForce[i], d.QfrcConstraint)
-			continue
-		}
 		if d.EfcType[i] == RowContactElliptic {
 			var jar, f [6]float64
 			d.coneJar(i, x, &jar)
