@@ -90,29 +90,41 @@ func makeContactRows(m *Model, d *Data) {
 		f2 := vec3{c.Frame[6], c.Frame[7], c.Frame[8]}
 		rotRows := dim > 3
 		empty := true
+		o1x, o1y, o1z := off1[0], off1[1], off1[2]
+		o2x, o2y, o2z := off2[0], off2[1], off2[2]
 		for _, k := range cols {
-			var l1, w1, l2, w2 vec3
+			// in scalars: l = v + w × off per body, dp = l₂ − l₁ and
+			// dr = w₂ − w₁ with an absent body's terms exactly 0
 			cd := &d.Cdof[k]
-			mk := d.conMark[k]
+			wx, wy, wz, vx, vy, vz := cd[0], cd[1], cd[2], cd[3], cd[4], cd[5]
+			var px, py, pz, rx, ry, rz float64
+			switch d.conMark[k] {
+			case 1:
+				px, py, pz = 0-(vx+(wy*o1z-wz*o1y)), 0-(vy+(wz*o1x-wx*o1z)), 0-(vz+(wx*o1y-wy*o1x))
+				rx, ry, rz = 0-wx, 0-wy, 0-wz
+			case 2:
+				px, py, pz = vx+(wy*o2z-wz*o2y), vy+(wz*o2x-wx*o2z), vz+(wx*o2y-wy*o2x)
+				rx, ry, rz = wx, wy, wz
+			default:
+				px = (vx + (wy*o2z - wz*o2y)) - (vx + (wy*o1z - wz*o1y))
+				py = (vy + (wz*o2x - wx*o2z)) - (vy + (wz*o1x - wx*o1z))
+				pz = (vz + (wx*o2y - wy*o2x)) - (vz + (wx*o1y - wy*o1x))
+				rx, ry, rz = wx-wx, wy-wy, wz-wz
+			}
 			d.conMark[k] = 0
-			if mk&1 != 0 {
-				w1 = vec3{cd[0], cd[1], cd[2]}
-				l1 = add3(vec3{cd[3], cd[4], cd[5]}, cross3(w1, off1))
-			}
-			if mk&2 != 0 {
-				w2 = vec3{cd[0], cd[1], cd[2]}
-				l2 = add3(vec3{cd[3], cd[4], cd[5]}, cross3(w2, off2))
-			}
-			dp, dr := sub3(l2, l1), sub3(w2, w1)
-			if dp == (vec3{}) && dr == (vec3{}) {
+			if px == 0 && py == 0 && pz == 0 && rx == 0 && ry == 0 && rz == 0 {
 				for r := range 3 {
 					j1p[r*nv+k], j1r[r*nv+k] = 0, 0
 				}
 				continue
 			}
-			j1p[k], j1p[nv+k], j1p[2*nv+k] = dot3(f0, dp), dot3(f1, dp), dot3(f2, dp)
+			j1p[k] = f0[0]*px + f0[1]*py + f0[2]*pz
+			j1p[nv+k] = f1[0]*px + f1[1]*py + f1[2]*pz
+			j1p[2*nv+k] = f2[0]*px + f2[1]*py + f2[2]*pz
 			if rotRows {
-				j1r[k], j1r[nv+k], j1r[2*nv+k] = dot3(f0, dr), dot3(f1, dr), dot3(f2, dr)
+				j1r[k] = f0[0]*rx + f0[1]*ry + f0[2]*rz
+				j1r[nv+k] = f1[0]*rx + f1[1]*ry + f1[2]*rz
+				j1r[2*nv+k] = f2[0]*rx + f2[1]*ry + f2[2]*rz
 			}
 			empty = false
 		}

@@ -1170,7 +1170,9 @@ func solveConstraints(m *Model, d *Data) {
 			}
 			d.efcActive[i] = quad
 			d.EfcForce[i] = f
-			d.addJT(i, f, qfrc)
+			if f != 0 { // 0·J adds nothing
+				d.addJT(i, f, qfrc)
+			}
 		}
 		gn, g2, gauss := 0.0, 0.0, 0.0
 		for r := range nv {
@@ -1199,7 +1201,12 @@ func solveConstraints(m *Model, d *Data) {
 		case dense:
 			H := d.efcH
 			copy(H, d.QM)
-			for i := range n {
+			for i := 0; i < n; i++ {
+				if d.pyramidActive(i, n) {
+					d.addPyramid4(i, H, nv)
+					i += 3
+					continue
+				}
 				if !d.efcActive[i] {
 					continue
 				}
@@ -1418,6 +1425,49 @@ func (d *Data) setSpans(m *Model, n, nv int) bool {
 		}
 	}
 	return fill
+}
+
+// pyramidActive reports whether rows i..i+3 are the four edges of one
+// condim-3 pyramidal contact (one regularizer D), all in their quadratic
+// zone.
+func (d *Data) pyramidActive(i, n int) bool {
+	if i+4 > n || d.EfcType[i] != RowContactPyramidal || d.EfcType[i+3] != RowContactPyramidal {
+		return false
+	}
+	c := d.EfcJnt[i]
+	if d.EfcJnt[i+3] != c || (i > 0 && d.EfcType[i-1] == RowContactPyramidal && d.EfcJnt[i-1] == c) ||
+		(i+4 < n && d.EfcType[i+4] == RowContactPyramidal && d.EfcJnt[i+4] == c) {
+		return false // not exactly four rows: condim 4 or 6
+	}
+	return d.efcActive[i] && d.efcActive[i+1] && d.efcActive[i+2] && d.efcActive[i+3]
+}
+
+// addPyramid4 adds D·Σ_k J_kᵀJ_k of the four active edge rows i..i+3 of
+// one pyramid (pyramidActive) to H's lower triangle in one pass over the
+// columns where any of them is nonzero.
+func (d *Data) addPyramid4(i int, H []float64, nv int) {
+	lo, hi := nv, 0
+	for k := i; k < i+4; k++ {
+		lo, hi = min(lo, d.efcSpan[2*k]), max(hi, d.efcSpan[2*k+1])
+	}
+	J0 := d.efcJd[i*nv : i*nv+nv]
+	J1 := d.efcJd[(i+1)*nv : (i+1)*nv+nv]
+	J2 := d.efcJd[(i+2)*nv : (i+2)*nv+nv]
+	J3 := d.efcJd[(i+3)*nv : (i+3)*nv+nv]
+	nz := d.efcNZ[:0]
+	for c := lo; c < hi; c++ {
+		if J0[c] != 0 || J1[c] != 0 || J2[c] != 0 || J3[c] != 0 {
+			nz = append(nz, c)
+		}
+	}
+	D := d.efcD[i]
+	for k, r := range nz {
+		Hr := H[r*nv : r*nv+nv]
+		a0, a1, a2, a3 := D*J0[r], D*J1[r], D*J2[r], D*J3[r]
+		for _, c := range nz[:k+1] {
+			Hr[c] += a0*J0[c] + a1*J1[c] + a2*J2[c] + a3*J3[c]
+		}
+	}
 }
 
 // addChainRow adds D·JᵀJ of dense row i, whose nonzeros are one chain of
