@@ -55,6 +55,8 @@ func makeContactRows(m *Model, d *Data) {
 	if !(impratio > 0) {
 		impratio = 1
 	}
+	lastB1, lastB2 := -1, -1 // the bodies whose columns cols holds
+	var cols []int
 	for ci := range d.Contacts {
 		c := &d.Contacts[ci]
 		if !(c.Dist < c.IncludeMargin) {
@@ -77,7 +79,12 @@ func makeContactRows(m *Model, d *Data) {
 		// rows 0..2 translational in j1p, 3..5 rotational in j1r, the
 		// rotational ones only for condim 4 and 6, which use them. Each
 		// column is jacPoint's arithmetic: l = cdof_lin + w × (p − com).
-		cols := d.contactCols(m, b1, b2)
+		// a geom pair's contacts come in a row: their bodies' columns once
+		if b1 != lastB1 || b2 != lastB2 {
+			cols = d.contactCols(m, b1, b2)
+			lastB1, lastB2 = b1, b2
+		}
+		marks := d.conColMark[:len(cols)]
 		var off1, off2 vec3
 		if b1 != 0 {
 			off1 = sub3(c.Pos, d.SubtreeCom[m.bodyRoot[b1]])
@@ -92,13 +99,13 @@ func makeContactRows(m *Model, d *Data) {
 		empty := true
 		o1x, o1y, o1z := off1[0], off1[1], off1[2]
 		o2x, o2y, o2z := off2[0], off2[1], off2[2]
-		for _, k := range cols {
+		for j, k := range cols {
 			// in scalars: l = v + w × off per body, dp = l₂ − l₁ and
 			// dr = w₂ − w₁ with an absent body's terms exactly 0
 			cd := &d.Cdof[k]
 			wx, wy, wz, vx, vy, vz := cd[0], cd[1], cd[2], cd[3], cd[4], cd[5]
 			var px, py, pz, rx, ry, rz float64
-			switch d.conMark[k] {
+			switch marks[j] {
 			case 1:
 				px, py, pz = 0-(vx+(wy*o1z-wz*o1y)), 0-(vy+(wz*o1x-wx*o1z)), 0-(vz+(wx*o1y-wy*o1x))
 				rx, ry, rz = 0-wx, 0-wy, 0-wz
@@ -111,7 +118,6 @@ func makeContactRows(m *Model, d *Data) {
 				pz = (vz + (wx*o2y - wy*o2x)) - (vz + (wx*o1y - wy*o1x))
 				rx, ry, rz = wx-wx, wy-wy, wz-wz
 			}
-			d.conMark[k] = 0
 			if px == 0 && py == 0 && pz == 0 && rx == 0 && ry == 0 && rz == 0 {
 				for r := range 3 {
 					j1p[r*nv+k], j1r[r*nv+k] = 0, 0
@@ -146,6 +152,7 @@ func makeContactRows(m *Model, d *Data) {
 			for _, q := range cols {
 				row[q] = frame(0)[q]
 			}
+			d.spanCols(i, row, cols)
 			d.addRow(m, RowContactFrictionless, ci, 0, 0, [3]float64{}, c.Dist, c.Dist, c.IncludeMargin, 0, dotCols(row, d.Qvel, cols), tran, c.SolRef, c.SolImp)
 			continue
 		}
@@ -178,6 +185,7 @@ func makeContactRows(m *Model, d *Data) {
 				for _, q := range cols {
 					row[q] = normal[q] + s*mu*tk[q]
 				}
+				d.spanCols(i, row, cols)
 				d.EfcType[i], d.EfcJnt[i], d.efcDof[i], d.efcN[i] = RowContactPyramidal, ci, 0, 0
 				d.efcJac[i], d.EfcPos[i], d.efcFloss[i] = [3]float64{}, c.Dist, 0
 				d.efcR[i], d.efcD[i] = rpy, dpy
@@ -187,9 +195,9 @@ func makeContactRows(m *Model, d *Data) {
 	}
 }
 
-// contactCols returns the dofs moving body b1 or b2, ascending, and
-// leaves conMark[k] with bit 1 set where dof k moves b1 and bit 2 where it
-// moves b2 (the caller clears the marks of the returned columns).
+// contactCols returns the dofs moving body b1 or b2, ascending, and sets
+// conColMark[j] for the j-th of them: bit 1 where it moves b1, bit 2
+// where it moves b2.
 func (d *Data) contactCols(m *Model, b1, b2 int) []int {
 	for i, b := range [2]int{b1, b2} {
 		if b == 0 {
@@ -202,11 +210,32 @@ func (d *Data) contactCols(m *Model, b1, b2 int) []int {
 	cols := d.conCols[:0]
 	for k, on := range d.conMark {
 		if on != 0 {
+			d.conColMark[len(cols)] = on
 			cols = append(cols, k)
+			d.conMark[k] = 0
 		}
 	}
 	d.conCols = cols
 	return cols
+}
+
+// spanCols sets row i's nonzero span (setSpans's efcSpan) from its
+// columns cols, ascending, outside which the row is zero.
+func (d *Data) spanCols(i int, row []float64, cols []int) {
+	lo, hi := len(row), len(row)
+	for _, q := range cols {
+		if row[q] != 0 {
+			lo = q
+			break
+		}
+	}
+	for j := len(cols) - 1; j >= 0; j-- {
+		if row[cols[j]] != 0 {
+			hi = cols[j] + 1
+			break
+		}
+	}
+	d.efcSpan[2*i], d.efcSpan[2*i+1] = lo, hi
 }
 
 // dotCols is row·qvel over the columns cols (row is zero elsewhere).
@@ -243,6 +272,7 @@ func (d *Data) ellipticRows(m *Model, ci int, frame func(int) []float64, cols []
 		for _, q := range cols {
 			row[q] = fk[q]
 		}
+		d.spanCols(i, row, cols)
 		invw := tran
 		if k >= 3 {
 			invw = rot

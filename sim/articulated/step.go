@@ -106,7 +106,7 @@ type Data struct {
 	qaccWarm   []float64
 	// a contact's dofs: those moving either body (contact.go)
 	conCols             []int
-	conMark             []uint8
+	conMark, conColMark []uint8
 	efcJar, efcJp       []float64
 	QfrcConstraint      []float64
 	efcG, efcP          []float64
@@ -143,7 +143,7 @@ func NewData(m *Model) *Data {
 		ActuatorLength: make([]float64, nu), ActuatorVelocity: make([]float64, nu), ActuatorForce: make([]float64, nu),
 		QfrcActuator: v(), QfrcSmooth: v(), QaccSmooth: v(), tmp: v(),
 		QfrcConstraint: v(), efcG: v(), efcP: v(), efcMx: v(), efcMp: v(), qaccWarm: v(),
-		conCols: make([]int, 0, nv), conMark: make([]uint8, nv),
+		conCols: make([]int, 0, nv), conMark: make([]uint8, nv), conColMark: make([]uint8, nv),
 		TenLength: make([]float64, len(m.Tendons)), TenVelocity: make([]float64, len(m.Tendons)),
 		MocapPos: make([][3]float64, len(m.MocapBodies)), MocapQuat: make([][4]float64, len(m.MocapBodies)),
 		tenJ: append([]float64(nil), m.tenJ...), tenScratch: make([]float64, 12*nv),
@@ -1398,13 +1398,18 @@ func (d *Data) setSpans(m *Model, n, nv int) bool {
 		}
 		row := d.efcJd[i*nv : i*nv+nv]
 		lo, hi := 0, nv
-		for lo < hi && row[lo] == 0 {
-			lo++
+		switch d.EfcType[i] {
+		case RowContactFrictionless, RowContactPyramidal, RowContactElliptic:
+			lo, hi = d.efcSpan[2*i], d.efcSpan[2*i+1] // set with the row (spanCols)
+		default:
+			for lo < hi && row[lo] == 0 {
+				lo++
+			}
+			for hi > lo && row[hi-1] == 0 {
+				hi--
+			}
+			d.efcSpan[2*i], d.efcSpan[2*i+1] = lo, hi
 		}
-		for hi > lo && row[hi-1] == 0 {
-			hi--
-		}
-		d.efcSpan[2*i], d.efcSpan[2*i+1] = lo, hi
 		if fill || d.EfcType[i] == RowContactElliptic {
 			fill = true
 			continue
