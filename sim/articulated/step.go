@@ -99,6 +99,9 @@ type Data struct {
 	efcDim  []int
 	efcMu   []float64
 	efcCone []bool
+	// efcPyr marks the first of the four edge rows of a condim-3
+	// pyramidal contact (contact.go), which J·x and Jᵀf visit together
+	efcPyr []bool
 	// PGS (pgs.go): A = J·M⁻¹·Jᵀ + R, M⁻¹·Jᵀ, the visiting order, and
 	// the last step's qacc (MuJoCo's qacc_warmstart)
 	pgsA, pgsW []float64
@@ -164,6 +167,7 @@ func NewData(m *Model) *Data {
 	d.efcJar, d.efcJp = f(), f()
 	d.efcActive = make([]bool, nr)
 	d.efcDim, d.efcMu, d.efcCone = make([]int, nr), f(), make([]bool, nr)
+	d.efcPyr = make([]bool, nr)
 	if m.Opt.Solver == PGS {
 		// A is nr² (2 MB at 512 rows); beyond that it grows with the rows
 		// a step actually has (pgs.go)
@@ -1007,6 +1011,7 @@ func (d *Data) addRowImp(m *Model, typ, j, dof, n int, jac [3]float64, dist, mar
 	i := d.NEfc
 	d.NEfc++
 	d.EfcType[i], d.EfcJnt[i], d.efcDof[i], d.efcN[i] = typ, j, dof, n
+	d.efcPyr[i] = false
 	d.efcJac[i], d.EfcPos[i], d.efcFloss[i] = jac, dist, floss
 	// R = (1 − imp)/imp · diagApprox (dof_invweight0, or the bodies' or
 	// joints' sum for equalities)
@@ -1170,6 +1175,30 @@ func solveConstraints(m *Model, d *Data) {
 			}
 			d.efcActive[i] = quad
 			d.EfcForce[i] = f
+			if d.efcPyr[i] {
+				// a pyramid's four rows: when all push, Jᵀf in one pass
+				// (the same sums per column, rows in order)
+				all := f != 0
+				for j := i + 1; j < i+4; j++ {
+					fj, qj := d.rowForce(j, d.efcJar[j])
+					if d.efcActive[j] != qj {
+						changed = true
+					}
+					d.efcActive[j], d.EfcForce[j] = qj, fj
+					all = all && fj != 0
+				}
+				if all {
+					d.addJT4(i, qfrc)
+				} else {
+					for j := i; j < i+4; j++ {
+						if d.EfcForce[j] != 0 {
+							d.addJT(j, d.EfcForce[j], qfrc)
+						}
+					}
+				}
+				i += 3
+				continue
+			}
 			if f != 0 { // 0·J adds nothing
 				d.addJT(i, f, qfrc)
 			}
@@ -1287,8 +1316,9 @@ func solveConstraints(m *Model, d *Data) {
 			pg0 += p[r] * g[r]
 		}
 		// pᵀg includes −Σ (J_i p) f_i at α = 0: add it back
+		d.rowJars(p, d.efcJp)
 		for i := range n {
-			d.efcJp[i] = d.rowJar(i, p) + d.EfcAref[i]
+			d.efcJp[i] += d.EfcAref[i]
 		}
 		for i := 0; i < n; i++ {
 			if d.EfcType[i] == RowContactElliptic {
