@@ -491,14 +491,22 @@ func collision(m *Model, d *Data) {
 		}
 		g := &m.Geoms[i]
 		b := g.Body
-		xp := add3(d.Xpos[b], mulMatVec(&d.Xmat[b], g.Pos))
-		xm := mulMat3(&d.Xmat[b], &m.geomMat[i])
-		d.GeomXpos[i], d.GeomXmat[i] = xp, xm
+		// xpos + xmat·pos and xmat·geomMat written in place (no vec3
+		// temporaries), the operations of add3, mulMatVec and mulMat3
+		bm, bp, gm := &d.Xmat[b], &d.Xpos[b], &m.geomMat[i]
+		xp, xm := &d.GeomXpos[i], &d.GeomXmat[i]
+		g0, g1, g2 := g.Pos[0], g.Pos[1], g.Pos[2]
 		h := &m.aabb[i]
 		e := &d.geomExt[i]
 		for r := range 3 {
-			e[r] = math.Abs(xm[3*r])*h[0] + math.Abs(xm[3*r+1])*h[1] + math.Abs(xm[3*r+2])*h[2]
-			nan += (xp[r] + xm[3*r] + xm[3*r+1] + xm[3*r+2]) * 0
+			a0, a1, a2 := bm[3*r], bm[3*r+1], bm[3*r+2]
+			xp[r] = bp[r] + (a0*g0 + a1*g1 + a2*g2)
+			m0 := a0*gm[0] + a1*gm[3] + a2*gm[6]
+			m1 := a0*gm[1] + a1*gm[4] + a2*gm[7]
+			m2 := a0*gm[2] + a1*gm[5] + a2*gm[8]
+			xm[3*r], xm[3*r+1], xm[3*r+2] = m0, m1, m2
+			e[r] = math.Abs(m0)*h[0] + math.Abs(m1)*h[1] + math.Abs(m2)*h[2]
+			nan += (xp[r] + m0 + m1 + m2) * 0
 		}
 	}
 	d.staticFrames = nan == 0

@@ -256,12 +256,16 @@ func (c *Collider) plane(dst []Contact, pp *Pose, s *Shape, p *Pose, margin floa
 			if i&4 != 0 {
 				v[2] = s.Size[2]
 			}
-			corner := p.Rot.MulVec(v)
-			ld := n.Dot(corner)
+			// corner := p.Rot.MulVec(v) and n·corner, in scalars
+			R := &p.Rot
+			c0 := R[0]*v[0] + R[1]*v[1] + R[2]*v[2]
+			c1 := R[3]*v[0] + R[4]*v[1] + R[5]*v[2]
+			c2 := R[6]*v[0] + R[7]*v[1] + R[8]*v[2]
+			ld := n[0]*c0 + n[1]*c1 + n[2]*c2
 			if h+ld > margin || ld > 0 {
 				continue
 			}
-			add(p.Pos.Add(corner), h+ld)
+			add(Vec3{p.Pos[0] + c0, p.Pos[1] + c1, p.Pos[2] + c2}, h+ld)
 			cnt++
 		}
 	case Mesh:
