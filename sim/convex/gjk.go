@@ -363,9 +363,9 @@ func (c *Collider) epaWalk(f, from int32, w Vec3, visTol float64) {
 	}
 }
 
-//
-// In scalars, with Sub's, Cross's, Norm's, Scale's and Dot's operations
-// in their order; the face is written in place.
+// addFace appends the face (a, b, d) with its unit normal and offset
+// (Inf for a degenerate face). In scalars, with Sub's, Cross's, Norm's,
+// Scale's and Dot's operations in their order; written in place.
 func (c *Collider) addFace(a, b, d int32) {
 	pa, pb, pc := &c.verts[a].w, &c.verts[b].w, &c.verts[d].w
 	u0, u1, u2 := pb[0]-pa[0], pb[1]-pa[1], pb[2]-pa[2]
