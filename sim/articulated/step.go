@@ -1140,6 +1140,9 @@ func solveConstraints(m *Model, d *Data) {
 		maxIter = m.Opt.Iterations
 	}
 	tolScale := 1 / (m.meanInertia * float64(max(1, nv)))
+	if !(m.meanInertia > 0) {
+		tolScale = 1 // no inertia to scale by: the raw improvement and gradient
+	}
 	cost := 0.0
 	d.SolverIter = 0
 	converged := false
