@@ -97,7 +97,9 @@ type Collision struct {
 
 	shapes  []convex.Shape
 	geomMat [][9]float64 // geom frame in the body frame
-	rbound  []float64
+	// geomStatic marks geoms whose world frame never changes
+	geomStatic []bool
+	rbound     []float64
 	// aabb is each geom's half-extent box about its origin in its own
 	// frame (MuJoCo's geom_aabb, centred), for the box filter
 	aabb  [][3]float64
@@ -145,6 +147,8 @@ type contactData struct {
 	collider convex.Collider
 	conBuf   []convex.Contact
 	conJac   []float64 // 12·NV: the two bodies' point Jacobians
+	// staticFrames: the frames of Model.geomStatic's geoms are computed
+	staticFrames bool
 }
 
 var defaultSolRef = [2]float64{0.02, 1}
@@ -273,6 +277,18 @@ func (m *Model) SetCollision(geoms []Geom, excludes []Exclude, pairs []Pair) err
 	}
 	m.Geoms, m.Excludes, m.Pairs, m.shapes, m.geomMat, m.rbound, m.aabb = gs, exs, prs, shapes, mats, rb, box
 	m.pairs = m.candidatePairs()
+	// geoms on bodies welded to the world, with no mocap body on the way:
+	// their frames are constants, computed at a Data's first collision
+	m.geomStatic = make([]bool, len(gs))
+	for i := range gs {
+		m.geomStatic[i] = true
+		for b := gs[i].Body; b > 0; b = m.Bodies[b].Parent {
+			if m.bodyJntNum[b] != 0 || m.Bodies[b].Mocap {
+				m.geomStatic[i] = false
+				break
+			}
+		}
+	}
 	return nil
 }
 
@@ -470,18 +486,30 @@ func collision(m *Model, d *Data) {
 	// and NaN): then the narrow phase runs without its per-pair checks
 	var nan float64
 	for i := range m.Geoms {
+		if d.staticFrames && m.geomStatic[i] {
+			continue // constant: computed at the first collision
+		}
 		g := &m.Geoms[i]
 		b := g.Body
-		xp := add3(d.Xpos[b], mulMatVec(&d.Xmat[b], g.Pos))
-		xm := mulMat3(&d.Xmat[b], &m.geomMat[i])
-		d.GeomXpos[i], d.GeomXmat[i] = xp, xm
+		// xpos + xmat·pos and xmat·geomMat written in place (no vec3
+		// temporaries), the operations of add3, mulMatVec and mulMat3
+		bm, bp, gm := &d.Xmat[b], &d.Xpos[b], &m.geomMat[i]
+		xp, xm := &d.GeomXpos[i], &d.GeomXmat[i]
+		g0, g1, g2 := g.Pos[0], g.Pos[1], g.Pos[2]
 		h := &m.aabb[i]
 		e := &d.geomExt[i]
 		for r := range 3 {
-			e[r] = math.Abs(xm[3*r])*h[0] + math.Abs(xm[3*r+1])*h[1] + math.Abs(xm[3*r+2])*h[2]
-			nan += (xp[r] + xm[3*r] + xm[3*r+1] + xm[3*r+2]) * 0
+			a0, a1, a2 := bm[3*r], bm[3*r+1], bm[3*r+2]
+			xp[r] = bp[r] + (a0*g0 + a1*g1 + a2*g2)
+			m0 := a0*gm[0] + a1*gm[3] + a2*gm[6]
+			m1 := a0*gm[1] + a1*gm[4] + a2*gm[7]
+			m2 := a0*gm[2] + a1*gm[5] + a2*gm[8]
+			xm[3*r], xm[3*r+1], xm[3*r+2] = m0, m1, m2
+			e[r] = math.Abs(m0)*h[0] + math.Abs(m1)*h[1] + math.Abs(m2)*h[2]
+			nan += (xp[r] + m0 + m1 + m2) * 0
 		}
 	}
+	d.staticFrames = nan == 0
 	if m.Opt.Disable&(DisableConstraint|DisableContact) != 0 {
 		return
 	}

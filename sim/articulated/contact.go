@@ -51,11 +51,12 @@ func makeContactRows(m *Model, d *Data) {
 		d.conJac = make([]float64, 12*nv) // a Data made before SetGeoms: once
 	}
 	j1p, j1r := d.conJac[0:3*nv], d.conJac[3*nv:6*nv]
-	j2p, j2r := d.conJac[6*nv:9*nv], d.conJac[9*nv:12*nv]
 	impratio := m.ImpRatio
 	if !(impratio > 0) {
 		impratio = 1
 	}
+	lastB1, lastB2 := -1, -1 // the bodies whose columns cols holds
+	var cols []int
 	for ci := range d.Contacts {
 		c := &d.Contacts[ci]
 		if !(c.Dist < c.IncludeMargin) {
@@ -72,29 +73,64 @@ func makeContactRows(m *Model, d *Data) {
 			continue
 		}
 		b1, b2 := m.Geoms[c.Geom1].Body, m.Geoms[c.Geom2].Body
-		d.jacPoint(m, b1, c.Pos, j1p, j1r)
-		d.jacPoint(m, b2, c.Pos, j2p, j2r)
-		// the Jacobian difference (body2 − body1) in the contact frame:
-		// rows 0..2 translational, 3..5 rotational, in j1p and j1r
-		// only the dofs on the two bodies' chains can be nonzero (the
-		// others are zero in all four Jacobians, so in the rotated ones)
-		cols := d.contactCols(m, b1, b2)
+		// the Jacobian difference (body2 − body1) of the contact point in
+		// the contact frame, column by column over the dofs on the two
+		// bodies' chains (the others are zero in both point Jacobians):
+		// rows 0..2 translational in j1p, 3..5 rotational in j1r, the
+		// rotational ones only for condim 4 and 6, which use them. Each
+		// column is jacPoint's arithmetic: l = cdof_lin + w × (p − com).
+		// a geom pair's contacts come in a row: their bodies' columns once
+		if b1 != lastB1 || b2 != lastB2 {
+			cols = d.contactCols(m, b1, b2)
+			lastB1, lastB2 = b1, b2
+		}
+		marks := d.conColMark[:len(cols)]
+		var off1, off2 vec3
+		if b1 != 0 {
+			off1 = sub3(c.Pos, d.SubtreeCom[m.bodyRoot[b1]])
+		}
+		if b2 != 0 {
+			off2 = sub3(c.Pos, d.SubtreeCom[m.bodyRoot[b2]])
+		}
+		f0 := vec3{c.Frame[0], c.Frame[1], c.Frame[2]}
+		f1 := vec3{c.Frame[3], c.Frame[4], c.Frame[5]}
+		f2 := vec3{c.Frame[6], c.Frame[7], c.Frame[8]}
+		rotRows := dim > 3
 		empty := true
-		for _, k := range cols {
-			var dp, dr vec3
-			for r := range 3 {
-				dp[r] = j2p[r*nv+k] - j1p[r*nv+k]
-				dr[r] = j2r[r*nv+k] - j1r[r*nv+k]
+		o1x, o1y, o1z := off1[0], off1[1], off1[2]
+		o2x, o2y, o2z := off2[0], off2[1], off2[2]
+		for j, k := range cols {
+			// in scalars: l = v + w × off per body, dp = l₂ − l₁ and
+			// dr = w₂ − w₁ with an absent body's terms exactly 0
+			cd := &d.Cdof[k]
+			wx, wy, wz, vx, vy, vz := cd[0], cd[1], cd[2], cd[3], cd[4], cd[5]
+			var px, py, pz, rx, ry, rz float64
+			switch marks[j] {
+			case 1:
+				px, py, pz = 0-(vx+(wy*o1z-wz*o1y)), 0-(vy+(wz*o1x-wx*o1z)), 0-(vz+(wx*o1y-wy*o1x))
+				rx, ry, rz = 0-wx, 0-wy, 0-wz
+			case 2:
+				px, py, pz = vx+(wy*o2z-wz*o2y), vy+(wz*o2x-wx*o2z), vz+(wx*o2y-wy*o2x)
+				rx, ry, rz = wx, wy, wz
+			default:
+				px = (vx + (wy*o2z - wz*o2y)) - (vx + (wy*o1z - wz*o1y))
+				py = (vy + (wz*o2x - wx*o2z)) - (vy + (wz*o1x - wx*o1z))
+				pz = (vz + (wx*o2y - wy*o2x)) - (vz + (wx*o1y - wy*o1x))
+				rx, ry, rz = wx-wx, wy-wy, wz-wz
 			}
-			if dp == (vec3{}) && dr == (vec3{}) {
+			if px == 0 && py == 0 && pz == 0 && rx == 0 && ry == 0 && rz == 0 {
 				for r := range 3 {
 					j1p[r*nv+k], j1r[r*nv+k] = 0, 0
 				}
 				continue
 			}
-			for r := range 3 {
-				f := vec3{c.Frame[3*r], c.Frame[3*r+1], c.Frame[3*r+2]}
-				j1p[r*nv+k], j1r[r*nv+k] = dot3(f, dp), dot3(f, dr)
+			j1p[k] = f0[0]*px + f0[1]*py + f0[2]*pz
+			j1p[nv+k] = f1[0]*px + f1[1]*py + f1[2]*pz
+			j1p[2*nv+k] = f2[0]*px + f2[1]*py + f2[2]*pz
+			if rotRows {
+				j1r[k] = f0[0]*rx + f0[1]*ry + f0[2]*rz
+				j1r[nv+k] = f1[0]*rx + f1[1]*ry + f1[2]*rz
+				j1r[2*nv+k] = f2[0]*rx + f2[1]*ry + f2[2]*rz
 			}
 			empty = false
 		}
@@ -112,68 +148,95 @@ func makeContactRows(m *Model, d *Data) {
 		if dim <= 1 {
 			i := d.NEfc
 			row := d.efcJd[i*nv : i*nv+nv]
-			copy(row, frame(0))
+			clear(row)
+			for _, q := range cols {
+				row[q] = frame(0)[q]
+			}
+			d.spanCols(i, row, cols)
 			d.addRow(m, RowContactFrictionless, ci, 0, 0, [3]float64{}, c.Dist, c.Dist, c.IncludeMargin, 0, dotCols(row, d.Qvel, cols), tran, c.SolRef, c.SolImp)
 			continue
 		}
 		if elliptic {
-			d.ellipticRows(m, ci, frame, tran, rot, impratio)
+			d.ellipticRows(m, ci, frame, cols, tran, rot, impratio)
 			continue
 		}
-		first := d.NEfc
 		normal := frame(0)
-		// the edges share the contact's dist, margin and so impedance
+		// the edges share the contact's dist, margin, so impedance and
+		// reference stiffness and damping, and one regularizer: R₀ from
+		// the first edge's diagApprox t + μ₁²·t, then R = 2·μ²·R₀ for all
+		// (addRowImp's arithmetic, once per contact)
 		imp, dmax := impedance(&c.SolImp, c.Dist, c.IncludeMargin)
+		kr, br := refStiffDamp(m, RowContactPyramidal, &c.SolRef, dmax)
+		ka := kr * imp * (c.Dist - c.IncludeMargin)
+		dA := tran
+		dA += c.Friction[0] * c.Friction[0] * tran
+		r0 := max(1e-15, (1-imp)*dA/imp)
+		mu0 := c.Friction[0] * math.Sqrt(1/impratio)
+		rpy := max(1e-15, 2*mu0*mu0*r0)
+		dpy := 1 / rpy
 		for k := 1; k < dim; k++ {
 			mu := c.Friction[k-1] // clamped to mjMINMU in collision
 			tk := frame(k)
-			fr := mu
-			dA := tran
-			if k-1 < 2 {
-				dA += fr * fr * tran
-			} else {
-				dA += fr * fr * rot
-			}
 			for _, s := range [2]float64{1, -1} {
 				i := d.NEfc
+				d.NEfc++
 				row := d.efcJd[i*nv : i*nv+nv]
 				clear(row)
 				for _, q := range cols {
 					row[q] = normal[q] + s*mu*tk[q]
 				}
-				d.addRowImp(m, RowContactPyramidal, ci, 0, 0, [3]float64{}, c.Dist, c.IncludeMargin, 0, dotCols(row, d.Qvel, cols), dA, &c.SolRef, imp, dmax)
+				d.spanCols(i, row, cols)
+				d.EfcType[i], d.EfcJnt[i], d.efcDof[i], d.efcN[i] = RowContactPyramidal, ci, 0, 0
+				d.efcPyr[i] = dim == 3 && k == 1 && s > 0
+				d.efcJac[i], d.EfcPos[i], d.efcFloss[i] = [3]float64{}, c.Dist, 0
+				d.efcR[i], d.efcD[i] = rpy, dpy
+				d.EfcAref[i] = -br*dotCols(row, d.Qvel, cols) - ka
 			}
-		}
-		// one regularizer for the pyramid, matching the elliptic cone's
-		// friction impedance
-		r0 := d.efcR[first]
-		mu := c.Friction[0] * math.Sqrt(1/impratio)
-		rpy := max(1e-15, 2*mu*mu*r0)
-		for i := first; i < d.NEfc; i++ {
-			d.efcR[i], d.efcD[i] = rpy, 1/rpy
 		}
 	}
 }
 
-// contactCols returns the dofs moving body b1 or b2, ascending.
+// contactCols returns the dofs moving body b1 or b2, ascending, and sets
+// conColMark[j] for the j-th of them: bit 1 where it moves b1, bit 2
+// where it moves b2.
 func (d *Data) contactCols(m *Model, b1, b2 int) []int {
-	for _, b := range [2]int{b1, b2} {
+	for i, b := range [2]int{b1, b2} {
 		if b == 0 {
 			continue
 		}
 		for k := m.lastDof(b); k >= 0; k = m.dofParent[k] {
-			d.conMark[k] = true
+			d.conMark[k] |= 1 << i
 		}
 	}
 	cols := d.conCols[:0]
 	for k, on := range d.conMark {
-		if on {
+		if on != 0 {
+			d.conColMark[len(cols)] = on
 			cols = append(cols, k)
-			d.conMark[k] = false
+			d.conMark[k] = 0
 		}
 	}
 	d.conCols = cols
 	return cols
+}
+
+// spanCols sets row i's nonzero span (setSpans's efcSpan) from its
+// columns cols, ascending, outside which the row is zero.
+func (d *Data) spanCols(i int, row []float64, cols []int) {
+	lo, hi := len(row), len(row)
+	for _, q := range cols {
+		if row[q] != 0 {
+			lo = q
+			break
+		}
+	}
+	for j := len(cols) - 1; j >= 0; j-- {
+		if row[cols[j]] != 0 {
+			hi = cols[j] + 1
+			break
+		}
+	}
+	d.efcSpan[2*i], d.efcSpan[2*i+1] = lo, hi
 }
 
 // dotCols is row·qvel over the columns cols (row is zero elsewhere).
@@ -195,8 +258,9 @@ func dotQvel(row, qvel []float64) float64 {
 
 // ellipticRows adds contact ci's block of condim rows on the elliptic
 // cone (cone.go): frame(k) is the Jacobian of the contact frame's k-th
-// direction, tran and rot the bodies' invweight0 sums.
-func (d *Data) ellipticRows(m *Model, ci int, frame func(int) []float64, tran, rot, impratio float64) {
+// direction on the columns cols (zero elsewhere), tran and rot the
+// bodies' invweight0 sums.
+func (d *Data) ellipticRows(m *Model, ci int, frame func(int) []float64, cols []int, tran, rot, impratio float64) {
 	c := &d.Contacts[ci]
 	nv, dim, first := m.NV, c.Condim, d.NEfc
 	// every row's impedance is the normal's (MuJoCo's getposdim)
@@ -204,7 +268,12 @@ func (d *Data) ellipticRows(m *Model, ci int, frame func(int) []float64, tran, r
 	for k := range dim {
 		i := d.NEfc
 		row := d.efcJd[i*nv : i*nv+nv]
-		copy(row, frame(k))
+		clear(row)
+		fk := frame(k)
+		for _, q := range cols {
+			row[q] = fk[q]
+		}
+		d.spanCols(i, row, cols)
 		invw := tran
 		if k >= 3 {
 			invw = rot

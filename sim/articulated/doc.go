@@ -68,8 +68,8 @@
 // the same solver. Spatial tendons through points fixed on bodies
 // (spatial.go). Not simulated yet: tendon wrapping and a weld's explicit
 // relpose (the MJCF import refuses models that need them), and
-// the constraint solve is the converged Newton minimizer (MuJoCo's
-// Newton and CG reach it within their tolerance) or MuJoCo's PGS on the
+// the constraint solve is Newton's minimizer to MuJoCo's tolerance test
+// (MuJoCo's Newton and CG reach it within their tolerance) or MuJoCo's PGS on the
 // dual with its iterations and tolerance (pgs.go). Mocap bodies
 // (mocap.go) take their frames from Data.MocapPos and MocapQuat, set by
 // the caller: a weld to one drives a gripper as MetaWorld's. The broad

@@ -265,28 +265,28 @@ func makeEqualities(m *Model, d *Data) {
 			norm = math.Sqrt(norm)
 			i0 := d.NEfc
 			imp, dmax := impedance(&e.SolImp, norm, 0)
+			// only the dofs moving either body: the rows are zero elsewhere
+			cols := d.contactCols(m, e.Obj1, e.Obj2)
 			for r := range 6 {
 				row := d.efcJd[(i0+r)*nv : (i0+r)*nv+nv]
+				clear(row)
 				if r < 3 {
-					for k := range nv {
+					for _, k := range cols {
 						row[k] = jp0[r*nv+k] - jp1[r*nv+k]
 					}
 				}
 			}
 			// rotation rows: 0.5·neg(q1)·(jr0 − jr1)·q0·relpose, scaled
 			r3, r4, r5 := d.efcJd[(i0+3)*nv:(i0+4)*nv], d.efcJd[(i0+4)*nv:(i0+5)*nv], d.efcJd[(i0+5)*nv:(i0+6)*nv]
-			for k := range nv {
+			for _, k := range cols {
 				// scalar quaternion products (registers, not arrays)
 				a0, a1, a2, a3 := mulQuatS(quat1[0], quat1[1], quat1[2], quat1[3], 0, jr0[k]-jr1[k], jr0[nv+k]-jr1[nv+k], jr0[2*nv+k]-jr1[2*nv+k])
 				_, q1, q2, q3 := mulQuatS(a0, a1, a2, a3, quat[0], quat[1], quat[2], quat[3])
 				r3[k], r4[k], r5[k] = 0.5*q1*ts, 0.5*q2*ts, 0.5*q3*ts
 			}
 			for r := range 6 {
-				vel := 0.0
 				row := d.efcJd[(i0+r)*nv : (i0+r)*nv+nv]
-				for k := range nv {
-					vel += row[k] * d.Qvel[k]
-				}
+				vel := dotCols(row, d.Qvel, cols)
 				w := 0
 				if r >= 3 {
 					w = 1

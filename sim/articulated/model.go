@@ -98,9 +98,11 @@ type Option struct {
 	// Cone is the friction cone of contacts (MuJoCo's opt.cone).
 	Cone Cone
 	// Solver is the constraint solver; Iterations and Tolerance bound
-	// PGS's sweeps (0: MuJoCo's defaults 100 and 1e-8; a negative
-	// Tolerance: MuJoCo's 0, no early stop). Newton runs to convergence
-	// whatever they say.
+	// its iterations as MuJoCo's do (0: MuJoCo's defaults 100 and 1e-8;
+	// a negative Tolerance: MuJoCo's 0, no early stop): PGS's sweeps,
+	// and Newton's steps, which stop as mj_solNewton's when the cost's
+	// improvement or the gradient's norm, scaled by 1/(meaninertia·nv),
+	// falls below Tolerance (or the gradient is zero to rounding).
 	Solver     Solver
 	Iterations int
 	Tolerance  float64
@@ -113,8 +115,8 @@ type Solver int
 // The constraint solvers.
 const (
 	// Newton minimizes the primal cost by Newton's method with an exact
-	// line search, iterated to convergence (MuJoCo's Newton and CG both
-	// reach this minimizer within their tolerance).
+	// line search, stopped by MuJoCo's tolerance test (MuJoCo's Newton and
+	// CG both reach this minimizer within their tolerance).
 	Newton Solver = 0
 	// PGS is MuJoCo's projected Gauss–Seidel on the dual (pgs.go), with
 	// its iteration count and tolerance.

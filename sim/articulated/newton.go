@@ -4,13 +4,18 @@ package articulated
 // ½(x − a₀)ᵀM(x − a₀) plus each constraint's s(J·x − aref): ½·D·jar² for
 // equalities and for limits and contacts in compression, frictionloss's
 // Huber cost (quadratic within |jar| ≤ R·f, linear beyond), an elliptic
-// block's zone cost (cone.go). tmp (NV) is scratch.
-func (d *Data) primalCost(m *Model, x, tmp []float64) float64 {
+// block's zone cost (cone.go). jar holds J_i·x − aref_i of every row
+// (rowJars); tmp (NV) is scratch. At x = qacc_smooth the quadratic term is
+// exactly +0 and smooth skips it.
+func (d *Data) primalCost(m *Model, x, jar, tmp []float64, smooth bool) float64 {
 	nv := m.NV
+	c := 0.0
+	if smooth {
+		nv = 0
+	}
 	for r := range nv {
 		tmp[r] = x[r] - d.QaccSmooth[r]
 	}
-	c := 0.0
 	for r := range nv {
 		row := d.QM[r*nv : r*nv+nv]
 		s := 0.0
@@ -19,26 +24,32 @@ func (d *Data) primalCost(m *Model, x, tmp []float64) float64 {
 		}
 		c += 0.5 * tmp[r] * s
 	}
+	return d.rowsCost(c, jar)
+}
+
+// rowsCost returns c plus the constraints' part of the primal cost at the
+// rows' jar.
+func (d *Data) rowsCost(c float64, jar []float64) float64 {
 	for i := 0; i < d.NEfc; i++ {
 		if d.EfcType[i] == RowContactElliptic {
-			var jar, f [6]float64
-			d.coneJar(i, x, &jar)
+			var jb, f [6]float64
 			dim, mu := d.efcDim[i], d.efcMu[i]
-			switch d.coneForce(i, &jar, &f) {
+			copy(jb[:], jar[i:i+dim])
+			switch d.coneForce(i, &jb, &f) {
 			case coneBottom:
 				for j := range dim {
-					c += 0.5 * d.efcD[i+j] * jar[j] * jar[j]
+					c += 0.5 * d.efcD[i+j] * jb[j] * jb[j]
 				}
 			case coneMiddle:
 				var U [6]float64
-				N, T := d.coneUT(i, &jar, &U)
+				N, T := d.coneUT(i, &jb, &U)
 				dm := d.efcD[i] / (mu * mu * (1 + mu*mu))
 				c += 0.5 * dm * (N - mu*T) * (N - mu*T)
 			}
 			i += dim - 1
 			continue
 		}
-		jar := d.rowJar(i, x)
+		jar := jar[i]
 		switch t := d.EfcType[i]; {
 		case t == RowEquality:
 			c += 0.5 * d.efcD[i] * jar * jar
@@ -58,4 +69,68 @@ func (d *Data) primalCost(m *Model, x, tmp []float64) float64 {
 		}
 	}
 	return c
+}
+
+// rowJars writes J_i·x − aref_i of every row into jar; a condim-3
+// pyramid's four rows in one pass over their columns (each row's sum in
+// the same order: the columns outside a row's span add exact zeros).
+func (d *Data) rowJars(x, jar []float64) {
+	for i := 0; i < d.NEfc; i++ {
+		if !d.efcPyr[i] {
+			jar[i] = d.rowJar(i, x)
+			continue
+		}
+		nv := len(x)
+		lo, hi := d.pyrSpan(i)
+		xs := x[lo:hi]
+		J0 := d.efcJd[i*nv+lo : i*nv+hi]
+		J1 := d.efcJd[(i+1)*nv+lo : (i+1)*nv+hi]
+		J2 := d.efcJd[(i+2)*nv+lo : (i+2)*nv+hi]
+		J3 := d.efcJd[(i+3)*nv+lo : (i+3)*nv+hi]
+		J1, J2, J3 = J1[:len(xs)], J2[:len(xs)], J3[:len(xs)]
+		J0 = J0[:len(xs)]
+		s0, s1, s2, s3 := 0.0, 0.0, 0.0, 0.0
+		for k, v := range xs {
+			s0 += J0[k] * v
+			s1 += J1[k] * v
+			s2 += J2[k] * v
+			s3 += J3[k] * v
+		}
+		a := d.EfcAref[i : i+4]
+		jar[i], jar[i+1], jar[i+2], jar[i+3] = s0-a[0], s1-a[1], s2-a[2], s3-a[3]
+		i += 3
+	}
+}
+
+// pyrSpan is the union of the nonzero spans of pyramid rows i..i+3.
+func (d *Data) pyrSpan(i int) (lo, hi int) {
+	sp := d.efcSpan[2*i : 2*i+8]
+	lo, hi = min(sp[0], sp[2], sp[4], sp[6]), max(sp[1], sp[3], sp[5], sp[7])
+	if lo > hi {
+		lo = hi // all four rows zero
+	}
+	return lo, hi
+}
+
+// addJT4 adds Σ J_kᵀ·EfcForce_k of pyramid rows i..i+3 to out, per column
+// in row order (as four addJT calls).
+func (d *Data) addJT4(i int, out []float64) {
+	nv := len(out)
+	lo, hi := d.pyrSpan(i)
+	o := out[lo:hi]
+	J0 := d.efcJd[i*nv+lo : i*nv+hi]
+	J1 := d.efcJd[(i+1)*nv+lo : (i+1)*nv+hi]
+	J2 := d.efcJd[(i+2)*nv+lo : (i+2)*nv+hi]
+	J3 := d.efcJd[(i+3)*nv+lo : (i+3)*nv+hi]
+	J0, J1, J2, J3 = J0[:len(o)], J1[:len(o)], J2[:len(o)], J3[:len(o)]
+	f := d.EfcForce[i : i+4]
+	f0, f1, f2, f3 := f[0], f[1], f[2], f[3]
+	for k := range o {
+		v := o[k]
+		v += J0[k] * f0
+		v += J1[k] * f1
+		v += J2[k] * f2
+		v += J3[k] * f3
+		o[k] = v
+	}
 }

@@ -99,6 +99,9 @@ type Data struct {
 	efcDim  []int
 	efcMu   []float64
 	efcCone []bool
+	// efcPyr marks the first of the four edge rows of a condim-3
+	// pyramidal contact (contact.go), which J·x and Jᵀf visit together
+	efcPyr []bool
 	// PGS (pgs.go): A = J·M⁻¹·Jᵀ + R, M⁻¹·Jᵀ, the visiting order, and
 	// the last step's qacc (MuJoCo's qacc_warmstart)
 	pgsA, pgsW []float64
@@ -106,10 +109,11 @@ type Data struct {
 	qaccWarm   []float64
 	// a contact's dofs: those moving either body (contact.go)
 	conCols             []int
-	conMark             []bool
+	conMark, conColMark []uint8
 	efcJar, efcJp       []float64
 	QfrcConstraint      []float64
 	efcG, efcP          []float64
+	efcMx, efcMp        []float64 // NV: M·x and M·p of the Newton iterate and direction
 	efcJd, efcH, efcRow []float64 // dense rows (equalities), dense H, one row
 	efcNZ               []int     // a dense row's nonzero columns
 	efcSpan             []int     // per dense row: first and one past last nonzero column
@@ -141,8 +145,8 @@ func NewData(m *Model) *Data {
 		QfrcBias: v(), QfrcSpring: v(), QfrcDamper: v(), QfrcGravcomp: v(), QfrcPassive: v(),
 		ActuatorLength: make([]float64, nu), ActuatorVelocity: make([]float64, nu), ActuatorForce: make([]float64, nu),
 		QfrcActuator: v(), QfrcSmooth: v(), QaccSmooth: v(), tmp: v(),
-		QfrcConstraint: v(), efcG: v(), efcP: v(), qaccWarm: v(),
-		conCols: make([]int, 0, nv), conMark: make([]bool, nv),
+		QfrcConstraint: v(), efcG: v(), efcP: v(), efcMx: v(), efcMp: v(), qaccWarm: v(),
+		conCols: make([]int, 0, nv), conMark: make([]uint8, nv), conColMark: make([]uint8, nv),
 		TenLength: make([]float64, len(m.Tendons)), TenVelocity: make([]float64, len(m.Tendons)),
 		MocapPos: make([][3]float64, len(m.MocapBodies)), MocapQuat: make([][4]float64, len(m.MocapBodies)),
 		tenJ: append([]float64(nil), m.tenJ...), tenScratch: make([]float64, 12*nv),
@@ -163,6 +167,7 @@ func NewData(m *Model) *Data {
 	d.efcJar, d.efcJp = f(), f()
 	d.efcActive = make([]bool, nr)
 	d.efcDim, d.efcMu, d.efcCone = make([]int, nr), f(), make([]bool, nr)
+	d.efcPyr = make([]bool, nr)
 	if m.Opt.Solver == PGS {
 		// A is nr² (2 MB at 512 rows); beyond that it grows with the rows
 		// a step actually has (pgs.go)
@@ -1006,16 +1011,24 @@ func (d *Data) addRowImp(m *Model, typ, j, dof, n int, jac [3]float64, dist, mar
 	i := d.NEfc
 	d.NEfc++
 	d.EfcType[i], d.EfcJnt[i], d.efcDof[i], d.efcN[i] = typ, j, dof, n
+	d.efcPyr[i] = false
 	d.efcJac[i], d.EfcPos[i], d.efcFloss[i] = jac, dist, floss
 	// R = (1 − imp)/imp · diagApprox (dof_invweight0, or the bodies' or
 	// joints' sum for equalities)
 	R := max(1e-15, (1-imp)*invw/imp)
 	d.efcR[i], d.efcD[i] = R, 1/R
+	k, b := refStiffDamp(m, typ, solref, dmax)
+	d.EfcAref[i] = -b*vel - k*imp*(dist-margin)
+}
+
+// refStiffDamp returns the reference acceleration's stiffness and damping
+// (aref = −b·vel − k·imp·(dist − margin)) from solref (time constant and
+// damping ratio, or direct −stiffness and −damping) and dmax.
+func refStiffDamp(m *Model, typ int, solref *[2]float64, dmax float64) (k, b float64) {
 	ref := *solref
 	if m.Opt.Disable&DisableRefSafe == 0 && ref[0] > 0 {
 		ref[0] = max(ref[0], 2*m.Opt.Timestep)
 	}
-	var k, b float64
 	switch {
 	case typ == RowFriction:
 	case ref[0] > 0:
@@ -1028,7 +1041,7 @@ func (d *Data) addRowImp(m *Model, typ, j, dof, n int, jac [3]float64, dist, mar
 	} else {
 		b = -ref[1] / max(1e-15, dmax)
 	}
-	d.EfcAref[i] = -b*vel - k*imp*(dist-margin)
+	return k, b
 }
 
 // rowJar returns J_i·x − aref_i.
@@ -1078,7 +1091,11 @@ func (d *Data) rowForce(i int, jar float64) (float64, bool) {
 // MuJoCo's primal cost ½(a − a₀)ᵀM(a − a₀) + Σ s_i(J_i·a − aref_i) (s_i:
 // ½·D·jar² on a limit's compression side; frictionloss's Huber-like
 // cost), by Newton's method with an exact line search, as MuJoCo's
-// default solver, iterated to convergence rather than a tolerance.
+// default solver, stopped by mj_solNewton's test (improvement or gradient
+// norm, scaled by 1/(meaninertia·nv), below Option.Tolerance) or when the
+// gradient is zero to rounding. As mj_solNewton, M·x and each row's
+// jar are updated by α times the direction's after each line search,
+// not recomputed, and the gradient's constraint force is QfrcConstraint.
 func solveConstraints(m *Model, d *Data) {
 	n, nv := d.NEfc, m.NV
 	x, g, p := d.Qacc, d.efcG, d.efcP
@@ -1096,24 +1113,43 @@ func solveConstraints(m *Model, d *Data) {
 	dense := d.setSpans(m, n, nv)
 	// start from the better of qacc_smooth (x on entry) and the last
 	// step's acceleration (MuJoCo's warmstart); the minimizer is the same
-	if m.Opt.Disable&DisableWarmstart == 0 && d.primalCost(m, d.qaccWarm, d.tmp) < d.primalCost(m, x, d.tmp) {
-		copy(x, d.qaccWarm)
+	// (the rows' jar at the start point is kept for the first gradient)
+	d.rowJars(x, d.efcJar)
+	if m.Opt.Disable&DisableWarmstart == 0 {
+		d.rowJars(d.qaccWarm, d.efcJp)
+		if d.primalCost(m, d.qaccWarm, d.efcJp, d.tmp, false) < d.primalCost(m, x, d.efcJar, d.tmp, true) {
+			copy(x, d.qaccWarm)
+			copy(d.efcJar[:n], d.efcJp[:n])
+		}
 	}
+	// M·x once; after each line search M·x, like each row's jar, moves by
+	// α times the direction's (MuJoCo's Newton updates Ma and Jaref so)
+	Mx, Mp, qfrc := d.efcMx, d.efcMp, d.QfrcConstraint
+	for r := range nv {
+		s := 0.0
+		row := d.QM[r*nv : r*nv+nv]
+		for _, c := range m.mCols[r] {
+			s += row[c] * x[c]
+		}
+		Mx[r] = s
+	}
+	// MuJoCo's stopping test after each step: the cost's improvement or
+	// the gradient's norm, scaled by 1/(meaninertia·nv), below tolerance
+	tol, maxIter := m.Opt.tolerance(), 100
+	if m.Opt.Iterations > 0 {
+		maxIter = m.Opt.Iterations
+	}
+	tolScale := 1 / (m.meanInertia * float64(max(1, nv)))
+	if !(m.meanInertia > 0) {
+		tolScale = 1 // no inertia to scale by: the raw improvement and gradient
+	}
+	cost := 0.0
 	d.SolverIter = 0
 	converged := false
-	for iter := 0; iter < 100; iter++ {
+	for iter := 0; iter < maxIter; iter++ {
 		d.SolverIter = iter
-		// gradient g = M(x − x₀) − Σ J_iᵀ f_i = Mx − qfrc_smooth − Jᵀf
-		// M's nonzeros only, in ascending column order: the skipped terms
-		// are exact zeros, so the sums are the dense ones bit for bit
-		for r := range nv {
-			s := -d.QfrcSmooth[r]
-			row := d.QM[r*nv : r*nv+nv]
-			for _, c := range m.mCols[r] {
-				s += row[c] * x[c]
-			}
-			g[r] = s
-		}
+		// gradient g = M(x − x₀) − Σ J_iᵀ f_i = Mx − qfrc_smooth − qfrc_constraint
+		clear(qfrc)
 		// H changes only with the set of quadratic rows: keep its factor
 		// while that set stays (MuJoCo's Newton does the same)
 		changed := iter == 0
@@ -1122,8 +1158,7 @@ func solveConstraints(m *Model, d *Data) {
 				// an elliptic block: its zone sets its rows' state; on
 				// the cone's surface its Hessian moves with x
 				var jar, f [6]float64
-				d.coneJar(i, x, &jar)
-				copy(d.efcJar[i:i+d.efcDim[i]], jar[:d.efcDim[i]])
+				copy(jar[:], d.efcJar[i:i+d.efcDim[i]])
 				z := d.coneForce(i, &jar, &f)
 				cone, quad := z == coneMiddle, z == coneBottom
 				changed = changed || cone || d.efcCone[i]
@@ -1132,26 +1167,60 @@ func solveConstraints(m *Model, d *Data) {
 					changed = changed || d.efcActive[i+j] != quad
 					d.efcActive[i+j] = quad
 					d.EfcForce[i+j] = f[j]
-					d.addJT(i+j, -f[j], g)
+					d.addJT(i+j, f[j], qfrc)
 				}
 				i += d.efcDim[i] - 1
 				continue
 			}
-			d.efcJar[i] = d.rowJar(i, x) // x stays until the line search
 			f, quad := d.rowForce(i, d.efcJar[i])
 			if d.efcActive[i] != quad {
 				changed = true
 			}
 			d.efcActive[i] = quad
 			d.EfcForce[i] = f
-			d.addJT(i, -f, g)
+			if d.efcPyr[i] {
+				// a pyramid's four rows: when all push, Jᵀf in one pass
+				// (the same sums per column, rows in order)
+				all := f != 0
+				for j := i + 1; j < i+4; j++ {
+					fj, qj := d.rowForce(j, d.efcJar[j])
+					if d.efcActive[j] != qj {
+						changed = true
+					}
+					d.efcActive[j], d.EfcForce[j] = qj, fj
+					all = all && fj != 0
+				}
+				if all {
+					d.addJT4(i, qfrc)
+				} else {
+					for j := i; j < i+4; j++ {
+						if d.EfcForce[j] != 0 {
+							d.addJT(j, d.EfcForce[j], qfrc)
+						}
+					}
+				}
+				i += 3
+				continue
+			}
+			if f != 0 { // 0·J adds nothing
+				d.addJT(i, f, qfrc)
+			}
 		}
-		gn := 0.0
-		for _, v := range g {
-			gn = max(gn, math.Abs(v))
+		gn, g2, gauss := 0.0, 0.0, 0.0
+		for r := range nv {
+			g[r] = Mx[r] - d.QfrcSmooth[r] - qfrc[r]
+			gn = max(gn, math.Abs(g[r]))
+			g2 += g[r] * g[r]
+			gauss += (Mx[r] - d.QfrcSmooth[r]) * (x[r] - d.QaccSmooth[r])
 		}
 		if gn <= 1e-13*scale {
 			converged = true // EfcForce holds the forces at x
+			break
+		}
+		oldCost := cost
+		cost = d.rowsCost(0.5*gauss, d.efcJar)
+		if iter > 0 && (tolScale*(oldCost-cost) < tol || tolScale*math.Sqrt(g2) < tol) {
+			converged = true
 			break
 		}
 		// Newton direction: H p = −g, H = M + Σ_quadratic D JᵀJ
@@ -1164,7 +1233,12 @@ func solveConstraints(m *Model, d *Data) {
 		case dense:
 			H := d.efcH
 			copy(H, d.QM)
-			for i := range n {
+			for i := 0; i < n; i++ {
+				if d.pyramidActive(i, n) {
+					d.addPyramid4(i, H, nv)
+					i += 3
+					continue
+				}
 				if !d.efcActive[i] {
 					continue
 				}
@@ -1240,12 +1314,14 @@ func solveConstraints(m *Model, d *Data) {
 			for _, c := range m.mCols[r] {
 				s += row[c] * p[c]
 			}
+			Mp[r] = s
 			pMp += p[r] * s
 			pg0 += p[r] * g[r]
 		}
 		// pᵀg includes −Σ (J_i p) f_i at α = 0: add it back
+		d.rowJars(p, d.efcJp)
 		for i := range n {
-			d.efcJp[i] = d.rowJar(i, p) + d.EfcAref[i]
+			d.efcJp[i] += d.EfcAref[i]
 		}
 		for i := 0; i < n; i++ {
 			if d.EfcType[i] == RowContactElliptic {
@@ -1279,15 +1355,23 @@ func solveConstraints(m *Model, d *Data) {
 			return v, h
 		}
 		lo, hi := 0.0, 1.0
+		v1, h1 := deriv(1) // the bracket's first end and the search's start
 		for k := 0; k < 60; k++ {
-			if v, _ := deriv(hi); v >= 0 {
+			v := v1
+			if k > 0 {
+				v, _ = deriv(hi)
+			}
+			if v >= 0 {
 				break
 			}
 			lo, hi = hi, 2*hi
 		}
 		a := 1.0
 		for k := 0; k < 100; k++ {
-			v, h := deriv(a)
+			v, h := v1, h1
+			if k > 0 {
+				v, h = deriv(a)
+			}
 			if math.Abs(v) <= 1e-15*(1+math.Abs(pg0)) {
 				break
 			}
@@ -1307,13 +1391,17 @@ func solveConstraints(m *Model, d *Data) {
 		}
 		for r := range nv {
 			x[r] += a * p[r]
+			Mx[r] += a * Mp[r]
+		}
+		for i := range n {
+			d.efcJar[i] += a * d.efcJp[i]
 		}
 	}
+	if converged {
+		return // EfcForce and QfrcConstraint are the forces at x
+	}
+	clear(d.QfrcConstraint)
 	for i := 0; i < n; i++ {
-		if converged {
-			d.addJT(i, d.EfcForce[i], d.QfrcConstraint)
-			continue
-		}
 		if d.EfcType[i] == RowContactElliptic {
 			var jar, f [6]float64
 			d.coneJar(i, x, &jar)
@@ -1343,13 +1431,18 @@ func (d *Data) setSpans(m *Model, n, nv int) bool {
 		}
 		row := d.efcJd[i*nv : i*nv+nv]
 		lo, hi := 0, nv
-		for lo < hi && row[lo] == 0 {
-			lo++
+		switch d.EfcType[i] {
+		case RowContactFrictionless, RowContactPyramidal, RowContactElliptic:
+			lo, hi = d.efcSpan[2*i], d.efcSpan[2*i+1] // set with the row (spanCols)
+		default:
+			for lo < hi && row[lo] == 0 {
+				lo++
+			}
+			for hi > lo && row[hi-1] == 0 {
+				hi--
+			}
+			d.efcSpan[2*i], d.efcSpan[2*i+1] = lo, hi
 		}
-		for hi > lo && row[hi-1] == 0 {
-			hi--
-		}
-		d.efcSpan[2*i], d.efcSpan[2*i+1] = lo, hi
 		if fill || d.EfcType[i] == RowContactElliptic {
 			fill = true
 			continue
@@ -1370,6 +1463,49 @@ func (d *Data) setSpans(m *Model, n, nv int) bool {
 		}
 	}
 	return fill
+}
+
+// pyramidActive reports whether rows i..i+3 are the four edges of one
+// condim-3 pyramidal contact (one regularizer D), all in their quadratic
+// zone.
+func (d *Data) pyramidActive(i, n int) bool {
+	if i+4 > n || d.EfcType[i] != RowContactPyramidal || d.EfcType[i+3] != RowContactPyramidal {
+		return false
+	}
+	c := d.EfcJnt[i]
+	if d.EfcJnt[i+3] != c || (i > 0 && d.EfcType[i-1] == RowContactPyramidal && d.EfcJnt[i-1] == c) ||
+		(i+4 < n && d.EfcType[i+4] == RowContactPyramidal && d.EfcJnt[i+4] == c) {
+		return false // not exactly four rows: condim 4 or 6
+	}
+	return d.efcActive[i] && d.efcActive[i+1] && d.efcActive[i+2] && d.efcActive[i+3]
+}
+
+// addPyramid4 adds D·Σ_k J_kᵀJ_k of the four active edge rows i..i+3 of
+// one pyramid (pyramidActive) to H's lower triangle in one pass over the
+// columns where any of them is nonzero.
+func (d *Data) addPyramid4(i int, H []float64, nv int) {
+	lo, hi := nv, 0
+	for k := i; k < i+4; k++ {
+		lo, hi = min(lo, d.efcSpan[2*k]), max(hi, d.efcSpan[2*k+1])
+	}
+	J0 := d.efcJd[i*nv : i*nv+nv]
+	J1 := d.efcJd[(i+1)*nv : (i+1)*nv+nv]
+	J2 := d.efcJd[(i+2)*nv : (i+2)*nv+nv]
+	J3 := d.efcJd[(i+3)*nv : (i+3)*nv+nv]
+	nz := d.efcNZ[:0]
+	for c := lo; c < hi; c++ {
+		if J0[c] != 0 || J1[c] != 0 || J2[c] != 0 || J3[c] != 0 {
+			nz = append(nz, c)
+		}
+	}
+	D := d.efcD[i]
+	for k, r := range nz {
+		Hr := H[r*nv : r*nv+nv]
+		a0, a1, a2, a3 := D*J0[r], D*J1[r], D*J2[r], D*J3[r]
+		for _, c := range nz[:k+1] {
+			Hr[c] += a0*J0[c] + a1*J1[c] + a2*J2[c] + a3*J3[c]
+		}
+	}
 }
 
 // addChainRow adds D·JᵀJ of dense row i, whose nonzeros are one chain of

@@ -26,11 +26,8 @@ func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin floa
 		ax1[k], ax2[k] = p1.Rot.Col(k), p2.Rot.Col(k)
 	}
 	t := p2.Pos.Sub(p1.Pos)
-	sep := func(L Vec3) float64 {
-		r1 := s1.Size[0]*math.Abs(ax1[0].Dot(L)) + s1.Size[1]*math.Abs(ax1[1].Dot(L)) + s1.Size[2]*math.Abs(ax1[2].Dot(L))
-		r2 := s2.Size[0]*math.Abs(ax2[0].Dot(L)) + s2.Size[1]*math.Abs(ax2[1].Dot(L)) + s2.Size[2]*math.Abs(ax2[2].Dot(L))
-		return math.Abs(t.Dot(L)) - r1 - r2
-	}
+	sat := boxSAT{ax1: ax1, ax2: ax2, h1: s1.Size, h2: s2.Size, t: t}
+	sep := func(L Vec3) float64 { return sat.sep(L[0], L[1], L[2]) }
 	// Face axes in MuJoCo's order (box 1 axis i, then box 2 axis i), the
 	// first strictly best kept, so ties resolve as in mjc_BoxBox.
 	best, bestKind, bestI, bestJ := math.Inf(-1), 0, 0, 0
@@ -141,9 +138,13 @@ func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin floa
 				}
 			default:
 				nt := 0
+				var dist [MaxContacts + 4]float64 // each vertex's pn·v − off, once
+				for i := 0; i < np; i++ {
+					dist[i] = pn.Dot(poly[i]) - off
+				}
 				for i := 0; i < np; i++ {
 					a, b := poly[i], poly[(i+1)%np]
-					da, db := pn.Dot(a)-off, pn.Dot(b)-off
+					da, db := dist[i], dist[(i+1)%np]
 					if da <= 0 {
 						tmp[nt] = a
 						nt++
@@ -174,6 +175,25 @@ func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin floa
 	return dst, len(dst) == n0
 }
 
+// boxSAT holds two boxes' axes, half-sizes and centre offset for the
+// separating-axis test.
+type boxSAT struct {
+	ax1, ax2 [3]Vec3
+	h1, h2   Vec3
+	t        Vec3
+}
+
+// sep is the boxes' separation along L: |t·L| minus both projected
+// radii (in scalars; the Dot products in their order).
+func (b *boxSAT) sep(L0, L1, L2 float64) float64 {
+	a, c := &b.ax1, &b.ax2
+	r1 := b.h1[0]*math.Abs(a[0][0]*L0+a[0][1]*L1+a[0][2]*L2) + b.h1[1]*math.Abs(a[1][0]*L0+a[1][1]*L1+a[1][2]*L2) +
+		b.h1[2]*math.Abs(a[2][0]*L0+a[2][1]*L1+a[2][2]*L2)
+	r2 := b.h2[0]*math.Abs(c[0][0]*L0+c[0][1]*L1+c[0][2]*L2) + b.h2[1]*math.Abs(c[1][0]*L0+c[1][1]*L1+c[1][2]*L2) +
+		b.h2[2]*math.Abs(c[2][0]*L0+c[2][1]*L1+c[2][2]*L2)
+	return math.Abs(b.t[0]*L0+b.t[1]*L1+b.t[2]*L2) - r1 - r2
+}
+
 // boxOutRatio is the relative band around a box (1%) that boxFilter
 // tolerates, as MuJoCo's box–box post-pass with mju_outsideBox.
 const boxOutRatio = 1.01
@@ -185,7 +205,10 @@ const boxOutRatio = 1.01
 // keeps at most 8.
 func boxFilter(dst []Contact, n0 int, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin float64) []Contact {
 	outside := func(q Vec3, s *Shape, p *Pose) int {
-		l := p.Rot.MulTVec(q.Sub(p.Pos))
+		// p.Rot.MulTVec(q.Sub(p.Pos)) in scalars
+		R := &p.Rot
+		d0, d1, d2 := q[0]-p.Pos[0], q[1]-p.Pos[1], q[2]-p.Pos[2]
+		l := [3]float64{R[0]*d0 + R[3]*d1 + R[6]*d2, R[1]*d0 + R[4]*d1 + R[7]*d2, R[2]*d0 + R[5]*d1 + R[8]*d2}
 		in := true
 		for k := 0; k < 3; k++ {
 			size := s.Size[k] + margin

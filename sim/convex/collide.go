@@ -256,12 +256,16 @@ func (c *Collider) plane(dst []Contact, pp *Pose, s *Shape, p *Pose, margin floa
 			if i&4 != 0 {
 				v[2] = s.Size[2]
 			}
-			corner := p.Rot.MulVec(v)
-			ld := n.Dot(corner)
+			// corner := p.Rot.MulVec(v) and n·corner, in scalars
+			R := &p.Rot
+			c0 := R[0]*v[0] + R[1]*v[1] + R[2]*v[2]
+			c1 := R[3]*v[0] + R[4]*v[1] + R[5]*v[2]
+			c2 := R[6]*v[0] + R[7]*v[1] + R[8]*v[2]
+			ld := n[0]*c0 + n[1]*c1 + n[2]*c2
 			if h+ld > margin || ld > 0 {
 				continue
 			}
-			add(p.Pos.Add(corner), h+ld)
+			add(Vec3{p.Pos[0] + c0, p.Pos[1] + c1, p.Pos[2] + c2}, h+ld)
 			cnt++
 		}
 	case Mesh:
@@ -361,17 +365,32 @@ func planeMesh(dst []Contact, n, p0 Vec3, h *Hull, p *Pose, margin float64) []Co
 // (length ≥ 0.5; plane–capsule puts the capsule axis), else (0,1,0), or
 // (0,0,1) when the normal is close to y, made orthogonal to the normal;
 // row 2 = normal × row 1.
+//
+// In scalars (the Vec3 temporaries stayed in memory); the operations and
+// their order are Unit's, Norm's, Dot's and Cross's.
 func makeFrame(f *Mat3) {
-	x := Vec3{f[0], f[1], f[2]}.Unit()
-	y := Vec3{f[3], f[4], f[5]}
-	if y.Norm() < 0.5 {
-		if math.Abs(x[1]) < 0.5 {
-			y = Vec3{0, 1, 0}
+	x0, x1, x2 := f[0], f[1], f[2]
+	if n := math.Sqrt(x0*x0 + x1*x1 + x2*x2); n == 0 {
+		x0, x1, x2 = 0, 0, 0
+	} else {
+		s := 1 / n
+		x0, x1, x2 = x0*s, x1*s, x2*s
+	}
+	y0, y1, y2 := f[3], f[4], f[5]
+	if math.Sqrt(y0*y0+y1*y1+y2*y2) < 0.5 {
+		if math.Abs(x1) < 0.5 {
+			y0, y1, y2 = 0, 1, 0
 		} else {
-			y = Vec3{0, 0, 1}
+			y0, y1, y2 = 0, 0, 1
 		}
 	}
-	y = y.Sub(x.Scale(x.Dot(y))).Unit()
-	z := x.Cross(y)
-	*f = Mat3{x[0], x[1], x[2], y[0], y[1], y[2], z[0], z[1], z[2]}
+	xy := x0*y0 + x1*y1 + x2*y2
+	y0, y1, y2 = y0-x0*xy, y1-x1*xy, y2-x2*xy
+	if n := math.Sqrt(y0*y0 + y1*y1 + y2*y2); n == 0 {
+		y0, y1, y2 = 0, 0, 0
+	} else {
+		s := 1 / n
+		y0, y1, y2 = y0*s, y1*s, y2*s
+	}
+	*f = Mat3{x0, x1, x2, y0, y1, y2, x1*y2 - x2*y1, x2*y0 - x0*y2, x0*y1 - x1*y0}
 }

@@ -363,18 +363,25 @@ func (c *Collider) epaWalk(f, from int32, w Vec3, visTol float64) {
 	}
 }
 
+// addFace appends the face (a, b, d) with its unit normal and offset
+// (Inf for a degenerate face). In scalars, with Sub's, Cross's, Norm's,
+// Scale's and Dot's operations in their order; written in place.
 func (c *Collider) addFace(a, b, d int32) {
-	pa, pb, pc := c.verts[a].w, c.verts[b].w, c.verts[d].w
-	n := pb.Sub(pa).Cross(pc.Sub(pa))
-	l := n.Norm()
-	f := epaFace{i: [3]int32{a, b, d}, alive: true, nb: [3]int32{-1, -1, -1}}
+	pa, pb, pc := &c.verts[a].w, &c.verts[b].w, &c.verts[d].w
+	u0, u1, u2 := pb[0]-pa[0], pb[1]-pa[1], pb[2]-pa[2]
+	v0, v1, v2 := pc[0]-pa[0], pc[1]-pa[1], pc[2]-pa[2]
+	n0, n1, n2 := u1*v2-u2*v1, u2*v0-u0*v2, u0*v1-u1*v0
+	l := math.Sqrt(n0*n0 + n1*n1 + n2*n2)
+	c.faces = append(c.faces, epaFace{i: [3]int32{a, b, d}, alive: true, nb: [3]int32{-1, -1, -1}})
+	f := &c.faces[len(c.faces)-1]
 	if l > 0 {
-		f.n = n.Scale(1 / l)
-		f.d = f.n.Dot(pa)
+		s := 1 / l
+		n0, n1, n2 = n0*s, n1*s, n2*s
+		f.n = Vec3{n0, n1, n2}
+		f.d = n0*pa[0] + n1*pa[1] + n2*pa[2]
 	} else {
 		f.d = math.Inf(1)
 	}
-	c.faces = append(c.faces, f)
 }
 
 // blowUp grows the GJK simplex to a tetrahedron of A − B with volume.

@@ -132,8 +132,44 @@ func (s *Shape) SupportLocal(dir Vec3) Vec3 {
 
 // Support returns the world point of s at pose farthest along the world
 // direction dir.
+//
+// In scalars for boxes and cylinders (GJK and EPA call it in their inner
+// loops), with MulTVec's, SupportLocal's and Transform's operations in
+// their order.
 func (s *Shape) Support(pose *Pose, dir Vec3) Vec3 {
-	return pose.Transform(s.SupportLocal(pose.Rot.MulTVec(dir)))
+	R := &pose.Rot
+	l0 := R[0]*dir[0] + R[3]*dir[1] + R[6]*dir[2]
+	l1 := R[1]*dir[0] + R[4]*dir[1] + R[7]*dir[2]
+	l2 := R[2]*dir[0] + R[5]*dir[1] + R[8]*dir[2]
+	var p0, p1, p2 float64
+	switch s.Kind {
+	case Box:
+		p0, p1, p2 = -s.Size[0], -s.Size[1], -s.Size[2]
+		if l0 >= 0 {
+			p0 = s.Size[0]
+		}
+		if l1 >= 0 {
+			p1 = s.Size[1]
+		}
+		if l2 >= 0 {
+			p2 = s.Size[2]
+		}
+	case Cylinder:
+		if r := math.Hypot(l0, l1); r > 0 {
+			p0, p1 = s.Size[0]*l0/r, s.Size[0]*l1/r
+		}
+		p2 = -s.Size[1]
+		if l2 >= 0 {
+			p2 = s.Size[1]
+		}
+	default:
+		return pose.Transform(s.SupportLocal(Vec3{l0, l1, l2}))
+	}
+	return Vec3{
+		R[0]*p0 + R[1]*p1 + R[2]*p2 + pose.Pos[0],
+		R[3]*p0 + R[4]*p1 + R[5]*p2 + pose.Pos[1],
+		R[6]*p0 + R[7]*p1 + R[8]*p2 + pose.Pos[2],
+	}
 }
 
 // RBound returns the radius (m) of the smallest origin-centred sphere
