@@ -170,3 +170,31 @@ func TestEngineRefusedAsTrainRefusesIt(t *testing.T) {
 		}
 	}
 }
+
+// record --policy RUN_DIR records on the run's engine unless --engine
+// names another: the dataset's meta/vlmrb.json says which.
+func TestRecordRunPolicyTakesRunsEngine(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	run := filepath.Join(dir, "run")
+	code, out, errOut := runCLI(t, "train", "--task", "push", "--set", "engine=articulated", "--steps", "60", "--num-envs", "1",
+		"--max-episode-len", "20", "--learning-starts", "40", "--hidden", "8,8", "--batch-size", "16", "--eval-episodes", "1",
+		"--out", run, "--quiet")
+	if code != 0 {
+		t.Fatalf("train: exit %d: %s\n%s", code, errOut, out)
+	}
+	for _, c := range []struct{ flag, want string }{{"", "articulated"}, {"sim", "sim"}} {
+		ds := filepath.Join(dir, "ds-"+c.want)
+		args := []string{"record", "--policy", run, "--episodes", "1", "--cameras", "", "--lerobot", ds}
+		if c.flag != "" {
+			args = append(args, "--engine", c.flag)
+		}
+		if code, _, errOut := runCLI(t, args...); code != 0 {
+			t.Fatalf("record %v: exit %d: %s", args, code, errOut)
+		}
+		_, _, _, meta := recordedEpisodes(t, ds)
+		if meta.Engine != c.want || meta.Task != "push" {
+			t.Errorf("record --engine %q of a run on articulated: meta task %q engine %q, want push %q", c.flag, meta.Task, meta.Engine, c.want)
+		}
+	}
+}
