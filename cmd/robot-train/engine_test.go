@@ -158,13 +158,14 @@ func TestEngineRefusedAsTrainRefusesIt(t *testing.T) {
 		{"record unknown", []string{"record", "--task", "push", "--engine", "mujoco", "--lerobot", filepath.Join(dir, "ds3")}, `engine "mujoco" is not one of sim, articulated`},
 		{"score unknown", []string{"score", "--source", "sim:push", "--engine", "mujoco"}, `engine "mujoco" is not one of sim, articulated`},
 		{"view unknown", []string{"view", "--task", "push", "--engine", "mujoco"}, `engine "mujoco" is not one of sim, articulated`},
+		{"record camera", []string{"record", "--hw", dir, "--engine", "articulated", "--lerobot", filepath.Join(dir, "ds4")}, "--hw records a camera"},
 	} {
 		code, _, errOut := runCLI(t, c.args...)
 		if code != exitUsage || !strings.Contains(errOut, c.want) {
 			t.Errorf("%s: exit %d, %q; want exit %d with %q", c.name, code, errOut, exitUsage, c.want)
 		}
 	}
-	for _, ds := range []string{"ds1", "ds2", "ds3"} {
+	for _, ds := range []string{"ds1", "ds2", "ds3", "ds4"} {
 		if _, err := os.Stat(filepath.Join(dir, ds)); !os.IsNotExist(err) {
 			t.Errorf("a refused record left %s: %v", ds, err)
 		}

@@ -68,6 +68,9 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usagef("--lerobot DIR is required: where the dataset goes")
 	}
 	if hwSpec != "" {
+		if e := b.str("engine"); e != "" {
+			return usagef("--engine %s picks the physics of a simulated task; --hw records a camera", e)
+		}
 		return recordHW(ctx, stdout, hwSpec, out, b.f64("fps"), b.int("frames"), b.str("camera-name"), b.str("instruction"), b.str("codec"), asJSON)
 	}
 	arm := armFlags(b)
