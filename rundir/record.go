@@ -20,6 +20,9 @@ import (
 // episodes, how they are seeded and which cameras are filmed.
 type RecordOptions struct {
 	Task string // task name ("" takes the run's task with a RUN policy)
+	// Engine is a tabletop task's physics engine (tasks.Options.Engine;
+	// "" takes the run's with a RUN policy, else sim); CheckEngine's rule.
+	Engine string
 	// Arm is the imported arm of tasks arm-reach, panda-pick and
 	// panda-push (Model is required for them; a RUN policy of such a task
 	// brings its own).
@@ -50,6 +53,7 @@ type RecordOptions struct {
 // came from, so train --demos can check that they fit the run.
 type RecordMeta struct {
 	Task     string   `json:"task"`
+	Engine   string   `json:"engine,omitempty"` // the tabletop task's engine ("" is sim)
 	Reward   string   `json:"reward"`
 	Policy   string   `json:"policy"`
 	Seed     uint64   `json:"seed"`
@@ -119,6 +123,9 @@ func Record(ctx context.Context, dir string, o RecordOptions) (*RecordResult, er
 		return nil, err
 	}
 	defer closePol()
+	if err := CheckEngine(o.Task, o.Engine); err != nil {
+		return nil, err
+	}
 	src := &recordSource{}
 	defer src.close()
 	if isArmTaskName(o.Task) || o.Arm.Model != "" {
@@ -141,7 +148,7 @@ func Record(ctx context.Context, dir string, o RecordOptions) (*RecordResult, er
 	}
 	defer w.Abort() // no-op after Close
 
-	meta := RecordMeta{Task: o.Task, Reward: o.Reward, Policy: o.Policy, Seed: o.Seed, NumEnvs: o.NumEnvs}
+	meta := RecordMeta{Task: o.Task, Engine: o.Engine, Reward: o.Reward, Policy: o.Policy, Seed: o.Seed, NumEnvs: o.NumEnvs}
 	if len(cams) > 0 {
 		meta.Renderer = cams[0].Describe()
 	}
@@ -220,7 +227,7 @@ func openTaskRecord(o *RecordOptions, src *recordSource) error {
 	if err != nil {
 		return &ConfigError{Msg: err.Error()}
 	}
-	env, err := tasks.Make(o.Task, tasks.Options{Reward: reward, MaxSteps: o.MaxEpisodeLen})
+	env, err := tasks.Make(o.Task, tasks.Options{Reward: reward, MaxSteps: o.MaxEpisodeLen, Engine: o.Engine})
 	if err != nil {
 		return &ConfigError{Msg: err.Error() + " (robot-train tasks lists them)"}
 	}
@@ -261,6 +268,9 @@ func recordPolicy(o *RecordOptions) (pol func(env recordEnv, ep int) control.Pol
 	}
 	if o.MaxEpisodeLen == 0 && cfg.MaxEpisodeLen != 0 {
 		o.MaxEpisodeLen = cfg.MaxEpisodeLen
+	}
+	if o.Engine == "" {
+		o.Engine = cfg.Engine // the run's engine; --engine records it on another
 	}
 	if o.Task != cfg.Task {
 		return nil, false, closePol, &ConfigError{Msg: fmt.Sprintf("run %s trained on %s, not %s", o.Policy, cfg.Task, o.Task)}

@@ -63,11 +63,8 @@ func (c *Config) validate() error {
 	}
 	pos("steps", c.Steps)
 	pos("num_envs", int64(c.NumEnvs))
-	switch {
-	case c.Engine != "" && !slices.Contains(tasks.Engines(), c.Engine):
-		add(ConfigErrorf("engine %q is not one of %s", c.Engine, strings.Join(tasks.Engines(), ", ")))
-	case c.Engine != "" && c.Engine != tasks.EngineSim && !slices.Contains(tasks.Names(), c.Task):
-		add(ConfigErrorf("engine %s applies to the tabletop tasks (%s); task %s has its own engine, leave engine unset", c.Engine, strings.Join(tasks.Names(), ", "), c.Task))
+	if err := CheckEngine(c.Task, c.Engine); err != nil {
+		add(err)
 	}
 	if c.MaxEpisodeLen < 0 {
 		add(ConfigErrorf("max_episode_len must be ≥ 0 (0 = task default)"))
@@ -283,4 +280,19 @@ func (c *Config) validateBaselines(add func(error)) {
 			add(ConfigErrorf("ero.lr must be > 0 (got %g)", c.ERO.LR))
 		}
 	}
+}
+
+// CheckEngine refuses an engine (tasks.Options.Engine) that is not one of
+// tasks.Engines, and any engine but sim on a task other than the tabletop
+// tasks (the grid tasks and the tasks over an imported arm have their own
+// engine). "" is the default and always passes. The run config's engine
+// key and every front end's --engine and engine= say the same through it.
+func CheckEngine(task, engine string) error {
+	switch {
+	case engine != "" && !slices.Contains(tasks.Engines(), engine):
+		return ConfigErrorf("engine %q is not one of %s", engine, strings.Join(tasks.Engines(), ", "))
+	case engine != "" && engine != tasks.EngineSim && !slices.Contains(tasks.Names(), task):
+		return ConfigErrorf("engine %s applies to the tabletop tasks (%s); task %s has its own engine, leave engine unset", engine, strings.Join(tasks.Names(), ", "), task)
+	}
+	return nil
 }

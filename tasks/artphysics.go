@@ -13,7 +13,7 @@ import (
 )
 
 // The tabletop scenes in MJCF for EngineArticulated, one file per scene
-// (reach-center uses reach's, push pick-place's).
+// (reach-center uses reach's).
 //
 //go:embed scenes/*.xml
 var sceneFS embed.FS
@@ -23,8 +23,6 @@ func sceneOf(task string) string {
 	switch task {
 	case "reach-center":
 		return "reach"
-	case "push":
-		return "pick-place"
 	}
 	return task
 }

@@ -27,10 +27,12 @@ import (
 // needs on the articulated engine, from the task's own reset draws.
 
 // xmlSceneFiles maps each task to its scene file (reach-center shares
-// reach's scene; pick-place and push have theirs elsewhere).
+// reach's scene).
 var xmlSceneFiles = []struct{ task, file string }{
 	{"reach", "reach.xml"},
 	{"reach-center", "reach.xml"},
+	{"pick-place", "pick-place.xml"},
+	{"push", "push.xml"},
 	{"door-open", "door-open.xml"},
 	{"drawer-open", "drawer-open.xml"},
 	{"button-press-topdown", "button-press-topdown.xml"},

@@ -155,6 +155,9 @@ func evalPolicy(ctx context.Context, b *boundFlags, stdout, stderr io.Writer) er
 		return evalArmPolicy(ctx, b, stdout)
 	}
 	if IsGridTask(task) { // eval_grid.go
+		if err := rundir.CheckEngine(task, b.str("engine")); err != nil { // train's refusal
+			return err
+		}
 		if video != "" {
 			return usagef("--video is for the simulator's cameras; use robot-train render for grid GIFs")
 		}
@@ -195,6 +198,9 @@ func evalArmPolicy(ctx context.Context, b *boundFlags, stdout io.Writer) error {
 	}
 	if task != tasks.ArmReachName && task != tasks.ArmPickName && task != tasks.ArmPushName {
 		return usagef("--model evaluates task %s, %s or %s (--task reach, pick or push; none: reach), not %s", tasks.ArmReachName, tasks.ArmPickName, tasks.ArmPushName, b.str("task"))
+	}
+	if err := rundir.CheckEngine(task, b.str("engine")); err != nil { // train's refusal
+		return err
 	}
 	if b.str("video") != "" {
 		return usagef("--video is not supported with --model; robot-train render --model FILE.xml --policy %s films the arm", b.str("policy"))

@@ -37,6 +37,7 @@ func applyDemos(cfg *rundir.Config, v string) error {
 // recordFlags is the table of robot-train record's flags.
 var recordFlags = slices.Concat([]flagDef{
 	{name: "task", help: "task `NAME` (default with a RUN_DIR policy: the run's task; with --model: reach, pick or push)"},
+	{name: "engine", help: "tabletop tasks: physics engine sim|articulated (default: a RUN_DIR policy's, else sim)"},
 	{name: "model", help: "record task arm-reach, panda-pick or panda-push (--task reach|pick|push) over the MJCF arm `FILE.xml`, as train --model trains it"},
 	{name: "policy", def: "expert", help: "`expert|random|RUN_DIR`: the task's scripted expert, uniform random actions, or a training run's newest checkpoint (deterministic)"},
 	{name: "episodes", kind: "int", def: "10", help: "episodes `N` to record"},
@@ -58,7 +59,7 @@ var recordFlags = slices.Concat([]flagDef{
 }, armFlagDefs)
 
 func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	b, err := commandFlags("record", "--task NAME --policy expert|random|RUN_DIR --episodes N --lerobot DIR [--seed S] [--num-envs N] [--cameras task,workspace] [--size WxH]\n       robot-train record --model FILE.xml --task reach|pick|push --policy expert|random|RUN_DIR --episodes N --lerobot DIR [--site NAME] [--grip NAME]\n       robot-train record --hw SPEC --lerobot DIR [--fps F] [--frames N] [--camera-name NAME] [--instruction TEXT]", recordFlags, args, stderr)
+	b, err := commandFlags("record", "--task NAME --policy expert|random|RUN_DIR --episodes N --lerobot DIR [--engine sim|articulated] [--seed S] [--num-envs N] [--cameras task,workspace] [--size WxH]\n       robot-train record --model FILE.xml --task reach|pick|push --policy expert|random|RUN_DIR --episodes N --lerobot DIR [--site NAME] [--grip NAME]\n       robot-train record --hw SPEC --lerobot DIR [--fps F] [--frames N] [--camera-name NAME] [--instruction TEXT]", recordFlags, args, stderr)
 	if err != nil {
 		return err
 	}
@@ -67,6 +68,9 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usagef("--lerobot DIR is required: where the dataset goes")
 	}
 	if hwSpec != "" {
+		if e := b.str("engine"); e != "" {
+			return usagef("--engine %s picks the physics of a simulated task; --hw records a camera", e)
+		}
 		return recordHW(ctx, stdout, hwSpec, out, b.f64("fps"), b.int("frames"), b.str("camera-name"), b.str("instruction"), b.str("codec"), asJSON)
 	}
 	arm := armFlags(b)
@@ -108,7 +112,7 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		numEnvs = d.NumEnvs
 	}
 	res, err := rundir.Record(ctx, out, rundir.RecordOptions{
-		Task: task, Arm: arm, Policy: policy, Episodes: b.int("episodes"), Seed: b.u64("seed"), NumEnvs: numEnvs,
+		Task: task, Engine: b.str("engine"), Arm: arm, Policy: policy, Episodes: b.int("episodes"), Seed: b.u64("seed"), NumEnvs: numEnvs,
 		MaxEpisodeLen: b.int("max-episode-len"), Reward: reward, Cameras: cams, Width: w, Height: h,
 		Backend: b.str("render-backend"), Codec: b.str("codec"),
 	})

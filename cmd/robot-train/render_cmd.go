@@ -62,6 +62,9 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if IsGridTask(j.task) { // tile frames of the grid tasks (render_grid.go)
+		if err := rundir.CheckEngine(j.task, j.engine); err != nil { // train's refusal
+			return err
+		}
 		if j.extras.depth != "" || j.extras.seg != "" {
 			return usagef("--depth and --seg are for the simulator's cameras; %s renders tiles", j.task)
 		}
@@ -225,6 +228,7 @@ func (j *renderJob) write(stdout io.Writer, env *tasks.Env, cam *render.SimCamer
 // viewFlags is the table of robot-train view's flags.
 var viewFlags = []flagDef{
 	{name: "task", help: "task `NAME` (default: the checkpoint's task)"},
+	{name: "engine", help: "tabletop tasks: physics engine sim|articulated (default: the checkpoint's, else sim)"},
 	{name: "policy", def: "expert", help: "policy: expert|random"},
 	{name: "checkpoint", help: "watch the newest checkpoint of `RUN_DIR`"},
 	{name: "seed", kind: "uint", def: "0", help: "seed `S` of the first episode"},
@@ -232,7 +236,7 @@ var viewFlags = []flagDef{
 }
 
 func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("view", "--task NAME [--policy expert|random | --checkpoint RUN_DIR]", stderr)
+	fs := newFlags("view", "--task NAME [--engine sim|articulated] [--policy expert|random | --checkpoint RUN_DIR]", stderr)
 	def := rundir.DefaultConfig()
 	b, err := bindFlags(fs, viewFlags, &def)
 	if err != nil {
@@ -264,7 +268,13 @@ func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if name == "" {
 		return usagef("--task NAME is required (robot-train tasks lists them)")
 	}
-	env, err := makeTaskEnv(name, "", 0, engine) // unknown task: *rundir.ConfigError (exit 2)
+	if e := b.str("engine"); e != "" {
+		engine = e // the checkpoint's policy on another engine, as eval --engine
+	}
+	if err := rundir.CheckEngine(tasks.Canonical(name), engine); err != nil {
+		return err
+	}
+	env, err := makeTaskEnv(name, "", 0, engine) // unknown task or engine: *rundir.ConfigError (exit 2)
 	if err != nil {
 		return err
 	}

@@ -38,6 +38,7 @@ var scoreFlags = []flagDef{
 	{name: "clips", kind: "int", def: "8", help: "clips `N` to score"},
 	{name: "policy", def: "expert", help: "policy driving a sim source: expert|random"},
 	{name: "seed", kind: "uint", def: "0", help: "seed `S` of the sim episodes"},
+	{name: "engine", help: "physics engine of a sim:TASK source (tabletop tasks): sim|articulated (default sim)"},
 	{name: "task", help: "task whose colours/prompt apply to a camera or folder source (default reach)"},
 	{name: "clip-len", key: "vlm.clip_len", help: "frames per clip"},
 	{name: "stride", key: "vlm.stride", help: "frames between clip starts"},
@@ -55,6 +56,7 @@ var scoreFlags = []flagDef{
 // scoreJob is one robot-train score command, checked.
 type scoreJob struct {
 	source, scorer, policy, camera, backend, theme string
+	engine                                         string // a sim source's physics engine ("" is sim)
 	task                                           string // the task whose colours and prompt apply
 	clips, length, stride, w, h                    int
 	seed                                           uint64
@@ -102,12 +104,12 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) (ret
 
 // parseScore reads and checks score's flags.
 func parseScore(args []string, stderr io.Writer) (*scoreJob, error) {
-	b, err := commandFlags("score", "--source sim:TASK|dir:PATH|URL --scorer pixel|oracle|openai [--clips N] [--policy expert|random] [--seed S] [--json]", scoreFlags, args, stderr)
+	b, err := commandFlags("score", "--source sim:TASK|dir:PATH|URL --scorer pixel|oracle|openai [--engine sim|articulated] [--clips N] [--policy expert|random] [--seed S] [--json]", scoreFlags, args, stderr)
 	if err != nil {
 		return nil, err
 	}
 	j := &scoreJob{source: b.str("source"), scorer: b.str("scorer"), policy: b.str("policy"), camera: b.str("camera"),
-		backend: b.str("render-backend"), theme: b.str("theme"), clips: b.int("clips"), length: b.int("clip-len"),
+		backend: b.str("render-backend"), theme: b.str("theme"), engine: b.str("engine"), clips: b.int("clips"), length: b.int("clip-len"),
 		stride: b.int("stride"), seed: b.u64("seed"), asJSON: b.on("json"), timeout: b.dur("timeout"), frameTimeout: b.dur("frame-timeout")}
 	if j.timeout < 0 || j.frameTimeout < 0 {
 		return nil, usagef("--timeout and --frame-timeout must be ≥ 0")
@@ -132,6 +134,9 @@ func parseScore(args []string, stderr io.Writer) (*scoreJob, error) {
 	if !j.sim && j.theme != "standard" {
 		return nil, usagef("--theme %s recolours a simulated scene; %s is not sim:TASK", j.theme, j.source)
 	}
+	if !j.sim && j.engine != "" {
+		return nil, usagef("--engine %s picks the physics of a sim:TASK source; %s is not one", j.engine, j.source)
+	}
 	j.task = b.str("task")
 	if j.sim {
 		j.task = simTask
@@ -147,6 +152,9 @@ func parseScore(args []string, stderr io.Writer) (*scoreJob, error) {
 // resolve looks the task up and fills the scorer's VLM settings.
 func (j *scoreJob) resolve(baseURL, model string) error {
 	j.grid = j.sim && IsGridTask(j.task)
+	if err := rundir.CheckEngine(j.task, j.engine); err != nil { // grid tasks: train's refusal
+		return err
+	}
 	if j.grid {
 		gm, _ := grid.Lookup(j.task)
 		j.meta = tasks.Meta{Description: gm.Description, Family: gm.Family}
@@ -207,7 +215,7 @@ func (j *scoreJob) emit(ctx context.Context, stdout io.Writer, sc vlmprio.Scorer
 
 // simClips drives a sim:TASK source's episodes with the scripted policy.
 func (j *scoreJob) simClips(ctx context.Context, clipper *vlmprio.Clipper, take func([]*vlmprio.Clip) bool) error {
-	env, err := makeTaskEnv(j.task, "", 0, "")
+	env, err := makeTaskEnv(j.task, "", 0, j.engine)
 	if err != nil {
 		return err
 	}

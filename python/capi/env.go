@@ -12,6 +12,7 @@ import (
 
 	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/render"
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/tasks"
 )
 
@@ -27,6 +28,7 @@ var infoKeys = []string{
 // envOptions are the keyword options of vlmrb.make, sent as JSON.
 type envOptions struct {
 	Reward             string  `json:"reward"`
+	Engine             string  `json:"engine"` // tasks.Options.Engine: sim | articulated ("": sim)
 	MaxSteps           int     `json:"max_episode_steps"`
 	HideGoal           bool    `json:"hide_goal"`
 	TerminateOnSuccess bool    `json:"terminate_on_success"`
@@ -40,18 +42,24 @@ type envOptions struct {
 	Height        int    `json:"height"`
 }
 
-func parseOptions(js string) (envOptions, tasks.Options, error) {
+// parseOptions reads task's keyword options; an engine other than sim on
+// a task with its own engine is refused in train's words
+// (rundir.CheckEngine).
+func parseOptions(task, js string) (envOptions, tasks.Options, error) {
 	o := envOptions{RenderBackend: "auto", Camera: render.TaskCamera, Width: 128, Height: 128}
 	if strings.TrimSpace(js) != "" {
 		d := json.NewDecoder(bytes.NewReader([]byte(js)))
 		d.DisallowUnknownFields()
 		if err := d.Decode(&o); err != nil {
-			return o, tasks.Options{}, badf("vlmrb: bad env options: %v (known: reward, max_episode_steps, hide_goal, terminate_on_success, freeze_layout, layout_seed, render_backend, camera, theme, width, height)", err)
+			return o, tasks.Options{}, badf("vlmrb: bad env options: %v (known: reward, engine, max_episode_steps, hide_goal, terminate_on_success, freeze_layout, layout_seed, render_backend, camera, theme, width, height)", err)
 		}
 	}
 	rm, err := tasks.ParseRewardMode(o.Reward)
 	if err != nil {
 		return o, tasks.Options{}, bad(err)
+	}
+	if err := rundir.CheckEngine(tasks.Canonical(task), o.Engine); err != nil {
+		return o, tasks.Options{}, badf("vlmrb: %v", err)
 	}
 	if o.MaxSteps < 0 {
 		return o, tasks.Options{}, badf("vlmrb: max_episode_steps %d is negative; pass a positive limit or omit it for %d", o.MaxSteps, tasks.DefaultMaxSteps)
@@ -59,7 +67,7 @@ func parseOptions(js string) (envOptions, tasks.Options, error) {
 	if o.Width <= 0 || o.Height <= 0 {
 		return o, tasks.Options{}, badf("vlmrb: render size %dx%d must be positive", o.Width, o.Height)
 	}
-	to := tasks.Options{Reward: rm, MaxSteps: o.MaxSteps, HideGoal: o.HideGoal,
+	to := tasks.Options{Reward: rm, Engine: o.Engine, MaxSteps: o.MaxSteps, HideGoal: o.HideGoal,
 		TerminateOnSuccess: o.TerminateOnSuccess, FreezeLayout: o.FreezeLayout}
 	if o.LayoutSeed != nil {
 		to.LayoutSeed = *o.LayoutSeed
@@ -102,7 +110,7 @@ type env struct {
 }
 
 func newEnv(task, optsJSON string) (*env, error) {
-	o, to, err := parseOptions(optsJSON)
+	o, to, err := parseOptions(task, optsJSON)
 	if err != nil {
 		return nil, err
 	}
@@ -255,7 +263,7 @@ func (v *env) Render(w, h int, dst []byte) error {
 // (steps+1)×ObsDim values (the reset observation first), rew steps values;
 // a rollout stops being written at the first terminated/truncated step.
 func goRollout(task, optsJSON string, seed uint64, steps int, act, obs, rew []float64) error {
-	_, to, err := parseOptions(optsJSON)
+	_, to, err := parseOptions(task, optsJSON)
 	if err != nil {
 		return err
 	}
@@ -312,7 +320,7 @@ func (v *env) Close() error {
 // baseline of the single-env overhead benchmark. actions holds
 // steps×ActDim values.
 func goEnvSteps(task string, steps int, seed uint64, optsJSON string, actions []float64) error {
-	_, to, err := parseOptions(optsJSON)
+	_, to, err := parseOptions(task, optsJSON)
 	if err != nil {
 		return err
 	}

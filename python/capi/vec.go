@@ -205,7 +205,7 @@ func (v *vecEnv) Close() error {
 // step) with actions for steps steps after Reset(seed): the Go baseline of
 // the overhead benchmark. actions holds steps×n×ActDim values.
 func goVecSteps(task string, n, steps int, seed uint64, optsJSON string, actions []float64) error {
-	_, to, err := parseOptions(optsJSON)
+	_, to, err := parseOptions(task, optsJSON)
 	if err != nil {
 		return err
 	}

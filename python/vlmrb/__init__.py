@@ -27,8 +27,10 @@ def make(task, **options):
     """Makes one task env, like gymnasium.make. Options: render_mode
     ("rgb_array"), width, height, camera ("task", "workspace", corner, …),
     render_backend ("auto", "soft", "egl"), theme, reward ("dense" or
-    "sparse"), max_episode_steps, hide_goal, terminate_on_success,
-    freeze_layout, layout_seed."""
+    "sparse"), engine ("sim", the default, or "articulated": MuJoCo's
+    equations on the task's MJCF scene, as train's engine key),
+    max_episode_steps, hide_goal, terminate_on_success, freeze_layout,
+    layout_seed."""
     return VlmrbEnv(task, **options)
 
 
