@@ -49,6 +49,27 @@ type RecordOptions struct {
 	Progress      io.Writer
 }
 
+// Fits says why demonstrations recorded as m cannot train the run cfg
+// (another task, reward or engine, with the record command that fixes it),
+// or nil when they can.
+func (m RecordMeta) Fits(cfg *Config) error {
+	engine := func(e string) string {
+		if e == "" {
+			return tasks.EngineSim
+		}
+		return e
+	}
+	switch {
+	case m.Task != cfg.Task:
+		return fmt.Errorf("recorded on task %s, the run trains %s; record demonstrations of %s (robot-train record --task %s)", m.Task, cfg.Task, cfg.Task, cfg.Task)
+	case m.Reward != cfg.EnvReward():
+		return fmt.Errorf("holds %s rewards, the run's env reward is %s; record with --reward %s", m.Reward, cfg.EnvReward(), cfg.EnvReward())
+	case engine(m.Engine) != engine(cfg.Engine):
+		return fmt.Errorf("recorded on the %s engine, the run trains on %s; record with --engine %s", engine(m.Engine), engine(cfg.Engine), engine(cfg.Engine))
+	}
+	return nil
+}
+
 // RecordMeta is meta/vlmrb.json of a recorded dataset: where its episodes
 // came from, so train --demos can check that they fit the run.
 type RecordMeta struct {

@@ -52,11 +52,8 @@ func loadDemos(cfg *rundir.Config, spec control.Spec) (eps []demoEpisode, hasPro
 		if err := json.Unmarshal(b, &m); err != nil {
 			return nil, false, bad("meta/vlmrb.json: %v", err)
 		}
-		if m.Task != cfg.Task {
-			return nil, false, bad("recorded on task %s, the run trains %s; record demonstrations of %s (robot-train record --task %s)", m.Task, cfg.Task, cfg.Task, cfg.Task)
-		}
-		if m.Reward != cfg.EnvReward() {
-			return nil, false, bad("holds %s rewards, the run's env reward is %s; record with --reward %s", m.Reward, cfg.EnvReward(), cfg.EnvReward())
+		if err := m.Fits(cfg); err != nil {
+			return nil, false, bad("%v", err)
 		}
 	}
 	cols := d.Columns()
