@@ -99,9 +99,10 @@ type Data struct {
 	efcDim  []int
 	efcMu   []float64
 	efcCone []bool
-	// efcPyr marks the first of the four edge rows of a condim-3
-	// pyramidal contact (contact.go), which J·x and Jᵀf visit together
-	efcPyr []bool
+	// efcPyr holds, on the first edge row of a condim-3 or condim-4
+	// pyramidal contact (contact.go), its number of edge rows (4 or 6),
+	// which J·x and Jᵀf visit together; 0 on every other row
+	efcPyr []uint8
 	// PGS (pgs.go): A = J·M⁻¹·Jᵀ + R, M⁻¹·Jᵀ, the visiting order, and
 	// the last step's qacc (MuJoCo's qacc_warmstart)
 	pgsA, pgsW []float64
@@ -167,7 +168,7 @@ func NewData(m *Model) *Data {
 	d.efcJar, d.efcJp = f(), f()
 	d.efcActive = make([]bool, nr)
 	d.efcDim, d.efcMu, d.efcCone = make([]int, nr), f(), make([]bool, nr)
-	d.efcPyr = make([]bool, nr)
+	d.efcPyr = make([]uint8, nr)
 	if m.Opt.Solver == PGS {
 		// A is nr² (2 MB at 512 rows); beyond that it grows with the rows
 		// a step actually has (pgs.go)
@@ -1011,7 +1012,7 @@ func (d *Data) addRowImp(m *Model, typ, j, dof, n int, jac [3]float64, dist, mar
 	i := d.NEfc
 	d.NEfc++
 	d.EfcType[i], d.EfcJnt[i], d.efcDof[i], d.efcN[i] = typ, j, dof, n
-	d.efcPyr[i] = false
+	d.efcPyr[i] = 0
 	d.efcJac[i], d.EfcPos[i], d.efcFloss[i] = jac, dist, floss
 	// R = (1 − imp)/imp · diagApprox (dof_invweight0, or the bodies' or
 	// joints' sum for equalities)
@@ -1178,11 +1179,11 @@ func solveConstraints(m *Model, d *Data) {
 			}
 			d.efcActive[i] = quad
 			d.EfcForce[i] = f
-			if d.efcPyr[i] {
-				// a pyramid's four rows: when all push, Jᵀf in one pass
-				// (the same sums per column, rows in order)
+			if np := int(d.efcPyr[i]); np != 0 {
+				// a pyramid's four or six rows: when all push, Jᵀf in one
+				// pass (the same sums per column, rows in order)
 				all := f != 0
-				for j := i + 1; j < i+4; j++ {
+				for j := i + 1; j < i+np; j++ {
 					fj, qj := d.rowForce(j, d.efcJar[j])
 					if d.efcActive[j] != qj {
 						changed = true
@@ -1190,16 +1191,19 @@ func solveConstraints(m *Model, d *Data) {
 					d.efcActive[j], d.EfcForce[j] = qj, fj
 					all = all && fj != 0
 				}
-				if all {
+				switch {
+				case all && np == 4:
 					d.addJT4(i, qfrc)
-				} else {
-					for j := i; j < i+4; j++ {
+				case all:
+					d.addJT6(i, qfrc)
+				default:
+					for j := i; j < i+np; j++ {
 						if d.EfcForce[j] != 0 {
 							d.addJT(j, d.EfcForce[j], qfrc)
 						}
 					}
 				}
-				i += 3
+				i += np - 1
 				continue
 			}
 			if f != 0 { // 0·J adds nothing
