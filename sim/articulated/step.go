@@ -1243,6 +1243,12 @@ func solveConstraints(m *Model, d *Data) {
 					i += 3
 					continue
 				}
+				if d.efcPyr[i] == 6 && d.efcActive[i] && d.efcActive[i+1] && d.efcActive[i+2] &&
+					d.efcActive[i+3] && d.efcActive[i+4] && d.efcActive[i+5] {
+					d.addPyramid6(i, H, nv)
+					i += 5
+					continue
+				}
 				if !d.efcActive[i] {
 					continue
 				}
@@ -1508,6 +1514,42 @@ func (d *Data) addPyramid4(i int, H []float64, nv int) {
 		a0, a1, a2, a3 := D*J0[r], D*J1[r], D*J2[r], D*J3[r]
 		for _, c := range nz[:k+1] {
 			Hr[c] += a0*J0[c] + a1*J1[c] + a2*J2[c] + a3*J3[c]
+		}
+	}
+}
+
+// addPyramid6 adds D·J_kᵀJ_k of the six active edge rows i..i+5 of one
+// condim-4 pyramid to H's lower triangle in one pass over the columns where
+// any of them is nonzero, each entry's six terms added one by one in row
+// order: the sums of six row-by-row passes (a row's zero columns add exact
+// zeros), bit for bit.
+func (d *Data) addPyramid6(i int, H []float64, nv int) {
+	lo, hi := d.pyrSpan(i, 6)
+	J0 := d.efcJd[i*nv : i*nv+nv]
+	J1 := d.efcJd[(i+1)*nv : (i+1)*nv+nv]
+	J2 := d.efcJd[(i+2)*nv : (i+2)*nv+nv]
+	J3 := d.efcJd[(i+3)*nv : (i+3)*nv+nv]
+	J4 := d.efcJd[(i+4)*nv : (i+4)*nv+nv]
+	J5 := d.efcJd[(i+5)*nv : (i+5)*nv+nv]
+	nz := d.efcNZ[:0]
+	for c := lo; c < hi; c++ {
+		if J0[c] != 0 || J1[c] != 0 || J2[c] != 0 || J3[c] != 0 || J4[c] != 0 || J5[c] != 0 {
+			nz = append(nz, c)
+		}
+	}
+	D := d.efcD[i]
+	for k, r := range nz {
+		Hr := H[r*nv : r*nv+nv]
+		a0, a1, a2, a3, a4, a5 := D*J0[r], D*J1[r], D*J2[r], D*J3[r], D*J4[r], D*J5[r]
+		for _, c := range nz[:k+1] {
+			v := Hr[c]
+			v += a0 * J0[c]
+			v += a1 * J1[c]
+			v += a2 * J2[c]
+			v += a3 * J3[c]
+			v += a4 * J4[c]
+			v += a5 * J5[c]
+			Hr[c] = v
 		}
 	}
 }
