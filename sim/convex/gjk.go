@@ -250,6 +250,7 @@ func (c *Collider) epa(A, B *sobj, scale float64) (depth float64, n, pa, pb Vec3
 	}
 	c.verts = c.verts[:0]
 	c.faces = c.faces[:0]
+	c.faceD = c.faceD[:0]
 	for i := 0; i < 4; i++ {
 		c.verts = append(c.verts, c.smp.v[i])
 	}
@@ -261,17 +262,9 @@ func (c *Collider) epa(A, B *sobj, scale float64) (depth float64, n, pa, pb Vec3
 	c.addFace(0, 3, 1)
 	c.addFace(1, 3, 2)
 	c.addFace(2, 3, 0)
-	for f := 0; f < 4; f++ {
-		for e := 0; e < 3; e++ {
-			a, b := c.faces[f].i[e], c.faces[f].i[(e+1)%3]
-			for g := 0; g < 4; g++ {
-				for k := 0; k < 3; k++ {
-					if c.faces[g].i[k] == b && c.faces[g].i[(k+1)%3] == a {
-						c.faces[f].nb[e] = int32(g)
-					}
-				}
-			}
-		}
+	// the face across each directed edge, reversed, of these four faces
+	for f, nb := range [4][3]int32{{1, 2, 3}, {3, 2, 0}, {1, 3, 0}, {2, 1, 0}} {
+		c.faces[f].nb = nb
 	}
 	tol := epaRelTol * scale
 	visTol := 1e-13 * scale
@@ -279,9 +272,9 @@ func (c *Collider) epa(A, B *sobj, scale float64) (depth float64, n, pa, pb Vec3
 	for iter := 0; iter < epaMaxIter; iter++ {
 		best = -1
 		bd := math.Inf(1)
-		for f := range c.faces {
-			if c.faces[f].alive && c.faces[f].d < bd {
-				bd, best = c.faces[f].d, f
+		for f, fd := range c.faceD {
+			if fd < bd { // removed faces hold +Inf
+				bd, best = fd, f
 			}
 		}
 		if best < 0 {
@@ -298,6 +291,7 @@ func (c *Collider) epa(A, B *sobj, scale float64) (depth float64, n, pa, pb Vec3
 		c.horizon = c.horizon[:0]
 		c.faces[best].visit = c.stamp
 		c.faces[best].alive = false
+		c.faceD[best] = math.Inf(1)
 		c.epaWalk(int32(best), -1, w.w, visTol)
 		first := int32(len(c.faces))
 		for _, h := range c.horizon {
@@ -347,19 +341,31 @@ func (c *Collider) epaWalk(f, from int32, w Vec3, visTol float64) {
 		if from >= 0 && j == 2 {
 			break
 		}
-		k := (start + j) % 3
+		k := start + j // (start + j) mod 3: start ≤ 3, j ≤ 2
+		if k >= 3 {
+			k -= 3
+		}
 		nb := c.faces[f].nb[k]
 		if c.faces[nb].visit == c.stamp {
 			continue
 		}
 		fn := &c.faces[nb]
-		if fn.alive && fn.n.Dot(w.Sub(c.verts[fn.i[0]].w)) > visTol {
-			fn.visit = c.stamp
-			fn.alive = false
-			c.epaWalk(nb, f, w, visTol)
-			continue
+		if fn.alive {
+			// n·(w − v0), Sub's and Dot's operations in their order
+			v := &c.verts[fn.i[0]].w
+			if fn.n[0]*(w[0]-v[0])+fn.n[1]*(w[1]-v[1])+fn.n[2]*(w[2]-v[2]) > visTol {
+				fn.visit = c.stamp
+				fn.alive = false
+				c.faceD[nb] = math.Inf(1)
+				c.epaWalk(nb, f, w, visTol)
+				continue
+			}
 		}
-		c.horizon = append(c.horizon, epaEdge{a: c.faces[f].i[k], b: c.faces[f].i[(k+1)%3], outer: nb})
+		k1 := k + 1
+		if k1 == 3 {
+			k1 = 0
+		}
+		c.horizon = append(c.horizon, epaEdge{a: c.faces[f].i[k], b: c.faces[f].i[k1], outer: nb})
 	}
 }
 
@@ -382,6 +388,7 @@ func (c *Collider) addFace(a, b, d int32) {
 	} else {
 		f.d = math.Inf(1)
 	}
+	c.faceD = append(c.faceD, f.d)
 }
 
 // blowUp grows the GJK simplex to a tetrahedron of A − B with volume.
