@@ -39,9 +39,55 @@ func (o *sobj) support(dir Vec3) Vec3 {
 type svert struct{ w, a, b Vec3 }
 
 func supportPair(A, B *sobj, dir Vec3) svert {
-	a := A.support(dir)
-	b := B.support(dir.Scale(-1))
-	return svert{w: a.Sub(b), a: a, b: b}
+	var v svert
+	supportPairTo(&v, A, B, dir[0], dir[1], dir[2])
+	return v
+}
+
+// supportPairTo writes the vertex of A − B along (d0, d1, d2) into v: A's
+// support point along it, B's along its negation (dir.Scale(-1), exactly).
+func supportPairTo(v *svert, A, B *sobj, d0, d1, d2 float64) {
+	A.supportTo(&v.a, d0, d1, d2)
+	B.supportTo(&v.b, -d0, -d1, -d2)
+	v.w = Vec3{v.a[0] - v.b[0], v.a[1] - v.b[1], v.a[2] - v.b[2]}
+}
+
+// supportTo is support written into out, with boxes and cylinders in
+// scalars (Shape.Support's operations in their order).
+func (o *sobj) supportTo(out *Vec3, d0, d1, d2 float64) {
+	s, pose := o.s, o.p
+	if o.coreOnly || (s.Kind != Box && s.Kind != Cylinder) {
+		*out = o.support(Vec3{d0, d1, d2})
+		return
+	}
+	R := &pose.Rot
+	l0 := R[0]*d0 + R[3]*d1 + R[6]*d2
+	l1 := R[1]*d0 + R[4]*d1 + R[7]*d2
+	l2 := R[2]*d0 + R[5]*d1 + R[8]*d2
+	var p0, p1, p2 float64
+	if s.Kind == Box {
+		p0, p1, p2 = -s.Size[0], -s.Size[1], -s.Size[2]
+		if l0 >= 0 {
+			p0 = s.Size[0]
+		}
+		if l1 >= 0 {
+			p1 = s.Size[1]
+		}
+		if l2 >= 0 {
+			p2 = s.Size[2]
+		}
+	} else {
+		if r := math.Hypot(l0, l1); r > 0 {
+			p0, p1 = s.Size[0]*l0/r, s.Size[0]*l1/r
+		}
+		p2 = -s.Size[1]
+		if l2 >= 0 {
+			p2 = s.Size[1]
+		}
+	}
+	out[0] = R[0]*p0 + R[1]*p1 + R[2]*p2 + pose.Pos[0]
+	out[1] = R[3]*p0 + R[4]*p1 + R[5]*p2 + pose.Pos[1]
+	out[2] = R[6]*p0 + R[7]*p1 + R[8]*p2 + pose.Pos[2]
 }
 
 type simplex struct {
@@ -69,7 +115,8 @@ func (c *Collider) gjk(A, B *sobj, cutoff, scale float64) (dist float64, pa, pb 
 		if vv <= hitTol*hitTol {
 			return 0, Vec3{}, Vec3{}, true
 		}
-		w := supportPair(A, B, v.Scale(-1))
+		var w svert
+		supportPairTo(&w, A, B, -v[0], -v[1], -v[2]) // v.Scale(-1)
 		vw := v.Dot(w.w)
 		// Lower bound on the distance: v·w/|v|.
 		if vw > 0 && vw*vw > cutoff*cutoff*vv && cutoff >= 0 {
@@ -280,13 +327,15 @@ func (c *Collider) epa(A, B *sobj, scale float64) (depth float64, n, pa, pb Vec3
 		if best < 0 {
 			return 0, Vec3{}, Vec3{}, Vec3{}, false
 		}
-		bf := c.faces[best]
-		w := supportPair(A, B, bf.n)
+		bf := &c.faces[best]
+		c.verts = append(c.verts, svert{})
+		iw := int32(len(c.verts) - 1)
+		w := &c.verts[iw]
+		supportPairTo(w, A, B, bf.n[0], bf.n[1], bf.n[2])
 		if w.w.Dot(bf.n)-bf.d <= tol {
+			c.verts = c.verts[:iw]
 			break
 		}
-		c.verts = append(c.verts, w)
-		iw := int32(len(c.verts) - 1)
 		c.stamp++
 		c.horizon = c.horizon[:0]
 		c.faces[best].visit = c.stamp
