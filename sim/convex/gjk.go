@@ -175,10 +175,14 @@ func (s *simplex) closest() (Vec3, bool) {
 	inside := true
 	faces := [4][4]int{{0, 1, 2, 3}, {0, 1, 3, 2}, {0, 2, 3, 1}, {1, 2, 3, 0}}
 	for _, f := range faces {
-		a, b, cc, o := s.v[f[0]].w, s.v[f[1]].w, s.v[f[2]].w, s.v[f[3]].w
-		n := b.Sub(a).Cross(cc.Sub(a))
-		so := n.Dot(o.Sub(a))
-		sOrig := n.Dot(a.Scale(-1))
+		// n = (b − a) × (c − a), so = n·(o − a), sOrig = n·(−a): Sub's,
+		// Cross's and Dot's operations in their order, in scalars
+		a, b, cc, o := &s.v[f[0]].w, &s.v[f[1]].w, &s.v[f[2]].w, &s.v[f[3]].w
+		u0, u1, u2 := b[0]-a[0], b[1]-a[1], b[2]-a[2]
+		v0, v1, v2 := cc[0]-a[0], cc[1]-a[1], cc[2]-a[2]
+		n0, n1, n2 := u1*v2-u2*v1, u2*v0-u0*v2, u0*v1-u1*v0
+		so := n0*(o[0]-a[0]) + n1*(o[1]-a[1]) + n2*(o[2]-a[2])
+		sOrig := n0*(-a[0]) + n1*(-a[1]) + n2*(-a[2])
 		if so*sOrig >= 0 && so != 0 {
 			continue // origin on the same side as the fourth vertex
 		}
