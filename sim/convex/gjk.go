@@ -237,15 +237,18 @@ func (s *simplex) segment(i, j int) Vec3 {
 // triangle is Ericson's closest point on a triangle (Real-Time Collision
 // Detection §5.1.5) with the query point at the origin.
 func (s *simplex) triangle(i, j, k int) Vec3 {
-	a, b, c := s.v[i].w, s.v[j].w, s.v[k].w
-	ab, ac := b.Sub(a), c.Sub(a)
-	ap := a.Scale(-1)
-	d1, d2 := ab.Dot(ap), ac.Dot(ap)
+	// in scalars: the operations of Sub, Scale(-1), Dot, Add and Scale
+	// in their order (ap = −a, bp = −b, cp = −c)
+	a, b, c := &s.v[i].w, &s.v[j].w, &s.v[k].w
+	ab0, ab1, ab2 := b[0]-a[0], b[1]-a[1], b[2]-a[2]
+	ac0, ac1, ac2 := c[0]-a[0], c[1]-a[1], c[2]-a[2]
+	d1 := ab0*(-a[0]) + ab1*(-a[1]) + ab2*(-a[2])
+	d2 := ac0*(-a[0]) + ac1*(-a[1]) + ac2*(-a[2])
 	if d1 <= 0 && d2 <= 0 {
 		return s.keep1(i)
 	}
-	bp := b.Scale(-1)
-	d3, d4 := ab.Dot(bp), ac.Dot(bp)
+	d3 := ab0*(-b[0]) + ab1*(-b[1]) + ab2*(-b[2])
+	d4 := ac0*(-b[0]) + ac1*(-b[1]) + ac2*(-b[2])
 	if d3 >= 0 && d4 <= d3 {
 		return s.keep1(j)
 	}
@@ -253,8 +256,8 @@ func (s *simplex) triangle(i, j, k int) Vec3 {
 	if vc <= 0 && d1 >= 0 && d3 <= 0 {
 		return s.keep2(i, j, d1/(d1-d3))
 	}
-	cp := c.Scale(-1)
-	d5, d6 := ab.Dot(cp), ac.Dot(cp)
+	d5 := ab0*(-c[0]) + ab1*(-c[1]) + ab2*(-c[2])
+	d6 := ac0*(-c[0]) + ac1*(-c[1]) + ac2*(-c[2])
 	if d6 >= 0 && d5 <= d6 {
 		return s.keep1(k)
 	}
@@ -271,11 +274,12 @@ func (s *simplex) triangle(i, j, k int) Vec3 {
 		return s.segment(i, j)
 	}
 	v, w := vb/den, vc/den
+	p := Vec3{a[0] + ab0*v + ac0*w, a[1] + ab1*v + ac1*w, a[2] + ab2*v + ac2*w}
 	vi, vj, vk := s.v[i], s.v[j], s.v[k]
 	s.v[0], s.v[1], s.v[2] = vi, vj, vk
 	s.lam[0], s.lam[1], s.lam[2] = 1-v-w, v, w
 	s.n = 3
-	return a.Add(ab.Scale(v)).Add(ac.Scale(w))
+	return p
 }
 
 type epaFace struct {
