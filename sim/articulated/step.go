@@ -596,10 +596,17 @@ func passive(m *Model, d *Data) {
 			if m.bodyDofNum[i] == 0 {
 				k = lastAncestorDof(m, i)
 			}
+			// jl = v + w × off, then jl·f, in scalars (add3's, cross3's
+			// and dot3's operations in their order)
+			o0, o1, o2 := off[0], off[1], off[2]
+			f0, f1, f2 := f[0], f[1], f[2]
 			for ; k >= 0; k = m.dofParent[k] {
 				c := &d.Cdof[k]
-				jl := add3(vec3{c[3], c[4], c[5]}, cross3(vec3{c[0], c[1], c[2]}, off))
-				d.QfrcGravcomp[k] += dot3(jl, f)
+				w0, w1, w2 := c[0], c[1], c[2]
+				j0 := c[3] + (w1*o2 - w2*o1)
+				j1 := c[4] + (w2*o0 - w0*o2)
+				j2 := c[5] + (w0*o1 - w1*o0)
+				d.QfrcGravcomp[k] += j0*f0 + j1*f1 + j2*f2
 			}
 		}
 	}
