@@ -187,7 +187,10 @@ func makeContactRows(m *Model, d *Data) {
 				}
 				d.spanCols(i, row, cols)
 				d.EfcType[i], d.EfcJnt[i], d.efcDof[i], d.efcN[i] = RowContactPyramidal, ci, 0, 0
-				d.efcPyr[i] = dim == 3 && k == 1 && s > 0
+				d.efcPyr[i] = 0
+				if k == 1 && s > 0 && dim <= 4 {
+					d.efcPyr[i] = uint8(2 * (dim - 1)) // condim 3 or 4
+				}
 				d.efcJac[i], d.EfcPos[i], d.efcFloss[i] = [3]float64{}, c.Dist, 0
 				d.efcR[i], d.efcD[i] = rpy, dpy
 				d.EfcAref[i] = -br*dotCols(row, d.Qvel, cols) - ka

@@ -45,9 +45,11 @@
 //     friction); the constrained qacc minimizes MuJoCo's primal cost
 //     ½‖a − a₀‖²_M + Σ s(J·a − aref) (limits: ½·D·min(0, ·)²; friction:
 //     quadratic within ±R·frictionloss, linear beyond) by Newton's method
-//     with an exact line search, MuJoCo's default solver, iterated to
-//     convergence (the tree-sparse factor of H = M + JᵀDJ, or a dense
-//     Cholesky when an equality or tendon row is present);
+//     with an exact line search, MuJoCo's default solver, iterated until
+//     mj_solNewton's test (improvement or gradient norm, scaled by
+//     1/(meaninertia·nv), below Option.Tolerance; at most
+//     Option.Iterations) stops it (the tree-sparse factor of H = M + JᵀDJ,
+//     or a dense Cholesky when an equality or tendon row is present);
 //   - integration: semi-implicit Euler with joint damping integrated
 //     implicitly (M + h·diag(damping), MuJoCo's default "eulerdamp"), or
 //     implicitfast (M − h·∂f/∂qvel: dof damping and joint actuators'

@@ -189,13 +189,14 @@ func (d *Data) jacPoint(m *Model, b int, p [3]float64, jp, jr []float64) {
 		return
 	}
 	off := sub3(p, d.SubtreeCom[m.bodyRoot[b]])
+	o0, o1, o2 := off[0], off[1], off[2]
 	for k := m.lastDof(b); k >= 0; k = m.dofParent[k] {
+		// l = v + w × off in scalars (add3's and cross3's operations)
 		c := &d.Cdof[k]
-		w := vec3{c[0], c[1], c[2]}
-		l := add3(vec3{c[3], c[4], c[5]}, cross3(w, off))
-		for r := range 3 {
-			jp[r*nv+k], jr[r*nv+k] = l[r], w[r]
-		}
+		w0, w1, w2 := c[0], c[1], c[2]
+		jp[k], jr[k] = c[3]+(w1*o2-w2*o1), w0
+		jp[nv+k], jr[nv+k] = c[4]+(w2*o0-w0*o2), w1
+		jp[2*nv+k], jr[2*nv+k] = c[5]+(w0*o1-w1*o0), w2
 	}
 }
 

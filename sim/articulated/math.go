@@ -84,12 +84,18 @@ func axisAngleQuat(a vec3, angle float64) [4]float64 {
 // quatIntegrate returns q rotated by the body-frame angular velocity w for
 // time h (q·exp(w h/2)), normalized.
 func quatIntegrate(q [4]float64, w vec3, h float64) [4]float64 {
-	n := norm3(w)
+	// in scalars: norm3's, scale3's, axisAngleQuat's and mulQuat's
+	// operations in their order
+	n := math.Sqrt(w[0]*w[0] + w[1]*w[1] + w[2]*w[2])
 	if n == 0 || h == 0 {
 		r, _ := normQuat(q)
 		return r
 	}
-	r, _ := normQuat(mulQuat(q, axisAngleQuat(scale3(w, 1/n), n*h)))
+	inv := 1 / n
+	a0, a1, a2 := w[0]*inv, w[1]*inv, w[2]*inv
+	s, c := math.Sincos((n * h) / 2)
+	r0, r1, r2, r3 := mulQuatS(q[0], q[1], q[2], q[3], c, a0*s, a1*s, a2*s)
+	r, _ := normQuat([4]float64{r0, r1, r2, r3})
 	return r
 }
 

@@ -71,17 +71,19 @@ func (d *Data) rowsCost(c float64, jar []float64) float64 {
 	return c
 }
 
-// rowJars writes J_i·x − aref_i of every row into jar; a condim-3
-// pyramid's four rows in one pass over their columns (each row's sum in
-// the same order: the columns outside a row's span add exact zeros).
+// rowJars writes J_i·x − aref_i of every row into jar; a condim-3 or
+// condim-4 pyramid's four or six rows in one pass over their columns (each
+// row's sum in the same order: the columns outside a row's span add exact
+// zeros).
 func (d *Data) rowJars(x, jar []float64) {
 	for i := 0; i < d.NEfc; i++ {
-		if !d.efcPyr[i] {
+		np := int(d.efcPyr[i])
+		if np == 0 {
 			jar[i] = d.rowJar(i, x)
 			continue
 		}
 		nv := len(x)
-		lo, hi := d.pyrSpan(i)
+		lo, hi := d.pyrSpan(i, np)
 		xs := x[lo:hi]
 		J0 := d.efcJd[i*nv+lo : i*nv+hi]
 		J1 := d.efcJd[(i+1)*nv+lo : (i+1)*nv+hi]
@@ -89,6 +91,25 @@ func (d *Data) rowJars(x, jar []float64) {
 		J3 := d.efcJd[(i+3)*nv+lo : (i+3)*nv+hi]
 		J1, J2, J3 = J1[:len(xs)], J2[:len(xs)], J3[:len(xs)]
 		J0 = J0[:len(xs)]
+		if np == 6 {
+			J4 := d.efcJd[(i+4)*nv+lo : (i+4)*nv+hi]
+			J5 := d.efcJd[(i+5)*nv+lo : (i+5)*nv+hi]
+			J4, J5 = J4[:len(xs)], J5[:len(xs)]
+			s0, s1, s2, s3, s4, s5 := 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+			for k, v := range xs {
+				s0 += J0[k] * v
+				s1 += J1[k] * v
+				s2 += J2[k] * v
+				s3 += J3[k] * v
+				s4 += J4[k] * v
+				s5 += J5[k] * v
+			}
+			a := d.EfcAref[i : i+6]
+			jar[i], jar[i+1], jar[i+2] = s0-a[0], s1-a[1], s2-a[2]
+			jar[i+3], jar[i+4], jar[i+5] = s3-a[3], s4-a[4], s5-a[5]
+			i += 5
+			continue
+		}
 		s0, s1, s2, s3 := 0.0, 0.0, 0.0, 0.0
 		for k, v := range xs {
 			s0 += J0[k] * v
@@ -102,12 +123,15 @@ func (d *Data) rowJars(x, jar []float64) {
 	}
 }
 
-// pyrSpan is the union of the nonzero spans of pyramid rows i..i+3.
-func (d *Data) pyrSpan(i int) (lo, hi int) {
-	sp := d.efcSpan[2*i : 2*i+8]
-	lo, hi = min(sp[0], sp[2], sp[4], sp[6]), max(sp[1], sp[3], sp[5], sp[7])
+// pyrSpan is the union of the nonzero spans of pyramid rows i..i+np−1.
+func (d *Data) pyrSpan(i, np int) (lo, hi int) {
+	sp := d.efcSpan[2*i : 2*i+2*np]
+	lo, hi = sp[0], sp[1]
+	for k := 2; k < len(sp); k += 2 {
+		lo, hi = min(lo, sp[k]), max(hi, sp[k+1])
+	}
 	if lo > hi {
-		lo = hi // all four rows zero
+		lo = hi // all rows zero
 	}
 	return lo, hi
 }
@@ -116,7 +140,7 @@ func (d *Data) pyrSpan(i int) (lo, hi int) {
 // in row order (as four addJT calls).
 func (d *Data) addJT4(i int, out []float64) {
 	nv := len(out)
-	lo, hi := d.pyrSpan(i)
+	lo, hi := d.pyrSpan(i, 4)
 	o := out[lo:hi]
 	J0 := d.efcJd[i*nv+lo : i*nv+hi]
 	J1 := d.efcJd[(i+1)*nv+lo : (i+1)*nv+hi]
@@ -131,6 +155,34 @@ func (d *Data) addJT4(i int, out []float64) {
 		v += J1[k] * f1
 		v += J2[k] * f2
 		v += J3[k] * f3
+		o[k] = v
+	}
+}
+
+// addJT6 adds Σ J_kᵀ·EfcForce_k of condim-4 pyramid rows i..i+5 to out,
+// per column in row order (as six addJT calls).
+func (d *Data) addJT6(i int, out []float64) {
+	nv := len(out)
+	lo, hi := d.pyrSpan(i, 6)
+	o := out[lo:hi]
+	J0 := d.efcJd[i*nv+lo : i*nv+hi]
+	J1 := d.efcJd[(i+1)*nv+lo : (i+1)*nv+hi]
+	J2 := d.efcJd[(i+2)*nv+lo : (i+2)*nv+hi]
+	J3 := d.efcJd[(i+3)*nv+lo : (i+3)*nv+hi]
+	J4 := d.efcJd[(i+4)*nv+lo : (i+4)*nv+hi]
+	J5 := d.efcJd[(i+5)*nv+lo : (i+5)*nv+hi]
+	J0, J1, J2, J3 = J0[:len(o)], J1[:len(o)], J2[:len(o)], J3[:len(o)]
+	J4, J5 = J4[:len(o)], J5[:len(o)]
+	f := d.EfcForce[i : i+6]
+	f0, f1, f2, f3, f4, f5 := f[0], f[1], f[2], f[3], f[4], f[5]
+	for k := range o {
+		v := o[k]
+		v += J0[k] * f0
+		v += J1[k] * f1
+		v += J2[k] * f2
+		v += J3[k] * f3
+		v += J4[k] * f4
+		v += J5[k] * f5
 		o[k] = v
 	}
 }

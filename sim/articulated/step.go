@@ -99,9 +99,10 @@ type Data struct {
 	efcDim  []int
 	efcMu   []float64
 	efcCone []bool
-	// efcPyr marks the first of the four edge rows of a condim-3
-	// pyramidal contact (contact.go), which J·x and Jᵀf visit together
-	efcPyr []bool
+	// efcPyr holds, on the first edge row of a condim-3 or condim-4
+	// pyramidal contact (contact.go), its number of edge rows (4 or 6),
+	// which J·x and Jᵀf visit together; 0 on every other row
+	efcPyr []uint8
 	// PGS (pgs.go): A = J·M⁻¹·Jᵀ + R, M⁻¹·Jᵀ, the visiting order, and
 	// the last step's qacc (MuJoCo's qacc_warmstart)
 	pgsA, pgsW []float64
@@ -167,7 +168,7 @@ func NewData(m *Model) *Data {
 	d.efcJar, d.efcJp = f(), f()
 	d.efcActive = make([]bool, nr)
 	d.efcDim, d.efcMu, d.efcCone = make([]int, nr), f(), make([]bool, nr)
-	d.efcPyr = make([]bool, nr)
+	d.efcPyr = make([]uint8, nr)
 	if m.Opt.Solver == PGS {
 		// A is nr² (2 MB at 512 rows); beyond that it grows with the rows
 		// a step actually has (pgs.go)
@@ -595,10 +596,17 @@ func passive(m *Model, d *Data) {
 			if m.bodyDofNum[i] == 0 {
 				k = lastAncestorDof(m, i)
 			}
+			// jl = v + w × off, then jl·f, in scalars (add3's, cross3's
+			// and dot3's operations in their order)
+			o0, o1, o2 := off[0], off[1], off[2]
+			f0, f1, f2 := f[0], f[1], f[2]
 			for ; k >= 0; k = m.dofParent[k] {
 				c := &d.Cdof[k]
-				jl := add3(vec3{c[3], c[4], c[5]}, cross3(vec3{c[0], c[1], c[2]}, off))
-				d.QfrcGravcomp[k] += dot3(jl, f)
+				w0, w1, w2 := c[0], c[1], c[2]
+				j0 := c[3] + (w1*o2 - w2*o1)
+				j1 := c[4] + (w2*o0 - w0*o2)
+				j2 := c[5] + (w0*o1 - w1*o0)
+				d.QfrcGravcomp[k] += j0*f0 + j1*f1 + j2*f2
 			}
 		}
 	}
@@ -1011,7 +1019,7 @@ func (d *Data) addRowImp(m *Model, typ, j, dof, n int, jac [3]float64, dist, mar
 	i := d.NEfc
 	d.NEfc++
 	d.EfcType[i], d.EfcJnt[i], d.efcDof[i], d.efcN[i] = typ, j, dof, n
-	d.efcPyr[i] = false
+	d.efcPyr[i] = 0
 	d.efcJac[i], d.EfcPos[i], d.efcFloss[i] = jac, dist, floss
 	// R = (1 − imp)/imp · diagApprox (dof_invweight0, or the bodies' or
 	// joints' sum for equalities)
@@ -1178,11 +1186,11 @@ func solveConstraints(m *Model, d *Data) {
 			}
 			d.efcActive[i] = quad
 			d.EfcForce[i] = f
-			if d.efcPyr[i] {
-				// a pyramid's four rows: when all push, Jᵀf in one pass
-				// (the same sums per column, rows in order)
+			if np := int(d.efcPyr[i]); np != 0 {
+				// a pyramid's four or six rows: when all push, Jᵀf in one
+				// pass (the same sums per column, rows in order)
 				all := f != 0
-				for j := i + 1; j < i+4; j++ {
+				for j := i + 1; j < i+np; j++ {
 					fj, qj := d.rowForce(j, d.efcJar[j])
 					if d.efcActive[j] != qj {
 						changed = true
@@ -1190,16 +1198,19 @@ func solveConstraints(m *Model, d *Data) {
 					d.efcActive[j], d.EfcForce[j] = qj, fj
 					all = all && fj != 0
 				}
-				if all {
+				switch {
+				case all && np == 4:
 					d.addJT4(i, qfrc)
-				} else {
-					for j := i; j < i+4; j++ {
+				case all:
+					d.addJT6(i, qfrc)
+				default:
+					for j := i; j < i+np; j++ {
 						if d.EfcForce[j] != 0 {
 							d.addJT(j, d.EfcForce[j], qfrc)
 						}
 					}
 				}
-				i += 3
+				i += np - 1
 				continue
 			}
 			if f != 0 { // 0·J adds nothing
@@ -1237,6 +1248,12 @@ func solveConstraints(m *Model, d *Data) {
 				if d.pyramidActive(i, n) {
 					d.addPyramid4(i, H, nv)
 					i += 3
+					continue
+				}
+				if d.efcPyr[i] == 6 && d.efcActive[i] && d.efcActive[i+1] && d.efcActive[i+2] &&
+					d.efcActive[i+3] && d.efcActive[i+4] && d.efcActive[i+5] {
+					d.addPyramid6(i, H, nv)
+					i += 5
 					continue
 				}
 				if !d.efcActive[i] {
@@ -1504,6 +1521,42 @@ func (d *Data) addPyramid4(i int, H []float64, nv int) {
 		a0, a1, a2, a3 := D*J0[r], D*J1[r], D*J2[r], D*J3[r]
 		for _, c := range nz[:k+1] {
 			Hr[c] += a0*J0[c] + a1*J1[c] + a2*J2[c] + a3*J3[c]
+		}
+	}
+}
+
+// addPyramid6 adds D·J_kᵀJ_k of the six active edge rows i..i+5 of one
+// condim-4 pyramid to H's lower triangle in one pass over the columns where
+// any of them is nonzero, each entry's six terms added one by one in row
+// order: the sums of six row-by-row passes (a row's zero columns add exact
+// zeros), bit for bit.
+func (d *Data) addPyramid6(i int, H []float64, nv int) {
+	lo, hi := d.pyrSpan(i, 6)
+	J0 := d.efcJd[i*nv : i*nv+nv]
+	J1 := d.efcJd[(i+1)*nv : (i+1)*nv+nv]
+	J2 := d.efcJd[(i+2)*nv : (i+2)*nv+nv]
+	J3 := d.efcJd[(i+3)*nv : (i+3)*nv+nv]
+	J4 := d.efcJd[(i+4)*nv : (i+4)*nv+nv]
+	J5 := d.efcJd[(i+5)*nv : (i+5)*nv+nv]
+	nz := d.efcNZ[:0]
+	for c := lo; c < hi; c++ {
+		if J0[c] != 0 || J1[c] != 0 || J2[c] != 0 || J3[c] != 0 || J4[c] != 0 || J5[c] != 0 {
+			nz = append(nz, c)
+		}
+	}
+	D := d.efcD[i]
+	for k, r := range nz {
+		Hr := H[r*nv : r*nv+nv]
+		a0, a1, a2, a3, a4, a5 := D*J0[r], D*J1[r], D*J2[r], D*J3[r], D*J4[r], D*J5[r]
+		for _, c := range nz[:k+1] {
+			v := Hr[c]
+			v += a0 * J0[c]
+			v += a1 * J1[c]
+			v += a2 * J2[c]
+			v += a3 * J3[c]
+			v += a4 * J4[c]
+			v += a5 * J5[c]
+			Hr[c] = v
 		}
 	}
 }

@@ -47,20 +47,24 @@ func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin floa
 	// mjc_BoxBox for penetrating boxes (penetration < best·(1 − 1e-12)).
 	// For separated boxes MuJoCo's relative test lets an edge axis that
 	// equals a face axis win the tie; here the face keeps it.
+	// (in scalars: Cross's, Norm's and Scale's operations in their order)
 	for i := 0; i < 3; i++ {
+		a := &ax1[i]
 		for j := 0; j < 3; j++ {
-			L := ax1[i].Cross(ax2[j])
-			l := L.Norm()
+			b := &ax2[j]
+			L0, L1, L2 := a[1]*b[2]-a[2]*b[1], a[2]*b[0]-a[0]*b[2], a[0]*b[1]-a[1]*b[0]
+			l := math.Sqrt(L0*L0 + L1*L1 + L2*L2)
 			if l < 1e-15 {
 				continue
 			}
-			L = L.Scale(1 / l)
-			s := sep(L)
+			inv := 1 / l
+			L0, L1, L2 = L0*inv, L1*inv, L2*inv
+			s := sat.sep(L0, L1, L2)
 			if s > margin {
 				return dst, false
 			}
 			if s > best+1e-12*math.Abs(best) {
-				best, bestKind, bestI, bestJ, bestL = s, 3, i, j, L
+				best, bestKind, bestI, bestJ, bestL = s, 3, i, j, Vec3{L0, L1, L2}
 			}
 		}
 	}

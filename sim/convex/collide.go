@@ -46,6 +46,7 @@ type Collider struct {
 	smp     simplex
 	verts   []svert
 	faces   []epaFace
+	faceD   []float64 // per face: its offset d while alive, +Inf once removed
 	horizon []epaEdge
 	stamp   int32
 }

@@ -39,9 +39,55 @@ func (o *sobj) support(dir Vec3) Vec3 {
 type svert struct{ w, a, b Vec3 }
 
 func supportPair(A, B *sobj, dir Vec3) svert {
-	a := A.support(dir)
-	b := B.support(dir.Scale(-1))
-	return svert{w: a.Sub(b), a: a, b: b}
+	var v svert
+	supportPairTo(&v, A, B, dir[0], dir[1], dir[2])
+	return v
+}
+
+// supportPairTo writes the vertex of A − B along (d0, d1, d2) into v: A's
+// support point along it, B's along its negation (dir.Scale(-1), exactly).
+func supportPairTo(v *svert, A, B *sobj, d0, d1, d2 float64) {
+	A.supportTo(&v.a, d0, d1, d2)
+	B.supportTo(&v.b, -d0, -d1, -d2)
+	v.w = Vec3{v.a[0] - v.b[0], v.a[1] - v.b[1], v.a[2] - v.b[2]}
+}
+
+// supportTo is support written into out, with boxes and cylinders in
+// scalars (Shape.Support's operations in their order).
+func (o *sobj) supportTo(out *Vec3, d0, d1, d2 float64) {
+	s, pose := o.s, o.p
+	if o.coreOnly || (s.Kind != Box && s.Kind != Cylinder) {
+		*out = o.support(Vec3{d0, d1, d2})
+		return
+	}
+	R := &pose.Rot
+	l0 := R[0]*d0 + R[3]*d1 + R[6]*d2
+	l1 := R[1]*d0 + R[4]*d1 + R[7]*d2
+	l2 := R[2]*d0 + R[5]*d1 + R[8]*d2
+	var p0, p1, p2 float64
+	if s.Kind == Box {
+		p0, p1, p2 = -s.Size[0], -s.Size[1], -s.Size[2]
+		if l0 >= 0 {
+			p0 = s.Size[0]
+		}
+		if l1 >= 0 {
+			p1 = s.Size[1]
+		}
+		if l2 >= 0 {
+			p2 = s.Size[2]
+		}
+	} else {
+		if r := math.Hypot(l0, l1); r > 0 {
+			p0, p1 = s.Size[0]*l0/r, s.Size[0]*l1/r
+		}
+		p2 = -s.Size[1]
+		if l2 >= 0 {
+			p2 = s.Size[1]
+		}
+	}
+	out[0] = R[0]*p0 + R[1]*p1 + R[2]*p2 + pose.Pos[0]
+	out[1] = R[3]*p0 + R[4]*p1 + R[5]*p2 + pose.Pos[1]
+	out[2] = R[6]*p0 + R[7]*p1 + R[8]*p2 + pose.Pos[2]
 }
 
 type simplex struct {
@@ -69,7 +115,8 @@ func (c *Collider) gjk(A, B *sobj, cutoff, scale float64) (dist float64, pa, pb 
 		if vv <= hitTol*hitTol {
 			return 0, Vec3{}, Vec3{}, true
 		}
-		w := supportPair(A, B, v.Scale(-1))
+		var w svert
+		supportPairTo(&w, A, B, -v[0], -v[1], -v[2]) // v.Scale(-1)
 		vw := v.Dot(w.w)
 		// Lower bound on the distance: v·w/|v|.
 		if vw > 0 && vw*vw > cutoff*cutoff*vv && cutoff >= 0 {
@@ -128,10 +175,14 @@ func (s *simplex) closest() (Vec3, bool) {
 	inside := true
 	faces := [4][4]int{{0, 1, 2, 3}, {0, 1, 3, 2}, {0, 2, 3, 1}, {1, 2, 3, 0}}
 	for _, f := range faces {
-		a, b, cc, o := s.v[f[0]].w, s.v[f[1]].w, s.v[f[2]].w, s.v[f[3]].w
-		n := b.Sub(a).Cross(cc.Sub(a))
-		so := n.Dot(o.Sub(a))
-		sOrig := n.Dot(a.Scale(-1))
+		// n = (b − a) × (c − a), so = n·(o − a), sOrig = n·(−a): Sub's,
+		// Cross's and Dot's operations in their order, in scalars
+		a, b, cc, o := &s.v[f[0]].w, &s.v[f[1]].w, &s.v[f[2]].w, &s.v[f[3]].w
+		u0, u1, u2 := b[0]-a[0], b[1]-a[1], b[2]-a[2]
+		v0, v1, v2 := cc[0]-a[0], cc[1]-a[1], cc[2]-a[2]
+		n0, n1, n2 := u1*v2-u2*v1, u2*v0-u0*v2, u0*v1-u1*v0
+		so := n0*(o[0]-a[0]) + n1*(o[1]-a[1]) + n2*(o[2]-a[2])
+		sOrig := n0*(-a[0]) + n1*(-a[1]) + n2*(-a[2])
 		if so*sOrig >= 0 && so != 0 {
 			continue // origin on the same side as the fourth vertex
 		}
@@ -186,15 +237,18 @@ func (s *simplex) segment(i, j int) Vec3 {
 // triangle is Ericson's closest point on a triangle (Real-Time Collision
 // Detection §5.1.5) with the query point at the origin.
 func (s *simplex) triangle(i, j, k int) Vec3 {
-	a, b, c := s.v[i].w, s.v[j].w, s.v[k].w
-	ab, ac := b.Sub(a), c.Sub(a)
-	ap := a.Scale(-1)
-	d1, d2 := ab.Dot(ap), ac.Dot(ap)
+	// in scalars: the operations of Sub, Scale(-1), Dot, Add and Scale
+	// in their order (ap = −a, bp = −b, cp = −c)
+	a, b, c := &s.v[i].w, &s.v[j].w, &s.v[k].w
+	ab0, ab1, ab2 := b[0]-a[0], b[1]-a[1], b[2]-a[2]
+	ac0, ac1, ac2 := c[0]-a[0], c[1]-a[1], c[2]-a[2]
+	d1 := ab0*(-a[0]) + ab1*(-a[1]) + ab2*(-a[2])
+	d2 := ac0*(-a[0]) + ac1*(-a[1]) + ac2*(-a[2])
 	if d1 <= 0 && d2 <= 0 {
 		return s.keep1(i)
 	}
-	bp := b.Scale(-1)
-	d3, d4 := ab.Dot(bp), ac.Dot(bp)
+	d3 := ab0*(-b[0]) + ab1*(-b[1]) + ab2*(-b[2])
+	d4 := ac0*(-b[0]) + ac1*(-b[1]) + ac2*(-b[2])
 	if d3 >= 0 && d4 <= d3 {
 		return s.keep1(j)
 	}
@@ -202,8 +256,8 @@ func (s *simplex) triangle(i, j, k int) Vec3 {
 	if vc <= 0 && d1 >= 0 && d3 <= 0 {
 		return s.keep2(i, j, d1/(d1-d3))
 	}
-	cp := c.Scale(-1)
-	d5, d6 := ab.Dot(cp), ac.Dot(cp)
+	d5 := ab0*(-c[0]) + ab1*(-c[1]) + ab2*(-c[2])
+	d6 := ac0*(-c[0]) + ac1*(-c[1]) + ac2*(-c[2])
 	if d6 >= 0 && d5 <= d6 {
 		return s.keep1(k)
 	}
@@ -220,11 +274,12 @@ func (s *simplex) triangle(i, j, k int) Vec3 {
 		return s.segment(i, j)
 	}
 	v, w := vb/den, vc/den
+	p := Vec3{a[0] + ab0*v + ac0*w, a[1] + ab1*v + ac1*w, a[2] + ab2*v + ac2*w}
 	vi, vj, vk := s.v[i], s.v[j], s.v[k]
 	s.v[0], s.v[1], s.v[2] = vi, vj, vk
 	s.lam[0], s.lam[1], s.lam[2] = 1-v-w, v, w
 	s.n = 3
-	return a.Add(ab.Scale(v)).Add(ac.Scale(w))
+	return p
 }
 
 type epaFace struct {
@@ -250,6 +305,7 @@ func (c *Collider) epa(A, B *sobj, scale float64) (depth float64, n, pa, pb Vec3
 	}
 	c.verts = c.verts[:0]
 	c.faces = c.faces[:0]
+	c.faceD = c.faceD[:0]
 	for i := 0; i < 4; i++ {
 		c.verts = append(c.verts, c.smp.v[i])
 	}
@@ -261,17 +317,9 @@ func (c *Collider) epa(A, B *sobj, scale float64) (depth float64, n, pa, pb Vec3
 	c.addFace(0, 3, 1)
 	c.addFace(1, 3, 2)
 	c.addFace(2, 3, 0)
-	for f := 0; f < 4; f++ {
-		for e := 0; e < 3; e++ {
-			a, b := c.faces[f].i[e], c.faces[f].i[(e+1)%3]
-			for g := 0; g < 4; g++ {
-				for k := 0; k < 3; k++ {
-					if c.faces[g].i[k] == b && c.faces[g].i[(k+1)%3] == a {
-						c.faces[f].nb[e] = int32(g)
-					}
-				}
-			}
-		}
+	// the face across each directed edge, reversed, of these four faces
+	for f, nb := range [4][3]int32{{1, 2, 3}, {3, 2, 0}, {1, 3, 0}, {2, 1, 0}} {
+		c.faces[f].nb = nb
 	}
 	tol := epaRelTol * scale
 	visTol := 1e-13 * scale
@@ -279,25 +327,28 @@ func (c *Collider) epa(A, B *sobj, scale float64) (depth float64, n, pa, pb Vec3
 	for iter := 0; iter < epaMaxIter; iter++ {
 		best = -1
 		bd := math.Inf(1)
-		for f := range c.faces {
-			if c.faces[f].alive && c.faces[f].d < bd {
-				bd, best = c.faces[f].d, f
+		for f, fd := range c.faceD {
+			if fd < bd { // removed faces hold +Inf
+				bd, best = fd, f
 			}
 		}
 		if best < 0 {
 			return 0, Vec3{}, Vec3{}, Vec3{}, false
 		}
-		bf := c.faces[best]
-		w := supportPair(A, B, bf.n)
+		bf := &c.faces[best]
+		c.verts = append(c.verts, svert{})
+		iw := int32(len(c.verts) - 1)
+		w := &c.verts[iw]
+		supportPairTo(w, A, B, bf.n[0], bf.n[1], bf.n[2])
 		if w.w.Dot(bf.n)-bf.d <= tol {
+			c.verts = c.verts[:iw]
 			break
 		}
-		c.verts = append(c.verts, w)
-		iw := int32(len(c.verts) - 1)
 		c.stamp++
 		c.horizon = c.horizon[:0]
 		c.faces[best].visit = c.stamp
 		c.faces[best].alive = false
+		c.faceD[best] = math.Inf(1)
 		c.epaWalk(int32(best), -1, w.w, visTol)
 		first := int32(len(c.faces))
 		for _, h := range c.horizon {
@@ -347,19 +398,31 @@ func (c *Collider) epaWalk(f, from int32, w Vec3, visTol float64) {
 		if from >= 0 && j == 2 {
 			break
 		}
-		k := (start + j) % 3
+		k := start + j // (start + j) mod 3: start ≤ 3, j ≤ 2
+		if k >= 3 {
+			k -= 3
+		}
 		nb := c.faces[f].nb[k]
 		if c.faces[nb].visit == c.stamp {
 			continue
 		}
 		fn := &c.faces[nb]
-		if fn.alive && fn.n.Dot(w.Sub(c.verts[fn.i[0]].w)) > visTol {
-			fn.visit = c.stamp
-			fn.alive = false
-			c.epaWalk(nb, f, w, visTol)
-			continue
+		if fn.alive {
+			// n·(w − v0), Sub's and Dot's operations in their order
+			v := &c.verts[fn.i[0]].w
+			if fn.n[0]*(w[0]-v[0])+fn.n[1]*(w[1]-v[1])+fn.n[2]*(w[2]-v[2]) > visTol {
+				fn.visit = c.stamp
+				fn.alive = false
+				c.faceD[nb] = math.Inf(1)
+				c.epaWalk(nb, f, w, visTol)
+				continue
+			}
 		}
-		c.horizon = append(c.horizon, epaEdge{a: c.faces[f].i[k], b: c.faces[f].i[(k+1)%3], outer: nb})
+		k1 := k + 1
+		if k1 == 3 {
+			k1 = 0
+		}
+		c.horizon = append(c.horizon, epaEdge{a: c.faces[f].i[k], b: c.faces[f].i[k1], outer: nb})
 	}
 }
 
@@ -382,6 +445,7 @@ func (c *Collider) addFace(a, b, d int32) {
 	} else {
 		f.d = math.Inf(1)
 	}
+	c.faceD = append(c.faceD, f.d)
 }
 
 // blowUp grows the GJK simplex to a tetrahedron of A − B with volume.

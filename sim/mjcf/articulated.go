@@ -343,7 +343,8 @@ func (c *compiler) artOption(e *element, st *artState) {
 		st.opt.Cone = articulated.Elliptic
 	}
 	// PGS is its own solver; CG converges to Newton's minimizer, which
-	// the Newton solver computes to convergence
+	// the Newton solver iterates towards until mj_solNewton's test
+	// (tolerance, iterations below) stops it
 	if a.oneOf("solver", "Newton", "Newton", "CG", "PGS") == "PGS" {
 		st.opt.Solver = articulated.PGS
 	}
