@@ -22,5 +22,5 @@
 // limit holds the hand). Sectors name the push direction u: +x is away
 // from the arm's base.
 //
-//	go run ./bench/pushdiag -episodes 50 RUN_DIR [RUN_DIR...]
+//	go run ./bench/pushdiag [-episodes 50] [-max-episode-len N] [-v] RUN_DIR...
 package main

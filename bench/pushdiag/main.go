@@ -35,13 +35,14 @@ type episode struct {
 func main() {
 	episodes := flag.Int("episodes", 50, "episodes per policy")
 	verbose := flag.Bool("v", false, "print every episode")
+	maxLen := flag.Int("max-episode-len", 0, "control steps per episode (0: the run's)")
 	flag.Parse()
 	if flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: pushdiag [-episodes N] [-v] RUN_DIR...")
 		os.Exit(2)
 	}
 	ctx := context.Background()
-	expertDone := map[uint64]bool{}
+	expertDone := map[string]bool{}
 	for _, dir := range flag.Args() {
 		agent, cfg, ac, err := rundir.LoadAgentCheckpoint(dir)
 		if err != nil {
@@ -49,6 +50,9 @@ func main() {
 		}
 		if cfg.Task != tasks.ArmPushName {
 			fail(fmt.Errorf("%s: task %s, want %s", dir, cfg.Task, tasks.ArmPushName))
+		}
+		if *maxLen > 0 {
+			cfg.MaxEpisodeLen = *maxLen
 		}
 		env, err := rundir.NewArmEnv(&cfg)
 		if err != nil {
@@ -59,12 +63,12 @@ func main() {
 			fail(fmt.Errorf("%s: not an object task", dir))
 		}
 		seed := rundir.EvalSeed(cfg)
-		name := fmt.Sprintf("%s@%d", dir, ac.Manifest.Step)
+		name := fmt.Sprintf("%s@%d (%d-step episodes)", dir, ac.Manifest.Step, cfg.MaxEpisodeLen)
 		report(name+" deterministic", run(ctx, e, rundir.AgentPolicy(agent), seed, *episodes), *verbose)
 		report(name+" stochastic", run(ctx, e, rundir.StochasticAgentPolicy(agent, seed), seed, *episodes), *verbose)
-		if !expertDone[seed] {
-			expertDone[seed] = true
-			report(fmt.Sprintf("expert, seed %d", seed), run(ctx, e, e.Expert(), seed, *episodes), *verbose)
+		if key := fmt.Sprint(seed, cfg.MaxEpisodeLen); !expertDone[key] {
+			expertDone[key] = true
+			report(fmt.Sprintf("expert, seed %d (%d-step episodes)", seed, cfg.MaxEpisodeLen), run(ctx, e, e.Expert(), seed, *episodes), *verbose)
 		}
 		agent.Close()
 		_ = env.Close()
