@@ -133,25 +133,33 @@ func run(ctx context.Context, e *tasks.ArmObject, pol control.Policy, seed uint6
 		ep.cmdErr = sim.V3(obs[20], obs[21], obs[22]).Norm() / 10
 		hr := p.Sub(c)
 		ep.handRel = sim.V3(hr.X*u.X+hr.Y*u.Y, -hr.X*u.Y+hr.Y*u.X, p.Z-e.TableZ())
-		switch {
-		case info.Success():
-			ep.class = "success"
-		case term:
-			ep.class = "off-table"
-		case ep.moved < 0.01:
-			ep.class = "untouched"
-		case ep.s > d0:
-			ep.class = "overshoot"
-		case ep.l > 0.05:
-			ep.class = "off-line"
-		case ep.dFinal <= 0.08:
-			ep.class = "close"
-		default:
-			ep.class = "short"
-		}
+		ep.class = classify(info.Success(), term, ep.moved, ep.s, ep.l, d0, ep.dFinal)
 		out = append(out, ep)
 	}
 	return out
+}
+
+// classify names an episode's outcome (the classes of doc.go) from the
+// cube's path: success and term at the last step, its largest horizontal
+// displacement moved, its final progress s along the start–goal direction
+// and distance l off that line, the start's distance d0 to the goal and
+// the final distance dFinal (m).
+func classify(success, term bool, moved, s, l, d0, dFinal float64) string {
+	switch {
+	case success:
+		return "success"
+	case term:
+		return "off-table"
+	case moved < 0.01:
+		return "untouched"
+	case s > d0:
+		return "overshoot"
+	case l > 0.05:
+		return "off-line"
+	case dFinal <= 0.08:
+		return "close"
+	}
+	return "short"
 }
 
 // sector names u's direction: +x (away from the base), −x, +y, −y.
