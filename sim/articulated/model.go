@@ -106,6 +106,39 @@ type Option struct {
 	Solver     Solver
 	Iterations int
 	Tolerance  float64
+	// LSIterations and LSTolerance bound Newton's line search as
+	// MuJoCo's ls_iterations and ls_tolerance (0: MuJoCo's defaults 50
+	// and 0.01; negative: MuJoCo's 0): it stops at the first point where
+	// |φ'(α)| < Tolerance·LSTolerance·‖p‖·meaninertia·nv, or after
+	// LSIterations evaluations of φ' (α = 0 and the Newton point α = 1
+	// count, as in MuJoCo). With no tolerance it runs to rounding.
+	LSIterations int
+	LSTolerance  float64
+	// CCDIterations and CCDTolerance bound EPA's expansion as MuJoCo's
+	// ccd_iterations and ccd_tolerance (0: MuJoCo 3.3.8's defaults 35 and
+	// 1e-6; negative: MuJoCo's 0).
+	CCDIterations int
+	CCDTolerance  float64
+}
+
+func (o *Option) lsTolerance() float64 {
+	switch {
+	case o.LSTolerance < 0:
+		return 0
+	case o.LSTolerance > 0:
+		return o.LSTolerance
+	}
+	return 0.01
+}
+
+func (o *Option) lsIterations() int {
+	switch {
+	case o.LSIterations < 0:
+		return 0
+	case o.LSIterations > 0:
+		return o.LSIterations
+	}
+	return 50
 }
 
 // Solver selects the constraint solver. Unlike MuJoCo's mjtSolver
@@ -348,6 +381,9 @@ func newModel(s Spec) (*Model, error) {
 	}
 	if opt.Solver != Newton && opt.Solver != PGS {
 		bad("solver %d: only Newton (0) and PGS (1) are implemented", opt.Solver)
+	}
+	if !finite(opt.LSTolerance) || !finite(opt.CCDTolerance) {
+		bad("ls_tolerance %g and ccd_tolerance %g must be finite (0: MuJoCo's defaults)", opt.LSTolerance, opt.CCDTolerance)
 	}
 	if opt.Iterations < 0 || !finite(opt.Tolerance) {
 		bad("iterations %d must be ≥ 0 and tolerance %g finite (0: MuJoCo's defaults)", opt.Iterations, opt.Tolerance)

@@ -1147,6 +1147,7 @@ func solveConstraints(m *Model, d *Data) {
 	if m.Opt.Iterations > 0 {
 		maxIter = m.Opt.Iterations
 	}
+	lsTol, lsIter := m.Opt.lsTolerance(), m.Opt.lsIterations()
 	tolScale := 1 / (m.meanInertia * float64(max(1, nv)))
 	if !(m.meanInertia > 0) {
 		tolScale = 1 // no inertia to scale by: the raw improvement and gradient
@@ -1371,12 +1372,25 @@ func solveConstraints(m *Model, d *Data) {
 			}
 			return v, h
 		}
+		// MuJoCo's line search stops where |φ'| < tolerance·ls_tolerance·
+		// ‖p‖/scale (mj_solNewton's gtol), or after ls_iterations
+		// evaluations (α = 0 and the Newton point count, as there); with
+		// no tolerance it runs to rounding
+		pn := 0.0
+		for r := range nv {
+			pn += p[r] * p[r]
+		}
+		gtol := tol * lsTol * math.Sqrt(pn) / tolScale
+		ftol := 1e-15 * (1 + math.Abs(pg0)) // rounding
 		lo, hi := 0.0, 1.0
 		v1, h1 := deriv(1) // the bracket's first end and the search's start
-		for k := 0; k < 60; k++ {
+		evals := 2
+		done := math.Abs(v1) < gtol // MuJoCo's test at its Newton point
+		for k := 0; k < 60 && !done && evals < lsIter; k++ {
 			v := v1
 			if k > 0 {
 				v, _ = deriv(hi)
+				evals++
 			}
 			if v >= 0 {
 				break
@@ -1384,12 +1398,13 @@ func solveConstraints(m *Model, d *Data) {
 			lo, hi = hi, 2*hi
 		}
 		a := 1.0
-		for k := 0; k < 100; k++ {
+		for k := 0; k < 100 && !done; k++ {
 			v, h := v1, h1
 			if k > 0 {
 				v, h = deriv(a)
+				evals++
 			}
-			if math.Abs(v) <= 1e-15*(1+math.Abs(pg0)) {
+			if math.Abs(v) < gtol || math.Abs(v) <= ftol {
 				break
 			}
 			if v < 0 {
@@ -1401,8 +1416,8 @@ func solveConstraints(m *Model, d *Data) {
 			if !(next > lo && next < hi) {
 				next = 0.5 * (lo + hi)
 			}
-			if next == a {
-				break
+			if next == a || evals >= lsIter {
+				break // a is the last point evaluated
 			}
 			a = next
 		}
