@@ -114,9 +114,12 @@ type Option struct {
 	// count, as in MuJoCo). With no tolerance it runs to rounding.
 	LSIterations int
 	LSTolerance  float64
-	// CCDIterations and CCDTolerance bound EPA's expansion as MuJoCo's
+	// CCDIterations and CCDTolerance bound GJK and EPA as MuJoCo's
 	// ccd_iterations and ccd_tolerance (0: MuJoCo 3.3.8's defaults 35 and
-	// 1e-6; negative: MuJoCo's 0).
+	// 1e-6 m; a negative CCDTolerance: MuJoCo's 0, EPA to rounding): EPA
+	// stops once its depth is known to within CCDTolerance (pairs of
+	// boxes and meshes without margin run to rounding, as in MuJoCo);
+	// see convex.Collider.
 	CCDIterations int
 	CCDTolerance  float64
 }
@@ -129,6 +132,23 @@ func (o *Option) lsTolerance() float64 {
 		return o.LSTolerance
 	}
 	return 0.01
+}
+
+func (o *Option) ccdTolerance() float64 {
+	switch {
+	case o.CCDTolerance < 0:
+		return 0
+	case o.CCDTolerance > 0:
+		return o.CCDTolerance
+	}
+	return 1e-6
+}
+
+func (o *Option) ccdIterations() int {
+	if o.CCDIterations > 0 {
+		return o.CCDIterations
+	}
+	return 35
 }
 
 func (o *Option) lsIterations() int {
@@ -384,6 +404,9 @@ func newModel(s Spec) (*Model, error) {
 	}
 	if !finite(opt.LSTolerance) || !finite(opt.CCDTolerance) {
 		bad("ls_tolerance %g and ccd_tolerance %g must be finite (0: MuJoCo's defaults)", opt.LSTolerance, opt.CCDTolerance)
+	}
+	if opt.CCDIterations < 0 {
+		bad("ccd_iterations %d must be ≥ 1 (0: MuJoCo's default 35)", opt.CCDIterations)
 	}
 	if opt.Iterations < 0 || !finite(opt.Tolerance) {
 		bad("iterations %d must be ≥ 0 and tolerance %g finite (0: MuJoCo's defaults)", opt.Iterations, opt.Tolerance)

@@ -378,7 +378,19 @@ func (c *compiler) artOption(e *element, st *artState) {
 	} else {
 		st.opt.LSIterations = n
 	}
-	a.ignore("noslip_tolerance", "mpr_iterations", "mpr_tolerance", "ccd_iterations", "ccd_tolerance",
+	if x := a.float("ccd_tolerance", 1e-6); !(x >= 0) {
+		c.fail(e, "ccd_tolerance", "must be ≥ 0")
+	} else if x == 0 {
+		st.opt.CCDTolerance = -1 // EPA to rounding
+	} else {
+		st.opt.CCDTolerance = x
+	}
+	if n := a.int("ccd_iterations", 35); n < 1 {
+		c.fail(e, "ccd_iterations", "must be ≥ 1: with none, GJK and EPA would find no contacts")
+	} else {
+		st.opt.CCDIterations = n
+	}
+	a.ignore("noslip_tolerance", "mpr_iterations", "mpr_tolerance",
 		"jacobian", "impratio", "o_margin", "o_solref", "o_solimp", "o_friction", "sdf_iterations", "sdf_initpoints",
 		"apirate", "magnetic")
 	if f, ok := a.floats("wind", 3, 3); ok && (f[0] != 0 || f[1] != 0 || f[2] != 0) {
