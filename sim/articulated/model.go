@@ -167,9 +167,10 @@ type Solver int
 
 // The constraint solvers.
 const (
-	// Newton minimizes the primal cost by Newton's method with an exact
-	// line search, stopped by MuJoCo's tolerance test (MuJoCo's Newton and
-	// CG both reach this minimizer within their tolerance).
+	// Newton minimizes the primal cost by Newton's method with a line
+	// search stopped at MuJoCo's ls_tolerance, the iterations by MuJoCo's
+	// tolerance test (MuJoCo's Newton and CG both reach this minimizer
+	// within their tolerance).
 	Newton Solver = 0
 	// PGS is MuJoCo's projected Gauss–Seidel on the dual (pgs.go), with
 	// its iteration count and tolerance.

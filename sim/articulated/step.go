@@ -1098,7 +1098,8 @@ func (d *Data) rowForce(i int, jar float64) (float64, bool) {
 // solveConstraints finds the constrained acceleration: the minimizer of
 // MuJoCo's primal cost ½(a − a₀)ᵀM(a − a₀) + Σ s_i(J_i·a − aref_i) (s_i:
 // ½·D·jar² on a limit's compression side; frictionloss's Huber-like
-// cost), by Newton's method with an exact line search, as MuJoCo's
+// cost), by Newton's method with a line search stopped at MuJoCo's
+// ls_tolerance (Option.LSTolerance), as MuJoCo's
 // default solver, stopped by mj_solNewton's test (improvement or gradient
 // norm, scaled by 1/(meaninertia·nv), below Option.Tolerance) or when the
 // gradient is zero to rounding. As mj_solNewton, M·x and each row's
@@ -1323,7 +1324,7 @@ func solveConstraints(m *Model, d *Data) {
 			factorLD(m, L)
 			solveLD(m, L, p)
 		}
-		// exact line search on the convex piecewise-quadratic cost along
+		// line search on the convex piecewise-quadratic cost along
 		// p: φ'(α) = pᵀM(x − x₀) + α·pᵀMp − Σ (J_i p) f_i(jar_i + α J_i p)
 		pMp, pg0 := 0.0, 0.0
 		for r := range nv {
