@@ -366,9 +366,11 @@ func (c *compiler) artOption(e *element, st *artState) {
 	}
 	// the line search's and EPA's bounds, as MuJoCo's (0 in Option is the
 	// default, so MuJoCo's 0 travels as a negative number)
-	if x := a.float("ls_tolerance", 0.01); !(x >= 0) {
-		c.fail(e, "ls_tolerance", "must be ≥ 0")
-	} else if x == 0 {
+	// (MuJoCo checks neither sign: a negative tolerance, like 0, never
+	// stops early)
+	if x := a.float("ls_tolerance", 0.01); math.IsNaN(x) {
+		c.fail(e, "ls_tolerance", "must be a number")
+	} else if x <= 0 {
 		st.opt.LSTolerance = -1
 	} else {
 		st.opt.LSTolerance = x
@@ -378,9 +380,9 @@ func (c *compiler) artOption(e *element, st *artState) {
 	} else {
 		st.opt.LSIterations = n
 	}
-	if x := a.float("ccd_tolerance", 1e-6); !(x >= 0) {
-		c.fail(e, "ccd_tolerance", "must be ≥ 0")
-	} else if x == 0 {
+	if x := a.float("ccd_tolerance", 1e-6); math.IsNaN(x) {
+		c.fail(e, "ccd_tolerance", "must be a number")
+	} else if x <= 0 {
 		st.opt.CCDTolerance = -1 // EPA to rounding
 	} else {
 		st.opt.CCDTolerance = x

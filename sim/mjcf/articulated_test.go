@@ -34,8 +34,8 @@ func TestArticulatedRefusesWhatItDoesNotSimulate(t *testing.T) {
 		{"key act", body(`<joint name="j"/>`)[:len(body(`<joint name="j"/>`))-len(`</mujoco>`)] + `<actuator><general joint="j" dyntype="filter"/></actuator><keyframe><key act="1 2"/></keyframe></mujoco>`, "act"},
 		{"override flag", `<mujoco><option><flag override="enable"/></option><worldbody/></mujoco>`, "override"},
 		{"key qpos", body(`<joint/>`)[:len(body(`<joint/>`))-len(`</mujoco>`)] + `<keyframe><key qpos="1 2"/></keyframe></mujoco>`, "qpos"},
-		{"ls_tolerance", `<mujoco><option ls_tolerance="-0.1"/><worldbody/></mujoco>`, "ls_tolerance"},
-		{"ccd_tolerance", `<mujoco><option ccd_tolerance="-1e-6"/><worldbody/></mujoco>`, "ccd_tolerance"},
+		{"ls_tolerance", `<mujoco><option ls_tolerance="nan"/><worldbody/></mujoco>`, "ls_tolerance"},
+		{"ccd_tolerance", `<mujoco><option ccd_tolerance="NaN"/><worldbody/></mujoco>`, "ccd_tolerance"},
 		{"ccd_iterations", `<mujoco><option ccd_iterations="0"/><worldbody/></mujoco>`, "ccd_iterations"},
 	}
 	for _, c := range cases {
@@ -60,6 +60,7 @@ func TestArticulatedReadsSolverAndCCDBounds(t *testing.T) {
 		{``, 0.01, 50, 1e-6, 35},
 		{`ls_tolerance="0.001" ls_iterations="20" ccd_tolerance="1e-8" ccd_iterations="10"`, 0.001, 20, 1e-8, 10},
 		{`ls_tolerance="0" ls_iterations="0" ccd_tolerance="0"`, -1, -1, -1, 35},
+		{`ls_tolerance="-0.1" ls_iterations="-3" ccd_tolerance="-1e-6"`, -1, -1, -1, 35},
 	} {
 		am, err := ParseArticulated([]byte(`<mujoco><option `+c.attrs+`/><worldbody/></mujoco>`), "", Options{})
 		if err != nil {
