@@ -201,6 +201,9 @@ func TestNewRejectsBadModels(t *testing.T) {
 		{"actuator joint", opt, []Body{world, b}, []Joint{{Type: Ball, Body: 1}}, []Actuator{{Joint: 0, Gear: 1}}, "hinge or slide"},
 		{"free nested", opt, []Body{world, b, {Parent: 1, Quat: [4]float64{1, 0, 0, 0}, IQuat: [4]float64{1, 0, 0, 0}, Mass: 1}},
 			[]Joint{{Type: Free, Body: 2}}, nil, "free joint"},
+		{"ls_tolerance", Option{Timestep: 0.002, LSTolerance: math.Inf(1)}, []Body{world, b}, nil, nil, "ls_tolerance"},
+		{"ccd_tolerance", Option{Timestep: 0.002, CCDTolerance: math.NaN()}, []Body{world, b}, nil, nil, "ccd_tolerance"},
+		{"ccd_iterations", Option{Timestep: 0.002, CCDIterations: -1}, []Body{world, b}, nil, nil, "ccd_iterations"},
 	}
 	for _, c := range cases {
 		_, err := New(c.opt, c.bodies, c.joints, c.acts, nil)

@@ -514,6 +514,8 @@ func collision(m *Model, d *Data) {
 		return
 	}
 	checked := nan != 0
+	// MuJoCo's native CCD bounds: EPA stops at ccd_tolerance
+	d.collider.Tolerance, d.collider.MaxIterations = m.Opt.ccdTolerance(), m.Opt.ccdIterations()
 	for k := range m.pairs {
 		p := &m.pairs[k]
 		if m.boundFiltered(d, p) {

@@ -45,7 +45,8 @@
 //     friction); the constrained qacc minimizes MuJoCo's primal cost
 //     ½‖a − a₀‖²_M + Σ s(J·a − aref) (limits: ½·D·min(0, ·)²; friction:
 //     quadratic within ±R·frictionloss, linear beyond) by Newton's method
-//     with an exact line search, MuJoCo's default solver, iterated until
+//     with a line search stopped at MuJoCo's ls_tolerance and
+//     ls_iterations (Option.LSTolerance), MuJoCo's default solver, iterated until
 //     mj_solNewton's test (improvement or gradient norm, scaled by
 //     1/(meaninertia·nv), below Option.Tolerance; at most
 //     Option.Iterations) stops it (the tree-sparse factor of H = M + JᵀDJ,
@@ -65,8 +66,9 @@
 // The disable flags (MuJoCo's bit values) constraint, equality,
 // frictionloss, limit, spring, damper, gravity, clampctrl, actuation,
 // refsafe and eulerdamp are honoured. Contacts (collision.go,
-// contact.go): geoms collided as mj_collision does through sim/convex,
-// and contact rows on MuJoCo's pyramidal or elliptic cone (cone.go) in
+// contact.go): geoms collided as mj_collision does through sim/convex
+// (GJK and EPA stopped at MuJoCo's ccd_tolerance and ccd_iterations,
+// Option.CCDTolerance), and contact rows on MuJoCo's pyramidal or elliptic cone (cone.go) in
 // the same solver. Spatial tendons through points fixed on bodies
 // (spatial.go). Not simulated yet: tendon wrapping and a weld's explicit
 // relpose (the MJCF import refuses models that need them), and

@@ -106,6 +106,59 @@ type Option struct {
 	Solver     Solver
 	Iterations int
 	Tolerance  float64
+	// LSIterations and LSTolerance bound Newton's line search as
+	// MuJoCo's ls_iterations and ls_tolerance (0: MuJoCo's defaults 50
+	// and 0.01; negative: MuJoCo's 0): it stops at the first point where
+	// |φ'(α)| < Tolerance·LSTolerance·‖p‖·meaninertia·nv, or after
+	// LSIterations evaluations of φ' (α = 0 and the Newton point α = 1
+	// count, as in MuJoCo). With no tolerance it runs to rounding.
+	LSIterations int
+	LSTolerance  float64
+	// CCDIterations and CCDTolerance bound GJK and EPA as MuJoCo's
+	// ccd_iterations and ccd_tolerance (0: MuJoCo 3.3.8's defaults 35 and
+	// 1e-6 m; a negative CCDTolerance: MuJoCo's 0, EPA to rounding): EPA
+	// stops once its depth is known to within CCDTolerance (pairs of
+	// boxes and meshes without margin run to rounding, as in MuJoCo);
+	// see convex.Collider.
+	CCDIterations int
+	CCDTolerance  float64
+}
+
+func (o *Option) lsTolerance() float64 {
+	switch {
+	case o.LSTolerance < 0:
+		return 0
+	case o.LSTolerance > 0:
+		return o.LSTolerance
+	}
+	return 0.01
+}
+
+func (o *Option) ccdTolerance() float64 {
+	switch {
+	case o.CCDTolerance < 0:
+		return 0
+	case o.CCDTolerance > 0:
+		return o.CCDTolerance
+	}
+	return 1e-6
+}
+
+func (o *Option) ccdIterations() int {
+	if o.CCDIterations > 0 {
+		return o.CCDIterations
+	}
+	return 35
+}
+
+func (o *Option) lsIterations() int {
+	switch {
+	case o.LSIterations < 0:
+		return 0
+	case o.LSIterations > 0:
+		return o.LSIterations
+	}
+	return 50
 }
 
 // Solver selects the constraint solver. Unlike MuJoCo's mjtSolver
@@ -114,9 +167,10 @@ type Solver int
 
 // The constraint solvers.
 const (
-	// Newton minimizes the primal cost by Newton's method with an exact
-	// line search, stopped by MuJoCo's tolerance test (MuJoCo's Newton and
-	// CG both reach this minimizer within their tolerance).
+	// Newton minimizes the primal cost by Newton's method with a line
+	// search stopped at MuJoCo's ls_tolerance, the iterations by MuJoCo's
+	// tolerance test (MuJoCo's Newton and CG both reach this minimizer
+	// within their tolerance).
 	Newton Solver = 0
 	// PGS is MuJoCo's projected Gauss–Seidel on the dual (pgs.go), with
 	// its iteration count and tolerance.
@@ -348,6 +402,12 @@ func newModel(s Spec) (*Model, error) {
 	}
 	if opt.Solver != Newton && opt.Solver != PGS {
 		bad("solver %d: only Newton (0) and PGS (1) are implemented", opt.Solver)
+	}
+	if !finite(opt.LSTolerance) || !finite(opt.CCDTolerance) {
+		bad("ls_tolerance %g and ccd_tolerance %g must be finite (0: MuJoCo's defaults)", opt.LSTolerance, opt.CCDTolerance)
+	}
+	if opt.CCDIterations < 0 {
+		bad("ccd_iterations %d must be ≥ 1 (0: MuJoCo's default 35)", opt.CCDIterations)
 	}
 	if opt.Iterations < 0 || !finite(opt.Tolerance) {
 		bad("iterations %d must be ≥ 0 and tolerance %g finite (0: MuJoCo's defaults)", opt.Iterations, opt.Tolerance)

@@ -1098,7 +1098,8 @@ func (d *Data) rowForce(i int, jar float64) (float64, bool) {
 // solveConstraints finds the constrained acceleration: the minimizer of
 // MuJoCo's primal cost ½(a − a₀)ᵀM(a − a₀) + Σ s_i(J_i·a − aref_i) (s_i:
 // ½·D·jar² on a limit's compression side; frictionloss's Huber-like
-// cost), by Newton's method with an exact line search, as MuJoCo's
+// cost), by Newton's method with a line search stopped at MuJoCo's
+// ls_tolerance (Option.LSTolerance), as MuJoCo's
 // default solver, stopped by mj_solNewton's test (improvement or gradient
 // norm, scaled by 1/(meaninertia·nv), below Option.Tolerance) or when the
 // gradient is zero to rounding. As mj_solNewton, M·x and each row's
@@ -1147,6 +1148,7 @@ func solveConstraints(m *Model, d *Data) {
 	if m.Opt.Iterations > 0 {
 		maxIter = m.Opt.Iterations
 	}
+	lsTol, lsIter := m.Opt.lsTolerance(), m.Opt.lsIterations()
 	tolScale := 1 / (m.meanInertia * float64(max(1, nv)))
 	if !(m.meanInertia > 0) {
 		tolScale = 1 // no inertia to scale by: the raw improvement and gradient
@@ -1322,7 +1324,7 @@ func solveConstraints(m *Model, d *Data) {
 			factorLD(m, L)
 			solveLD(m, L, p)
 		}
-		// exact line search on the convex piecewise-quadratic cost along
+		// line search on the convex piecewise-quadratic cost along
 		// p: φ'(α) = pᵀM(x − x₀) + α·pᵀMp − Σ (J_i p) f_i(jar_i + α J_i p)
 		pMp, pg0 := 0.0, 0.0
 		for r := range nv {
@@ -1371,12 +1373,25 @@ func solveConstraints(m *Model, d *Data) {
 			}
 			return v, h
 		}
+		// MuJoCo's line search stops where |φ'| < tolerance·ls_tolerance·
+		// ‖p‖/scale (mj_solNewton's gtol), or after ls_iterations
+		// evaluations (α = 0 and the Newton point count, as there); with
+		// no tolerance it runs to rounding
+		pn := 0.0
+		for r := range nv {
+			pn += p[r] * p[r]
+		}
+		gtol := tol * lsTol * math.Sqrt(pn) / tolScale
+		ftol := 1e-15 * (1 + math.Abs(pg0)) // rounding
 		lo, hi := 0.0, 1.0
 		v1, h1 := deriv(1) // the bracket's first end and the search's start
-		for k := 0; k < 60; k++ {
+		evals := 2
+		done := math.Abs(v1) < gtol // MuJoCo's test at its Newton point
+		for k := 0; k < 60 && !done && evals < lsIter; k++ {
 			v := v1
 			if k > 0 {
 				v, _ = deriv(hi)
+				evals++
 			}
 			if v >= 0 {
 				break
@@ -1384,12 +1399,13 @@ func solveConstraints(m *Model, d *Data) {
 			lo, hi = hi, 2*hi
 		}
 		a := 1.0
-		for k := 0; k < 100; k++ {
+		for k := 0; k < 100 && !done; k++ {
 			v, h := v1, h1
 			if k > 0 {
 				v, h = deriv(a)
+				evals++
 			}
-			if math.Abs(v) <= 1e-15*(1+math.Abs(pg0)) {
+			if math.Abs(v) < gtol || math.Abs(v) <= ftol {
 				break
 			}
 			if v < 0 {
@@ -1401,8 +1417,8 @@ func solveConstraints(m *Model, d *Data) {
 			if !(next > lo && next < hi) {
 				next = 0.5 * (lo + hi)
 			}
-			if next == a {
-				break
+			if next == a || evals >= lsIter {
+				break // a is the last point evaluated
 			}
 			a = next
 		}

@@ -43,6 +43,17 @@ func PairMarginGap(margin1, gap1, margin2, gap2 float64) (margin, gap float64) {
 // Collider runs the narrow phase. Its zero value is ready; it keeps scratch
 // buffers between calls, so use one per goroutine.
 type Collider struct {
+	// Tolerance (m), when > 0, stops EPA as MuJoCo's native CCD does at
+	// its ccd_tolerance: once the best upper bound on the penetration
+	// depth (the least support value along a closest face's normal so
+	// far) is within Tolerance of the closest face's distance, except on
+	// pairs of polytopes (boxes and meshes, margin 0), which MuJoCo and
+	// this package run to rounding. 0: every pair to rounding.
+	Tolerance float64
+	// MaxIterations, when > 0, bounds GJK's iterations and EPA's
+	// expansions as MuJoCo's ccd_iterations; 0: the package's 64 and 128.
+	MaxIterations int
+
 	smp     simplex
 	verts   []svert
 	faces   []epaFace
@@ -206,7 +217,11 @@ func (c *Collider) convexPair(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 
 			return dst
 		}
 	}
-	depth, n, pa, pb, ok := c.epa(&A, &B, scale)
+	tol := 0.0
+	if c.Tolerance > 0 && (margin != 0 || !discreteKind(s1.Kind) || !discreteKind(s2.Kind)) {
+		tol = c.Tolerance
+	}
+	depth, n, pa, pb, ok := c.epa(&A, &B, scale, tol)
 	if !ok {
 		return dst
 	}
@@ -215,6 +230,10 @@ func (c *Collider) convexPair(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 
 	}
 	return append(dst, Contact{Dist: -depth, Pos: pa.Add(pb).Scale(0.5), Frame: Mat3{n[0], n[1], n[2]}})
 }
+
+// discreteKind reports a kind MuJoCo's CCD treats as discrete (mjGEOM_BOX,
+// mjGEOM_MESH): EPA runs to rounding on a pair of them.
+func discreteKind(k Kind) bool { return k == Box || k == Mesh }
 
 // plane collides the plane at pp (normal: its local z) with s at p.
 func (c *Collider) plane(dst []Contact, pp *Pose, s *Shape, p *Pose, margin float64) []Contact {

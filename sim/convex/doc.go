@@ -29,7 +29,9 @@
 // counts, dist, position, frame and mesh inertia against it. Known
 // differences: face-on-face pairs through GJK/EPA may report another point
 // of the touching patch than MuJoCo; curved pairs agree to MuJoCo's
-// ccd_tolerance (1e-6 m), not to rounding.
+// ccd_tolerance (1e-6 m), not to rounding. The zero Collider runs GJK and
+// EPA to rounding; Collider.Tolerance and MaxIterations stop them as
+// MuJoCo's ccd_tolerance and ccd_iterations do.
 //
 // The package is a leaf: it imports only the standard library. Lengths are in
 // metres, rotations are row-major 3×3 matrices like MuJoCo's xmat (world =

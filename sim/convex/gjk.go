@@ -110,7 +110,11 @@ func (c *Collider) gjk(A, B *sobj, cutoff, scale float64) (dist float64, pa, pb 
 	smp.lam[0] = 1
 	v := smp.v[0].w
 	hitTol := hitRelTol * scale
-	for iter := 0; iter < gjkMaxIter; iter++ {
+	maxIter := gjkMaxIter
+	if c.MaxIterations > 0 {
+		maxIter = c.MaxIterations
+	}
+	for iter := 0; iter < maxIter; iter++ {
 		vv := v.Dot(v)
 		if vv <= hitTol*hitTol {
 			return 0, Vec3{}, Vec3{}, true
@@ -299,7 +303,13 @@ type epaEdge struct{ a, b, outer int32 }
 // from A into B), and the witness points on A and B. The polytope keeps
 // face adjacency; the faces that see a new support point are found by a
 // walk from the closest face, so the horizon is always one closed loop.
-func (c *Collider) epa(A, B *sobj, scale float64) (depth float64, n, pa, pb Vec3, ok bool) {
+//
+// ccdTol > 0 stops it as MuJoCo's epa at ccd_tolerance: when the least
+// support value along a closest face's normal seen so far (an upper bound
+// on the depth) is within ccdTol of the closest face's distance (a lower
+// bound), or, should the closest face lie beyond that upper bound, with
+// the previous closest face.
+func (c *Collider) epa(A, B *sobj, scale, ccdTol float64) (depth float64, n, pa, pb Vec3, ok bool) {
 	if !c.blowUp(A, B, scale) {
 		return 0, Vec3{}, Vec3{}, Vec3{}, false
 	}
@@ -323,14 +333,24 @@ func (c *Collider) epa(A, B *sobj, scale float64) (depth float64, n, pa, pb Vec3
 	}
 	tol := epaRelTol * scale
 	visTol := 1e-13 * scale
+	maxIter := epaMaxIter
+	if c.MaxIterations > 0 {
+		maxIter = c.MaxIterations
+	}
 	best := -1
-	for iter := 0; iter < epaMaxIter; iter++ {
+	upper := math.Inf(1) // MuJoCo's upper bound on the depth (ccdTol > 0)
+	for iter := 0; iter < maxIter; iter++ {
+		prev := best
 		best = -1
 		bd := math.Inf(1)
 		for f, fd := range c.faceD {
 			if fd < bd { // removed faces hold +Inf
 				bd, best = fd, f
 			}
+		}
+		if ccdTol > 0 && bd > upper && prev >= 0 {
+			best = prev // MuJoCo: the face is not valid, keep the previous
+			break
 		}
 		if best < 0 {
 			return 0, Vec3{}, Vec3{}, Vec3{}, false
@@ -340,7 +360,15 @@ func (c *Collider) epa(A, B *sobj, scale float64) (depth float64, n, pa, pb Vec3
 		iw := int32(len(c.verts) - 1)
 		w := &c.verts[iw]
 		supportPairTo(w, A, B, bf.n[0], bf.n[1], bf.n[2])
-		if w.w.Dot(bf.n)-bf.d <= tol {
+		wn := w.w.Dot(bf.n)
+		if ccdTol > 0 {
+			upper = min(upper, wn)
+			if upper-bf.d < ccdTol {
+				c.verts = c.verts[:iw]
+				break
+			}
+		}
+		if wn-bf.d <= tol {
 			c.verts = c.verts[:iw]
 			break
 		}

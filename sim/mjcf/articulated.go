@@ -364,8 +364,35 @@ func (c *compiler) artOption(e *element, st *artState) {
 	if a.int("noslip_iterations", 0) != 0 {
 		c.fail(e, "noslip_iterations", "the noslip post-solver is not in the articulated engine")
 	}
-	a.ignore("ls_iterations", "ls_tolerance",
-		"noslip_tolerance", "mpr_iterations", "mpr_tolerance", "ccd_iterations", "ccd_tolerance",
+	// the line search's and EPA's bounds, as MuJoCo's (0 in Option is the
+	// default, so MuJoCo's 0 travels as a negative number)
+	// (MuJoCo checks neither sign: a negative tolerance, like 0, never
+	// stops early)
+	if x := a.float("ls_tolerance", 0.01); math.IsNaN(x) {
+		c.fail(e, "ls_tolerance", "must be a number")
+	} else if x <= 0 {
+		st.opt.LSTolerance = -1
+	} else {
+		st.opt.LSTolerance = x
+	}
+	if n := a.int("ls_iterations", 50); n <= 0 {
+		st.opt.LSIterations = -1 // MuJoCo evaluates the Newton point only
+	} else {
+		st.opt.LSIterations = n
+	}
+	if x := a.float("ccd_tolerance", 1e-6); math.IsNaN(x) {
+		c.fail(e, "ccd_tolerance", "must be a number")
+	} else if x <= 0 {
+		st.opt.CCDTolerance = -1 // EPA to rounding
+	} else {
+		st.opt.CCDTolerance = x
+	}
+	if n := a.int("ccd_iterations", 35); n < 1 {
+		c.fail(e, "ccd_iterations", "must be ≥ 1: with none, GJK and EPA would find no contacts")
+	} else {
+		st.opt.CCDIterations = n
+	}
+	a.ignore("noslip_tolerance", "mpr_iterations", "mpr_tolerance",
 		"jacobian", "impratio", "o_margin", "o_solref", "o_solimp", "o_friction", "sdf_iterations", "sdf_initpoints",
 		"apirate", "magnetic")
 	if f, ok := a.floats("wind", 3, 3); ok && (f[0] != 0 || f[1] != 0 || f[2] != 0) {

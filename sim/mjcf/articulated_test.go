@@ -34,11 +34,42 @@ func TestArticulatedRefusesWhatItDoesNotSimulate(t *testing.T) {
 		{"key act", body(`<joint name="j"/>`)[:len(body(`<joint name="j"/>`))-len(`</mujoco>`)] + `<actuator><general joint="j" dyntype="filter"/></actuator><keyframe><key act="1 2"/></keyframe></mujoco>`, "act"},
 		{"override flag", `<mujoco><option><flag override="enable"/></option><worldbody/></mujoco>`, "override"},
 		{"key qpos", body(`<joint/>`)[:len(body(`<joint/>`))-len(`</mujoco>`)] + `<keyframe><key qpos="1 2"/></keyframe></mujoco>`, "qpos"},
+		{"ls_tolerance", `<mujoco><option ls_tolerance="nan"/><worldbody/></mujoco>`, "ls_tolerance"},
+		{"ccd_tolerance", `<mujoco><option ccd_tolerance="NaN"/><worldbody/></mujoco>`, "ccd_tolerance"},
+		{"ccd_iterations", `<mujoco><option ccd_iterations="0"/><worldbody/></mujoco>`, "ccd_iterations"},
 	}
 	for _, c := range cases {
 		_, err := ParseArticulated([]byte(c.xml), "", Options{})
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "line") {
 			t.Errorf("%s: error %v, want one with %q and a line", c.name, err, c.want)
+		}
+	}
+}
+
+// The line search's and the convex collider's bounds are MuJoCo's
+// options: read, with MuJoCo's 0 (no tolerance, no line-search
+// iteration past the Newton point) carried as a negative number.
+func TestArticulatedReadsSolverAndCCDBounds(t *testing.T) {
+	for _, c := range []struct {
+		attrs   string
+		lsTol   float64
+		lsIter  int
+		ccdTol  float64
+		ccdIter int
+	}{
+		{``, 0.01, 50, 1e-6, 35},
+		{`ls_tolerance="0.001" ls_iterations="20" ccd_tolerance="1e-8" ccd_iterations="10"`, 0.001, 20, 1e-8, 10},
+		{`ls_tolerance="0" ls_iterations="0" ccd_tolerance="0"`, -1, -1, -1, 35},
+		{`ls_tolerance="-0.1" ls_iterations="-3" ccd_tolerance="-1e-6"`, -1, -1, -1, 35},
+	} {
+		am, err := ParseArticulated([]byte(`<mujoco><option `+c.attrs+`/><worldbody/></mujoco>`), "", Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.attrs, err)
+		}
+		o := am.Model.Opt
+		if o.LSTolerance != c.lsTol || o.LSIterations != c.lsIter || o.CCDTolerance != c.ccdTol || o.CCDIterations != c.ccdIter {
+			t.Errorf("%s: ls %g %d ccd %g %d, want %g %d %g %d", c.attrs, o.LSTolerance, o.LSIterations,
+				o.CCDTolerance, o.CCDIterations, c.lsTol, c.lsIter, c.ccdTol, c.ccdIter)
 		}
 	}
 }
