@@ -117,6 +117,7 @@ type Data struct {
 	efcMx, efcMp        []float64 // NV: M·x and M·p of the Newton iterate and direction
 	efcJd, efcH, efcRow []float64 // dense rows (equalities), dense H, one row
 	efcNZ               []int     // a dense row's nonzero columns
+	efcFlip             []int     // rows whose quadratic state changed this Newton iteration
 	efcSpan             []int     // per dense row: first and one past last nonzero column
 	eqJac               []float64 // point Jacobians of connect constraints
 	// SolverIter is the number of Newton iterations of the last constraint
@@ -169,6 +170,7 @@ func NewData(m *Model) *Data {
 	d.efcActive = make([]bool, nr)
 	d.efcDim, d.efcMu, d.efcCone = make([]int, nr), f(), make([]bool, nr)
 	d.efcPyr = make([]uint8, nr)
+	d.efcFlip = make([]int, 0, nr)
 	if m.Opt.Solver == PGS {
 		// A is nr² (2 MB at 512 rows); beyond that it grows with the rows
 		// a step actually has (pgs.go)
@@ -1163,8 +1165,13 @@ func solveConstraints(m *Model, d *Data) {
 		// H changes only with the set of quadratic rows: keep its factor
 		// while that set stays (MuJoCo's Newton does the same)
 		changed := iter == 0
+		// the rows whose quadratic state flipped: MuJoCo's
+		// HessianIncremental updates H's dense factor by ±√D·J_i for each
+		// (no elliptic block: its cone Hessian is rebuilt in full here)
+		flips, ell := d.efcFlip[:0], false
 		for i := 0; i < n; i++ {
 			if d.EfcType[i] == RowContactElliptic {
+				ell = true
 				// an elliptic block: its zone sets its rows' state; on
 				// the cone's surface its Hessian moves with x
 				var jar, f [6]float64
@@ -1185,6 +1192,7 @@ func solveConstraints(m *Model, d *Data) {
 			f, quad := d.rowForce(i, d.efcJar[i])
 			if d.efcActive[i] != quad {
 				changed = true
+				flips = append(flips, i)
 			}
 			d.efcActive[i] = quad
 			d.EfcForce[i] = f
@@ -1196,6 +1204,7 @@ func solveConstraints(m *Model, d *Data) {
 					fj, qj := d.rowForce(j, d.efcJar[j])
 					if d.efcActive[j] != qj {
 						changed = true
+						flips = append(flips, j)
 					}
 					d.efcActive[j], d.EfcForce[j] = qj, fj
 					all = all && fj != 0
@@ -1242,6 +1251,8 @@ func solveConstraints(m *Model, d *Data) {
 		}
 		switch {
 		case dense && !changed:
+			cholSubst(d.efcH, p, nv)
+		case dense && iter > 0 && !ell && d.cholUpdateRows(flips, nv):
 			cholSubst(d.efcH, p, nv)
 		case dense:
 			H := d.efcH
@@ -1662,6 +1673,69 @@ func cholFactor(H []float64, nv int) {
 			H[j*nv+i] = H[i*nv+j]
 		}
 	}
+}
+
+// cholUpdateRows updates the dense factor in efcH (cholFactor's) from
+// the Hessian of the rows' previous quadratic states to that of their
+// states now (efcActive), one rank-1 update or downdate by √D_i·J_i per
+// row in flips, in row order (MuJoCo 3.3.8's HessianIncremental). It
+// reports false, with efcH spoiled, when a downdate loses rank (MuJoCo's
+// mju_cholUpdate rank < nv): the caller then rebuilds H in full, as
+// MuJoCo does.
+func (d *Data) cholUpdateRows(flips []int, nv int) bool {
+	H := d.efcH[:nv*nv]
+	for _, i := range flips {
+		d.rowDense(i, nv)
+		x := d.efcRow[:nv]
+		sd := math.Sqrt(d.efcD[i])
+		for c := range x {
+			x[c] *= sd
+		}
+		if !cholUpdate(H, x, nv, d.efcActive[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// cholUpdate overwrites the factor L in H (cholFactor's layout: lower
+// triangle, its transpose mirrored above) with that of L·Lᵀ + x·xᵀ (plus)
+// or L·Lᵀ − x·xᵀ, destroying x: MuJoCo's mju_cholUpdate, column by column
+// from the first nonzero of x. It reports false where a downdated
+// diagonal falls below MuJoCo's mjMINVAL (1e-15), i.e. rank is lost.
+func cholUpdate(H, x []float64, nv int, plus bool) bool {
+	const minVal = 1e-15
+	ok := true
+	for k := range nv {
+		xk := x[k]
+		if xk == 0 {
+			continue
+		}
+		lkk := H[k*nv+k]
+		t := lkk*lkk - xk*xk
+		if plus {
+			t = lkk*lkk + xk*xk
+		}
+		if t < minVal {
+			t, ok = minVal, false
+		}
+		r := math.Sqrt(t)
+		c := r / lkk
+		cinv := 1 / c
+		s := xk / lkk
+		H[k*nv+k] = r
+		for i := k + 1; i < nv; i++ {
+			v := H[i*nv+k]
+			if plus {
+				v = (v + s*x[i]) * cinv
+			} else {
+				v = (v - s*x[i]) * cinv
+			}
+			H[i*nv+k], H[k*nv+i] = v, v
+			x[i] = c*x[i] - s*v
+		}
+	}
+	return ok
 }
 
 // cholSubst solves H x = b in place with H's factor from cholFactor.
