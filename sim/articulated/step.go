@@ -65,6 +65,8 @@ type Data struct {
 	// qLD[:NV], then each dof's row of unit L at its ancestors, nearest
 	// first.
 	qLD []float64
+	// qLDIsM: qLD holds M's own factor (Forward's), not H's
+	qLDIsM bool
 
 	QfrcBias, QfrcSpring, QfrcDamper, QfrcGravcomp, QfrcPassive []float64
 	ActuatorLength, ActuatorVelocity, ActuatorForce             []float64
@@ -282,6 +284,7 @@ func Forward(m *Model, d *Data) {
 	}
 	// the plain factor of M gives qacc
 	factorInto(m, d, 0, nil)
+	d.qLDIsM = true
 	copy(d.QaccSmooth, d.QfrcSmooth)
 	solveLD(m, d.qLD, d.QaccSmooth)
 	copy(d.Qacc, d.QaccSmooth)
@@ -712,6 +715,19 @@ func loadLD(m *Model, d *Data, L []float64, h float64, diag []float64) {
 	}
 }
 
+// loadLDRows is loadLD for the rows ks only.
+func loadLDRows(m *Model, d *Data, L []float64, h float64, diag []float64, ks []int) {
+	nv := m.NV
+	for _, i := range ks {
+		L[i] = d.QM[i*nv+i] + h*diag[i]
+		row := L[nv+m.ancAdr[i] : nv+m.ancAdr[i+1]]
+		qm := d.QM[i*nv : i*nv+nv]
+		for ii, j := range m.ancestors[i] {
+			row[ii] = qm[j]
+		}
+	}
+}
+
 // factorInto factors QM + h·diag(diag) (diag nil: QM alone) into qLD.
 func factorInto(m *Model, d *Data, h float64, diag []float64) {
 	loadLD(m, d, d.qLD, h, diag)
@@ -723,25 +739,38 @@ func factorInto(m *Model, d *Data, h float64, diag []float64) {
 // LTDL: only ancestors fill in). An ancestor i's own ancestors are the
 // ones after it in k's list, so row i's update is contiguous.
 func factorLD(m *Model, L []float64) {
+	for k := m.NV - 1; k >= 0; k-- {
+		factorLDRow(m, L, k)
+	}
+}
+
+// factorLDRows is factorLD over the rows ks (descending) only: whole
+// trees, whose rows no other tree's touch.
+func factorLDRows(m *Model, L []float64, ks []int) {
+	for _, k := range ks {
+		factorLDRow(m, L, k)
+	}
+}
+
+// factorLDRow eliminates row k (factorLD's step k).
+func factorLDRow(m *Model, L []float64, k int) {
 	nv := m.NV
 	D, off := L[:nv], L[nv:]
-	for k := nv - 1; k >= 0; k-- {
-		anc := m.ancestors[k]
-		rowk := off[m.ancAdr[k]:]
-		rowk = rowk[:len(anc)] // (lengths spelled out: no bounds checks inside)
-		dk := D[k]
-		for ii, i := range anc {
-			lki := rowk[ii]
-			a := lki / dk
-			D[i] -= lki * a
-			src := rowk[ii+1:]
-			rowi := off[m.ancAdr[i]:]
-			rowi = rowi[:len(src)]
-			for t := range rowi {
-				rowi[t] -= src[t] * a
-			}
-			rowk[ii] = a
+	anc := m.ancestors[k]
+	rowk := off[m.ancAdr[k]:]
+	rowk = rowk[:len(anc)] // (lengths spelled out: no bounds checks inside)
+	dk := D[k]
+	for ii, i := range anc {
+		lki := rowk[ii]
+		a := lki / dk
+		D[i] -= lki * a
+		src := rowk[ii+1:]
+		rowi := off[m.ancAdr[i]:]
+		rowi = rowi[:len(src)]
+		for t := range rowi {
+			rowi[t] -= src[t] * a
 		}
+		rowk[ii] = a
 	}
 }
 
@@ -798,7 +827,16 @@ func integrate(m *Model, d *Data) {
 	case m.Opt.Integrator == Implicit:
 		acc = implicitAcc(m, d, h) // implicit.go
 	case m.hasDamping && m.Opt.Disable&(DisableEulerDamp|DisableDamper) == 0:
-		factorInto(m, d, h, m.dofDamping)
+		if d.qLDIsM {
+			// an undamped tree's rows of M + h·damping are M's: only
+			// the damped trees' rows are loaded and factored again
+			// (the same operations on them as in full, bit for bit)
+			loadLDRows(m, d, d.qLD, h, m.dofDamping, m.dampDofs)
+			factorLDRows(m, d.qLD, m.dampDofs)
+		} else {
+			factorInto(m, d, h, m.dofDamping)
+		}
+		d.qLDIsM = false
 		for k := range m.NV {
 			d.tmp[k] = d.QfrcSmooth[k] + d.QfrcConstraint[k]
 		}
@@ -1315,6 +1353,7 @@ func solveConstraints(m *Model, d *Data) {
 			solveLD(m, d.qLD, p)
 		default:
 			L := d.qLD
+			d.qLDIsM = false
 			loadLD(m, d, L, 0, nil)
 			for i := range n {
 				if !d.efcActive[i] {
