@@ -341,6 +341,7 @@ type Model struct {
 	// damped dof, descending; the Euler step refactors only their rows of
 	// M + h·damping, an undamped tree's rows being M's factor already
 	dampDofs       []int
+	dofsDesc       []int     // NV−1, …, 0: factorLD's order
 	dofInvWeight0  []float64 // MuJoCo's dof_invweight0: inverse inertia at qpos0
 	meanInertia    float64   // MuJoCo's stat.meaninertia: mean diagonal of M at qpos0
 	nLimitRows     int       // the most limit rows at once
@@ -706,8 +707,8 @@ func newModel(s Spec) (*Model, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	m.setDampDofs() // before setConst: factorLD reads dofsDesc
 	m.setConst()
-	m.setDampDofs()
 	return m, nil
 }
 
@@ -724,8 +725,9 @@ func (m *Model) setDampDofs() {
 			damped[root[k]] = true
 		}
 	}
-	m.dampDofs = m.dampDofs[:0]
+	m.dampDofs, m.dofsDesc = m.dampDofs[:0], m.dofsDesc[:0]
 	for k := m.NV - 1; k >= 0; k-- {
+		m.dofsDesc = append(m.dofsDesc, k)
 		if damped[root[k]] {
 			m.dampDofs = append(m.dampDofs, k)
 		}

@@ -739,38 +739,31 @@ func factorInto(m *Model, d *Data, h float64, diag []float64) {
 // LTDL: only ancestors fill in). An ancestor i's own ancestors are the
 // ones after it in k's list, so row i's update is contiguous.
 func factorLD(m *Model, L []float64) {
-	for k := m.NV - 1; k >= 0; k-- {
-		factorLDRow(m, L, k)
-	}
+	factorLDRows(m, L, m.dofsDesc)
 }
 
-// factorLDRows is factorLD over the rows ks (descending) only: whole
-// trees, whose rows no other tree's touch.
+// factorLDRows is factorLD's elimination over the rows ks, descending:
+// every dof (factorLD), or whole trees, whose rows no other tree's touch.
 func factorLDRows(m *Model, L []float64, ks []int) {
-	for _, k := range ks {
-		factorLDRow(m, L, k)
-	}
-}
-
-// factorLDRow eliminates row k (factorLD's step k).
-func factorLDRow(m *Model, L []float64, k int) {
 	nv := m.NV
 	D, off := L[:nv], L[nv:]
-	anc := m.ancestors[k]
-	rowk := off[m.ancAdr[k]:]
-	rowk = rowk[:len(anc)] // (lengths spelled out: no bounds checks inside)
-	dk := D[k]
-	for ii, i := range anc {
-		lki := rowk[ii]
-		a := lki / dk
-		D[i] -= lki * a
-		src := rowk[ii+1:]
-		rowi := off[m.ancAdr[i]:]
-		rowi = rowi[:len(src)]
-		for t := range rowi {
-			rowi[t] -= src[t] * a
+	for _, k := range ks {
+		anc := m.ancestors[k]
+		rowk := off[m.ancAdr[k]:]
+		rowk = rowk[:len(anc)] // (lengths spelled out: no bounds checks inside)
+		dk := D[k]
+		for ii, i := range anc {
+			lki := rowk[ii]
+			a := lki / dk
+			D[i] -= lki * a
+			src := rowk[ii+1:]
+			rowi := off[m.ancAdr[i]:]
+			rowi = rowi[:len(src)]
+			for t := range rowi {
+				rowi[t] -= src[t] * a
+			}
+			rowk[ii] = a
 		}
-		rowk[ii] = a
 	}
 }
 
@@ -1719,9 +1712,25 @@ func cholFactor(H []float64, nv int) {
 // states now (efcActive), one rank-1 update or downdate by √D_i·J_i per
 // row in flips, in row order (MuJoCo 3.3.8's HessianIncremental). It
 // reports false, with efcH spoiled, when a downdate loses rank (MuJoCo's
-// mju_cholUpdate rank < nv): the caller then rebuilds H in full, as
-// MuJoCo does.
+// mju_cholUpdate rank < nv), or untouched when the updates would cost
+// more than refactoring: the caller then rebuilds H in full.
 func (d *Data) cholUpdateRows(flips []int, nv int) bool {
+	// a row's update rewrites the factor's columns from its first nonzero
+	// on, (nv − lo)² entries with a square root and three divisions per
+	// column; refactoring costs ~nv³/6 multiply-adds and nv²/2 divisions
+	// plus rebuilding H: update only while the rows' entries stay within
+	// 2·nv² (MuJoCo always updates; the factor is the same to rounding)
+	work := 0
+	for _, i := range flips {
+		lo := d.efcDof[i]
+		if d.efcN[i] == 0 {
+			lo = d.efcSpan[2*i]
+		}
+		work += (nv - lo) * (nv - lo)
+	}
+	if work > 2*nv*nv {
+		return false
+	}
 	H := d.efcH[:nv*nv]
 	for _, i := range flips {
 		d.rowDense(i, nv)
