@@ -337,20 +337,25 @@ type Model struct {
 	dofDamping             []float64
 	jntQposAdr, jntDofAdr  []int
 	hasDamping             bool
-	dofInvWeight0          []float64 // MuJoCo's dof_invweight0: inverse inertia at qpos0
-	meanInertia            float64   // MuJoCo's stat.meaninertia: mean diagonal of M at qpos0
-	nLimitRows             int       // the most limit rows at once
-	nFrictionRows          int       // frictionloss rows (one per dof)
-	nEqRows                int       // equality rows
-	nTendonRows            int       // tendon limit and friction rows
-	tenJ                   []float64 // tendon Jacobians (constant), len(Tendons)×NV
-	tenInvWeight0          []float64
-	tenLength0             []float64
-	tendonDamping          bool
-	bodyInvWeight0         [][2]float64
-	ancestors              [][]int // per dof: its ancestor dofs nearest first (for the sparse factor)
-	ancAdr                 []int   // per dof: where its ancestors start in the flat list (len NV+1)
-	mCols                  [][]int // per dof: M's nonzero columns of its row (ancestors, itself, descendants), ascending
+	// dampDofs: the dofs of the trees (a root dof's descendants) with a
+	// damped dof, descending; the Euler step refactors only their rows of
+	// M + h·damping, an undamped tree's rows being M's factor already
+	dampDofs       []int
+	dofsDesc       []int     // NV−1, …, 0: factorLD's order
+	dofInvWeight0  []float64 // MuJoCo's dof_invweight0: inverse inertia at qpos0
+	meanInertia    float64   // MuJoCo's stat.meaninertia: mean diagonal of M at qpos0
+	nLimitRows     int       // the most limit rows at once
+	nFrictionRows  int       // frictionloss rows (one per dof)
+	nEqRows        int       // equality rows
+	nTendonRows    int       // tendon limit and friction rows
+	tenJ           []float64 // tendon Jacobians (constant), len(Tendons)×NV
+	tenInvWeight0  []float64
+	tenLength0     []float64
+	tendonDamping  bool
+	bodyInvWeight0 [][2]float64
+	ancestors      [][]int // per dof: its ancestor dofs nearest first (for the sparse factor)
+	ancAdr         []int   // per dof: where its ancestors start in the flat list (len NV+1)
+	mCols          [][]int // per dof: M's nonzero columns of its row (ancestors, itself, descendants), ascending
 
 	// MocapBodies lists the mocap bodies in MuJoCo's body_mocapid order;
 	// bodyMocap is each body's index in it, -1 for the others (mocap.go).
@@ -702,8 +707,31 @@ func newModel(s Spec) (*Model, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	m.setDampDofs() // before setConst: factorLD reads dofsDesc
 	m.setConst()
 	return m, nil
+}
+
+// setDampDofs lists dampDofs.
+func (m *Model) setDampDofs() {
+	root := make([]int, m.NV)
+	damped := make([]bool, m.NV)
+	for k := range m.NV {
+		root[k] = k
+		if p := m.dofParent[k]; p >= 0 {
+			root[k] = root[p] // a parent dof comes first
+		}
+		if m.dofDamping[k] != 0 {
+			damped[root[k]] = true
+		}
+	}
+	m.dampDofs, m.dofsDesc = m.dampDofs[:0], m.dofsDesc[:0]
+	for k := m.NV - 1; k >= 0; k-- {
+		m.dofsDesc = append(m.dofsDesc, k)
+		if damped[root[k]] {
+			m.dampDofs = append(m.dampDofs, k)
+		}
+	}
 }
 
 // setConst computes dof_invweight0 as MuJoCo's mj_setConst: the diagonal

@@ -65,6 +65,8 @@ type Data struct {
 	// qLD[:NV], then each dof's row of unit L at its ancestors, nearest
 	// first.
 	qLD []float64
+	// qLDIsM: qLD holds M's own factor (Forward's), not H's
+	qLDIsM bool
 
 	QfrcBias, QfrcSpring, QfrcDamper, QfrcGravcomp, QfrcPassive []float64
 	ActuatorLength, ActuatorVelocity, ActuatorForce             []float64
@@ -117,6 +119,7 @@ type Data struct {
 	efcMx, efcMp        []float64 // NV: M·x and M·p of the Newton iterate and direction
 	efcJd, efcH, efcRow []float64 // dense rows (equalities), dense H, one row
 	efcNZ               []int     // a dense row's nonzero columns
+	efcFlip             []int     // rows whose quadratic state changed this Newton iteration
 	efcSpan             []int     // per dense row: first and one past last nonzero column
 	eqJac               []float64 // point Jacobians of connect constraints
 	// SolverIter is the number of Newton iterations of the last constraint
@@ -169,6 +172,7 @@ func NewData(m *Model) *Data {
 	d.efcActive = make([]bool, nr)
 	d.efcDim, d.efcMu, d.efcCone = make([]int, nr), f(), make([]bool, nr)
 	d.efcPyr = make([]uint8, nr)
+	d.efcFlip = make([]int, 0, nr)
 	if m.Opt.Solver == PGS {
 		// A is nr² (2 MB at 512 rows); beyond that it grows with the rows
 		// a step actually has (pgs.go)
@@ -280,6 +284,7 @@ func Forward(m *Model, d *Data) {
 	}
 	// the plain factor of M gives qacc
 	factorInto(m, d, 0, nil)
+	d.qLDIsM = true
 	copy(d.QaccSmooth, d.QfrcSmooth)
 	solveLD(m, d.qLD, d.QaccSmooth)
 	copy(d.Qacc, d.QaccSmooth)
@@ -710,6 +715,19 @@ func loadLD(m *Model, d *Data, L []float64, h float64, diag []float64) {
 	}
 }
 
+// loadLDRows is loadLD for the rows ks only.
+func loadLDRows(m *Model, d *Data, L []float64, h float64, diag []float64, ks []int) {
+	nv := m.NV
+	for _, i := range ks {
+		L[i] = d.QM[i*nv+i] + h*diag[i]
+		row := L[nv+m.ancAdr[i] : nv+m.ancAdr[i+1]]
+		qm := d.QM[i*nv : i*nv+nv]
+		for ii, j := range m.ancestors[i] {
+			row[ii] = qm[j]
+		}
+	}
+}
+
 // factorInto factors QM + h·diag(diag) (diag nil: QM alone) into qLD.
 func factorInto(m *Model, d *Data, h float64, diag []float64) {
 	loadLD(m, d, d.qLD, h, diag)
@@ -721,9 +739,15 @@ func factorInto(m *Model, d *Data, h float64, diag []float64) {
 // LTDL: only ancestors fill in). An ancestor i's own ancestors are the
 // ones after it in k's list, so row i's update is contiguous.
 func factorLD(m *Model, L []float64) {
+	factorLDRows(m, L, m.dofsDesc)
+}
+
+// factorLDRows is factorLD's elimination over the rows ks, descending:
+// every dof (factorLD), or whole trees, whose rows no other tree's touch.
+func factorLDRows(m *Model, L []float64, ks []int) {
 	nv := m.NV
 	D, off := L[:nv], L[nv:]
-	for k := nv - 1; k >= 0; k-- {
+	for _, k := range ks {
 		anc := m.ancestors[k]
 		rowk := off[m.ancAdr[k]:]
 		rowk = rowk[:len(anc)] // (lengths spelled out: no bounds checks inside)
@@ -796,7 +820,16 @@ func integrate(m *Model, d *Data) {
 	case m.Opt.Integrator == Implicit:
 		acc = implicitAcc(m, d, h) // implicit.go
 	case m.hasDamping && m.Opt.Disable&(DisableEulerDamp|DisableDamper) == 0:
-		factorInto(m, d, h, m.dofDamping)
+		if d.qLDIsM {
+			// an undamped tree's rows of M + h·damping are M's: only
+			// the damped trees' rows are loaded and factored again
+			// (the same operations on them as in full, bit for bit)
+			loadLDRows(m, d, d.qLD, h, m.dofDamping, m.dampDofs)
+			factorLDRows(m, d.qLD, m.dampDofs)
+		} else {
+			factorInto(m, d, h, m.dofDamping)
+		}
+		d.qLDIsM = false
 		for k := range m.NV {
 			d.tmp[k] = d.QfrcSmooth[k] + d.QfrcConstraint[k]
 		}
@@ -1163,8 +1196,13 @@ func solveConstraints(m *Model, d *Data) {
 		// H changes only with the set of quadratic rows: keep its factor
 		// while that set stays (MuJoCo's Newton does the same)
 		changed := iter == 0
+		// the rows whose quadratic state flipped: MuJoCo's
+		// HessianIncremental updates H's dense factor by ±√D·J_i for each
+		// (no elliptic block: its cone Hessian is rebuilt in full here)
+		flips, ell := d.efcFlip[:0], false
 		for i := 0; i < n; i++ {
 			if d.EfcType[i] == RowContactElliptic {
+				ell = true
 				// an elliptic block: its zone sets its rows' state; on
 				// the cone's surface its Hessian moves with x
 				var jar, f [6]float64
@@ -1185,6 +1223,7 @@ func solveConstraints(m *Model, d *Data) {
 			f, quad := d.rowForce(i, d.efcJar[i])
 			if d.efcActive[i] != quad {
 				changed = true
+				flips = append(flips, i)
 			}
 			d.efcActive[i] = quad
 			d.EfcForce[i] = f
@@ -1196,6 +1235,7 @@ func solveConstraints(m *Model, d *Data) {
 					fj, qj := d.rowForce(j, d.efcJar[j])
 					if d.efcActive[j] != qj {
 						changed = true
+						flips = append(flips, j)
 					}
 					d.efcActive[j], d.EfcForce[j] = qj, fj
 					all = all && fj != 0
@@ -1242,6 +1282,8 @@ func solveConstraints(m *Model, d *Data) {
 		}
 		switch {
 		case dense && !changed:
+			cholSubst(d.efcH, p, nv)
+		case dense && iter > 0 && !ell && d.cholUpdateRows(flips, nv):
 			cholSubst(d.efcH, p, nv)
 		case dense:
 			H := d.efcH
@@ -1304,6 +1346,7 @@ func solveConstraints(m *Model, d *Data) {
 			solveLD(m, d.qLD, p)
 		default:
 			L := d.qLD
+			d.qLDIsM = false
 			loadLD(m, d, L, 0, nil)
 			for i := range n {
 				if !d.efcActive[i] {
@@ -1662,6 +1705,85 @@ func cholFactor(H []float64, nv int) {
 			H[j*nv+i] = H[i*nv+j]
 		}
 	}
+}
+
+// cholUpdateRows updates the dense factor in efcH (cholFactor's) from
+// the Hessian of the rows' previous quadratic states to that of their
+// states now (efcActive), one rank-1 update or downdate by √D_i·J_i per
+// row in flips, in row order (MuJoCo 3.3.8's HessianIncremental). It
+// reports false, with efcH spoiled, when a downdate loses rank (MuJoCo's
+// mju_cholUpdate rank < nv), or untouched when the updates would cost
+// more than refactoring: the caller then rebuilds H in full.
+func (d *Data) cholUpdateRows(flips []int, nv int) bool {
+	// a row's update rewrites the factor's columns from its first nonzero
+	// on, (nv − lo)² entries with a square root and three divisions per
+	// column; refactoring costs ~nv³/6 multiply-adds and nv²/2 divisions
+	// plus rebuilding H: update only while the rows' entries stay within
+	// 2·nv² (MuJoCo always updates; the factor is the same to rounding)
+	work := 0
+	for _, i := range flips {
+		lo := d.efcDof[i]
+		if d.efcN[i] == 0 {
+			lo = d.efcSpan[2*i]
+		}
+		work += (nv - lo) * (nv - lo)
+	}
+	if work > 2*nv*nv {
+		return false
+	}
+	H := d.efcH[:nv*nv]
+	for _, i := range flips {
+		d.rowDense(i, nv)
+		x := d.efcRow[:nv]
+		sd := math.Sqrt(d.efcD[i])
+		for c := range x {
+			x[c] *= sd
+		}
+		if !cholUpdate(H, x, nv, d.efcActive[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// cholUpdate overwrites the factor L in H (cholFactor's layout: lower
+// triangle, its transpose mirrored above) with that of L·Lᵀ + x·xᵀ (plus)
+// or L·Lᵀ − x·xᵀ, destroying x: MuJoCo's mju_cholUpdate, column by column
+// from the first nonzero of x. It reports false where a downdated
+// diagonal falls below MuJoCo's mjMINVAL (1e-15), i.e. rank is lost.
+func cholUpdate(H, x []float64, nv int, plus bool) bool {
+	const minVal = 1e-15
+	ok := true
+	for k := range nv {
+		xk := x[k]
+		if xk == 0 {
+			continue
+		}
+		lkk := H[k*nv+k]
+		t := lkk*lkk - xk*xk
+		if plus {
+			t = lkk*lkk + xk*xk
+		}
+		if t < minVal {
+			t, ok = minVal, false
+		}
+		r := math.Sqrt(t)
+		c := r / lkk
+		cinv := 1 / c
+		s := xk / lkk
+		H[k*nv+k] = r
+		for i := k + 1; i < nv; i++ {
+			v := H[i*nv+k]
+			if plus {
+				v = (v + s*x[i]) * cinv
+			} else {
+				v = (v - s*x[i]) * cinv
+			}
+			H[i*nv+k], H[k*nv+i] = v, v
+			x[i] = c*x[i] - s*v
+		}
+	}
+	return ok
 }
 
 // cholSubst solves H x = b in place with H's factor from cholFactor.
