@@ -85,8 +85,9 @@ def main():
     for name, side in (("Go", go), ("Python", py)):
         print("| %s | " % name + " | ".join("%.2f / %.2f" % side[s] if s in side else "—" for s in seeds) + " |")
     print()
-    tag = "" if len(py) == 10 else " (PARTIAL: %d of 10 Python seeds)" % len(py)
-    print("| policy | Go mean (median) | Python mean (median) | Python − Go [95%% CI] | Welch t |%s" % tag)
+    if len(py) < len(go):
+        print("PARTIAL: %d of %d Python seeds\n" % (len(py), len(go)))
+    print("| policy | Go mean (median) | Python mean (median) | Python − Go [95% CI] | Welch t |")
     print("|---|---|---|---|---|")
     for k, name in ((0, "deterministic"), (1, "stochastic")):
         mg, dg, mp, dp, d, lo, hi, t = compare(go, py, k)
