@@ -11,6 +11,9 @@ PY=/usr/bin/python3
 need=()
 "$PY" -c 'import numpy' 2>/dev/null || need+=(python3-numpy)
 "$PY" -c 'import pytest' 2>/dev/null || need+=(python3-pytest)
+# torch: the example SAC's tests (python/tests/test_sac_*.py: its learner
+# against Go's, its loop's storage); ≈ 50 MB from Debian
+"$PY" -c 'import torch' 2>/dev/null || need+=(python3-torch)
 "$PY" -c 'import setuptools' 2>/dev/null || need+=(python3-setuptools)
 "$PY" -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
 "$PY" -m venv --help >/dev/null 2>&1 || need+=(python3-venv)

@@ -13,6 +13,15 @@ frames, one scorer worker with lag 64, λ rising to 0.5 over 10000 samples.
 Evaluation: robot-train's own 50 evaluation episodes of the seed, with the
 deterministic and the stochastic policy.
 
+The learner is vlmrb's SAC (package sac) in PyTorch: python/tests/
+test_sac_learner.py checks it against the Go agent update by update. It
+differs from CleanRL's in one place, on purpose: the α step reuses the
+actor step's log π (as Stable-Baselines3 and vlmrb); --alpha-logp fresh
+draws a new sample as CleanRL does. Over 10 seeds each, this script's
+deterministic success on reach is robot-train's within −0.17…+0.10 (95% CI
+of the difference; studies/python-parity.md). robot-train's default run
+(reach-center, γ 0.95) is `--task reach-center --gamma 0.95`.
+
     make python
     PYTHONPATH=python /usr/bin/python3 python/examples/sac_reach.py --replay uniform --seed 1
     PYTHONPATH=python /usr/bin/python3 python/examples/sac_reach.py --replay vlmrb --seed 1 --out sac-vlmrb-1.json
@@ -20,6 +29,7 @@ deterministic and the stochastic policy.
 
 import argparse
 import json
+import math
 import os
 import time
 
@@ -62,18 +72,102 @@ class Actor(nn.Module):
         log_std = LOG_STD_MIN + 0.5 * (LOG_STD_MAX - LOG_STD_MIN) * (log_std + 1)
         return mean, log_std
 
-    def get_action(self, x):
+    def get_action(self, x, eps=None):
+        """A tanh-squashed Gaussian sample, its log-density and tanh(mean).
+        eps: the standard normal noise (drawn here when None), so a test can
+        feed another implementation's draws."""
         mean, log_std = self(x)
         std = log_std.exp()
-        normal = torch.distributions.Normal(mean, std)
-        x_t = normal.rsample()
+        if eps is None:
+            eps = torch.randn_like(mean)
+        x_t = mean + std * eps  # Normal(mean, std).rsample()
         y_t = torch.tanh(x_t)
         action = y_t * self.action_scale + self.action_bias
-        log_prob = normal.log_prob(x_t)
-        log_prob -= torch.log(self.action_scale * (1 - y_t.pow(2)) + 1e-6)
+        log_prob = -0.5 * eps.pow(2) - log_std - 0.5 * math.log(2 * math.pi)  # Normal.log_prob(x_t)
+        log_prob = log_prob - torch.log(self.action_scale * (1 - y_t.pow(2)) + 1e-6)
         log_prob = log_prob.sum(1, keepdim=True)
         mean = torch.tanh(mean) * self.action_scale + self.action_bias
         return action, log_prob, mean
+
+
+class SAC:
+    """CleanRL's SAC update (sac_continuous_action.py): twin critics with
+    Polyak targets, PolicyFrequency actor and α steps every PolicyFrequency
+    updates on the same batch, α = exp(log α) tuned toward −|A|.
+
+    alpha_logp chooses the log π of the α step: "fresh" draws a new sample
+    after the actor step (CleanRL), "actor" (the default) reuses the actor
+    step's own (Stable-Baselines3, and vlmrb's Go SAC). noise, when given, is a
+    callable returning the next standard normal (batch, act_dim) tensor, in
+    the order the update uses them (target actions, then per actor step
+    its sample, then with "fresh" the α step's)."""
+
+    def __init__(self, od, ad, hidden, low, high, gamma=0.99, tau=0.005, policy_lr=3e-4, q_lr=1e-3,
+                 policy_frequency=2, alpha_logp="actor"):
+        if alpha_logp not in ("fresh", "actor"):
+            raise ValueError("alpha_logp must be 'fresh' or 'actor', got %r" % (alpha_logp,))
+        self.actor = Actor(od, ad, hidden, low, high)
+        self.qf1, self.qf2 = SoftQNetwork(od, ad, hidden), SoftQNetwork(od, ad, hidden)
+        self.qf1_t, self.qf2_t = SoftQNetwork(od, ad, hidden), SoftQNetwork(od, ad, hidden)
+        self.qf1_t.load_state_dict(self.qf1.state_dict())
+        self.qf2_t.load_state_dict(self.qf2.state_dict())
+        self.q_opt = torch.optim.Adam(list(self.qf1.parameters()) + list(self.qf2.parameters()), lr=q_lr)
+        self.a_opt = torch.optim.Adam(self.actor.parameters(), lr=policy_lr)
+        self.target_entropy = -float(ad)
+        self.log_alpha = torch.zeros(1, requires_grad=True)
+        self.alpha = self.log_alpha.exp().item()
+        self.al_opt = torch.optim.Adam([self.log_alpha], lr=q_lr)
+        self.gamma, self.tau, self.policy_frequency, self.alpha_logp = gamma, tau, policy_frequency, alpha_logp
+        self.updates = 0
+
+    def reset_optimizers(self):
+        """Fresh Adam state (after loading weights into the networks)."""
+        self.q_opt = torch.optim.Adam(list(self.qf1.parameters()) + list(self.qf2.parameters()),
+                                      lr=self.q_opt.defaults["lr"])
+        self.a_opt = torch.optim.Adam(self.actor.parameters(), lr=self.a_opt.defaults["lr"])
+        self.al_opt = torch.optim.Adam([self.log_alpha], lr=self.al_opt.defaults["lr"])
+        self.alpha = self.log_alpha.exp().item()
+
+    def update(self, o, a, r, no, d, w, noise=None):
+        """One gradient step on a batch of float32 tensors (obs, actions,
+        rewards, next obs, terminated, importance weights). Returns the
+        metrics as CleanRL names them."""
+        nz = noise or (lambda: None)
+        m = {}
+        with torch.no_grad():
+            na, nlp, _ = self.actor.get_action(no, nz())
+            qn = torch.min(self.qf1_t(no, na), self.qf2_t(no, na)) - self.alpha * nlp
+            y = r + (1 - d) * self.gamma * qn.view(-1)
+        q1, q2 = self.qf1(o, a).view(-1), self.qf2(o, a).view(-1)
+        qf1_loss, qf2_loss = (w * (q1 - y) ** 2).mean(), (w * (q2 - y) ** 2).mean()
+        self.q_opt.zero_grad()
+        (qf1_loss + qf2_loss).backward()
+        self.q_opt.step()
+        m["qf1_loss"], m["qf2_loss"], m["qf1_values"] = qf1_loss.item(), qf2_loss.item(), q1.mean().item()
+        if self.updates % self.policy_frequency == 0:
+            for _ in range(self.policy_frequency):
+                pi, lp, _ = self.actor.get_action(o, nz())
+                actor_loss = (self.alpha * lp - torch.min(self.qf1(o, pi), self.qf2(o, pi))).mean()
+                self.a_opt.zero_grad()
+                actor_loss.backward()
+                self.a_opt.step()
+                if self.alpha_logp == "fresh":
+                    with torch.no_grad():
+                        _, lp, _ = self.actor.get_action(o, nz())
+                lp = lp.detach()
+                alpha_loss = (-self.log_alpha.exp() * (lp + self.target_entropy)).mean()
+                self.al_opt.zero_grad()
+                alpha_loss.backward()
+                self.al_opt.step()
+                self.alpha = self.log_alpha.exp().item()
+                m["actor_loss"], m["alpha_loss"], m["entropy"] = actor_loss.item(), alpha_loss.item(), -lp.mean().item()
+        self.updates += 1
+        with torch.no_grad():
+            for net, tgt in ((self.qf1, self.qf1_t), (self.qf2, self.qf2_t)):
+                for pp, tp in zip(net.parameters(), tgt.parameters()):
+                    tp.data.mul_(1 - self.tau).add_(self.tau * pp.data)
+        m["alpha"] = self.alpha
+        return m
 
 
 _U64 = (1 << 64) - 1
@@ -136,6 +230,9 @@ def main():
     p.add_argument("--policy-lr", type=float, default=3e-4)
     p.add_argument("--q-lr", type=float, default=1e-3)
     p.add_argument("--policy-frequency", type=int, default=2)
+    p.add_argument("--alpha-logp", choices=["fresh", "actor"], default="actor",
+                   help="log π of the α step: the actor step's (vlmrb's SAC, SB3; the default) or a fresh "
+                        "sample (CleanRL)")
     p.add_argument("--frame-size", type=int, default=224)
     p.add_argument("--clip-len", type=int, default=32)
     p.add_argument("--stride", type=int, default=8)
@@ -159,17 +256,9 @@ def main():
     ad = envs.single_action_space.shape[0]
     low, high = envs.single_action_space.low, envs.single_action_space.high
 
-    actor = Actor(od, ad, args.hidden, low, high)
-    qf1, qf2 = SoftQNetwork(od, ad, args.hidden), SoftQNetwork(od, ad, args.hidden)
-    qf1_t, qf2_t = SoftQNetwork(od, ad, args.hidden), SoftQNetwork(od, ad, args.hidden)
-    qf1_t.load_state_dict(qf1.state_dict())
-    qf2_t.load_state_dict(qf2.state_dict())
-    q_opt = torch.optim.Adam(list(qf1.parameters()) + list(qf2.parameters()), lr=args.q_lr)
-    a_opt = torch.optim.Adam(actor.parameters(), lr=args.policy_lr)
-    target_entropy = -float(ad)
-    log_alpha = torch.zeros(1, requires_grad=True)
-    alpha = log_alpha.exp().item()
-    al_opt = torch.optim.Adam([log_alpha], lr=args.q_lr)
+    agent = SAC(od, ad, args.hidden, low, high, gamma=args.gamma, tau=args.tau, policy_lr=args.policy_lr,
+                q_lr=args.q_lr, policy_frequency=args.policy_frequency, alpha_logp=args.alpha_logp)
+    actor = agent.actor
 
     updates_total = max(args.steps - args.learning_starts, 1)
     rb_opts = dict(sampler="vlmrb", scorer=args.scorer, task=args.task, clip_len=args.clip_len,
@@ -226,47 +315,16 @@ def main():
         if step >= args.learning_starts:
             for _ in range(int(valid.sum())):  # one update per env step
                 b = rb.sample(args.batch_size)
-                o = torch.from_numpy(b.obs)
-                a = torch.from_numpy(b.actions)
-                r = torch.from_numpy(b.rewards)
-                no = torch.from_numpy(b.next_obs)
-                d = torch.from_numpy(b.terminated)
-                w = torch.from_numpy(b.weights)
-                with torch.no_grad():
-                    na, nlp, _ = actor.get_action(no)
-                    qn = torch.min(qf1_t(no, na), qf2_t(no, na)) - alpha * nlp
-                    y = r + (1 - d) * args.gamma * qn.view(-1)
-                q1, q2 = qf1(o, a).view(-1), qf2(o, a).view(-1)
-                qf_loss = (w * (q1 - y) ** 2).mean() + (w * (q2 - y) ** 2).mean()
-                q_opt.zero_grad()
-                qf_loss.backward()
-                q_opt.step()
+                agent.update(torch.from_numpy(b.obs), torch.from_numpy(b.actions), torch.from_numpy(b.rewards),
+                             torch.from_numpy(b.next_obs), torch.from_numpy(b.terminated), torch.from_numpy(b.weights))
                 updates += 1
-                if updates % args.policy_frequency == 0:
-                    for _ in range(args.policy_frequency):
-                        pi, lp, _ = actor.get_action(o)
-                        actor_loss = (alpha * lp - torch.min(qf1(o, pi), qf2(o, pi))).mean()
-                        a_opt.zero_grad()
-                        actor_loss.backward()
-                        a_opt.step()
-                        with torch.no_grad():
-                            _, lp, _ = actor.get_action(o)
-                        alpha_loss = (-log_alpha.exp() * (lp + target_entropy)).mean()
-                        al_opt.zero_grad()
-                        alpha_loss.backward()
-                        al_opt.step()
-                        alpha = log_alpha.exp().item()
-                with torch.no_grad():
-                    for net, tgt in ((qf1, qf1_t), (qf2, qf2_t)):
-                        for pp, tp in zip(net.parameters(), tgt.parameters()):
-                            tp.data.mul_(1 - args.tau).add_(args.tau * pp.data)
 
         if step >= log_at or step >= args.steps:
             log_at += args.log_every
             recent = done_succ[-20:]
             line = "step %6d  episodes %4d  train success(last 20) %.2f  return %.1f  alpha %.3f  sps %.0f" % (
                 step, len(done_succ), np.mean(recent) if recent else 0, np.mean(done_ret[-20:]) if done_ret else 0,
-                alpha, step / (time.time() - t0))
+                agent.alpha, step / (time.time() - t0))
             if vlm:
                 m = rb.metrics()
                 s = m["scoring"]

@@ -91,7 +91,7 @@ class TestAgreesWithGo(unittest.TestCase):
         self.assertFalse(np.array_equal(a, b))  # the seed moves the puck and goal
 
     def test_rollout_bit_identical(self):
-        for task in ("reach", "pick-place"):
+        for task in ("reach", "reach-center", "pick-place"):
             acts = random_actions(120, 7)
             go_obs, go_rew = vlmrb.go_rollout(task, 99, acts)
             with vlmrb.make(task) as e:
@@ -104,6 +104,18 @@ class TestAgreesWithGo(unittest.TestCase):
             # bit for bit: array_equal, not allclose
             self.assertTrue(np.array_equal(np.array(py_obs), go_obs), task)
             self.assertTrue(np.array_equal(np.array(py_rew), go_rew), task)
+
+    def test_default_task_reach_center(self):
+        # robot-train's default task (rundir.DefaultConfig) is reachable by name and id
+        self.assertIn("reach-center", vlmrb.tasks())
+        with vlmrb.make("reach-center", max_episode_steps=200) as e:
+            self.assertEqual(e.spec.id, "vlmrb/ReachCenter-v0")
+            self.assertEqual(e.spec.max_episode_steps, 200)
+            obs, _ = e.reset(seed=4)
+            go_obs, _ = vlmrb.go_rollout("reach-center", 4, np.zeros((0, 4)))
+            self.assertTrue(np.array_equal(obs, go_obs[0]))
+        with vlmrb.make_vec("reach-center", 2) as v:
+            self.assertEqual(v.spec.id, "vlmrb/ReachCenter-v0")
 
     def test_reset_without_seed_continues_deterministically(self):
         def seq():
