@@ -11,7 +11,7 @@ Per policy (deterministic, stochastic): means and medians per side, Python −
 Go with a 95% bootstrap CI (10,000 resamples, seeds resampled within each
 side, fixed generator) and Welch's t. Standard library only.
 
-    scripts/python-parity-table.py studies/results/python-parity-2/A
+    scripts/python-parity-table.py studies/python-parity-2/A
 """
 
 import argparse
