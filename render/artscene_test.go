@@ -12,48 +12,12 @@ import (
 	"github.com/vlmrb/vlmrb/sim/mjcf"
 )
 
-// treeFK composes the MJCF body tree's frames at hinge and slide
-// coordinates q (one per joint, in joint order) from the compiled model's
-// static body frames and joint anchors and axes, not from the engine's
-// Forward: each body is its parent's frame times its own, then each of its
-// joints in order (a hinge turns by q − ref about its axis through its
-// anchor, a slide moves by q − ref along its axis).
-func treeFK(t *testing.T, m *articulated.Model, q []float64) ([]sim.Vec3, []sim.Quat) {
-	t.Helper()
-	v := func(a [3]float64) sim.Vec3 { return sim.V3(a[0], a[1], a[2]) }
-	pos, rot := make([]sim.Vec3, len(m.Bodies)), make([]sim.Quat, len(m.Bodies))
-	rot[0] = sim.Identity()
-	for i := 1; i < len(m.Bodies); i++ {
-		b := &m.Bodies[i]
-		p := pos[b.Parent].Add(rot[b.Parent].Rotate(v(b.Pos)))
-		r := rot[b.Parent].Mul(sim.Quat{W: b.Quat[0], X: b.Quat[1], Y: b.Quat[2], Z: b.Quat[3]}.Normalize())
-		for j := range m.Joints {
-			jt := &m.Joints[j]
-			if jt.Body != i {
-				continue
-			}
-			switch jt.Type {
-			case articulated.Hinge:
-				a := r.Rotate(v(jt.Pos))
-				r = r.Mul(sim.QuatFromAxisAngle(v(jt.Axis), q[j]-jt.Ref))
-				p = p.Add(a).Sub(r.Rotate(v(jt.Pos)))
-			case articulated.Slide:
-				p = p.Add(r.Rotate(v(jt.Axis).Scale(q[j] - jt.Ref)))
-			default:
-				t.Fatalf("joint %q: treeFK composes hinge and slide joints only", jt.Name)
-			}
-		}
-		pos[i], rot[i] = p, r.Normalize()
-	}
-	return pos, rot
-}
-
 // TestArtSceneFK: the scene of the articulated engine puts every drawn
 // geom where forward kinematics of the MJCF body tree puts it at the
-// same joint coordinates. The reference is treeFK (body frames composed
-// from the model's static pos/quat and the joint rotations, independent
-// of the engine's Xpos/Xquat) and each geom's pose in its body, at random
-// configurations of arm6.xml after stepping.
+// same joint coordinates. The reference is mjcf.Articulated.Kinematics
+// (body frames composed from the model's static pos/quat and the joint
+// rotations, apart from the engine's Xpos/Xquat) and each geom's pose in
+// its body, at random configurations of arm6.xml after stepping.
 func TestArtSceneFK(t *testing.T) {
 	file := filepath.Join("..", "sim", "mjcf", "testdata", "arm6.xml")
 	a, err := mjcf.LoadArticulated(file, mjcf.Options{})
@@ -65,6 +29,7 @@ func TestArtSceneFK(t *testing.T) {
 	sc := render.NewArtScene(a)
 	rng := rand.New(rand.NewPCG(1, 2))
 	q := make([]float64, len(m.Joints))
+	pos, rot := make([]sim.Vec3, len(m.Bodies)), make([]sim.Quat, len(m.Bodies))
 	for trial := range 5 {
 		articulated.Reset(m, d)
 		for j := range m.Joints {
@@ -80,7 +45,9 @@ func TestArtSceneFK(t *testing.T) {
 		for j := range m.Joints {
 			q[j] = d.Qpos[m.QposAdr(j)]
 		}
-		pos, rot := treeFK(t, m, q)
+		if err := a.Kinematics(q, pos, rot); err != nil {
+			t.Fatal(err)
+		}
 		s := sc.Update(d)
 		if err := s.Validate(); err != nil {
 			t.Fatal(err)

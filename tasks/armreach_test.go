@@ -10,7 +10,6 @@ import (
 
 	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/sim"
-	"github.com/vlmrb/vlmrb/sim/articulated"
 	"github.com/vlmrb/vlmrb/sim/mjcf"
 	"github.com/vlmrb/vlmrb/tasks"
 )
@@ -229,49 +228,13 @@ func TestArmReachKeyframe(t *testing.T) {
 	}
 }
 
-// treeFK composes the MJCF body tree's frames at hinge and slide
-// coordinates q (one per joint, in joint order) from the compiled model's
-// static body frames and joint anchors and axes, not from the engine's
-// Forward: each body is its parent's frame times its own, then each of its
-// joints in order (a hinge turns by q − ref about its axis through its
-// anchor, a slide moves by q − ref along its axis).
-func treeFK(t *testing.T, m *articulated.Model, q []float64) ([]sim.Vec3, []sim.Quat) {
-	t.Helper()
-	v := func(a [3]float64) sim.Vec3 { return sim.V3(a[0], a[1], a[2]) }
-	pos, rot := make([]sim.Vec3, len(m.Bodies)), make([]sim.Quat, len(m.Bodies))
-	rot[0] = sim.Identity()
-	for i := 1; i < len(m.Bodies); i++ {
-		b := &m.Bodies[i]
-		p := pos[b.Parent].Add(rot[b.Parent].Rotate(v(b.Pos)))
-		r := rot[b.Parent].Mul(sim.Quat{W: b.Quat[0], X: b.Quat[1], Y: b.Quat[2], Z: b.Quat[3]}.Normalize())
-		for j := range m.Joints {
-			jt := &m.Joints[j]
-			if jt.Body != i {
-				continue
-			}
-			switch jt.Type {
-			case articulated.Hinge:
-				a := r.Rotate(v(jt.Pos))
-				r = r.Mul(sim.QuatFromAxisAngle(v(jt.Axis), q[j]-jt.Ref))
-				p = p.Add(a).Sub(r.Rotate(v(jt.Pos)))
-			case articulated.Slide:
-				p = p.Add(r.Rotate(v(jt.Axis).Scale(q[j] - jt.Ref)))
-			default:
-				t.Fatalf("joint %q: treeFK composes hinge and slide joints only", jt.Name)
-			}
-		}
-		pos[i], rot[i] = p, r.Normalize()
-	}
-	return pos, rot
-}
-
 // TestArmReachSiteIsForwardKinematics: on the articulated engine the
 // observation's end effector is where forward kinematics of the MJCF body
 // tree puts the "ee" site at the observed joint positions. The reference
-// is treeFK, composed from the model's static frames independently of the
-// engine's kinematics; the check runs along expert episodes in both
-// control modes, after every control step (so the frames are those of the
-// stepped qpos).
+// is mjcf.Articulated.Kinematics, composed from the model's static frames
+// apart from the engine's kinematics; the check runs along expert episodes
+// in both control modes, after every control step (so the frames are
+// those of the stepped qpos).
 func TestArmReachSiteIsForwardKinematics(t *testing.T) {
 	a, err := mjcf.LoadArticulated(filepath.Join("..", "sim", "mjcf", "testdata", "arm6.xml"), mjcf.Options{})
 	if err != nil {
@@ -282,6 +245,7 @@ func TestArmReachSiteIsForwardKinematics(t *testing.T) {
 		t.Fatal("arm6.xml has no site ee")
 	}
 	site := a.Sites[si]
+	pos, rot := make([]sim.Vec3, len(a.Model.Bodies)), make([]sim.Quat, len(a.Model.Bodies))
 	for _, mode := range []string{"ee", "joint"} {
 		e := armReach(t, tasks.ArmReachOptions{Control: mode})
 		n := len(a.Model.Joints)
@@ -292,7 +256,9 @@ func TestArmReachSiteIsForwardKinematics(t *testing.T) {
 		act := make([]float64, e.Spec().ActDim)
 		obs, _ := e.Reset(4)
 		for step := range 60 {
-			pos, rot := treeFK(t, a.Model, obs[:n])
+			if err := a.Kinematics(obs[:n], pos, rot); err != nil {
+				t.Fatal(err)
+			}
 			want := pos[site.Body].Add(rot[site.Body].Rotate(sim.V3(site.Pos[0], site.Pos[1], site.Pos[2])))
 			got := sim.V3(obs[3*n], obs[3*n+1], obs[3*n+2])
 			if d := got.Sub(want).Norm(); d > 1e-9 {
