@@ -22,7 +22,9 @@
 // cylinder, box, mesh through its convex hull) with MuJoCo's contact
 // attributes, <contact><exclude> and <pair>. Articulated also keeps the
 // sites, every geom (with its loaded OBJ or binary STL mesh) and the
-// cameras on their bodies, for end effectors and rendering.
+// cameras on their bodies, for end effectors and rendering, and
+// Articulated.Kinematics composes the body tree's frames for given
+// coordinates without stepping.
 //
 // Anything that changes the physics and is not simulated (wrapping
 // tendons, muscles, composites, flex, height fields, unknown elements and
