@@ -68,8 +68,8 @@ lint: $(GOBIN)/golangci-lint
 bench:
 	$(GO) test -run '^$$' -bench . ./...
 
-# bench-mujoco: sim/mjcf against MuJoCo 2.2.2 (installs libmujoco-dev and
-# libmujoco-samples when missing; not part of make test).
+# bench-mujoco: sim/articulated's speed against MuJoCo 2.2.2 (installs
+# libmujoco-dev and libmujoco-samples when missing; not part of make test).
 bench-mujoco:
 	bench/mujoco.sh
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Reference check of sim/mjcf against MuJoCo 2.2.2 (Debian's libmujoco-dev
-# and libmujoco-samples, installed here when missing). Prints the tables of
-# bench/RESULTS.md "MJCF import": compiled quantities and trajectories,
-# load-or-refuse of every sample model, and speed side by side.
+# Speed of sim/articulated against native MuJoCo 2.2.2 (Debian's
+# libmujoco-dev and libmujoco-samples, installed here when missing) on the
+# project's arm and gripper and MuJoCo's sample humanoid (contacts on),
+# then the anchors' tabletop scenarios; steps per CPU-second, interleaved
+# rounds. bench/articulated-speed.sh adds MuJoCo 3.3.8 and the feature
+# models. Trajectories are compared with MuJoCo 3.3.8 in sim/mjcf's tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 need=()
@@ -14,9 +16,10 @@ if [ ${#need[@]} -gt 0 ]; then
   $SUDO apt-get install -y "${need[@]}"
 fi
 M=/usr/share/mujoco/model
-go build -tags mujoco -o /tmp/vlmrb-bench-mujoco ./bench/mujoco
-/tmp/vlmrb-bench-mujoco compare sim/mjcf/testdata/arm6.xml sim/mjcf/testdata/gripper.xml $M/humanoid/humanoid.xml $M/tendon_arm/arm26.xml
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+go build -tags mujoco -o "$tmp/bench-mujoco" ./bench/mujoco
+"$tmp/bench-mujoco" artspeed -node=false -rounds "${ROUNDS:-5}" -steps "${STEPS:-10000}" \
+  sim/mjcf/testdata/arm6.xml sim/mjcf/testdata/gripper.xml $M/humanoid/humanoid.xml
 echo
-/tmp/vlmrb-bench-mujoco refuse $M
-echo
-/tmp/vlmrb-bench-mujoco speed -rounds "${ROUNDS:-5}" -steps "${STEPS:-10000}" $M/humanoid/humanoid.xml sim/mjcf/testdata/arm6.xml sim/mjcf/testdata/gripper.xml
+"$tmp/bench-mujoco" tabletop -rounds "${ROUNDS:-5}" -episodes "${EPISODES:-6}" sim/mjcf/testdata/tabletop.xml

@@ -14,7 +14,7 @@ FUZZTIME="${FUZZTIME:-5s}"
 targets=(
 	"./sim/mjcf FuzzLoadIncludes"
 	"./sim/mjcf FuzzMesh"
-	"./sim/mjcf FuzzParse"
+	"./sim/mjcf FuzzParseArticulated"
 	"./onnx FuzzRun"
 	"./onnx FuzzUnmarshal"
 	"./lerobot FuzzReader"

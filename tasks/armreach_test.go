@@ -231,22 +231,24 @@ func TestArmReachKeyframe(t *testing.T) {
 // TestArmReachSiteIsForwardKinematics: on the articulated engine the
 // observation's end effector is where forward kinematics of the MJCF body
 // tree puts the "ee" site at the observed joint positions. The reference
-// is the old importer's own kinematics (mjcf.Model.SiteFK), independent of
-// the engine; the check runs along expert episodes in both control modes,
-// after every control step (so the frames are those of the stepped qpos).
+// is mjcf.Articulated.Kinematics, composed from the model's static frames
+// apart from the engine's kinematics; the check runs along expert episodes
+// in both control modes, after every control step (so the frames are
+// those of the stepped qpos).
 func TestArmReachSiteIsForwardKinematics(t *testing.T) {
-	old, err := mjcf.Load(filepath.Join("..", "sim", "mjcf", "testdata", "arm6.xml"), mjcf.Options{})
+	a, err := mjcf.LoadArticulated(filepath.Join("..", "sim", "mjcf", "testdata", "arm6.xml"), mjcf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	si, ok := old.Site("ee")
+	si, ok := a.Site("ee")
 	if !ok {
 		t.Fatal("arm6.xml has no site ee")
 	}
-	pos, rot := make([]sim.Vec3, len(old.Bodies)), make([]sim.Quat, len(old.Bodies))
+	site := a.Sites[si]
+	pos, rot := make([]sim.Vec3, len(a.Model.Bodies)), make([]sim.Quat, len(a.Model.Bodies))
 	for _, mode := range []string{"ee", "joint"} {
 		e := armReach(t, tasks.ArmReachOptions{Control: mode})
-		n := len(old.Joints)
+		n := len(a.Model.Joints)
 		if e.Spec().ObsDim != 3*n+12 {
 			t.Fatalf("obs dim %d, want %d for %d joints", e.Spec().ObsDim, 3*n+12, n)
 		}
@@ -254,7 +256,10 @@ func TestArmReachSiteIsForwardKinematics(t *testing.T) {
 		act := make([]float64, e.Spec().ActDim)
 		obs, _ := e.Reset(4)
 		for step := range 60 {
-			want := old.SiteFK(&old.Sites[si], obs[:n], pos, rot)
+			if err := a.Kinematics(obs[:n], pos, rot); err != nil {
+				t.Fatal(err)
+			}
+			want := pos[site.Body].Add(rot[site.Body].Rotate(sim.V3(site.Pos[0], site.Pos[1], site.Pos[2])))
 			got := sim.V3(obs[3*n], obs[3*n+1], obs[3*n+2])
 			if d := got.Sub(want).Norm(); d > 1e-9 {
 				t.Fatalf("%s control, step %d: observed site %v, forward kinematics %v (%.3g m off)", mode, step, got, want, d)

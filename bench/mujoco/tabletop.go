@@ -68,10 +68,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math"
 	"runtime"
 
-	"github.com/vlmrb/vlmrb/sim"
 	"github.com/vlmrb/vlmrb/sim/articulated"
 	"github.com/vlmrb/vlmrb/sim/mjcf"
 )
@@ -85,10 +83,9 @@ var ttScenarios = []string{"idle", "push", "lift"}
 
 // tabletopSpeed times the anchors' tabletop scenarios (idle, push, lift;
 // mjbench.c's scripted mocap and finger controls) on the articulated
-// engine (the MJCF file), the old engine (sim, the same scene built in Go
-// as sim's BenchmarkStep does) and MuJoCo 2.2.2 (the file, control loop
-// in C), in interleaved rounds of whole episodes. Steps per CPU-second of
-// the stepping thread.
+// engine and on MuJoCo 2.2.2 (the same MJCF file; its control loop in C),
+// in interleaved rounds of whole episodes. Steps per CPU-second of the
+// stepping thread.
 func tabletopSpeed(args []string) error {
 	fs := flag.NewFlagSet("tabletop", flag.ContinueOnError)
 	rounds := fs.Int("rounds", 5, "interleaved rounds")
@@ -110,10 +107,6 @@ func tabletopSpeed(args []string) error {
 	if err != nil {
 		return err
 	}
-	old, err := newOldTabletop()
-	if err != nil {
-		return err
-	}
 	native, err := loadMJ(f)
 	if err != nil {
 		return err
@@ -124,18 +117,15 @@ func tabletopSpeed(args []string) error {
 		return fmt.Errorf("%s: no mocap body \"mocap\" or joints lf, rf, cube_free, hand_free", f)
 	}
 	steps := float64(*episodes * ttEpLen * ttFrameSkip)
-	fmt.Println("| scenario | articulated steps/cpu-s | old engine (sim) steps/cpu-s | MuJoCo 2.2.2 steps/cpu-s | articulated / MuJoCo | per round | articulated / old | per round | contacts per step art / MuJoCo | cube z at episode end art / old / MuJoCo (m) |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Println("| scenario | articulated steps/cpu-s | MuJoCo 2.2.2 steps/cpu-s | articulated / MuJoCo | per round | contacts per step art / MuJoCo | cube z at episode end art / MuJoCo (m) |")
+	fmt.Println("|---|---|---|---|---|---|---|")
 	for sc, name := range ttScenarios {
-		var a, o, n []float64
-		var aCon, nCon, aZ, oZ, nZ float64
+		var a, n []float64
+		var aCon, nCon, aZ, nZ float64
 		for range *rounds {
 			c0 := threadCPU()
 			aCon, aZ = art.run(sc, *episodes)
 			a = append(a, steps/max(threadCPU()-c0, 1e-9))
-			c0 = threadCPU()
-			oZ = old.run(sc, *episodes)
-			o = append(o, steps/max(threadCPU()-c0, 1e-9))
 			var z C.double
 			c0 = threadCPU()
 			nc := C.tt_run(native.m, native.d, &ids, C.int(sc), C.int(*episodes), &z)
@@ -145,14 +135,7 @@ func tabletopSpeed(args []string) error {
 		if art.d.Warnings.Total() > 0 {
 			return fmt.Errorf("%s: the articulated engine warned: %+v", name, art.d.Warnings)
 		}
-		lo, hi, lo2, hi2 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
-		for r := range a {
-			lo, hi = min(lo, a[r]/n[r]), max(hi, a[r]/n[r])
-			lo2, hi2 = min(lo2, a[r]/o[r]), max(hi2, a[r]/o[r])
-		}
-		fmt.Printf("| %s | %.0f | %.0f | %.0f | %.2f× | %.2f–%.2f× | %.2f× | %.2f–%.2f× | %.2f / %.2f | %.4f / %.4f / %.4f |\n",
-			name, median(a), median(o), median(n), median(a)/median(n), lo, hi, median(a)/median(o), lo2, hi2,
-			aCon, nCon, aZ, oZ, nZ)
+		fmt.Printf("| %s | %s | %.2f / %.2f | %.4f / %.4f |\n", name, ratioCells(a, n), aCon, nCon, aZ, nZ)
 	}
 	return nil
 }
@@ -233,90 +216,4 @@ func (t *artTabletop) run(sc, n int) (float64, float64) {
 		}
 	}
 	return float64(con) / float64(n*ttEpLen*ttFrameSkip), t.d.Qpos[t.cube+2]
-}
-
-// oldTabletop is sim's BenchmarkStep scene (sim/scene_test.go) on the
-// maximal-coordinate engine.
-type oldTabletop struct {
-	m    *sim.Model
-	s    *sim.State
-	g    sim.Gripper
-	cube sim.BodyID
-}
-
-func newOldTabletop() (*oldTabletop, error) {
-	b := sim.NewBuilder()
-	b.Opt.Timestep = 0.002
-	b.AddShape(sim.World, sim.ShapeDesc{Name: "table", Kind: sim.Plane, Size: sim.V3(0.6, 0.6, 0), Friction: 1})
-	g := sim.AddGripper(b, sim.DefaultGripper())
-	cube := b.AddBody(sim.BodyDesc{Name: "cube", Mass: 0.1, Pos: sim.V3(0, 0, 0.025)})
-	b.AddShape(cube, sim.ShapeDesc{Name: "cube", Kind: sim.Box, Size: sim.V3(0.025, 0.025, 0.025),
-		Friction: 1.5, TorsionalFriction: 0.005})
-	cabPos := sim.V3(0.2, 0.35, 0)
-	cab := b.AddBody(sim.BodyDesc{Name: "cabinet", Pos: cabPos})
-	for _, p := range [][2]sim.Vec3{
-		{sim.V3(0, 0, 0.005), sim.V3(0.1, 0.1, 0.005)}, {sim.V3(0, 0, 0.125), sim.V3(0.1, 0.1, 0.005)},
-		{sim.V3(0, 0.095, 0.065), sim.V3(0.1, 0.005, 0.055)}, {sim.V3(0, -0.095, 0.065), sim.V3(0.1, 0.005, 0.055)},
-		{sim.V3(0.095, 0, 0.065), sim.V3(0.005, 0.1, 0.055)},
-	} {
-		b.AddShape(cab, sim.ShapeDesc{Kind: sim.Box, Pos: p[0], Size: p[1]})
-	}
-	drawer := b.AddBody(sim.BodyDesc{Name: "drawer", Pos: cabPos, Mass: 0.53})
-	for _, p := range [][2]sim.Vec3{
-		{sim.V3(0, 0, 0.016), sim.V3(0.085, 0.085, 0.004)}, {sim.V3(-0.09, 0, 0.066), sim.V3(0.005, 0.088, 0.048)},
-		{sim.V3(0, 0.08, 0.045), sim.V3(0.085, 0.004, 0.025)}, {sim.V3(0, -0.08, 0.045), sim.V3(0.085, 0.004, 0.025)},
-		{sim.V3(-0.105, 0.04, 0.07), sim.V3(0.01, 0.004, 0.004)}, {sim.V3(-0.105, -0.04, 0.07), sim.V3(0.01, 0.004, 0.004)},
-	} {
-		b.AddShape(drawer, sim.ShapeDesc{Kind: sim.Box, Pos: p[0], Size: p[1]})
-	}
-	b.AddShape(drawer, sim.ShapeDesc{Kind: sim.Capsule, Pos: sim.V3(-0.115, 0, 0.07),
-		Rot: sim.QuatFromAxisAngle(sim.V3(1, 0, 0), math.Pi/2), Size: sim.V3(0.008, 0.04, 0)})
-	b.AddJoint(sim.JointDesc{Name: "drawer_slide", Kind: sim.Prismatic, Parent: cab, Child: drawer,
-		Anchor: cabPos, Axis: sim.V3(1, 0, 0), Limited: true, Lower: -0.15, Upper: 0, Damping: 5})
-	m, err := b.Build()
-	if err != nil {
-		return nil, err
-	}
-	return &oldTabletop{m: m, s: m.NewState(), g: g, cube: cube}, nil
-}
-
-func (t *oldTabletop) run(sc, n int) float64 {
-	m, s := t.m, t.s
-	for range n {
-		s.Reset(m)
-		if sc == 1 {
-			t.g.Reset(m, s, sim.V3(-0.08, 0, 0.08), 1)
-		} else {
-			t.g.Reset(m, s, sim.V3(0, 0, 0.2), 0)
-		}
-		s.SetBodyPose(t.cube, sim.V3(0, 0, 0.025), sim.Identity())
-		for k := range ttEpLen {
-			mp, _ := s.Mocap(t.g.Mocap)
-			g := 0.0
-			switch sc {
-			case 1:
-				mp.X, g = -0.08+0.001*float64(k), 1
-			case 2:
-				switch {
-				case k < 50:
-					mp.Z = 0.2 - (0.2-0.075)*float64(k+1)/50
-				case k < 100:
-					mp.Z = 0.075
-					if k >= 60 {
-						g = 1
-					}
-				case k < 200:
-					mp.Z, g = 0.075+(0.25-0.075)*float64(k-99)/100, 1
-				default:
-					mp.Z, g = 0.25, 1
-				}
-			}
-			t.g.Command(s, g)
-			s.SetMocap(t.g.Mocap, mp, sim.Quat{})
-			for range ttFrameSkip {
-				sim.Step(m, s)
-			}
-		}
-	}
-	return s.COM(m, t.cube).Z
 }

@@ -53,8 +53,7 @@ type Articulated struct {
 // would change the physics and is not simulated — wrapping, a pair's
 // solreffriction — is an error naming the element,
 // attribute and line (Options.Lenient drops it with a
-// warning). Options' sim-specific fields (substeps, chains, masses) do
-// not apply.
+// warning).
 func LoadArticulated(path string, opt Options) (*Articulated, error) {
 	data, err := readCapped(opt.ReadFile, "", path, MaxBytes)
 	if err != nil {
@@ -70,7 +69,7 @@ func ParseArticulated(data []byte, dir string, opt Options) (*Articulated, error
 }
 
 func parseArticulated(data []byte, file, dir string, opt Options) (*Articulated, error) {
-	c, root, err := newCompiler(data, file, dir, opt, true)
+	c, root, err := newCompiler(data, file, dir, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +132,7 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 	for _, e := range root.children {
 		if e.name == "compiler" {
 			c.compilerElem(e)
-			// what the shared compiler only warns about changes the physics here
+			// what compilerElem only warns about changes the physics
 			for _, n := range []string{"balanceinertia", "alignfree"} {
 				if v, ok := e.attr(n); ok && v == "true" {
 					c.fail(e, n, "is not applied by the importer: the articulated engine would simulate different inertias or frames")
@@ -206,8 +205,8 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 		if b.mocap && (b.parent != 0 || b.free || len(b.joints) > 0) {
 			c.fail(b.e, "mocap", fmt.Sprintf("body %q: a mocap body must be a child of the worldbody without joints (MuJoCo's rule)", b.name))
 		}
-		if (b.free || len(b.joints) > 0) && b.mass <= 0 {
-			c.fail(b.e, "", fmt.Sprintf("body %q moves (it has joints) but has no mass: add geoms with mass or an <inertial>", b.name))
+		if b.free || len(b.joints) > 0 {
+			c.checkMovingMass(b)
 		}
 		if b.free {
 			for _, j := range c.joints {
@@ -319,6 +318,53 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 	return &Articulated{Name: name, Model: m, Sites: sites, Geoms: geoms, Cameras: cams, Warnings: c.warnings()}
 }
 
+// checkMovingMass applies MuJoCo's compiler rule to a body with joints:
+// its mass and every principal inertia at least mjMINVAL (MuJoCo: "mass
+// and inertia of moving bodies must be larger than mjMINVAL"). The error
+// names the <inertial> that gave them, or the body.
+func (c *compiler) checkMovingMass(b *mbody) {
+	if b.mass <= 0 {
+		c.fail(b.e, "", fmt.Sprintf("body %q moves (it has joints) but has no mass: add geoms with mass or an <inertial>", b.name))
+		return
+	}
+	var in *element
+	if b.inertial != nil {
+		in = b.inertial.e
+	}
+	if b.mass < mjMINVAL {
+		if in != nil {
+			c.fail(in, "mass", fmt.Sprintf("gives moving body %q (it has joints) a mass of %g kg, below MuJoCo's floor mjMINVAL = %g: give it a real mass", b.name, b.mass, mjMINVAL))
+		} else {
+			c.fail(b.e, "", fmt.Sprintf("body %q moves (it has joints) but its geoms give it a mass of %g kg, below MuJoCo's floor mjMINVAL = %g: give it a real mass", b.name, b.mass, mjMINVAL))
+		}
+		return
+	}
+	if i := b.inertia; min(i.X, i.Y, i.Z) < mjMINVAL {
+		msg := fmt.Sprintf("principal moments %.3g %.3g %.3g kg·m², one below MuJoCo's floor mjMINVAL = %g: give it a real inertia", i.X, i.Y, i.Z, mjMINVAL)
+		if in != nil {
+			attr := "diaginertia"
+			if _, ok := in.attr("fullinertia"); ok {
+				attr = "fullinertia"
+			}
+			c.fail(in, attr, fmt.Sprintf("gives moving body %q (it has joints) %s", b.name, msg))
+		} else {
+			c.fail(b.e, "", fmt.Sprintf("body %q moves (it has joints) but has %s", b.name, msg))
+		}
+	}
+}
+
+// bodyByName returns the index of the body named name, or records an
+// error on attribute attr of e.
+func (c *compiler) bodyByName(e *element, attr, name string) (int, bool) {
+	for i, b := range c.bodies {
+		if b.name == name {
+			return i, true
+		}
+	}
+	c.fail(e, attr, fmt.Sprintf("body %q does not exist", name))
+	return 0, false
+}
+
 func v3(v sim.Vec3) [3]float64 { return [3]float64{v.X, v.Y, v.Z} }
 func q4(q sim.Quat) [4]float64 { return [4]float64{q.W, q.X, q.Y, q.Z} }
 
@@ -326,10 +372,13 @@ func q4(q sim.Quat) [4]float64 { return [4]float64{q.W, q.X, q.Y, q.Z} }
 func (c *compiler) artOption(e *element, st *artState) {
 	a := c.attrsOf(e, "option", nil)
 	st.opt.Timestep = a.float("timestep", st.opt.Timestep)
-	if !(st.opt.Timestep > 0) {
-		c.fail(e, "timestep", "must be > 0")
+	if ts := st.opt.Timestep; !(ts > 0 && ts <= MaxTimestep) {
+		c.fail(e, "timestep", fmt.Sprintf("%g s must be positive, finite and at most %g s (MuJoCo's default is 0.002)", ts, MaxTimestep))
 	}
 	g := a.vec3("gravity", sim.V3(st.opt.Gravity[0], st.opt.Gravity[1], st.opt.Gravity[2]))
+	if !(g.Norm() <= MaxGravity) {
+		c.fail(e, "gravity", fmt.Sprintf("%g %g %g m/s² must be finite and of magnitude at most %g (100 g)", g.X, g.Y, g.Z, MaxGravity))
+	}
 	st.opt.Gravity = v3(g)
 	switch a.oneOf("integrator", "Euler", "Euler", "implicitfast", "RK4", "implicit") {
 	case "implicitfast":
@@ -619,10 +668,15 @@ func (c *compiler) artActuator(e *element, jointOf map[*mjoint]int, tendonOf map
 			}
 		}
 	}
+	// an inverted range is refused (MuJoCo 3.3.8 loads it, and clamps
+	// into an empty interval)
 	cl := a.tri("ctrllimited")
 	if r, ok := a.floats("ctrlrange", 2, 2); ok {
 		out.CtrlRange = [2]float64{r[0], r[1]}
 		out.CtrlLimited = cl == 1 || (cl == -1 && c.autolimits)
+		if out.CtrlLimited && r[0] > r[1] {
+			c.fail(e, "ctrlrange", fmt.Sprintf("%g %g has lower > upper", r[0], r[1]))
+		}
 	} else if cl == 1 {
 		c.fail(e, "ctrlrange", "is required when ctrllimited is true")
 	}
@@ -630,6 +684,9 @@ func (c *compiler) artActuator(e *element, jointOf map[*mjoint]int, tendonOf map
 	if r, ok := a.floats("forcerange", 2, 2); ok {
 		out.ForceRange = [2]float64{r[0], r[1]}
 		out.ForceLimited = fl == 1 || (fl == -1 && c.autolimits)
+		if out.ForceLimited && r[0] > r[1] {
+			c.fail(e, "forcerange", fmt.Sprintf("%g %g has lower > upper", r[0], r[1]))
+		}
 	} else if fl == 1 {
 		c.fail(e, "forcerange", "is required when forcelimited is true")
 	}
@@ -929,8 +986,8 @@ func (c *compiler) artTendon(e *element, jointOf map[*mjoint]int, sites []ArtSit
 }
 
 // artSingleGeomFrames gives a body whose mass comes from one geom that
-// geom's frame as its inertial frame, as MuJoCo's compiler does (the
-// shared compiler takes principal axes in its own order: the same tensor,
+// geom's frame as its inertial frame, as MuJoCo's compiler does
+// (massProps takes principal axes in its own order: the same tensor,
 // but MuJoCo's "simple body" test, and so its constraint regularizer,
 // looks at the frame).
 func (c *compiler) artSingleGeomFrames() {

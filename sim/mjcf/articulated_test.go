@@ -110,11 +110,19 @@ func FuzzParseArticulated(f *testing.F) {
 		`<mujoco><option><flag contact="disable"/></option><worldbody><body><joint range="-1 1"/><geom size=".1"/></body></worldbody></mujoco>`,
 		`<mujoco><option><flag contact="disable"/></option><worldbody><body name="a"><joint type="ball" range="0 30"/><geom size=".1"/></body></worldbody><equality><weld body1="a"/></equality></mujoco>`,
 		`<mujoco><option><flag contact="disable"/></option><worldbody><body name="a"><joint name="j" frictionloss="1"/><geom size=".1"/></body></worldbody><actuator><position joint="j" kp="10" kv="1"/></actuator></mujoco>`,
+		// the seeds of the retired importer's FuzzParse: contacts on,
+		// defaults, fromto, euler sequences, multi-joint bodies, keys
+		`<mujoco><worldbody><body><joint/><geom size=".1"/></body></worldbody></mujoco>`,
+		`<mujoco><default><default class="a"><geom size="1"/></default></default><worldbody><body childclass="a"><freejoint/><geom/></body></worldbody></mujoco>`,
+		`<mujoco><worldbody><body><joint name="j" type="slide" range="0 1" limited="true"/><geom type="capsule" fromto="0 0 0 0 0 1" size=".1"/></body></worldbody><actuator><position joint="j" kp="10"/></actuator></mujoco>`,
+		`<mujoco><compiler angle="radian" eulerseq="ZYX"/><worldbody><body euler="1 2 3"><joint axis="1 1 0"/><geom type="box" size="1 2 3"/></body></worldbody></mujoco>`,
+		`<mujoco><worldbody><body pos="0 0 1"><freejoint/><geom size=".1"/><body pos="0 0 -.2"><joint name="a" axis="1 0 0" armature=".01" range="-1 1"/><joint name="b" axis="0 1 1" pos="0 0 .05"/><joint axis="0 0 1"/><geom type="capsule" fromto="0 0 0 0 0 -.3" size=".05"/></body></body></worldbody><actuator><motor joint="b" gear="20"/></actuator></mujoco>`,
+		`<mujoco><worldbody><body pos="0 0 1"><joint/><joint type="slide"/><geom size=".1"/></body><body><freejoint/><geom size=".1"/></body></worldbody><keyframe><key name="k" qpos="1 .1 0 0 1 1 0 0 0"/></keyframe></mujoco>`,
 	} {
 		f.Add([]byte(s))
 	}
-	for _, name := range []string{"combined", "equality", "limits"} {
-		if data, err := os.ReadFile(filepath.Join("testdata", "articulated", name+".xml")); err == nil {
+	for _, name := range []string{"articulated/combined", "articulated/equality", "articulated/limits", "arm6"} {
+		if data, err := os.ReadFile(filepath.Join("testdata", name+".xml")); err == nil {
 			f.Add(data)
 		}
 	}

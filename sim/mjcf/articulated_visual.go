@@ -16,7 +16,7 @@ type ArtGeom struct {
 	// Pos and Rot are the geom frame in the body frame.
 	Pos sim.Vec3
 	Rot sim.Quat
-	// Size follows sim's conventions (half extents, radius and half length).
+	// Size is in half extents, radius and half length (not MJCF's sizes).
 	Size sim.Vec3
 	RGBA [4]float32
 	// Mesh is the loaded mesh of a mesh geom, in the geom frame.

@@ -21,18 +21,12 @@ type mbody struct {
 	geoms    []*mgeom
 	inertial *inertial
 	// mass properties (MuJoCo's)
-	mass    float64
-	inertia sim.Vec3
-	ipos    sim.Vec3
-	iquat   sim.Quat
-	// carrier: the sim body chain (last = the body's own)
-	chain   []int // indices into compiler sim bodies
-	carrier int
-	// compound: the body's 2–3 hinges are one compound sim joint on its
-	// own sim body (no chain)
-	compound bool
-	gravcomp float64 // read on the articulated path only
-	mocap    bool    // articulated path only: a caller-driven mocap body
+	mass     float64
+	inertia  sim.Vec3
+	ipos     sim.Vec3
+	iquat    sim.Quat
+	gravcomp float64
+	mocap    bool // a caller-driven mocap body
 }
 
 type inertial struct {
@@ -53,17 +47,15 @@ type mjoint struct {
 	lo, hi                  float64
 	ref, springref          float64
 	damping, stiffness, arm float64
-	sim                     sim.JointID
 	index                   int
-	// articulated path only
-	actfrcLimited bool
-	actfrcRange   [2]float64
-	solref        [2]float64
-	solimp        [5]float64
-	margin        float64
-	floss         float64
-	solreffr      [2]float64
-	solimpfr      [5]float64
+	actfrcLimited           bool
+	actfrcRange             [2]float64
+	solref                  [2]float64
+	solimp                  [5]float64
+	margin                  float64
+	floss                   float64
+	solreffr                [2]float64
+	solimpfr                [5]float64
 }
 
 // mgeom is an MJCF geom during compilation.
@@ -73,20 +65,16 @@ type mgeom struct {
 	body      int
 	pos       sim.Vec3 // body frame
 	rot       sim.Quat
-	size      sim.Vec3 // sim conventions
+	size      sim.Vec3 // half extents, radius, half length
 	mass      float64  // kg (from mass or density·volume)
 	rgba      [4]float32
-	friction  float64
-	torsion   float64
 	contype   uint32
 	conaff    uint32
 	mesh      *meshAsset
 	group     int
 	meshCOM   sim.Vec3 // mesh inertial frame in the geom frame
 	meshRot   sim.Quat
-	meshI     sim.Vec3 // per unit mass, principal
-	shape     sim.ShapeID
-	collides  bool
+	meshI     sim.Vec3      // per unit mass, principal
 	art       artGeomParams // as written, for the articulated engine
 }
 
@@ -153,13 +141,9 @@ func (c *compiler) body(e *element, parent int, inherited *class) {
 	b := &mbody{e: e, name: a.str("name", ""), parent: parent, iquat: sim.Identity()}
 	b.pos = a.vec3("pos", sim.Vec3{})
 	b.rot = a.orientation()
-	if c.art {
-		b.gravcomp = a.float("gravcomp", 0)
-		b.mocap = a.bool("mocap", false)
-	} else {
-		a.warnIf("mocap bodies are not imported; the body is static", "mocap")
-	}
-	a.ignore("user", "gravcomp")
+	b.gravcomp = a.float("gravcomp", 0)
+	b.mocap = a.bool("mocap", false)
+	a.ignore("user")
 	a.finish()
 	b.wpos = p.wpos.Add(p.wrot.Rotate(b.pos))
 	b.wrot = p.wrot.Mul(b.rot).Normalize()
@@ -243,25 +227,18 @@ func (c *compiler) freeJoint(e *element, bi int) {
 	}
 	b.free = true
 	name, _ := e.attr("name")
-	c.joints = append(c.joints, &mjoint{e: e, name: name, typ: "free", body: bi, sim: -1, index: len(c.joints)})
+	c.joints = append(c.joints, &mjoint{e: e, name: name, typ: "free", body: bi, index: len(c.joints)})
 }
 
 func (c *compiler) joint(e *element, bi int, cls *class) {
 	a := c.attrsOf(e, "joint", cls)
 	typ := a.oneOf("type", "hinge", "hinge", "slide", "free", "ball")
 	if typ == "free" {
-		if c.art {
-			c.artFreeJoint(a)
-		}
+		c.artFreeJoint(a)
 		a.ignore("name", "pos", "axis", "damping", "stiffness", "armature", "limited", "range", "group",
 			"solreflimit", "solimplimit", "margin", "ref", "springref", "frictionloss", "solref", "solimp", "user")
 		a.finish()
 		c.freeJoint(e, bi)
-		return
-	}
-	if typ == "ball" && !c.art {
-		a.ignore(attrNames(e)...)
-		c.unsupported(e, "ball joints are not in the engine (use three hinges)")
 		return
 	}
 	if bi == 0 {
@@ -302,14 +279,7 @@ func (c *compiler) joint(e *element, bi int, cls *class) {
 	if j.damping < 0 || j.stiffness < 0 || j.arm < 0 {
 		c.fail(e, "damping", "damping, stiffness and armature must be >= 0")
 	}
-	if fl := a.float("frictionloss", 0); fl != 0 && !c.art {
-		c.fail(e, "frictionloss", "(dry joint friction) is not in the engine")
-	}
-	if c.art {
-		c.artJoint(a, j)
-	} else {
-		a.warnIf("the engine's joint limits use its own soft constraint", "solreflimit", "solimplimit", "margin", "solref", "solimp")
-	}
+	c.artJoint(a, j)
 	a.ignore("group", "user", "actuatorfrclimited", "actuatorfrcrange")
 	a.finish()
 	if j.name != "" {
@@ -330,12 +300,9 @@ func attrNames(e *element) []string {
 	return n
 }
 
-// geomTypes lists the geom types and whether sim collides them.
-var geomTypes = map[string]bool{"plane": true, "box": true, "sphere": true, "capsule": true, "cylinder": true, "ellipsoid": false, "mesh": false}
-
 func (c *compiler) geom(e *element, bi int, cls *class) {
 	a := c.attrsOf(e, "geom", cls)
-	g := &mgeom{e: e, name: a.str("name", ""), body: bi, shape: -1}
+	g := &mgeom{e: e, name: a.str("name", ""), body: bi}
 	g.typ = a.oneOf("type", "sphere", "plane", "box", "sphere", "capsule", "cylinder", "ellipsoid", "mesh")
 	g.pos = a.vec3("pos", sim.Vec3{})
 	g.rot = a.orientation()
@@ -350,9 +317,6 @@ func (c *compiler) geom(e *element, bi int, cls *class) {
 	}
 	g.rgba = rgbaOf(a, g.rgba)
 	c.geomContact(a, g)
-	if !c.art { // the articulated engine uses them (articulated_geoms.go)
-		a.warnIf("the engine's contacts use its own soft constraint", "solref", "solimp", "solmix", "priority", "gap")
-	}
 	g.art = readArtGeomParams(a) // articulated_geoms.go
 	a.ignore("user", "fitscale", "fluidshape", "fluidcoef")
 	density := a.float("density", 1000)
@@ -384,29 +348,15 @@ func (c *compiler) geom(e *element, bi int, cls *class) {
 		c.fail(e, "mass", "mass and density must be >= 0")
 	}
 	c.checkSize(g)
-	collide := g.contype != 0 || g.conaff != 0
-	if !c.art && g.typ == "ellipsoid" && g.size.X == g.size.Y && g.size.Y == g.size.Z {
-		g.typ = "sphere" // a round ellipsoid is a sphere, which collides
-		g.size = sim.V3(g.size.X, 0, 0)
-	}
-	if collide && !geomTypes[g.typ] && !c.art { // the articulated engine collides all (articulated_geoms.go)
-		if g.typ == "ellipsoid" {
-			c.unsupported(e, "colliding ellipsoids are not in the engine (set contype=\"0\" conaffinity=\"0\" to make it visual)")
-		} else {
-			c.warn("<geom type=\"mesh\"> collision dropped: meshes are visual only (their mass counts)")
-		}
-		collide = false
-	}
-	if g.typ == "plane" && bi != 0 && collide {
+	if g.typ == "plane" && bi != 0 && (g.contype != 0 || g.conaff != 0) {
 		c.warn(fmt.Sprintf("%s: a plane on a body: it is static in the engine only on the world", e.where()))
 	}
-	g.collides = collide
 	c.bodies[bi].geoms = append(c.bodies[bi].geoms, g)
 	c.geoms = append(c.geoms, g)
 }
 
-// geomSize reads size and fromto (which also sets the pose) into sim's
-// size conventions.
+// geomSize reads size and fromto (which also sets the pose) as half
+// extents, radius and half length.
 func (c *compiler) geomSize(a *attrSet, g *mgeom) {
 	e := g.e
 	size, _ := a.floats("size", 1, 3)
@@ -450,37 +400,17 @@ func (c *compiler) geomSize(a *attrSet, g *mgeom) {
 	}
 }
 
-// geomContact reads friction, condim, contype, conaffinity, group and margin.
+// geomContact checks condim and reads contype, conaffinity and group
+// (readArtGeomParams reads the rest of the contact attributes).
 func (c *compiler) geomContact(a *attrSet, g *mgeom) {
-	e := g.e
-	if mf, ok := a.floats("friction", 1, 3); ok {
-		g.friction = mf[0]
-		if len(mf) > 1 {
-			g.torsion = mf[1]
-		}
-	} else {
-		g.friction, g.torsion = 1, 0.005
-	}
-	condim := a.int("condim", 3)
-	switch condim {
-	case 1:
-		g.friction, g.torsion = 1e-6, 0
-	case 3:
-		g.torsion = 0
-	case 4:
-	case 6:
-		if !c.art {
-			c.warn(fmt.Sprintf("%s: condim 6 rolling friction is not in the engine (torsional kept)", e.where()))
-		}
+	switch condim := a.int("condim", 3); condim {
+	case 1, 3, 4, 6:
 	default:
-		c.fail(e, "condim", fmt.Sprintf("%d must be 1, 3, 4 or 6", condim))
+		c.fail(g.e, "condim", fmt.Sprintf("%d must be 1, 3, 4 or 6", condim))
 	}
 	g.contype = uint32(a.int("contype", 1))
 	g.conaff = uint32(a.int("conaffinity", 1))
 	g.group = a.int("group", 0)
-	if a.float("margin", 0) != 0 && !c.art {
-		c.warn("<geom> margin approximated by the engine's speculative contact margin")
-	}
 }
 
 func (c *compiler) checkSize(g *mgeom) {

@@ -1,100 +1,39 @@
 package mjcf
 
 import (
-	"errors"
 	"fmt"
-	"math"
 	"path/filepath"
 	"strings"
 
 	"github.com/vlmrb/vlmrb/internal/safefile"
-	"github.com/vlmrb/vlmrb/sim"
 )
 
 // Options tune the import.
 type Options struct {
-	// IntermediateMass is the share of a multi-joint body's mass (and
-	// inertia) given to each intermediate sim body of its joint chain
-	// (default 0.2: lighter ones make the soft solver ring).
-	IntermediateMass float64
-	// Chain builds every multi-joint body as a chain of sim bodies (each
-	// intermediate carrying IntermediateMass of the mass) instead of one
-	// body with a compound joint (sim.JointDesc.Compound, used for 2–3
-	// hinges with independent axes); for comparison only.
-	Chain bool
-	// BodyArmature models a hinge's armature as inertia about its axis on
-	// the moving body (exact only on a fixed parent) instead of rotor
-	// inertia on the joint coordinate (sim.JointDesc.Armature); for
-	// comparison only.
-	BodyArmature bool
-	// Lenient turns unsupported elements (tendons, muscles, ...) into
-	// warnings and drops them; for comparing the supported part of a model
-	// only.
+	// Lenient turns unsupported elements into warnings and drops them;
+	// for comparing the supported part of a model only.
 	Lenient bool
-	// Substeps overrides sim's substeps per step (0: the import's rule,
-	// DefaultSubsteps).
-	Substeps int
-	// Iterations overrides sim's velocity iterations per substep (0:
-	// sim's default, 1). Long jointed chains under load (a humanoid's
-	// legs holding its weight) need more: see bench/RESULTS.md.
-	Iterations int
-	// MaxJointPush sets sim's Options.MaxJointPush (m/s; 0: no cap).
-	MaxJointPush float64
-	// SubstepMasses recomputes the joints' effective masses after every
-	// substep (sim.Options.JointMassPerStep off) instead of once per step;
-	// for comparison only (the import before 2026-12-06).
-	SubstepMasses bool
 	// ReadFile reads include and mesh files. The default (nil) is
 	// internal/safefile's bounded reader: regular files only (a FIFO or
 	// device is refused without blocking), at most MaxBytes or MaxMeshBytes
 	// counted as read, and only inside the model's folder (no "..", absolute
 	// names or links leading out of it).
 	ReadFile func(name string) ([]byte, error)
-	// PadKeyframes lets a keyframe (articulated path) give fewer qpos,
-	// qvel or ctrl values than the model has: the rest are qpos0, zero
-	// and zero. A scene that includes a robot file and adds bodies after
-	// it (tasks' arm object scenes) keeps the robot's keyframes so.
+	// PadKeyframes lets a keyframe give fewer qpos, qvel or ctrl values
+	// than the model has: the rest are qpos0, zero and zero. A scene that
+	// includes a robot file and adds bodies after it (tasks' arm object
+	// scenes) keeps the robot's keyframes so.
 	PadKeyframes bool
 }
 
-// MaxSubstep (s) is the longest solver substep DefaultSubsteps allows: the
-// humanoid of MuJoCo's samples (5 ms steps) stands on 4 substeps of 1.25 ms
-// and buckles on 3 of 1.67 ms (knees through their limits); the project's
-// 2-ms arm and gripper stay within every tolerance of bench/RESULTS.md's
-// trajectory table on 2 substeps of 1 ms.
-const MaxSubstep = 0.00125
-
-// MaxTimestep (s) is the longest <option timestep> accepted: 64 substeps
-// (sim's most) of MaxSubstep each make 0.08 s, and a step much longer
-// than that cannot be stable with the soft solver.
+// MaxTimestep (s) is the longest <option timestep> accepted: 50 times
+// MuJoCo's default of 2 ms. It bounds the input, not the physics: no model
+// the project or Menagerie ships comes near it, and a longer step is a
+// mistake in units far more often than a simulation.
 const MaxTimestep = 0.1
 
 // MaxGravity (m/s²) bounds the magnitude of <option gravity>: 100 g.
 const MaxGravity = 981.0
-
-// DefaultSubsteps is the number of sim substeps an import gets for a
-// timestep (s) when Options.Substeps is 0: enough for substeps of at most
-// MaxSubstep, and at least 2 (one substep is not a soft step).
-func DefaultSubsteps(timestep float64) int {
-	n := int(math.Ceil(timestep/MaxSubstep - 1e-9))
-	return max(2, min(n, 64))
-}
-
-// Load reads and compiles the MJCF file at path; include and mesh files
-// resolve relative to its directory (and compiler meshdir/assetdir).
-func Load(path string, opt Options) (*Model, error) {
-	data, err := readCapped(opt.ReadFile, "", path, MaxBytes)
-	if err != nil {
-		return nil, err
-	}
-	return parse(data, path, filepath.Dir(path), opt)
-}
-
-// Parse compiles MJCF from data; include and mesh files resolve relative
-// to dir ("" refuses them).
-func Parse(data []byte, dir string, opt Options) (*Model, error) {
-	return parse(data, "", dir, opt)
-}
 
 // readCapped reads path with rf, or (rf nil) with safefile's bounded
 // reader, which counts the bytes it reads and refuses anything but a
@@ -122,29 +61,10 @@ func readCapped(rf func(string) ([]byte, error), root, path string, limit int) (
 	return data, nil
 }
 
-func parse(data []byte, file, dir string, opt Options) (*Model, error) {
-	if opt.IntermediateMass == 0 {
-		opt.IntermediateMass = 0.2
-	}
-	if !(opt.IntermediateMass > 0 && opt.IntermediateMass <= 0.3) {
-		return nil, fmt.Errorf("mjcf: Options.IntermediateMass %g must be in (0, 0.3]", opt.IntermediateMass)
-	}
-	c, root, err := newCompiler(data, file, dir, opt, false)
-	if err != nil {
-		return nil, err
-	}
-	m := c.compile(root)
-	if len(c.errs) > 0 {
-		return nil, errors.Join(c.errs...)
-	}
-	return m, nil
-}
-
 // newCompiler parses data into its element tree, checks the <mujoco>
-// root and expands includes, for the sim path or (art) the articulated
-// path, which compiles with MuJoCo 3's autolimits="true" unless told
-// otherwise.
-func newCompiler(data []byte, file, dir string, opt Options, art bool) (*compiler, *element, error) {
+// root and expands includes. The model compiles with MuJoCo 3's
+// autolimits="true" unless its <compiler> says otherwise.
+func newCompiler(data []byte, file, dir string, opt Options) (*compiler, *element, error) {
 	count := 0
 	root, err := parseTree(data, file, &count)
 	if err != nil {
@@ -153,7 +73,7 @@ func newCompiler(data []byte, file, dir string, opt Options, art bool) (*compile
 	if root.name != "mujoco" {
 		return nil, nil, fmt.Errorf("mjcf: %s: the root element must be <mujoco>", root.where())
 	}
-	c := &compiler{opt: opt, dir: dir, count: count, degrees: true, eulerseq: "xyz", art: art, autolimits: art,
+	c := &compiler{opt: opt, dir: dir, count: count, degrees: true, eulerseq: "xyz", autolimits: true,
 		inertiaFromGeom: -1, classes: map[string]*class{}, meshes: map[string]*meshAsset{}, materials: map[string][4]float32{}}
 	if err := c.expandIncludes(root, 0); err != nil {
 		return nil, nil, err
@@ -182,7 +102,7 @@ func (c *compiler) expandIncludes(e *element, depth int) error {
 			return fmt.Errorf("mjcf: %s: more than %d includes (or nested deeper than 8)", ch.where(), MaxIncludes)
 		}
 		if c.dir == "" {
-			return fmt.Errorf("mjcf: %s: include needs a model directory (use Load)", ch.where())
+			return fmt.Errorf("mjcf: %s: include needs a model directory (use LoadArticulated)", ch.where())
 		}
 		path := filepath.Join(c.dir, filepath.FromSlash(name))
 		data, err := readCapped(c.opt.ReadFile, c.dir, path, MaxBytes)
@@ -229,8 +149,6 @@ type compiler struct {
 	classes          map[string]*class
 	meshes           map[string]*meshAsset
 	materials        map[string][4]float32
-	opts             sim.Options
-	timestepSet      bool
 	bodies           []*mbody
 	geoms            []*mgeom
 	sites, cameras   []*element
@@ -238,8 +156,6 @@ type compiler struct {
 	siteCls, camCls  []*class
 	jointIdx         map[string]*mjoint
 	joints           []*mjoint
-	// art: compiling for the articulated engine (LoadArticulated)
-	art bool
 }
 
 // fail records an error about attribute attr of element e.
@@ -288,76 +204,6 @@ func (c *compiler) dropped(e *element, why string) {
 	c.warn(fmt.Sprintf("<%s> ignored (%s)", e.name, why))
 }
 
-// section order: compiler first (it sets units), then defaults and assets,
-// then the rest in document order.
-func (c *compiler) compile(root *element) *Model {
-	ra := c.attrsOf(root, "mujoco", nil)
-	name := ra.str("model", "")
-	ra.finish()
-	for _, e := range root.children {
-		if e.name == "compiler" {
-			c.compilerElem(e)
-		}
-	}
-	main := &class{name: "main", attrs: map[string]map[string]dval{}}
-	c.classes["main"] = main
-	for _, e := range root.children {
-		switch e.name {
-		case "default":
-			c.defaults(e, main, true)
-		case "asset":
-			// after all defaults: assets use mesh and material defaults
-		}
-	}
-	for _, e := range root.children {
-		if e.name == "asset" {
-			c.assets(e)
-		}
-	}
-	c.opts = sim.Options{Gravity: sim.V3(0, 0, -9.81), Timestep: 0.002}
-	var world *element
-	var actuators, equality, contact, keys []*element
-	for _, e := range root.children {
-		switch e.name {
-		case "compiler", "default", "asset":
-		case "option":
-			c.option(e)
-		case "worldbody":
-			if world == nil {
-				world = e
-			} else {
-				world.children = append(world.children, e.children...)
-			}
-		case "actuator":
-			actuators = append(actuators, e)
-		case "equality":
-			equality = append(equality, e)
-		case "contact":
-			contact = append(contact, e)
-		case "keyframe":
-			keys = append(keys, e)
-		case "size", "visual", "statistic", "sensor", "custom":
-			c.dropped(e, "does not change the dynamics")
-		case "tendon":
-			if len(e.children) > 0 {
-				c.unsupported(e, "tendons are not in the engine")
-			}
-		default:
-			c.unsupported(e, "unknown or unsupported section")
-		}
-	}
-	if world == nil {
-		world = &element{name: "worldbody", line: root.line, file: root.file}
-	}
-	c.worldbody(world, main)
-	m := c.build(name, actuators, equality, contact)
-	if m != nil {
-		c.keyframes(m, keys)
-		m.Warnings = c.warnings()
-	}
-	return m
-}
-
 func (c *compiler) compilerElem(e *element) {
 	a := c.attrsOf(e, "compiler", nil)
 	c.degrees = a.oneOf("angle", "degree", "degree", "radian") == "degree"
@@ -383,42 +229,6 @@ func (c *compiler) compilerElem(e *element) {
 	c.exactMeshInertia = a.bool("exactmeshinertia", false)
 	a.warnIf("not applied", "balanceinertia", "fitaabb", "alignfree")
 	a.finish()
-}
-
-func (c *compiler) option(e *element) {
-	a := c.attrsOf(e, "option", nil)
-	if a.has("timestep") {
-		c.opts.Timestep = a.float("timestep", 0.002)
-		c.timestepSet = true
-		if ts := c.opts.Timestep; !(ts > 0) || ts > MaxTimestep || math.IsInf(ts, 0) {
-			c.fail(e, "timestep", fmt.Sprintf("%g s must be positive, finite and at most %g s (MuJoCo's default is 0.002)", ts, MaxTimestep))
-		}
-	}
-	c.opts.Gravity = a.vec3("gravity", c.opts.Gravity)
-	if g := c.opts.Gravity; !(g.Norm() <= MaxGravity) {
-		c.fail(e, "gravity", fmt.Sprintf("%g %g %g m/s² must be finite and of magnitude at most %g (100 g)", g.X, g.Y, g.Z, MaxGravity))
-	}
-	a.warnIf("the engine uses its own substepped soft solver", "integrator", "iterations", "solver", "tolerance",
-		"ls_iterations", "ls_tolerance", "noslip_iterations", "noslip_tolerance", "mpr_iterations", "mpr_tolerance",
-		"cone", "jacobian", "impratio", "o_margin", "o_solref", "o_solimp", "collision")
-	for _, n := range []string{"wind", "magnetic"} {
-		if f, ok := a.floats(n, 3, 3); ok && (f[0] != 0 || f[1] != 0 || f[2] != 0) && n == "wind" {
-			c.fail(e, n, "(a medium) is not supported")
-		}
-	}
-	for _, n := range []string{"density", "viscosity"} {
-		if a.float(n, 0) != 0 {
-			c.fail(e, n, "(a medium) is not supported")
-		}
-	}
-	a.finish()
-	for _, ch := range e.children {
-		if ch.name == "flag" {
-			c.dropped(ch, "solver flags are not applied")
-			continue
-		}
-		c.unsupported(ch, "unknown child of <option>")
-	}
 }
 
 // defaults reads a <default> element into class cls (top: the main class).

@@ -13,6 +13,13 @@ import (
 	"github.com/vlmrb/vlmrb/sim"
 )
 
+// Mesh is a triangle mesh (m, in the mesh's frame after scale).
+type Mesh struct {
+	Name      string
+	Vertices  []sim.Vec3
+	Triangles [][3]int32
+}
+
 // meshAsset is a <mesh> asset with its loaded triangles and mass
 // properties per unit density.
 type meshAsset struct {

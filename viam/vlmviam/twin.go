@@ -199,7 +199,7 @@ func LoadTwin(path, endEffector string) (*Twin, error) {
 	if t.Frame, err = t.modelFrame(); err != nil {
 		return nil, invalidArg("mjcf-arm: building the Viam kinematic model of %s: %v", path, err)
 	}
-	t.loadGeoms(path, onChain)
+	t.loadGeoms(onChain)
 	return t, nil
 }
 
@@ -303,26 +303,16 @@ func (t *Twin) modelFrame() (referenceframe.Model, error) {
 	return referenceframe.UnmarshalModelJSON(b, t.Art.Name)
 }
 
-// loadGeoms reads the chain's geoms through mjcf.Load (the importer that
-// keeps geoms); planes, cylinders, ellipsoids and meshes are skipped.
-func (t *Twin) loadGeoms(path string, onChain map[int]bool) {
-	gm, err := mjcf.Load(path, mjcf.Options{Lenient: true})
-	if err != nil {
-		t.Skipped = append(t.Skipped, "all geoms: "+err.Error())
-		return
-	}
-	am := t.Art.Model
-	for i, g := range gm.Geoms {
+// loadGeoms keeps the box, sphere and capsule geoms of the chain's bodies
+// (the compiled model's geoms, at their poses in their bodies' frames);
+// planes, cylinders, ellipsoids and meshes are skipped.
+func (t *Twin) loadGeoms(onChain map[int]bool) {
+	for i, g := range t.Art.Geoms {
 		label := g.Name
 		if label == "" {
 			label = fmt.Sprintf("geom%d", i)
 		}
-		if g.Body < 0 || g.Body >= len(gm.Bodies) {
-			continue
-		}
-		mb := gm.Bodies[g.Body]
-		b := bodyIndex(am, mb.Name)
-		if mb.Name == "" || b < 0 || !onChain[b] {
+		if g.Body <= 0 || !onChain[g.Body] {
 			continue // world or off-chain geoms are not the arm's
 		}
 		switch g.Type {
@@ -331,15 +321,8 @@ func (t *Twin) loadGeoms(path string, onChain map[int]bool) {
 			t.Skipped = append(t.Skipped, fmt.Sprintf("%s (%s)", label, g.Type))
 			continue
 		}
-		if g.Frame.Body != mb.Frame.Body {
-			t.Skipped = append(t.Skipped, label+" (frame on another sim body)")
-			continue
-		}
-		// geom in the MJCF body frame: inv(body frame) * geom frame, both in the sim body
-		inv := qconj(q4of(mb.Frame.Rot))
-		d := [3]float64{g.Frame.Pos.X - mb.Frame.Pos.X, g.Frame.Pos.Y - mb.Frame.Pos.Y, g.Frame.Pos.Z - mb.Frame.Pos.Z}
-		t.geoms = append(t.geoms, twinGeom{body: b, label: label, kind: g.Type, pos: qrot(inv, d), quat: qmul(inv, q4of(g.Frame.Rot)),
-			size: [3]float64{g.Size.X, g.Size.Y, g.Size.Z}})
+		t.geoms = append(t.geoms, twinGeom{body: g.Body, label: label, kind: g.Type,
+			pos: [3]float64{g.Pos.X, g.Pos.Y, g.Pos.Z}, quat: q4of(g.Rot), size: [3]float64{g.Size.X, g.Size.Y, g.Size.Z}})
 	}
 }
 
