@@ -22,7 +22,7 @@ const (
 	ObsDim   = 39
 	ActDim   = 4
 	frameDim = 18
-	// FrameSkip simulator steps of sim.DefaultOptions().Timestep (2.5 ms)
+	// FrameSkip physics steps of the scenes' timestep (2.5 ms)
 	// make one 80 Hz control step, as in MetaWorld.
 	FrameSkip = 5
 	// ActionScale is the mocap displacement per unit action (m).

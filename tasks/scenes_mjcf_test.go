@@ -96,8 +96,6 @@ func xmlArtInertia(b articulated.Body) [9]float64 {
 	return out
 }
 
-var xmlKindName = map[sim.ShapeKind]string{sim.Box: "box", sim.Sphere: "sphere", sim.Capsule: "capsule", sim.Cylinder: "cylinder", sim.Plane: "plane"}
-
 // xmlWeldOf is MuJoCo's body_weldid: the nearest ancestor-or-self body with
 // joints (0: welded to the world; a mocap body has no joints).
 func xmlWeldOf(m *articulated.Model, b int) int {
