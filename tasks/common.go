@@ -6,13 +6,9 @@ import (
 	"github.com/vlmrb/vlmrb/sim"
 )
 
-// MetaWorld's puck: a cylinder of radius 2 cm and half-height 2 cm.
-const (
-	puckRadius, puckHalfHeight = 0.02, 0.02
-	puckMass                   = 0.75 // kg, as MetaWorld
-	puckFriction               = 1.0
-	goalMarkerRadius           = 0.02
-)
+// MetaWorld's puck: a cylinder of radius 2 cm and half-height 2 cm
+// (0.75 kg, as MetaWorld's, in the scene files).
+const puckRadius, puckHalfHeight = 0.02, 0.02
 
 // place puts a free body at pos, upright and at rest.
 func (e *Env) place(b int, pos sim.Vec3) {

@@ -35,8 +35,6 @@ const (
 	gripKp, gripKd, gripMaxForce = 2000.0, 40.0, 40.0
 	fingerOpenTarget             = -0.005
 	fingerClosedTarget           = 0.06
-	padFriction                  = 2.0
-	padTorsion                   = 0.01 // m, MetaWorld condim-4 torsional coefficient scale
 
 	// MetaWorld's hand_low / hand_high for these tasks (mocap box).
 	handLowX, handLowY, handLowZ    = -0.5, 0.40, 0.05
@@ -95,12 +93,9 @@ func quatXYZW(dst []float64, q sim.Quat) {
 
 func putVec(dst []float64, v sim.Vec3) { dst[0], dst[1], dst[2] = v.X, v.Y, v.Z }
 
-// The sweep-into table (MetaWorld basic_scene_b): a 5 cm thick top with a
-// square hole of half width holeHalf centred at holeCenter, over a pit floor.
-const (
-	holeHalf   = 0.08
-	holeDepth  = 0.05
-	tableThick = 0.05
-)
+// The sweep-into table (MetaWorld basic_scene_b, sweep-into.xml): a 5 cm
+// thick top with a square hole of half width holeHalf centred at
+// holeCenter, over a pit floor 5 cm down.
+const holeHalf = 0.08
 
 var holeCenter = sim.V3(0, 0.84, 0)

@@ -63,8 +63,6 @@ func xmlLoad(tb testing.TB, path string) *mjcf.Articulated {
 
 func xmlV3(a [3]float64) sim.Vec3 { return sim.V3(a[0], a[1], a[2]) }
 
-func xmlNear3(a, b sim.Vec3, tol float64) bool { return a.Sub(b).Norm() <= tol }
-
 // xmlWorldPos returns body b's world position at qpos0, requiring every
 // frame on the way to be unrotated (the Go scenes rotate nothing).
 func xmlWorldPos(tb testing.TB, m *articulated.Model, b int) sim.Vec3 {
@@ -76,24 +74,6 @@ func xmlWorldPos(tb testing.TB, m *articulated.Model, b int) sim.Vec3 {
 		p = p.Add(xmlV3(m.Bodies[b].Pos))
 	}
 	return p
-}
-
-// xmlGoInertia is the old engine's rule (sim.massFromShapes): the body's
-// mass spread over its colliding shapes by volume, their inertias summed
-// about the common centre of mass. Boxes and cylinders (all the scenes
-// use), axis-aligned.
-func xmlArtInertia(b articulated.Body) [9]float64 {
-	q := sim.Quat{W: b.IQuat[0], X: b.IQuat[1], Y: b.IQuat[2], Z: b.IQuat[3]}
-	r := q.Mat3()
-	var out [9]float64
-	for i := range 3 {
-		for j := range 3 {
-			for k := range 3 {
-				out[3*i+j] += r[3*i+k] * b.Inertia[k] * r[3*j+k]
-			}
-		}
-	}
-	return out
 }
 
 // xmlWeldOf is MuJoCo's body_weldid: the nearest ancestor-or-self body with
