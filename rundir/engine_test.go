@@ -50,6 +50,7 @@ func TestOldEngine(t *testing.T) {
 		{"push", "", true},
 		{"push", tasks.EngineSim, true},
 		{"push", tasks.EngineArticulated, false},
+		{"push-v3", "", true}, // MetaWorld's name of push
 		{"doorkey-5x5", "", false},
 	} {
 		c := DefaultConfig()

@@ -59,7 +59,7 @@ type RecordOptions struct {
 func (m RecordMeta) Fits(cfg *Config) error {
 	// a tabletop dataset without an engine was recorded on the old engine
 	// sim; a run without one trains on articulated
-	tabletop := slices.Contains(tasks.Names(), cfg.Task)
+	tabletop := slices.Contains(tasks.Names(), tasks.Canonical(cfg.Task))
 	recorded, trains := m.Engine, cfg.Engine
 	if tabletop && recorded == "" {
 		recorded = tasks.EngineSim
@@ -181,7 +181,7 @@ func Record(ctx context.Context, dir string, o RecordOptions) (*RecordResult, er
 	defer w.Abort() // no-op after Close
 
 	engine := o.Engine
-	if engine == "" && slices.Contains(tasks.Names(), o.Task) {
+	if engine == "" && slices.Contains(tasks.Names(), tasks.Canonical(o.Task)) {
 		engine = tasks.EngineArticulated
 	}
 	meta := RecordMeta{Task: o.Task, Engine: engine, Reward: o.Reward, Policy: o.Policy, Seed: o.Seed, NumEnvs: o.NumEnvs}

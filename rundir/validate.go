@@ -309,7 +309,7 @@ func CheckEngine(task, engine string) error {
 // and render run it on the articulated engine only when asked to, as a
 // transfer (OldEngineError).
 func OldEngine(c *Config) bool {
-	return (c.Engine == "" || c.Engine == tasks.EngineSim) && slices.Contains(tasks.Names(), c.Task)
+	return (c.Engine == "" || c.Engine == tasks.EngineSim) && slices.Contains(tasks.Names(), tasks.Canonical(c.Task))
 }
 
 // OldEngineError is the refusal of a run OldEngine reports; what is the
