@@ -90,7 +90,7 @@ func (r *core) openRunDir() (ckptDir string, man *rundir.Manifest, err error) {
 			return "", nil, &rundir.ConfigError{Msg: fmt.Sprintf("cannot resume: %v", err)}
 		}
 		if rundir.OldEngine(&saved) {
-			return "", nil, &rundir.ConfigError{Msg: fmt.Sprintf("cannot resume: %s was trained on the tabletop's old engine sim, which was removed; its policy and replay buffer come from other physics. Start a new run (another --out), or evaluate this one with robot-train eval %s --engine articulated", cfg.Out, cfg.Out)}
+			return "", nil, &rundir.ConfigError{Msg: fmt.Sprintf("cannot resume: %s was trained on the tabletop's old engine sim, which was removed; its policy and replay buffer come from other physics. Start a new run (another --out), or evaluate this one with robot-train eval --checkpoint %s --engine articulated", cfg.Out, cfg.Out)}
 		}
 		if saved.Buffer.Capacity < 1 || saved.Buffer.Capacity > rundir.MaxBufferCapacity {
 			return "", nil, &rundir.ConfigError{Msg: fmt.Sprintf("cannot resume: %s gives buffer.capacity %d (1 to %d)", filepath.Join(cfg.Out, "config.yaml"), saved.Buffer.Capacity, rundir.MaxBufferCapacity)}
