@@ -15,14 +15,15 @@ import (
 // Placing FingerClosed past the closed joint limit turns the position servo
 // into a steady squeeze, as MetaWorld's ±1 m targets do.
 //
-// Step applies the action and advances FrameSkip simulator steps (MetaWorld:
-// 5 × 2.5 ms = one 80 Hz control step).
+// EEDelta computes targets; the engine's adapter (tasks' articulated
+// physics) writes them into its mocap body and finger servos and advances
+// FrameSkip physics steps (MetaWorld: 5 × 2.5 ms = one 80 Hz control step).
 type EEDelta struct {
-	Mocap                    sim.BodyID
+	Mocap                    int       // the mocap body's index in the engine
 	Rot                      sim.Quat  // fixed mocap orientation
 	Scale                    float64   // m of target motion per unit action (0.01)
 	Low, High                sim.Vec3  // mocap target box (m)
-	Fingers                  []int     // indices into State.Ctrl of the finger motors
+	Fingers                  []int     // indices of the finger servos' controls
 	FingerOpen, FingerClosed []float64 // PD targets (m) at a[3] = −1 and +1, per finger
 	FrameSkip                int       // simulator steps per control step (5)
 	// Safety, when non-nil, filters the target (speed and workspace limits,
@@ -32,13 +33,7 @@ type EEDelta struct {
 	target sim.Vec3
 }
 
-// Reset makes the current mocap pose the target.
-func (c *EEDelta) Reset(s *sim.State) {
-	c.target, _ = s.Mocap(c.Mocap)
-}
-
-// SetTarget makes p the target, for an engine other than sim whose mocap
-// pose the caller reads itself (Reset reads a sim.State).
+// SetTarget makes p the target (at reset: the mocap body's position).
 func (c *EEDelta) SetTarget(p sim.Vec3) { c.target = p }
 
 // Target returns the current mocap target (m).
@@ -47,8 +42,8 @@ func (c *EEDelta) Target() sim.Vec3 { return c.target }
 // Next advances the target for action a (which must already be clipped to
 // [−1,1] and finite) and returns it: the previous target plus
 // Scale·a[0:3], clamped to [Low, High], then filtered by Safety with
-// dt = FrameSkip·timestep. Apply writes it into a sim.State; an adapter
-// for another engine writes it, and FingerTarget's values, into its own.
+// dt = FrameSkip·timestep. The engine's adapter writes it, and
+// FingerTarget's values, into its mocap body and finger servos.
 func (c *EEDelta) Next(a []float64, timestep float64) sim.Vec3 {
 	if len(a) != 4 {
 		panic(fmt.Sprintf("control: EEDelta action has length %d, want 4", len(a)))
@@ -69,22 +64,4 @@ func (c *EEDelta) Next(a []float64, timestep float64) sim.Vec3 {
 func (c *EEDelta) FingerTarget(i int, grip float64) float64 {
 	g := (min(max(grip, -1), 1) + 1) / 2
 	return (1-g)*c.FingerOpen[i] + g*c.FingerClosed[i]
-}
-
-// Apply writes the mocap target and finger PD targets for action a (which
-// must already be clipped to [−1,1] and finite) into s without stepping.
-func (c *EEDelta) Apply(m *sim.Model, s *sim.State, a []float64) {
-	want := c.Next(a, m.Opt.Timestep)
-	s.SetMocap(c.Mocap, want, c.Rot)
-	for i, k := range c.Fingers {
-		s.Ctrl[k] = c.FingerTarget(i, a[3])
-	}
-}
-
-// Step applies a and advances FrameSkip simulator steps.
-func (c *EEDelta) Step(m *sim.Model, s *sim.State, a []float64) {
-	c.Apply(m, s, a)
-	for range max(c.FrameSkip, 1) {
-		sim.Step(m, s)
-	}
 }

@@ -1,10 +1,11 @@
 // Package control is the control-stack face of vlmrb: the Gymnasium-style
 // Env and VecEnv interfaces that training and other Go control stacks drive,
 // the observation/action Spec, the Policy interface shared by learned agents
-// and scripted experts, the controllers that turn an action into simulator
-// inputs (MetaWorld's end-effector delta controller with frame skip, a PD
-// joint controller), and a safety layer (workspace box, speed and force
-// limits) that works on simulated and real robots alike.
+// and scripted experts, the controllers that turn an action into targets
+// (MetaWorld's end-effector delta controller: a mocap target and finger
+// servo targets, which the engine's adapter applies; a PD joint law), and a
+// safety layer (workspace box, speed and force limits) that works on
+// simulated and real robots alike. It imports only sim's vector math.
 //
 // Env follows Gymnasium: Reset(seed) returns the first observation, Step
 // returns (obs, reward, terminated, truncated, info). Actions outside the
@@ -19,7 +20,7 @@
 // reproducible regardless of goroutine scheduling.
 //
 // control owns no tasks and no physics: task scenes, rewards and experts live
-// in package tasks, rigid-body simulation in package sim. An Env is used by
+// in package tasks, rigid-body simulation in package sim/articulated. An Env is used by
 // one goroutine at a time; a VecEnv's methods must likewise not be called
 // concurrently, but it drives its environments in parallel internally.
 package control

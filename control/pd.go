@@ -3,24 +3,20 @@ package control
 import (
 	"fmt"
 	"math"
-
-	"github.com/vlmrb/vlmrb/sim"
 )
 
 // JointPD is a joint-space PD controller with an effort limit:
 //
 //	effort_i = clamp(Kp·(Target_i − q_i) − Kd·q̇_i, ±MaxEffort)
 //
-// in N (prismatic) or N·m (revolute). Control reads q and q̇ from a
-// simulator state; Effort takes them from any source (a real robot's
-// encoders), so one controller serves both. The zero MaxEffort means
+// in N (prismatic) or N·m (revolute). Effort takes q and q̇ from any
+// source (an engine's joints, a real robot's encoders). The zero MaxEffort means
 // unlimited. JointPD holds no state besides its fields and is safe to copy.
 type JointPD struct {
-	Kp        float64 // stiffness (N/m or N·m/rad)
-	Kd        float64 // damping (N·s/m or N·m·s/rad)
-	MaxEffort float64 // |effort| limit (N or N·m); 0 = none
-	Joints    []sim.JointID
-	Target    []float64 // target coordinates (m or rad), len(Joints)
+	Kp        float64   // stiffness (N/m or N·m/rad)
+	Kd        float64   // damping (N·s/m or N·m·s/rad)
+	MaxEffort float64   // |effort| limit (N or N·m); 0 = none
+	Target    []float64 // target coordinates (m or rad), one per joint
 }
 
 // Effort writes the PD efforts for coordinates q and velocities qd into
@@ -31,25 +27,6 @@ func (c *JointPD) Effort(dst, q, qd []float64) {
 	}
 	for i := range dst {
 		u := c.Kp*(c.Target[i]-q[i]) - c.Kd*qd[i]
-		if c.MaxEffort > 0 {
-			u = min(max(u, -c.MaxEffort), c.MaxEffort)
-		}
-		if math.IsNaN(u) {
-			u = 0
-		}
-		dst[i] = u
-	}
-}
-
-// Control writes the PD efforts of c.Joints in state s into dst
-// (len(Joints)), reading each joint's coordinate and velocity from s.
-func (c *JointPD) Control(dst []float64, m *sim.Model, s *sim.State) {
-	if len(dst) != len(c.Joints) || len(c.Target) != len(c.Joints) {
-		panic(fmt.Sprintf("control: JointPD.Control dst %d, Target %d, want len(Joints) %d", len(dst), len(c.Target), len(c.Joints)))
-	}
-	for i, j := range c.Joints {
-		q, qd := s.JointPos(m, j), s.JointVel(m, j)
-		u := c.Kp*(c.Target[i]-q) - c.Kd*qd
 		if c.MaxEffort > 0 {
 			u = min(max(u, -c.MaxEffort), c.MaxEffort)
 		}

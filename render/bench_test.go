@@ -116,13 +116,13 @@ func BenchmarkRenderParallel(b *testing.B) {
 	}
 }
 
-// BenchmarkFromSim measures rebuilding a Scene from a sim state.
-func BenchmarkFromSim(b *testing.B) {
+// BenchmarkFromArt measures rebuilding a Scene from an MJCF model's data.
+func BenchmarkFromArt(b *testing.B) {
 	m, s := tinySim(b)
-	sc := FromSim(m, s, nil)
+	sc := FromArt(m, s, nil)
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		sc.UpdateFromSim(m, s, nil)
+		sc.UpdateFromArt(m, s, nil)
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "scenes/s")
 }

@@ -4,7 +4,9 @@
 // A Scene is plain data: primitives (box, sphere, capsule, cylinder, plane)
 // with world poses, materials (colour, Blinn-Phong specular, procedural
 // checker/wood/stripes textures), lights and a background. It is built by hand
-// or from a *sim.Model and *sim.State with FromSim, and a Theme (standard,
+// or from an MJCF model compiled for the articulated engine and its data
+// (*mjcf.Articulated, *articulated.Data) with FromArt (ArtScene draws an
+// imported robot's meshes too), and a Theme (standard,
 // misleading, abstract) can remap its appearance. A Camera is a pose, a
 // vertical field of view and a resolution; NamedCamera gives the
 // MetaWorld-like fixed cameras and Attach follows a body. Style.Scenery
@@ -39,7 +41,8 @@
 // triangle it sets up and, under MSAA, every fragment it rasterizes).
 //
 // Output helpers write PNG, animated GIF, MP4 (through ffmpeg) and contact
-// sheets. SimCamera implements frame.Source over a live simulation.
+// sheets. SimCamera implements frame.Source over a live simulation (an
+// MJCF model and its articulated data).
 //
 // Environment: VLMRB_RENDER picks the backend when New gets "";
 // VLMRB_EGL_PLATFORM (device|surfaceless|default) and VLMRB_EGL_DEVICE (index)

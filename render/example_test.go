@@ -11,21 +11,30 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/vlmrb/vlmrb/frame"
 	"github.com/vlmrb/vlmrb/render"
-	"github.com/vlmrb/vlmrb/sim"
+	"github.com/vlmrb/vlmrb/sim/articulated"
+	"github.com/vlmrb/vlmrb/sim/mjcf"
 )
 
-// A task builds its sim model, a renderer and a camera, then renders the
-// live state; here a blue cube on a table seen from the corner camera.
+// A task compiles its MJCF scene for the articulated engine, opens a
+// renderer and a camera, then renders the live data; here a blue cube on a
+// table seen from the corner camera.
 func Example() {
-	b := sim.NewBuilder()
-	b.AddShape(sim.World, sim.ShapeDesc{Name: "table", Kind: sim.Plane, Size: sim.V3(0.6, 0.6, 0)})
-	cube := b.AddBody(sim.BodyDesc{Name: "cube", Mass: 0.1, Pos: sim.V3(0, 0, 0.025)})
-	b.AddShape(cube, sim.ShapeDesc{Name: "cube", Kind: sim.Box, Size: sim.V3(0.025, 0.025, 0.025), Color: [4]float32{0.1, 0.5, 0.9, 1}})
-	m, err := b.Build()
+	a, err := mjcf.ParseArticulated([]byte(`<mujoco>
+  <worldbody>
+    <geom name="table" type="plane" size="0.6 0.6 0.05"/>
+    <body name="cube" pos="0 0 0.025">
+      <freejoint/>
+      <geom name="cube" type="box" size="0.025 0.025 0.025" mass="0.1" rgba="0.1 0.5 0.9 1"/>
+    </body>
+  </worldbody>
+</mujoco>`), "", mjcf.Options{})
 	if err != nil {
 		panic(err)
 	}
-	s := m.NewState()
+	m := a.Model
+	s := articulated.NewData(m)
+	articulated.Reset(m, s)
+	articulated.Kinematics(m, s)
 
 	// auto: EGL when it starts, else the pure-Go renderer (with a warning).
 	r, err := render.New("auto", render.Options{Shadows: true, Logf: func(string, ...any) {}})
@@ -35,7 +44,7 @@ func Example() {
 	defer func() { _ = r.Close() }()
 	cam, _ := render.NamedCamera("corner", mgl64.Vec3{0, 0, 0}, 128, 128)
 
-	sc := render.FromSim(m, s, &render.Style{Theme: render.ThemeStandard})
+	sc := render.FromArt(a, s, &render.Style{Theme: render.ThemeStandard})
 	img := image.NewRGBA(image.Rect(0, 0, cam.Width, cam.Height))
 	if err := r.Render(sc, cam, img); err != nil {
 		panic(err)
@@ -44,12 +53,12 @@ func Example() {
 
 	// A clip through the frame.Source interface, saved as a GIF and as a
 	// contact sheet for a VLM query.
-	src, _ := render.NewSimCamera(r, m, s, cam, render.SimCameraOptions{})
+	src, _ := render.NewSimCamera(r, a, s, cam, render.SimCameraOptions{})
 	var clip []*image.RGBA
 	var f frame.Frame
 	for i := 0; i < 4; i++ {
 		for k := 0; k < 20; k++ {
-			sim.Step(m, s)
+			articulated.Step(m, s)
 		}
 		if err := src.Next(context.Background(), &f); err != nil {
 			panic(err)

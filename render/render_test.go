@@ -20,6 +20,8 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 	"github.com/vlmrb/vlmrb/frame"
 	"github.com/vlmrb/vlmrb/sim"
+	"github.com/vlmrb/vlmrb/sim/articulated"
+	"github.com/vlmrb/vlmrb/sim/mjcf"
 )
 
 var update = flag.Bool("update", false, "regenerate testdata/*.png golden images from the soft renderer")
@@ -775,29 +777,46 @@ func TestOutputs(t *testing.T) {
 	}
 }
 
-// tinySim builds a sim scene: a table plane, a free blue cube, a red
-// visual-only goal and a mocap "hand".
-func tinySim(t testing.TB) (*sim.Model, *sim.State) {
-	b := sim.NewBuilder()
-	b.AddShape(sim.World, sim.ShapeDesc{Name: "table", Kind: sim.Plane, Size: sim.V3(0.5, 0.5, 0)})
-	cube := b.AddBody(sim.BodyDesc{Name: "cube", Mass: 0.1, Pos: sim.V3(0, 0, 0.025), Rot: sim.Identity()})
-	b.AddShape(cube, sim.ShapeDesc{Name: "cube", Kind: sim.Box, Size: sim.V3(0.025, 0.025, 0.025), Color: [4]float32{0.1, 0.3, 0.9, 1}})
-	b.AddShape(sim.World, sim.ShapeDesc{Name: "goal", Kind: sim.Sphere, Size: sim.V3(0.02, 0, 0), Pos: sim.V3(0.15, 0.1, 0.02),
-		Color: [4]float32{0.9, 0.1, 0.1, 1}, NoCollide: true})
-	hand := b.AddBody(sim.BodyDesc{Name: "hand", Mocap: true, Pos: sim.V3(0, -0.1, 0.2), Rot: sim.Identity()})
-	b.AddShape(hand, sim.ShapeDesc{Name: "palm", Kind: sim.Box, Size: sim.V3(0.02, 0.06, 0.01), Color: [4]float32{0.3, 0.3, 0.35, 1}})
-	m, err := b.Build()
+// tinyXML is a small MJCF scene: a table plane, a free blue cube, a red
+// visual-only goal on the world and a mocap "hand".
+const tinyXML = `<mujoco model="tiny">
+  <worldbody>
+    <geom name="table" type="plane" size="0.5 0.5 0.05"/>
+    <geom name="goal" type="sphere" size="0.02" pos="0.15 0.1 0.02" rgba="0.9 0.1 0.1 1" contype="0" conaffinity="0"/>
+    <body name="cube" pos="0 0 0.025">
+      <freejoint name="cube"/>
+      <geom name="cube" type="box" size="0.025 0.025 0.025" mass="0.1" rgba="0.1 0.3 0.9 1"/>
+    </body>
+    <body name="hand" mocap="true" pos="0 -0.1 0.2">
+      <geom name="palm" type="box" size="0.02 0.06 0.01" rgba="0.3 0.3 0.35 1"/>
+    </body>
+  </worldbody>
+</mujoco>`
+
+// tinySim compiles tinyXML for the articulated engine and poses it.
+func tinySim(t testing.TB) (*mjcf.Articulated, *articulated.Data) {
+	return artScene(t, tinyXML)
+}
+
+// artScene compiles an MJCF scene and returns it with its data at the
+// initial pose (kinematics current).
+func artScene(t testing.TB, xml string) (*mjcf.Articulated, *articulated.Data) {
+	t.Helper()
+	a, err := mjcf.ParseArticulated([]byte(xml), "", mjcf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m, m.NewState()
+	d := articulated.NewData(a.Model)
+	articulated.Reset(a.Model, d)
+	articulated.Kinematics(a.Model, d)
+	return a, d
 }
 
-func TestFromSim(t *testing.T) {
-	m, s := tinySim(t)
-	sc := FromSim(m, s, nil)
-	if len(sc.Objects) != len(m.Shapes) {
-		t.Fatalf("%d objects for %d shapes", len(sc.Objects), len(m.Shapes))
+func TestFromArt(t *testing.T) {
+	a, d := tinySim(t)
+	sc := FromArt(a, d, nil)
+	if len(sc.Objects) != len(a.Geoms) {
+		t.Fatalf("%d objects for %d geoms", len(sc.Objects), len(a.Geoms))
 	}
 	roles := map[string]Role{"table": RoleStatic, "cube": RoleObject, "goal": RoleGoal, "palm": RoleGripper}
 	for _, o := range sc.Objects {
@@ -812,18 +831,19 @@ func TestFromSim(t *testing.T) {
 	if sc.Objects[sc.Find("table")].Mat.Texture != TexWood {
 		t.Error("table is not wooden by default")
 	}
-	// Move the cube in the state: the scene follows.
-	cubeID, _ := m.Body("cube")
-	s.SetBodyPose(cubeID, sim.V3(0.1, 0.2, 0.025), sim.QuatFromAxisAngle(sim.V3(0, 0, 1), 0.3))
-	sc.UpdateFromSim(m, s, &Style{Theme: ThemeMisleading})
+	// Move the cube in the data: the scene follows.
+	q := sim.QuatFromAxisAngle(sim.V3(0, 0, 1), 0.3)
+	copy(d.Qpos[0:7], []float64{0.1, 0.2, 0.025, q.W, q.X, q.Y, q.Z})
+	articulated.Kinematics(a.Model, d)
+	sc.UpdateFromArt(a, d, &Style{Theme: ThemeMisleading})
 	if !sc.Objects[ci].Pos.ApproxEqual(mgl64.Vec3{0.1, 0.2, 0.025}) {
-		t.Errorf("cube at %v after SetBodyPose", sc.Objects[ci].Pos)
+		t.Errorf("cube at %v after moving it", sc.Objects[ci].Pos)
 	}
 	if sc.Objects[ci].Mat.Color == [3]float32{0.1, 0.3, 0.9} {
 		t.Error("misleading style kept the cube colour")
 	}
-	if a := testing.AllocsPerRun(20, func() { sc.UpdateFromSim(m, s, nil) }); a > 0 {
-		t.Errorf("UpdateFromSim allocates %.0f times per call", a)
+	if n := testing.AllocsPerRun(20, func() { sc.UpdateFromArt(a, d, nil) }); n > 0 {
+		t.Errorf("UpdateFromArt allocates %.0f times per call", n)
 	}
 }
 

@@ -4,17 +4,19 @@ import (
 	"math"
 
 	"github.com/go-gl/mathgl/mgl64"
-	"github.com/vlmrb/vlmrb/sim"
+
+	"github.com/vlmrb/vlmrb/sim/articulated"
+	"github.com/vlmrb/vlmrb/sim/mjcf"
 )
 
-// Scenery is what UpdateFromSim adds around a tabletop task when
+// Scenery is what UpdateFromArt adds around a tabletop task when
 // Style.Scenery is set, so that a VLM sees a robot at a table in a room
 // rather than a gripper floating over a board in the sky: a table slab with
 // legs standing on a tiled floor, a backdrop wall behind the table, and a
 // robot arm whose links reach from a pedestal beside the table to the
-// gripper. It is visual only: none of it exists in the simulator.
+// gripper. It is visual only: none of it exists in the engine.
 //
-// The table is found by name (static shapes whose name contains "table");
+// The table is found by name (the world's geoms whose name contains "table");
 // the arm ends at the body named ArmBody ("hand" by default) and is posed by
 // two-link inverse kinematics every frame, the way MetaWorld's Sawyer arm
 // follows its mocap hand. The arm casts no shadow: a shadow map fitted to it
@@ -38,7 +40,7 @@ const (
 	armWrist     = 0.12  // wrist link above the gripper's top
 )
 
-// Segmentation ids of the scenery, above any FromSim body id.
+// Segmentation ids of the scenery, above any FromArt body id.
 const (
 	SegFloor    int32 = 1<<20 + iota // the floor
 	SegBackdrop                      // the backdrop wall
@@ -60,33 +62,33 @@ var (
 	floorColors   = [2][3]float32{{0.5, 0.5, 0.48}, {0.42, 0.42, 0.4}}
 )
 
-// tableBounds returns the xy extent and top height of the static shapes
+// tableBounds returns the xy extent and top height of the world's geoms
 // named like a table.
-func tableBounds(m *sim.Model, s *sim.State) (lo, hi mgl64.Vec3, plane, ok bool) {
-	lo, hi, plane, _, ok = tableShapes(m, s)
+func tableBounds(a *mjcf.Articulated, d *articulated.Data) (lo, hi mgl64.Vec3, plane, ok bool) {
+	lo, hi, plane, _, ok = tableShapes(a, d)
 	return lo, hi, plane, ok
 }
 
-// tableShapes is tableBounds, and whether the table is one shape whose
+// tableShapes is tableBounds, and whether the table is one geom whose
 // pose has no rotation (so its top fills the bounds' top rectangle).
-func tableShapes(m *sim.Model, s *sim.State) (lo, hi mgl64.Vec3, plane, single, ok bool) {
+func tableShapes(a *mjcf.Articulated, d *articulated.Data) (lo, hi mgl64.Vec3, plane, single, ok bool) {
 	n, rotated := 0, false
-	for i := range m.Shapes {
-		d := &m.Shapes[i]
-		if d.Body != sim.World || !containsFold(d.Name, "table") {
+	for i := range a.Geoms {
+		g := &a.Geoms[i]
+		if g.Body != 0 || !containsFold(g.Name, "table") {
 			continue
 		}
-		p, q := s.ShapePose(m, sim.ShapeID(i))
+		p, q := ArtGeomPose(d, g)
 		var h mgl64.Vec3
-		switch d.Kind {
-		case sim.Plane:
-			h = mgl64.Vec3{d.Size.X, d.Size.Y, 0}
+		switch g.Type {
+		case "plane":
+			h = mgl64.Vec3{g.Size.X, g.Size.Y, 0}
 			if h[0] <= 0 || h[1] <= 0 {
 				continue // an infinite plane is a floor, not a table
 			}
 			plane = true
-		case sim.Box:
-			h = vec(d.Size)
+		case "box":
+			h = vec(g.Size)
 		default:
 			continue
 		}
@@ -107,8 +109,8 @@ func tableShapes(m *sim.Model, s *sim.State) (lo, hi mgl64.Vec3, plane, single, 
 }
 
 // addScenery appends the scenery objects to sc (see Scenery).
-func (sc *Scene) addScenery(m *sim.Model, s *sim.State) {
-	lo, hi, plane, single, ok := tableShapes(m, s)
+func (sc *Scene) addScenery(a *mjcf.Articulated, d *articulated.Data) {
+	lo, hi, plane, single, ok := tableShapes(a, d)
 	if !ok {
 		return
 	}
@@ -172,37 +174,37 @@ func (sc *Scene) addScenery(m *sim.Model, s *sim.State) {
 	wallH := 1.1
 	add("backdrop", Plane, mgl64.Vec3{4, wallH, 0}, mgl64.Vec3{c[0], wallY, floorZ + wallH}, wall,
 		Material{Color: wallColor, Specular: 0.02, Shininess: 8}, SegBackdrop, RoleStatic, true)
-	sc.addArm(m, s, mgl64.Vec3{c[0], lo[1] - armBaseBack, top}, floorZ)
+	sc.addArm(a, d, mgl64.Vec3{c[0], lo[1] - armBaseBack, top}, floorZ)
 }
 
 // addArm appends a Sawyer-like arm from a pedestal at base (on the table
-// top's height, floor at floorZ) to the top of ArmBody's shapes.
-func (sc *Scene) addArm(m *sim.Model, s *sim.State, base mgl64.Vec3, floorZ float64) {
-	hb, ok := m.Body(ArmBody)
-	if !ok || int(hb) >= len(s.Bodies) {
+// top's height, floor at floorZ) to the top of ArmBody's geoms.
+func (sc *Scene) addArm(a *mjcf.Articulated, d *articulated.Data, base mgl64.Vec3, floorZ float64) {
+	hb, ok := artBody(a, ArmBody)
+	if !ok || hb >= len(d.Xpos) {
 		return
 	}
-	bs := s.Bodies[hb]
-	hpos, hrot := vec(bs.Pos), quat(bs.Rot).Normalize()
-	// the flange: the highest point of the hand's shapes along its local z
+	bp, bq := ArtBodyPose(d, hb)
+	hpos, hrot := vec(bp), quat(bq).Normalize()
+	// the flange: the highest point of the hand's geoms along its local z
 	flangeZ := 0.0
-	for i := range m.Shapes {
-		d := &m.Shapes[i]
-		if d.Body != hb {
+	for i := range a.Geoms {
+		g := &a.Geoms[i]
+		if g.Body != hb {
 			continue
 		}
 		var hz float64
-		switch d.Kind {
-		case sim.Box:
-			hz = d.Size.Z
-		case sim.Sphere:
-			hz = d.Size.X
-		case sim.Capsule:
-			hz = d.Size.Y + d.Size.X
-		case sim.Cylinder:
-			hz = d.Size.Y
+		switch g.Type {
+		case "box":
+			hz = g.Size.Z
+		case "sphere":
+			hz = g.Size.X
+		case "capsule":
+			hz = g.Size.Y + g.Size.X
+		case "cylinder":
+			hz = g.Size.Y
 		}
-		flangeZ = math.Max(flangeZ, d.Pos.Z+hz)
+		flangeZ = math.Max(flangeZ, g.Pos.Z+hz)
 	}
 	axis := hrot.Rotate(mgl64.Vec3{0, 0, 1})
 	flange := hpos.Add(axis.Mul(flangeZ))

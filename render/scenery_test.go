@@ -1,32 +1,36 @@
 package render
 
 import (
+	"fmt"
 	"image"
 	"math"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
+
 	"github.com/vlmrb/vlmrb/sim"
+	"github.com/vlmrb/vlmrb/sim/articulated"
+	"github.com/vlmrb/vlmrb/sim/mjcf"
 )
 
 // sceneryModel is a minimal tabletop: a 1.4×0.8 m table plane at z = 0
 // centred at (0, 0.6), a hand body (palm box, 2 cm tall, and a wrist
 // cylinder up to 9 cm above its origin) at hand, and a goal marker sphere of
 // 1 cm radius at goal.
-func sceneryModel(t *testing.T, hand, goal sim.Vec3) (*sim.Model, *sim.State) {
+func sceneryModel(t *testing.T, hand, goal sim.Vec3) (*mjcf.Articulated, *articulated.Data) {
 	t.Helper()
-	b := sim.NewBuilder()
-	b.AddShape(sim.World, sim.ShapeDesc{Name: "table", Kind: sim.Plane, Size: sim.V3(0.7, 0.4, 0), Pos: sim.V3(0, 0.6, 0)})
-	h := b.AddBody(sim.BodyDesc{Name: "hand", Mocap: true, Pos: hand})
-	b.AddShape(h, sim.ShapeDesc{Name: "gripper palm", Kind: sim.Box, Size: sim.V3(0.02, 0.065, 0.01)})
-	b.AddShape(h, sim.ShapeDesc{Name: "gripper wrist", Kind: sim.Cylinder, Size: sim.V3(0.018, 0.04, 0), Pos: sim.V3(0, 0, 0.05), NoCollide: true})
-	g := b.AddBody(sim.BodyDesc{Name: "green goal", Mocap: true, Pos: goal})
-	b.AddShape(g, sim.ShapeDesc{Name: "green goal", Kind: sim.Sphere, Size: sim.V3(0.01, 0, 0), NoCollide: true, Color: [4]float32{0.2, 0.8, 0.3, 1}})
-	m, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m, m.NewState()
+	return artScene(t, fmt.Sprintf(`<mujoco>
+  <worldbody>
+    <geom name="table" type="plane" size="0.7 0.4 0.05" pos="0 0.6 0"/>
+    <body name="hand" mocap="true" pos="%g %g %g">
+      <geom name="gripper palm" type="box" size="0.02 0.065 0.01"/>
+      <geom name="gripper wrist" type="cylinder" size="0.018 0.04" pos="0 0 0.05" contype="0" conaffinity="0"/>
+    </body>
+    <body name="green goal" mocap="true" pos="%g %g %g">
+      <geom name="green goal" type="sphere" size="0.01" contype="0" conaffinity="0" rgba="0.2 0.8 0.3 1"/>
+    </body>
+  </worldbody>
+</mujoco>`, hand.X, hand.Y, hand.Z, goal.X, goal.Y, goal.Z))
 }
 
 func TestElbowIKKeepsLinkLengths(t *testing.T) {
@@ -64,7 +68,7 @@ func TestSceneryArmReachesTheHand(t *testing.T) {
 	t.Parallel()
 	for _, hand := range []sim.Vec3{sim.V3(0, 0.6, 0.2), sim.V3(0.3, 0.85, 0.1), sim.V3(-0.4, 0.45, 0.4)} {
 		m, s := sceneryModel(t, hand, sim.V3(0.1, 0.8, 0.2))
-		sc := FromSim(m, s, &Style{Scenery: true})
+		sc := FromArt(m, s, &Style{Scenery: true})
 		link := sc.Find("arm wrist link")
 		if link < 0 {
 			t.Fatalf("hand %v: no arm in the scene", hand)
@@ -87,8 +91,8 @@ func TestSceneryArmReachesTheHand(t *testing.T) {
 func TestSceneryRoom(t *testing.T) {
 	t.Parallel()
 	m, s := sceneryModel(t, sim.V3(0, 0.6, 0.2), sim.V3(0.1, 0.8, 0.2))
-	bare := FromSim(m, s, nil)
-	sc := FromSim(m, s, &Style{Scenery: true})
+	bare := FromArt(m, s, nil)
+	sc := FromArt(m, s, &Style{Scenery: true})
 	if len(sc.Objects) <= len(bare.Objects) {
 		t.Fatalf("scenery added nothing (%d objects)", len(sc.Objects))
 	}
@@ -131,13 +135,8 @@ func TestSceneryRoom(t *testing.T) {
 		t.Error("no pole up to the goal")
 	}
 	// no table: no scenery
-	b := sim.NewBuilder()
-	b.AddBody(sim.BodyDesc{Name: "hand", Mocap: true})
-	m2, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sc := FromSim(m2, m2.NewState(), &Style{Scenery: true}); len(sc.Objects) != 0 {
+	m2, d2 := artScene(t, `<mujoco><worldbody><body name="hand" mocap="true"/></worldbody></mujoco>`)
+	if sc := FromArt(m2, d2, &Style{Scenery: true}); len(sc.Objects) != 0 {
 		t.Errorf("scenery without a table: %d objects", len(sc.Objects))
 	}
 }
@@ -147,9 +146,9 @@ func TestSceneryRoom(t *testing.T) {
 func TestSceneryThemes(t *testing.T) {
 	t.Parallel()
 	m, s := sceneryModel(t, sim.V3(0, 0.6, 0.2), sim.V3(0.1, 0.8, 0.2))
-	std := FromSim(m, s, &Style{Scenery: true})
-	mis := FromSim(m, s, &Style{Scenery: true, Theme: ThemeMisleading})
-	abs := FromSim(m, s, &Style{Scenery: true, Theme: ThemeAbstract})
+	std := FromArt(m, s, &Style{Scenery: true})
+	mis := FromArt(m, s, &Style{Scenery: true, Theme: ThemeMisleading})
+	abs := FromArt(m, s, &Style{Scenery: true, Theme: ThemeAbstract})
 	for i, o := range std.Objects {
 		switch {
 		case o.Role == RoleRobot && mis.Objects[i].Mat != o.Mat:
@@ -168,7 +167,7 @@ func TestSceneryThemes(t *testing.T) {
 func TestSceneryShadowsIgnoreNoShadow(t *testing.T) {
 	t.Parallel()
 	m, s := sceneryModel(t, sim.V3(0, 0.6, 0.2), sim.V3(0.1, 0.8, 0.2))
-	sc := FromSim(m, s, &Style{Scenery: true})
+	sc := FromArt(m, s, &Style{Scenery: true})
 	var b batch
 	b.build(sc, meshCache{}, lodView{eye: mgl64.Vec3{0, -1, 1}})
 	if b.casterHi[2] > 0.3 || b.casterLo[2] < -0.01 {
@@ -180,7 +179,7 @@ func TestSceneryShadowsIgnoreNoShadow(t *testing.T) {
 // shadows and 4× anti-aliasing.
 func TestSceneryBackendsAgree(t *testing.T) {
 	m, s := sceneryModel(t, sim.V3(0.05, 0.62, 0.15), sim.V3(0.1, 0.8, 0.2))
-	sc := FromSim(m, s, &Style{Scenery: true})
+	sc := FromArt(m, s, &Style{Scenery: true})
 	cam := LookAt(mgl64.Vec3{-1.1, -0.4, 0.6}, mgl64.Vec3{0, 0.6, -0.1}, mgl64.Vec3{0, 0, 1}, 50, 128, 128)
 	opts := Options{Shadows: true, MSAA: 4}
 	seg := make([]int32, 128*128)
@@ -220,7 +219,7 @@ func TestSceneryBackendsAgree(t *testing.T) {
 func TestDrawOrderFrontToBack(t *testing.T) {
 	t.Parallel()
 	m, s := sceneryModel(t, sim.V3(0.05, 0.62, 0.15), sim.V3(0.1, 0.8, 0.2))
-	sc := FromSim(m, s, &Style{Scenery: true})
+	sc := FromArt(m, s, &Style{Scenery: true})
 	eye := mgl64.Vec3{-0.65, 0.2, 0.6}
 	var b batch
 	b.build(sc, meshCache{}, lodView{eye: eye})
@@ -283,7 +282,7 @@ func TestDrawOrderFrontToBack(t *testing.T) {
 func TestFloorHoleHidden(t *testing.T) {
 	t.Parallel()
 	m, s := sceneryModel(t, sim.V3(0.05, 0.62, 0.15), sim.V3(0.1, 0.8, 0.2))
-	sc := FromSim(m, s, &Style{Scenery: true})
+	sc := FromArt(m, s, &Style{Scenery: true})
 	var floor *Object
 	for i := range sc.Objects {
 		if sc.Objects[i].Name == "floor" {
@@ -331,8 +330,8 @@ func TestFloorHoleHidden(t *testing.T) {
 // look over the table, under it and past it.
 func TestFloorHoleInvisible(t *testing.T) {
 	m, s := sceneryModel(t, sim.V3(0.05, 0.62, 0.15), sim.V3(0.1, 0.8, 0.2))
-	holed := FromSim(m, s, &Style{Scenery: true})
-	whole := FromSim(m, s, &Style{Scenery: true})
+	holed := FromArt(m, s, &Style{Scenery: true})
+	whole := FromArt(m, s, &Style{Scenery: true})
 	for i := range whole.Objects {
 		whole.Objects[i].cover.ok = false
 	}

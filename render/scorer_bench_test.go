@@ -3,6 +3,7 @@ package render_test
 import (
 	"fmt"
 	"image"
+	"slices"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
@@ -10,13 +11,13 @@ import (
 	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/internal/cputime"
 	"github.com/vlmrb/vlmrb/render"
-	"github.com/vlmrb/vlmrb/sim"
+	"github.com/vlmrb/vlmrb/sim/articulated"
 	"github.com/vlmrb/vlmrb/tasks"
 )
 
 // pushStates records 100 states of an expert push episode (every 2nd
 // control step), so benchmarks redraw a moving scene.
-func pushStates(b *testing.B) (*tasks.Env, []*sim.State) {
+func pushStates(b *testing.B) (*tasks.Env, []*articulated.Data) {
 	b.Helper()
 	env, err := tasks.Make("push", tasks.Options{})
 	if err != nil {
@@ -25,23 +26,22 @@ func pushStates(b *testing.B) (*tasks.Env, []*sim.State) {
 	obs, _ := env.Reset(control.EpisodeSeed(1, 0, 0))
 	pol := env.Expert()
 	act := make([]float64, tasks.ActDim)
-	var states []*sim.State
+	var states []*articulated.Data
 	for i := 0; i < 200; i++ {
 		pol.Act(obs, act)
 		if obs, _, _, _, _, err = env.Step(act); err != nil {
 			b.Fatal(err)
 		}
 		if i%2 == 0 {
-			s := env.Model().NewState()
-			s.CopyFrom(env.State())
-			states = append(states, s)
+			d := env.Data() // what a renderer reads: the bodies' frames and the time
+			states = append(states, &articulated.Data{Xpos: slices.Clone(d.Xpos), Xquat: slices.Clone(d.Xquat), Time: d.Time})
 		}
 	}
 	return env, states
 }
 
 // BenchmarkScorerFrame measures what a scorer frame costs end to end:
-// render.Scene from the simulator state (UpdateFromSim, scenery included
+// render.Scene from the simulator state (UpdateFromArt, scenery included
 // when on), drawing and readback into an *image.RGBA, from the task's
 // scorer view, for push's expert episode — the counterpart of MuJoCo's
 // mjv_updateScene + mjr_render + mjr_readPixels in
@@ -77,13 +77,13 @@ func BenchmarkScorerFrame(b *testing.B) {
 					var sc render.Scene
 					img := image.NewRGBA(image.Rect(0, 0, size, size))
 					for i := 0; i < 10; i++ { // warm up (shader JIT, mesh cache)
-						sc.UpdateFromSim(env.Model(), states[i], st)
+						sc.UpdateFromArt(env.Model(), states[i], st)
 						_ = r.Render(&sc, cam, img)
 					}
 					b.ResetTimer()
 					cpu0 := cputime.Process()
 					for i := 0; i < b.N; i++ {
-						sc.UpdateFromSim(env.Model(), states[i%len(states)], st)
+						sc.UpdateFromArt(env.Model(), states[i%len(states)], st)
 						if err := r.Render(&sc, cam, img); err != nil {
 							b.Fatal(err)
 						}

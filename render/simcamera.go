@@ -8,21 +8,24 @@ import (
 	"time"
 
 	"github.com/vlmrb/vlmrb/frame"
-	"github.com/vlmrb/vlmrb/sim"
+	"github.com/vlmrb/vlmrb/sim/articulated"
+	"github.com/vlmrb/vlmrb/sim/mjcf"
 )
 
-// SimCamera renders a live simulation: one camera, or several views tiled
-// side by side into one frame (NewTiledSimCamera). It is a frame.Source
-// over the (m, s) it was opened on — each Next renders their current
-// state — and it draws any other state of a model on request
-// (RenderState, RenderBuffers) and through Source, so one renderer serves
-// several environments. It reads s, so the caller must not Step s while it
-// draws (call it between steps, as a real camera's exposure would be).
+// SimCamera renders a live simulation, an MJCF model compiled for the
+// articulated engine (mjcf.Articulated) and its articulated.Data, drawn as
+// UpdateFromArt draws them: one camera, or several views tiled side by
+// side into one frame (NewTiledSimCamera). It is a frame.Source over the
+// (a, d) it was opened on — each Next renders d's current poses — and it
+// draws any other Data of a model on request (RenderState, RenderBuffers)
+// and through Source, so one renderer serves several environments. It
+// reads d, so the caller must not step d while it draws (call it between
+// steps, as a real camera's exposure would be).
 type SimCamera struct {
 	mu     sync.Mutex
 	r      Renderer
-	m      *sim.Model
-	s      *sim.State
+	a      *mjcf.Articulated
+	d      *articulated.Data
 	name   string
 	w, h   int
 	cams   []Camera          // one per tile, each the size of its tile
@@ -46,19 +49,19 @@ type SimCameraOptions struct {
 	CloseRenderer bool
 }
 
-// NewSimCamera returns a camera that renders (m, s) with r from cam. A
+// NewSimCamera returns a camera that renders (a, d) with r from cam. A
 // body-attached cam (Body set) follows that body.
-func NewSimCamera(r Renderer, m *sim.Model, s *sim.State, cam Camera, opts SimCameraOptions) (*SimCamera, error) {
-	return NewTiledSimCamera(r, m, s, []Camera{cam}, cam.Width, cam.Height, opts)
+func NewSimCamera(r Renderer, a *mjcf.Articulated, d *articulated.Data, cam Camera, opts SimCameraOptions) (*SimCamera, error) {
+	return NewTiledSimCamera(r, a, d, []Camera{cam}, cam.Width, cam.Height, opts)
 }
 
 // NewTiledSimCamera returns a camera of w×h pixels whose frame holds the
 // views side by side, in order, each in a tile of w/len(views) columns (the
 // views' own Width and Height are replaced by their tile's). The frame is
 // named after the first view.
-func NewTiledSimCamera(r Renderer, m *sim.Model, s *sim.State, views []Camera, w, h int, opts SimCameraOptions) (*SimCamera, error) {
-	if r == nil || m == nil || s == nil || len(views) == 0 {
-		return nil, fmt.Errorf("render: NewSimCamera needs a renderer, model, state and at least one camera")
+func NewTiledSimCamera(r Renderer, a *mjcf.Articulated, d *articulated.Data, views []Camera, w, h int, opts SimCameraOptions) (*SimCamera, error) {
+	if r == nil || a == nil || a.Model == nil || d == nil || len(views) == 0 {
+		return nil, fmt.Errorf("render: NewSimCamera needs a renderer, model, data and at least one camera")
 	}
 	if err := (Camera{Name: views[0].Name, Width: w, Height: h}).CheckSize(); err != nil {
 		return nil, err
@@ -66,11 +69,11 @@ func NewTiledSimCamera(r Renderer, m *sim.Model, s *sim.State, views []Camera, w
 	if w < len(views) {
 		return nil, fmt.Errorf("render: %d views side by side need a frame at least %d px wide (got %d)", len(views), len(views), w)
 	}
-	c := &SimCamera{r: r, m: m, s: s, name: views[0].Name, w: w, h: h, style: opts.Style, depth: opts.Depth, owns: opts.CloseRenderer}
+	c := &SimCamera{r: r, a: a, d: d, name: views[0].Name, w: w, h: h, style: opts.Style, depth: opts.Depth, owns: opts.CloseRenderer}
 	for i, v := range views {
 		x0, x1 := i*w/len(views), (i+1)*w/len(views)
 		v.Width, v.Height = x1-x0, h
-		if _, ok := ResolveCamera(m, s, v); !ok {
+		if _, ok := ResolveCamera(a, d, v); !ok {
 			return nil, fmt.Errorf("render: camera %q is attached to unknown body %q", v.Name, v.Body)
 		}
 		c.cams = append(c.cams, v)
@@ -79,11 +82,11 @@ func NewTiledSimCamera(r Renderer, m *sim.Model, s *sim.State, views []Camera, w
 	return c, nil
 }
 
-// SetState points the camera at another model and state (after an episode
+// SetState points the camera at another model and data (after an episode
 // reset that rebuilt the scene).
-func (c *SimCamera) SetState(m *sim.Model, s *sim.State) {
+func (c *SimCamera) SetState(a *mjcf.Articulated, d *articulated.Data) {
 	c.mu.Lock()
-	c.m, c.s = m, s
+	c.a, c.d = a, d
 	c.mu.Unlock()
 }
 
@@ -124,15 +127,15 @@ func (c *SimCamera) Next(ctx context.Context, dst *frame.Frame) error {
 	} else {
 		dst.Depth = nil
 	}
-	if err := c.draw(c.m, c.s, buf); err != nil {
+	if err := c.draw(c.a, c.d, buf); err != nil {
 		return err
 	}
-	c.stamp(dst, c.s, c.name)
+	c.stamp(dst, c.d, c.name)
 	return nil
 }
 
-func (c *SimCamera) stamp(dst *frame.Frame, s *sim.State, name string) {
-	dst.Time = time.Unix(0, 0).Add(time.Duration(s.Time * float64(time.Second)))
+func (c *SimCamera) stamp(dst *frame.Frame, d *articulated.Data, name string) {
+	dst.Time = time.Unix(0, 0).Add(time.Duration(d.Time * float64(time.Second)))
 	dst.Camera = name
 	dst.Seq = c.seq
 	c.seq++
@@ -140,29 +143,29 @@ func (c *SimCamera) stamp(dst *frame.Frame, s *sim.State, name string) {
 
 // Render draws live's current state into dst (the frame's size).
 func (c *SimCamera) Render(live Live, dst *image.RGBA) error {
-	return c.RenderState(live.Model(), live.State(), dst)
+	return c.RenderState(live.Model(), live.Data(), dst)
 }
 
-// RenderState draws state s of model m (a model like the camera's) into
+// RenderState draws data d of model a (a model like the camera's) into
 // dst, which must be the frame's size.
-func (c *SimCamera) RenderState(m *sim.Model, s *sim.State, dst *image.RGBA) error {
-	return c.RenderBuffers(m, s, Buffers{RGB: dst})
+func (c *SimCamera) RenderState(a *mjcf.Articulated, d *articulated.Data, dst *image.RGBA) error {
+	return c.RenderBuffers(a, d, Buffers{RGB: dst})
 }
 
-// RenderBuffers draws state s of model m into the buffers of a frame (see
+// RenderBuffers draws data d of model a into the buffers of a frame (see
 // Buffers; nil fields are skipped): colour, linear depth (m) and
 // segmentation ids (body index + 1, scenery ids from SegFloor on).
-func (c *SimCamera) RenderBuffers(m *sim.Model, s *sim.State, dst Buffers) error {
+func (c *SimCamera) RenderBuffers(a *mjcf.Articulated, d *articulated.Data, dst Buffers) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
 		return frame.ErrClosed
 	}
-	return c.draw(m, s, dst)
+	return c.draw(a, d, dst)
 }
 
 // draw renders every tile; the caller holds mu.
-func (c *SimCamera) draw(m *sim.Model, s *sim.State, dst Buffers) error {
+func (c *SimCamera) draw(a *mjcf.Articulated, d *articulated.Data, dst Buffers) error {
 	if dst.RGB != nil && (dst.RGB.Rect.Dx() != c.w || dst.RGB.Rect.Dy() != c.h) {
 		return fmt.Errorf("render: destination is %v, camera is %dx%d", dst.RGB.Rect.Size(), c.w, c.h)
 	}
@@ -170,10 +173,10 @@ func (c *SimCamera) draw(m *sim.Model, s *sim.State, dst Buffers) error {
 	if (dst.Depth != nil && len(dst.Depth) != n) || (dst.Seg != nil && len(dst.Seg) != n) {
 		return fmt.Errorf("render: depth/segmentation buffers must hold %d values", n)
 	}
-	c.sc.UpdateFromSim(m, s, c.style)
+	c.sc.UpdateFromArt(a, d, c.style)
 	tiled := len(c.cams) > 1
 	for i, cam0 := range c.cams {
-		cam, ok := ResolveCamera(m, s, cam0)
+		cam, ok := ResolveCamera(a, d, cam0)
 		if !ok {
 			return fmt.Errorf("render: camera %q is attached to unknown body %q", cam0.Name, cam0.Body)
 		}
@@ -217,11 +220,11 @@ func grow[T any](s []T, n int) []T {
 	return s[:n]
 }
 
-// Live is a simulation whose current model and state a Source renders (a
-// task environment, whose state changes at every step and reset).
+// Live is a simulation whose current model and data a Source renders (a
+// task environment, whose data changes at every step and reset).
 type Live interface {
-	Model() *sim.Model
-	State() *sim.State
+	Model() *mjcf.Articulated
+	Data() *articulated.Data
 }
 
 // Source is the camera bound to one simulation as a frame.Source: each
@@ -248,7 +251,7 @@ func (s *liveSource) Next(ctx context.Context, dst *frame.Frame) error {
 		return err
 	}
 	dst.Image = frame.EnsureRGBA(dst.Image, image.Rect(0, 0, s.cam.w, s.cam.h))
-	st := s.live.State()
+	st := s.live.Data()
 	if err := s.cam.RenderState(s.live.Model(), st, dst.Image); err != nil {
 		return err
 	}

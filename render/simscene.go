@@ -2,23 +2,27 @@ package render
 
 import (
 	"github.com/go-gl/mathgl/mgl64"
+
 	"github.com/vlmrb/vlmrb/sim"
+	"github.com/vlmrb/vlmrb/sim/articulated"
+	"github.com/vlmrb/vlmrb/sim/mjcf"
 )
 
-// Style says how FromSim turns simulator shapes into objects. The zero value
-// (or a nil *Style) is usable: colours from ShapeDesc.Color, a wooden table,
-// DefaultLights and roles guessed from names.
+// Style says how FromArt turns a model's geoms into objects. The zero value
+// (or a nil *Style) is usable: colours from the geoms' rgba, a wooden table
+// where a table plane has no colour, DefaultLights and roles guessed from
+// names.
 type Style struct {
 	Theme      Theme
 	Lights     []Light    // nil: DefaultLights()
 	Ambient    [3]float32 // zero: 0.3 grey
 	Background [3]float32 // zero: pale blue
-	// Materials overrides the material of shapes by shape name.
+	// Materials overrides the material of geoms by geom name.
 	Materials map[string]Material
-	// Roles overrides the role of shapes by shape name, then body name.
+	// Roles overrides the role of geoms by geom name, then body name.
 	Roles map[string]Role
-	// IDs overrides the segmentation id of shapes by shape name (to tell
-	// apart static shapes, which all belong to the world body).
+	// IDs overrides the segmentation id of geoms by geom name (to tell
+	// apart static geoms, which all belong to the world body).
 	IDs map[string]int32
 	// Scenery adds a floor, table legs, a backdrop and a robot arm posed
 	// to the gripper (see Scenery); visual only.
@@ -33,41 +37,49 @@ var (
 func vec(v sim.Vec3) mgl64.Vec3  { return mgl64.Vec3{v.X, v.Y, v.Z} }
 func quat(q sim.Quat) mgl64.Quat { return mgl64.Quat{W: q.W, V: mgl64.Vec3{q.X, q.Y, q.Z}} }
 
-var kinds = [...]Kind{sim.Box: Box, sim.Sphere: Sphere, sim.Capsule: Capsule, sim.Cylinder: Cylinder, sim.Plane: Plane}
-
-// FromSim returns a new Scene for (m, s); see UpdateFromSim.
-func FromSim(m *sim.Model, s *sim.State, st *Style) *Scene {
+// FromArt returns a new Scene for model a at d's poses; see UpdateFromArt.
+func FromArt(a *mjcf.Articulated, d *articulated.Data, st *Style) *Scene {
 	sc := &Scene{}
-	sc.UpdateFromSim(m, s, st)
+	sc.UpdateFromArt(a, d, st)
 	return sc
 }
 
-// UpdateFromSim rebuilds sc for (m, s), reusing its storage: one object per
-// shape (visual-only shapes included) at its current world pose, with
-// segmentation id = body index + 1, then applies st.Theme. It does not
+// UpdateFromArt rebuilds sc for the MJCF model a (compiled for the
+// articulated engine) at the poses of d, whose kinematics must be current,
+// reusing its storage: one object per geom (visual-only geoms included;
+// MuJoCo's hidden groups 3 and above and fully transparent geoms left
+// out) at its world pose, in its rgba colour, with segmentation id = body
+// index + 1 (the world's geoms get 1), then applies st.Theme. It does not
 // allocate once sc has held a scene of the same size.
-func (sc *Scene) UpdateFromSim(m *sim.Model, s *sim.State, st *Style) {
+func (sc *Scene) UpdateFromArt(a *mjcf.Articulated, d *articulated.Data, st *Style) {
 	if st == nil {
 		st = &zeroStyle
 	}
 	sc.Objects = sc.Objects[:0]
-	for i := range m.Shapes {
-		d := &m.Shapes[i]
-		pos, rot := s.ShapePose(m, sim.ShapeID(i))
-		o := Object{Name: d.Name, Size: vec(d.Size), Pos: vec(pos), Rot: quat(rot), ID: int32(d.Body) + 1}
-		if int(d.Kind) < len(kinds) {
-			o.Kind = kinds[d.Kind]
+	for i := range a.Geoms {
+		g := &a.Geoms[i]
+		kind, ok := mjcfKinds[g.Type]
+		if !ok || kind == Mesh || g.Group >= 3 || g.RGBA[3] == 0 {
+			continue
 		}
-		if id, ok := st.IDs[d.Name]; ok {
+		pos, rot := ArtGeomPose(d, g)
+		o := Object{Name: g.Name, Kind: kind, Size: vec(g.Size), Pos: vec(pos), Rot: quat(rot), ID: int32(g.Body) + 1}
+		if kind == Plane {
+			o.Size[2] = 0
+		}
+		if id, ok := st.IDs[g.Name]; ok {
 			o.ID = id
 		}
-		o.Role = guessRole(m, d, st)
-		if mat, ok := st.Materials[d.Name]; ok {
+		o.Role = guessRole(a, i, st)
+		if mat, ok := st.Materials[g.Name]; ok {
 			o.Mat = mat
 		} else {
-			o.Mat = defaultMaterial(d)
+			o.Mat = defaultMaterial(g)
 		}
 		sc.Objects = append(sc.Objects, o)
+		if len(sc.Objects) == MaxObjects {
+			break
+		}
 	}
 	if st.Lights != nil {
 		sc.Lights = st.Lights
@@ -83,53 +95,56 @@ func (sc *Scene) UpdateFromSim(m *sim.Model, s *sim.State, st *Style) {
 	}
 	n := len(sc.Objects)
 	if st.Scenery {
-		sc.addScenery(m, s)
+		sc.addScenery(a, d)
 	}
 	sc.ApplyTheme(st.Theme)
 	if st.Scenery {
 		// after the theme: pads take the themed goal colour, paled
-		if lo, hi, _, ok := tableBounds(m, s); ok {
+		if lo, hi, _, ok := tableBounds(a, d); ok {
 			sc.addGoalPads(lo, hi, n)
 		}
 	}
 }
 
-func defaultMaterial(d *sim.ShapeDesc) Material {
-	c := d.Color
-	if c == ([4]float32{}) {
-		c = [4]float32{0.6, 0.6, 0.6, 1}
-	}
-	if d.Kind == sim.Plane && c == ([4]float32{0.6, 0.6, 0.6, 1}) {
-		if containsFold(d.Name, "table") {
+// mjcfDefaultRGBA is MuJoCo's geom colour when the file gives none.
+var mjcfDefaultRGBA = [4]float32{0.5, 0.5, 0.5, 1}
+
+func defaultMaterial(g *mjcf.ArtGeom) Material {
+	c := g.RGBA
+	if g.Type == "plane" && c == mjcfDefaultRGBA {
+		if containsFold(g.Name, "table") {
 			return Wood()
 		}
 		return Checker([3]float32{0.6, 0.6, 0.6}, [3]float32{0.5, 0.5, 0.5}, 5)
 	}
 	mt := Solid(c[0], c[1], c[2])
-	if d.Kind == sim.Plane {
+	if g.Type == "plane" {
 		mt.Specular = 0.05
 	}
 	return mt
 }
 
-func guessRole(m *sim.Model, d *sim.ShapeDesc, st *Style) Role {
-	if r, ok := st.Roles[d.Name]; ok {
+// guessRole is geom i's role: st.Roles by geom name, then body name; else
+// goal or gripper by the names' words; a geom that collides with nothing
+// (contype and conaffinity 0) is a goal marker; the world's geoms, and
+// those of bodies welded to it (no joint and no mocap body on the way to
+// the world), are static; the rest are objects.
+func guessRole(a *mjcf.Articulated, i int, st *Style) Role {
+	g := &a.Geoms[i]
+	if r, ok := st.Roles[g.Name]; ok {
 		return r
 	}
-	var b *sim.BodyDesc
-	if int(d.Body) < len(m.Bodies) {
-		b = &m.Bodies[d.Body]
-		if r, ok := st.Roles[b.Name]; ok {
+	m := a.Model
+	bname := ""
+	if g.Body >= 0 && g.Body < len(m.Bodies) {
+		bname = m.Bodies[g.Body].Name
+		if r, ok := st.Roles[bname]; ok {
 			return r
 		}
 	}
-	bname := ""
-	if b != nil {
-		bname = b.Name
-	}
 	has := func(keys ...string) bool {
 		for _, k := range keys {
-			if containsFold(d.Name, k) || containsFold(bname, k) {
+			if containsFold(g.Name, k) || containsFold(bname, k) {
 				return true
 			}
 		}
@@ -141,28 +156,55 @@ func guessRole(m *sim.Model, d *sim.ShapeDesc, st *Style) Role {
 	if has("hand", "finger", "pad", "gripper", "palm", "claw") {
 		return RoleGripper
 	}
-	if d.NoCollide {
+	if len(m.Geoms) == len(a.Geoms) && m.Geoms[i].Contype == 0 && m.Geoms[i].Conaffinity == 0 {
 		return RoleGoal
 	}
-	if b == nil || d.Body == sim.World || (b.Mass == 0 && !b.Mocap) {
+	if !movable(m, g.Body) {
 		return RoleStatic
 	}
 	return RoleObject
 }
 
+// movable reports whether body b can move: it or a body between it and the
+// world has a joint or is a mocap body.
+func movable(m *articulated.Model, b int) bool {
+	for b > 0 && b < len(m.Bodies) {
+		if m.Bodies[b].Mocap {
+			return true
+		}
+		for j := range m.Joints {
+			if m.Joints[j].Body == b {
+				return true
+			}
+		}
+		b = m.Bodies[b].Parent
+	}
+	return false
+}
+
+// artBody returns the index of the body named name in a.
+func artBody(a *mjcf.Articulated, name string) (int, bool) {
+	for i := range a.Model.Bodies {
+		if a.Model.Bodies[i].Name == name {
+			return i, true
+		}
+	}
+	return -1, false
+}
+
 // ResolveCamera returns cam in world coordinates: a camera with Body set is
-// attached to that body's current pose. It reports false when the body does
-// not exist.
-func ResolveCamera(m *sim.Model, s *sim.State, cam Camera) (Camera, bool) {
+// attached to that body's current pose in d. It reports false when a has
+// no body of that name.
+func ResolveCamera(a *mjcf.Articulated, d *articulated.Data, cam Camera) (Camera, bool) {
 	if cam.Body == "" {
 		return cam, true
 	}
-	b, ok := m.Body(cam.Body)
-	if !ok || int(b) >= len(s.Bodies) {
+	b, ok := artBody(a, cam.Body)
+	if !ok || b >= len(d.Xpos) {
 		return cam, false
 	}
-	bs := s.Bodies[b]
-	return cam.Attach(vec(bs.Pos), quat(bs.Rot)), true
+	p, q := ArtBodyPose(d, b)
+	return cam.Attach(vec(p), quat(q)), true
 }
 
 // containsFold reports whether s contains the lower-case ASCII word k,

@@ -6,6 +6,8 @@ import (
 	"github.com/go-gl/mathgl/mgl64"
 
 	"github.com/vlmrb/vlmrb/sim"
+	"github.com/vlmrb/vlmrb/sim/articulated"
+	"github.com/vlmrb/vlmrb/sim/mjcf"
 )
 
 // WorkspaceCamera is a fixed camera that frames MetaWorld's hand workspace
@@ -47,12 +49,13 @@ type View struct {
 	FovY        float64
 }
 
-// Filmed is what a task camera films: an environment's model and live
-// state, its name (for messages), and its own scorer views (TaskCamera).
+// Filmed is what a task camera films: an environment's MJCF model and live
+// articulated data, its name (for messages), and its own scorer views
+// (TaskCamera).
 type Filmed struct {
 	Name  string
-	Model *sim.Model
-	State *sim.State
+	Model *mjcf.Articulated
+	Data  *articulated.Data
 	Views []View
 }
 
@@ -98,7 +101,7 @@ func OpenTaskCamera(backend, camera, theme string, w, h int, env Filmed, opts Ca
 			return nil, fmt.Errorf("%w (or %s, %s)", err, TaskCamera, WorkspaceCamera)
 		}
 		if cam.Body != "" {
-			if _, ok := env.Model.Body(cam.Body); !ok {
+			if _, ok := artBody(env.Model, cam.Body); !ok {
 				return nil, fmt.Errorf("camera %s follows body %q, which task %s does not have", camera, cam.Body, env.Name)
 			}
 		}
@@ -108,7 +111,7 @@ func OpenTaskCamera(backend, camera, theme string, w, h int, env Filmed, opts Ca
 	if err != nil {
 		return nil, &RendererError{Backend: backend, Err: err}
 	}
-	c, err := NewTiledSimCamera(r, env.Model, env.State, views, w, h, SimCameraOptions{Style: style, CloseRenderer: true})
+	c, err := NewTiledSimCamera(r, env.Model, env.Data, views, w, h, SimCameraOptions{Style: style, CloseRenderer: true})
 	if err != nil {
 		_ = r.Close()
 		return nil, err
@@ -128,16 +131,16 @@ func (e *RendererError) Error() string { return fmt.Sprintf("open renderer %q: %
 func (e *RendererError) Unwrap() error { return e.Err }
 
 // FilmedOf describes an environment for OpenTaskCamera from its name, model,
-// live state and scorer views of any type shaped like View (tasks.View):
+// live data and scorer views of any type shaped like View (tasks.View):
 //
-//	render.FilmedOf(env.Name(), env.Model(), env.State(), env.Meta().Views)
+//	render.FilmedOf(env.Name(), env.Model(), env.Data(), env.Meta().Views)
 func FilmedOf[V ~struct {
 	Eye, Target sim.Vec3
 	FovY        float64
-}](name string, m *sim.Model, s *sim.State, views []V) Filmed {
+}](name string, a *mjcf.Articulated, d *articulated.Data, views []V) Filmed {
 	out := make([]View, len(views))
 	for i, v := range views {
 		out[i] = View(v)
 	}
-	return Filmed{Name: name, Model: m, State: s, Views: out}
+	return Filmed{Name: name, Model: a, Data: d, Views: out}
 }

@@ -21,7 +21,7 @@ func TestOpenTaskCameraTilesTheTasksViews(t *testing.T) {
 		{Eye: sim.Vec3{X: -0.3, Y: 0.5, Z: 0.8}, Target: sim.Vec3{X: 0.1}, FovY: 55},
 	}
 	opts := CameraOptions{Scenery: false, Shadows: false, MSAA: 0}
-	got, err := OpenTaskCamera("soft", TaskCamera, "", 64, 32, Filmed{Name: "tiny", Model: m, State: s, Views: views}, opts)
+	got, err := OpenTaskCamera("soft", TaskCamera, "", 64, 32, Filmed{Name: "tiny", Model: m, Data: s, Views: views}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestOpenTaskCameraTilesTheTasksViews(t *testing.T) {
 
 func TestOpenTaskCameraErrorsSayWhatToPass(t *testing.T) {
 	m, s := tinySim(t)
-	env := Filmed{Name: "tiny", Model: m, State: s}
+	env := Filmed{Name: "tiny", Model: m, Data: s}
 	opts := DefaultCameraOptions()
 	for _, c := range []struct {
 		camera, theme string

@@ -34,8 +34,10 @@ type Config struct {
 	DemosPath     string `yaml:"demos_path"`      // LeRobot v3 dataset whose episodes take the place of the first episodes (demos.go)
 	BLAS          string `yaml:"blas"`            // BLAS backend: auto (OpenBLAS when built with cgo) | gonum | openblas
 	// Engine is the tabletop tasks' physics engine (tasks.Options.Engine):
-	// "" or sim (the default) | articulated (MuJoCo's equations on the
-	// tasks' MJCF scenes).
+	// articulated (MuJoCo's equations on the tasks' MJCF scenes), the only
+	// one; "" means it, and a new run records it. sim, the old engine, was
+	// removed: a run recorded with sim or "" on a tabletop task is the old
+	// engine's (OldEngine).
 	Engine string `yaml:"engine"`
 
 	Algo string           `yaml:"algo"` // learner: auto (dqn for discrete tasks, sac otherwise) | sac | dqn

@@ -56,6 +56,9 @@ type EvalRunResult struct {
 	Task       string
 	Seed       uint64   // the episodes' seed
 	Skipped    []string // newer checkpoints passed over, and why
+	// Transfer is TransferNote when a policy trained on the old engine sim
+	// was evaluated on the articulated engine (--engine articulated), else "".
+	Transfer string
 }
 
 // EvalSeed is the seed of a run's evaluation episodes: every evaluation
@@ -165,6 +168,12 @@ func EvalRun(ctx context.Context, path string, o EvalRunOptions) (*EvalRunResult
 	}
 	res := &EvalRunResult{RunDir: runDir, Checkpoint: ac.Dir, Step: ac.Manifest.Step, Task: cfg.Task,
 		Seed: EvalSeed(cfg), Skipped: ac.Skipped}
+	if OldEngine(&cfg) {
+		if o.Engine == "" {
+			return nil, OldEngineError(runDir, "evaluate")
+		}
+		res.Transfer = TransferNote
+	}
 	if o.Engine != "" {
 		cfg.Engine = o.Engine
 		if err := cfg.validate(); err != nil {

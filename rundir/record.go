@@ -21,7 +21,9 @@ import (
 type RecordOptions struct {
 	Task string // task name ("" takes the run's task with a RUN policy)
 	// Engine is a tabletop task's physics engine (tasks.Options.Engine;
-	// "" takes the run's with a RUN policy, else sim); CheckEngine's rule.
+	// "" takes the run's with a RUN policy, else articulated);
+	// CheckEngine's rule. A RUN policy trained on the old engine sim
+	// (OldEngine) needs Engine articulated, said as a transfer.
 	Engine string
 	// Arm is the imported arm of tasks arm-reach, panda-pick and
 	// panda-push (Model is required for them; a RUN policy of such a task
@@ -47,25 +49,31 @@ type RecordOptions struct {
 	Backend       string // renderer: auto | egl | soft
 	Codec         string // auto | av1 | h264
 	Progress      io.Writer
+
+	transfer bool // a policy of the old engine sim, recorded on articulated
 }
 
 // Fits says why demonstrations recorded as m cannot train the run cfg
 // (another task, reward or engine, with the record command that fixes it),
 // or nil when they can.
 func (m RecordMeta) Fits(cfg *Config) error {
-	engine := func(e string) string {
-		if e == "" {
-			return tasks.EngineSim
-		}
-		return e
+	// a tabletop dataset without an engine was recorded on the old engine
+	// sim; a run without one trains on articulated
+	tabletop := slices.Contains(tasks.Names(), tasks.Canonical(cfg.Task))
+	recorded, trains := m.Engine, cfg.Engine
+	if tabletop && recorded == "" {
+		recorded = tasks.EngineSim
+	}
+	if tabletop && trains == "" {
+		trains = tasks.EngineArticulated
 	}
 	switch {
 	case m.Task != cfg.Task:
 		return fmt.Errorf("recorded on task %s, the run trains %s; record demonstrations of %s (robot-train record --task %s)", m.Task, cfg.Task, cfg.Task, cfg.Task)
 	case m.Reward != cfg.EnvReward():
 		return fmt.Errorf("holds %s rewards, the run's env reward is %s; record with --reward %s", m.Reward, cfg.EnvReward(), cfg.EnvReward())
-	case engine(m.Engine) != engine(cfg.Engine):
-		return fmt.Errorf("recorded on the %s engine, the run trains on %s; record with --engine %s", engine(m.Engine), engine(cfg.Engine), engine(cfg.Engine))
+	case recorded != trains:
+		return fmt.Errorf("recorded on the %s engine, the run trains on %s; record the demonstrations again (robot-train record --task %s)", recorded, trains, cfg.Task)
 	}
 	return nil
 }
@@ -74,7 +82,7 @@ func (m RecordMeta) Fits(cfg *Config) error {
 // came from, so train --demos can check that they fit the run.
 type RecordMeta struct {
 	Task     string   `json:"task"`
-	Engine   string   `json:"engine,omitempty"` // the tabletop task's engine ("" is sim)
+	Engine   string   `json:"engine,omitempty"` // the tabletop task's engine: articulated ("" or sim: recorded on the old engine sim)
 	Reward   string   `json:"reward"`
 	Policy   string   `json:"policy"`
 	Seed     uint64   `json:"seed"`
@@ -91,6 +99,9 @@ type RecordResult struct {
 	Lengths   []int // frames of each episode, in order
 	Elapsed   time.Duration
 	FPS       float64 // frames recorded per second of wall time, encoding included
+	// Transfer is TransferNote when a RUN_DIR policy trained on the old
+	// engine sim was recorded on the articulated engine, else "".
+	Transfer string
 }
 
 // recordEnv is what Record drives: a tabletop task (*tasks.Env) or a task
@@ -169,12 +180,19 @@ func Record(ctx context.Context, dir string, o RecordOptions) (*RecordResult, er
 	}
 	defer w.Abort() // no-op after Close
 
-	meta := RecordMeta{Task: o.Task, Engine: o.Engine, Reward: o.Reward, Policy: o.Policy, Seed: o.Seed, NumEnvs: o.NumEnvs}
+	engine := o.Engine
+	if engine == "" && slices.Contains(tasks.Names(), tasks.Canonical(o.Task)) {
+		engine = tasks.EngineArticulated
+	}
+	meta := RecordMeta{Task: o.Task, Engine: engine, Reward: o.Reward, Policy: o.Policy, Seed: o.Seed, NumEnvs: o.NumEnvs}
 	if len(cams) > 0 {
 		meta.Renderer = cams[0].Describe()
 	}
 	sched := NewEpisodeSchedule(o.NumEnvs)
 	res := &RecordResult{}
+	if o.transfer {
+		res.Transfer = TransferNote
+	}
 	t0 := time.Now()
 	fr := lerobot.Frame{Images: imgs}
 	for ep := range o.Episodes {
@@ -289,6 +307,12 @@ func recordPolicy(o *RecordOptions) (pol func(env recordEnv, ep int) control.Pol
 	}
 	if o.MaxEpisodeLen == 0 && cfg.MaxEpisodeLen != 0 {
 		o.MaxEpisodeLen = cfg.MaxEpisodeLen
+	}
+	if OldEngine(&cfg) {
+		if o.Engine == "" {
+			return nil, false, closePol, OldEngineError(o.Policy, "record")
+		}
+		o.transfer = true
 	}
 	if o.Engine == "" {
 		o.Engine = cfg.Engine // the run's engine; --engine records it on another

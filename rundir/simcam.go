@@ -16,7 +16,7 @@ func NewSimCamera(backend, camera, theme string, w, h int, env *tasks.Env) (*ren
 
 // NewSimCameraWith is NewSimCamera with explicit drawing options.
 func NewSimCameraWith(backend, camera, theme string, w, h int, env *tasks.Env, opts render.CameraOptions) (*render.SimCamera, error) {
-	c, err := render.OpenTaskCamera(backend, camera, theme, w, h, render.FilmedOf(env.Name(), env.Model(), env.State(), env.Meta().Views), opts)
+	c, err := render.OpenTaskCamera(backend, camera, theme, w, h, render.FilmedOf(env.Name(), env.Model(), env.Data(), env.Meta().Views), opts)
 	var rerr *render.RendererError
 	if err != nil && !errors.As(err, &rerr) {
 		return nil, asConfigError(err)

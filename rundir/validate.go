@@ -283,16 +283,42 @@ func (c *Config) validateBaselines(add func(error)) {
 }
 
 // CheckEngine refuses an engine (tasks.Options.Engine) that is not one of
-// tasks.Engines, and any engine but sim on a task other than the tabletop
-// tasks (the grid tasks and the tasks over an imported arm have their own
-// engine). "" is the default and always passes. The run config's engine
-// key and every front end's --engine and engine= say the same through it.
+// tasks.Engines — engine sim, the tabletop's old engine, with the words of
+// its removal (tasks.ErrEngineRemoved) — and any engine on a task other
+// than the tabletop tasks (the grid tasks and the tasks over an imported
+// arm have their own engine). "" is the default and always passes. The run
+// config's engine key and every front end's --engine and engine= say the
+// same through it.
 func CheckEngine(task, engine string) error {
 	switch {
+	case engine == tasks.EngineSim:
+		return ConfigErrorf("%v", tasks.ErrEngineRemoved)
 	case engine != "" && !slices.Contains(tasks.Engines(), engine):
 		return ConfigErrorf("engine %q is not one of %s", engine, strings.Join(tasks.Engines(), ", "))
-	case engine != "" && engine != tasks.EngineSim && !slices.Contains(tasks.Names(), task):
+	case engine != "" && !slices.Contains(tasks.Names(), task):
 		return ConfigErrorf("engine %s applies to the tabletop tasks (%s); task %s has its own engine, leave engine unset", engine, strings.Join(tasks.Names(), ", "), task)
 	}
 	return nil
 }
+
+// OldEngine reports whether run config c was recorded on the tabletop's
+// old engine sim: a tabletop task whose engine key says sim or is empty
+// (runs since the old engine's removal record engine articulated; runs
+// before it recorded "" or sim, or had no engine key). Its policy and
+// buffer come from other physics: it cannot be resumed, and eval, record
+// and render run it on the articulated engine only when asked to, as a
+// transfer (OldEngineError).
+func OldEngine(c *Config) bool {
+	return (c.Engine == "" || c.Engine == tasks.EngineSim) && slices.Contains(tasks.Names(), tasks.Canonical(c.Task))
+}
+
+// OldEngineError is the refusal of a run OldEngine reports; what is the
+// front end's verb (evaluate, record, render).
+func OldEngineError(runDir, what string) error {
+	return ConfigErrorf("run %s was trained on the tabletop's old engine sim, which was removed; "+
+		"%s it on the articulated engine with --engine articulated (a transfer: other physics than it trained on)", runDir, what)
+}
+
+// TransferNote is what a front end prints when it runs a policy that
+// OldEngine reports on the articulated engine.
+const TransferNote = "transfer: the policy was trained on the old engine sim and runs on the articulated engine"

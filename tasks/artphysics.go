@@ -12,8 +12,8 @@ import (
 	"github.com/vlmrb/vlmrb/sim/mjcf"
 )
 
-// The tabletop scenes in MJCF for EngineArticulated, one file per scene
-// (reach-center uses reach's).
+// The tabletop scenes in MJCF, one file per scene (reach-center uses
+// reach's).
 //
 //go:embed scenes/*.xml
 var sceneFS embed.FS
@@ -27,33 +27,29 @@ func sceneOf(task string) string {
 	return task
 }
 
-func compileScene(task string) (*articulated.Model, error) {
+func compileScene(task string) (*mjcf.Articulated, error) {
 	name := sceneOf(task)
 	path := "scenes/" + name + ".xml"
 	data, err := sceneFS.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("tasks: %s has no MJCF scene (tasks/%s) for engine %s yet; use engine %s", task, path, EngineArticulated, EngineSim)
+		return nil, fmt.Errorf("tasks: %s has no MJCF scene (tasks/%s)", task, path)
 	}
-	var m *articulated.Model
+	var a *mjcf.Articulated
 	if err == nil {
-		var a *mjcf.Articulated
-		if a, err = mjcf.ParseArticulated(data, "", mjcf.Options{}); err == nil {
-			m = a.Model
-			if len(a.Warnings) > 0 {
-				err = fmt.Errorf("%v", a.Warnings)
-			}
+		if a, err = mjcf.ParseArticulated(data, "", mjcf.Options{}); err == nil && len(a.Warnings) > 0 {
+			err = fmt.Errorf("%v", a.Warnings)
 		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("tasks: scene tasks/%s: %w", path, err)
 	}
-	return m, nil
+	return a, nil
 }
 
-// artPhysics is the articulated engine on a task's MJCF scene. view poses
-// the Go scene's sim model (vm, vs) from the engine's bodies, matched by
-// name, so renderers draw both engines the same way.
+// artPhysics is the articulated engine on a task's MJCF scene; a is the
+// compiled scene, which renderers draw (render.ArtScene) at d's poses.
 type artPhysics struct {
+	a     *mjcf.Articulated
 	m     *articulated.Model
 	d     *articulated.Data
 	stale bool // Xpos and Xquat lag qpos or the mocap frames
@@ -61,18 +57,15 @@ type artPhysics struct {
 	bodies, geoms, joints map[string]int
 	bodyMocap             []int // mocap index per body, −1 for others
 	bodyFree              []int // the body's free joint, −1 for none
-
-	vm     *sim.Model
-	vs     *sim.State
-	mirror []int // per sim body: the engine's body of that name, −1 none
 }
 
-func newArtPhysics(task string, vm *sim.Model) (*artPhysics, error) {
-	m, err := compileScene(task)
+func newArtPhysics(task string) (*artPhysics, error) {
+	a, err := compileScene(task)
 	if err != nil {
 		return nil, err
 	}
-	p := &artPhysics{m: m, d: articulated.NewData(m), vm: vm, vs: vm.NewState(),
+	m := a.Model
+	p := &artPhysics{a: a, m: m, d: articulated.NewData(m),
 		bodies: map[string]int{}, geoms: map[string]int{}, joints: map[string]int{}}
 	p.bodyMocap, p.bodyFree = make([]int, len(m.Bodies)), make([]int, len(m.Bodies))
 	for i, b := range m.Bodies {
@@ -90,14 +83,6 @@ func newArtPhysics(task string, vm *sim.Model) (*artPhysics, error) {
 	}
 	for g, gm := range m.Geoms {
 		p.geoms[gm.Name] = g
-	}
-	p.mirror = make([]int, len(vm.Bodies))
-	for i := range vm.Bodies {
-		b, ok := p.bodies[vm.Bodies[i].Name]
-		if !ok {
-			b = -1
-		}
-		p.mirror[i] = b
 	}
 	p.reset()
 	return p, nil
@@ -201,12 +186,12 @@ func (p *artPhysics) sharedContact(a, b int) bool {
 func (p *artPhysics) reset() {
 	articulated.Reset(p.m, p.d)
 	p.stale = true
-	p.sync()
+	p.fresh()
 }
 
 func (p *artPhysics) control(c *control.EEDelta, a []float64) {
 	target := c.Next(a, p.m.Opt.Timestep)
-	k := p.bodyMocap[int(c.Mocap)]
+	k := p.bodyMocap[c.Mocap]
 	p.d.MocapPos[k] = [3]float64{target.X, target.Y, target.Z}
 	p.d.MocapQuat[k] = [4]float64{c.Rot.W, c.Rot.X, c.Rot.Y, c.Rot.Z}
 	for i, u := range c.Fingers {
@@ -216,10 +201,10 @@ func (p *artPhysics) control(c *control.EEDelta, a []float64) {
 		articulated.Step(p.m, p.d)
 	}
 	p.stale = true
-	p.sync()
+	p.fresh()
 }
 
-func (p *artPhysics) resetControl(c *control.EEDelta) { c.SetTarget(p.mocapPos(int(c.Mocap))) }
+func (p *artPhysics) resetControl(c *control.EEDelta) { c.SetTarget(p.mocapPos(c.Mocap)) }
 
 func (p *artPhysics) timestep() float64 { return p.m.Opt.Timestep }
 
@@ -227,19 +212,3 @@ func (p *artPhysics) warnings() (int, int) {
 	w := p.d.Warnings
 	return w.Total(), w.BadQpos + w.BadQvel + w.BadQacc
 }
-
-// sync poses the view's bodies as the engine's.
-func (p *artPhysics) sync() {
-	p.fresh()
-	for i, b := range p.mirror {
-		if b < 0 {
-			continue
-		}
-		x, q := p.d.Xpos[b], p.d.Xquat[b]
-		p.vs.Bodies[i].Pos = sim.V3(x[0], x[1], x[2])
-		p.vs.Bodies[i].Rot = sim.Quat{W: q[0], X: q[1], Y: q[2], Z: q[3]}
-	}
-	p.vs.Time = p.d.Time
-}
-
-func (p *artPhysics) view() (*sim.Model, *sim.State) { return p.vm, p.vs }

@@ -52,23 +52,6 @@ func (t *buttonPressTopdown) meta() Meta {
 	}
 }
 
-func (t *buttonPressTopdown) build(sc *scene) {
-	b := sc.b
-	p0 := sim.V3(0, 0.85, 0)
-	box := b.AddBody(sim.BodyDesc{Name: "button box", Mocap: true, Pos: p0})
-	b.AddShape(box, sim.ShapeDesc{Name: "button box", Kind: sim.Box, Size: sim.V3(buttonBoxHalf, buttonBoxHalf, buttonBoxHeight/2),
-		Pos: sim.V3(0, 0, buttonBoxHeight/2), Color: rgba(rgbWhite)})
-	btn := b.AddBody(sim.BodyDesc{Name: "red button", Mass: 0.05, Pos: p0.Add(buttonOffset), GravityOff: true})
-	b.AddShape(btn, sim.ShapeDesc{Name: "red button", Kind: sim.Cylinder, Size: sim.V3(buttonRadius, buttonHalfHeight, 0), Color: rgba(rgbRed)})
-	b.AddJoint(sim.JointDesc{Name: "button slide", Kind: sim.Prismatic, Parent: box, Child: btn, Anchor: p0.Add(buttonOffset),
-		Axis: sim.V3(0, 0, -1), Limited: true, Lower: 0, Upper: buttonTravel, Damping: 1, Stiffness: 20})
-	// a visual-only cap 3 mm proud of the button, so a fully pressed button
-	// (its top flush with the box top) still shows red instead of
-	// z-fighting with the box
-	b.AddShape(btn, sim.ShapeDesc{Name: "red button cap", Kind: sim.Cylinder, Size: sim.V3(buttonRadius-0.002, 0.0015, 0),
-		Pos: sim.V3(0, 0, buttonHalfHeight+0.0015), NoCollide: true, Color: rgba(rgbRed)})
-}
-
 func (t *buttonPressTopdown) bind(b *binder) {
 	t.box, t.button = b.mocap("button box"), b.body("red button")
 	t.slide, t.buttonShape = b.joint("button slide"), b.geom("red button")

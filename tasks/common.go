@@ -6,33 +6,9 @@ import (
 	"github.com/vlmrb/vlmrb/sim"
 )
 
-// MetaWorld's puck: a cylinder of radius 2 cm and half-height 2 cm.
-const (
-	puckRadius, puckHalfHeight = 0.02, 0.02
-	puckMass                   = 0.75 // kg, as MetaWorld
-	puckFriction               = 1.0
-	goalMarkerRadius           = 0.02
-)
-
-// addPuck adds a free puck body named name with the given colour.
-func addPuck(sc *scene, name string, color [3]uint8, pos sim.Vec3) sim.BodyID {
-	b := sc.b.AddBody(sim.BodyDesc{Name: name, Mass: puckMass, Pos: pos})
-	sc.b.AddShape(b, sim.ShapeDesc{
-		Name: name, Kind: sim.Cylinder, Size: sim.V3(puckRadius, puckHalfHeight, 0),
-		Friction: puckFriction, TorsionalFriction: 0.005, Color: rgba(color),
-	})
-	return b
-}
-
-// addGoalMarker adds a visual-only sphere on its own mocap body, moved to
-// the goal at every reset.
-func addGoalMarker(sc *scene, name string, color [3]uint8, radius float64) sim.BodyID {
-	b := sc.b.AddBody(sim.BodyDesc{Name: name, Mocap: true, Pos: sim.V3(0, 0.85, 0.1)})
-	sc.b.AddShape(b, sim.ShapeDesc{
-		Name: name, Kind: sim.Sphere, Size: sim.V3(radius, 0, 0), NoCollide: true, Color: rgba(color),
-	})
-	return b
-}
+// MetaWorld's puck: a cylinder of radius 2 cm and half-height 2 cm
+// (0.75 kg, as MetaWorld's, in the scene files).
+const puckRadius, puckHalfHeight = 0.02, 0.02
 
 // place puts a free body at pos, upright and at rest.
 func (e *Env) place(b int, pos sim.Vec3) {

@@ -1,5 +1,6 @@
 // Package tasks provides MetaWorld-style tabletop manipulation tasks on the
-// pure-Go simulator (package sim) behind control.Env, each with a dense and
+// pure-Go articulated engine (package sim/articulated, MuJoCo's equations)
+// behind control.Env, each with a dense and
 // a sparse reward, a success test, a text description and colours for VLM
 // prompts and the pixel scorer, privileged progress with named stages for
 // the oracle scorer, and a scripted expert policy.
@@ -48,16 +49,20 @@
 // steps), so the training default of 200 steps, which eval and render
 // share, does not cut off what the task needs.
 //
-// Two engines (Options.Engine): sim, the default, on the scenes built in Go
-// (scenes.go and each task's build), and articulated (sim/articulated,
-// MuJoCo's equations) on the same scenes written in MJCF (scenes/*.xml,
-// embedded; same body, geom and joint names). The Env, the tasks and the
-// experts reach either through one small interface (physics.go); on the
-// articulated engine Model() and State() are the Go scene posed from the
-// engine, so renderers draw both alike.
+// One engine: every task runs on sim/articulated on its scene written in
+// MJCF (scenes/*.xml, embedded; scenes/README.md names the parts). The
+// Env, the tasks and the experts reach it through one small interface
+// (physics.go); Model() is the compiled scene (geoms, names, colours) and
+// Data() the engine's state, which renderers draw (render.FromArt). Until
+// issue 47's one-engine change the tasks also ran, by default, on the old
+// maximal-coordinate engine sim on scenes built in Go; Options.Engine
+// "sim" is now refused (ErrEngineRemoved), and results recorded before
+// that change (studies, runs, RESULTS tables not marked articulated) came
+// from the old engine. The sparse-reward calibration above is such a
+// result.
 //
-// An Env is used by one goroutine at a time; Model() may be shared, State()
-// changes on every Step. Make builds a fresh Model per Env, so environments
+// An Env is used by one goroutine at a time; Model() may be shared, Data()
+// changes on every Step. Make compiles a fresh Model per Env, so environments
 // in a control.VecEnv share nothing. Check is an env checker in the spirit
 // of Stable-Baselines3's check_env.
 package tasks

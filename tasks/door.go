@@ -58,25 +58,6 @@ func (t *doorOpen) meta() Meta {
 	}
 }
 
-func (t *doorOpen) build(sc *scene) {
-	b := sc.b
-	p0 := sim.V3(0.05, 0.9, 0)
-	safe := b.AddBody(sim.BodyDesc{Name: "safe", Mocap: true, Pos: p0})
-	b.AddShape(safe, sim.ShapeDesc{Name: "safe box", Kind: sim.Box, Size: sim.V3(0.12, 0.1, (doorCenterZ+doorHalfZ)/2),
-		Pos: sim.V3(-0.05, 0.11, (doorCenterZ+doorHalfZ)/2), Color: rgba(rgbBrown)})
-	door := b.AddBody(sim.BodyDesc{Name: "safe door", Mass: 0.5, Pos: p0.Add(doorBodyOffset), GravityOff: true})
-	b.AddShape(door, sim.ShapeDesc{Name: "safe door", Kind: sim.Box, Size: sim.V3(doorHalfX, 0.01, doorHalfZ), Color: rgba(rgbWhite)})
-	hb := doorHandleRel.Add(doorHingeOffset).Sub(doorBodyOffset) // handle in the door body frame
-	b.AddShape(door, sim.ShapeDesc{Name: "door handle", Kind: sim.Box, Size: sim.V3(0.04, 0.01, 0.01), Pos: hb, Friction: 1, Color: rgba(rgbYellow)})
-	for i, dx := range []float64{-0.035, 0.035} {
-		b.AddShape(door, sim.ShapeDesc{Name: []string{"door handle post left", "door handle post right"}[i], Kind: sim.Box,
-			Size: sim.V3(0.004, (doorStandoff-0.02)/2, 0.004), Pos: sim.V3(hb.X+dx, -(doorStandoff)/2, hb.Z), Color: rgba(rgbYellow)})
-	}
-	b.AddJoint(sim.JointDesc{Name: "door hinge", Kind: sim.Revolute, Parent: safe, Child: door, Anchor: p0.Add(doorHingeOffset),
-		Axis: sim.V3(0, 0, -1), Limited: true, Lower: 0, Upper: 2, Damping: 0.2})
-	addGoalMarker(sc, "green goal", rgbGreen, 0.01)
-}
-
 func (t *doorOpen) bind(b *binder) {
 	t.safe, t.door, t.goalBody = b.mocap("safe"), b.body("safe door"), b.mocap("green goal")
 	t.hinge, t.handleShape = b.joint("door hinge"), b.geom("door handle")

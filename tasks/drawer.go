@@ -63,35 +63,6 @@ func (t *drawerOpen) meta() Meta {
 	}
 }
 
-func (t *drawerOpen) build(sc *scene) {
-	b := sc.b
-	p0 := sim.V3(0, 0.9, 0)
-	cab := b.AddBody(sim.BodyDesc{Name: "cabinet", Mocap: true, Pos: p0})
-	// housing: top, bottom, two sides and back, leaving the front open
-	wall := func(name string, half, pos sim.Vec3) {
-		b.AddShape(cab, sim.ShapeDesc{Name: name, Kind: sim.Box, Size: half, Pos: pos, Color: rgba(rgbBrown)})
-	}
-	const w = 0.01
-	wall("cabinet top", sim.V3(cabinetHalfX, cabinetHalfY, w), sim.V3(0, 0, 2*cabinetHalfZ-w))
-	wall("cabinet left side", sim.V3(w, cabinetHalfY, cabinetHalfZ), sim.V3(-cabinetHalfX+w, 0, cabinetHalfZ))
-	wall("cabinet right side", sim.V3(w, cabinetHalfY, cabinetHalfZ), sim.V3(cabinetHalfX-w, 0, cabinetHalfZ))
-	wall("cabinet back", sim.V3(cabinetHalfX, w, cabinetHalfZ), sim.V3(0, cabinetHalfY-w, cabinetHalfZ))
-	// the drawer: a box tray whose front panel faces the robot
-	dr := b.AddBody(sim.BodyDesc{Name: "drawer", Mass: 0.5, Pos: p0.Add(drawerBodyOffset), GravityOff: true})
-	b.AddShape(dr, sim.ShapeDesc{Name: "drawer box", Kind: sim.Box, Size: sim.V3(cabinetHalfX-2*w-0.002, cabinetHalfY-w, drawerHalfZ), Color: rgba(rgbWhite)})
-	hy := drawerHandleOffset.Y - drawerBodyOffset.Y
-	b.AddShape(dr, sim.ShapeDesc{Name: "drawer handle", Kind: sim.Box, Size: sim.V3(handleHalfX, handleHalfThick, handleHalfThick),
-		Pos: sim.V3(0, hy, 0), Friction: 1, Color: rgba(rgbYellow)})
-	for i, x := range []float64{-handleHalfX + 0.005, handleHalfX - 0.005} {
-		front := -(cabinetHalfY - w)
-		b.AddShape(dr, sim.ShapeDesc{Name: []string{"drawer handle post left", "drawer handle post right"}[i], Kind: sim.Box, Size: sim.V3(0.005, (front-hy)/2, 0.005),
-			Pos: sim.V3(x, (front+hy)/2, 0), Color: rgba(rgbYellow)})
-	}
-	b.AddJoint(sim.JointDesc{Name: "drawer slide", Kind: sim.Prismatic, Parent: cab, Child: dr, Anchor: p0.Add(drawerBodyOffset),
-		Axis: sim.V3(0, -1, 0), Limited: true, Lower: 0, Upper: drawerTravel, Damping: 2})
-	addGoalMarker(sc, "green goal", rgbGreen, 0.01)
-}
-
 func (t *drawerOpen) bind(b *binder) {
 	t.cabinet, t.drawer, t.goalBody = b.mocap("cabinet"), b.body("drawer"), b.mocap("green goal")
 	t.slide, t.handleShape = b.joint("drawer slide"), b.geom("drawer handle")

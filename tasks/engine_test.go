@@ -1,11 +1,11 @@
 package tasks
 
 import (
+	"errors"
+	"math"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/vlmrb/vlmrb/sim"
 )
 
 // articulatedTasks are the tasks whose MJCF scene exists (tasks/scenes).
@@ -25,41 +25,35 @@ func articulatedTasks(t testing.TB) []string {
 // The experts keep their success on the articulated engine: each task's
 // scripted expert, through tasks.Env (observation, reward, success), on
 // the same seeds as TestExpertSucceeds, succeeds in ≥ 90% of episodes
-// (VLMRB_SWEEP=50 for the RESULTS table); the old engine's rate on the same
-// seeds is logged beside it.
+// (VLMRB_SWEEP=50 for the RESULTS table).
 func TestArticulatedExpertSucceeds(t *testing.T) {
 	t.Parallel()
 	n := sweepSeeds(t)
 	for _, name := range articulatedTasks(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			rate, last, first := map[string]float64{}, map[string]int{}, map[string]int{}
-			var failed []int
-			for _, engine := range Engines() {
-				e, err := Make(name, Options{Engine: engine})
-				if err != nil {
-					t.Fatal(err)
-				}
-				ok, steps := 0, 0
-				for seed := range n {
-					s, flags, _ := runEpisode(t, e, e.Expert(), uint64(1000+seed))
-					if s {
-						ok++
-						steps += slices.Index(flags, true) + 1
-					} else if engine == EngineArticulated {
-						failed = append(failed, 1000+seed)
-					}
-					if flags[len(flags)-1] {
-						last[engine]++
-					}
-				}
-				first[engine] = steps / max(ok, 1)
-				rate[engine] = float64(ok) / float64(n)
+			e, err := Make(name, Options{})
+			if err != nil {
+				t.Fatal(err)
 			}
-			t.Logf("%s: expert success over %d seeds: articulated %.2f, sim %.2f; still successful at the last step %d / %d; mean steps to the first success %d / %d",
-				name, n, rate[EngineArticulated], rate[EngineSim], last[EngineArticulated], last[EngineSim], first[EngineArticulated], first[EngineSim])
-			if rate[EngineArticulated] < 0.9 {
-				t.Errorf("%s: expert success %.2f < 0.9 on the articulated engine; failed seeds %v", name, rate[EngineArticulated], failed)
+			ok, steps, last := 0, 0, 0
+			var failed []int
+			for seed := range n {
+				s, flags, _ := runEpisode(t, e, e.Expert(), uint64(1000+seed))
+				if s {
+					ok++
+					steps += slices.Index(flags, true) + 1
+				} else {
+					failed = append(failed, 1000+seed)
+				}
+				if flags[len(flags)-1] {
+					last++
+				}
+			}
+			rate := float64(ok) / float64(n)
+			t.Logf("%s: %d seeds: success %.2f (final step %d/%d, mean first success at step %d)", name, n, rate, last, n, steps/max(ok, 1))
+			if rate < 0.9 {
+				t.Errorf("%s: expert success %.2f < 0.9; failed seeds %v", name, rate, failed)
 			}
 		})
 	}
@@ -73,11 +67,11 @@ func TestEngineRefusals(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "articulated") {
 		t.Errorf("engine mujoco: error %v, want one listing the engines", err)
 	}
-	vm, err := newScene(sim.V3(0, 0.6, 0.2), false).b.Build()
-	if err != nil {
-		t.Fatal(err)
+	_, err = Make("push", Options{Engine: EngineSim})
+	if !errors.Is(err, ErrEngineRemoved) || !strings.Contains(err.Error(), "removed") || !strings.Contains(err.Error(), `"articulated"`) {
+		t.Errorf("engine sim: error %v, want ErrEngineRemoved saying what to set", err)
 	}
-	ph, err := newArtPhysics("pick-place", vm)
+	ph, err := newArtPhysics("pick-place")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,9 +87,10 @@ func TestEngineRefusals(t *testing.T) {
 	}
 }
 
-// The articulated Env's view (Model, State: what renderers draw) poses
-// every body of the Go scene as the engine has it, and the observation
-// reads the same poses.
+// What renderers draw (Model, Data) is the engine's own state, current
+// after every step: the hand body's frame in Data is the observed hand
+// position, and Data's clock has advanced 5 physics steps per control
+// step (plus the reset's settling steps).
 func TestArticulatedViewFollowsEngine(t *testing.T) {
 	t.Parallel()
 	for _, name := range articulatedTasks(t) {
@@ -104,36 +99,33 @@ func TestArticulatedViewFollowsEngine(t *testing.T) {
 }
 
 func testViewFollowsEngine(t *testing.T, name string) {
-	e, err := Make(name, Options{Engine: EngineArticulated})
+	e, err := Make(name, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	obs, _ := e.Reset(3)
 	pol := e.Expert()
 	a := make([]float64, ActDim)
-	for range 60 {
+	const steps = 60
+	for range steps {
 		pol.Act(obs, a)
 		if obs, _, _, _, _, err = e.Step(a); err != nil {
 			t.Fatal(err)
 		}
 	}
-	ph := e.ph.(*artPhysics)
-	for i, b := range e.Model().Bodies {
-		j, ok := ph.bodyID(b.Name)
-		if !ok {
-			t.Errorf("body %q of the Go scene is not in the MJCF scene", b.Name)
-			continue
-		}
-		if got, want := e.State().Bodies[i].Pos, sim.V3(ph.d.Xpos[j][0], ph.d.Xpos[j][1], ph.d.Xpos[j][2]); got != want {
-			t.Errorf("body %q drawn at %v, engine has %v", b.Name, got, want)
-		}
+	hand, ok := e.art.bodyID("hand")
+	if !ok {
+		t.Fatal("no hand body")
 	}
-	hand, _ := e.Model().Body("hand")
-	if p := e.State().Bodies[hand].Pos; p != sim.V3(obs[0], obs[1], obs[2]) {
-		t.Errorf("hand drawn at %v, observed at %v", p, obs[0:3])
+	if x := e.Data().Xpos[hand]; x != [3]float64{obs[0], obs[1], obs[2]} {
+		t.Errorf("hand drawn at %v, observed at %v", x, obs[0:3])
 	}
-	if e.Engine() != EngineArticulated || e.State().Time <= 0 {
-		t.Errorf("engine %q, view time %g", e.Engine(), e.State().Time)
+	dt := e.Model().Model.Opt.Timestep
+	if got, want := e.Data().Time, float64((steps+settleSteps)*FrameSkip)*dt; math.Abs(got-want) > 1e-9 {
+		t.Errorf("data time %g s after %d control steps, want %g", got, steps, want)
+	}
+	if e.Engine() != EngineArticulated {
+		t.Errorf("engine %q", e.Engine())
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 
 	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/sim"
+	"github.com/vlmrb/vlmrb/sim/articulated"
+	"github.com/vlmrb/vlmrb/sim/mjcf"
 )
 
 // Observation layout (39 values, MetaWorld v2/v3):
@@ -20,7 +22,7 @@ const (
 	ObsDim   = 39
 	ActDim   = 4
 	frameDim = 18
-	// FrameSkip simulator steps of sim.DefaultOptions().Timestep (2.5 ms)
+	// FrameSkip physics steps of the scenes' timestep (2.5 ms)
 	// make one 80 Hz control step, as in MetaWorld.
 	FrameSkip = 5
 	// ActionScale is the mocap displacement per unit action (m).
@@ -36,16 +38,12 @@ type Env struct {
 	opts Options
 	task task
 
-	// ph is the engine; m and s are what renderers draw (physics.view):
-	// sim's own model and state, or the Go scene posed from the
-	// articulated engine's state.
-	ph     physics
-	engine string
-	m      *sim.Model
-	s      *sim.State
-	hp     handParts
-	ctrl   control.EEDelta
-	spec   control.Spec
+	// ph is the engine (art behind the physics interface).
+	ph   physics
+	art  *artPhysics
+	hp   handParts
+	ctrl control.EEDelta
+	spec control.Spec
 
 	rng      *rand.Rand
 	pcg      *rand.PCG
@@ -76,39 +74,25 @@ func Make(name string, opts Options) (*Env, error) {
 	if opts.Reward != Dense && opts.Reward != Sparse {
 		return nil, fmt.Errorf("tasks: unknown reward mode %d", opts.Reward)
 	}
-	engine := opts.Engine
-	if engine == "" {
-		engine = EngineSim
-	}
-	if engine != EngineSim && engine != EngineArticulated {
-		return nil, &unknownError{what: "engine", name: opts.Engine, known: Engines()}
+	if err := CheckEngine(opts.Engine); err != nil {
+		return nil, err
 	}
 	t := f()
 	meta := withScorerParts(t.meta())
-	_, hole := t.(interface{ tableHole() })
-	sc := newScene(meta.HandInit, hole)
-	t.build(sc)
-	m, err := sc.b.Build()
+	ph, err := newArtPhysics(name)
 	if err != nil {
-		return nil, fmt.Errorf("tasks: building %s: %w", name, err)
-	}
-	var ph physics
-	if engine == EngineSim {
-		ph = &simPhysics{m: m, s: m.NewState()}
-	} else if ph, err = newArtPhysics(name, m); err != nil {
 		return nil, err
 	}
 	bd := &binder{ph: ph}
 	hp := bindHand(bd)
 	t.bind(bd)
-	if err := bd.err(engine, name); err != nil {
+	if err := bd.err(EngineArticulated, name); err != nil {
 		return nil, err
 	}
-	e := &Env{meta: meta, opts: opts, task: t, ph: ph, engine: engine, hp: hp, pcg: rand.NewPCG(0, 0)}
-	e.m, e.s = ph.view()
+	e := &Env{meta: meta, opts: opts, task: t, ph: ph, art: ph, hp: hp, pcg: rand.NewPCG(0, 0)}
 	e.rng = rand.New(e.pcg)
 	e.ctrl = control.EEDelta{
-		Mocap: sim.BodyID(hp.mocap), Rot: mocapRot, Scale: ActionScale,
+		Mocap: hp.mocap, Rot: mocapRot, Scale: ActionScale,
 		Low: sim.V3(handLowX, handLowY, handLowZ), High: sim.V3(handHighX, handHighY, handHighZ),
 		Fingers:      []int{hp.ctrlR, hp.ctrlL},
 		FingerOpen:   []float64{fingerOpenTarget, fingerOpenTarget},
@@ -150,22 +134,31 @@ func (e *Env) Colors() Colors { return e.meta.Colors }
 // Stages returns the names of the progress stages in order.
 func (e *Env) Stages() []string { return e.meta.Stages }
 
-// Engine returns the physics engine the Env runs on (EngineSim or
-// EngineArticulated).
-func (e *Env) Engine() string { return e.engine }
+// Engine returns the physics engine the Env runs on (EngineArticulated).
+func (e *Env) Engine() string { return EngineArticulated }
 
-// Model returns the scene as the renderer draws it (static; safe to read
-// from other goroutines): shape names and colours of the Go scene. On
-// EngineSim it is the engine's own model.
-func (e *Env) Model() *sim.Model { return e.m }
+// Model returns the task's scene, compiled from its MJCF file
+// (tasks/scenes/*.xml): the engine's model and the geoms, names and
+// colours renderers draw (render.ArtScene). It is static; safe to read
+// from other goroutines.
+func (e *Env) Model() *mjcf.Articulated { return e.art.a }
 
-// State returns the live state as the renderer draws it. It changes on
-// every Step and Reset; render it between calls, from the goroutine that
-// steps the Env. On EngineSim it is the engine's own state; on
-// EngineArticulated it is the Go scene with every body posed as the
-// engine has it after the step (positions, orientations, time and
-// controls; velocities and contacts are not mirrored).
-func (e *Env) State() *sim.State { return e.s }
+// Data returns the engine's live state, with its bodies' frames current
+// after every Reset and Step. It changes on every Step and Reset; render
+// it between calls, from the goroutine that steps the Env.
+func (e *Env) Data() *articulated.Data { return e.art.d }
+
+// CheckEngine returns nil for "" and EngineArticulated, ErrEngineRemoved
+// for EngineSim and an error listing the engines for anything else.
+func CheckEngine(engine string) error {
+	switch engine {
+	case "", EngineArticulated:
+		return nil
+	case EngineSim:
+		return ErrEngineRemoved
+	}
+	return &unknownError{what: "engine", name: engine, known: Engines()}
+}
 
 // Goal returns the episode's goal position (m).
 func (e *Env) Goal() sim.Vec3 { return e.goal }

@@ -141,8 +141,8 @@ func MakeEnv(name, reward string, maxSteps int) (*Env, error) {
 	return MakeEnvOn(name, reward, maxSteps, "")
 }
 
-// MakeEnvOn is MakeEnv on the named physics engine (Options.Engine; ""
-// is EngineSim).
+// MakeEnvOn is MakeEnv on the named physics engine (Options.Engine: ""
+// or EngineArticulated; EngineSim is refused with ErrEngineRemoved).
 func MakeEnvOn(name, reward string, maxSteps int, engine string) (*Env, error) {
 	if _, err := Describe(name); err != nil {
 		return nil, err

@@ -38,8 +38,8 @@ func handLag(tb testing.TB, task, engine string, a float64) (mean, lo, hi, rest 
 	return mean / float64(n), lo, hi, rest
 }
 
-// The hand trails its mocap target by what each engine's weld makes of a
-// moving target. On the articulated engine the weld is MuJoCo's soft
+// The hand trails its mocap target by what the engine's weld makes of a
+// moving target. The weld is MuJoCo's soft
 // equality (solref 0.02 1, solimp's dmax 0.95): its reference
 // acceleration −b·v − k·r vanishes when the hand moves at the target's
 // speed v (the mocap body has no degrees of freedom, so the constraint
@@ -49,33 +49,26 @@ func handLag(tb testing.TB, task, engine string, a float64) (mean, lo, hi, rest 
 // control step, where we sample, so the sampled lag is
 // v·(2·timeconst − ControlDt/2), 2.7 cm at the experts' 0.8 m/s. The
 // test holds the articulated engine to that within 5% (the hand's
-// gravity compensation and semi-implicit stepping account for the rest)
-// and logs the old engine's lag beside it (`go test -run TestHandLag -v
-// ./tasks/` prints the table). The old engine's hand, sampled so, is
-// ahead of its target (it overshoots each 1 cm step of the target); behind
-// the target's mean path it trails by a few mm, less than the
-// articulated hand, which the test also holds.
+// gravity compensation and semi-implicit stepping account for the rest;
+// `go test -run TestHandLag -v ./tasks/` prints the table; MuJoCo 3.3.8
+// gives the same lags on push.xml, bench/RESULTS.md).
 func TestHandLag(t *testing.T) {
 	const timeconst = 0.02
 	dt := FrameSkip * 0.0025
 	t.Logf("lag behind the target at the end of a control step, mean [range] over steps 30–40, mm; behind the target's mean path, mm")
-	t.Logf("%-9s %-24s %-24s %-8s %s", "speed", "sim", "articulated", "theory", "mean path: sim / articulated / theory")
+	t.Logf("%-9s %-24s %-8s %s", "speed", "articulated", "theory", "mean path: articulated / theory")
 	for _, a := range []float64{0.0625, 0.125, 0.25, 0.5, 0.75, 1} {
 		v := a * ActionScale / dt // m/s
-		sm, slo, shi, srest := handLag(t, "push", EngineSim, a)
 		am, alo, ahi, arest := handLag(t, "push", EngineArticulated, a)
 		theory := v * (2*timeconst - dt/2)
 		lead := a * ActionScale / 2 // the staircase's lead over its mean path at the sample
-		t.Logf("%.2f m/s  %6.2f [%.2f, %.2f] rest %.0g  %6.2f [%.2f, %.2f] rest %.0g  %6.2f   %5.2f / %5.2f / %5.2f",
-			v, 1e3*sm, 1e3*slo, 1e3*shi, srest, 1e3*am, 1e3*alo, 1e3*ahi, arest, 1e3*theory, 1e3*(sm+lead), 1e3*(am+lead), 1e3*(theory+lead))
+		t.Logf("%.2f m/s  %6.2f [%.2f, %.2f] rest %.0g  %6.2f   %5.2f / %5.2f",
+			v, 1e3*am, 1e3*alo, 1e3*ahi, arest, 1e3*theory, 1e3*(am+lead), 1e3*(theory+lead))
 		if math.Abs(am-theory) > 0.05*theory {
 			t.Errorf("%.2f m/s: the articulated hand trails by %.2f mm, MuJoCo's weld %.2f mm", v, 1e3*am, 1e3*theory)
 		}
 		if ahi-alo > 0.02*am {
 			t.Errorf("%.2f m/s: the articulated lag is not steady over steps 30–40: %.2f–%.2f mm", v, 1e3*alo, 1e3*ahi)
-		}
-		if !(sm+lead > 0 && sm < am) {
-			t.Errorf("%.2f m/s: the old engine's hand trails its target's mean path by %.2f mm; want a positive lag below the articulated %.2f mm", v, 1e3*(sm+lead), 1e3*(am+lead))
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -8,23 +9,32 @@ import (
 	"github.com/vlmrb/vlmrb/sim"
 )
 
-// Engines selectable by Options.Engine.
+// The tabletop's engine, the value of Options.Engine and of a run's
+// engine key.
 const (
-	// EngineSim is the maximal-coordinate engine sim, the scenes built in
-	// Go (scenes.go and each task's build); the default.
-	EngineSim = "sim"
 	// EngineArticulated is sim/articulated (MuJoCo's equations) on the
-	// tasks' MJCF scenes (tasks/scenes/*.xml, embedded).
+	// tasks' MJCF scenes (tasks/scenes/*.xml, embedded): the tabletop's
+	// only engine ("" means it too).
 	EngineArticulated = "articulated"
+	// EngineSim names the maximal-coordinate engine the tabletop ran on
+	// until issue 47 (runs and studies recorded before say "sim" or no
+	// engine at all). It was removed: Make refuses it with
+	// ErrEngineRemoved.
+	EngineSim = "sim"
 )
 
-// Engines lists the values of Options.Engine ("" is EngineSim).
-func Engines() []string { return []string{EngineSim, EngineArticulated} }
+// Engines lists the values of Options.Engine ("" is EngineArticulated).
+func Engines() []string { return []string{EngineArticulated} }
+
+// ErrEngineRemoved is Make's error for Options.Engine "sim".
+var ErrEngineRemoved = errors.New(`engine "sim" (the tabletop's old engine, maximal-coordinate) was removed; ` +
+	`the tabletop runs on the articulated engine: leave engine unset or set it to "articulated" ` +
+	`(a policy trained on "sim" meets other physics there)`)
 
 // physics is what the Env, its controller, the tasks and the experts use
-// of an engine. Ids are resolved by name once, when the Env is made
-// (binder); bodies, geoms (shapes) and joints carry the Go scene's names
-// in both engines.
+// of the engine. Ids are resolved by name once, when the Env is made
+// (binder); bodies, geoms and joints carry the names of the MJCF scenes
+// (tasks/scenes/README.md).
 type physics interface {
 	bodyID(name string) (int, bool)
 	geomID(name string) (int, bool)
@@ -41,11 +51,10 @@ type physics interface {
 	// mocapPos is mocap body b's commanded position.
 	mocapPos(b int) sim.Vec3
 	// place puts body b at p, q at rest; a body on a joint other than a
-	// free one is left where reset put it (the articulated engine's
-	// jointed bodies follow their parents).
+	// free one is left where reset put it (jointed bodies follow their
+	// parents).
 	place(b int, p sim.Vec3, q sim.Quat)
-	// teleportMocap moves mocap body b (and in the articulated engine
-	// whatever hangs from it) to p, q at once.
+	// teleportMocap moves mocap body b to p, q at once.
 	teleportMocap(b int, p sim.Vec3, q sim.Quat)
 	// inContact reports whether geoms a and b touched in the last step.
 	inContact(a, b int) bool
@@ -64,11 +73,6 @@ type physics interface {
 	// warnings returns the engine's warning count and how many of them
 	// mean a numerical failure (non-finite state).
 	warnings() (total, failed int)
-
-	// view returns the sim model and state renderers draw: the engine's
-	// own for sim, the Go scene posed from the engine's state for the
-	// articulated engine.
-	view() (*sim.Model, *sim.State)
 }
 
 // binder resolves a task's ids by name and collects the names it misses.
@@ -118,85 +122,6 @@ func (b *binder) err(engine, task string) error {
 	if len(b.missing) == 0 {
 		return nil
 	}
-	return fmt.Errorf("tasks: %s's scene on engine %s lacks %s; the scene must use the Go scene's names (tasks/scenes.go and the task's file)",
+	return fmt.Errorf("tasks: %s's scene on engine %s lacks %s; the scene must use the names in tasks/scenes/README.md and the task's file",
 		task, engine, strings.Join(b.missing, ", "))
 }
-
-// simPhysics is the old engine: the Go scene's sim.Model and its State.
-type simPhysics struct {
-	m *sim.Model
-	s *sim.State
-}
-
-func (p *simPhysics) bodyID(name string) (int, bool) {
-	b, ok := p.m.Body(name)
-	return int(b), ok
-}
-
-func (p *simPhysics) geomID(name string) (int, bool) {
-	g, ok := p.m.Shape(name)
-	return int(g), ok
-}
-
-func (p *simPhysics) jointID(name string) (int, bool) {
-	j, ok := p.m.Joint(name)
-	return int(j), ok
-}
-
-func (p *simPhysics) isMocap(b int) bool { return p.m.Bodies[b].Mocap }
-
-func (p *simPhysics) ctrlOf(j int) (int, bool) {
-	if j < 0 || j >= len(p.m.Joints) {
-		return -1, false
-	}
-	k := p.m.Joints[j].CtrlIndex
-	return k, k >= 0
-}
-
-func (p *simPhysics) pos(b int) sim.Vec3             { return p.s.Bodies[b].Pos }
-func (p *simPhysics) rot(b int) sim.Quat             { return p.s.Bodies[b].Rot }
-func (p *simPhysics) jointPos(j int) float64         { return p.s.JointPos(p.m, sim.JointID(j)) }
-func (p *simPhysics) inContact(a, b int) bool        { return p.s.InContact(sim.ShapeID(a), sim.ShapeID(b)) }
-func (p *simPhysics) timestep() float64              { return p.m.Opt.Timestep }
-func (p *simPhysics) view() (*sim.Model, *sim.State) { return p.m, p.s }
-
-func (p *simPhysics) mocapPos(b int) sim.Vec3 {
-	pos, _ := p.s.Mocap(sim.BodyID(b))
-	return pos
-}
-
-func (p *simPhysics) place(b int, pos sim.Vec3, q sim.Quat) { p.s.SetBodyPose(sim.BodyID(b), pos, q) }
-
-func (p *simPhysics) teleportMocap(b int, pos sim.Vec3, q sim.Quat) {
-	p.s.TeleportMocap(sim.BodyID(b), pos, q)
-}
-
-func (p *simPhysics) sharedContact(a, b int) bool {
-	sa, sb := sim.ShapeID(a), sim.ShapeID(b)
-	for _, c := range p.s.Contacts() {
-		var other sim.ShapeID
-		switch {
-		case c.ShapeA == sa:
-			other = c.ShapeB
-		case c.ShapeB == sa:
-			other = c.ShapeA
-		default:
-			continue
-		}
-		if other != sb && p.s.InContact(sb, other) {
-			return true
-		}
-	}
-	return false
-}
-
-// reset makes a fresh State rather than CopyFrom: sim keeps solver
-// warm-start data outside what CopyFrom copies, which made resets not
-// bit-reproducible. Overwriting *p.s keeps the pointer that renderers
-// hold valid.
-func (p *simPhysics) reset() { *p.s = *p.m.NewState() }
-
-func (p *simPhysics) control(c *control.EEDelta, a []float64) { c.Step(p.m, p.s, a) }
-func (p *simPhysics) resetControl(c *control.EEDelta)         { c.Reset(p.s) }
-
-func (p *simPhysics) warnings() (int, int) { return p.s.Warnings.Total(), p.s.Warnings.NaN }

@@ -52,15 +52,6 @@ func (t *pickPlace) meta() Meta {
 	}
 }
 
-func (t *pickPlace) build(sc *scene) {
-	addPuck(sc, "red puck", rgbRed, sim.V3(0, 0.6, puckHalfHeight))
-	r := goalMarkerRadius
-	if t.push {
-		r = 0.01 // a flat-ish marker the puck can slide over
-	}
-	addGoalMarker(sc, "green goal", rgbGreen, r)
-}
-
 func (t *pickPlace) bind(b *binder) {
 	t.puck, t.goalBody, t.puckShape = b.body("red puck"), b.mocap("green goal"), b.geom("red puck")
 }

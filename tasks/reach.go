@@ -32,11 +32,6 @@ func (t *reach) meta() Meta {
 	}
 }
 
-func (t *reach) build(sc *scene) {
-	addPuck(sc, "red puck", rgbRed, sim.V3(0, 0.6, puckHalfHeight))
-	addGoalMarker(sc, "green goal", rgbGreen, goalMarkerRadius)
-}
-
 func (t *reach) bind(b *binder) {
 	t.puck, t.goalBody, t.puckShape = b.body("red puck"), b.mocap("green goal"), b.geom("red puck")
 }

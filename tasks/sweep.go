@@ -29,8 +29,6 @@ const cubeHalf = 0.02
 
 func init() { register("sweep-into", func() task { return &sweepInto{} }) }
 
-func (t *sweepInto) tableHole() {}
-
 func (t *sweepInto) meta() Meta {
 	return Meta{
 		Name:        "sweep-into",
@@ -40,12 +38,6 @@ func (t *sweepInto) meta() Meta {
 		Colors:      Colors{Object: rgbGreen, Goal: rgbBlack, Gripper: rgbGripper},
 		HandInit:    sim.V3(0, 0.6, 0.2), SuccessRadius: 0.05,
 	}
-}
-
-func (t *sweepInto) build(sc *scene) {
-	c := sc.b.AddBody(sim.BodyDesc{Name: "green cube", Mass: 0.1, Pos: sim.V3(0, 0.65, cubeHalf)})
-	sc.b.AddShape(c, sim.ShapeDesc{Name: "green cube", Kind: sim.Box, Size: sim.V3(cubeHalf, cubeHalf, cubeHalf),
-		Friction: 1, TorsionalFriction: 0.005, Color: rgba(rgbGreen)})
 }
 
 func (t *sweepInto) bind(b *binder) {

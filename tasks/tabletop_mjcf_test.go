@@ -113,14 +113,14 @@ func (t *mjcfTabletop) pickAct(k int, a []float64) {
 	a[0], a[1], a[2], a[3] = d.X, d.Y, d.Z, grip
 }
 
-// The MJCF scene has the Go scene's colliding geoms, masses, finger
-// travel and servo (tasks/scenes.go, common.go) and the old engine's
-// timestep.
+// The MJCF scene has the geoms, masses, finger travel and servo the
+// tasks' code assumes (the constants of tasks/scenes.go, common.go) and
+// MetaWorld's 2.5 ms timestep.
 func TestTabletopMJCFMatchesGoScene(t *testing.T) {
 	tt := loadMJCFTabletop(t)
 	m := tt.m
-	if m.Opt.Timestep != sim.DefaultOptions().Timestep {
-		t.Errorf("timestep %g, the tasks use %g", m.Opt.Timestep, sim.DefaultOptions().Timestep)
+	if m.Opt.Timestep != 0.0025 {
+		t.Errorf("timestep %g, the tasks use MetaWorld's 0.0025", m.Opt.Timestep)
 	}
 	size := map[string][3]float64{
 		"gripper palm":     {palmHalfX, palmHalfY, palmHalfZ},

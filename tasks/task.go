@@ -64,11 +64,10 @@ type Options struct {
 	// filter a real robot driver would use. Interventions so far are
 	// reported in info "safety_interventions".
 	Safety *control.Limits
-	// Engine is the physics engine: "" or EngineSim (the maximal-coordinate
-	// engine sim, on the scenes built in Go; the default) or
-	// EngineArticulated (sim/articulated, MuJoCo's equations, on the
-	// scenes in MJCF, tasks/scenes/*.xml). Observation, reward, success
-	// and experts are the same code on both.
+	// Engine is the physics engine: "" or EngineArticulated
+	// (sim/articulated, MuJoCo's equations, on the scenes in MJCF,
+	// tasks/scenes/*.xml), the only one. EngineSim, the old engine, was
+	// removed: Make refuses it with ErrEngineRemoved.
 	Engine string
 }
 
@@ -110,8 +109,6 @@ type eval struct {
 // task is implemented by each task type; one value per Env.
 type task interface {
 	meta() Meta
-	// build adds the task's objects to the scene.
-	build(sc *scene)
 	// bind looks up the task's ids by name in the engine's scene.
 	bind(b *binder)
 	// reset randomises the episode: it poses the objects through e.ph and sets e.goal.

@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"math"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -276,7 +277,7 @@ func TestExpertToleratesNoise(t *testing.T) {
 }
 
 // TestColorsMatchScene checks the colours a task exposes for the pixel
-// scorer are the colours its scene actually draws: some shape carries each
+// scorer are the colours its scene actually draws: some geom carries each
 // of Object, Goal and Gripper, and the object's colour word appears in the
 // description.
 func TestColorsMatchScene(t *testing.T) {
@@ -290,14 +291,15 @@ func TestColorsMatchScene(t *testing.T) {
 		c := e.Colors()
 		for role, want := range map[string][3]uint8{"object": c.Object, "goal": c.Goal, "gripper": c.Gripper} {
 			found := false
-			for _, sh := range e.Model().Shapes {
-				if sh.Color == rgba(want) {
+			for _, g := range e.Model().Geoms {
+				// the files give rgba to 4 decimals: the 0–255 colour rounds back
+				if [3]uint8{uint8(math.Round(float64(g.RGBA[0]) * 255)), uint8(math.Round(float64(g.RGBA[1]) * 255)), uint8(math.Round(float64(g.RGBA[2]) * 255))} == want {
 					found = true
 					break
 				}
 			}
 			if !found {
-				t.Errorf("%s: no shape is drawn in the %s colour %v", name, role, want)
+				t.Errorf("%s: no geom is drawn in the %s colour %v", name, role, want)
 			}
 		}
 		if w, ok := words[c.Object]; !ok || !strings.Contains(e.Description(), w) {

@@ -1,13 +1,15 @@
 package tasks_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl64"
 
 	"github.com/vlmrb/vlmrb/control"
 	"github.com/vlmrb/vlmrb/render"
-	"github.com/vlmrb/vlmrb/sim"
+	"github.com/vlmrb/vlmrb/sim/articulated"
+	"github.com/vlmrb/vlmrb/sim/mjcf"
 	"github.com/vlmrb/vlmrb/tasks"
 )
 
@@ -20,19 +22,19 @@ const (
 	minVisibleFrac = 0.9
 )
 
-// partIDs resolves part names to segmentation ids: a body's id is its index
-// + 1 (render.FromSim); a static shape gets an id of its own through
-// Style.IDs, starting at next.
-func partIDs(t *testing.T, m *sim.Model, names []string, st *render.Style, next int32) map[int32]bool {
+// partIDs resolves part names to segmentation ids: a moving body's id is
+// its index + 1 (render.FromArt); a static geom (of the world body) gets
+// an id of its own through Style.IDs, starting at next.
+func partIDs(t *testing.T, a *mjcf.Articulated, names []string, st *render.Style, next int32) map[int32]bool {
 	t.Helper()
 	ids := map[int32]bool{}
 	for i, n := range names {
-		if b, ok := m.Body(n); ok {
+		if b := slices.IndexFunc(a.Model.Bodies, func(b articulated.Body) bool { return b.Name == n }); b > 0 {
 			ids[int32(b)+1] = true
 			continue
 		}
-		if _, ok := m.Shape(n); !ok {
-			t.Fatalf("part %q is neither a body nor a shape", n)
+		if !slices.ContainsFunc(a.Geoms, func(g mjcf.ArtGeom) bool { return g.Name == n }) {
+			t.Fatalf("part %q is neither a body nor a geom", n)
 		}
 		st.IDs[n] = next + int32(i)
 		ids[next+int32(i)] = true
@@ -94,7 +96,7 @@ func TestScorerViewsShowParts(t *testing.T) {
 				act := make([]float64, tasks.ActDim)
 				for step := 0; ; step++ {
 					if step%every == 0 {
-						sc.UpdateFromSim(env.Model(), env.State(), st)
+						sc.UpdateFromArt(env.Model(), env.Data(), st)
 						var px [3]int
 						for _, cam := range cams {
 							seg := make([]int32, cam.Width*cam.Height)

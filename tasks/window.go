@@ -54,32 +54,6 @@ func (t *windowOpen) meta() Meta {
 	}
 }
 
-func (t *windowOpen) build(sc *scene) {
-	b := sc.b
-	p0 := sim.V3(0, 0.8, 0)
-	fr := b.AddBody(sim.BodyDesc{Name: "window frame", Mocap: true, Pos: p0})
-	part := func(name string, half, pos sim.Vec3) {
-		b.AddShape(fr, sim.ShapeDesc{Name: name, Kind: sim.Box, Size: half, Pos: pos, Color: rgba(rgbWhite)})
-	}
-	const w = 0.012
-	span := paneHalfX + windowTravel/2 + 2*w // half width of the frame opening and posts
-	cx := windowTravel / 2
-	part("window frame left", sim.V3(w, 0.008, paneHalfZ+2*w), sim.V3(-paneHalfX-w, 0, paneCenterZ))
-	part("window frame right", sim.V3(w, 0.008, paneHalfZ+2*w), sim.V3(paneHalfX+windowTravel+w, 0, paneCenterZ))
-	part("window frame top", sim.V3(span, 0.008, w), sim.V3(cx, 0, paneCenterZ+paneHalfZ+w))
-	part("window frame bottom", sim.V3(span, 0.008, w), sim.V3(cx, 0, paneCenterZ-paneHalfZ-w))
-	sash := b.AddBody(sim.BodyDesc{Name: "window sash", Mass: 0.5, Pos: p0.Add(sashOffset), GravityOff: true})
-	b.AddShape(sash, sim.ShapeDesc{Name: "window pane", Kind: sim.Box, Size: sim.V3(paneHalfX, 0.005, paneHalfZ), Color: rgba(rgbGlass)})
-	b.AddShape(sash, sim.ShapeDesc{Name: "window handle", Kind: sim.Box, Size: sim.V3(0.01, 0.01, 0.04), Pos: windowHandleOffset, Color: rgba(rgbYellow)})
-	for i, z := range []float64{-0.03, 0.03} {
-		b.AddShape(sash, sim.ShapeDesc{Name: []string{"window handle post low", "window handle post high"}[i], Kind: sim.Box,
-			Size: sim.V3(0.005, (windowStandoff-0.015)/2, 0.005), Pos: sim.V3(windowHandleOffset.X, -(windowStandoff+0.005)/2, z), Color: rgba(rgbYellow)})
-	}
-	b.AddJoint(sim.JointDesc{Name: "window slide", Kind: sim.Prismatic, Parent: fr, Child: sash, Anchor: p0.Add(sashOffset),
-		Axis: sim.V3(1, 0, 0), Limited: true, Lower: 0, Upper: windowTravel, Damping: 2})
-	addGoalMarker(sc, "green goal", rgbGreen, 0.01)
-}
-
 func (t *windowOpen) bind(b *binder) {
 	t.frame, t.sash, t.goalBody = b.mocap("window frame"), b.body("window sash"), b.mocap("green goal")
 	t.slide, t.handleShape = b.joint("window slide"), b.geom("window handle")

@@ -77,7 +77,7 @@ func (r *runner) progress(i int) (float64, float64) {
 		return p, r.arm[i].Data().Time
 	}
 	p, _ := r.envs[i].Progress()
-	return p, r.envs[i].State().Time
+	return p, r.envs[i].Data().Time
 }
 
 // evaluateArm runs the deterministic policy on the arm-reach evaluation

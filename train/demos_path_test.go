@@ -3,6 +3,7 @@ package train
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"os"
@@ -168,6 +169,35 @@ func readRows(t *testing.T, dir string) []rundir.Row {
 	return rows
 }
 
+// oldEngineCopy copies dataset src to dst with its meta/vlmrb.json saying
+// engine sim, as datasets recorded on the removed old engine do.
+func oldEngineCopy(t *testing.T, src, dst string) string {
+	t.Helper()
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dst, "meta", "vlmrb.json")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m rundir.RecordMeta
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Engine != tasks.EngineArticulated {
+		t.Fatalf("%s records engine %q, want articulated", src, m.Engine)
+	}
+	m.Engine = tasks.EngineSim
+	if b, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
 // Spaces that do not match the task are refused before training, with
 // what differs.
 func TestDemosPathMismatch(t *testing.T) {
@@ -205,7 +235,7 @@ func TestDemosPathMismatch(t *testing.T) {
 	}{
 		{"other task", reach, "recorded on task reach", func(c *rundir.Config) { c.Task = "push" }},
 		{"other reward", reach, "holds sparse rewards", func(c *rundir.Config) { c.Reward = "dense" }},
-		{"other engine", reach, "recorded on the sim engine, the run trains on articulated", func(c *rundir.Config) { c.Engine = tasks.EngineArticulated }},
+		{"old engine", oldEngineCopy(t, reach, filepath.Join(root, "reach-sim")), "recorded on the sim engine, the run trains on articulated", nil},
 		{"state size", synth("small", lerobot.Spec{FPS: 80, StateDim: 5, ActionDim: 4, Rewards: true}), "has 5 values", nil},
 		{"action size", synth("act3", lerobot.Spec{FPS: 80, StateDim: 39, ActionDim: 3, Rewards: true}), "action has 3 values", nil},
 		{"names", synth("names", lerobot.Spec{FPS: 80, StateDim: 39, ActionDim: 4, StateNames: wrongNames, Rewards: true}), "layouts differ", nil},

@@ -132,11 +132,11 @@ func TestFrameRuleSAC(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.Reset(1)
-	t0 := env.State().Time
+	t0 := env.Data().Time
 	if _, _, _, _, _, err := env.Step(make([]float64, env.Spec().ActDim)); err != nil {
 		t.Fatal(err)
 	}
-	dt := env.State().Time - t0
+	dt := env.Data().Time - t0
 	rec, log := &clipRecorder{}, newStoredLog()
 	if _, err := Run(context.Background(), valid(t, c), Options{Scorer: rec, Hooks: []Hook{log.hook()}}); err != nil {
 		t.Fatal(err)

@@ -14,7 +14,7 @@ import (
 	"github.com/vlmrb/vlmrb/render"
 	"github.com/vlmrb/vlmrb/replay"
 	"github.com/vlmrb/vlmrb/rundir"
-	"github.com/vlmrb/vlmrb/sim"
+	"github.com/vlmrb/vlmrb/sim/articulated"
 	"github.com/vlmrb/vlmrb/tasks"
 	"github.com/vlmrb/vlmrb/vlmreward"
 )
@@ -40,7 +40,7 @@ type rewardShaper struct {
 	envs  []*tasks.Env // the training envs (their states are rendered)
 	cam   *render.SimCamera
 	imgs  []*image.RGBA
-	final []*sim.State // per env, written by VecEnv.OnEpisodeEnd on env i's worker
+	final []*articulated.Data // per env: the poses (Xpos, Xquat, Time) VecEnv.OnEpisodeEnd copies on env i's worker
 
 	learner *vlmreward.Learner // erlvlm
 	rater   vlmreward.Rater
@@ -100,11 +100,11 @@ func newRewardShaper(ctx context.Context, su rewardSetup) (*rewardShaper, error)
 	if s.cam, err = rundir.NewSimCameraWith(cfg.VLM.Backend, m.Camera, cfg.VLM.Theme, m.FrameSize, m.FrameSize, su.envs[0], cfg.VLM.CameraOptions()); err != nil {
 		return nil, fmt.Errorf("reward frames: %w", err)
 	}
-	for i := range cfg.NumEnvs {
+	for range cfg.NumEnvs {
 		s.imgs = append(s.imgs, image.NewRGBA(image.Rect(0, 0, m.FrameSize, m.FrameSize)))
-		s.final = append(s.final, su.envs[i].State().Clone(su.envs[i].Model()))
+		s.final = append(s.final, &articulated.Data{})
 	}
-	su.vec.OnEpisodeEnd = func(i int) { s.final[i].CopyFrom(su.envs[i].State()) }
+	su.vec.OnEpisodeEnd = func(i int) { copyPoses(s.final[i], su.envs[i].Data()) }
 
 	switch cfg.Reward {
 	case "erlvlm":
@@ -216,7 +216,7 @@ func (s *rewardShaper) OnStep(e StepEvent) error {
 func (s *rewardShaper) observe(i int, ref replay.Ref, episode int64, done bool, progress float64) error {
 	t0 := time.Now()
 	e := s.envs[i]
-	st := e.State()
+	st := e.Data()
 	if done {
 		st = s.final[i]
 	}
@@ -391,4 +391,12 @@ func (s *rewardShaper) close() {
 	if s.cam != nil {
 		_ = s.cam.Close()
 	}
+}
+
+// copyPoses copies what a renderer reads of src (the bodies' frames and
+// the time) into dst, which then draws as src did.
+func copyPoses(dst, src *articulated.Data) {
+	dst.Xpos = append(dst.Xpos[:0], src.Xpos...)
+	dst.Xquat = append(dst.Xquat[:0], src.Xquat...)
+	dst.Time = src.Time
 }

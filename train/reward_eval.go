@@ -35,7 +35,7 @@ func (s *rewardShaper) expertRank(ctx context.Context, env *tasks.Env, seed uint
 			return math.NaN(), nil, err
 		}
 		if s.learner != nil || t%vlmrmStride == 0 || term || trunc {
-			if err := s.cam.RenderState(env.Model(), env.State(), img); err != nil {
+			if err := s.cam.RenderState(env.Model(), env.Data(), img); err != nil {
 				return math.NaN(), nil, err
 			}
 			prog = append(prog, info.Get("progress"))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vlmrb/vlmrb/internal/runlock"
 	"github.com/vlmrb/vlmrb/rundir"
+	"github.com/vlmrb/vlmrb/tasks"
 )
 
 // A run directory is always in one of three states, and Run moves it only
@@ -71,6 +72,7 @@ func (r *core) openRunDir() (ckptDir string, man *rundir.Manifest, err error) {
 			// so start again from step 0 with the stored config
 			r.warnf("%s has no checkpoint yet (the run stopped before its first one); starting it again from step 0 with its stored config", cfg.Out)
 			r.freshCapacity()
+			r.freshEngine()
 			return "", nil, nil
 		}
 		ckptDir, man, err = rundir.LatestCheckpoint(cfg.Out)
@@ -86,6 +88,9 @@ func (r *core) openRunDir() (ckptDir string, man *rundir.Manifest, err error) {
 		saved := rundir.DefaultConfig()
 		if err := rundir.LoadConfigFile(filepath.Join(cfg.Out, "config.yaml"), &saved); err != nil {
 			return "", nil, &rundir.ConfigError{Msg: fmt.Sprintf("cannot resume: %v", err)}
+		}
+		if rundir.OldEngine(&saved) {
+			return "", nil, &rundir.ConfigError{Msg: fmt.Sprintf("cannot resume: %s was trained on the tabletop's old engine sim, which was removed; its policy and replay buffer come from other physics. Start a new run (another --out), or evaluate this one with robot-train eval --checkpoint %s --engine articulated", cfg.Out, cfg.Out)}
 		}
 		if saved.Buffer.Capacity < 1 || saved.Buffer.Capacity > rundir.MaxBufferCapacity {
 			return "", nil, &rundir.ConfigError{Msg: fmt.Sprintf("cannot resume: %s gives buffer.capacity %d (1 to %d)", filepath.Join(cfg.Out, "config.yaml"), saved.Buffer.Capacity, rundir.MaxBufferCapacity)}
@@ -103,7 +108,17 @@ func (r *core) openRunDir() (ckptDir string, man *rundir.Manifest, err error) {
 		r.warnf("%s holds a run without a complete checkpoint (it stopped before its first one); starting it again", cfg.Out)
 	}
 	r.freshCapacity()
+	r.freshEngine()
 	return "", nil, nil
+}
+
+// freshEngine records a new tabletop run's engine as articulated, so that
+// its config.yaml tells it from runs of the old engine sim, which recorded
+// "" (rundir.OldEngine).
+func (r *core) freshEngine() {
+	if r.cfg.Engine == "" && rundir.OldEngine(&r.cfg) {
+		r.cfg.Engine = tasks.EngineArticulated
+	}
 }
 
 // freshCapacity sizes a new run's buffer: it never needs more slots than

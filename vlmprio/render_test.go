@@ -73,8 +73,8 @@ func renderedClips(t *testing.T, r render.Renderer, name string, expert bool, st
 		if err != nil {
 			t.Fatal(err)
 		}
-		sc.UpdateFromSim(env.Model(), env.State(), nil)
-		c, _ := render.ResolveCamera(env.Model(), env.State(), cam)
+		sc.UpdateFromArt(env.Model(), env.Data(), nil)
+		c, _ := render.ResolveCamera(env.Model(), env.Data(), cam)
 		if err := r.Render(&sc, c, img); err != nil {
 			t.Fatal(err)
 		}

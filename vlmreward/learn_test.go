@@ -46,8 +46,8 @@ func episodeFrames(t testing.TB, r render.Renderer, task string, seed uint64, st
 			t.Fatal(err)
 		}
 		obs, term, trunc, info = o, te, tr, inf
-		sc.UpdateFromSim(env.Model(), env.State(), nil)
-		c, _ := render.ResolveCamera(env.Model(), env.State(), cam)
+		sc.UpdateFromArt(env.Model(), env.Data(), nil)
+		c, _ := render.ResolveCamera(env.Model(), env.Data(), cam)
 		if err := r.Render(&sc, c, img); err != nil {
 			t.Fatal(err)
 		}

@@ -63,8 +63,8 @@ func TestLearnerRelabelsWholeBuffer(t *testing.T) {
 			}
 			ref := buf.Add(replay.Transition{Obs: obs, Action: act, Reward: rew, NextObs: next, Terminated: term, Truncated: trunc, Episode: int64(ep)})
 			refs = append(refs, ref)
-			sc.UpdateFromSim(env.Model(), env.State(), nil)
-			c, _ := render.ResolveCamera(env.Model(), env.State(), cam)
+			sc.UpdateFromArt(env.Model(), env.Data(), nil)
+			c, _ := render.ResolveCamera(env.Model(), env.Data(), cam)
 			if err := r.Render(&sc, c, img); err != nil {
 				t.Fatal(err)
 			}

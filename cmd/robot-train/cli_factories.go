@@ -43,7 +43,7 @@ func scriptedPolicy(name string, env *tasks.Env, seed uint64) (control.Policy, e
 // openTaskCamera is render.OpenTaskCamera on a task env: a bad camera,
 // theme or size is a usage error, a renderer that cannot open a failure.
 func openTaskCamera(backend, camera, theme string, w, h int, env *tasks.Env, opts render.CameraOptions) (*render.SimCamera, error) {
-	c, err := render.OpenTaskCamera(backend, camera, theme, w, h, render.FilmedOf(env.Name(), env.Model(), env.State(), env.Meta().Views), opts)
+	c, err := render.OpenTaskCamera(backend, camera, theme, w, h, render.FilmedOf(env.Name(), env.Model(), env.Data(), env.Meta().Views), opts)
 	var rerr *render.RendererError
 	if err != nil && !errors.As(err, &rerr) {
 		return nil, userErr(err)

@@ -5,11 +5,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/vlmrb/vlmrb/lerobot"
 	"github.com/vlmrb/vlmrb/rundir"
+	"github.com/vlmrb/vlmrb/tasks"
 	"github.com/vlmrb/vlmrb/tasks/grid"
 )
 
@@ -47,9 +49,9 @@ func recordedEpisodes(t *testing.T, dir string) (returns []float64, successes []
 // record --engine articulated records the episodes eval --engine
 // articulated evaluates: the same seeds (one env, eval's episode seeds),
 // the same expert, so each episode's return (within next.reward's float32
-// rounding) and success are eval's. On sim the same episodes return
-// something else, so the engine is the one that ran; the dataset's
-// meta/vlmrb.json names it.
+// rounding) and success are eval's. Without --engine it records the same
+// episodes, on the one engine, and the dataset's meta/vlmrb.json names it
+// either way; --engine sim, the removed old engine, is refused.
 func TestRecordEngineMatchesEval(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -64,21 +66,21 @@ func TestRecordEngineMatchesEval(t *testing.T) {
 		t.Fatalf("eval --json: %v: %s", err, out)
 	}
 	rets := map[string][]float64{}
-	for _, engine := range []string{"articulated", "sim"} {
-		ds := filepath.Join(dir, engine)
-		code, _, errOut := runCLI(t, "record", "--task", "push", "--engine", engine, "--policy", "expert", "--episodes", episodes,
-			"--seed", seed, "--num-envs", "1", "--reward", "dense", "--max-episode-len", steps, "--cameras", "", "--lerobot", ds)
+	for _, engine := range []string{"articulated", ""} {
+		ds := filepath.Join(dir, "ds-"+engine)
+		args := []string{"record", "--task", "push", "--policy", "expert", "--episodes", episodes,
+			"--seed", seed, "--num-envs", "1", "--reward", "dense", "--max-episode-len", steps, "--cameras", "", "--lerobot", ds}
+		if engine != "" {
+			args = append(args, "--engine", engine)
+		}
+		code, _, errOut := runCLI(t, args...)
 		if code != 0 {
-			t.Fatalf("record --engine %s: exit %d: %s", engine, code, errOut)
+			t.Fatalf("record --engine %q: exit %d: %s", engine, code, errOut)
 		}
 		r, s, bound, meta := recordedEpisodes(t, ds)
 		rets[engine] = r
-		wantMeta := engine
-		if meta.Engine != wantMeta || meta.Task != "push" {
-			t.Errorf("record --engine %s: meta/vlmrb.json task %q engine %q", engine, meta.Task, meta.Engine)
-		}
-		if engine != "articulated" {
-			continue
+		if meta.Engine != "articulated" || meta.Task != "push" {
+			t.Errorf("record --engine %q: meta/vlmrb.json task %q engine %q, want push articulated", engine, meta.Task, meta.Engine)
 		}
 		if len(r) != len(ev.Returns) {
 			t.Fatalf("recorded %d episodes, eval %d", len(r), len(ev.Returns))
@@ -90,36 +92,41 @@ func TestRecordEngineMatchesEval(t *testing.T) {
 					i, r[i], s[i], ev.Returns[i], ev.Successes[i], bound[i])
 			}
 			if !s[i] {
-				t.Errorf("episode %d: the expert did not succeed on the articulated engine", i)
+				t.Errorf("episode %d: the expert did not succeed", i)
 			}
 		}
 	}
-	for i := range rets["sim"] {
-		if rets["sim"][i] == rets["articulated"][i] {
-			t.Errorf("episode %d: sim and articulated recordings return the same %.9g: the engine did not change", i, rets["sim"][i])
+	for i := range rets[""] {
+		if rets[""][i] != rets["articulated"][i] {
+			t.Errorf("episode %d: recorded without --engine %.9g, with --engine articulated %.9g", i, rets[""][i], rets["articulated"][i])
 		}
 	}
 }
 
-// score --source sim:TASK --engine articulated scores clips of the
-// articulated engine's episodes: the oracle's scores (privileged progress)
-// differ from sim's on the same seed, and an engine on a camera source is
-// a usage error.
+var latency = regexp.MustCompile(`"latency_ms":[0-9.e-]+,`)
+
+// score --source sim:TASK scores clips of the articulated engine's
+// episodes with or without --engine articulated (the same clips), and an
+// engine on a camera source is a usage error.
 func TestScoreEngine(t *testing.T) {
 	t.Parallel()
 	scores := map[string]string{}
-	for _, engine := range []string{"sim", "articulated"} {
-		code, out, errOut := runCLI(t, "score", "--source", "sim:push", "--engine", engine, "--scorer", "oracle", "--clips", "3", "--json")
+	for _, engine := range []string{"", "articulated"} {
+		args := []string{"score", "--source", "sim:push", "--scorer", "oracle", "--clips", "3", "--json"}
+		if engine != "" {
+			args = append(args, "--engine", engine)
+		}
+		code, out, errOut := runCLI(t, args...)
 		if code != 0 {
-			t.Fatalf("score --engine %s: exit %d: %s", engine, code, errOut)
+			t.Fatalf("score --engine %q: exit %d: %s", engine, code, errOut)
 		}
 		if n := strings.Count(out, `"score":`); n != 3 || strings.Contains(out, `"score":null`) {
-			t.Fatalf("score --engine %s: want 3 scored clips, got %s", engine, out)
+			t.Fatalf("score --engine %q: want 3 scored clips, got %s", engine, out)
 		}
-		scores[engine] = out
+		scores[engine] = latency.ReplaceAllString(out, "")
 	}
-	if scores["sim"] == scores["articulated"] {
-		t.Errorf("score on sim and on articulated printed the same clips: %s", scores["sim"])
+	if scores[""] != scores["articulated"] {
+		t.Errorf("score without --engine and with --engine articulated differ:\n%s\n%s", scores[""], scores["articulated"])
 	}
 	code, _, errOut := runCLI(t, "score", "--source", "dir:"+t.TempDir(), "--engine", "articulated")
 	if code != exitUsage || !strings.Contains(errOut, "sim:TASK") {
@@ -143,6 +150,7 @@ func TestEngineRefusedAsTrainRefusesIt(t *testing.T) {
 		t.Fatalf("train's refusal %q does not hold CheckEngine's %q", trainErr, want)
 	}
 	armWant := rundir.CheckEngine("arm-reach", "articulated")
+	removed := tasks.ErrEngineRemoved.Error()
 	for _, c := range []struct {
 		name string
 		args []string
@@ -155,9 +163,15 @@ func TestEngineRefusedAsTrainRefusesIt(t *testing.T) {
 		{"render grid", []string{"render", "--task", gridTask, "--engine", "articulated", "--out", filepath.Join(dir, "g.png")}, want.Error()},
 		{"score grid", []string{"score", "--source", "sim:" + gridTask, "--engine", "articulated"}, want.Error()},
 		{"view grid", []string{"view", "--task", gridTask, "--engine", "articulated"}, want.Error()},
-		{"record unknown", []string{"record", "--task", "push", "--engine", "mujoco", "--lerobot", filepath.Join(dir, "ds3")}, `engine "mujoco" is not one of sim, articulated`},
-		{"score unknown", []string{"score", "--source", "sim:push", "--engine", "mujoco"}, `engine "mujoco" is not one of sim, articulated`},
-		{"view unknown", []string{"view", "--task", "push", "--engine", "mujoco"}, `engine "mujoco" is not one of sim, articulated`},
+		{"record unknown", []string{"record", "--task", "push", "--engine", "mujoco", "--lerobot", filepath.Join(dir, "ds3")}, `engine "mujoco" is not one of articulated`},
+		{"score unknown", []string{"score", "--source", "sim:push", "--engine", "mujoco"}, `engine "mujoco" is not one of articulated`},
+		{"view unknown", []string{"view", "--task", "push", "--engine", "mujoco"}, `engine "mujoco" is not one of articulated`},
+		{"train sim", []string{"train", "--task", "push", "--set", "engine=sim", "--out", filepath.Join(dir, "run-sim")}, removed},
+		{"record sim", []string{"record", "--task", "push", "--engine", "sim", "--lerobot", filepath.Join(dir, "ds5")}, removed},
+		{"eval sim", []string{"eval", "--policy", "expert", "--task", "push", "--engine", "sim"}, removed},
+		{"render sim", []string{"render", "--task", "push", "--engine", "sim", "--out", filepath.Join(dir, "s.png")}, removed},
+		{"score sim", []string{"score", "--source", "sim:push", "--engine", "sim"}, removed},
+		{"view sim", []string{"view", "--task", "push", "--engine", "sim"}, removed},
 		{"record camera", []string{"record", "--hw", dir, "--engine", "articulated", "--lerobot", filepath.Join(dir, "ds4")}, "--hw records a camera"},
 	} {
 		code, _, errOut := runCLI(t, c.args...)
@@ -165,37 +179,83 @@ func TestEngineRefusedAsTrainRefusesIt(t *testing.T) {
 			t.Errorf("%s: exit %d, %q; want exit %d with %q", c.name, code, errOut, exitUsage, c.want)
 		}
 	}
-	for _, ds := range []string{"ds1", "ds2", "ds3", "ds4"} {
+	for _, ds := range []string{"ds1", "ds2", "ds3", "ds4", "ds5", "run-sim", "s.png"} {
 		if _, err := os.Stat(filepath.Join(dir, ds)); !os.IsNotExist(err) {
 			t.Errorf("a refused record left %s: %v", ds, err)
 		}
 	}
 }
 
-// record --policy RUN_DIR records on the run's engine unless --engine
-// names another: the dataset's meta/vlmrb.json says which.
-func TestRecordRunPolicyTakesRunsEngine(t *testing.T) {
+// A new run records engine articulated, and record --policy RUN_DIR
+// records on it. A run of the removed old engine (its config.yaml says
+// engine sim, or "" as such runs recorded it) is refused by resume, and by
+// eval, record and view unless --engine articulated asks for the transfer,
+// which they then announce.
+func TestOldEngineRuns(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	run := filepath.Join(dir, "run")
-	code, out, errOut := runCLI(t, "train", "--task", "push", "--set", "engine=articulated", "--steps", "60", "--num-envs", "1",
+	code, out, errOut := runCLI(t, "train", "--task", "push", "--steps", "60", "--num-envs", "1",
 		"--max-episode-len", "20", "--learning-starts", "40", "--hidden", "8,8", "--batch-size", "16", "--eval-episodes", "1",
-		"--out", run, "--quiet")
+		"--checkpoint-every", "40", "--out", run, "--quiet")
 	if code != 0 {
 		t.Fatalf("train: exit %d: %s\n%s", code, errOut, out)
 	}
-	for _, c := range []struct{ flag, want string }{{"", "articulated"}, {"sim", "sim"}} {
-		ds := filepath.Join(dir, "ds-"+c.want)
-		args := []string{"record", "--policy", run, "--episodes", "1", "--cameras", "", "--lerobot", ds}
-		if c.flag != "" {
-			args = append(args, "--engine", c.flag)
+	cfg, err := os.ReadFile(filepath.Join(run, "config.yaml"))
+	if err != nil || !strings.Contains(string(cfg), "engine: articulated") {
+		t.Fatalf("a new run's config.yaml does not record engine articulated (%v):\n%s", err, cfg)
+	}
+	ds := filepath.Join(dir, "ds-new")
+	if code, _, errOut := runCLI(t, "record", "--policy", run, "--episodes", "1", "--cameras", "", "--lerobot", ds); code != 0 {
+		t.Fatalf("record --policy of a new run: exit %d: %s", code, errOut)
+	}
+	if _, _, _, meta := recordedEpisodes(t, ds); meta.Engine != "articulated" {
+		t.Errorf("record --policy of a new run: meta engine %q", meta.Engine)
+	}
+	for _, old := range []string{"engine: sim", `engine: ""`} {
+		// make it a run of the old engine: its config.yaml (the
+		// checkpoints keep theirs, which their manifests hash)
+		setEngine(t, run, "engine: articulated", old)
+		for _, c := range []struct {
+			name string
+			args []string
+		}{
+			{"eval", []string{"eval", "--checkpoint", run, "--episodes", "1"}},
+			{"record", []string{"record", "--policy", run, "--episodes", "1", "--cameras", "", "--lerobot", filepath.Join(dir, "ds-old")}},
+		} {
+			code, _, errOut := runCLI(t, c.args...)
+			if code != exitUsage || !strings.Contains(errOut, "old engine sim, which was removed") || !strings.Contains(errOut, "--engine articulated") {
+				t.Errorf("%s, %s: exit %d, %q; want a refusal naming the old engine and --engine articulated", old, c.name, code, errOut)
+			}
+			args := append(c.args, "--engine", "articulated")
+			if c.name == "record" {
+				args[len(args)-3] = filepath.Join(dir, "ds-transfer-"+strings.Fields(old)[1])
+			}
+			code, _, errOut = runCLI(t, args...)
+			if code != 0 || !strings.Contains(errOut, rundir.TransferNote) {
+				t.Errorf("%s, %s --engine articulated: exit %d, %q; want it run and said to be a transfer", old, c.name, code, errOut)
+			}
 		}
-		if code, _, errOut := runCLI(t, args...); code != 0 {
-			t.Fatalf("record %v: exit %d: %s", args, code, errOut)
+		code, _, errOut := runCLI(t, "train", "--resume", run, "--steps", "100", "--quiet")
+		if code != exitUsage || !strings.Contains(errOut, "old engine") || !strings.Contains(errOut, "removed") {
+			t.Errorf("%s, resume: exit %d, %q; want a refusal naming the old engine", old, code, errOut)
 		}
-		_, _, _, meta := recordedEpisodes(t, ds)
-		if meta.Engine != c.want || meta.Task != "push" {
-			t.Errorf("record --engine %q of a run on articulated: meta task %q engine %q, want push %q", c.flag, meta.Task, meta.Engine, c.want)
+		if _, err := os.Stat(filepath.Join(dir, "ds-old")); !os.IsNotExist(err) {
+			t.Errorf("a refused record left its dataset: %v", err)
 		}
+		setEngine(t, run, old, "engine: articulated") // back for the next round
+	}
+}
+
+// setEngine replaces the line from with to in run's config.yaml.
+func setEngine(t *testing.T, run, from, to string) {
+	t.Helper()
+	p := filepath.Join(run, "config.yaml")
+	b, err := os.ReadFile(p)
+	if err != nil || !strings.Contains(string(b), from) {
+		t.Fatalf("%s: %v, or no %q in it", p, err, from)
+	}
+	if err := os.WriteFile(p, []byte(strings.Replace(string(b), from, to, 1)), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

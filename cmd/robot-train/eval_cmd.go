@@ -24,7 +24,7 @@ var evalFlags = slices.Concat([]flagDef{
 	{name: "policy", help: "evaluate a scripted policy instead: expert|random"},
 	{name: "task", help: "task `NAME` (default: the checkpoint's task)"},
 	{name: "reward", help: "reward: dense|sparse (default: the checkpoint's, else dense)"},
-	{name: "engine", help: "tabletop tasks: physics engine sim|articulated (default: the checkpoint's, else sim)"},
+	{name: "engine", help: "tabletop tasks: physics engine articulated, the only one; a checkpoint trained on the removed engine sim needs --engine articulated (a transfer)"},
 	{name: "episodes", kind: "int", def: "10", help: "episodes `N` (default with --checkpoint: the run's eval.episodes)"},
 	{name: "seed", kind: "uint", def: "0", help: "seed `S` of the evaluation episodes (default with --checkpoint: the run's evaluation seed)"},
 	{name: "video", help: "record the first episode to `FILE.gif`"},
@@ -138,6 +138,9 @@ func evalCheckpoint(ctx context.Context, b *boundFlags, stdout, stderr io.Writer
 	}
 	for _, s := range res.Skipped {
 		_, _ = fmt.Fprintf(stderr, "eval: skipped a newer checkpoint: %s\n", s)
+	}
+	if res.Transfer != "" {
+		_, _ = fmt.Fprintf(stderr, "eval: %s\n", res.Transfer)
 	}
 	seedNote := "the run's evaluation episodes"
 	if b.given("seed") {

@@ -37,7 +37,7 @@ func applyDemos(cfg *rundir.Config, v string) error {
 // recordFlags is the table of robot-train record's flags.
 var recordFlags = slices.Concat([]flagDef{
 	{name: "task", help: "task `NAME` (default with a RUN_DIR policy: the run's task; with --model: reach, pick or push)"},
-	{name: "engine", help: "tabletop tasks: physics engine sim|articulated (default: a RUN_DIR policy's, else sim)"},
+	{name: "engine", help: "tabletop tasks: physics engine articulated, the only one; a RUN_DIR policy trained on the removed engine sim needs --engine articulated (a transfer)"},
 	{name: "model", help: "record task arm-reach, panda-pick or panda-push (--task reach|pick|push) over the MJCF arm `FILE.xml`, as train --model trains it"},
 	{name: "policy", def: "expert", help: "`expert|random|RUN_DIR`: the task's scripted expert, uniform random actions, or a training run's newest checkpoint (deterministic)"},
 	{name: "episodes", kind: "int", def: "10", help: "episodes `N` to record"},
@@ -59,7 +59,7 @@ var recordFlags = slices.Concat([]flagDef{
 }, armFlagDefs)
 
 func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	b, err := commandFlags("record", "--task NAME --policy expert|random|RUN_DIR --episodes N --lerobot DIR [--engine sim|articulated] [--seed S] [--num-envs N] [--cameras task,workspace] [--size WxH]\n       robot-train record --model FILE.xml --task reach|pick|push --policy expert|random|RUN_DIR --episodes N --lerobot DIR [--site NAME] [--grip NAME]\n       robot-train record --hw SPEC --lerobot DIR [--fps F] [--frames N] [--camera-name NAME] [--instruction TEXT]", recordFlags, args, stderr)
+	b, err := commandFlags("record", "--task NAME --policy expert|random|RUN_DIR --episodes N --lerobot DIR [--engine articulated] [--seed S] [--num-envs N] [--cameras task,workspace] [--size WxH]\n       robot-train record --model FILE.xml --task reach|pick|push --policy expert|random|RUN_DIR --episodes N --lerobot DIR [--site NAME] [--grip NAME]\n       robot-train record --hw SPEC --lerobot DIR [--fps F] [--frames N] [--camera-name NAME] [--instruction TEXT]", recordFlags, args, stderr)
 	if err != nil {
 		return err
 	}
@@ -118,6 +118,9 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	})
 	if err != nil {
 		return err
+	}
+	if res.Transfer != "" {
+		_, _ = fmt.Fprintf(stderr, "record: %s\n", res.Transfer)
 	}
 	if asJSON {
 		return printJSON(stdout, recordReport{Dir: res.Dir, Episodes: res.Episodes, Frames: res.Frames, Lengths: res.Lengths,

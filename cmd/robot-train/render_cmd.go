@@ -29,7 +29,7 @@ var renderFlags = []flagDef{
 	{name: "out", help: "output `FILE` (.png, .gif or .mp4)"},
 	{name: "checkpoint", help: "not render's: a trained policy is drawn by robot-train eval --checkpoint `RUN_DIR` --video FILE.gif (render moves the robot with the scripted expert or random actions)"},
 	{name: "render-backend", def: "auto", help: "renderer: auto|egl|soft"},
-	{name: "engine", def: "sim", help: "the task's physics engine: sim|articulated (MuJoCo's equations on the task's MJCF scene)"},
+	{name: "engine", help: "the task's physics engine: articulated, the only one (MuJoCo's equations on the task's MJCF scene; sim, the old engine, was removed)"},
 	{name: "every", kind: "int", def: "2", help: "GIF/MP4: keep every k-th control step"},
 	{name: "theme", def: "standard", help: "appearance: standard|misleading|abstract"},
 	{name: "shadows", kind: "bool", def: fmt.Sprint(render.DefaultCameraOptions().Shadows), help: "shadow map from the key light"},
@@ -92,7 +92,7 @@ func cmdRender(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := j.write(stdout, env, cam, frames, success); err != nil {
 		return err
 	}
-	buffers := func(b render.Buffers) error { return cam.RenderBuffers(env.Model(), env.State(), b) }
+	buffers := func(b render.Buffers) error { return cam.RenderBuffers(env.Model(), env.Data(), b) }
 	return writeExtras(stdout, buffers, j.w, j.h, frames, j.extras)
 }
 
@@ -228,7 +228,7 @@ func (j *renderJob) write(stdout io.Writer, env *tasks.Env, cam *render.SimCamer
 // viewFlags is the table of robot-train view's flags.
 var viewFlags = []flagDef{
 	{name: "task", help: "task `NAME` (default: the checkpoint's task)"},
-	{name: "engine", help: "tabletop tasks: physics engine sim|articulated (default: the checkpoint's, else sim)"},
+	{name: "engine", help: "tabletop tasks: physics engine articulated, the only one; a checkpoint trained on the removed engine sim needs --engine articulated (a transfer)"},
 	{name: "policy", def: "expert", help: "policy: expert|random"},
 	{name: "checkpoint", help: "watch the newest checkpoint of `RUN_DIR`"},
 	{name: "seed", kind: "uint", def: "0", help: "seed `S` of the first episode"},
@@ -236,7 +236,7 @@ var viewFlags = []flagDef{
 }
 
 func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("view", "--task NAME [--engine sim|articulated] [--policy expert|random | --checkpoint RUN_DIR]", stderr)
+	fs := newFlags("view", "--task NAME [--engine articulated] [--policy expert|random | --checkpoint RUN_DIR]", stderr)
 	def := rundir.DefaultConfig()
 	b, err := bindFlags(fs, viewFlags, &def)
 	if err != nil {
@@ -263,6 +263,12 @@ func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			name = cfg.Task
 		}
 		engine = cfg.Engine
+		if rundir.OldEngine(&cfg) {
+			if b.str("engine") == "" {
+				return rundir.OldEngineError(ckpt, "watch")
+			}
+			_, _ = fmt.Fprintf(stderr, "view: %s\n", rundir.TransferNote)
+		}
 		pol = rundir.AgentPolicy(agent)
 	}
 	if name == "" {
@@ -297,7 +303,7 @@ func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	err = render.RunViewer(render.ViewerConfig{
 		Title: "robot-train view " + name, Target: render.MetaWorldCenter, Distance: 1.2, Cameras: cams,
 		Resolve: func(c render.Camera) render.Camera {
-			c, _ = render.ResolveCamera(env.Model(), env.State(), c)
+			c, _ = render.ResolveCamera(env.Model(), env.Data(), c)
 			return c
 		},
 		Status:    ep.Status,
@@ -315,7 +321,7 @@ func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		return nil
 	}, func() *render.Scene {
-		sc.UpdateFromSim(env.Model(), env.State(), nil)
+		sc.UpdateFromArt(env.Model(), env.Data(), nil)
 		return &sc
 	})
 	if errors.Is(err, render.ErrNoDisplay) {

@@ -38,7 +38,7 @@ var scoreFlags = []flagDef{
 	{name: "clips", kind: "int", def: "8", help: "clips `N` to score"},
 	{name: "policy", def: "expert", help: "policy driving a sim source: expert|random"},
 	{name: "seed", kind: "uint", def: "0", help: "seed `S` of the sim episodes"},
-	{name: "engine", help: "physics engine of a sim:TASK source (tabletop tasks): sim|articulated (default sim)"},
+	{name: "engine", help: "physics engine of a sim:TASK source (tabletop tasks): articulated, the only one (sim, the old engine, was removed)"},
 	{name: "task", help: "task whose colours/prompt apply to a camera or folder source (default reach)"},
 	{name: "clip-len", key: "vlm.clip_len", help: "frames per clip"},
 	{name: "stride", key: "vlm.stride", help: "frames between clip starts"},
@@ -56,7 +56,7 @@ var scoreFlags = []flagDef{
 // scoreJob is one robot-train score command, checked.
 type scoreJob struct {
 	source, scorer, policy, camera, backend, theme string
-	engine                                         string // a sim source's physics engine ("" is sim)
+	engine                                         string // a sim source's physics engine ("" is articulated)
 	task                                           string // the task whose colours and prompt apply
 	clips, length, stride, w, h                    int
 	seed                                           uint64
@@ -104,7 +104,7 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) (ret
 
 // parseScore reads and checks score's flags.
 func parseScore(args []string, stderr io.Writer) (*scoreJob, error) {
-	b, err := commandFlags("score", "--source sim:TASK|dir:PATH|URL --scorer pixel|oracle|openai [--engine sim|articulated] [--clips N] [--policy expert|random] [--seed S] [--json]", scoreFlags, args, stderr)
+	b, err := commandFlags("score", "--source sim:TASK|dir:PATH|URL --scorer pixel|oracle|openai [--engine articulated] [--clips N] [--policy expert|random] [--seed S] [--json]", scoreFlags, args, stderr)
 	if err != nil {
 		return nil, err
 	}

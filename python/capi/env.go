@@ -28,7 +28,7 @@ var infoKeys = []string{
 // envOptions are the keyword options of vlmrb.make, sent as JSON.
 type envOptions struct {
 	Reward             string  `json:"reward"`
-	Engine             string  `json:"engine"` // tasks.Options.Engine: sim | articulated ("": sim)
+	Engine             string  `json:"engine"` // tasks.Options.Engine: articulated ("" too; sim, removed, is refused)
 	MaxSteps           int     `json:"max_episode_steps"`
 	HideGoal           bool    `json:"hide_goal"`
 	TerminateOnSuccess bool    `json:"terminate_on_success"`
@@ -42,9 +42,9 @@ type envOptions struct {
 	Height        int    `json:"height"`
 }
 
-// parseOptions reads task's keyword options; an engine other than sim on
-// a task with its own engine is refused in train's words
-// (rundir.CheckEngine).
+// parseOptions reads task's keyword options; engine sim (removed), an
+// unknown engine, or an engine on a task with its own engine is refused
+// in train's words (rundir.CheckEngine).
 func parseOptions(task, js string) (envOptions, tasks.Options, error) {
 	o := envOptions{RenderBackend: "auto", Camera: render.TaskCamera, Width: 128, Height: 128}
 	if strings.TrimSpace(js) != "" {
@@ -176,13 +176,13 @@ func (v *env) render(w, h int, dst []byte) error {
 		}
 	}
 	if v.cam == nil {
-		c, err := render.OpenTaskCamera(v.opts.RenderBackend, v.opts.Camera, v.opts.Theme, w, h, render.FilmedOf(v.e.Name(), v.e.Model(), v.e.State(), v.e.Meta().Views), render.DefaultCameraOptions())
+		c, err := render.OpenTaskCamera(v.opts.RenderBackend, v.opts.Camera, v.opts.Theme, w, h, render.FilmedOf(v.e.Name(), v.e.Model(), v.e.Data(), v.e.Meta().Views), render.DefaultCameraOptions())
 		if err != nil {
 			return err
 		}
 		v.cam, v.img = c, image.NewRGBA(image.Rect(0, 0, w, h))
 	}
-	if err := v.cam.RenderState(v.e.Model(), v.e.State(), v.img); err != nil {
+	if err := v.cam.RenderState(v.e.Model(), v.e.Data(), v.img); err != nil {
 		return err
 	}
 	rgbaToRGB(dst, v.img)

@@ -129,11 +129,12 @@ class TestAgreesWithGo(unittest.TestCase):
 
 
 class TestEngine(unittest.TestCase):
-    """engine="articulated": the tabletop task on sim/articulated (MuJoCo's
-    equations on the task's MJCF scene), the choice train's engine key and
-    the CLI's --engine make, refused in the same words."""
+    """The tabletop's one engine, sim/articulated (MuJoCo's equations on the
+    task's MJCF scene): engine="articulated" and the default are the same;
+    engine="sim", the removed old engine, and unknown engines are refused in
+    the words of train's engine key and the CLI's --engine."""
 
-    def test_rollout_bit_identical_on_articulated(self):
+    def test_rollout_bit_identical(self):
         for task in ("push", "pick-place"):
             acts = random_actions(120, 11)
             go_obs, go_rew = vlmrb.go_rollout(task, 99, acts, engine="articulated")
@@ -147,25 +148,24 @@ class TestEngine(unittest.TestCase):
             # bit for bit: array_equal, not allclose
             self.assertTrue(np.array_equal(np.array(py_obs), go_obs), task)
             self.assertTrue(np.array_equal(np.array(py_rew), go_rew), task)
-            # and it is the other engine: sim's rollout of the same actions differs
-            sim_obs, _ = vlmrb.go_rollout(task, 99, acts, engine="sim")
-            self.assertFalse(np.array_equal(sim_obs, go_obs), task)
             default_obs, _ = vlmrb.go_rollout(task, 99, acts)
-            self.assertTrue(np.array_equal(default_obs, sim_obs), task)  # the default is sim
+            self.assertTrue(np.array_equal(default_obs, go_obs), task)  # the default is articulated
 
     def test_vector_env_takes_engine(self):
         acts = random_actions(30, 3)
         last = {}
-        for engine in ("sim", "articulated"):
+        for engine in ("", "articulated"):
             with vlmrb.make_vec("push", 2, engine=engine) as v:
                 v.reset(seed=4)
                 for a in acts:
                     o, *_ = v.step(np.stack([a, a]))
                 last[engine] = o.copy()
-        self.assertFalse(np.array_equal(last["sim"], last["articulated"]))
+        self.assertTrue(np.array_equal(last[""], last["articulated"]))
 
     def test_refusals_are_trains(self):
-        with self.assertRaisesRegex(ValueError, 'engine "mujoco" is not one of sim, articulated'):
+        with self.assertRaisesRegex(ValueError, 'engine "sim" .* was removed; the tabletop runs on the articulated engine'):
+            vlmrb.make("push", engine="sim")
+        with self.assertRaisesRegex(ValueError, 'engine "mujoco" is not one of articulated'):
             vlmrb.make("push", engine="mujoco")
         with self.assertRaisesRegex(ValueError, "engine articulated applies to the tabletop tasks .*; "
                                     "task doorkey-5x5 has its own engine, leave engine unset"):

@@ -27,8 +27,9 @@ def make(task, **options):
     """Makes one task env, like gymnasium.make. Options: render_mode
     ("rgb_array"), width, height, camera ("task", "workspace", corner, …),
     render_backend ("auto", "soft", "egl"), theme, reward ("dense" or
-    "sparse"), engine ("sim", the default, or "articulated": MuJoCo's
-    equations on the task's MJCF scene, as train's engine key),
+    "sparse"), engine ("" or "articulated", the tabletop's only engine:
+    MuJoCo's equations on the task's MJCF scene, as train's engine key;
+    "sim", the old engine, was removed and is refused),
     max_episode_steps, hide_goal, terminate_on_success, freeze_layout,
     layout_seed."""
     return VlmrbEnv(task, **options)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/vlmrb/vlmrb/rundir"
+	"github.com/vlmrb/vlmrb/tasks"
 )
 
 const freezeYAML = `
@@ -145,6 +146,42 @@ func TestKeysAddedAfterAStudyBegan(t *testing.T) {
 			if r.Config.VLM.Scoring.Lag != w {
 				t.Errorf("%s (%s study): vlm.lag %d, want %d", r.ID(), map[bool]string{true: "new", false: "old"}[dir == fresh], r.Config.VLM.Scoring.Lag, w)
 			}
+		}
+	}
+}
+
+// A study one of whose runs was trained on the tabletop's old engine
+// (its config.yaml says engine "" or sim on a tabletop task) cannot go on:
+// its remaining runs would train on the articulated engine. A run that
+// recorded engine articulated, or one not started, passes.
+func TestCheckEngineRefusesOldEngineStudies(t *testing.T) {
+	t.Parallel()
+	s, err := ParseSpec([]byte(freezeYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := s.Runs(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkEngine(runs[0]); err != nil {
+		t.Fatalf("a run not started: %v", err)
+	}
+	for _, tc := range []struct {
+		engine string
+		ok     bool
+	}{{"", false}, {tasks.EngineSim, false}, {tasks.EngineArticulated, true}} {
+		c := runs[0].Config
+		c.Engine = tc.engine
+		if err := os.MkdirAll(c.Out, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := rundir.SaveConfig(filepath.Join(c.Out, "config.yaml"), &c); err != nil {
+			t.Fatal(err)
+		}
+		err := checkEngine(runs[0])
+		if (err == nil) != tc.ok || err != nil && !strings.Contains(err.Error(), "old engine sim") {
+			t.Errorf("a run of reach recorded with engine %q: %v, want ok %v", tc.engine, err, tc.ok)
 		}
 	}
 }

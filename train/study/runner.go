@@ -239,6 +239,9 @@ func (r *Runner) prepare() ([]Run, error) {
 		if err := checkConfig(run); err != nil {
 			return nil, err
 		}
+		if err := checkEngine(run); err != nil {
+			return nil, err
+		}
 	}
 	if !r.DryRun {
 		if err := atomicfile.WriteBytes(filepath.Join(r.Dir, SpecFile), r.Spec.src); err != nil {
@@ -421,6 +424,27 @@ func checkConfig(run Run) error {
 	if len(diff) > 0 {
 		return fmt.Errorf("study: run %s was started with a different config (%s) than the study file now gives (%s); "+
 			"restore the study file, or write the changed grid to a new --out directory", run.ID(), filepath.Join(run.Config.Out, configFile), strings.Join(diff, "; "))
+	}
+	return nil
+}
+
+// checkEngine refuses to continue a study one of whose runs was trained
+// on the tabletop's old engine sim (rundir.OldEngine on the run's own
+// config.yaml): its other runs would train on the articulated engine, and
+// the arms would mix two physics. Its records and reports stay as they
+// are.
+func checkEngine(run Run) error {
+	var c rundir.Config
+	err := rundir.LoadConfigFile(filepath.Join(run.Config.Out, "config.yaml"), &c)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // not started
+	}
+	if err != nil {
+		return fmt.Errorf("study: run %s: %w", run.ID(), err)
+	}
+	if rundir.OldEngine(&c) {
+		return fmt.Errorf("study: run %s was trained on the tabletop's old engine sim, which was removed; the study cannot go on "+
+			"without mixing two physics (its records and reports stay as they are); run the study file again under a new --out", run.ID())
 	}
 	return nil
 }

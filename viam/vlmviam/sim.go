@@ -593,7 +593,7 @@ func (c *SimCamera) Reconfigure(_ context.Context, _ resource.Dependencies, conf
 	var cam *render.SimCamera
 	err = c.world().withEnv(func(env *tasks.Env) error {
 		var err error
-		cam, err = render.OpenTaskCamera(backend, view, "standard", w, h, render.FilmedOf(env.Name(), env.Model(), env.State(), env.Meta().Views), render.DefaultCameraOptions())
+		cam, err = render.OpenTaskCamera(backend, view, "standard", w, h, render.FilmedOf(env.Name(), env.Model(), env.Data(), env.Meta().Views), render.DefaultCameraOptions())
 		return err
 	})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -11,7 +12,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/vlmrb/vlmrb/render"
-	"github.com/vlmrb/vlmrb/sim"
+	"github.com/vlmrb/vlmrb/sim/articulated"
 	"github.com/vlmrb/vlmrb/tasks"
 )
 
@@ -388,12 +389,13 @@ func (w *World) withEnv(f func(*tasks.Env) error) error {
 	return f(w.env)
 }
 
-// handBodies are the task scene's bodies of the hand (tasks/scenes.go).
+// handBodies are the task scene's bodies of the hand
+// (tasks/scenes/README.md).
 var handBodies = []string{"hand", "right finger", "left finger"}
 
-// HandShape is one collision shape of the simulated hand: kind (box,
+// HandShape is one collision geom of the simulated hand: kind (box,
 // sphere, capsule, cylinder), its world pose (mm and a unit quaternion
-// w, x, y, z) and its size in the sim's convention (mm: box half extents;
+// w, x, y, z) and its size in MuJoCo's convention (mm: box half extents;
 // radius and half length for capsule and cylinder; radius for sphere).
 type HandShape struct {
 	Name string
@@ -403,27 +405,30 @@ type HandShape struct {
 	Size [3]float64
 }
 
-// HandShapes returns the collision shapes of the hand and its fingers at
-// the current state.
+// HandShapes returns the collision geoms of the hand and its fingers at
+// the current state of the task's articulated engine (visual geoms,
+// contype and conaffinity 0, left out).
 func (w *World) HandShapes() []HandShape {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.ensureLocked()
-	m, s := w.env.Model(), w.env.State()
+	a, d := w.env.Model(), w.env.Data()
+	m := a.Model
 	var out []HandShape
 	for _, bn := range handBodies {
-		b, ok := m.Body(bn)
-		if !ok {
+		b := slices.IndexFunc(m.Bodies, func(b articulated.Body) bool { return b.Name == bn })
+		if b < 0 {
 			continue
 		}
-		for i, sd := range m.Shapes {
-			if sd.Body != b || sd.NoCollide {
+		for i := range a.Geoms {
+			g := &a.Geoms[i]
+			if g.Body != b || len(m.Geoms) == len(a.Geoms) && m.Geoms[i].Contype == 0 && m.Geoms[i].Conaffinity == 0 {
 				continue
 			}
-			p, q := s.ShapePose(m, sim.ShapeID(i))
-			out = append(out, HandShape{Name: sd.Name, Kind: sd.Kind.String(),
+			p, q := render.ArtGeomPose(d, g)
+			out = append(out, HandShape{Name: g.Name, Kind: g.Type,
 				Pos: [3]float64{p.X * 1000, p.Y * 1000, p.Z * 1000}, Quat: [4]float64{q.W, q.X, q.Y, q.Z},
-				Size: [3]float64{sd.Size.X * 1000, sd.Size.Y * 1000, sd.Size.Z * 1000}})
+				Size: [3]float64{g.Size.X * 1000, g.Size.Y * 1000, g.Size.Z * 1000}})
 		}
 	}
 	return out
