@@ -34,7 +34,7 @@ type floor struct {
 // and places rundir, which DESIGN sketched as a runs package above train,
 // below it (see the comment at its floor).
 var floors = []floor{
-	{"ground: the engine, collision geometry, the frame type and result statistics", []string{"sim", "sim/convex", "frame", "stats"}},
+	{"ground: spatial math, collision geometry, the frame type and result statistics", []string{"sim", "sim/convex", "frame", "stats"}},
 	{"the robot engine over collision geometry", []string{"sim/articulated"}},
 	{"model import onto the engine", []string{"sim/mjcf"}},
 	{"storage, networks, cameras and dataset formats", []string{"replay", "nn", "render", "hw", "lerobot"}},

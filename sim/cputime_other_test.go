@@ -1,6 +1,0 @@
-//go:build !unix
-
-package sim_test
-
-// cpuSeconds is unavailable here; benchmarks then omit the CPU-time metric.
-func cpuSeconds() float64 { return 0 }
