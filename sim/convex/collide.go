@@ -55,6 +55,7 @@ type Collider struct {
 	MaxIterations int
 
 	smp     simplex
+	smp2    simplex // gjk's second buffer
 	verts   []svert
 	faces   []epaFace
 	faceD   []float64 // per face: its offset d while alive, +Inf once removed

@@ -52,42 +52,13 @@ func supportPairTo(v *svert, A, B *sobj, d0, d1, d2 float64) {
 	v.w = Vec3{v.a[0] - v.b[0], v.a[1] - v.b[1], v.a[2] - v.b[2]}
 }
 
-// supportTo is support written into out, with boxes and cylinders in
-// scalars (Shape.Support's operations in their order).
+// supportTo is support written into out (Shape.Support's operations).
 func (o *sobj) supportTo(out *Vec3, d0, d1, d2 float64) {
-	s, pose := o.s, o.p
-	if o.coreOnly || (s.Kind != Box && s.Kind != Cylinder) {
+	if o.coreOnly {
 		*out = o.support(Vec3{d0, d1, d2})
 		return
 	}
-	R := &pose.Rot
-	l0 := R[0]*d0 + R[3]*d1 + R[6]*d2
-	l1 := R[1]*d0 + R[4]*d1 + R[7]*d2
-	l2 := R[2]*d0 + R[5]*d1 + R[8]*d2
-	var p0, p1, p2 float64
-	if s.Kind == Box {
-		p0, p1, p2 = -s.Size[0], -s.Size[1], -s.Size[2]
-		if l0 >= 0 {
-			p0 = s.Size[0]
-		}
-		if l1 >= 0 {
-			p1 = s.Size[1]
-		}
-		if l2 >= 0 {
-			p2 = s.Size[2]
-		}
-	} else {
-		if r := math.Hypot(l0, l1); r > 0 {
-			p0, p1 = s.Size[0]*l0/r, s.Size[0]*l1/r
-		}
-		p2 = -s.Size[1]
-		if l2 >= 0 {
-			p2 = s.Size[1]
-		}
-	}
-	out[0] = R[0]*p0 + R[1]*p1 + R[2]*p2 + pose.Pos[0]
-	out[1] = R[3]*p0 + R[4]*p1 + R[5]*p2 + pose.Pos[1]
-	out[2] = R[6]*p0 + R[7]*p1 + R[8]*p2 + pose.Pos[2]
+	o.s.supportTo(out, o.p, d0, d1, d2)
 }
 
 type simplex struct {
@@ -99,14 +70,19 @@ type simplex struct {
 // gjk finds the distance between A and B. It returns early with
 // dist > cutoff once a lower bound proves the sets farther than cutoff.
 // hit reports intersection (or touching); then c.smp holds the final simplex.
+//
+// The simplex lives in two buffers, c.smp and c.smp2: each iteration
+// appends the new support point to the current one and writes the reduced
+// simplex into the other, so that going back (no progress) drops the new
+// point and moving on swaps the two, with no copy of a whole simplex.
 func (c *Collider) gjk(A, B *sobj, cutoff, scale float64) (dist float64, pa, pb Vec3, hit bool) {
-	smp := &c.smp
+	smp, nxt := &c.smp, &c.smp2
 	d := A.p.Pos.Sub(B.p.Pos)
 	if d.Dot(d) == 0 {
 		d = Vec3{1, 0, 0}
 	}
 	smp.n = 1
-	smp.v[0] = supportPair(A, B, d.Scale(-1))
+	supportPairTo(&smp.v[0], A, B, -d[0], -d[1], -d[2]) // d.Scale(-1)
 	smp.lam[0] = 1
 	v := smp.v[0].w
 	hitTol := hitRelTol * scale
@@ -117,10 +93,12 @@ func (c *Collider) gjk(A, B *sobj, cutoff, scale float64) (dist float64, pa, pb 
 	for iter := 0; iter < maxIter; iter++ {
 		vv := v.Dot(v)
 		if vv <= hitTol*hitTol {
+			c.keep(smp)
 			return 0, Vec3{}, Vec3{}, true
 		}
-		var w svert
-		supportPairTo(&w, A, B, -v[0], -v[1], -v[2]) // v.Scale(-1)
+		// the new point, written in place; it counts only once n grows
+		w := &smp.v[smp.n]
+		supportPairTo(w, A, B, -v[0], -v[1], -v[2]) // v.Scale(-1)
 		vw := v.Dot(w.w)
 		// Lower bound on the distance: v·w/|v|.
 		if vw > 0 && vw*vw > cutoff*cutoff*vv && cutoff >= 0 {
@@ -138,19 +116,18 @@ func (c *Collider) gjk(A, B *sobj, cutoff, scale float64) (dist float64, pa, pb 
 		if dup {
 			break
 		}
-		prev, prevV := *smp, v
-		smp.v[smp.n] = w
 		smp.n++
-		var inside bool
-		v, inside = smp.closest()
+		nv, inside := smp.closestTo(nxt)
 		if inside {
+			c.keep(smp)
 			return 0, Vec3{}, Vec3{}, true
 		}
-		if v.Dot(v) >= vv {
+		if nv.Dot(nv) >= vv {
 			// No progress: rounding has the better answer in the old simplex.
-			*smp, v = prev, prevV
+			smp.n--
 			break
 		}
+		smp, nxt, v = nxt, smp, nv
 	}
 	for i := 0; i < smp.n; i++ {
 		pa = pa.AddScaled(smp.v[i].a, smp.lam[i])
@@ -159,22 +136,62 @@ func (c *Collider) gjk(A, B *sobj, cutoff, scale float64) (dist float64, pa, pb 
 	return v.Norm(), pa, pb, false
 }
 
-// closest replaces the simplex by the smallest sub-simplex whose affine
-// hull holds its point nearest the origin, sets the barycentric weights and
-// returns that point. inside reports a tetrahedron holding the origin.
-func (s *simplex) closest() (Vec3, bool) {
+// keep leaves the simplex s (one of c's two buffers) in c.smp, where EPA
+// looks for it.
+func (c *Collider) keep(s *simplex) {
+	if s != &c.smp {
+		c.smp = *s
+	}
+}
+
+// sub is a sub-simplex of a simplex: n of its vertices by index, with
+// barycentric weights.
+type sub struct {
+	n   int
+	i   [3]int
+	lam [3]float64
+}
+
+func sub1(i int) sub { return sub{n: 1, i: [3]int{i}, lam: [3]float64{1}} }
+
+// to writes the sub-simplex r of s into d (d ≠ s).
+func (s *simplex) to(d *simplex, r *sub) {
+	for k := 0; k < r.n; k++ {
+		d.v[k] = s.v[r.i[k]]
+		d.lam[k] = r.lam[k]
+	}
+	d.n = r.n
+}
+
+// closestTo writes into d (d ≠ s) the smallest sub-simplex of s whose
+// affine hull holds its point nearest the origin, with its barycentric
+// weights, and returns that point. inside reports a tetrahedron holding
+// the origin; then d is not written.
+func (s *simplex) closestTo(d *simplex) (Vec3, bool) {
+	var p Vec3
+	var r sub
 	switch s.n {
 	case 1:
-		s.lam[0] = 1
-		return s.v[0].w, false
+		p, r = s.v[0].w, sub1(0)
 	case 2:
-		return s.segment(0, 1), false
+		p, r = s.segment(0, 1)
 	case 3:
-		return s.triangle(0, 1, 2), false
+		p, r = s.triangle(0, 1, 2)
+	default:
+		var inside bool
+		if p, r, inside = s.tetra(); inside {
+			return Vec3{}, true
+		}
 	}
-	// Tetrahedron: the origin is inside when it is behind every face.
+	s.to(d, &r)
+	return p, false
+}
+
+// tetra is closestTo's tetrahedron: the origin is inside when it is behind
+// every face; else the nearest of the faces' closest points.
+func (s *simplex) tetra() (Vec3, sub, bool) {
 	best := math.Inf(1)
-	var bestS simplex
+	var bestR sub
 	var bestP Vec3
 	inside := true
 	faces := [4][4]int{{0, 1, 2, 3}, {0, 1, 3, 2}, {0, 2, 3, 1}, {1, 2, 3, 0}}
@@ -191,56 +208,40 @@ func (s *simplex) closest() (Vec3, bool) {
 			continue // origin on the same side as the fourth vertex
 		}
 		inside = false
-		t := *s
-		t.v[0], t.v[1], t.v[2] = s.v[f[0]], s.v[f[1]], s.v[f[2]]
-		t.n = 3
-		p := t.triangle(0, 1, 2)
+		p, r := s.triangle(f[0], f[1], f[2])
 		if d := p.Dot(p); d < best {
-			best, bestS, bestP = d, t, p
+			best, bestR, bestP = d, r, p
 		}
 	}
-	if inside {
-		return Vec3{}, true
-	}
-	*s = bestS
-	return bestP, false
+	return bestP, bestR, inside
 }
 
-func (s *simplex) keep1(i int) Vec3 {
-	s.v[0] = s.v[i]
-	s.lam[0] = 1
-	s.n = 1
-	return s.v[0].w
+// keep2 is the point (1 − u)·v_i + u·v_j on an edge.
+func (s *simplex) keep2(i, j int, u float64) (Vec3, sub) {
+	p := s.v[i].w.Scale(1 - u).Add(s.v[j].w.Scale(u))
+	return p, sub{n: 2, i: [3]int{i, j}, lam: [3]float64{1 - u, u}}
 }
 
-func (s *simplex) keep2(i, j int, u float64) Vec3 {
-	vi, vj := s.v[i], s.v[j]
-	s.v[0], s.v[1] = vi, vj
-	s.lam[0], s.lam[1] = 1-u, u
-	s.n = 2
-	return vi.w.Scale(1 - u).Add(vj.w.Scale(u))
-}
-
-func (s *simplex) segment(i, j int) Vec3 {
+func (s *simplex) segment(i, j int) (Vec3, sub) {
 	a, b := s.v[i].w, s.v[j].w
 	ab := b.Sub(a)
 	den := ab.Dot(ab)
 	if den == 0 {
-		return s.keep1(i)
+		return a, sub1(i)
 	}
 	t := -a.Dot(ab) / den
 	if t <= 0 {
-		return s.keep1(i)
+		return a, sub1(i)
 	}
 	if t >= 1 {
-		return s.keep1(j)
+		return b, sub1(j)
 	}
 	return s.keep2(i, j, t)
 }
 
 // triangle is Ericson's closest point on a triangle (Real-Time Collision
 // Detection §5.1.5) with the query point at the origin.
-func (s *simplex) triangle(i, j, k int) Vec3 {
+func (s *simplex) triangle(i, j, k int) (Vec3, sub) {
 	// in scalars: the operations of Sub, Scale(-1), Dot, Add and Scale
 	// in their order (ap = −a, bp = −b, cp = −c)
 	a, b, c := &s.v[i].w, &s.v[j].w, &s.v[k].w
@@ -249,12 +250,12 @@ func (s *simplex) triangle(i, j, k int) Vec3 {
 	d1 := ab0*(-a[0]) + ab1*(-a[1]) + ab2*(-a[2])
 	d2 := ac0*(-a[0]) + ac1*(-a[1]) + ac2*(-a[2])
 	if d1 <= 0 && d2 <= 0 {
-		return s.keep1(i)
+		return *a, sub1(i)
 	}
 	d3 := ab0*(-b[0]) + ab1*(-b[1]) + ab2*(-b[2])
 	d4 := ac0*(-b[0]) + ac1*(-b[1]) + ac2*(-b[2])
 	if d3 >= 0 && d4 <= d3 {
-		return s.keep1(j)
+		return *b, sub1(j)
 	}
 	vc := d1*d4 - d3*d2
 	if vc <= 0 && d1 >= 0 && d3 <= 0 {
@@ -263,7 +264,7 @@ func (s *simplex) triangle(i, j, k int) Vec3 {
 	d5 := ab0*(-c[0]) + ab1*(-c[1]) + ab2*(-c[2])
 	d6 := ac0*(-c[0]) + ac1*(-c[1]) + ac2*(-c[2])
 	if d6 >= 0 && d5 <= d6 {
-		return s.keep1(k)
+		return *c, sub1(k)
 	}
 	vb := d5*d2 - d1*d6
 	if vb <= 0 && d2 >= 0 && d6 <= 0 {
@@ -279,11 +280,7 @@ func (s *simplex) triangle(i, j, k int) Vec3 {
 	}
 	v, w := vb/den, vc/den
 	p := Vec3{a[0] + ab0*v + ac0*w, a[1] + ab1*v + ac1*w, a[2] + ab2*v + ac2*w}
-	vi, vj, vk := s.v[i], s.v[j], s.v[k]
-	s.v[0], s.v[1], s.v[2] = vi, vj, vk
-	s.lam[0], s.lam[1], s.lam[2] = 1-v-w, v, w
-	s.n = 3
-	return p
+	return p, sub{n: 3, i: [3]int{i, j, k}, lam: [3]float64{1 - v - w, v, w}}
 }
 
 type epaFace struct {
@@ -316,9 +313,7 @@ func (c *Collider) epa(A, B *sobj, scale, ccdTol float64) (depth float64, n, pa,
 	c.verts = c.verts[:0]
 	c.faces = c.faces[:0]
 	c.faceD = c.faceD[:0]
-	for i := 0; i < 4; i++ {
-		c.verts = append(c.verts, c.smp.v[i])
-	}
+	c.verts = append(c.verts, c.smp.v[:]...)
 	p := [4]Vec3{c.verts[0].w, c.verts[1].w, c.verts[2].w, c.verts[3].w}
 	if p[1].Sub(p[0]).Cross(p[2].Sub(p[0])).Dot(p[3].Sub(p[0])) > 0 {
 		c.verts[1], c.verts[2] = c.verts[2], c.verts[1]
@@ -384,21 +379,32 @@ func (c *Collider) epa(A, B *sobj, scale, ccdTol float64) (depth float64, n, pa,
 			c.addFace(h.a, h.b, iw)
 			c.faces[nf].nb[0] = h.outer
 			of := &c.faces[h.outer]
-			for k := 0; k < 3; k++ {
-				if of.i[k] == h.b && of.i[(k+1)%3] == h.a {
-					of.nb[k] = nf
-				}
+			switch {
+			case of.i[0] == h.b && of.i[1] == h.a:
+				of.nb[0] = nf
+			case of.i[1] == h.b && of.i[2] == h.a:
+				of.nb[1] = nf
+			case of.i[2] == h.b && of.i[0] == h.a:
+				of.nb[2] = nf
 			}
 		}
+		// the walk records the horizon as one loop, in order: edge i+1
+		// (mod nh) starts where edge i ends; the search is the fallback
 		nh := int32(len(c.horizon))
 		for i := int32(0); i < nh; i++ {
-			for j := int32(0); j < nh; j++ {
-				if c.horizon[j].a == c.horizon[i].b {
-					c.faces[first+i].nb[1] = first + j
-					c.faces[first+j].nb[2] = first + i
-					break
+			j := i + 1
+			if j == nh {
+				j = 0
+			}
+			if c.horizon[j].a != c.horizon[i].b {
+				for j = 0; j < nh && c.horizon[j].a != c.horizon[i].b; j++ {
+				}
+				if j == nh {
+					continue
 				}
 			}
+			c.faces[first+i].nb[1] = first + j
+			c.faces[first+j].nb[2] = first + i
 		}
 	}
 	bf := c.faces[best]

@@ -132,15 +132,21 @@ func (s *Shape) SupportLocal(dir Vec3) Vec3 {
 
 // Support returns the world point of s at pose farthest along the world
 // direction dir.
-//
-// In scalars for boxes and cylinders (GJK and EPA call it in their inner
-// loops), with MulTVec's, SupportLocal's and Transform's operations in
-// their order.
 func (s *Shape) Support(pose *Pose, dir Vec3) Vec3 {
+	var p Vec3
+	s.supportTo(&p, pose, dir[0], dir[1], dir[2])
+	return p
+}
+
+// supportTo is Support written into out, with the direction in scalars
+// (GJK and EPA call it in their inner loops): for boxes and cylinders in
+// scalars throughout, with MulTVec's, SupportLocal's and Transform's
+// operations in their order.
+func (s *Shape) supportTo(out *Vec3, pose *Pose, d0, d1, d2 float64) {
 	R := &pose.Rot
-	l0 := R[0]*dir[0] + R[3]*dir[1] + R[6]*dir[2]
-	l1 := R[1]*dir[0] + R[4]*dir[1] + R[7]*dir[2]
-	l2 := R[2]*dir[0] + R[5]*dir[1] + R[8]*dir[2]
+	l0 := R[0]*d0 + R[3]*d1 + R[6]*d2
+	l1 := R[1]*d0 + R[4]*d1 + R[7]*d2
+	l2 := R[2]*d0 + R[5]*d1 + R[8]*d2
 	var p0, p1, p2 float64
 	switch s.Kind {
 	case Box:
@@ -163,13 +169,12 @@ func (s *Shape) Support(pose *Pose, dir Vec3) Vec3 {
 			p2 = s.Size[1]
 		}
 	default:
-		return pose.Transform(s.SupportLocal(Vec3{l0, l1, l2}))
+		*out = pose.Transform(s.SupportLocal(Vec3{l0, l1, l2}))
+		return
 	}
-	return Vec3{
-		R[0]*p0 + R[1]*p1 + R[2]*p2 + pose.Pos[0],
-		R[3]*p0 + R[4]*p1 + R[5]*p2 + pose.Pos[1],
-		R[6]*p0 + R[7]*p1 + R[8]*p2 + pose.Pos[2],
-	}
+	out[0] = R[0]*p0 + R[1]*p1 + R[2]*p2 + pose.Pos[0]
+	out[1] = R[3]*p0 + R[4]*p1 + R[5]*p2 + pose.Pos[1]
+	out[2] = R[6]*p0 + R[7]*p1 + R[8]*p2 + pose.Pos[2]
 }
 
 // RBound returns the radius (m) of the smallest origin-centred sphere
