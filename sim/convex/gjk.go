@@ -49,7 +49,7 @@ func supportPair(A, B *sobj, dir Vec3) svert {
 func supportPairTo(v *svert, A, B *sobj, d0, d1, d2 float64) {
 	A.supportTo(&v.a, d0, d1, d2)
 	B.supportTo(&v.b, -d0, -d1, -d2)
-	v.w = Vec3{v.a[0] - v.b[0], v.a[1] - v.b[1], v.a[2] - v.b[2]}
+	v.w[0], v.w[1], v.w[2] = v.a[0]-v.b[0], v.a[1]-v.b[1], v.a[2]-v.b[2]
 }
 
 // supportTo is support written into out (Shape.Support's operations).
@@ -99,7 +99,8 @@ func (c *Collider) gjk(A, B *sobj, cutoff, scale float64) (dist float64, pa, pb 
 		// the new point, written in place; it counts only once n grows
 		w := &smp.v[smp.n]
 		supportPairTo(w, A, B, -v[0], -v[1], -v[2]) // v.Scale(-1)
-		vw := v.Dot(w.w)
+		// v·w in scalars: a Vec3 copy of the point just stored stalls
+		vw := v[0]*w.w[0] + v[1]*w.w[1] + v[2]*w.w[2]
 		// Lower bound on the distance: v·w/|v|.
 		if vw > 0 && vw*vw > cutoff*cutoff*vv && cutoff >= 0 {
 			return math.Sqrt(vv), Vec3{}, Vec3{}, false
@@ -109,7 +110,7 @@ func (c *Collider) gjk(A, B *sobj, cutoff, scale float64) (dist float64, pa, pb 
 		}
 		dup := false
 		for i := 0; i < smp.n; i++ {
-			if smp.v[i].w == w.w {
+			if u := &smp.v[i].w; u[0] == w.w[0] && u[1] == w.w[1] && u[2] == w.w[2] {
 				dup = true
 			}
 		}
@@ -355,7 +356,8 @@ func (c *Collider) epa(A, B *sobj, scale, ccdTol float64) (depth float64, n, pa,
 		iw := int32(len(c.verts) - 1)
 		w := &c.verts[iw]
 		supportPairTo(w, A, B, bf.n[0], bf.n[1], bf.n[2])
-		wn := w.w.Dot(bf.n)
+		// w·n in scalars (Dot's operations): no copy of the fresh point
+		wn := w.w[0]*bf.n[0] + w.w[1]*bf.n[1] + w.w[2]*bf.n[2]
 		if ccdTol > 0 {
 			upper = min(upper, wn)
 			if upper-bf.d < ccdTol {
@@ -372,7 +374,7 @@ func (c *Collider) epa(A, B *sobj, scale, ccdTol float64) (depth float64, n, pa,
 		c.faces[best].visit = c.stamp
 		c.faces[best].alive = false
 		c.faceD[best] = math.Inf(1)
-		c.epaWalk(int32(best), -1, w.w, visTol)
+		c.epaWalk(int32(best), -1, &w.w, visTol)
 		first := int32(len(c.faces))
 		for _, h := range c.horizon {
 			nf := int32(len(c.faces))
@@ -419,7 +421,7 @@ func (c *Collider) epa(A, B *sobj, scale, ccdTol float64) (depth float64, n, pa,
 
 // epaWalk removes the faces that see w, reached from face f through
 // visible neighbours, and records the horizon edges in loop order.
-func (c *Collider) epaWalk(f, from int32, w Vec3, visTol float64) {
+func (c *Collider) epaWalk(f, from int32, w *Vec3, visTol float64) {
 	start := 0
 	if from >= 0 {
 		for k := 0; k < 3; k++ {
@@ -469,14 +471,25 @@ func (c *Collider) addFace(a, b, d int32) {
 	v0, v1, v2 := pc[0]-pa[0], pc[1]-pa[1], pc[2]-pa[2]
 	n0, n1, n2 := u1*v2-u2*v1, u2*v0-u0*v2, u0*v1-u1*v0
 	l := math.Sqrt(n0*n0 + n1*n1 + n2*n2)
-	c.faces = append(c.faces, epaFace{i: [3]int32{a, b, d}, alive: true, nb: [3]int32{-1, -1, -1}})
-	f := &c.faces[len(c.faces)-1]
+	// field by field into the slot: a struct literal went through the
+	// stack and stalled the copy that followed it
+	nf := len(c.faces)
+	if nf < cap(c.faces) {
+		c.faces = c.faces[:nf+1]
+	} else {
+		c.faces = append(c.faces, epaFace{})
+	}
+	f := &c.faces[nf]
+	f.i[0], f.i[1], f.i[2] = a, b, d
+	f.nb[0], f.nb[1], f.nb[2] = -1, -1, -1
+	f.alive, f.visit = true, 0
 	if l > 0 {
 		s := 1 / l
 		n0, n1, n2 = n0*s, n1*s, n2*s
-		f.n = Vec3{n0, n1, n2}
+		f.n[0], f.n[1], f.n[2] = n0, n1, n2
 		f.d = n0*pa[0] + n1*pa[1] + n2*pa[2]
 	} else {
+		f.n[0], f.n[1], f.n[2] = 0, 0, 0
 		f.d = math.Inf(1)
 	}
 	c.faceD = append(c.faceD, f.d)
