@@ -84,23 +84,24 @@ func (c *Collider) gjk(A, B *sobj, cutoff, scale float64) (dist float64, pa, pb 
 	smp.n = 1
 	supportPairTo(&smp.v[0], A, B, -d[0], -d[1], -d[2]) // d.Scale(-1)
 	smp.lam[0] = 1
-	v := smp.v[0].w
+	// v, the point of the simplex nearest the origin, in scalars: Go
+	// passes arrays through memory, and copies of points just stored stall
+	v0, v1, v2 := smp.v[0].w[0], smp.v[0].w[1], smp.v[0].w[2]
 	hitTol := hitRelTol * scale
 	maxIter := gjkMaxIter
 	if c.MaxIterations > 0 {
 		maxIter = c.MaxIterations
 	}
 	for iter := 0; iter < maxIter; iter++ {
-		vv := v.Dot(v)
+		vv := v0*v0 + v1*v1 + v2*v2
 		if vv <= hitTol*hitTol {
 			c.keep(smp)
 			return 0, Vec3{}, Vec3{}, true
 		}
 		// the new point, written in place; it counts only once n grows
 		w := &smp.v[smp.n]
-		supportPairTo(w, A, B, -v[0], -v[1], -v[2]) // v.Scale(-1)
-		// v·w in scalars: a Vec3 copy of the point just stored stalls
-		vw := v[0]*w.w[0] + v[1]*w.w[1] + v[2]*w.w[2]
+		supportPairTo(w, A, B, -v0, -v1, -v2) // v.Scale(-1)
+		vw := v0*w.w[0] + v1*w.w[1] + v2*w.w[2]
 		// Lower bound on the distance: v·w/|v|.
 		if vw > 0 && vw*vw > cutoff*cutoff*vv && cutoff >= 0 {
 			return math.Sqrt(vv), Vec3{}, Vec3{}, false
@@ -118,23 +119,24 @@ func (c *Collider) gjk(A, B *sobj, cutoff, scale float64) (dist float64, pa, pb 
 			break
 		}
 		smp.n++
-		nv, inside := smp.closestTo(nxt)
+		n0, n1, n2, inside := smp.closestTo(nxt)
 		if inside {
 			c.keep(smp)
 			return 0, Vec3{}, Vec3{}, true
 		}
-		if nv.Dot(nv) >= vv {
+		if n0*n0+n1*n1+n2*n2 >= vv {
 			// No progress: rounding has the better answer in the old simplex.
 			smp.n--
 			break
 		}
-		smp, nxt, v = nxt, smp, nv
+		smp, nxt = nxt, smp
+		v0, v1, v2 = n0, n1, n2
 	}
 	for i := 0; i < smp.n; i++ {
 		pa = pa.AddScaled(smp.v[i].a, smp.lam[i])
 		pb = pb.AddScaled(smp.v[i].b, smp.lam[i])
 	}
-	return v.Norm(), pa, pb, false
+	return math.Sqrt(v0*v0 + v1*v1 + v2*v2), pa, pb, false
 }
 
 // keep leaves the simplex s (one of c's two buffers) in c.smp, where EPA
@@ -153,7 +155,12 @@ type sub struct {
 	lam [3]float64
 }
 
-func sub1(i int) sub { return sub{n: 1, i: [3]int{i}, lam: [3]float64{1}} }
+// one sets r to vertex i alone and returns it.
+func (s *simplex) one(i int, r *sub) (float64, float64, float64) {
+	r.n, r.i[0], r.lam[0] = 1, i, 1
+	a := &s.v[i].w
+	return a[0], a[1], a[2]
+}
 
 // to writes the sub-simplex r of s into d (d ≠ s).
 func (s *simplex) to(d *simplex, r *sub) {
@@ -167,34 +174,34 @@ func (s *simplex) to(d *simplex, r *sub) {
 // closestTo writes into d (d ≠ s) the smallest sub-simplex of s whose
 // affine hull holds its point nearest the origin, with its barycentric
 // weights, and returns that point. inside reports a tetrahedron holding
-// the origin; then d is not written.
-func (s *simplex) closestTo(d *simplex) (Vec3, bool) {
-	var p Vec3
+// the origin; then d is not written. Points travel as scalars (in
+// registers) throughout.
+func (s *simplex) closestTo(d *simplex) (p0, p1, p2 float64, inside bool) {
 	var r sub
 	switch s.n {
 	case 1:
-		p, r = s.v[0].w, sub1(0)
+		p0, p1, p2 = s.one(0, &r)
 	case 2:
-		p, r = s.segment(0, 1)
+		p0, p1, p2 = s.segment(0, 1, &r)
 	case 3:
-		p, r = s.triangle(0, 1, 2)
+		p0, p1, p2 = s.triangle(0, 1, 2, &r)
 	default:
-		var inside bool
-		if p, r, inside = s.tetra(); inside {
-			return Vec3{}, true
+		if p0, p1, p2, inside = s.tetra(&r); inside {
+			return 0, 0, 0, true
 		}
 	}
 	s.to(d, &r)
-	return p, false
+	return p0, p1, p2, false
 }
 
 // tetra is closestTo's tetrahedron: the origin is inside when it is behind
-// every face; else the nearest of the faces' closest points.
-func (s *simplex) tetra() (Vec3, sub, bool) {
-	best := math.Inf(1)
-	var bestR sub
-	var bestP Vec3
-	inside := true
+// every face; else the nearest of the faces' closest points, its
+// sub-simplex in best.
+func (s *simplex) tetra(best *sub) (p0, p1, p2 float64, inside bool) {
+	bd := math.Inf(1)
+	var bufs [2]sub // the best face's sub-simplex and the next candidate's
+	bi, ci := -1, 0
+	inside = true
 	faces := [4][4]int{{0, 1, 2, 3}, {0, 1, 3, 2}, {0, 2, 3, 1}, {1, 2, 3, 0}}
 	for _, f := range faces {
 		// n = (b − a) × (c − a), so = n·(o − a), sOrig = n·(−a): Sub's,
@@ -209,40 +216,48 @@ func (s *simplex) tetra() (Vec3, sub, bool) {
 			continue // origin on the same side as the fourth vertex
 		}
 		inside = false
-		p, r := s.triangle(f[0], f[1], f[2])
-		if d := p.Dot(p); d < best {
-			best, bestR, bestP = d, r, p
+		q0, q1, q2 := s.triangle(f[0], f[1], f[2], &bufs[ci])
+		if d := q0*q0 + q1*q1 + q2*q2; d < bd {
+			bd, p0, p1, p2 = d, q0, q1, q2
+			bi, ci = ci, 1-ci
 		}
 	}
-	return bestP, bestR, inside
-}
-
-// keep2 is the point (1 − u)·v_i + u·v_j on an edge.
-func (s *simplex) keep2(i, j int, u float64) (Vec3, sub) {
-	p := s.v[i].w.Scale(1 - u).Add(s.v[j].w.Scale(u))
-	return p, sub{n: 2, i: [3]int{i, j}, lam: [3]float64{1 - u, u}}
-}
-
-func (s *simplex) segment(i, j int) (Vec3, sub) {
-	a, b := s.v[i].w, s.v[j].w
-	ab := b.Sub(a)
-	den := ab.Dot(ab)
-	if den == 0 {
-		return a, sub1(i)
+	if bi >= 0 {
+		*best = bufs[bi]
 	}
-	t := -a.Dot(ab) / den
+	return p0, p1, p2, inside
+}
+
+// keep2 sets r to the edge (i, j) with weights 1 − u, u and returns
+// (1 − u)·v_i + u·v_j (Scale's and Add's operations).
+func (s *simplex) keep2(i, j int, u float64, r *sub) (float64, float64, float64) {
+	a, b := &s.v[i].w, &s.v[j].w
+	t := 1 - u
+	r.n, r.i[0], r.i[1], r.lam[0], r.lam[1] = 2, i, j, t, u
+	return a[0]*t + b[0]*u, a[1]*t + b[1]*u, a[2]*t + b[2]*u
+}
+
+func (s *simplex) segment(i, j int, r *sub) (float64, float64, float64) {
+	a, b := &s.v[i].w, &s.v[j].w
+	// ab = b − a; den = ab·ab; t = −(a·ab)/den: Sub's and Dot's operations
+	ab0, ab1, ab2 := b[0]-a[0], b[1]-a[1], b[2]-a[2]
+	den := ab0*ab0 + ab1*ab1 + ab2*ab2
+	if den == 0 {
+		return s.one(i, r)
+	}
+	t := -(a[0]*ab0 + a[1]*ab1 + a[2]*ab2) / den
 	if t <= 0 {
-		return a, sub1(i)
+		return s.one(i, r)
 	}
 	if t >= 1 {
-		return b, sub1(j)
+		return s.one(j, r)
 	}
-	return s.keep2(i, j, t)
+	return s.keep2(i, j, t, r)
 }
 
 // triangle is Ericson's closest point on a triangle (Real-Time Collision
 // Detection §5.1.5) with the query point at the origin.
-func (s *simplex) triangle(i, j, k int) (Vec3, sub) {
+func (s *simplex) triangle(i, j, k int, r *sub) (float64, float64, float64) {
 	// in scalars: the operations of Sub, Scale(-1), Dot, Add and Scale
 	// in their order (ap = −a, bp = −b, cp = −c)
 	a, b, c := &s.v[i].w, &s.v[j].w, &s.v[k].w
@@ -251,37 +266,38 @@ func (s *simplex) triangle(i, j, k int) (Vec3, sub) {
 	d1 := ab0*(-a[0]) + ab1*(-a[1]) + ab2*(-a[2])
 	d2 := ac0*(-a[0]) + ac1*(-a[1]) + ac2*(-a[2])
 	if d1 <= 0 && d2 <= 0 {
-		return *a, sub1(i)
+		return s.one(i, r)
 	}
 	d3 := ab0*(-b[0]) + ab1*(-b[1]) + ab2*(-b[2])
 	d4 := ac0*(-b[0]) + ac1*(-b[1]) + ac2*(-b[2])
 	if d3 >= 0 && d4 <= d3 {
-		return *b, sub1(j)
+		return s.one(j, r)
 	}
 	vc := d1*d4 - d3*d2
 	if vc <= 0 && d1 >= 0 && d3 <= 0 {
-		return s.keep2(i, j, d1/(d1-d3))
+		return s.keep2(i, j, d1/(d1-d3), r)
 	}
 	d5 := ab0*(-c[0]) + ab1*(-c[1]) + ab2*(-c[2])
 	d6 := ac0*(-c[0]) + ac1*(-c[1]) + ac2*(-c[2])
 	if d6 >= 0 && d5 <= d6 {
-		return *c, sub1(k)
+		return s.one(k, r)
 	}
 	vb := d5*d2 - d1*d6
 	if vb <= 0 && d2 >= 0 && d6 <= 0 {
-		return s.keep2(i, k, d2/(d2-d6))
+		return s.keep2(i, k, d2/(d2-d6), r)
 	}
 	va := d3*d6 - d5*d4
 	if va <= 0 && d4-d3 >= 0 && d5-d6 >= 0 {
-		return s.keep2(j, k, (d4-d3)/((d4-d3)+(d5-d6)))
+		return s.keep2(j, k, (d4-d3)/((d4-d3)+(d5-d6)), r)
 	}
 	den := va + vb + vc
 	if den == 0 {
-		return s.segment(i, j)
+		return s.segment(i, j, r)
 	}
 	v, w := vb/den, vc/den
-	p := Vec3{a[0] + ab0*v + ac0*w, a[1] + ab1*v + ac1*w, a[2] + ab2*v + ac2*w}
-	return p, sub{n: 3, i: [3]int{i, j, k}, lam: [3]float64{1 - v - w, v, w}}
+	r.n, r.i[0], r.i[1], r.i[2] = 3, i, j, k
+	r.lam[0], r.lam[1], r.lam[2] = 1-v-w, v, w
+	return a[0] + ab0*v + ac0*w, a[1] + ab1*v + ac1*w, a[2] + ab2*v + ac2*w
 }
 
 type epaFace struct {
