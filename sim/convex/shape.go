@@ -38,6 +38,11 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
 
+// minVal2 is MuJoCo's mjMINVAL² (1e-15²): a cylinder's support ignores
+// the radial part of a direction shorter than mjMINVAL, as
+// mjc_cylinderSupport does.
+const minVal2 = 1e-15 * 1e-15
+
 // Shape is a convex geom in its local frame, with MuJoCo's size semantics.
 type Shape struct {
 	Kind Kind
@@ -104,9 +109,9 @@ func (s *Shape) SupportLocal(dir Vec3) Vec3 {
 		return Vec3{a * sd[0] / n, b * sd[1] / n, c * sd[2] / n}
 	case Cylinder:
 		var p Vec3
-		r := math.Hypot(dir[0], dir[1])
-		if r > 0 {
-			p[0], p[1] = s.Size[0]*dir[0]/r, s.Size[0]*dir[1]/r
+		if n2 := dir[0]*dir[0] + dir[1]*dir[1]; n2 >= minVal2 {
+			scl := s.Size[0] / math.Sqrt(n2)
+			p[0], p[1] = scl*dir[0], scl*dir[1]
 		}
 		if dir[2] >= 0 {
 			p[2] = s.Size[1]
@@ -161,8 +166,11 @@ func (s *Shape) supportTo(out *Vec3, pose *Pose, d0, d1, d2 float64) {
 			p2 = s.Size[2]
 		}
 	case Cylinder:
-		if r := math.Hypot(l0, l1); r > 0 {
-			p0, p1 = s.Size[0]*l0/r, s.Size[0]*l1/r
+		// mjc_cylinderSupport: radius/|l_xy| times l_xy, nothing below
+		// mjMINVAL² (one square root and one division, no Hypot)
+		if n2 := l0*l0 + l1*l1; n2 >= minVal2 {
+			scl := s.Size[0] / math.Sqrt(n2)
+			p0, p1 = scl*l0, scl*l1
 		}
 		p2 = -s.Size[1]
 		if l2 >= 0 {
