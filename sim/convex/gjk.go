@@ -425,12 +425,15 @@ func (c *Collider) epa(A, B *sobj, scale, ccdTol float64) (depth float64, n, pa,
 			c.faces[first+j].nb[2] = first + i
 		}
 	}
-	bf := c.faces[best]
-	// Barycentric weights of the origin's projection n·d on the face.
-	a, b, cc := c.verts[bf.i[0]], c.verts[bf.i[1]], c.verts[bf.i[2]]
-	l := barycentric(bf.n.Scale(bf.d), a.w, b.w, cc.w)
-	pa = a.a.Scale(l[0]).Add(b.a.Scale(l[1])).Add(cc.a.Scale(l[2]))
-	pb = a.b.Scale(l[0]).Add(b.b.Scale(l[1])).Add(cc.b.Scale(l[2]))
+	bf := &c.faces[best]
+	// Barycentric weights of the origin's projection n·d on the face, and
+	// the witness points (Scale's and Add's operations), through pointers
+	a, b, cc := &c.verts[bf.i[0]], &c.verts[bf.i[1]], &c.verts[bf.i[2]]
+	l0, l1, l2 := barycentric(bf.n[0]*bf.d, bf.n[1]*bf.d, bf.n[2]*bf.d, &a.w, &b.w, &cc.w)
+	for k := 0; k < 3; k++ {
+		pa[k] = a.a[k]*l0 + b.a[k]*l1 + cc.a[k]*l2
+		pb[k] = a.b[k]*l0 + b.b[k]*l1 + cc.b[k]*l2
+	}
 	// A − B's boundary point is n·d: pa − pb = n·d, so B must move by +n·d.
 	return bf.d, bf.n, pa, pb, true
 }
@@ -474,7 +477,15 @@ func (c *Collider) epaWalk(f, from int32, w *Vec3, visTol float64) {
 		if k1 == 3 {
 			k1 = 0
 		}
-		c.horizon = append(c.horizon, epaEdge{a: c.faces[f].i[k], b: c.faces[f].i[k1], outer: nb})
+		// in place, field by field (as addFace)
+		nh := len(c.horizon)
+		if nh < cap(c.horizon) {
+			c.horizon = c.horizon[:nh+1]
+		} else {
+			c.horizon = append(c.horizon, epaEdge{})
+		}
+		e := &c.horizon[nh]
+		e.a, e.b, e.outer = c.faces[f].i[k], c.faces[f].i[k1], nb
 	}
 }
 
@@ -575,15 +586,23 @@ func (c *Collider) blowUp(A, B *sobj, scale float64) bool {
 }
 
 // barycentric returns the weights of p's projection on triangle abc.
-func barycentric(p, a, b, c Vec3) [3]float64 {
-	v0, v1, v2 := b.Sub(a), c.Sub(a), p.Sub(a)
-	d00, d01, d11 := v0.Dot(v0), v0.Dot(v1), v1.Dot(v1)
-	d20, d21 := v2.Dot(v0), v2.Dot(v1)
+//
+// In scalars (p given as p0, p1, p2), with Sub's and Dot's operations in
+// their order.
+func barycentric(p0, p1, p2 float64, a, b, c *Vec3) (float64, float64, float64) {
+	x0, x1, x2 := b[0]-a[0], b[1]-a[1], b[2]-a[2] // v0 = b − a
+	y0, y1, y2 := c[0]-a[0], c[1]-a[1], c[2]-a[2] // v1 = c − a
+	z0, z1, z2 := p0-a[0], p1-a[1], p2-a[2]       // v2 = p − a
+	d00 := x0*x0 + x1*x1 + x2*x2
+	d01 := x0*y0 + x1*y1 + x2*y2
+	d11 := y0*y0 + y1*y1 + y2*y2
+	d20 := z0*x0 + z1*x1 + z2*x2
+	d21 := z0*y0 + z1*y1 + z2*y2
 	den := d00*d11 - d01*d01
 	if den == 0 {
-		return [3]float64{1, 0, 0}
+		return 1, 0, 0
 	}
 	v := (d11*d20 - d01*d21) / den
 	w := (d00*d21 - d01*d20) / den
-	return [3]float64{1 - v - w, v, w}
+	return 1 - v - w, v, w
 }
