@@ -239,11 +239,8 @@ func discreteKind(k Kind) bool { return k == Box || k == Mesh }
 // plane collides the plane at pp (normal: its local z) with s at p.
 func (c *Collider) plane(dst []Contact, pp *Pose, s *Shape, p *Pose, margin float64) []Contact {
 	n := pp.Rot.Col(2)
-	frame := Mat3{n[0], n[1], n[2]}
 	h := n.Dot(p.Pos.Sub(pp.Pos)) // height of the geom centre above the plane
-	add := func(pt Vec3, d float64) {
-		dst = append(dst, Contact{Dist: d, Pos: pt.AddScaled(n, -0.5*d), Frame: frame})
-	}
+	add := func(pt Vec3, d float64) { dst = planeContact(dst, n, pt[0], pt[1], pt[2], d) }
 	switch s.Kind {
 	case Sphere:
 		// mjc_PlaneSphere.
@@ -286,7 +283,7 @@ func (c *Collider) plane(dst []Contact, pp *Pose, s *Shape, p *Pose, margin floa
 			if h+ld > margin || ld > 0 {
 				continue
 			}
-			add(Vec3{p.Pos[0] + c0, p.Pos[1] + c1, p.Pos[2] + c2}, h+ld)
+			dst = planeContact(dst, n, p.Pos[0]+c0, p.Pos[1]+c1, p.Pos[2]+c2, h+ld)
 			cnt++
 		}
 	case Mesh:
