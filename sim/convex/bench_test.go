@@ -9,7 +9,10 @@ import (
 )
 
 func benchPair(b *testing.B, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin float64) {
-	var c Collider
+	benchPairWith(b, Collider{}, s1, p1, s2, p2, margin)
+}
+
+func benchPairWith(b *testing.B, c Collider, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin float64) {
 	dst := make([]Contact, 0, MaxContacts)
 	dst, _ = c.Collide(dst[:0], s1, p1, s2, p2, margin, 0)
 	if len(dst) == 0 {
@@ -67,6 +70,21 @@ func BenchmarkCapsuleBox(b *testing.B) {
 	c := &Shape{Kind: Capsule, Size: Vec3{0.05, 0.1}}
 	box := &Shape{Kind: Box, Size: Vec3{0.1, 0.1, 0.1}}
 	benchPair(b, c, posed(Vec3{0, 0, 0.149}, AxisAngle(Vec3{1, 0, 0}, math.Pi/2)), box, at(0, 0, 0), 0)
+}
+
+// BenchmarkCylinderBox: the tabletop tasks' pad–puck pair, GJK and EPA: a
+// 0.012 × 0.005 × 0.025 m finger pad pressing 1 mm into the side of a
+// 0.02 × 0.02 m puck, turned 0.1 rad, to rounding and with the articulated
+// engine's MuJoCo tolerances (ccd_tolerance 1e-6 m, ccd_iterations 35).
+func BenchmarkCylinderBox(b *testing.B) {
+	puck := &Shape{Kind: Cylinder, Size: Vec3{0.02, 0.02}}
+	pad := &Shape{Kind: Box, Size: Vec3{0.012, 0.005, 0.025}}
+	pp := posed(Vec3{0.3, 0.6, 0.02}, Identity)
+	pd := posed(Vec3{0.3, 0.6 - 0.024, 0.025}, AxisAngle(Vec3{0.2, 0.1, 1}, 0.1))
+	b.Run("rounding", func(b *testing.B) { benchPairWith(b, Collider{}, puck, pp, pad, pd, 0) })
+	b.Run("mujoco-tol", func(b *testing.B) {
+		benchPairWith(b, Collider{Tolerance: 1e-6, MaxIterations: 35}, puck, pp, pad, pd, 0)
+	})
 }
 
 // BenchmarkBuildHull: Quickhull of 1000 points on a sphere (all vertices).

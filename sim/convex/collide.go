@@ -55,6 +55,7 @@ type Collider struct {
 	MaxIterations int
 
 	smp     simplex
+	smp2    simplex // gjk's second buffer
 	verts   []svert
 	faces   []epaFace
 	faceD   []float64 // per face: its offset d while alive, +Inf once removed
@@ -238,11 +239,8 @@ func discreteKind(k Kind) bool { return k == Box || k == Mesh }
 // plane collides the plane at pp (normal: its local z) with s at p.
 func (c *Collider) plane(dst []Contact, pp *Pose, s *Shape, p *Pose, margin float64) []Contact {
 	n := pp.Rot.Col(2)
-	frame := Mat3{n[0], n[1], n[2]}
 	h := n.Dot(p.Pos.Sub(pp.Pos)) // height of the geom centre above the plane
-	add := func(pt Vec3, d float64) {
-		dst = append(dst, Contact{Dist: d, Pos: pt.AddScaled(n, -0.5*d), Frame: frame})
-	}
+	add := func(pt Vec3, d float64) { dst = planeContact(dst, n, pt[0], pt[1], pt[2], d) }
 	switch s.Kind {
 	case Sphere:
 		// mjc_PlaneSphere.
@@ -285,7 +283,7 @@ func (c *Collider) plane(dst []Contact, pp *Pose, s *Shape, p *Pose, margin floa
 			if h+ld > margin || ld > 0 {
 				continue
 			}
-			add(Vec3{p.Pos[0] + c0, p.Pos[1] + c1, p.Pos[2] + c2}, h+ld)
+			dst = planeContact(dst, n, p.Pos[0]+c0, p.Pos[1]+c1, p.Pos[2]+c2, h+ld)
 			cnt++
 		}
 	case Mesh:
@@ -308,40 +306,70 @@ func (c *Collider) plane(dst []Contact, pp *Pose, s *Shape, p *Pose, margin floa
 // first, each kept while within margin. If the deepest point is beyond
 // margin there are none.
 func planeCylinder(dst []Contact, n, p0 Vec3, s *Shape, p *Pose, margin float64) []Contact {
-	frame := Mat3{n[0], n[1], n[2]}
+	// In scalars, with the operations of Col, Dot, Scale, Sub, Norm, Add,
+	// AddScaled, Cross and Unit in their order: Vec3 temporaries went
+	// through memory (reach's plane–puck pair runs this every step).
 	r, h := s.Size[0], s.Size[1]
-	a := p.Rot.Col(2)
-	na := n.Dot(a)
+	R := &p.Rot
+	a0, a1, a2 := R[2], R[5], R[8] // the axis, Col(2)
+	na := n[0]*a0 + n[1]*a1 + n[2]*a2
 	if na > 0 {
-		a, na = a.Scale(-1), -na // axis towards the plane
+		a0, a1, a2, na = a0*-1, a1*-1, a2*-1, -na // axis towards the plane
 	}
-	d0 := n.Dot(p.Pos.Sub(p0))
+	d0 := n[0]*(p.Pos[0]-p0[0]) + n[1]*(p.Pos[1]-p0[1]) + n[2]*(p.Pos[2]-p0[2])
 	// Radial direction in the caps' plane that points most into the plane.
-	v := a.Scale(na).Sub(n)
-	if l := v.Norm(); l >= 1e-15 {
-		v = v.Scale(r / l)
+	v0, v1, v2 := a0*na-n[0], a1*na-n[1], a2*na-n[2]
+	if l := math.Sqrt(v0*v0 + v1*v1 + v2*v2); l >= 1e-15 {
+		sc := r / l
+		v0, v1, v2 = v0*sc, v1*sc, v2*sc
 	} else {
-		v = p.Rot.Col(0).Scale(r) // cap parallel to the plane: any radius
+		v0, v1, v2 = R[0]*r, R[3]*r, R[6]*r // cap parallel to the plane: any radius
 	}
-	nv := n.Dot(v)
-	ha := a.Scale(h)
-	add := func(pt Vec3, d float64) {
-		dst = append(dst, Contact{Dist: d, Pos: pt.AddScaled(n, -0.5*d), Frame: frame})
-	}
+	nv := n[0]*v0 + n[1]*v1 + n[2]*v2
+	h0, h1, h2 := a0*h, a1*h, a2*h
 	d1 := d0 + h*na + nv
 	if d1 > margin {
 		return dst
 	}
-	add(p.Pos.Add(v).Add(ha), d1)
+	x0, x1, x2 := p.Pos[0]+v0, p.Pos[1]+v1, p.Pos[2]+v2
+	dst = planeContact(dst, n, x0+h0, x1+h1, x2+h2, d1)
 	if d2 := d0 - h*na + nv; d2 <= margin {
-		add(p.Pos.Add(v).Sub(ha), d2)
+		dst = planeContact(dst, n, x0-h0, x1-h1, x2-h2, d2)
 	}
 	if d3 := d0 + h*na - nv/2; d3 <= margin {
-		w := v.Cross(ha).Unit().Scale(r * math.Sqrt(3) / 2)
-		c := p.Pos.Add(ha).AddScaled(v, -0.5)
-		add(c.Add(w), d3)
-		add(c.Sub(w), d3)
+		// w = unit(v × ha)·r·√3/2
+		w0, w1, w2 := v1*h2-v2*h1, v2*h0-v0*h2, v0*h1-v1*h0
+		if l := math.Sqrt(w0*w0 + w1*w1 + w2*w2); l == 0 {
+			w0, w1, w2 = 0, 0, 0
+		} else {
+			u := 1 / l
+			w0, w1, w2 = w0*u, w1*u, w2*u
+		}
+		sc := r * math.Sqrt(3) / 2
+		w0, w1, w2 = w0*sc, w1*sc, w2*sc
+		// c = pos + ha − v/2
+		c0, c1, c2 := (p.Pos[0]+h0)+v0*-0.5, (p.Pos[1]+h1)+v1*-0.5, (p.Pos[2]+h2)+v2*-0.5
+		dst = planeContact(dst, n, c0+w0, c1+w1, c2+w2, d3)
+		dst = planeContact(dst, n, c0-w0, c1-w1, c2-w2, d3)
 	}
+	return dst
+}
+
+// planeContact appends the contact at the surface point pt (depth d along
+// the plane normal n): Pos = pt − n·d/2, frame row 0 = n, written in place.
+func planeContact(dst []Contact, n Vec3, pt0, pt1, pt2, d float64) []Contact {
+	k := len(dst)
+	if k < cap(dst) {
+		dst = dst[:k+1]
+	} else {
+		dst = append(dst, Contact{})
+	}
+	c := &dst[k]
+	sc := -0.5 * d
+	c.Dist = d
+	c.Pos[0], c.Pos[1], c.Pos[2] = pt0+n[0]*sc, pt1+n[1]*sc, pt2+n[2]*sc
+	c.Frame = Mat3{n[0], n[1], n[2]}
+	c.IncludeMargin = 0
 	return dst
 }
 

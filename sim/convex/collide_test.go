@@ -615,3 +615,43 @@ func TestNarrowPhaseAllocatesNothing(t *testing.T) {
 	// A capsule lying on a box: two contacts (MuJoCo's capsule–box).
 	check(capS, posed(Vec3{0, 0, 0.149}, AxisAngle(Vec3{1, 0, 0}, math.Pi/2)), box, at(0, 0, 0))
 }
+
+// TestCylinderSupport: the support point of a cylinder is the rim point
+// of the cap the direction leans towards, and no sampled point of the
+// cylinder lies farther along it; a direction whose radial part is below
+// mjMINVAL (1e-15) gives the cap's centre, as mjc_cylinderSupport does.
+func TestCylinderSupport(t *testing.T) {
+	s := &Shape{Kind: Cylinder, Size: Vec3{0.02, 0.03}}
+	rng := rand.New(rand.NewPCG(5, 7))
+	for i := 0; i < 1000; i++ {
+		d := Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+		p := s.SupportLocal(d)
+		if r := math.Hypot(p[0], p[1]); math.Abs(r-0.02) > 1e-16 {
+			t.Fatalf("dir %v: support %v is %g m off the axis, want the radius 0.02", d, p, r)
+		}
+		if want := math.Copysign(0.03, d[2]); p[2] != want {
+			t.Fatalf("dir %v: support z %g, want %g", d, p[2], want)
+		}
+		best := p.Dot(d)
+		for k := 0; k < 64; k++ {
+			a := 2 * math.Pi * float64(k) / 64
+			for _, z := range []float64{-0.03, 0.03} {
+				if q := (Vec3{0.02 * math.Cos(a), 0.02 * math.Sin(a), z}); q.Dot(d) > best+1e-15 {
+					t.Fatalf("dir %v: rim point %v lies farther (%g) than the support %v (%g)", d, q, q.Dot(d), p, best)
+				}
+			}
+		}
+		// the posed support is the local one moved with the pose
+		pose := Pose{Pos: Vec3{0.1, -0.2, 0.3}, Rot: randRot(rng)}
+		w := s.Support(&pose, pose.Rot.MulVec(d))
+		if e := w.Sub(pose.Transform(p)).Norm(); e > 1e-15 {
+			t.Fatalf("dir %v: posed support %v differs from the moved local one by %g m", d, w, e)
+		}
+	}
+	for _, d := range []Vec3{{1e-16, 0, 1}, {0, -5e-16, -2}, {0, 0, 1}} {
+		want := Vec3{0, 0, math.Copysign(0.03, d[2])}
+		if p := s.SupportLocal(d); p != want {
+			t.Errorf("dir %v (radial part below mjMINVAL): support %v, want the cap centre %v", d, p, want)
+		}
+	}
+}

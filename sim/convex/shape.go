@@ -38,6 +38,11 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
 
+// minVal2 is MuJoCo's mjMINVAL² (1e-15²): a cylinder's support ignores
+// the radial part of a direction shorter than mjMINVAL, as
+// mjc_cylinderSupport does.
+const minVal2 = 1e-15 * 1e-15
+
 // Shape is a convex geom in its local frame, with MuJoCo's size semantics.
 type Shape struct {
 	Kind Kind
@@ -104,9 +109,9 @@ func (s *Shape) SupportLocal(dir Vec3) Vec3 {
 		return Vec3{a * sd[0] / n, b * sd[1] / n, c * sd[2] / n}
 	case Cylinder:
 		var p Vec3
-		r := math.Hypot(dir[0], dir[1])
-		if r > 0 {
-			p[0], p[1] = s.Size[0]*dir[0]/r, s.Size[0]*dir[1]/r
+		if n2 := dir[0]*dir[0] + dir[1]*dir[1]; n2 >= minVal2 {
+			scl := s.Size[0] / math.Sqrt(n2)
+			p[0], p[1] = scl*dir[0], scl*dir[1]
 		}
 		if dir[2] >= 0 {
 			p[2] = s.Size[1]
@@ -132,15 +137,21 @@ func (s *Shape) SupportLocal(dir Vec3) Vec3 {
 
 // Support returns the world point of s at pose farthest along the world
 // direction dir.
-//
-// In scalars for boxes and cylinders (GJK and EPA call it in their inner
-// loops), with MulTVec's, SupportLocal's and Transform's operations in
-// their order.
 func (s *Shape) Support(pose *Pose, dir Vec3) Vec3 {
+	var p Vec3
+	s.supportTo(&p, pose, dir[0], dir[1], dir[2])
+	return p
+}
+
+// supportTo is Support written into out, with the direction in scalars
+// (GJK and EPA call it in their inner loops): for boxes and cylinders in
+// scalars throughout, with MulTVec's, SupportLocal's and Transform's
+// operations in their order.
+func (s *Shape) supportTo(out *Vec3, pose *Pose, d0, d1, d2 float64) {
 	R := &pose.Rot
-	l0 := R[0]*dir[0] + R[3]*dir[1] + R[6]*dir[2]
-	l1 := R[1]*dir[0] + R[4]*dir[1] + R[7]*dir[2]
-	l2 := R[2]*dir[0] + R[5]*dir[1] + R[8]*dir[2]
+	l0 := R[0]*d0 + R[3]*d1 + R[6]*d2
+	l1 := R[1]*d0 + R[4]*d1 + R[7]*d2
+	l2 := R[2]*d0 + R[5]*d1 + R[8]*d2
 	var p0, p1, p2 float64
 	switch s.Kind {
 	case Box:
@@ -155,21 +166,23 @@ func (s *Shape) Support(pose *Pose, dir Vec3) Vec3 {
 			p2 = s.Size[2]
 		}
 	case Cylinder:
-		if r := math.Hypot(l0, l1); r > 0 {
-			p0, p1 = s.Size[0]*l0/r, s.Size[0]*l1/r
+		// mjc_cylinderSupport: radius/|l_xy| times l_xy, nothing below
+		// mjMINVAL² (one square root and one division, no Hypot)
+		if n2 := l0*l0 + l1*l1; n2 >= minVal2 {
+			scl := s.Size[0] / math.Sqrt(n2)
+			p0, p1 = scl*l0, scl*l1
 		}
 		p2 = -s.Size[1]
 		if l2 >= 0 {
 			p2 = s.Size[1]
 		}
 	default:
-		return pose.Transform(s.SupportLocal(Vec3{l0, l1, l2}))
+		*out = pose.Transform(s.SupportLocal(Vec3{l0, l1, l2}))
+		return
 	}
-	return Vec3{
-		R[0]*p0 + R[1]*p1 + R[2]*p2 + pose.Pos[0],
-		R[3]*p0 + R[4]*p1 + R[5]*p2 + pose.Pos[1],
-		R[6]*p0 + R[7]*p1 + R[8]*p2 + pose.Pos[2],
-	}
+	out[0] = R[0]*p0 + R[1]*p1 + R[2]*p2 + pose.Pos[0]
+	out[1] = R[3]*p0 + R[4]*p1 + R[5]*p2 + pose.Pos[1]
+	out[2] = R[6]*p0 + R[7]*p1 + R[8]*p2 + pose.Pos[2]
 }
 
 // RBound returns the radius (m) of the smallest origin-centred sphere
