@@ -57,6 +57,7 @@ func makeContactRows(m *Model, d *Data) {
 	}
 	lastB1, lastB2 := -1, -1 // the bodies whose columns cols holds
 	var cols []int
+	var marks []uint8
 	for ci := range d.Contacts {
 		c := &d.Contacts[ci]
 		if !(c.Dist < c.IncludeMargin) {
@@ -81,10 +82,9 @@ func makeContactRows(m *Model, d *Data) {
 		// column is jacPoint's arithmetic: l = cdof_lin + w × (p − com).
 		// a geom pair's contacts come in a row: their bodies' columns once
 		if b1 != lastB1 || b2 != lastB2 {
-			cols = d.contactCols(m, b1, b2)
+			cols, marks = d.contactCols(m, b1, b2)
 			lastB1, lastB2 = b1, b2
 		}
-		marks := d.conColMark[:len(cols)]
 		var off1, off2 vec3
 		if b1 != 0 {
 			off1 = sub3(c.Pos, d.SubtreeCom[m.bodyRoot[b1]])
@@ -199,10 +199,23 @@ func makeContactRows(m *Model, d *Data) {
 	}
 }
 
-// contactCols returns the dofs moving body b1 or b2, ascending, and sets
-// conColMark[j] for the j-th of them: bit 1 where it moves b1, bit 2
-// where it moves b2.
-func (d *Data) contactCols(m *Model, b1, b2 int) []int {
+// colSlots is how many body pairs' columns contactCols keeps.
+const colSlots = 8
+
+// contactCols returns the dofs moving body b1 or b2, ascending, and for
+// the j-th of them marks[j]: bit 1 where it moves b1, bit 2 where it
+// moves b2. The model's tree fixes them, so the last colSlots pairs'
+// are kept (a scene's contacts and welds come from a few body pairs) and
+// found again without walking the chains; the slices stay valid until
+// colSlots other pairs have been asked.
+func (d *Data) contactCols(m *Model, b1, b2 int) (cols []int, marks []uint8) {
+	nv := len(d.conMark)
+	for s := range colSlots {
+		if d.conLen[s] > 0 && d.conKey[s] == [2]int{b1, b2} {
+			n := d.conLen[s]
+			return d.conCols[s*nv : s*nv+n], d.conColMark[s*nv : s*nv+n]
+		}
+	}
 	for i, b := range [2]int{b1, b2} {
 		if b == 0 {
 			continue
@@ -211,16 +224,19 @@ func (d *Data) contactCols(m *Model, b1, b2 int) []int {
 			d.conMark[k] |= 1 << i
 		}
 	}
-	cols := d.conCols[:0]
+	s := d.conNext
+	d.conNext = (s + 1) % colSlots
+	cols, marks = d.conCols[s*nv:s*nv], d.conColMark[s*nv:s*nv+nv]
 	for k, on := range d.conMark {
 		if on != 0 {
-			d.conColMark[len(cols)] = on
+			marks[len(cols)] = on
 			cols = append(cols, k)
 			d.conMark[k] = 0
 		}
 	}
-	d.conCols = cols
-	return cols
+	// an empty set (both bodies static) is not kept: conLen 0 is a free slot
+	d.conKey[s], d.conLen[s] = [2]int{b1, b2}, len(cols)
+	return cols, marks[:len(cols)]
 }
 
 // spanCols sets row i's nonzero span (setSpans's efcSpan) from its

@@ -110,9 +110,13 @@ type Data struct {
 	pgsA, pgsW []float64
 	pgsIdx     []int
 	qaccWarm   []float64
-	// a contact's dofs: those moving either body (contact.go)
+	// a contact's dofs: those moving either body (contact.go), for the
+	// last colSlots body pairs asked (conKey: b1, b2; conLen: how many)
 	conCols             []int
 	conMark, conColMark []uint8
+	conKey              [colSlots][2]int
+	conLen              [colSlots]int
+	conNext             int
 	efcJar, efcJp       []float64
 	QfrcConstraint      []float64
 	efcG, efcP          []float64
@@ -150,7 +154,7 @@ func NewData(m *Model) *Data {
 		ActuatorLength: make([]float64, nu), ActuatorVelocity: make([]float64, nu), ActuatorForce: make([]float64, nu),
 		QfrcActuator: v(), QfrcSmooth: v(), QaccSmooth: v(), tmp: v(),
 		QfrcConstraint: v(), efcG: v(), efcP: v(), efcMx: v(), efcMp: v(), qaccWarm: v(),
-		conCols: make([]int, 0, nv), conMark: make([]uint8, nv), conColMark: make([]uint8, nv),
+		conCols: make([]int, colSlots*nv), conMark: make([]uint8, nv), conColMark: make([]uint8, colSlots*nv),
 		TenLength: make([]float64, len(m.Tendons)), TenVelocity: make([]float64, len(m.Tendons)),
 		MocapPos: make([][3]float64, len(m.MocapBodies)), MocapQuat: make([][4]float64, len(m.MocapBodies)),
 		tenJ: append([]float64(nil), m.tenJ...), tenScratch: make([]float64, 12*nv),
@@ -1049,16 +1053,23 @@ func impedance(solimp *[5]float64, impDist, margin float64) (imp, dmax float64) 
 // addRowImp is addRow with the impedance already computed (the rows of
 // one connect or weld share it).
 func (d *Data) addRowImp(m *Model, typ, j, dof, n int, jac [3]float64, dist, margin, floss, vel, invw float64, solref *[2]float64, imp, dmax float64) {
+	// R = (1 − imp)/imp · diagApprox (dof_invweight0, or the bodies' or
+	// joints' sum for equalities)
+	R := max(1e-15, (1-imp)*invw/imp)
+	k, b := refStiffDamp(m, typ, solref, dmax)
+	d.addRowKB(typ, j, dof, n, jac, dist, margin, floss, vel, imp, R, 1/R, k, b)
+}
+
+// addRowKB is addRowImp with the regularizer R, D = 1/R and the
+// reference stiffness k and damping b already computed (rows that share
+// them).
+func (d *Data) addRowKB(typ, j, dof, n int, jac [3]float64, dist, margin, floss, vel, imp, R, D, k, b float64) {
 	i := d.NEfc
 	d.NEfc++
 	d.EfcType[i], d.EfcJnt[i], d.efcDof[i], d.efcN[i] = typ, j, dof, n
 	d.efcPyr[i] = 0
 	d.efcJac[i], d.EfcPos[i], d.efcFloss[i] = jac, dist, floss
-	// R = (1 − imp)/imp · diagApprox (dof_invweight0, or the bodies' or
-	// joints' sum for equalities)
-	R := max(1e-15, (1-imp)*invw/imp)
-	d.efcR[i], d.efcD[i] = R, 1/R
-	k, b := refStiffDamp(m, typ, solref, dmax)
+	d.efcR[i], d.efcD[i] = R, D
 	d.EfcAref[i] = -b*vel - k*imp*(dist-margin)
 }
 
@@ -1385,19 +1396,9 @@ func solveConstraints(m *Model, d *Data) {
 		for i := range n {
 			d.efcJp[i] += d.EfcAref[i]
 		}
-		for i := 0; i < n; i++ {
-			if d.EfcType[i] == RowContactElliptic {
-				var jar, f [6]float64
-				copy(jar[:], d.efcJar[i:i+d.efcDim[i]])
-				d.coneForce(i, &jar, &f)
-				for j := range d.efcDim[i] {
-					pg0 += d.efcJp[i+j] * f[j]
-				}
-				i += d.efcDim[i] - 1
-				continue
-			}
-			f, _ := d.rowForce(i, d.efcJar[i])
-			pg0 += d.efcJp[i] * f
+		// (EfcForce holds each row's force at jar: set above, for this x)
+		for i := range n {
+			pg0 += d.efcJp[i] * d.EfcForce[i]
 		}
 		deriv := func(a float64) (float64, float64) {
 			v, h := pg0+a*pMp, pMp
