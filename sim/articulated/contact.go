@@ -182,8 +182,12 @@ func makeContactRows(m *Model, d *Data) {
 				d.NEfc++
 				row := d.efcJd[i*nv : i*nv+nv]
 				clear(row)
+				// the row and J·q̇ (dotCols's sum) in one pass
+				smu, vel := s*mu, 0.0
 				for _, q := range cols {
-					row[q] = normal[q] + s*mu*tk[q]
+					v := normal[q] + smu*tk[q]
+					row[q] = v
+					vel += v * d.Qvel[q]
 				}
 				d.spanCols(i, row, cols)
 				d.EfcType[i], d.EfcJnt[i], d.efcDof[i], d.efcN[i] = RowContactPyramidal, ci, 0, 0
@@ -193,7 +197,7 @@ func makeContactRows(m *Model, d *Data) {
 				}
 				d.efcJac[i], d.EfcPos[i], d.efcFloss[i] = [3]float64{}, c.Dist, 0
 				d.efcR[i], d.efcD[i] = rpy, dpy
-				d.EfcAref[i] = -br*dotCols(row, d.Qvel, cols) - ka
+				d.EfcAref[i] = -br*vel - ka
 			}
 		}
 	}

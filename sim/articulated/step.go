@@ -190,7 +190,7 @@ func NewData(m *Model) *Data {
 	}
 	if m.nEqRows+m.nTendonRows > 0 || len(m.Tendons) > 0 || m.contactRowCap() > 0 {
 		d.efcJd, d.efcH, d.efcRow = make([]float64, nr*nv), make([]float64, nv*nv), make([]float64, nv)
-		d.efcNZ, d.efcSpan = make([]int, 0, nv), make([]int, 2*nr)
+		d.efcNZ, d.efcSpan = make([]int, 0, 2*nv+2), make([]int, 2*nr)
 		d.eqJac = make([]float64, 12*nv)
 	}
 	Reset(m, d)
@@ -1179,12 +1179,7 @@ func solveConstraints(m *Model, d *Data) {
 	// α times the direction's (MuJoCo's Newton updates Ma and Jaref so)
 	Mx, Mp, qfrc := d.efcMx, d.efcMp, d.QfrcConstraint
 	for r := range nv {
-		s := 0.0
-		row := d.QM[r*nv : r*nv+nv]
-		for _, c := range m.mCols[r] {
-			s += row[c] * x[c]
-		}
-		Mx[r] = s
+		Mx[r] = m.mRowDot(d.QM, r, x)
 	}
 	// MuJoCo's stopping test after each step: the cost's improvement or
 	// the gradient's norm, scaled by 1/(meaninertia·nv), below tolerance
@@ -1270,14 +1265,16 @@ func solveConstraints(m *Model, d *Data) {
 				d.addJT(i, f, qfrc)
 			}
 		}
-		gn, g2, gauss := 0.0, 0.0, 0.0
+		// zero gradient to rounding: every |g_r| ≤ 1e-13·scale (max |g_r|
+		// ≤ it, NaN failing, without a data-dependent branch per entry)
+		g2, gauss, gtiny, gmin := 0.0, 0.0, true, 1e-13*scale
 		for r := range nv {
 			g[r] = Mx[r] - d.QfrcSmooth[r] - qfrc[r]
-			gn = max(gn, math.Abs(g[r]))
+			gtiny = gtiny && math.Abs(g[r]) <= gmin
 			g2 += g[r] * g[r]
 			gauss += (Mx[r] - d.QfrcSmooth[r]) * (x[r] - d.QaccSmooth[r])
 		}
-		if gn <= 1e-13*scale {
+		if gtiny {
 			converged = true // EfcForce holds the forces at x
 			break
 		}
@@ -1326,20 +1323,7 @@ func solveConstraints(m *Model, d *Data) {
 				if d.efcN[i] == 0 {
 					lo, hi = d.efcSpan[2*i], d.efcSpan[2*i+1]
 				}
-				nz := d.efcNZ[:0]
-				for c := lo; c < hi; c++ {
-					if J[c] != 0 {
-						nz = append(nz, c)
-					}
-				}
-				// the lower triangle: cholFactor reads no more
-				for k, r := range nz {
-					Hr := H[r*nv : r*nv+nv]
-					Dr := d.efcD[i] * J[r] // (D·J_r)·J_c, as before
-					for _, c := range nz[:k+1] {
-						Hr[c] += Dr * J[c]
-					}
-				}
+				d.addRowH(d.efcD[i], J, lo, hi, H, nv)
 			}
 			for i := 0; i < n; i++ {
 				if d.EfcType[i] == RowContactElliptic {
@@ -1382,11 +1366,7 @@ func solveConstraints(m *Model, d *Data) {
 		// p: φ'(α) = pᵀM(x − x₀) + α·pᵀMp − Σ (J_i p) f_i(jar_i + α J_i p)
 		pMp, pg0 := 0.0, 0.0
 		for r := range nv {
-			row := d.QM[r*nv : r*nv+nv]
-			s := 0.0
-			for _, c := range m.mCols[r] {
-				s += row[c] * p[c]
-			}
+			s := m.mRowDot(d.QM, r, p)
 			Mp[r] = s
 			pMp += p[r] * s
 			pg0 += p[r] * g[r]
@@ -1555,6 +1535,41 @@ func (d *Data) pyramidActive(i, n int) bool {
 		return false // not exactly four rows: condim 4 or 6
 	}
 	return d.efcActive[i] && d.efcActive[i+1] && d.efcActive[i+2] && d.efcActive[i+3]
+}
+
+// addRowH adds D·JᵀJ of one row J, zero outside [lo, hi), to H's lower
+// triangle: entry (r, c) gets (D·J_r)·J_c for the nonzero J_r and J_c
+// (adding D·J_r·0 changes nothing), each entry once, the nonzero columns
+// visited as runs of consecutive ones (no index per entry).
+func (d *Data) addRowH(D float64, J []float64, lo, hi int, H []float64, nv int) {
+	// runs of nonzeros: [runs[2k], runs[2k+1])
+	runs := d.efcNZ[:0]
+	for c := lo; c < hi; {
+		if J[c] == 0 {
+			c++
+			continue
+		}
+		a := c
+		for c < hi && J[c] != 0 {
+			c++
+		}
+		runs = append(runs, a, c)
+	}
+	// the lower triangle: cholFactor reads no more
+	for k := 0; k < len(runs); k += 2 {
+		for r := runs[k]; r < runs[k+1]; r++ {
+			Dr := D * J[r] // (D·J_r)·J_c, as before
+			Hr := H[r*nv : r*nv+r+1]
+			for q := 0; q <= k; q += 2 {
+				a, b := runs[q], min(runs[q+1], r+1)
+				Hc, Jc := Hr[a:b], J[a:b]
+				Jc = Jc[:len(Hc)]
+				for t, v := range Jc {
+					Hc[t] += Dr * v
+				}
+			}
+		}
+	}
 }
 
 // addPyramid4 adds D·Σ_k J_kᵀJ_k of the four active edge rows i..i+3 of
