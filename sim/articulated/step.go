@@ -1308,6 +1308,17 @@ func solveConstraints(m *Model, d *Data) {
 					i += 5
 					continue
 				}
+				if t := d.EfcType[i]; d.efcN[i] == 0 && (t == RowContactPyramidal || t == RowEquality) {
+					// one constraint's consecutive rows (a pyramid's edges, a
+					// weld's or connect's rows): the active ones in one pass
+					e := i + 1
+					for e < n && e < i+6 && d.EfcType[e] == t && d.EfcJnt[e] == d.EfcJnt[i] && d.efcN[e] == 0 {
+						e++
+					}
+					d.addRowsH(i, e, H, nv)
+					i = e - 1
+					continue
+				}
 				if !d.efcActive[i] {
 					continue
 				}
@@ -1568,6 +1579,71 @@ func (d *Data) addRowH(D float64, J []float64, lo, hi int, H []float64, nv int) 
 					Hc[t] += Dr * v
 				}
 			}
+		}
+	}
+}
+
+// addRowsH adds D_k·J_kᵀJ_k of the active ones among the dense rows
+// i..e−1 (at most six) to H's lower triangle in one pass over the
+// columns where any of them is nonzero, each entry's terms added one by
+// one in row order: the sums of addRowH row by row (a row's zero columns
+// add exact zeros), bit for bit.
+func (d *Data) addRowsH(i, e int, H []float64, nv int) {
+	var J [6][]float64
+	var D [6]float64
+	k, lo, hi := 0, nv, 0
+	for r := i; r < e; r++ {
+		if !d.efcActive[r] {
+			continue
+		}
+		J[k], D[k] = d.efcJd[r*nv:r*nv+nv], d.efcD[r]
+		lo, hi = min(lo, d.efcSpan[2*r]), max(hi, d.efcSpan[2*r+1])
+		k++
+	}
+	switch k {
+	case 0:
+		return
+	case 1:
+		d.addRowH(D[0], J[0], lo, hi, H, nv)
+		return
+	}
+	nz := d.efcNZ[:0]
+	for c := lo; c < hi; c++ {
+		for t := range k {
+			if J[t][c] != 0 {
+				nz = append(nz, c)
+				break
+			}
+		}
+	}
+	for t := k; t < 6; t++ {
+		J[t] = J[0] // never read: k rows only
+	}
+	J0, J1, J2, J3, J4, J5 := J[0][:nv], J[1][:nv], J[2][:nv], J[3][:nv], J[4][:nv], J[5][:nv]
+	for q, r := range nz {
+		Hr := H[r*nv : r*nv+nv]
+		var a [6]float64
+		for t := range k {
+			a[t] = D[t] * J[t][r]
+		}
+		a0, a1, a2, a3, a4, a5 := a[0], a[1], a[2], a[3], a[4], a[5]
+		for _, c := range nz[:q+1] {
+			v := Hr[c]
+			v += a0 * J0[c]
+			v += a1 * J1[c]
+			if k > 2 {
+				v += a2 * J2[c]
+				if k > 3 {
+					v += a3 * J3[c]
+					if k > 4 {
+						v += a4 * J4[c]
+						if k > 5 {
+							v += a5 * J5[c]
+						}
+					}
+				}
+			}
+			Hr[c] = v
 		}
 	}
 }
