@@ -1139,6 +1139,25 @@ func (d *Data) rowForce(i int, jar float64) (float64, bool) {
 	return -d.efcD[i] * jar, true
 }
 
+// forceOf is rowForce for a row of type t with frictionloss floss,
+// regularizer R and D = 1/R.
+func forceOf(t int, floss, R, D, jar float64) (float64, bool) {
+	switch {
+	case t == RowEquality:
+	case t == RowFriction || t == RowFrictionTendon:
+		r := R * floss // −R·f ≡ −(R·f)
+		if jar <= -r {
+			return floss, false
+		}
+		if jar >= r {
+			return -floss, false
+		}
+	case !(jar < 0):
+		return 0, false
+	}
+	return -D * jar, true
+}
+
 // solveConstraints finds the constrained acceleration: the minimizer of
 // MuJoCo's primal cost ½(a − a₀)ᵀM(a − a₀) + Σ s_i(J_i·a − aref_i) (s_i:
 // ½·D·jar² on a limit's compression side; frictionloss's Huber-like
@@ -1177,7 +1196,12 @@ func solveConstraints(m *Model, d *Data) {
 	}
 	// M·x once; after each line search M·x, like each row's jar, moves by
 	// α times the direction's (MuJoCo's Newton updates Ma and Jaref so)
-	Mx, Mp, qfrc := d.efcMx, d.efcMp, d.QfrcConstraint
+	Mx, Mp, qfrc := d.efcMx[:nv], d.efcMp[:nv], d.QfrcConstraint[:nv]
+	// (every nv-vector sliced to nv and every row vector to n: no bounds
+	// checks in the loops below)
+	x, g, p = x[:nv], g[:nv], p[:nv]
+	fs, qs := d.QfrcSmooth[:nv], d.QaccSmooth[:nv]
+	jar, jp, aref, force := d.efcJar[:n], d.efcJp[:n], d.EfcAref[:n], d.EfcForce[:n]
 	for r := range nv {
 		Mx[r] = m.mRowDot(d.QM, r, x)
 	}
@@ -1269,10 +1293,10 @@ func solveConstraints(m *Model, d *Data) {
 		// ≤ it, NaN failing, without a data-dependent branch per entry)
 		g2, gauss, gtiny, gmin := 0.0, 0.0, true, 1e-13*scale
 		for r := range nv {
-			g[r] = Mx[r] - d.QfrcSmooth[r] - qfrc[r]
+			g[r] = Mx[r] - fs[r] - qfrc[r]
 			gtiny = gtiny && math.Abs(g[r]) <= gmin
 			g2 += g[r] * g[r]
-			gauss += (Mx[r] - d.QfrcSmooth[r]) * (x[r] - d.QaccSmooth[r])
+			gauss += (Mx[r] - fs[r]) * (x[r] - qs[r])
 		}
 		if gtiny {
 			converged = true // EfcForce holds the forces at x
@@ -1385,14 +1409,26 @@ func solveConstraints(m *Model, d *Data) {
 		// pᵀg includes −Σ (J_i p) f_i at α = 0: add it back
 		d.rowJars(p, d.efcJp)
 		for i := range n {
-			d.efcJp[i] += d.EfcAref[i]
+			jp[i] += aref[i]
 		}
 		// (EfcForce holds each row's force at jar: set above, for this x)
 		for i := range n {
-			pg0 += d.efcJp[i] * d.EfcForce[i]
+			pg0 += jp[i] * force[i]
 		}
 		deriv := func(a float64) (float64, float64) {
 			v, h := pg0+a*pMp, pMp
+			if !ell {
+				// no elliptic block: rowForce's arithmetic on sliced rows
+				typ, D, fl, R := d.EfcType[:n], d.efcD[:n], d.efcFloss[:n], d.efcR[:n]
+				for i := range n {
+					f, quad := forceOf(typ[i], fl[i], R[i], D[i], jar[i]+a*jp[i])
+					v -= jp[i] * f
+					if quad {
+						h += D[i] * jp[i] * jp[i]
+					}
+				}
+				return v, h
+			}
 			for i := 0; i < n; i++ {
 				if d.EfcType[i] == RowContactElliptic {
 					cv, ch := d.coneLine(i, a)
@@ -1462,7 +1498,7 @@ func solveConstraints(m *Model, d *Data) {
 			Mx[r] += a * Mp[r]
 		}
 		for i := range n {
-			d.efcJar[i] += a * d.efcJp[i]
+			jar[i] += a * jp[i]
 		}
 	}
 	if converged {
