@@ -751,20 +751,19 @@ func factorLD(m *Model, L []float64) {
 func factorLDRows(m *Model, L []float64, ks []int) {
 	nv := m.NV
 	D, off := L[:nv], L[nv:]
+	ancs, adr := m.ancestors[:nv], m.ancAdr[:nv+1]
 	for _, k := range ks {
-		anc := m.ancestors[k]
-		rowk := off[m.ancAdr[k]:]
-		rowk = rowk[:len(anc)] // (lengths spelled out: no bounds checks inside)
+		anc := ancs[k]
+		rowk := off[adr[k] : adr[k]+len(anc)] // (lengths spelled out: no bounds checks inside)
 		dk := D[k]
 		for ii, i := range anc {
 			lki := rowk[ii]
 			a := lki / dk
 			D[i] -= lki * a
 			src := rowk[ii+1:]
-			rowi := off[m.ancAdr[i]:]
-			rowi = rowi[:len(src)]
-			for t := range rowi {
-				rowi[t] -= src[t] * a
+			rowi := off[adr[i] : adr[i]+len(src)]
+			for t, v := range src {
+				rowi[t] -= v * a
 			}
 			rowk[ii] = a
 		}
@@ -776,14 +775,14 @@ func solveLD(m *Model, L, x []float64) {
 	nv := m.NV
 	x = x[:nv]
 	D, off := L[:nv], L[nv:]
+	ancs, adr := m.ancestors[:nv], m.ancAdr[:nv+1]
 	for k := nv - 1; k >= 0; k-- {
 		xk := x[k]
 		if xk == 0 {
 			continue
 		}
-		anc := m.ancestors[k]
-		rowk := off[m.ancAdr[k]:]
-		rowk = rowk[:len(anc)]
+		anc := ancs[k]
+		rowk := off[adr[k] : adr[k]+len(anc)]
 		for ii, i := range anc {
 			x[i] -= rowk[ii] * xk
 		}
@@ -792,9 +791,8 @@ func solveLD(m *Model, L, x []float64) {
 		x[k] /= D[k]
 	}
 	for k := range nv {
-		anc := m.ancestors[k]
-		rowk := off[m.ancAdr[k]:]
-		rowk = rowk[:len(anc)]
+		anc := ancs[k]
+		rowk := off[adr[k] : adr[k]+len(anc)]
 		s := x[k]
 		for ii, i := range anc {
 			s -= rowk[ii] * x[i]
@@ -1820,15 +1818,33 @@ func cholFactor(H []float64, nv int) {
 		}
 		s = math.Sqrt(max(s, 1e-300))
 		H[j*nv+j] = s
-		for i := j + 1; i < nv; i++ {
+		i := j + 1
+		for ; i+1 < nv; i += 2 {
+			// rows i and i+1 together (Hj read once), each sum as alone
+			Hi := H[i*nv : i*nv+j]
+			Hi2 := H[(i+1)*nv : (i+1)*nv+j]
+			Hj := Hj[:len(Hi)]
+			Hi2 = Hi2[:len(Hi)]
+			t, t2 := H[i*nv+j], H[(i+1)*nv+j]
+			for k, v := range Hi {
+				w := Hj[k]
+				t -= v * w
+				t2 -= Hi2[k] * w
+			}
+			// the factor's transpose in the upper triangle too: the back
+			// substitution then reads rows
+			H[i*nv+j] = t / s
+			H[j*nv+i] = H[i*nv+j]
+			H[(i+1)*nv+j] = t2 / s
+			H[j*nv+i+1] = H[(i+1)*nv+j]
+		}
+		for ; i < nv; i++ {
 			Hi := H[i*nv : i*nv+j]
 			Hj := Hj[:len(Hi)]
 			t := H[i*nv+j]
 			for k, v := range Hi {
 				t -= v * Hj[k]
 			}
-			// the factor's transpose in the upper triangle too: the back
-			// substitution then reads rows
 			H[i*nv+j] = t / s
 			H[j*nv+i] = H[i*nv+j]
 		}
@@ -1917,7 +1933,25 @@ func cholUpdate(H, x []float64, nv int, plus bool) bool {
 // cholSubst solves H x = b in place with H's factor from cholFactor.
 func cholSubst(H, b []float64, nv int) {
 	H, b = H[:nv*nv], b[:nv]
-	for i := range nv {
+	i := 0
+	for ; i+1 < nv; i += 2 {
+		// rows i and i+1 together: row i+1's sum over k < i alongside row
+		// i's, then its k = i term once b[i] is known (the same order)
+		Hi := H[i*nv : i*nv+i]
+		Hi2 := H[(i+1)*nv : (i+1)*nv+i]
+		bi := b[:len(Hi)]
+		Hi2 = Hi2[:len(Hi)]
+		t, t2 := b[i], b[i+1]
+		for k, v := range Hi {
+			w := bi[k]
+			t -= v * w
+			t2 -= Hi2[k] * w
+		}
+		b[i] = t / H[i*nv+i]
+		t2 -= H[(i+1)*nv+i] * b[i]
+		b[i+1] = t2 / H[(i+1)*nv+i+1]
+	}
+	for ; i < nv; i++ {
 		Hi := H[i*nv : i*nv+i]
 		bi := b[:len(Hi)]
 		t := b[i]
