@@ -177,22 +177,29 @@ func makeContactRows(m *Model, d *Data) {
 		for k := 1; k < dim; k++ {
 			mu := c.Friction[k-1] // clamped to mjMINMU in collision
 			tk := frame(k)
-			for _, s := range [2]float64{1, -1} {
-				i := d.NEfc
-				d.NEfc++
-				row := d.efcJd[i*nv : i*nv+nv]
-				clear(row)
-				// the row and J·q̇ (dotCols's sum) in one pass
-				smu, vel := s*mu, 0.0
-				for _, q := range cols {
-					v := normal[q] + smu*tk[q]
-					row[q] = v
-					vel += v * d.Qvel[q]
-				}
-				d.spanCols(i, row, cols)
+			// the edges J_n + μ·J_k and J_n − μ·J_k, and their J·q̇
+			// (dotCols's sums), in one pass over the columns
+			i := d.NEfc
+			d.NEfc += 2
+			rowP, rowM := d.efcJd[i*nv:i*nv+nv], d.efcJd[(i+1)*nv:(i+1)*nv+nv]
+			clear(rowP)
+			clear(rowM)
+			smuP, smuM := 1*mu, -1*mu
+			velP, velM := 0.0, 0.0
+			qv := d.Qvel[:nv]
+			for _, q := range cols {
+				n, t, w := normal[q], tk[q], qv[q]
+				vp, vm := n+smuP*t, n+smuM*t
+				rowP[q], rowM[q] = vp, vm
+				velP += vp * w
+				velM += vm * w
+			}
+			for e, vel := range [2]float64{velP, velM} {
+				i := i + e
+				d.spanCols(i, d.efcJd[i*nv:i*nv+nv], cols)
 				d.EfcType[i], d.EfcJnt[i], d.efcDof[i], d.efcN[i] = RowContactPyramidal, ci, 0, 0
 				d.efcPyr[i] = 0
-				if k == 1 && s > 0 && dim <= 4 {
+				if k == 1 && e == 0 && dim <= 4 {
 					d.efcPyr[i] = uint8(2 * (dim - 1)) // condim 3 or 4
 				}
 				d.efcJac[i], d.EfcPos[i], d.efcFloss[i] = [3]float64{}, c.Dist, 0
