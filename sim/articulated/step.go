@@ -1200,9 +1200,7 @@ func solveConstraints(m *Model, d *Data) {
 	x, g, p = x[:nv], g[:nv], p[:nv]
 	fs, qs := d.QfrcSmooth[:nv], d.QaccSmooth[:nv]
 	jar, jp, aref, force := d.efcJar[:n], d.efcJp[:n], d.EfcAref[:n], d.EfcForce[:n]
-	for r := range nv {
-		Mx[r] = m.mRowDot(d.QM, r, x)
-	}
+	m.mulM(d.QM, x, Mx)
 	// MuJoCo's stopping test after each step: the cost's improvement or
 	// the gradient's norm, scaled by 1/(meaninertia·nv), below tolerance
 	tol, maxIter := m.Opt.tolerance(), 100
@@ -1398,10 +1396,9 @@ func solveConstraints(m *Model, d *Data) {
 		// line search on the convex piecewise-quadratic cost along
 		// p: φ'(α) = pᵀM(x − x₀) + α·pᵀMp − Σ (J_i p) f_i(jar_i + α J_i p)
 		pMp, pg0 := 0.0, 0.0
+		m.mulM(d.QM, p, Mp)
 		for r := range nv {
-			s := m.mRowDot(d.QM, r, p)
-			Mp[r] = s
-			pMp += p[r] * s
+			pMp += p[r] * Mp[r]
 			pg0 += p[r] * g[r]
 		}
 		// pᵀg includes −Σ (J_i p) f_i at α = 0: add it back
