@@ -496,8 +496,9 @@ func comVel(m *Model, d *Data) {
 				// the translations' derivatives are zero
 				for k := range 3 {
 					d.CdofDot[da+k] = motion{}
+					cd, q := &d.Cdof[da+k], d.Qvel[da+k]
 					for r := range 6 {
-						cv[r] += d.Cdof[da+k][r] * d.Qvel[da+k]
+						cv[r] += cd[r] * q
 					}
 				}
 				k0 = 3
@@ -506,8 +507,9 @@ func comVel(m *Model, d *Data) {
 				crossMotionTo(&d.CdofDot[da+k], &cv, &d.Cdof[da+k])
 			}
 			for k := k0; k < n; k++ {
+				cd, q := &d.Cdof[da+k], d.Qvel[da+k]
 				for r := range 6 {
-					cv[r] += d.Cdof[da+k][r] * d.Qvel[da+k]
+					cv[r] += cd[r] * q
 				}
 			}
 		}
@@ -526,8 +528,9 @@ func rne(m *Model, d *Data) {
 	for i := 1; i < len(m.Bodies); i++ {
 		a := d.cacc[m.Bodies[i].Parent]
 		for k := m.bodyDofAdr[i]; k < m.bodyDofAdr[i]+m.bodyDofNum[i]; k++ {
+			cd, q := &d.CdofDot[k], d.Qvel[k]
 			for r := range 6 {
-				a[r] += d.CdofDot[k][r] * d.Qvel[k]
+				a[r] += cd[r] * q
 			}
 		}
 		d.cacc[i] = a
