@@ -1104,7 +1104,9 @@ func (d *Data) rowJar(i int, x []float64) float64 {
 		lo, hi := d.efcSpan[2*i], d.efcSpan[2*i+1]
 		s := 0.0
 		xs := x[lo:hi]
-		for k, v := range d.efcJd[i*nv+lo : i*nv+hi] {
+		J := d.efcJd[i*nv+lo : i*nv+hi]
+		xs = xs[:len(J)] // (no bounds checks in the loop)
+		for k, v := range J {
 			s += v * xs[k]
 		}
 		return s - d.EfcAref[i]
@@ -1777,7 +1779,9 @@ func (d *Data) addJT(i int, f float64, out []float64) {
 		nv := len(out)
 		lo, hi := d.efcSpan[2*i], d.efcSpan[2*i+1]
 		o := out[lo:hi]
-		for k, v := range d.efcJd[i*nv+lo : i*nv+hi] {
+		J := d.efcJd[i*nv+lo : i*nv+hi]
+		o = o[:len(J)] // (no bounds checks in the loop)
+		for k, v := range J {
 			o[k] += v * f
 		}
 		return
