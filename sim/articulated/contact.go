@@ -57,6 +57,7 @@ func makeContactRows(m *Model, d *Data) {
 	}
 	lastB1, lastB2 := -1, -1 // the bodies whose columns cols holds
 	var cols []int
+	var marks []uint8
 	for ci := range d.Contacts {
 		c := &d.Contacts[ci]
 		if !(c.Dist < c.IncludeMargin) {
@@ -81,10 +82,9 @@ func makeContactRows(m *Model, d *Data) {
 		// column is jacPoint's arithmetic: l = cdof_lin + w × (p − com).
 		// a geom pair's contacts come in a row: their bodies' columns once
 		if b1 != lastB1 || b2 != lastB2 {
-			cols = d.contactCols(m, b1, b2)
+			cols, marks = d.contactCols(m, b1, b2)
 			lastB1, lastB2 = b1, b2
 		}
-		marks := d.conColMark[:len(cols)]
 		var off1, off2 vec3
 		if b1 != 0 {
 			off1 = sub3(c.Pos, d.SubtreeCom[m.bodyRoot[b1]])
@@ -177,32 +177,56 @@ func makeContactRows(m *Model, d *Data) {
 		for k := 1; k < dim; k++ {
 			mu := c.Friction[k-1] // clamped to mjMINMU in collision
 			tk := frame(k)
-			for _, s := range [2]float64{1, -1} {
-				i := d.NEfc
-				d.NEfc++
-				row := d.efcJd[i*nv : i*nv+nv]
-				clear(row)
-				for _, q := range cols {
-					row[q] = normal[q] + s*mu*tk[q]
-				}
-				d.spanCols(i, row, cols)
+			// the edges J_n + μ·J_k and J_n − μ·J_k, and their J·q̇
+			// (dotCols's sums), in one pass over the columns
+			i := d.NEfc
+			d.NEfc += 2
+			rowP, rowM := d.efcJd[i*nv:i*nv+nv], d.efcJd[(i+1)*nv:(i+1)*nv+nv]
+			clear(rowP)
+			clear(rowM)
+			smuP, smuM := 1*mu, -1*mu
+			velP, velM := 0.0, 0.0
+			qv := d.Qvel[:nv]
+			for _, q := range cols {
+				n, t, w := normal[q], tk[q], qv[q]
+				vp, vm := n+smuP*t, n+smuM*t
+				rowP[q], rowM[q] = vp, vm
+				velP += vp * w
+				velM += vm * w
+			}
+			for e, vel := range [2]float64{velP, velM} {
+				i := i + e
+				d.spanCols(i, d.efcJd[i*nv:i*nv+nv], cols)
 				d.EfcType[i], d.EfcJnt[i], d.efcDof[i], d.efcN[i] = RowContactPyramidal, ci, 0, 0
 				d.efcPyr[i] = 0
-				if k == 1 && s > 0 && dim <= 4 {
+				if k == 1 && e == 0 && dim <= 4 {
 					d.efcPyr[i] = uint8(2 * (dim - 1)) // condim 3 or 4
 				}
 				d.efcJac[i], d.EfcPos[i], d.efcFloss[i] = [3]float64{}, c.Dist, 0
 				d.efcR[i], d.efcD[i] = rpy, dpy
-				d.EfcAref[i] = -br*dotCols(row, d.Qvel, cols) - ka
+				d.EfcAref[i] = -br*vel - ka
 			}
 		}
 	}
 }
 
-// contactCols returns the dofs moving body b1 or b2, ascending, and sets
-// conColMark[j] for the j-th of them: bit 1 where it moves b1, bit 2
-// where it moves b2.
-func (d *Data) contactCols(m *Model, b1, b2 int) []int {
+// colSlots is how many body pairs' columns contactCols keeps.
+const colSlots = 8
+
+// contactCols returns the dofs moving body b1 or b2, ascending, and for
+// the j-th of them marks[j]: bit 1 where it moves b1, bit 2 where it
+// moves b2. The model's tree fixes them, so the last colSlots pairs'
+// are kept (a scene's contacts and welds come from a few body pairs) and
+// found again without walking the chains; the slices stay valid until
+// colSlots other pairs have been asked.
+func (d *Data) contactCols(m *Model, b1, b2 int) (cols []int, marks []uint8) {
+	nv := len(d.conMark)
+	for s := range colSlots {
+		if d.conLen[s] > 0 && d.conKey[s] == [2]int{b1, b2} {
+			n := d.conLen[s]
+			return d.conCols[s*nv : s*nv+n], d.conColMark[s*nv : s*nv+n]
+		}
+	}
 	for i, b := range [2]int{b1, b2} {
 		if b == 0 {
 			continue
@@ -211,16 +235,19 @@ func (d *Data) contactCols(m *Model, b1, b2 int) []int {
 			d.conMark[k] |= 1 << i
 		}
 	}
-	cols := d.conCols[:0]
+	s := d.conNext
+	d.conNext = (s + 1) % colSlots
+	cols, marks = d.conCols[s*nv:s*nv], d.conColMark[s*nv:s*nv+nv]
 	for k, on := range d.conMark {
 		if on != 0 {
-			d.conColMark[len(cols)] = on
+			marks[len(cols)] = on
 			cols = append(cols, k)
 			d.conMark[k] = 0
 		}
 	}
-	d.conCols = cols
-	return cols
+	// an empty set (both bodies static) is not kept: conLen 0 is a free slot
+	d.conKey[s], d.conLen[s] = [2]int{b1, b2}, len(cols)
+	return cols, marks[:len(cols)]
 }
 
 // spanCols sets row i's nonzero span (setSpans's efcSpan) from its

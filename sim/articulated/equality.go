@@ -224,6 +224,10 @@ func makeEqualities(m *Model, d *Data) {
 			cpos := sub3(p1, p2)
 			invw := m.bodyInvWeight0[e.Obj1][0] + m.bodyInvWeight0[e.Obj2][0]
 			imp, dmax := impedance(&e.SolImp, norm3(cpos), 0)
+			// the three rows share R, k and b (addRowImp's arithmetic, once)
+			R := max(1e-15, (1-imp)*invw/imp)
+			D := 1 / R
+			kr, br := refStiffDamp(m, RowEquality, &e.SolRef, dmax)
 			for r := range 3 {
 				i := d.NEfc
 				row := d.efcJd[i*nv : i*nv+nv]
@@ -232,7 +236,7 @@ func makeEqualities(m *Model, d *Data) {
 					row[k] = j1[r*nv+k] - j2[r*nv+k]
 					vel += row[k] * d.Qvel[k]
 				}
-				d.addRowImp(m, RowEquality, ei, 0, 0, [3]float64{}, cpos[r], 0, 0, vel, invw, &e.SolRef, imp, dmax)
+				d.addRowKB(RowEquality, ei, 0, 0, [3]float64{}, cpos[r], 0, 0, vel, imp, R, D, kr, br)
 			}
 		case EqWeld:
 			a0, a1 := e.anchor2, e.Anchor
@@ -267,7 +271,7 @@ func makeEqualities(m *Model, d *Data) {
 			i0 := d.NEfc
 			imp, dmax := impedance(&e.SolImp, norm, 0)
 			// only the dofs moving either body: the rows are zero elsewhere
-			cols := d.contactCols(m, e.Obj1, e.Obj2)
+			cols, _ := d.contactCols(m, e.Obj1, e.Obj2)
 			for r := range 6 {
 				row := d.efcJd[(i0+r)*nv : (i0+r)*nv+nv]
 				clear(row)
@@ -285,15 +289,19 @@ func makeEqualities(m *Model, d *Data) {
 				_, q1, q2, q3 := mulQuatS(a0, a1, a2, a3, quat[0], quat[1], quat[2], quat[3])
 				r3[k], r4[k], r5[k] = 0.5*q1*ts, 0.5*q2*ts, 0.5*q3*ts
 			}
+			// the six rows share k and b, the first three and the last
+			// three their regularizer (addRowImp's arithmetic, once)
+			k, b := refStiffDamp(m, RowEquality, &e.SolRef, dmax)
+			var R, D [2]float64
+			for w := range 2 {
+				invw := m.bodyInvWeight0[e.Obj1][w] + m.bodyInvWeight0[e.Obj2][w]
+				R[w] = max(1e-15, (1-imp)*invw/imp)
+				D[w] = 1 / R[w]
+			}
 			for r := range 6 {
 				row := d.efcJd[(i0+r)*nv : (i0+r)*nv+nv]
 				vel := dotCols(row, d.Qvel, cols)
-				w := 0
-				if r >= 3 {
-					w = 1
-				}
-				invw := m.bodyInvWeight0[e.Obj1][w] + m.bodyInvWeight0[e.Obj2][w]
-				d.addRowImp(m, RowEquality, ei, 0, 0, [3]float64{}, cpos[r], 0, 0, vel, invw, &e.SolRef, imp, dmax)
+				d.addRowKB(RowEquality, ei, 0, 0, [3]float64{}, cpos[r], 0, 0, vel, imp, R[r/3], D[r/3], k, b)
 			}
 		case EqTendon:
 			t1, t2 := e.Obj1, e.Obj2

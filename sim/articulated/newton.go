@@ -17,14 +17,64 @@ func (d *Data) primalCost(m *Model, x, jar, tmp []float64, smooth bool) float64 
 		tmp[r] = x[r] - d.QaccSmooth[r]
 	}
 	for r := range nv {
-		row := d.QM[r*nv : r*nv+nv]
-		s := 0.0
-		for _, k := range m.mCols[r] {
-			s += row[k] * tmp[k]
-		}
+		s := m.mRowDot(d.QM, r, tmp)
 		c += 0.5 * tmp[r] * s
 	}
 	return d.rowsCost(c, jar)
+}
+
+// mulM writes M·x into out: each row's sum as mRowDot's, two rows with
+// the same run of columns at a time (two independent chains).
+func (m *Model) mulM(QM, x, out []float64) {
+	nv := m.NV
+	cols := m.mCols[:nv]
+	r := 0
+	for r < nv {
+		c := cols[r]
+		lo, hi := c[0], c[len(c)-1]+1
+		if hi-lo == len(c) && r+1 < nv {
+			if c2 := cols[r+1]; c2[0] == lo && c2[len(c2)-1]+1 == hi && len(c2) == len(c) {
+				a := QM[r*nv+lo : r*nv+hi]
+				b := QM[(r+1)*nv+lo : (r+1)*nv+hi]
+				xs := x[lo:hi]
+				xs, b = xs[:len(a)], b[:len(a)]
+				s, t := 0.0, 0.0
+				for k, v := range a {
+					w := xs[k]
+					s += v * w
+					t += b[k] * w
+				}
+				out[r], out[r+1] = s, t
+				r += 2
+				continue
+			}
+		}
+		out[r] = m.mRowDot(QM, r, x)
+		r++
+	}
+}
+
+// mRowDot returns Σ M[r][c]·x[c] over row r's nonzero columns (mCols),
+// in ascending order; a row whose columns are one run is summed without
+// the index list (the same terms in the same order).
+func (m *Model) mRowDot(QM []float64, r int, x []float64) float64 {
+	nv := m.NV
+	cols := m.mCols[r]
+	s := 0.0
+	if lo, hi := cols[0], cols[len(cols)-1]+1; hi-lo == len(cols) {
+		row := QM[r*nv+lo : r*nv+hi]
+		xs := x[lo:hi]
+		xs = xs[:len(row)]
+		for k, v := range row {
+			s += v * xs[k]
+		}
+		return s
+	}
+	row := QM[r*nv : r*nv+nv]
+	for _, c := range cols {
+		s += row[c] * x[c]
+	}
+	return s
 }
 
 // rowsCost returns c plus the constraints' part of the primal cost at the

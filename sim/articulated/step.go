@@ -110,9 +110,13 @@ type Data struct {
 	pgsA, pgsW []float64
 	pgsIdx     []int
 	qaccWarm   []float64
-	// a contact's dofs: those moving either body (contact.go)
+	// a contact's dofs: those moving either body (contact.go), for the
+	// last colSlots body pairs asked (conKey: b1, b2; conLen: how many)
 	conCols             []int
 	conMark, conColMark []uint8
+	conKey              [colSlots][2]int
+	conLen              [colSlots]int
+	conNext             int
 	efcJar, efcJp       []float64
 	QfrcConstraint      []float64
 	efcG, efcP          []float64
@@ -150,7 +154,7 @@ func NewData(m *Model) *Data {
 		ActuatorLength: make([]float64, nu), ActuatorVelocity: make([]float64, nu), ActuatorForce: make([]float64, nu),
 		QfrcActuator: v(), QfrcSmooth: v(), QaccSmooth: v(), tmp: v(),
 		QfrcConstraint: v(), efcG: v(), efcP: v(), efcMx: v(), efcMp: v(), qaccWarm: v(),
-		conCols: make([]int, 0, nv), conMark: make([]uint8, nv), conColMark: make([]uint8, nv),
+		conCols: make([]int, colSlots*nv), conMark: make([]uint8, nv), conColMark: make([]uint8, colSlots*nv),
 		TenLength: make([]float64, len(m.Tendons)), TenVelocity: make([]float64, len(m.Tendons)),
 		MocapPos: make([][3]float64, len(m.MocapBodies)), MocapQuat: make([][4]float64, len(m.MocapBodies)),
 		tenJ: append([]float64(nil), m.tenJ...), tenScratch: make([]float64, 12*nv),
@@ -186,7 +190,7 @@ func NewData(m *Model) *Data {
 	}
 	if m.nEqRows+m.nTendonRows > 0 || len(m.Tendons) > 0 || m.contactRowCap() > 0 {
 		d.efcJd, d.efcH, d.efcRow = make([]float64, nr*nv), make([]float64, nv*nv), make([]float64, nv)
-		d.efcNZ, d.efcSpan = make([]int, 0, nv), make([]int, 2*nr)
+		d.efcNZ, d.efcSpan = make([]int, 0, 2*nv+2), make([]int, 2*nr)
 		d.eqJac = make([]float64, 12*nv)
 	}
 	Reset(m, d)
@@ -492,8 +496,9 @@ func comVel(m *Model, d *Data) {
 				// the translations' derivatives are zero
 				for k := range 3 {
 					d.CdofDot[da+k] = motion{}
+					cd, q := &d.Cdof[da+k], d.Qvel[da+k]
 					for r := range 6 {
-						cv[r] += d.Cdof[da+k][r] * d.Qvel[da+k]
+						cv[r] += cd[r] * q
 					}
 				}
 				k0 = 3
@@ -502,8 +507,9 @@ func comVel(m *Model, d *Data) {
 				crossMotionTo(&d.CdofDot[da+k], &cv, &d.Cdof[da+k])
 			}
 			for k := k0; k < n; k++ {
+				cd, q := &d.Cdof[da+k], d.Qvel[da+k]
 				for r := range 6 {
-					cv[r] += d.Cdof[da+k][r] * d.Qvel[da+k]
+					cv[r] += cd[r] * q
 				}
 			}
 		}
@@ -522,8 +528,9 @@ func rne(m *Model, d *Data) {
 	for i := 1; i < len(m.Bodies); i++ {
 		a := d.cacc[m.Bodies[i].Parent]
 		for k := m.bodyDofAdr[i]; k < m.bodyDofAdr[i]+m.bodyDofNum[i]; k++ {
+			cd, q := &d.CdofDot[k], d.Qvel[k]
 			for r := range 6 {
-				a[r] += d.CdofDot[k][r] * d.Qvel[k]
+				a[r] += cd[r] * q
 			}
 		}
 		d.cacc[i] = a
@@ -747,20 +754,19 @@ func factorLD(m *Model, L []float64) {
 func factorLDRows(m *Model, L []float64, ks []int) {
 	nv := m.NV
 	D, off := L[:nv], L[nv:]
+	ancs, adr := m.ancestors[:nv], m.ancAdr[:nv+1]
 	for _, k := range ks {
-		anc := m.ancestors[k]
-		rowk := off[m.ancAdr[k]:]
-		rowk = rowk[:len(anc)] // (lengths spelled out: no bounds checks inside)
+		anc := ancs[k]
+		rowk := off[adr[k] : adr[k]+len(anc)] // (lengths spelled out: no bounds checks inside)
 		dk := D[k]
 		for ii, i := range anc {
 			lki := rowk[ii]
 			a := lki / dk
 			D[i] -= lki * a
 			src := rowk[ii+1:]
-			rowi := off[m.ancAdr[i]:]
-			rowi = rowi[:len(src)]
-			for t := range rowi {
-				rowi[t] -= src[t] * a
+			rowi := off[adr[i] : adr[i]+len(src)]
+			for t, v := range src {
+				rowi[t] -= v * a
 			}
 			rowk[ii] = a
 		}
@@ -772,14 +778,14 @@ func solveLD(m *Model, L, x []float64) {
 	nv := m.NV
 	x = x[:nv]
 	D, off := L[:nv], L[nv:]
+	ancs, adr := m.ancestors[:nv], m.ancAdr[:nv+1]
 	for k := nv - 1; k >= 0; k-- {
 		xk := x[k]
 		if xk == 0 {
 			continue
 		}
-		anc := m.ancestors[k]
-		rowk := off[m.ancAdr[k]:]
-		rowk = rowk[:len(anc)]
+		anc := ancs[k]
+		rowk := off[adr[k] : adr[k]+len(anc)]
 		for ii, i := range anc {
 			x[i] -= rowk[ii] * xk
 		}
@@ -788,9 +794,8 @@ func solveLD(m *Model, L, x []float64) {
 		x[k] /= D[k]
 	}
 	for k := range nv {
-		anc := m.ancestors[k]
-		rowk := off[m.ancAdr[k]:]
-		rowk = rowk[:len(anc)]
+		anc := ancs[k]
+		rowk := off[adr[k] : adr[k]+len(anc)]
 		s := x[k]
 		for ii, i := range anc {
 			s -= rowk[ii] * x[i]
@@ -1049,16 +1054,23 @@ func impedance(solimp *[5]float64, impDist, margin float64) (imp, dmax float64) 
 // addRowImp is addRow with the impedance already computed (the rows of
 // one connect or weld share it).
 func (d *Data) addRowImp(m *Model, typ, j, dof, n int, jac [3]float64, dist, margin, floss, vel, invw float64, solref *[2]float64, imp, dmax float64) {
+	// R = (1 − imp)/imp · diagApprox (dof_invweight0, or the bodies' or
+	// joints' sum for equalities)
+	R := max(1e-15, (1-imp)*invw/imp)
+	k, b := refStiffDamp(m, typ, solref, dmax)
+	d.addRowKB(typ, j, dof, n, jac, dist, margin, floss, vel, imp, R, 1/R, k, b)
+}
+
+// addRowKB is addRowImp with the regularizer R, D = 1/R and the
+// reference stiffness k and damping b already computed (rows that share
+// them).
+func (d *Data) addRowKB(typ, j, dof, n int, jac [3]float64, dist, margin, floss, vel, imp, R, D, k, b float64) {
 	i := d.NEfc
 	d.NEfc++
 	d.EfcType[i], d.EfcJnt[i], d.efcDof[i], d.efcN[i] = typ, j, dof, n
 	d.efcPyr[i] = 0
 	d.efcJac[i], d.EfcPos[i], d.efcFloss[i] = jac, dist, floss
-	// R = (1 − imp)/imp · diagApprox (dof_invweight0, or the bodies' or
-	// joints' sum for equalities)
-	R := max(1e-15, (1-imp)*invw/imp)
-	d.efcR[i], d.efcD[i] = R, 1/R
-	k, b := refStiffDamp(m, typ, solref, dmax)
+	d.efcR[i], d.efcD[i] = R, D
 	d.EfcAref[i] = -b*vel - k*imp*(dist-margin)
 }
 
@@ -1092,7 +1104,9 @@ func (d *Data) rowJar(i int, x []float64) float64 {
 		lo, hi := d.efcSpan[2*i], d.efcSpan[2*i+1]
 		s := 0.0
 		xs := x[lo:hi]
-		for k, v := range d.efcJd[i*nv+lo : i*nv+hi] {
+		J := d.efcJd[i*nv+lo : i*nv+hi]
+		xs = xs[:len(J)] // (no bounds checks in the loop)
+		for k, v := range J {
 			s += v * xs[k]
 		}
 		return s - d.EfcAref[i]
@@ -1126,6 +1140,25 @@ func (d *Data) rowForce(i int, jar float64) (float64, bool) {
 		return 0, false
 	}
 	return -d.efcD[i] * jar, true
+}
+
+// forceOf is rowForce for a row of type t with frictionloss floss,
+// regularizer R and D = 1/R.
+func forceOf(t int, floss, R, D, jar float64) (float64, bool) {
+	switch {
+	case t == RowEquality:
+	case t == RowFriction || t == RowFrictionTendon:
+		r := R * floss // −R·f ≡ −(R·f)
+		if jar <= -r {
+			return floss, false
+		}
+		if jar >= r {
+			return -floss, false
+		}
+	case !(jar < 0):
+		return 0, false
+	}
+	return -D * jar, true
 }
 
 // solveConstraints finds the constrained acceleration: the minimizer of
@@ -1166,15 +1199,13 @@ func solveConstraints(m *Model, d *Data) {
 	}
 	// M·x once; after each line search M·x, like each row's jar, moves by
 	// α times the direction's (MuJoCo's Newton updates Ma and Jaref so)
-	Mx, Mp, qfrc := d.efcMx, d.efcMp, d.QfrcConstraint
-	for r := range nv {
-		s := 0.0
-		row := d.QM[r*nv : r*nv+nv]
-		for _, c := range m.mCols[r] {
-			s += row[c] * x[c]
-		}
-		Mx[r] = s
-	}
+	Mx, Mp, qfrc := d.efcMx[:nv], d.efcMp[:nv], d.QfrcConstraint[:nv]
+	// (every nv-vector sliced to nv and every row vector to n: no bounds
+	// checks in the loops below)
+	x, g, p = x[:nv], g[:nv], p[:nv]
+	fs, qs := d.QfrcSmooth[:nv], d.QaccSmooth[:nv]
+	jar, jp, aref, force := d.efcJar[:n], d.efcJp[:n], d.EfcAref[:n], d.EfcForce[:n]
+	m.mulM(d.QM, x, Mx)
 	// MuJoCo's stopping test after each step: the cost's improvement or
 	// the gradient's norm, scaled by 1/(meaninertia·nv), below tolerance
 	tol, maxIter := m.Opt.tolerance(), 100
@@ -1259,14 +1290,16 @@ func solveConstraints(m *Model, d *Data) {
 				d.addJT(i, f, qfrc)
 			}
 		}
-		gn, g2, gauss := 0.0, 0.0, 0.0
+		// zero gradient to rounding: every |g_r| ≤ 1e-13·scale (max |g_r|
+		// ≤ it, NaN failing, without a data-dependent branch per entry)
+		g2, gauss, gtiny, gmin := 0.0, 0.0, true, 1e-13*scale
 		for r := range nv {
-			g[r] = Mx[r] - d.QfrcSmooth[r] - qfrc[r]
-			gn = max(gn, math.Abs(g[r]))
+			g[r] = Mx[r] - fs[r] - qfrc[r]
+			gtiny = gtiny && math.Abs(g[r]) <= gmin
 			g2 += g[r] * g[r]
-			gauss += (Mx[r] - d.QfrcSmooth[r]) * (x[r] - d.QaccSmooth[r])
+			gauss += (Mx[r] - fs[r]) * (x[r] - qs[r])
 		}
-		if gn <= 1e-13*scale {
+		if gtiny {
 			converged = true // EfcForce holds the forces at x
 			break
 		}
@@ -1300,6 +1333,17 @@ func solveConstraints(m *Model, d *Data) {
 					i += 5
 					continue
 				}
+				if t := d.EfcType[i]; d.efcN[i] == 0 && (t == RowContactPyramidal || t == RowEquality) {
+					// one constraint's consecutive rows (a pyramid's edges, a
+					// weld's or connect's rows): the active ones in one pass
+					e := i + 1
+					for e < n && e < i+6 && d.EfcType[e] == t && d.EfcJnt[e] == d.EfcJnt[i] && d.efcN[e] == 0 {
+						e++
+					}
+					d.addRowsH(i, e, H, nv)
+					i = e - 1
+					continue
+				}
 				if !d.efcActive[i] {
 					continue
 				}
@@ -1315,20 +1359,7 @@ func solveConstraints(m *Model, d *Data) {
 				if d.efcN[i] == 0 {
 					lo, hi = d.efcSpan[2*i], d.efcSpan[2*i+1]
 				}
-				nz := d.efcNZ[:0]
-				for c := lo; c < hi; c++ {
-					if J[c] != 0 {
-						nz = append(nz, c)
-					}
-				}
-				// the lower triangle: cholFactor reads no more
-				for k, r := range nz {
-					Hr := H[r*nv : r*nv+nv]
-					Dr := d.efcD[i] * J[r] // (D·J_r)·J_c, as before
-					for _, c := range nz[:k+1] {
-						Hr[c] += Dr * J[c]
-					}
-				}
+				d.addRowH(d.efcD[i], J, lo, hi, H, nv)
 			}
 			for i := 0; i < n; i++ {
 				if d.EfcType[i] == RowContactElliptic {
@@ -1370,37 +1401,34 @@ func solveConstraints(m *Model, d *Data) {
 		// line search on the convex piecewise-quadratic cost along
 		// p: φ'(α) = pᵀM(x − x₀) + α·pᵀMp − Σ (J_i p) f_i(jar_i + α J_i p)
 		pMp, pg0 := 0.0, 0.0
+		m.mulM(d.QM, p, Mp)
 		for r := range nv {
-			row := d.QM[r*nv : r*nv+nv]
-			s := 0.0
-			for _, c := range m.mCols[r] {
-				s += row[c] * p[c]
-			}
-			Mp[r] = s
-			pMp += p[r] * s
+			pMp += p[r] * Mp[r]
 			pg0 += p[r] * g[r]
 		}
 		// pᵀg includes −Σ (J_i p) f_i at α = 0: add it back
 		d.rowJars(p, d.efcJp)
 		for i := range n {
-			d.efcJp[i] += d.EfcAref[i]
+			jp[i] += aref[i]
 		}
-		for i := 0; i < n; i++ {
-			if d.EfcType[i] == RowContactElliptic {
-				var jar, f [6]float64
-				copy(jar[:], d.efcJar[i:i+d.efcDim[i]])
-				d.coneForce(i, &jar, &f)
-				for j := range d.efcDim[i] {
-					pg0 += d.efcJp[i+j] * f[j]
-				}
-				i += d.efcDim[i] - 1
-				continue
-			}
-			f, _ := d.rowForce(i, d.efcJar[i])
-			pg0 += d.efcJp[i] * f
+		// (EfcForce holds each row's force at jar: set above, for this x)
+		for i := range n {
+			pg0 += jp[i] * force[i]
 		}
 		deriv := func(a float64) (float64, float64) {
 			v, h := pg0+a*pMp, pMp
+			if !ell {
+				// no elliptic block: rowForce's arithmetic on sliced rows
+				typ, D, fl, R := d.EfcType[:n], d.efcD[:n], d.efcFloss[:n], d.efcR[:n]
+				for i := range n {
+					f, quad := forceOf(typ[i], fl[i], R[i], D[i], jar[i]+a*jp[i])
+					v -= jp[i] * f
+					if quad {
+						h += D[i] * jp[i] * jp[i]
+					}
+				}
+				return v, h
+			}
 			for i := 0; i < n; i++ {
 				if d.EfcType[i] == RowContactElliptic {
 					cv, ch := d.coneLine(i, a)
@@ -1470,7 +1498,7 @@ func solveConstraints(m *Model, d *Data) {
 			Mx[r] += a * Mp[r]
 		}
 		for i := range n {
-			d.efcJar[i] += a * d.efcJp[i]
+			jar[i] += a * jp[i]
 		}
 	}
 	if converged {
@@ -1554,6 +1582,106 @@ func (d *Data) pyramidActive(i, n int) bool {
 		return false // not exactly four rows: condim 4 or 6
 	}
 	return d.efcActive[i] && d.efcActive[i+1] && d.efcActive[i+2] && d.efcActive[i+3]
+}
+
+// addRowH adds D·JᵀJ of one row J, zero outside [lo, hi), to H's lower
+// triangle: entry (r, c) gets (D·J_r)·J_c for the nonzero J_r and J_c
+// (adding D·J_r·0 changes nothing), each entry once, the nonzero columns
+// visited as runs of consecutive ones (no index per entry).
+func (d *Data) addRowH(D float64, J []float64, lo, hi int, H []float64, nv int) {
+	// runs of nonzeros: [runs[2k], runs[2k+1])
+	runs := d.efcNZ[:0]
+	for c := lo; c < hi; {
+		if J[c] == 0 {
+			c++
+			continue
+		}
+		a := c
+		for c < hi && J[c] != 0 {
+			c++
+		}
+		runs = append(runs, a, c)
+	}
+	// the lower triangle: cholFactor reads no more
+	for k := 0; k < len(runs); k += 2 {
+		for r := runs[k]; r < runs[k+1]; r++ {
+			Dr := D * J[r] // (D·J_r)·J_c, as before
+			Hr := H[r*nv : r*nv+r+1]
+			for q := 0; q <= k; q += 2 {
+				a, b := runs[q], min(runs[q+1], r+1)
+				Hc, Jc := Hr[a:b], J[a:b]
+				Jc = Jc[:len(Hc)]
+				for t, v := range Jc {
+					Hc[t] += Dr * v
+				}
+			}
+		}
+	}
+}
+
+// addRowsH adds D_k·J_kᵀJ_k of the active ones among the dense rows
+// i..e−1 (at most six) to H's lower triangle in one pass over the
+// columns where any of them is nonzero, each entry's terms added one by
+// one in row order: the sums of addRowH row by row (a row's zero columns
+// add exact zeros), bit for bit.
+func (d *Data) addRowsH(i, e int, H []float64, nv int) {
+	var J [6][]float64
+	var D [6]float64
+	k, lo, hi := 0, nv, 0
+	for r := i; r < e; r++ {
+		if !d.efcActive[r] {
+			continue
+		}
+		J[k], D[k] = d.efcJd[r*nv:r*nv+nv], d.efcD[r]
+		lo, hi = min(lo, d.efcSpan[2*r]), max(hi, d.efcSpan[2*r+1])
+		k++
+	}
+	switch k {
+	case 0:
+		return
+	case 1:
+		d.addRowH(D[0], J[0], lo, hi, H, nv)
+		return
+	}
+	nz := d.efcNZ[:0]
+	for c := lo; c < hi; c++ {
+		for t := range k {
+			if J[t][c] != 0 {
+				nz = append(nz, c)
+				break
+			}
+		}
+	}
+	for t := k; t < 6; t++ {
+		J[t] = J[0] // never read: k rows only
+	}
+	J0, J1, J2, J3, J4, J5 := J[0][:nv], J[1][:nv], J[2][:nv], J[3][:nv], J[4][:nv], J[5][:nv]
+	for q, r := range nz {
+		Hr := H[r*nv : r*nv+nv]
+		var a [6]float64
+		for t := range k {
+			a[t] = D[t] * J[t][r]
+		}
+		a0, a1, a2, a3, a4, a5 := a[0], a[1], a[2], a[3], a[4], a[5]
+		for _, c := range nz[:q+1] {
+			v := Hr[c]
+			v += a0 * J0[c]
+			v += a1 * J1[c]
+			if k > 2 {
+				v += a2 * J2[c]
+				if k > 3 {
+					v += a3 * J3[c]
+					if k > 4 {
+						v += a4 * J4[c]
+						if k > 5 {
+							v += a5 * J5[c]
+						}
+					}
+				}
+			}
+			Hr[c] = v
+		}
+	}
 }
 
 // addPyramid4 adds D·Σ_k J_kᵀJ_k of the four active edge rows i..i+3 of
@@ -1651,7 +1779,9 @@ func (d *Data) addJT(i int, f float64, out []float64) {
 		nv := len(out)
 		lo, hi := d.efcSpan[2*i], d.efcSpan[2*i+1]
 		o := out[lo:hi]
-		for k, v := range d.efcJd[i*nv+lo : i*nv+hi] {
+		J := d.efcJd[i*nv+lo : i*nv+hi]
+		o = o[:len(J)] // (no bounds checks in the loop)
+		for k, v := range J {
 			o[k] += v * f
 		}
 		return
@@ -1692,15 +1822,33 @@ func cholFactor(H []float64, nv int) {
 		}
 		s = math.Sqrt(max(s, 1e-300))
 		H[j*nv+j] = s
-		for i := j + 1; i < nv; i++ {
+		i := j + 1
+		for ; i+1 < nv; i += 2 {
+			// rows i and i+1 together (Hj read once), each sum as alone
+			Hi := H[i*nv : i*nv+j]
+			Hi2 := H[(i+1)*nv : (i+1)*nv+j]
+			Hj := Hj[:len(Hi)]
+			Hi2 = Hi2[:len(Hi)]
+			t, t2 := H[i*nv+j], H[(i+1)*nv+j]
+			for k, v := range Hi {
+				w := Hj[k]
+				t -= v * w
+				t2 -= Hi2[k] * w
+			}
+			// the factor's transpose in the upper triangle too: the back
+			// substitution then reads rows
+			H[i*nv+j] = t / s
+			H[j*nv+i] = H[i*nv+j]
+			H[(i+1)*nv+j] = t2 / s
+			H[j*nv+i+1] = H[(i+1)*nv+j]
+		}
+		for ; i < nv; i++ {
 			Hi := H[i*nv : i*nv+j]
 			Hj := Hj[:len(Hi)]
 			t := H[i*nv+j]
 			for k, v := range Hi {
 				t -= v * Hj[k]
 			}
-			// the factor's transpose in the upper triangle too: the back
-			// substitution then reads rows
 			H[i*nv+j] = t / s
 			H[j*nv+i] = H[i*nv+j]
 		}
@@ -1789,7 +1937,25 @@ func cholUpdate(H, x []float64, nv int, plus bool) bool {
 // cholSubst solves H x = b in place with H's factor from cholFactor.
 func cholSubst(H, b []float64, nv int) {
 	H, b = H[:nv*nv], b[:nv]
-	for i := range nv {
+	i := 0
+	for ; i+1 < nv; i += 2 {
+		// rows i and i+1 together: row i+1's sum over k < i alongside row
+		// i's, then its k = i term once b[i] is known (the same order)
+		Hi := H[i*nv : i*nv+i]
+		Hi2 := H[(i+1)*nv : (i+1)*nv+i]
+		bi := b[:len(Hi)]
+		Hi2 = Hi2[:len(Hi)]
+		t, t2 := b[i], b[i+1]
+		for k, v := range Hi {
+			w := bi[k]
+			t -= v * w
+			t2 -= Hi2[k] * w
+		}
+		b[i] = t / H[i*nv+i]
+		t2 -= H[(i+1)*nv+i] * b[i]
+		b[i+1] = t2 / H[(i+1)*nv+i+1]
+	}
+	for ; i < nv; i++ {
 		Hi := H[i*nv : i*nv+i]
 		bi := b[:len(Hi)]
 		t := b[i]
