@@ -49,9 +49,9 @@ func xmlScenePath(task string) string {
 }
 
 // xmlGoScene builds task's scene on the old engine as Make does.
-func xmlLoad(tb testing.TB, path string) *mjcf.Articulated {
+func xmlLoad(tb testing.TB, path string) *mjcf.Model {
 	tb.Helper()
-	a, err := mjcf.LoadArticulated(path, mjcf.Options{})
+	a, err := mjcf.Load(path, mjcf.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func xmlNeverCollide(m *articulated.Model, a, b int) bool {
 // interpolated from open (a[3] = −1) to closed (+1), FrameSkip physics
 // steps per control step.
 type xmlScripted struct {
-	a                      *mjcf.Articulated
+	a                      *mjcf.Model
 	m                      *articulated.Model
 	d                      *articulated.Data
 	target                 [3]float64

@@ -58,7 +58,7 @@ func TestContactScenesAgainstMuJoCo(t *testing.T) {
 		t.Run(sc.name, func(t *testing.T) {
 			t.Parallel() // each waits mostly on its Node processes
 			path := filepath.Join("testdata", "contacts", sc.name+".xml")
-			am, err := LoadArticulated(path, Options{})
+			am, err := Load(path, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -27,7 +27,7 @@ func humanoidXML(tb testing.TB) string {
 func TestHumanoidLandingAgainstMuJoCo(t *testing.T) {
 	path := humanoidXML(t)
 	dir := mujocoJSDir(t)
-	am, err := LoadArticulated(path, Options{})
+	am, err := Load(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestHumanoidLandingAgainstMuJoCo(t *testing.T) {
 // per second of wall and of process CPU time.
 func BenchmarkHumanoidContacts(b *testing.B) {
 	path := humanoidXML(b)
-	am, err := LoadArticulated(path, Options{})
+	am, err := Load(path, Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

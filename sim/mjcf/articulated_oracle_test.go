@@ -157,7 +157,7 @@ func TestArticulatedMatchesMuJoCo(t *testing.T) {
 				duration = 10
 			}
 			path := filepath.Join("testdata", "articulated", name+".xml")
-			am, err := LoadArticulated(path, Options{})
+			am, err := Load(path, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -199,7 +199,7 @@ func TestArticulatedMatchesMuJoCo(t *testing.T) {
 // holds its home keyframe for 10 s under gravity with no warning: it comes
 // to rest within the servo's static sag (gravity torque / kp < 0.01 rad).
 func TestStiffArmHoldsKeyframe(t *testing.T) {
-	am, err := LoadArticulated(filepath.Join("testdata", "articulated", "stiff_arm.xml"), Options{})
+	am, err := Load(filepath.Join("testdata", "articulated", "stiff_arm.xml"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,7 @@ func TestConstraintsWithinMuJoCoDiscretisation(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join("testdata", "articulated", name+".xml")
-			am, err := LoadArticulated(path, Options{})
+			am, err := Load(path, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
