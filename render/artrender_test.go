@@ -15,13 +15,13 @@ import (
 // blue accents cover pixels of their colours, and the segmentation sees
 // one id per moving body.
 func TestArtSceneRenders(t *testing.T) {
-	a, err := mjcf.LoadArticulated(filepath.Join("..", "sim", "mjcf", "testdata", "arm6.xml"), mjcf.Options{})
+	a, err := mjcf.Load(filepath.Join("..", "sim", "mjcf", "testdata", "arm6.xml"), mjcf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := articulated.NewData(a.Model)
 	articulated.Forward(a.Model, d)
-	sc := render.NewArtScene(a).Update(d)
+	sc := render.NewModelScene(a).Update(d)
 	if err := sc.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +30,7 @@ func TestArtSceneRenders(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	for _, cam := range []render.Camera{render.ArtCamera(a, d, 0, 96, 96), render.ArtCamera(a, d, -1, 96, 96)} {
+	for _, cam := range []render.Camera{render.ModelCamera(a, d, 0, 96, 96), render.ModelCamera(a, d, -1, 96, 96)} {
 		img := image.NewRGBA(image.Rect(0, 0, 96, 96))
 		seg := make([]int32, 96*96)
 		if err := r.RenderBuffers(sc, cam, render.Buffers{RGB: img, Seg: seg}); err != nil {

@@ -8,21 +8,21 @@ import (
 	"github.com/vlmrb/vlmrb/sim/mjcf"
 )
 
-// ArtScene draws an MJCF model compiled for the articulated engine
-// (mjcf.Articulated): its geoms (primitives, ellipsoids and meshes as
+// ModelScene draws an MJCF model compiled for the articulated engine
+// (mjcf.Model): its geoms (primitives, ellipsoids and meshes as
 // visual geometry) in their rgba or material colours, at the world
 // poses of an articulated.Data — each geom at its body's frame (the
 // engine's Xpos, Xquat) composed with its local pose. The Data's
 // kinematics must be current (articulated.Forward after changing Qpos).
-type ArtScene struct {
-	a      *mjcf.Articulated
+type ModelScene struct {
+	a      *mjcf.Model
 	meshes map[*mjcf.Mesh]*TriMesh
 	Scene  Scene
 }
 
-// NewArtScene prepares the scene of a (meshes are converted once).
-func NewArtScene(a *mjcf.Articulated) *ArtScene {
-	as := &ArtScene{a: a, meshes: map[*mjcf.Mesh]*TriMesh{}}
+// NewModelScene prepares the scene of a (meshes are converted once).
+func NewModelScene(a *mjcf.Model) *ModelScene {
+	as := &ModelScene{a: a, meshes: map[*mjcf.Mesh]*TriMesh{}}
 	for _, g := range a.Geoms {
 		if g.Mesh == nil || as.meshes[g.Mesh] != nil {
 			continue
@@ -43,21 +43,21 @@ func mjcfTriMesh(m *mjcf.Mesh) *TriMesh {
 	return t
 }
 
-// ArtBodyPose is body b's world frame in d (the engine's Xpos, Xquat).
-func ArtBodyPose(d *articulated.Data, b int) (sim.Vec3, sim.Quat) {
+// BodyPose is body b's world frame in d (the engine's Xpos, Xquat).
+func BodyPose(d *articulated.Data, b int) (sim.Vec3, sim.Quat) {
 	p, q := d.Xpos[b], d.Xquat[b]
 	return sim.V3(p[0], p[1], p[2]), sim.Quat{W: q[0], X: q[1], Y: q[2], Z: q[3]}
 }
 
-// ArtGeomPose is geom g's world pose in d.
-func ArtGeomPose(d *articulated.Data, g *mjcf.ArtGeom) (sim.Vec3, sim.Quat) {
-	bp, bq := ArtBodyPose(d, g.Body)
+// GeomPose is geom g's world pose in d.
+func GeomPose(d *articulated.Data, g *mjcf.Geom) (sim.Vec3, sim.Quat) {
+	bp, bq := BodyPose(d, g.Body)
 	return bp.Add(bq.Rotate(g.Pos)), bq.Mul(g.Rot).Normalize()
 }
 
 // Update poses the geoms for d and returns the scene. Geoms of MuJoCo's
 // hidden groups (3 and above) and fully transparent ones are left out.
-func (as *ArtScene) Update(d *articulated.Data) *Scene {
+func (as *ModelScene) Update(d *articulated.Data) *Scene {
 	sc := &as.Scene
 	sc.Objects = sc.Objects[:0]
 	for i := range as.a.Geoms {
@@ -69,7 +69,7 @@ func (as *ArtScene) Update(d *articulated.Data) *Scene {
 		if !ok || (kind == Mesh && as.meshes[g.Mesh] == nil) {
 			continue
 		}
-		pos, rot := ArtGeomPose(d, g)
+		pos, rot := GeomPose(d, g)
 		o := Object{Name: g.Name, Kind: kind, Size: vec(g.Size), Pos: vec(pos), Rot: quat(rot),
 			ID: int32(g.Body) + 1, Mesh: as.meshes[g.Mesh], Role: RoleRobot}
 		c := g.RGBA
@@ -93,13 +93,13 @@ func (as *ArtScene) Update(d *articulated.Data) *Scene {
 	return sc
 }
 
-// ArtCamera returns camera i of a at its pose in d, or, for i < 0, a
+// ModelCamera returns camera i of a at its pose in d, or, for i < 0, a
 // camera looking at the model's geoms from the front-right above (as
 // frameBox).
-func ArtCamera(a *mjcf.Articulated, d *articulated.Data, i, w, h int) Camera {
+func ModelCamera(a *mjcf.Model, d *articulated.Data, i, w, h int) Camera {
 	if i >= 0 && i < len(a.Cameras) {
 		c := &a.Cameras[i]
-		bp, bq := ArtBodyPose(d, c.Body)
+		bp, bq := BodyPose(d, c.Body)
 		pos, rot := bp.Add(bq.Rotate(c.Pos)), bq.Mul(c.Rot).Normalize()
 		return Camera{Name: c.Name, Pos: vec(pos), Rot: quat(rot), FovY: c.Fovy, Width: w, Height: h, Far: 50}
 	}
@@ -110,7 +110,7 @@ func ArtCamera(a *mjcf.Articulated, d *articulated.Data, i, w, h int) Camera {
 		if g.Type == "plane" || g.Group >= 3 {
 			continue
 		}
-		p, _ := ArtGeomPose(d, g)
+		p, _ := GeomPose(d, g)
 		r := g.Size.Norm()
 		if g.Mesh != nil {
 			for _, v := range g.Mesh.Vertices {

@@ -14,19 +14,19 @@ import (
 
 // TestArtSceneFK: the scene of the articulated engine puts every drawn
 // geom where forward kinematics of the MJCF body tree puts it at the
-// same joint coordinates. The reference is mjcf.Articulated.Kinematics
+// same joint coordinates. The reference is mjcf.Model.Kinematics
 // (body frames composed from the model's static pos/quat and the joint
 // rotations, apart from the engine's Xpos/Xquat) and each geom's pose in
 // its body, at random configurations of arm6.xml after stepping.
 func TestArtSceneFK(t *testing.T) {
 	file := filepath.Join("..", "sim", "mjcf", "testdata", "arm6.xml")
-	a, err := mjcf.LoadArticulated(file, mjcf.Options{})
+	a, err := mjcf.Load(file, mjcf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := a.Model
 	d := articulated.NewData(m)
-	sc := render.NewArtScene(a)
+	sc := render.NewModelScene(a)
 	rng := rand.New(rand.NewPCG(1, 2))
 	q := make([]float64, len(m.Joints))
 	pos, rot := make([]sim.Vec3, len(m.Bodies)), make([]sim.Quat, len(m.Bodies))
@@ -87,7 +87,7 @@ func TestArtSceneFK(t *testing.T) {
 	defer r.Close()
 	img := image.NewRGBA(image.Rect(0, 0, 64, 64))
 	seg := make([]int32, 64*64)
-	if err := r.RenderBuffers(sc.Update(d), render.ArtCamera(a, d, 0, 64, 64), render.Buffers{RGB: img, Seg: seg}); err != nil {
+	if err := r.RenderBuffers(sc.Update(d), render.ModelCamera(a, d, 0, 64, 64), render.Buffers{RGB: img, Seg: seg}); err != nil {
 		t.Fatal(err)
 	}
 	ids := map[int32]bool{}

@@ -119,10 +119,10 @@ func BenchmarkRenderParallel(b *testing.B) {
 // BenchmarkFromArt measures rebuilding a Scene from an MJCF model's data.
 func BenchmarkFromArt(b *testing.B) {
 	m, s := tinySim(b)
-	sc := FromArt(m, s, nil)
+	sc := FromModel(m, s, nil)
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		sc.UpdateFromArt(m, s, nil)
+		sc.UpdateFromModel(m, s, nil)
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "scenes/s")
 }

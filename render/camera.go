@@ -22,7 +22,7 @@ type Camera struct {
 	// Near and Far clip distances in m (0 means 0.01 and 10).
 	Near, Far float64
 	// Body names the body this camera rides on; empty for a fixed camera.
-	// FromArt-based users resolve it with Attach (ResolveCamera).
+	// FromModel-based users resolve it with Attach (ResolveCamera).
 	Body string
 }
 

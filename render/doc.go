@@ -5,7 +5,7 @@
 // with world poses, materials (colour, Blinn-Phong specular, procedural
 // checker/wood/stripes textures), lights and a background. It is built by hand
 // or from an MJCF model compiled for the articulated engine and its data
-// (*mjcf.Articulated, *articulated.Data) with FromArt (ArtScene draws an
+// (*mjcf.Model, *articulated.Data) with FromModel (ModelScene draws an
 // imported robot's meshes too), and a Theme (standard,
 // misleading, abstract) can remap its appearance. A Camera is a pose, a
 // vertical field of view and a resolution; NamedCamera gives the

@@ -19,7 +19,7 @@ import (
 // renderer and a camera, then renders the live data; here a blue cube on a
 // table seen from the corner camera.
 func Example() {
-	a, err := mjcf.ParseArticulated([]byte(`<mujoco>
+	a, err := mjcf.Parse([]byte(`<mujoco>
   <worldbody>
     <geom name="table" type="plane" size="0.6 0.6 0.05"/>
     <body name="cube" pos="0 0 0.025">
@@ -44,7 +44,7 @@ func Example() {
 	defer func() { _ = r.Close() }()
 	cam, _ := render.NamedCamera("corner", mgl64.Vec3{0, 0, 0}, 128, 128)
 
-	sc := render.FromArt(a, s, &render.Style{Theme: render.ThemeStandard})
+	sc := render.FromModel(a, s, &render.Style{Theme: render.ThemeStandard})
 	img := image.NewRGBA(image.Rect(0, 0, cam.Width, cam.Height))
 	if err := r.Render(sc, cam, img); err != nil {
 		panic(err)

@@ -176,7 +176,7 @@ func (r *glfwRenderer) Close() error {
 //
 //	err := render.RunViewer(render.ViewerConfig{Title: "push"},
 //		func() error { return env.StepOnce() },
-//		func() *render.Scene { sc.UpdateFromArt(a, d, nil); return sc })
+//		func() *render.Scene { sc.UpdateFromModel(a, d, nil); return sc })
 //
 // Controls: left drag orbits, right (or shift+left) drag pans, the wheel
 // zooms; Space pauses, N or → steps once while paused, C cycles through the

@@ -794,15 +794,15 @@ const tinyXML = `<mujoco model="tiny">
 </mujoco>`
 
 // tinySim compiles tinyXML for the articulated engine and poses it.
-func tinySim(t testing.TB) (*mjcf.Articulated, *articulated.Data) {
+func tinySim(t testing.TB) (*mjcf.Model, *articulated.Data) {
 	return artScene(t, tinyXML)
 }
 
 // artScene compiles an MJCF scene and returns it with its data at the
 // initial pose (kinematics current).
-func artScene(t testing.TB, xml string) (*mjcf.Articulated, *articulated.Data) {
+func artScene(t testing.TB, xml string) (*mjcf.Model, *articulated.Data) {
 	t.Helper()
-	a, err := mjcf.ParseArticulated([]byte(xml), "", mjcf.Options{})
+	a, err := mjcf.Parse([]byte(xml), "", mjcf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -814,7 +814,7 @@ func artScene(t testing.TB, xml string) (*mjcf.Articulated, *articulated.Data) {
 
 func TestFromArt(t *testing.T) {
 	a, d := tinySim(t)
-	sc := FromArt(a, d, nil)
+	sc := FromModel(a, d, nil)
 	if len(sc.Objects) != len(a.Geoms) {
 		t.Fatalf("%d objects for %d geoms", len(sc.Objects), len(a.Geoms))
 	}
@@ -835,15 +835,15 @@ func TestFromArt(t *testing.T) {
 	q := sim.QuatFromAxisAngle(sim.V3(0, 0, 1), 0.3)
 	copy(d.Qpos[0:7], []float64{0.1, 0.2, 0.025, q.W, q.X, q.Y, q.Z})
 	articulated.Kinematics(a.Model, d)
-	sc.UpdateFromArt(a, d, &Style{Theme: ThemeMisleading})
+	sc.UpdateFromModel(a, d, &Style{Theme: ThemeMisleading})
 	if !sc.Objects[ci].Pos.ApproxEqual(mgl64.Vec3{0.1, 0.2, 0.025}) {
 		t.Errorf("cube at %v after moving it", sc.Objects[ci].Pos)
 	}
 	if sc.Objects[ci].Mat.Color == [3]float32{0.1, 0.3, 0.9} {
 		t.Error("misleading style kept the cube colour")
 	}
-	if n := testing.AllocsPerRun(20, func() { sc.UpdateFromArt(a, d, nil) }); n > 0 {
-		t.Errorf("UpdateFromArt allocates %.0f times per call", n)
+	if n := testing.AllocsPerRun(20, func() { sc.UpdateFromModel(a, d, nil) }); n > 0 {
+		t.Errorf("UpdateFromModel allocates %.0f times per call", n)
 	}
 }
 

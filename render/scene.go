@@ -100,7 +100,7 @@ type Object struct {
 	// Mesh is the geometry of a Mesh object.
 	Mesh *TriMesh
 	// ID is the segmentation value written for this object (0 is the
-	// background). FromArt uses body index + 1, so all geoms of a body share
+	// background). FromModel uses body index + 1, so all geoms of a body share
 	// an id.
 	ID   int32
 	Role Role

@@ -9,7 +9,7 @@ import (
 	"github.com/vlmrb/vlmrb/sim/mjcf"
 )
 
-// Scenery is what UpdateFromArt adds around a tabletop task when
+// Scenery is what UpdateFromModel adds around a tabletop task when
 // Style.Scenery is set, so that a VLM sees a robot at a table in a room
 // rather than a gripper floating over a board in the sky: a table slab with
 // legs standing on a tiled floor, a backdrop wall behind the table, and a
@@ -40,7 +40,7 @@ const (
 	armWrist     = 0.12  // wrist link above the gripper's top
 )
 
-// Segmentation ids of the scenery, above any FromArt body id.
+// Segmentation ids of the scenery, above any FromModel body id.
 const (
 	SegFloor    int32 = 1<<20 + iota // the floor
 	SegBackdrop                      // the backdrop wall
@@ -64,21 +64,21 @@ var (
 
 // tableBounds returns the xy extent and top height of the world's geoms
 // named like a table.
-func tableBounds(a *mjcf.Articulated, d *articulated.Data) (lo, hi mgl64.Vec3, plane, ok bool) {
+func tableBounds(a *mjcf.Model, d *articulated.Data) (lo, hi mgl64.Vec3, plane, ok bool) {
 	lo, hi, plane, _, ok = tableShapes(a, d)
 	return lo, hi, plane, ok
 }
 
 // tableShapes is tableBounds, and whether the table is one geom whose
 // pose has no rotation (so its top fills the bounds' top rectangle).
-func tableShapes(a *mjcf.Articulated, d *articulated.Data) (lo, hi mgl64.Vec3, plane, single, ok bool) {
+func tableShapes(a *mjcf.Model, d *articulated.Data) (lo, hi mgl64.Vec3, plane, single, ok bool) {
 	n, rotated := 0, false
 	for i := range a.Geoms {
 		g := &a.Geoms[i]
 		if g.Body != 0 || !containsFold(g.Name, "table") {
 			continue
 		}
-		p, q := ArtGeomPose(d, g)
+		p, q := GeomPose(d, g)
 		var h mgl64.Vec3
 		switch g.Type {
 		case "plane":
@@ -109,7 +109,7 @@ func tableShapes(a *mjcf.Articulated, d *articulated.Data) (lo, hi mgl64.Vec3, p
 }
 
 // addScenery appends the scenery objects to sc (see Scenery).
-func (sc *Scene) addScenery(a *mjcf.Articulated, d *articulated.Data) {
+func (sc *Scene) addScenery(a *mjcf.Model, d *articulated.Data) {
 	lo, hi, plane, single, ok := tableShapes(a, d)
 	if !ok {
 		return
@@ -179,12 +179,12 @@ func (sc *Scene) addScenery(a *mjcf.Articulated, d *articulated.Data) {
 
 // addArm appends a Sawyer-like arm from a pedestal at base (on the table
 // top's height, floor at floorZ) to the top of ArmBody's geoms.
-func (sc *Scene) addArm(a *mjcf.Articulated, d *articulated.Data, base mgl64.Vec3, floorZ float64) {
+func (sc *Scene) addArm(a *mjcf.Model, d *articulated.Data, base mgl64.Vec3, floorZ float64) {
 	hb, ok := artBody(a, ArmBody)
 	if !ok || hb >= len(d.Xpos) {
 		return
 	}
-	bp, bq := ArtBodyPose(d, hb)
+	bp, bq := BodyPose(d, hb)
 	hpos, hrot := vec(bp), quat(bq).Normalize()
 	// the flange: the highest point of the hand's geoms along its local z
 	flangeZ := 0.0

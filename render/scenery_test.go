@@ -17,7 +17,7 @@ import (
 // centred at (0, 0.6), a hand body (palm box, 2 cm tall, and a wrist
 // cylinder up to 9 cm above its origin) at hand, and a goal marker sphere of
 // 1 cm radius at goal.
-func sceneryModel(t *testing.T, hand, goal sim.Vec3) (*mjcf.Articulated, *articulated.Data) {
+func sceneryModel(t *testing.T, hand, goal sim.Vec3) (*mjcf.Model, *articulated.Data) {
 	t.Helper()
 	return artScene(t, fmt.Sprintf(`<mujoco>
   <worldbody>
@@ -68,7 +68,7 @@ func TestSceneryArmReachesTheHand(t *testing.T) {
 	t.Parallel()
 	for _, hand := range []sim.Vec3{sim.V3(0, 0.6, 0.2), sim.V3(0.3, 0.85, 0.1), sim.V3(-0.4, 0.45, 0.4)} {
 		m, s := sceneryModel(t, hand, sim.V3(0.1, 0.8, 0.2))
-		sc := FromArt(m, s, &Style{Scenery: true})
+		sc := FromModel(m, s, &Style{Scenery: true})
 		link := sc.Find("arm wrist link")
 		if link < 0 {
 			t.Fatalf("hand %v: no arm in the scene", hand)
@@ -91,8 +91,8 @@ func TestSceneryArmReachesTheHand(t *testing.T) {
 func TestSceneryRoom(t *testing.T) {
 	t.Parallel()
 	m, s := sceneryModel(t, sim.V3(0, 0.6, 0.2), sim.V3(0.1, 0.8, 0.2))
-	bare := FromArt(m, s, nil)
-	sc := FromArt(m, s, &Style{Scenery: true})
+	bare := FromModel(m, s, nil)
+	sc := FromModel(m, s, &Style{Scenery: true})
 	if len(sc.Objects) <= len(bare.Objects) {
 		t.Fatalf("scenery added nothing (%d objects)", len(sc.Objects))
 	}
@@ -136,7 +136,7 @@ func TestSceneryRoom(t *testing.T) {
 	}
 	// no table: no scenery
 	m2, d2 := artScene(t, `<mujoco><worldbody><body name="hand" mocap="true"/></worldbody></mujoco>`)
-	if sc := FromArt(m2, d2, &Style{Scenery: true}); len(sc.Objects) != 0 {
+	if sc := FromModel(m2, d2, &Style{Scenery: true}); len(sc.Objects) != 0 {
 		t.Errorf("scenery without a table: %d objects", len(sc.Objects))
 	}
 }
@@ -146,9 +146,9 @@ func TestSceneryRoom(t *testing.T) {
 func TestSceneryThemes(t *testing.T) {
 	t.Parallel()
 	m, s := sceneryModel(t, sim.V3(0, 0.6, 0.2), sim.V3(0.1, 0.8, 0.2))
-	std := FromArt(m, s, &Style{Scenery: true})
-	mis := FromArt(m, s, &Style{Scenery: true, Theme: ThemeMisleading})
-	abs := FromArt(m, s, &Style{Scenery: true, Theme: ThemeAbstract})
+	std := FromModel(m, s, &Style{Scenery: true})
+	mis := FromModel(m, s, &Style{Scenery: true, Theme: ThemeMisleading})
+	abs := FromModel(m, s, &Style{Scenery: true, Theme: ThemeAbstract})
 	for i, o := range std.Objects {
 		switch {
 		case o.Role == RoleRobot && mis.Objects[i].Mat != o.Mat:
@@ -167,7 +167,7 @@ func TestSceneryThemes(t *testing.T) {
 func TestSceneryShadowsIgnoreNoShadow(t *testing.T) {
 	t.Parallel()
 	m, s := sceneryModel(t, sim.V3(0, 0.6, 0.2), sim.V3(0.1, 0.8, 0.2))
-	sc := FromArt(m, s, &Style{Scenery: true})
+	sc := FromModel(m, s, &Style{Scenery: true})
 	var b batch
 	b.build(sc, meshCache{}, lodView{eye: mgl64.Vec3{0, -1, 1}})
 	if b.casterHi[2] > 0.3 || b.casterLo[2] < -0.01 {
@@ -179,7 +179,7 @@ func TestSceneryShadowsIgnoreNoShadow(t *testing.T) {
 // shadows and 4× anti-aliasing.
 func TestSceneryBackendsAgree(t *testing.T) {
 	m, s := sceneryModel(t, sim.V3(0.05, 0.62, 0.15), sim.V3(0.1, 0.8, 0.2))
-	sc := FromArt(m, s, &Style{Scenery: true})
+	sc := FromModel(m, s, &Style{Scenery: true})
 	cam := LookAt(mgl64.Vec3{-1.1, -0.4, 0.6}, mgl64.Vec3{0, 0.6, -0.1}, mgl64.Vec3{0, 0, 1}, 50, 128, 128)
 	opts := Options{Shadows: true, MSAA: 4}
 	seg := make([]int32, 128*128)
@@ -219,7 +219,7 @@ func TestSceneryBackendsAgree(t *testing.T) {
 func TestDrawOrderFrontToBack(t *testing.T) {
 	t.Parallel()
 	m, s := sceneryModel(t, sim.V3(0.05, 0.62, 0.15), sim.V3(0.1, 0.8, 0.2))
-	sc := FromArt(m, s, &Style{Scenery: true})
+	sc := FromModel(m, s, &Style{Scenery: true})
 	eye := mgl64.Vec3{-0.65, 0.2, 0.6}
 	var b batch
 	b.build(sc, meshCache{}, lodView{eye: eye})
@@ -282,7 +282,7 @@ func TestDrawOrderFrontToBack(t *testing.T) {
 func TestFloorHoleHidden(t *testing.T) {
 	t.Parallel()
 	m, s := sceneryModel(t, sim.V3(0.05, 0.62, 0.15), sim.V3(0.1, 0.8, 0.2))
-	sc := FromArt(m, s, &Style{Scenery: true})
+	sc := FromModel(m, s, &Style{Scenery: true})
 	var floor *Object
 	for i := range sc.Objects {
 		if sc.Objects[i].Name == "floor" {
@@ -330,8 +330,8 @@ func TestFloorHoleHidden(t *testing.T) {
 // look over the table, under it and past it.
 func TestFloorHoleInvisible(t *testing.T) {
 	m, s := sceneryModel(t, sim.V3(0.05, 0.62, 0.15), sim.V3(0.1, 0.8, 0.2))
-	holed := FromArt(m, s, &Style{Scenery: true})
-	whole := FromArt(m, s, &Style{Scenery: true})
+	holed := FromModel(m, s, &Style{Scenery: true})
+	whole := FromModel(m, s, &Style{Scenery: true})
 	for i := range whole.Objects {
 		whole.Objects[i].cover.ok = false
 	}

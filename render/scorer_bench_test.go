@@ -41,7 +41,7 @@ func pushStates(b *testing.B) (*tasks.Env, []*articulated.Data) {
 }
 
 // BenchmarkScorerFrame measures what a scorer frame costs end to end:
-// render.Scene from the simulator state (UpdateFromArt, scenery included
+// render.Scene from the simulator state (UpdateFromModel, scenery included
 // when on), drawing and readback into an *image.RGBA, from the task's
 // scorer view, for push's expert episode — the counterpart of MuJoCo's
 // mjv_updateScene + mjr_render + mjr_readPixels in
@@ -77,13 +77,13 @@ func BenchmarkScorerFrame(b *testing.B) {
 					var sc render.Scene
 					img := image.NewRGBA(image.Rect(0, 0, size, size))
 					for i := 0; i < 10; i++ { // warm up (shader JIT, mesh cache)
-						sc.UpdateFromArt(env.Model(), states[i], st)
+						sc.UpdateFromModel(env.Model(), states[i], st)
 						_ = r.Render(&sc, cam, img)
 					}
 					b.ResetTimer()
 					cpu0 := cputime.Process()
 					for i := 0; i < b.N; i++ {
-						sc.UpdateFromArt(env.Model(), states[i%len(states)], st)
+						sc.UpdateFromModel(env.Model(), states[i%len(states)], st)
 						if err := r.Render(&sc, cam, img); err != nil {
 							b.Fatal(err)
 						}

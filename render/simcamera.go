@@ -13,8 +13,8 @@ import (
 )
 
 // SimCamera renders a live simulation, an MJCF model compiled for the
-// articulated engine (mjcf.Articulated) and its articulated.Data, drawn as
-// UpdateFromArt draws them: one camera, or several views tiled side by
+// articulated engine (mjcf.Model) and its articulated.Data, drawn as
+// UpdateFromModel draws them: one camera, or several views tiled side by
 // side into one frame (NewTiledSimCamera). It is a frame.Source over the
 // (a, d) it was opened on — each Next renders d's current poses — and it
 // draws any other Data of a model on request (RenderState, RenderBuffers)
@@ -24,7 +24,7 @@ import (
 type SimCamera struct {
 	mu     sync.Mutex
 	r      Renderer
-	a      *mjcf.Articulated
+	a      *mjcf.Model
 	d      *articulated.Data
 	name   string
 	w, h   int
@@ -51,7 +51,7 @@ type SimCameraOptions struct {
 
 // NewSimCamera returns a camera that renders (a, d) with r from cam. A
 // body-attached cam (Body set) follows that body.
-func NewSimCamera(r Renderer, a *mjcf.Articulated, d *articulated.Data, cam Camera, opts SimCameraOptions) (*SimCamera, error) {
+func NewSimCamera(r Renderer, a *mjcf.Model, d *articulated.Data, cam Camera, opts SimCameraOptions) (*SimCamera, error) {
 	return NewTiledSimCamera(r, a, d, []Camera{cam}, cam.Width, cam.Height, opts)
 }
 
@@ -59,7 +59,7 @@ func NewSimCamera(r Renderer, a *mjcf.Articulated, d *articulated.Data, cam Came
 // views side by side, in order, each in a tile of w/len(views) columns (the
 // views' own Width and Height are replaced by their tile's). The frame is
 // named after the first view.
-func NewTiledSimCamera(r Renderer, a *mjcf.Articulated, d *articulated.Data, views []Camera, w, h int, opts SimCameraOptions) (*SimCamera, error) {
+func NewTiledSimCamera(r Renderer, a *mjcf.Model, d *articulated.Data, views []Camera, w, h int, opts SimCameraOptions) (*SimCamera, error) {
 	if r == nil || a == nil || a.Model == nil || d == nil || len(views) == 0 {
 		return nil, fmt.Errorf("render: NewSimCamera needs a renderer, model, data and at least one camera")
 	}
@@ -84,7 +84,7 @@ func NewTiledSimCamera(r Renderer, a *mjcf.Articulated, d *articulated.Data, vie
 
 // SetState points the camera at another model and data (after an episode
 // reset that rebuilt the scene).
-func (c *SimCamera) SetState(a *mjcf.Articulated, d *articulated.Data) {
+func (c *SimCamera) SetState(a *mjcf.Model, d *articulated.Data) {
 	c.mu.Lock()
 	c.a, c.d = a, d
 	c.mu.Unlock()
@@ -148,14 +148,14 @@ func (c *SimCamera) Render(live Live, dst *image.RGBA) error {
 
 // RenderState draws data d of model a (a model like the camera's) into
 // dst, which must be the frame's size.
-func (c *SimCamera) RenderState(a *mjcf.Articulated, d *articulated.Data, dst *image.RGBA) error {
+func (c *SimCamera) RenderState(a *mjcf.Model, d *articulated.Data, dst *image.RGBA) error {
 	return c.RenderBuffers(a, d, Buffers{RGB: dst})
 }
 
 // RenderBuffers draws data d of model a into the buffers of a frame (see
 // Buffers; nil fields are skipped): colour, linear depth (m) and
 // segmentation ids (body index + 1, scenery ids from SegFloor on).
-func (c *SimCamera) RenderBuffers(a *mjcf.Articulated, d *articulated.Data, dst Buffers) error {
+func (c *SimCamera) RenderBuffers(a *mjcf.Model, d *articulated.Data, dst Buffers) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -165,7 +165,7 @@ func (c *SimCamera) RenderBuffers(a *mjcf.Articulated, d *articulated.Data, dst 
 }
 
 // draw renders every tile; the caller holds mu.
-func (c *SimCamera) draw(a *mjcf.Articulated, d *articulated.Data, dst Buffers) error {
+func (c *SimCamera) draw(a *mjcf.Model, d *articulated.Data, dst Buffers) error {
 	if dst.RGB != nil && (dst.RGB.Rect.Dx() != c.w || dst.RGB.Rect.Dy() != c.h) {
 		return fmt.Errorf("render: destination is %v, camera is %dx%d", dst.RGB.Rect.Size(), c.w, c.h)
 	}
@@ -173,7 +173,7 @@ func (c *SimCamera) draw(a *mjcf.Articulated, d *articulated.Data, dst Buffers) 
 	if (dst.Depth != nil && len(dst.Depth) != n) || (dst.Seg != nil && len(dst.Seg) != n) {
 		return fmt.Errorf("render: depth/segmentation buffers must hold %d values", n)
 	}
-	c.sc.UpdateFromArt(a, d, c.style)
+	c.sc.UpdateFromModel(a, d, c.style)
 	tiled := len(c.cams) > 1
 	for i, cam0 := range c.cams {
 		cam, ok := ResolveCamera(a, d, cam0)
@@ -223,7 +223,7 @@ func grow[T any](s []T, n int) []T {
 // Live is a simulation whose current model and data a Source renders (a
 // task environment, whose data changes at every step and reset).
 type Live interface {
-	Model() *mjcf.Articulated
+	Model() *mjcf.Model
 	Data() *articulated.Data
 }
 

@@ -8,7 +8,7 @@ import (
 	"github.com/vlmrb/vlmrb/sim/mjcf"
 )
 
-// Style says how FromArt turns a model's geoms into objects. The zero value
+// Style says how FromModel turns a model's geoms into objects. The zero value
 // (or a nil *Style) is usable: colours from the geoms' rgba, a wooden table
 // where a table plane has no colour, DefaultLights and roles guessed from
 // names.
@@ -37,21 +37,21 @@ var (
 func vec(v sim.Vec3) mgl64.Vec3  { return mgl64.Vec3{v.X, v.Y, v.Z} }
 func quat(q sim.Quat) mgl64.Quat { return mgl64.Quat{W: q.W, V: mgl64.Vec3{q.X, q.Y, q.Z}} }
 
-// FromArt returns a new Scene for model a at d's poses; see UpdateFromArt.
-func FromArt(a *mjcf.Articulated, d *articulated.Data, st *Style) *Scene {
+// FromModel returns a new Scene for model a at d's poses; see UpdateFromModel.
+func FromModel(a *mjcf.Model, d *articulated.Data, st *Style) *Scene {
 	sc := &Scene{}
-	sc.UpdateFromArt(a, d, st)
+	sc.UpdateFromModel(a, d, st)
 	return sc
 }
 
-// UpdateFromArt rebuilds sc for the MJCF model a (compiled for the
+// UpdateFromModel rebuilds sc for the MJCF model a (compiled for the
 // articulated engine) at the poses of d, whose kinematics must be current,
 // reusing its storage: one object per geom (visual-only geoms included;
 // MuJoCo's hidden groups 3 and above and fully transparent geoms left
 // out) at its world pose, in its rgba colour, with segmentation id = body
 // index + 1 (the world's geoms get 1), then applies st.Theme. It does not
 // allocate once sc has held a scene of the same size.
-func (sc *Scene) UpdateFromArt(a *mjcf.Articulated, d *articulated.Data, st *Style) {
+func (sc *Scene) UpdateFromModel(a *mjcf.Model, d *articulated.Data, st *Style) {
 	if st == nil {
 		st = &zeroStyle
 	}
@@ -62,7 +62,7 @@ func (sc *Scene) UpdateFromArt(a *mjcf.Articulated, d *articulated.Data, st *Sty
 		if !ok || kind == Mesh || g.Group >= 3 || g.RGBA[3] == 0 {
 			continue
 		}
-		pos, rot := ArtGeomPose(d, g)
+		pos, rot := GeomPose(d, g)
 		o := Object{Name: g.Name, Kind: kind, Size: vec(g.Size), Pos: vec(pos), Rot: quat(rot), ID: int32(g.Body) + 1}
 		if kind == Plane {
 			o.Size[2] = 0
@@ -109,7 +109,7 @@ func (sc *Scene) UpdateFromArt(a *mjcf.Articulated, d *articulated.Data, st *Sty
 // mjcfDefaultRGBA is MuJoCo's geom colour when the file gives none.
 var mjcfDefaultRGBA = [4]float32{0.5, 0.5, 0.5, 1}
 
-func defaultMaterial(g *mjcf.ArtGeom) Material {
+func defaultMaterial(g *mjcf.Geom) Material {
 	c := g.RGBA
 	if g.Type == "plane" && c == mjcfDefaultRGBA {
 		if containsFold(g.Name, "table") {
@@ -129,7 +129,7 @@ func defaultMaterial(g *mjcf.ArtGeom) Material {
 // (contype and conaffinity 0) is a goal marker; the world's geoms, and
 // those of bodies welded to it (no joint and no mocap body on the way to
 // the world), are static; the rest are objects.
-func guessRole(a *mjcf.Articulated, i int, st *Style) Role {
+func guessRole(a *mjcf.Model, i int, st *Style) Role {
 	g := &a.Geoms[i]
 	if r, ok := st.Roles[g.Name]; ok {
 		return r
@@ -183,7 +183,7 @@ func movable(m *articulated.Model, b int) bool {
 }
 
 // artBody returns the index of the body named name in a.
-func artBody(a *mjcf.Articulated, name string) (int, bool) {
+func artBody(a *mjcf.Model, name string) (int, bool) {
 	for i := range a.Model.Bodies {
 		if a.Model.Bodies[i].Name == name {
 			return i, true
@@ -195,7 +195,7 @@ func artBody(a *mjcf.Articulated, name string) (int, bool) {
 // ResolveCamera returns cam in world coordinates: a camera with Body set is
 // attached to that body's current pose in d. It reports false when a has
 // no body of that name.
-func ResolveCamera(a *mjcf.Articulated, d *articulated.Data, cam Camera) (Camera, bool) {
+func ResolveCamera(a *mjcf.Model, d *articulated.Data, cam Camera) (Camera, bool) {
 	if cam.Body == "" {
 		return cam, true
 	}
@@ -203,7 +203,7 @@ func ResolveCamera(a *mjcf.Articulated, d *articulated.Data, cam Camera) (Camera
 	if !ok || b >= len(d.Xpos) {
 		return cam, false
 	}
-	p, q := ArtBodyPose(d, b)
+	p, q := BodyPose(d, b)
 	return cam.Attach(vec(p), quat(q)), true
 }
 

@@ -54,7 +54,7 @@ type View struct {
 // (TaskCamera).
 type Filmed struct {
 	Name  string
-	Model *mjcf.Articulated
+	Model *mjcf.Model
 	Data  *articulated.Data
 	Views []View
 }
@@ -137,7 +137,7 @@ func (e *RendererError) Unwrap() error { return e.Err }
 func FilmedOf[V ~struct {
 	Eye, Target sim.Vec3
 	FovY        float64
-}](name string, a *mjcf.Articulated, d *articulated.Data, views []V) Filmed {
+}](name string, a *mjcf.Model, d *articulated.Data, views []V) Filmed {
 	out := make([]View, len(views))
 	for i, v := range views {
 		out[i] = View(v)

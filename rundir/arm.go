@@ -99,7 +99,7 @@ func NewArmEnv(c *Config) (ArmEnv, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := mjcf.LoadArticulated(c.Arm.Model, mjcf.Options{})
+	m, err := mjcf.Load(c.Arm.Model, mjcf.Options{})
 	if err != nil {
 		return nil, &ConfigError{Msg: fmt.Sprintf("arm.model: %v", err)}
 	}

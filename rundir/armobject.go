@@ -24,7 +24,7 @@ type ArmEnv interface {
 	Expert() control.Policy
 	Progress() (float64, string)
 	Data() *articulated.Data
-	Model() *mjcf.Articulated
+	Model() *mjcf.Model
 }
 
 var (

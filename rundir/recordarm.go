@@ -51,7 +51,7 @@ func openArmRecord(o *RecordOptions, src *recordSource) error {
 		if err != nil {
 			return err
 		}
-		c := &artRecordCam{rd: rd, env: env, sc: render.NewArtScene(env.Model()), w: o.Width, h: o.Height}
+		c := &artRecordCam{rd: rd, env: env, sc: render.NewModelScene(env.Model()), w: o.Width, h: o.Height}
 		if isObj {
 			cam := ArmObjectCamera(obj, o.Width, o.Height)
 			c.cam = &cam
@@ -62,19 +62,19 @@ func openArmRecord(o *RecordOptions, src *recordSource) error {
 }
 
 // artRecordCam films an arm env's articulated scene: panda-pick and
-// panda-push from ArmObjectCamera, arm-reach from render.ArtCamera's
+// panda-push from ArmObjectCamera, arm-reach from render.ModelCamera's
 // default view fixed at the first frame (as the loop's scorer frames).
 type artRecordCam struct {
 	rd   render.Renderer
 	env  ArmEnv
-	sc   *render.ArtScene
+	sc   *render.ModelScene
 	cam  *render.Camera
 	w, h int
 }
 
 func (c *artRecordCam) film(dst *image.RGBA) error {
 	if c.cam == nil {
-		cam := render.ArtCamera(c.env.Model(), c.env.Data(), -1, c.w, c.h)
+		cam := render.ModelCamera(c.env.Model(), c.env.Data(), -1, c.w, c.h)
 		c.cam = &cam
 	}
 	return c.rd.Render(c.sc.Update(c.env.Data()), *c.cam, dst)

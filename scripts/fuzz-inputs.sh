@@ -14,7 +14,7 @@ FUZZTIME="${FUZZTIME:-5s}"
 targets=(
 	"./sim/mjcf FuzzLoadIncludes"
 	"./sim/mjcf FuzzMesh"
-	"./sim/mjcf FuzzParseArticulated"
+	"./sim/mjcf FuzzParse"
 	"./onnx FuzzRun"
 	"./onnx FuzzUnmarshal"
 	"./lerobot FuzzReader"

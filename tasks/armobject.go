@@ -124,12 +124,12 @@ type ArmObjectOptions struct {
 // with the cube held. Info: success, near_object (d_r ≤ 5 cm),
 // grasp_success, obj_to_target (d_g), progress (1 − d_g/d_g0).
 type ArmObject struct {
-	a      *mjcf.Articulated
+	a      *mjcf.Model
 	m      *articulated.Model
 	d, fk  *articulated.Data
 	opts   ArmObjectOptions
 	pick   bool
-	ee     mjcf.ArtSite
+	ee     mjcf.Site
 	acts   []int
 	qadr   []int
 	lo, hi []float64
@@ -159,7 +159,7 @@ type ArmObject struct {
 // LoadArmObject composes the task's scene around the MJCF arm at path and
 // builds the task over it (NewArmObject).
 func LoadArmObject(path string, opts ArmObjectOptions) (*ArmObject, error) {
-	arm, err := mjcf.LoadArticulated(path, mjcf.Options{ReadFile: opts.ReadFile})
+	arm, err := mjcf.Load(path, mjcf.Options{ReadFile: opts.ReadFile})
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +167,7 @@ func LoadArmObject(path string, opts ArmObjectOptions) (*ArmObject, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, err := mjcf.ParseArticulated(scene, filepath.Dir(path), mjcf.Options{ReadFile: opts.ReadFile, PadKeyframes: true})
+	a, err := mjcf.Parse(scene, filepath.Dir(path), mjcf.Options{ReadFile: opts.ReadFile, PadKeyframes: true})
 	if err != nil {
 		return nil, fmt.Errorf("tasks: %s: composing the scene around %s: %w", armTaskName(opts.Task), path, err)
 	}
@@ -184,7 +184,7 @@ func armTaskName(task string) string {
 // ArmObjectScene is the MJCF wrapper of the arm object tasks: it includes
 // the arm file (a name relative to the model's folder) and adds the table
 // and the cube where arm (the same file, loaded alone) puts its workspace.
-func ArmObjectScene(file string, arm *mjcf.Articulated) ([]byte, error) {
+func ArmObjectScene(file string, arm *mjcf.Model) ([]byte, error) {
 	if strings.ContainsAny(file, "\"<>&") {
 		return nil, fmt.Errorf("tasks: model file name %q has a character that cannot go in an MJCF attribute", file)
 	}
@@ -214,7 +214,7 @@ func ArmObjectScene(file string, arm *mjcf.Articulated) ([]byte, error) {
 // base (its root body's origin) for arm: the table top at the height of the arm's root
 // body, the centre 0.5 × the arm's length (root to end-effector site at
 // qpos0) in front of it along x.
-func armWorkspace(arm *mjcf.Articulated) (sim.Vec3, sim.Vec3, error) {
+func armWorkspace(arm *mjcf.Model) (sim.Vec3, sim.Vec3, error) {
 	m := arm.Model
 	if len(m.Bodies) < 2 {
 		return sim.Vec3{}, sim.Vec3{}, fmt.Errorf("tasks: the arm model has no bodies")
@@ -242,7 +242,7 @@ func armWorkspace(arm *mjcf.Articulated) (sim.Vec3, sim.Vec3, error) {
 
 // NewArmObject builds the task over a, a scene composed by ArmObjectScene
 // (LoadArmObject does both).
-func NewArmObject(a *mjcf.Articulated, opts ArmObjectOptions) (*ArmObject, error) {
+func NewArmObject(a *mjcf.Model, opts ArmObjectOptions) (*ArmObject, error) {
 	if opts.Task == "" {
 		opts.Task = "pick"
 	}
@@ -318,7 +318,7 @@ func (e *ArmObject) pickSite(name string) error {
 	}
 	for i := 1; i < len(e.m.Bodies); i++ {
 		if e.m.Bodies[i].Name == site && site != "" {
-			e.ee = mjcf.ArtSite{Name: site, Body: i, Quat: [4]float64{1, 0, 0, 0}}
+			e.ee = mjcf.Site{Name: site, Body: i, Quat: [4]float64{1, 0, 0, 0}}
 			return nil
 		}
 	}
@@ -665,7 +665,7 @@ func (e *ArmObject) Spec() control.Spec { return e.spec }
 func (e *ArmObject) Close() error { return nil }
 
 // Model returns the composed scene.
-func (e *ArmObject) Model() *mjcf.Articulated { return e.a }
+func (e *ArmObject) Model() *mjcf.Model { return e.a }
 
 // Data returns the engine's state.
 func (e *ArmObject) Data() *articulated.Data { return e.d }

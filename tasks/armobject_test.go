@@ -250,7 +250,7 @@ func TestArmObjectBadInput(t *testing.T) {
 		t.Error("a missing model file loaded")
 	}
 	// the bare arm, without the task's scene
-	a, err := mjcf.LoadArticulated(gripperArm, mjcf.Options{})
+	a, err := mjcf.Load(gripperArm, mjcf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +321,7 @@ func TestArmObjectHoldScene(t *testing.T) {
 	if !e.held() {
 		t.Fatal("the expert does not hold the cube after 80 steps of seed 3")
 	}
-	arm, err := mjcf.LoadArticulated(path, mjcf.Options{})
+	arm, err := mjcf.Load(path, mjcf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

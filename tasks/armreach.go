@@ -62,7 +62,7 @@ type ArmReachOptions struct {
 
 // ArmReach is a reach task for any MJCF arm with an end-effector site and
 // position actuators, behind control.Env, simulated on the articulated
-// engine (mjcf.LoadArticulated, sim/articulated: generalized coordinates,
+// engine (mjcf.Load, sim/articulated: generalized coordinates,
 // MuJoCo's equations): reach a random goal drawn from
 // the arm's own workspace. Observation: joint positions, joint velocities
 // / 10, 10 × (servo target − joint position), site position, goal,
@@ -73,17 +73,17 @@ type ArmReachOptions struct {
 // below them under gravity by up to ~10 cm on arm6.xml. Info: "success" (d ≤ 5 cm),
 // "obj_to_target" (d, m), "progress" (1 − d/d₀).
 type ArmReach struct {
-	a      *mjcf.Articulated
+	a      *mjcf.Model
 	m      *articulated.Model
 	d      *articulated.Data
 	fk     *articulated.Data // scratch for forward kinematics at other poses
 	opts   ArmReachOptions
-	ee     mjcf.ArtSite // the end effector: a site of a, or a body's origin
-	key    int          // index of Keyframe in m.Keys, or -1 (qpos0)
-	acts   []int        // indices into m.Actuators (and d.Ctrl)
-	joints []int        // the actuated joints (indices into m.Joints)
-	qadr   []int        // their qpos addresses
-	dadr   []int        // their dof addresses
+	ee     mjcf.Site // the end effector: a site of a, or a body's origin
+	key    int       // index of Keyframe in m.Keys, or -1 (qpos0)
+	acts   []int     // indices into m.Actuators (and d.Ctrl)
+	joints []int     // the actuated joints (indices into m.Joints)
+	qadr   []int     // their qpos addresses
+	dadr   []int     // their dof addresses
 	lo, hi []float64
 	target []float64 // position targets of the actuated joints
 	goal   sim.Vec3
@@ -94,8 +94,8 @@ type ArmReach struct {
 	spec   control.Spec
 }
 
-// NewArmReach builds the reach task over a (mjcf.LoadArticulated).
-func NewArmReach(a *mjcf.Articulated, opts ArmReachOptions) (*ArmReach, error) {
+// NewArmReach builds the reach task over a (mjcf.Load).
+func NewArmReach(a *mjcf.Model, opts ArmReachOptions) (*ArmReach, error) {
 	if opts.Control == "" {
 		opts.Control = "joint"
 	}
@@ -167,7 +167,7 @@ func (e *ArmReach) pickSite() error {
 	}
 	for i := 1; i < len(e.m.Bodies); i++ {
 		if e.m.Bodies[i].Name == name && name != "" {
-			e.ee = mjcf.ArtSite{Name: name, Body: i, Quat: [4]float64{1, 0, 0, 0}}
+			e.ee = mjcf.Site{Name: name, Body: i, Quat: [4]float64{1, 0, 0, 0}}
 			return nil
 		}
 	}
@@ -255,7 +255,7 @@ func (e *ArmReach) Spec() control.Spec { return e.spec }
 func (e *ArmReach) Close() error { return nil }
 
 // Model returns the imported model.
-func (e *ArmReach) Model() *mjcf.Articulated { return e.a }
+func (e *ArmReach) Model() *mjcf.Model { return e.a }
 
 // Data returns the engine's state (owned by the env; its kinematics are
 // those of its Qpos after Reset and Step).

@@ -42,7 +42,7 @@ func BenchmarkArmReachStep(b *testing.B) {
 }
 
 func benchArm(b *testing.B, mode string) *tasks.ArmReach {
-	a, err := mjcf.LoadArticulated(filepath.Join("..", "sim", "mjcf", "testdata", "arm6.xml"), mjcf.Options{})
+	a, err := mjcf.Load(filepath.Join("..", "sim", "mjcf", "testdata", "arm6.xml"), mjcf.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

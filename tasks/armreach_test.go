@@ -16,7 +16,7 @@ import (
 
 func armReach(t *testing.T, opts tasks.ArmReachOptions) *tasks.ArmReach {
 	t.Helper()
-	m, err := mjcf.LoadArticulated(filepath.Join("..", "sim", "mjcf", "testdata", "arm6.xml"), mjcf.Options{})
+	m, err := mjcf.Load(filepath.Join("..", "sim", "mjcf", "testdata", "arm6.xml"), mjcf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestArmReachBodyAsEndEffector(t *testing.T) {
 		t.Fatal(err)
 	}
 	noSite := regexp.MustCompile(`<site [^>]*/>`).ReplaceAll(data, nil)
-	m, err := mjcf.ParseArticulated(noSite, filepath.Join("..", "sim", "mjcf", "testdata"), mjcf.Options{})
+	m, err := mjcf.Parse(noSite, filepath.Join("..", "sim", "mjcf", "testdata"), mjcf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +204,7 @@ func TestArmReachKeyframe(t *testing.T) {
 	}
 	key := []float64{0.5, -0.8, 1.0, 0, 0.4, 0}
 	src := strings.Replace(string(data), "</mujoco>", `<keyframe><key name="bent" qpos="0.5 -0.8 1.0 0 0.4 0"/></keyframe></mujoco>`, 1)
-	m, err := mjcf.ParseArticulated([]byte(src), filepath.Join("..", "sim", "mjcf", "testdata"), mjcf.Options{})
+	m, err := mjcf.Parse([]byte(src), filepath.Join("..", "sim", "mjcf", "testdata"), mjcf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,12 +231,12 @@ func TestArmReachKeyframe(t *testing.T) {
 // TestArmReachSiteIsForwardKinematics: on the articulated engine the
 // observation's end effector is where forward kinematics of the MJCF body
 // tree puts the "ee" site at the observed joint positions. The reference
-// is mjcf.Articulated.Kinematics, composed from the model's static frames
+// is mjcf.Model.Kinematics, composed from the model's static frames
 // apart from the engine's kinematics; the check runs along expert episodes
 // in both control modes, after every control step (so the frames are
 // those of the stepped qpos).
 func TestArmReachSiteIsForwardKinematics(t *testing.T) {
-	a, err := mjcf.LoadArticulated(filepath.Join("..", "sim", "mjcf", "testdata", "arm6.xml"), mjcf.Options{})
+	a, err := mjcf.Load(filepath.Join("..", "sim", "mjcf", "testdata", "arm6.xml"), mjcf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

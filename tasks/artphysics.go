@@ -27,16 +27,16 @@ func sceneOf(task string) string {
 	return task
 }
 
-func compileScene(task string) (*mjcf.Articulated, error) {
+func compileScene(task string) (*mjcf.Model, error) {
 	name := sceneOf(task)
 	path := "scenes/" + name + ".xml"
 	data, err := sceneFS.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("tasks: %s has no MJCF scene (tasks/%s)", task, path)
 	}
-	var a *mjcf.Articulated
+	var a *mjcf.Model
 	if err == nil {
-		if a, err = mjcf.ParseArticulated(data, "", mjcf.Options{}); err == nil && len(a.Warnings) > 0 {
+		if a, err = mjcf.Parse(data, "", mjcf.Options{}); err == nil && len(a.Warnings) > 0 {
 			err = fmt.Errorf("%v", a.Warnings)
 		}
 	}
@@ -47,9 +47,9 @@ func compileScene(task string) (*mjcf.Articulated, error) {
 }
 
 // artPhysics is the articulated engine on a task's MJCF scene; a is the
-// compiled scene, which renderers draw (render.ArtScene) at d's poses.
+// compiled scene, which renderers draw (render.ModelScene) at d's poses.
 type artPhysics struct {
-	a     *mjcf.Articulated
+	a     *mjcf.Model
 	m     *articulated.Model
 	d     *articulated.Data
 	stale bool // Xpos and Xquat lag qpos or the mocap frames

@@ -53,7 +53,7 @@
 // MJCF (scenes/*.xml, embedded; scenes/README.md names the parts). The
 // Env, the tasks and the experts reach it through one small interface
 // (physics.go); Model() is the compiled scene (geoms, names, colours) and
-// Data() the engine's state, which renderers draw (render.FromArt). Until
+// Data() the engine's state, which renderers draw (render.FromModel). Until
 // issue 47's one-engine change the tasks also ran, by default, on the old
 // maximal-coordinate engine sim on scenes built in Go; Options.Engine
 // "sim" is now refused (ErrEngineRemoved), and results recorded before

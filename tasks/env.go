@@ -139,9 +139,9 @@ func (e *Env) Engine() string { return EngineArticulated }
 
 // Model returns the task's scene, compiled from its MJCF file
 // (tasks/scenes/*.xml): the engine's model and the geoms, names and
-// colours renderers draw (render.ArtScene). It is static; safe to read
+// colours renderers draw (render.ModelScene). It is static; safe to read
 // from other goroutines.
-func (e *Env) Model() *mjcf.Articulated { return e.art.a }
+func (e *Env) Model() *mjcf.Model { return e.art.a }
 
 // Data returns the engine's live state, with its bodies' frames current
 // after every Reset and Step. It changes on every Step and Reset; render

@@ -1,18 +1,15 @@
 package tasks
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/vlmrb/vlmrb/internal/mjoracle"
 	"github.com/vlmrb/vlmrb/sim"
 	"github.com/vlmrb/vlmrb/sim/articulated"
 	"github.com/vlmrb/vlmrb/sim/mjcf"
@@ -49,9 +46,9 @@ func xmlScenePath(task string) string {
 }
 
 // xmlGoScene builds task's scene on the old engine as Make does.
-func xmlLoad(tb testing.TB, path string) *mjcf.Articulated {
+func xmlLoad(tb testing.TB, path string) *mjcf.Model {
 	tb.Helper()
-	a, err := mjcf.LoadArticulated(path, mjcf.Options{})
+	a, err := mjcf.Load(path, mjcf.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -114,7 +111,7 @@ func xmlNeverCollide(m *articulated.Model, a, b int) bool {
 // interpolated from open (a[3] = −1) to closed (+1), FrameSkip physics
 // steps per control step.
 type xmlScripted struct {
-	a                      *mjcf.Articulated
+	a                      *mjcf.Model
 	m                      *articulated.Model
 	d                      *articulated.Data
 	target                 [3]float64
@@ -210,76 +207,6 @@ func (s *xmlScripted) padsTouch(name string) bool {
 
 // --- MuJoCo 3.3.8 ---
 
-type xmlOracleLine struct {
-	Time float64   `json:"time"`
-	Qpos []float64 `json:"qpos"`
-	Qvel []float64 `json:"qvel"`
-}
-
-// xmlOracleDir returns the folder holding node_modules/mujoco-js, or
-// skips (fails with VLMRB_MUJOCO_ORACLE=require, as `make test` sets).
-func xmlOracleDir(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("MUJOCO_JS_DIR")
-	if dir == "" {
-		dir = os.Getenv("MUJOCO_JS_CACHE")
-	}
-	if dir == "" {
-		cache := os.Getenv("XDG_CACHE_HOME")
-		if cache == "" {
-			if h, err := os.UserHomeDir(); err == nil {
-				cache = filepath.Join(h, ".cache")
-			}
-		}
-		dir = filepath.Join(cache, "vlmrb", "mujoco-js-0.0.7")
-	}
-	_, err := os.Stat(filepath.Join(dir, "node_modules", "mujoco-js", "dist", "mujoco_wasm.js"))
-	_, nodeErr := exec.LookPath("node")
-	if err != nil || nodeErr != nil {
-		msg := fmt.Sprintf("MuJoCo 3.3.8 oracle missing (node on PATH: %v; mujoco-js in %s: %v): run scripts/mujoco-oracle.sh --install-only", nodeErr == nil, dir, err == nil)
-		if os.Getenv("VLMRB_MUJOCO_ORACLE") == "require" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return dir
-}
-
-func xmlRunOracle(t *testing.T, dir string, args ...string) []xmlOracleLine {
-	t.Helper()
-	cmd := exec.Command("node", append([]string{filepath.Join("..", "scripts", "mujoco-oracle.mjs")}, args...)...)
-	cmd.Env = append(os.Environ(), "MUJOCO_JS_DIR="+dir)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("mujoco oracle %v: %v\n%s", args, err, stderr.String())
-	}
-	var lines []xmlOracleLine
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		var l xmlOracleLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			t.Fatalf("oracle line %q: %v", sc.Text(), err)
-		}
-		lines = append(lines, l)
-	}
-	return lines
-}
-
-func xmlMaxDiff(a, b []xmlOracleLine) (float64, float64) {
-	worst, at := 0.0, 0.0
-	for i := range a {
-		for k := range a[i].Qpos {
-			if d := math.Abs(a[i].Qpos[k] - b[i].Qpos[k]); d > worst || math.IsNaN(d) {
-				worst, at = d, a[i].Time
-			}
-		}
-	}
-	return worst, at
-}
-
 // xmlScript is a scripted trajectory MuJoCo can run too: a keyframe
 // (the hand's TCP placed at tcp, fingers open or closed, the task's
 // objects where objects puts them) and the hand's mocap body moving at a
@@ -357,7 +284,7 @@ func (sc xmlScript) keyed(t *testing.T) string {
 
 // xmlRunScript steps the articulated engine as the oracle does: the key,
 // then the first mocap body at start + v·(i·dt) before step i.
-func xmlRunScript(t *testing.T, path string, v sim.Vec3, duration float64, every int) ([]xmlOracleLine, articulated.Warnings) {
+func xmlRunScript(t *testing.T, path string, v sim.Vec3, duration float64, every int) ([]mjoracle.Line, articulated.Warnings) {
 	a := xmlLoad(t, path)
 	m := a.Model
 	d := articulated.NewData(m)
@@ -366,10 +293,10 @@ func xmlRunScript(t *testing.T, path string, v sim.Vec3, duration float64, every
 	}
 	start := d.MocapPos[0]
 	vel := [3]float64{v.X, v.Y, v.Z}
-	line := func() xmlOracleLine {
-		return xmlOracleLine{Time: d.Time, Qpos: append([]float64(nil), d.Qpos...), Qvel: append([]float64(nil), d.Qvel...)}
+	line := func() mjoracle.Line {
+		return mjoracle.Line{Time: d.Time, Qpos: append([]float64(nil), d.Qpos...), Qvel: append([]float64(nil), d.Qvel...)}
 	}
-	out := []xmlOracleLine{line()}
+	out := []mjoracle.Line{line()}
 	dt := m.Opt.Timestep
 	steps := int(math.Round(duration / dt))
 	for i := 1; i <= steps; i++ {
@@ -391,7 +318,7 @@ func xmlRunScript(t *testing.T, path string, v sim.Vec3, duration float64, every
 // dt/2, the acceptance of issue 47's contact scenes. The mocap body
 // "mocap" is the first in every scene (the hand is written first).
 func TestMJCFScenesAgainstMuJoCo(t *testing.T) {
-	dir := xmlOracleDir(t)
+	dir := mjoracle.Dir(t)
 	for _, sc := range xmlScripts {
 		t.Run(sc.task, func(t *testing.T) {
 			t.Parallel() // each waits mostly on its Node processes
@@ -417,8 +344,8 @@ func TestMJCFScenesAgainstMuJoCo(t *testing.T) {
 			dt := a.Model.Opt.Timestep
 			vel := fmt.Sprintf("%v,%v,%v", sc.vel.X, sc.vel.Y, sc.vel.Z)
 			args := []string{"--model", path, "--duration", fmt.Sprint(sc.duration), "--keyframe", "0", "--mocap-vel", vel}
-			want := xmlRunOracle(t, dir, append(args, "--every", fmt.Sprint(every))...)
-			half := xmlRunOracle(t, dir, append(args, "--every", fmt.Sprint(2*every), "--timestep", fmt.Sprint(dt/2))...)
+			want := mjoracle.Run(t, dir, append(args, "--every", fmt.Sprint(every))...)
+			half := mjoracle.Run(t, dir, append(args, "--every", fmt.Sprint(2*every), "--timestep", fmt.Sprint(dt/2))...)
 			got, warn := xmlRunScript(t, path, sc.vel, sc.duration, every)
 			if warn.Total() != 0 {
 				t.Errorf("engine warnings %+v", warn)
@@ -426,8 +353,8 @@ func TestMJCFScenesAgainstMuJoCo(t *testing.T) {
 			if len(half) != len(want) || len(got) != len(want) {
 				t.Fatalf("%d, %d and %d lines", len(got), len(want), len(half))
 			}
-			ours, at := xmlMaxDiff(got, want)
-			own, _ := xmlMaxDiff(half, want)
+			ours, at := mjoracle.MaxDiff(got, want, false)
+			own, _ := mjoracle.MaxDiff(half, want, false)
 			last := want[len(want)-1].Qpos
 			t.Logf("| %s | %s | %.3g (t=%.2f s) | %.3g | %.2f |", sc.task, sc.what, ours, at, own, ours/own)
 			t.Logf("final qpos: ours %.4g\nMuJoCo %.4g", got[len(got)-1].Qpos, last)

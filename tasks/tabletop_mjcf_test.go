@@ -32,7 +32,7 @@ type mjcfTabletop struct {
 
 func loadMJCFTabletop(tb testing.TB) *mjcfTabletop {
 	tb.Helper()
-	a, err := mjcf.LoadArticulated(filepath.Join("scenes", "pick-place.xml"), mjcf.Options{})
+	a, err := mjcf.Load(filepath.Join("scenes", "pick-place.xml"), mjcf.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -23,9 +23,9 @@ const (
 )
 
 // partIDs resolves part names to segmentation ids: a moving body's id is
-// its index + 1 (render.FromArt); a static geom (of the world body) gets
+// its index + 1 (render.FromModel); a static geom (of the world body) gets
 // an id of its own through Style.IDs, starting at next.
-func partIDs(t *testing.T, a *mjcf.Articulated, names []string, st *render.Style, next int32) map[int32]bool {
+func partIDs(t *testing.T, a *mjcf.Model, names []string, st *render.Style, next int32) map[int32]bool {
 	t.Helper()
 	ids := map[int32]bool{}
 	for i, n := range names {
@@ -33,7 +33,7 @@ func partIDs(t *testing.T, a *mjcf.Articulated, names []string, st *render.Style
 			ids[int32(b)+1] = true
 			continue
 		}
-		if !slices.ContainsFunc(a.Geoms, func(g mjcf.ArtGeom) bool { return g.Name == n }) {
+		if !slices.ContainsFunc(a.Geoms, func(g mjcf.Geom) bool { return g.Name == n }) {
 			t.Fatalf("part %q is neither a body nor a geom", n)
 		}
 		st.IDs[n] = next + int32(i)
@@ -96,7 +96,7 @@ func TestScorerViewsShowParts(t *testing.T) {
 				act := make([]float64, tasks.ActDim)
 				for step := 0; ; step++ {
 					if step%every == 0 {
-						sc.UpdateFromArt(env.Model(), env.Data(), st)
+						sc.UpdateFromModel(env.Model(), env.Data(), st)
 						var px [3]int
 						for _, cam := range cams {
 							seg := make([]int32, cam.Width*cam.Height)

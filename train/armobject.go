@@ -3,7 +3,7 @@ package train
 // Tasks panda-pick and panda-push on train.Run: the object tasks over an
 // imported MJCF arm with its own gripper (tasks.ArmObject), in the SAC
 // runner beside arm-reach (armrun.go), with frames for the scorer
-// rendered from the articulated scene (render.ArtScene).
+// rendered from the articulated scene (render.ModelScene).
 
 import (
 	"context"
@@ -54,9 +54,9 @@ type artShared struct {
 // state (the env's Data, read at each Next) from a fixed camera.
 type artFrames struct {
 	sh     *artShared
-	a      *mjcf.Articulated
+	a      *mjcf.Model
 	d      *articulated.Data
-	sc     *render.ArtScene
+	sc     *render.ModelScene
 	cam    *render.Camera
 	w, h   int
 	seq    uint64
@@ -65,10 +65,10 @@ type artFrames struct {
 
 // newArtFrames returns a frame source of model a in state d (read at each
 // Next; the caller keeps its kinematics current) through sh's renderer,
-// w × h, from the default view of render.ArtCamera fixed at the first
+// w × h, from the default view of render.ModelCamera fixed at the first
 // frame.
-func newArtFrames(a *mjcf.Articulated, d *articulated.Data, sh *artShared, w, h int) *artFrames {
-	return &artFrames{sh: sh, a: a, d: d, sc: render.NewArtScene(a), w: w, h: h}
+func newArtFrames(a *mjcf.Model, d *articulated.Data, sh *artShared, w, h int) *artFrames {
+	return &artFrames{sh: sh, a: a, d: d, sc: render.NewModelScene(a), w: w, h: h}
 }
 
 func (s *artFrames) Next(ctx context.Context, dst *frame.Frame) error {
@@ -79,7 +79,7 @@ func (s *artFrames) Next(ctx context.Context, dst *frame.Frame) error {
 		return err
 	}
 	if s.cam == nil {
-		c := render.ArtCamera(s.a, s.d, -1, s.w, s.h)
+		c := render.ModelCamera(s.a, s.d, -1, s.w, s.h)
 		s.cam = &c
 	}
 	dst.Image = frame.EnsureRGBA(dst.Image, image.Rect(0, 0, s.w, s.h))

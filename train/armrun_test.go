@@ -83,7 +83,7 @@ func TestRunArmReach(t *testing.T) {
 // evaluation episode; a zero action does not.
 func TestEvalArmExpert(t *testing.T) {
 	t.Parallel()
-	m, err := mjcf.LoadArticulated(arm6, mjcf.Options{})
+	m, err := mjcf.Load(arm6, mjcf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

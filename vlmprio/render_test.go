@@ -73,7 +73,7 @@ func renderedClips(t *testing.T, r render.Renderer, name string, expert bool, st
 		if err != nil {
 			t.Fatal(err)
 		}
-		sc.UpdateFromArt(env.Model(), env.Data(), nil)
+		sc.UpdateFromModel(env.Model(), env.Data(), nil)
 		c, _ := render.ResolveCamera(env.Model(), env.Data(), cam)
 		if err := r.Render(&sc, c, img); err != nil {
 			t.Fatal(err)

@@ -35,7 +35,7 @@ func scorerFrames(t *testing.T, r render.Renderer, name string, expert bool, ste
 	act := make([]float64, tasks.ActDim)
 	var clips []*vlmprio.Clip
 	for i := 0; ; i++ {
-		sc.UpdateFromArt(env.Model(), env.Data(), st)
+		sc.UpdateFromModel(env.Model(), env.Data(), st)
 		img := image.NewRGBA(image.Rect(0, 0, side, side))
 		for k, v := range vs {
 			x0, x1 := k*side/len(vs), (k+1)*side/len(vs)

@@ -46,7 +46,7 @@ func episodeFrames(t testing.TB, r render.Renderer, task string, seed uint64, st
 			t.Fatal(err)
 		}
 		obs, term, trunc, info = o, te, tr, inf
-		sc.UpdateFromArt(env.Model(), env.Data(), nil)
+		sc.UpdateFromModel(env.Model(), env.Data(), nil)
 		c, _ := render.ResolveCamera(env.Model(), env.Data(), cam)
 		if err := r.Render(&sc, c, img); err != nil {
 			t.Fatal(err)

@@ -63,7 +63,7 @@ func TestLearnerRelabelsWholeBuffer(t *testing.T) {
 			}
 			ref := buf.Add(replay.Transition{Obs: obs, Action: act, Reward: rew, NextObs: next, Terminated: term, Truncated: trunc, Episode: int64(ep)})
 			refs = append(refs, ref)
-			sc.UpdateFromArt(env.Model(), env.Data(), nil)
+			sc.UpdateFromModel(env.Model(), env.Data(), nil)
 			c, _ := render.ResolveCamera(env.Model(), env.Data(), cam)
 			if err := r.Render(&sc, c, img); err != nil {
 				t.Fatal(err)

@@ -46,7 +46,7 @@ func artspeed(args []string) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	for _, f := range fs.Args() {
-		am, err := mjcf.LoadArticulated(f, mjcf.Options{})
+		am, err := mjcf.Load(f, mjcf.Options{})
 		if err != nil {
 			return err
 		}

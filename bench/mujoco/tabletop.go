@@ -99,7 +99,7 @@ func tabletopSpeed(args []string) error {
 	f := fs.Arg(0)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	am, err := mjcf.LoadArticulated(f, mjcf.Options{})
+	am, err := mjcf.Load(f, mjcf.Options{})
 	if err != nil {
 		return err
 	}

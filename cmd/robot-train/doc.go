@@ -22,7 +22,7 @@
 // that cannot be created) is a failure, exit 1.
 //
 // An MJCF model (--model FILE.xml: render, train, eval and record over
-// tasks arm-reach, panda-pick and panda-push; simulate) is compiled by mjcf.LoadArticulated and simulated on
+// tasks arm-reach, panda-pick and panda-push; simulate) is compiled by mjcf.Load and simulated on
 // the articulated engine (sim/articulated, MuJoCo's equations).
 //
 // The command is a thin layer over packages train (the training loop),

@@ -61,7 +61,7 @@ func renderArmTask(ctx context.Context, stdout io.Writer, r modelRender, ext str
 	}
 	defer func() { _ = rd.Close() }()
 	a := env.Model()
-	sc := render.NewArtScene(a)
+	sc := render.NewModelScene(a)
 	obs, _ := env.Reset(r.seed)
 	d := env.Data()
 	cam := rundir.ArmObjectCamera(env, w, h) // the scorer's view

@@ -321,7 +321,7 @@ func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		return nil
 	}, func() *render.Scene {
-		sc.UpdateFromArt(env.Model(), env.Data(), nil)
+		sc.UpdateFromModel(env.Model(), env.Data(), nil)
 		return &sc
 	})
 	if errors.Is(err, render.ErrNoDisplay) {

@@ -14,7 +14,7 @@ import (
 )
 
 // modelRender is `render --model FILE.xml`: an imported MJCF model on the
-// articulated engine (mjcf.LoadArticulated, sim/articulated), at qpos0 or
+// articulated engine (mjcf.Load, sim/articulated), at qpos0 or
 // stepped with zero controls, from one of its cameras.
 type modelRender struct {
 	file, camera, out, backend, size string
@@ -38,7 +38,7 @@ func renderModel(ctx context.Context, stdout io.Writer, r modelRender) error {
 	if r.task != "" {
 		return renderArmTask(ctx, stdout, r, ext, w, h)
 	}
-	a, err := mjcf.LoadArticulated(r.file, mjcf.Options{})
+	a, err := mjcf.Load(r.file, mjcf.Options{})
 	if err != nil {
 		return err
 	}
@@ -67,7 +67,7 @@ func renderModel(ctx context.Context, stdout io.Writer, r modelRender) error {
 	}
 	defer func() { _ = rd.Close() }()
 	d := articulated.NewData(m)
-	sc := render.NewArtScene(a)
+	sc := render.NewModelScene(a)
 	n := r.steps
 	if ext != ".png" {
 		every := max(r.every, 1)
@@ -87,7 +87,7 @@ func renderModel(ctx context.Context, stdout io.Writer, r modelRender) error {
 		img := image.NewRGBA(image.Rect(0, 0, w, h))
 		frames = append(frames, img)
 		articulated.Forward(m, d) // the kinematics of the current qpos
-		return rd.Render(sc.Update(d), render.ArtCamera(a, d, cam, w, h), img)
+		return rd.Render(sc.Update(d), render.ModelCamera(a, d, cam, w, h), img)
 	}
 	for t := 0; t <= n; t++ {
 		if err := ctx.Err(); err != nil {

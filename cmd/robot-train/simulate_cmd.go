@@ -45,7 +45,7 @@ func cmdSimulate(_ context.Context, args []string, stdout, stderr io.Writer) err
 	if !(dt >= 0) || math.IsInf(dt, 0) {
 		return usagef("--timestep %g: must be > 0 (or 0 for the model's)", dt)
 	}
-	am, err := mjcf.LoadArticulated(path, mjcf.Options{})
+	am, err := mjcf.Load(path, mjcf.Options{})
 	if err != nil {
 		return err
 	}

@@ -10,23 +10,23 @@ import (
 	"github.com/vlmrb/vlmrb/sim/articulated"
 )
 
-// Articulated is an MJCF model compiled for the articulated engine
+// Model is an MJCF model compiled for the articulated engine
 // (sim/articulated): MuJoCo's body tree and qpos layout, one to one.
-type Articulated struct {
+type Model struct {
 	Name  string
 	Model *articulated.Model
 	// Sites are the model's sites: a frame (Pos, Quat w x y z) on a body
 	// (index into Model.Bodies), for end effectors and site equalities.
-	Sites []ArtSite
+	Sites []Site
 	// Geoms are all the model's geoms and Cameras its cameras, on their
 	// bodies, for rendering (articulated_visual.go).
-	Geoms   []ArtGeom
-	Cameras []ArtCamera
+	Geoms   []Geom
+	Cameras []Camera
 	// Warnings list what was dropped (visual elements, Lenient drops).
 	Warnings []string
 }
 
-// LoadArticulated reads the MJCF file at path and compiles it for the
+// Load reads the MJCF file at path and compiles it for the
 // articulated engine (generalized coordinates, MuJoCo's equations). It
 // accepts what that engine implements: hinge, slide, ball and free joints
 // with armature, damping, stiffness, springref, actuatorfrcrange, limits
@@ -54,21 +54,21 @@ type Articulated struct {
 // solreffriction — is an error naming the element,
 // attribute and line (Options.Lenient drops it with a
 // warning).
-func LoadArticulated(path string, opt Options) (*Articulated, error) {
+func Load(path string, opt Options) (*Model, error) {
 	data, err := readCapped(opt.ReadFile, "", path, MaxBytes)
 	if err != nil {
 		return nil, err
 	}
-	return parseArticulated(data, path, filepath.Dir(path), opt)
+	return parse(data, path, filepath.Dir(path), opt)
 }
 
-// ParseArticulated is LoadArticulated on data; include and mesh files
+// Parse is Load on data; include and mesh files
 // resolve relative to dir ("" refuses them).
-func ParseArticulated(data []byte, dir string, opt Options) (*Articulated, error) {
-	return parseArticulated(data, "", dir, opt)
+func Parse(data []byte, dir string, opt Options) (*Model, error) {
+	return parse(data, "", dir, opt)
 }
 
-func parseArticulated(data []byte, file, dir string, opt Options) (*Articulated, error) {
+func parse(data []byte, file, dir string, opt Options) (*Model, error) {
 	c, root, err := newCompiler(data, file, dir, opt)
 	if err != nil {
 		return nil, err
@@ -80,8 +80,8 @@ func parseArticulated(data []byte, file, dir string, opt Options) (*Articulated,
 	return m, nil
 }
 
-// ArtSite is a site of an Articulated model.
-type ArtSite struct {
+// Site is a site of a Model.
+type Site struct {
 	Name string
 	Body int
 	Pos  [3]float64
@@ -89,7 +89,7 @@ type ArtSite struct {
 }
 
 // Site returns the index of the site named name.
-func (a *Articulated) Site(name string) (int, bool) {
+func (a *Model) Site(name string) (int, bool) {
 	for i := range a.Sites {
 		if a.Sites[i].Name == name && name != "" {
 			return i, true
@@ -99,11 +99,11 @@ func (a *Articulated) Site(name string) (int, bool) {
 }
 
 // artSites reads the sites' frames (pos, orientation or fromto).
-func (c *compiler) artSites() []ArtSite {
-	var out []ArtSite
+func (c *compiler) artSites() []Site {
+	var out []Site
 	for i, e := range c.sites {
 		a := c.attrsOf(e, "site", c.siteCls[i])
-		s := ArtSite{Name: a.str("name", ""), Body: c.siteBody[i]}
+		s := Site{Name: a.str("name", ""), Body: c.siteBody[i]}
 		pos, rot := a.vec3("pos", sim.Vec3{}), a.orientation()
 		if ft, ok := a.floats("fromto", 6, 6); ok {
 			p0, p1 := sim.V3(ft[0], ft[1], ft[2]), sim.V3(ft[3], ft[4], ft[5])
@@ -125,7 +125,7 @@ type artState struct {
 	contactOff bool
 }
 
-func (c *compiler) compileArticulated(root *element) *Articulated {
+func (c *compiler) compileArticulated(root *element) *Model {
 	ra := c.attrsOf(root, "mujoco", nil)
 	name := ra.str("model", "")
 	ra.finish()
@@ -315,7 +315,7 @@ func (c *compiler) compileArticulated(root *element) *Articulated {
 	if len(c.errs) > 0 {
 		return nil
 	}
-	return &Articulated{Name: name, Model: m, Sites: sites, Geoms: geoms, Cameras: cams, Warnings: c.warnings()}
+	return &Model{Name: name, Model: m, Sites: sites, Geoms: geoms, Cameras: cams, Warnings: c.warnings()}
 }
 
 // checkMovingMass applies MuJoCo's compiler rule to a body with joints:
@@ -774,7 +774,7 @@ func (c *compiler) artKeys(keys []*element, qpos0 []float64, nu, na int) []artic
 }
 
 // artEquality reads a joint, tendon, connect or weld equality.
-func (c *compiler) artEquality(e *element, jointOf map[*mjoint]int, tendonOf map[string]int, sites []ArtSite) (articulated.Equality, bool) {
+func (c *compiler) artEquality(e *element, jointOf map[*mjoint]int, tendonOf map[string]int, sites []Site) (articulated.Equality, bool) {
 	main := c.classes["main"]
 	a := c.attrsOf(e, "equality", c.classFor(e, main))
 	out := articulated.Equality{Name: a.str("name", ""), Obj2: -1}
@@ -916,7 +916,7 @@ func (c *compiler) artEquality(e *element, jointOf map[*mjoint]int, tendonOf map
 
 // artTendon reads a fixed tendon, or a spatial one whose path is sites
 // only (wrapping geoms and pulleys are refused).
-func (c *compiler) artTendon(e *element, jointOf map[*mjoint]int, sites []ArtSite) (articulated.Tendon, bool) {
+func (c *compiler) artTendon(e *element, jointOf map[*mjoint]int, sites []Site) (articulated.Tendon, bool) {
 	main := c.classes["main"]
 	var out articulated.Tendon
 	if e.name != "fixed" && e.name != "spatial" {
@@ -1034,8 +1034,8 @@ func (c *compiler) solParams(e *element, a *attrSet, ref, imp string) ([2]float6
 }
 
 // artSpatialPath reads a spatial tendon's path of <site>s.
-func (c *compiler) artSpatialPath(e *element, out articulated.Tendon, sites []ArtSite) (articulated.Tendon, bool) {
-	byName := map[string]ArtSite{}
+func (c *compiler) artSpatialPath(e *element, out articulated.Tendon, sites []Site) (articulated.Tendon, bool) {
+	byName := map[string]Site{}
 	for _, s := range sites {
 		if s.Name != "" {
 			byName[s.Name] = s

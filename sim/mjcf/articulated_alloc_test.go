@@ -12,7 +12,7 @@ import (
 // allocating after the first step, bit-deterministically.
 func TestFeatureStepAllocatesNothingAndIsDeterministic(t *testing.T) {
 	for _, name := range []string{"activation", "activation_implicitfast", "spatial", "pgs_friction"} {
-		am, err := LoadArticulated(filepath.Join("testdata", "articulated", name+".xml"), Options{})
+		am, err := Load(filepath.Join("testdata", "articulated", name+".xml"), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

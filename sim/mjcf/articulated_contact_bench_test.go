@@ -10,7 +10,7 @@ import (
 
 func loadContactScene(tb testing.TB, name string) *articulated.Model {
 	tb.Helper()
-	am, err := LoadArticulated(filepath.Join("testdata", "contacts", name+".xml"), Options{})
+	am, err := Load(filepath.Join("testdata", "contacts", name+".xml"), Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vlmrb/vlmrb/internal/mjoracle"
 )
 
 // contactScene is one of issue 47's contact scenes (testdata/contacts),
@@ -53,12 +55,12 @@ var contactScenes = []contactScene{
 // the final positions are within 1 mm (and 0.01 rad in the quaternion's
 // vector part) of MuJoCo's.
 func TestContactScenesAgainstMuJoCo(t *testing.T) {
-	dir := mujocoJSDir(t)
+	dir := mjoracle.Dir(t)
 	for _, sc := range contactScenes {
 		t.Run(sc.name, func(t *testing.T) {
 			t.Parallel() // each waits mostly on its Node processes
 			path := filepath.Join("testdata", "contacts", sc.name+".xml")
-			am, err := LoadArticulated(path, Options{})
+			am, err := Load(path, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -68,8 +70,8 @@ func TestContactScenesAgainstMuJoCo(t *testing.T) {
 			if sc.key >= 0 {
 				args = append(args, "--keyframe", fmt.Sprint(sc.key))
 			}
-			want := runOracle(t, dir, append(args, "--every", fmt.Sprint(every))...)
-			half := runOracle(t, dir, append(args, "--every", fmt.Sprint(2*every), "--timestep", fmt.Sprint(dt/2))...)
+			want := mjoracle.Run(t, dir, append(args, "--every", fmt.Sprint(every))...)
+			half := mjoracle.Run(t, dir, append(args, "--every", fmt.Sprint(2*every), "--timestep", fmt.Sprint(dt/2))...)
 			got, warn := runEngine(t, am.Model, sc.key, sc.duration, every)
 			if warn.Total() != 0 {
 				t.Errorf("engine warnings %+v", warn)
@@ -77,8 +79,8 @@ func TestContactScenesAgainstMuJoCo(t *testing.T) {
 			if len(half) != len(want) || len(got) != len(want) {
 				t.Fatalf("%d, %d and %d lines", len(got), len(want), len(half))
 			}
-			ours, at := maxDiff(got, want, false)
-			own, _ := maxDiff(half, want, false)
+			ours, at := mjoracle.MaxDiff(got, want, false)
+			own, _ := mjoracle.MaxDiff(half, want, false)
 			last := len(want) - 1
 			rest, restOwn := 0.0, 0.0
 			for k := range want[last].Qpos {

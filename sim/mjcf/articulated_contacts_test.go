@@ -56,7 +56,7 @@ func TestArticulatedContactsAgainstMuJoCo(t *testing.T) {
 			if mj.Mujoco != "3.3.8" {
 				t.Fatalf("%s.json is from MuJoCo %s; regenerate it with scripts/mujoco-contacts.sh", name, mj.Mujoco)
 			}
-			a, err := LoadArticulated(path, Options{Lenient: true})
+			a, err := Load(path, Options{Lenient: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/vlmrb/vlmrb/internal/mjoracle"
 	"github.com/vlmrb/vlmrb/sim/articulated"
 )
 
@@ -26,15 +27,15 @@ func humanoidXML(tb testing.TB) string {
 // MuJoCo's dt vs dt/2 difference; final state within 1 mm / 1e-3).
 func TestHumanoidLandingAgainstMuJoCo(t *testing.T) {
 	path := humanoidXML(t)
-	dir := mujocoJSDir(t)
-	am, err := LoadArticulated(path, Options{})
+	dir := mjoracle.Dir(t)
+	am, err := Load(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	const T, every = 3.0, 50
 	dt := am.Model.Opt.Timestep
-	want := runOracle(t, dir, "--model", path, "--duration", fmt.Sprint(T), "--every", fmt.Sprint(every))
-	half := runOracle(t, dir, "--model", path, "--duration", fmt.Sprint(T), "--every", fmt.Sprint(2*every), "--timestep", fmt.Sprint(dt/2))
+	want := mjoracle.Run(t, dir, "--model", path, "--duration", fmt.Sprint(T), "--every", fmt.Sprint(every))
+	half := mjoracle.Run(t, dir, "--model", path, "--duration", fmt.Sprint(T), "--every", fmt.Sprint(2*every), "--timestep", fmt.Sprint(dt/2))
 	got, warn := runEngine(t, am.Model, -1, T, every)
 	if warn.Total() != 0 {
 		t.Errorf("engine warnings %+v", warn)
@@ -42,8 +43,8 @@ func TestHumanoidLandingAgainstMuJoCo(t *testing.T) {
 	if len(got) != len(want) || len(half) != len(want) {
 		t.Fatalf("%d, %d and %d lines", len(got), len(want), len(half))
 	}
-	ours, at := maxDiff(got, want, false)
-	own, _ := maxDiff(half, want, false)
+	ours, at := mjoracle.MaxDiff(got, want, false)
+	own, _ := mjoracle.MaxDiff(half, want, false)
 	last := len(want) - 1
 	rest := 0.0
 	for k := range want[last].Qpos {
@@ -64,7 +65,7 @@ func TestHumanoidLandingAgainstMuJoCo(t *testing.T) {
 // per second of wall and of process CPU time.
 func BenchmarkHumanoidContacts(b *testing.B) {
 	path := humanoidXML(b)
-	am, err := LoadArticulated(path, Options{})
+	am, err := Load(path, Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

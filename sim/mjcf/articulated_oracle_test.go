@@ -1,86 +1,19 @@
 package mjcf
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/vlmrb/vlmrb/internal/mjoracle"
 	"github.com/vlmrb/vlmrb/sim/articulated"
 )
 
-// oracleLine is one line of scripts/mujoco-oracle.mjs (and of
-// `robot-train simulate --json`).
-type oracleLine struct {
-	Time float64   `json:"time"`
-	Qpos []float64 `json:"qpos"`
-	Qvel []float64 `json:"qvel"`
-}
-
-// mujocoJSDir returns the folder holding node_modules/mujoco-js, or skips
-// the test (fails it when VLMRB_MUJOCO_ORACLE=require, as `make test` sets
-// after installing it with scripts/mujoco-oracle.sh --install-only).
-func mujocoJSDir(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("MUJOCO_JS_DIR")
-	if dir == "" {
-		// scripts/mujoco-oracle.sh's cache (MUJOCO_JS_CACHE overrides it)
-		dir = os.Getenv("MUJOCO_JS_CACHE")
-	}
-	if dir == "" {
-		cache := os.Getenv("XDG_CACHE_HOME")
-		if cache == "" {
-			if h, err := os.UserHomeDir(); err == nil {
-				cache = filepath.Join(h, ".cache")
-			}
-		}
-		dir = filepath.Join(cache, "vlmrb", "mujoco-js-0.0.7")
-	}
-	_, err := os.Stat(filepath.Join(dir, "node_modules", "mujoco-js", "dist", "mujoco_wasm.js"))
-	_, nodeErr := exec.LookPath("node")
-	if err != nil || nodeErr != nil {
-		msg := fmt.Sprintf("MuJoCo 3.3.8 oracle missing (node on PATH: %v; mujoco-js in %s: %v): run scripts/mujoco-oracle.sh --install-only", nodeErr == nil, dir, err == nil)
-		if os.Getenv("VLMRB_MUJOCO_ORACLE") == "require" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return dir
-}
-
-// runOracle runs MuJoCo 3.3.8 on an MJCF file.
-func runOracle(t *testing.T, dir string, args ...string) []oracleLine {
-	t.Helper()
-	cmd := exec.Command("node", append([]string{filepath.Join("..", "..", "scripts", "mujoco-oracle.mjs")}, args...)...)
-	cmd.Env = append(os.Environ(), "MUJOCO_JS_DIR="+dir)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("mujoco oracle %v: %v\n%s", args, err, stderr.String())
-	}
-	var lines []oracleLine
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		var l oracleLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			t.Fatalf("oracle line %q: %v", sc.Text(), err)
-		}
-		lines = append(lines, l)
-	}
-	return lines
-}
-
 // runEngine steps the articulated engine as the oracle does.
-func runEngine(t *testing.T, m *articulated.Model, key int, duration float64, every int) ([]oracleLine, articulated.Warnings) {
+func runEngine(t *testing.T, m *articulated.Model, key int, duration float64, every int) ([]mjoracle.Line, articulated.Warnings) {
 	t.Helper()
 	d := articulated.NewData(m)
 	if key >= 0 {
@@ -88,10 +21,10 @@ func runEngine(t *testing.T, m *articulated.Model, key int, duration float64, ev
 			t.Fatal(err)
 		}
 	}
-	line := func() oracleLine {
-		return oracleLine{Time: d.Time, Qpos: append([]float64(nil), d.Qpos...), Qvel: append([]float64(nil), d.Qvel...)}
+	line := func() mjoracle.Line {
+		return mjoracle.Line{Time: d.Time, Qpos: append([]float64(nil), d.Qpos...), Qvel: append([]float64(nil), d.Qvel...)}
 	}
-	out := []oracleLine{line()}
+	out := []mjoracle.Line{line()}
 	steps := int(math.Round(duration / m.Opt.Timestep))
 	for i := 1; i <= steps; i++ {
 		articulated.Step(m, d)
@@ -100,22 +33,6 @@ func runEngine(t *testing.T, m *articulated.Model, key int, duration float64, ev
 		}
 	}
 	return out, d.Warnings
-}
-
-func maxDiff(a, b []oracleLine, qvel bool) (float64, float64) {
-	worst, at := 0.0, 0.0
-	for i := range a {
-		x, y := a[i].Qpos, b[i].Qpos
-		if qvel {
-			x, y = a[i].Qvel, b[i].Qvel
-		}
-		for k := range x {
-			if d := math.Abs(x[k] - y[k]); d > worst || math.IsNaN(d) {
-				worst, at = d, a[i].Time
-			}
-		}
-	}
-	return worst, at
 }
 
 // oracleModels are the feature models the oracle tests compare; every
@@ -146,7 +63,7 @@ func TestEveryFeatureModelCompared(t *testing.T) {
 // the project's feature models within 1e-6 of MuJoCo 3.3.8 in qpos over
 // 2 s, from each model's keyframe.
 func TestArticulatedMatchesMuJoCo(t *testing.T) {
-	dir := mujocoJSDir(t)
+	dir := mjoracle.Dir(t)
 	const duration, every, tol = 2.0, 25, 1e-6
 	for _, name := range smoothModels {
 		t.Run(name, func(t *testing.T) {
@@ -157,11 +74,11 @@ func TestArticulatedMatchesMuJoCo(t *testing.T) {
 				duration = 10
 			}
 			path := filepath.Join("testdata", "articulated", name+".xml")
-			am, err := LoadArticulated(path, Options{})
+			am, err := Load(path, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := runOracle(t, dir, "--model", path, "--keyframe", "0", "--duration", fmt.Sprint(duration), "--every", fmt.Sprint(every))
+			want := mjoracle.Run(t, dir, "--model", path, "--keyframe", "0", "--duration", fmt.Sprint(duration), "--every", fmt.Sprint(every))
 			got, warn := runEngine(t, am.Model, 0, duration, every)
 			if warn.Total() != 0 {
 				t.Errorf("engine warnings %+v", warn)
@@ -174,8 +91,8 @@ func TestArticulatedMatchesMuJoCo(t *testing.T) {
 					t.Fatalf("nq/nv %d/%d, MuJoCo %d/%d", len(got[i].Qpos), len(got[i].Qvel), len(want[i].Qpos), len(want[i].Qvel))
 				}
 			}
-			dq, tq := maxDiff(got, want, false)
-			dv, tv := maxDiff(got, want, true)
+			dq, tq := mjoracle.MaxDiff(got, want, false)
+			dv, tv := mjoracle.MaxDiff(got, want, true)
 			t.Logf("%s: nq %d nv %d nu %d, max |Δqpos| %.3g (t=%.3f s), max |Δqvel| %.3g (t=%.3f s) over %g s",
 				name, am.Model.NQ, am.Model.NV, am.Model.NU, dq, tq, dv, tv, duration)
 			// the check is not vacuous: every model moves
@@ -199,7 +116,7 @@ func TestArticulatedMatchesMuJoCo(t *testing.T) {
 // holds its home keyframe for 10 s under gravity with no warning: it comes
 // to rest within the servo's static sag (gravity torque / kp < 0.01 rad).
 func TestStiffArmHoldsKeyframe(t *testing.T) {
-	am, err := LoadArticulated(filepath.Join("testdata", "articulated", "stiff_arm.xml"), Options{})
+	am, err := Load(filepath.Join("testdata", "articulated", "stiff_arm.xml"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,19 +154,19 @@ func TestStiffArmHoldsKeyframe(t *testing.T) {
 // Issue 46's acceptance for constraints: against MuJoCo 3.3.8, the
 // error stays within MuJoCo's own difference between dt and dt/2.
 func TestConstraintsWithinMuJoCoDiscretisation(t *testing.T) {
-	dir := mujocoJSDir(t)
+	dir := mjoracle.Dir(t)
 	for _, name := range constraintModels {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join("testdata", "articulated", name+".xml")
-			am, err := LoadArticulated(path, Options{})
+			am, err := Load(path, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			const duration, every = 2.0, 25
 			dt := am.Model.Opt.Timestep
-			want := runOracle(t, dir, "--model", path, "--keyframe", "0", "--duration", fmt.Sprint(duration), "--every", fmt.Sprint(every))
-			half := runOracle(t, dir, "--model", path, "--keyframe", "0", "--duration", fmt.Sprint(duration), "--every", fmt.Sprint(2*every), "--timestep", fmt.Sprint(dt/2))
+			want := mjoracle.Run(t, dir, "--model", path, "--keyframe", "0", "--duration", fmt.Sprint(duration), "--every", fmt.Sprint(every))
+			half := mjoracle.Run(t, dir, "--model", path, "--keyframe", "0", "--duration", fmt.Sprint(duration), "--every", fmt.Sprint(2*every), "--timestep", fmt.Sprint(dt/2))
 			got, warn := runEngine(t, am.Model, 0, duration, every)
 			if warn.Total() != 0 {
 				t.Errorf("engine warnings %+v", warn)
@@ -257,8 +174,8 @@ func TestConstraintsWithinMuJoCoDiscretisation(t *testing.T) {
 			if len(half) != len(want) || len(got) != len(want) {
 				t.Fatalf("%d, %d and %d lines", len(got), len(want), len(half))
 			}
-			ours, _ := maxDiff(got, want, false)
-			own, _ := maxDiff(half, want, false)
+			ours, _ := mjoracle.MaxDiff(got, want, false)
+			own, _ := mjoracle.MaxDiff(half, want, false)
 			t.Logf("%s: max |Δqpos| against MuJoCo %.3g; MuJoCo dt vs dt/2 %.3g", name, ours, own)
 			if !(ours <= own) {
 				t.Errorf("max |Δqpos| %.3g exceeds MuJoCo's own dt vs dt/2 difference %.3g", ours, own)

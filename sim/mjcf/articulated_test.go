@@ -39,7 +39,7 @@ func TestArticulatedRefusesWhatItDoesNotSimulate(t *testing.T) {
 		{"ccd_iterations", `<mujoco><option ccd_iterations="0"/><worldbody/></mujoco>`, "ccd_iterations"},
 	}
 	for _, c := range cases {
-		_, err := ParseArticulated([]byte(c.xml), "", Options{})
+		_, err := Parse([]byte(c.xml), "", Options{})
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "line") {
 			t.Errorf("%s: error %v, want one with %q and a line", c.name, err, c.want)
 		}
@@ -62,7 +62,7 @@ func TestArticulatedReadsSolverAndCCDBounds(t *testing.T) {
 		{`ls_tolerance="0" ls_iterations="0" ccd_tolerance="0"`, -1, -1, -1, 35},
 		{`ls_tolerance="-0.1" ls_iterations="-3" ccd_tolerance="-1e-6"`, -1, -1, -1, 35},
 	} {
-		am, err := ParseArticulated([]byte(`<mujoco><option `+c.attrs+`/><worldbody/></mujoco>`), "", Options{})
+		am, err := Parse([]byte(`<mujoco><option `+c.attrs+`/><worldbody/></mujoco>`), "", Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", c.attrs, err)
 		}
@@ -80,7 +80,7 @@ func TestArticulatedReadsOptionsAndFlags(t *testing.T) {
 	  <worldbody><body gravcomp="0.5"><joint type="ball" armature="0.2" damping="0.3"/><geom size="0.1"/>
 	  <body pos="0 0 0.2"><joint name="h" actuatorfrcrange="-1 1"/><geom size="0.05"/></body></body></worldbody>
 	  <actuator><position joint="h" kp="10" kv="2"/></actuator></mujoco>`
-	am, err := ParseArticulated([]byte(xml), "", Options{})
+	am, err := Parse([]byte(xml), "", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestArticulatedReadsOptionsAndFlags(t *testing.T) {
 
 // No input makes the articulated import or a few steps of the engine
 // panic: bad input is an error, a bad state a counted warning.
-func FuzzParseArticulated(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		`<mujoco><option><flag contact="disable"/></option><worldbody><body><joint range="-1 1"/><geom size=".1"/></body></worldbody></mujoco>`,
 		`<mujoco><option><flag contact="disable"/></option><worldbody><body name="a"><joint type="ball" range="0 30"/><geom size=".1"/></body></worldbody><equality><weld body1="a"/></equality></mujoco>`,
@@ -127,7 +127,7 @@ func FuzzParseArticulated(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		am, err := ParseArticulated(data, "", Options{})
+		am, err := Parse(data, "", Options{})
 		if err != nil {
 			return
 		}
@@ -150,7 +150,7 @@ func FuzzParseArticulated(f *testing.F) {
 func BenchmarkArticulated(b *testing.B) {
 	for _, name := range []string{"stiff_arm", "combined", "limits", "weld", "tendon", "ball", "implicit_spin"} {
 		b.Run(name, func(b *testing.B) {
-			am, err := LoadArticulated(filepath.Join("testdata", "articulated", name+".xml"), Options{})
+			am, err := Load(filepath.Join("testdata", "articulated", name+".xml"), Options{})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -6,10 +6,10 @@ import (
 	"github.com/vlmrb/vlmrb/sim"
 )
 
-// ArtGeom is a geom of an Articulated model as rendering needs it: every
+// Geom is a geom of a Model as rendering needs it: every
 // geom of the MJCF (colliding or visual-only), on its body (an index into
 // Model.Bodies, 0 the world) at its local pose there.
-type ArtGeom struct {
+type Geom struct {
 	Name string
 	Type string // plane, box, sphere, capsule, cylinder, ellipsoid, mesh
 	Body int
@@ -24,9 +24,9 @@ type ArtGeom struct {
 	Group int
 }
 
-// ArtCamera is a camera of an Articulated model, fixed to its body at
+// Camera is a camera of a Model, fixed to its body at
 // Pos, Rot (body frame); Fovy in degrees.
-type ArtCamera struct {
+type Camera struct {
 	Name string
 	Body int
 	Pos  sim.Vec3
@@ -35,20 +35,20 @@ type ArtCamera struct {
 }
 
 // artVisuals collects the geoms and cameras of the compiled body tree
-// for Articulated.Geoms and Articulated.Cameras.
-func (c *compiler) artVisuals() ([]ArtGeom, []ArtCamera) {
-	geoms := make([]ArtGeom, 0, len(c.geoms))
+// for Model.Geoms and Model.Cameras.
+func (c *compiler) artVisuals() ([]Geom, []Camera) {
+	geoms := make([]Geom, 0, len(c.geoms))
 	for _, g := range c.geoms {
-		ag := ArtGeom{Name: g.name, Type: g.typ, Body: g.body, Pos: g.pos, Rot: g.rot.Normalize(), Size: g.size, RGBA: g.rgba, Group: g.group}
+		ag := Geom{Name: g.name, Type: g.typ, Body: g.body, Pos: g.pos, Rot: g.rot.Normalize(), Size: g.size, RGBA: g.rgba, Group: g.group}
 		if g.mesh != nil {
 			ag.Mesh = g.mesh.mesh
 		}
 		geoms = append(geoms, ag)
 	}
-	var cams []ArtCamera
+	var cams []Camera
 	for i, e := range c.cameras {
 		a := c.attrsOf(e, "camera", c.camCls[i])
-		cam := ArtCamera{Name: a.str("name", ""), Body: c.camBod[i], Fovy: a.float("fovy", 45)}
+		cam := Camera{Name: a.str("name", ""), Body: c.camBod[i], Fovy: a.float("fovy", 45)}
 		cam.Pos, cam.Rot = a.vec3("pos", sim.Vec3{}), a.orientation().Normalize()
 		if mode := a.str("mode", "fixed"); mode != "fixed" {
 			c.warn(fmt.Sprintf("<camera> mode %q kept fixed to its body", mode))

@@ -1,7 +1,7 @@
 // Package mjcf imports MuJoCo MJCF models into sim/articulated: bring your
 // own robot.
 //
-// LoadArticulated (or ParseArticulated) reads an MJCF file, resolves
+// Load (or Parse) reads an MJCF file, resolves
 // <include>, default classes and childclass, and compiles the body tree as
 // MuJoCo 3.3.8's compiler does (frames from pos, quat, axisangle, euler,
 // xyaxes and zaxis under the <compiler> angle and eulerseq; fromto geoms;
@@ -20,10 +20,10 @@
 // engine implements; mocap bodies; keyframes with qpos, qvel, ctrl, act,
 // time, mpos, mquat; colliding geoms (plane, sphere, capsule, ellipsoid,
 // cylinder, box, mesh through its convex hull) with MuJoCo's contact
-// attributes, <contact><exclude> and <pair>. Articulated also keeps the
+// attributes, <contact><exclude> and <pair>. Model also keeps the
 // sites, every geom (with its loaded OBJ or binary STL mesh) and the
 // cameras on their bodies, for end effectors and rendering, and
-// Articulated.Kinematics composes the body tree's frames for given
+// Model.Kinematics composes the body tree's frames for given
 // coordinates without stepping.
 //
 // Anything that changes the physics and is not simulated (wrapping
@@ -31,7 +31,7 @@
 // attributes) is an error naming the element, the attribute and the line
 // (Options.Lenient drops it with a warning). What does not change the
 // dynamics (visual settings, textures, lights, sensors) is dropped and
-// listed in Articulated.Warnings.
+// listed in Model.Warnings.
 //
 // The input is bounded: MaxBytes per file, MaxDepth of element nesting,
 // MaxElements in all, MaxIncludes, MaxTriangles over all meshes; DOCTYPE
@@ -44,7 +44,7 @@
 // and satisfying A + B >= C; a moving body's mass and every principal
 // inertia at least mjMINVAL (1e-15). Beyond MuJoCo, a timestep must be in
 // (0, MaxTimestep], gravity finite and at most MaxGravity, and a limited
-// control or force range ordered. FuzzParseArticulated, FuzzLoadIncludes
+// control or force range ordered. FuzzParse, FuzzLoadIncludes
 // and FuzzMesh check that no input panics.
 //
 // The tests compare the compiled models' trajectories and contacts with

@@ -17,7 +17,7 @@ import (
 // needs no articulated.Data and steps nothing: for inverse-kinematics
 // seeds and as a check of articulated.Forward written apart from it.
 // pos and rot must hold len(Model.Bodies) frames.
-func (a *Articulated) Kinematics(qpos []float64, pos []sim.Vec3, rot []sim.Quat) error {
+func (a *Model) Kinematics(qpos []float64, pos []sim.Vec3, rot []sim.Quat) error {
 	m := a.Model
 	if len(qpos) != m.NQ || len(pos) != len(m.Bodies) || len(rot) != len(m.Bodies) {
 		return fmt.Errorf("mjcf: Kinematics got %d qpos and %d, %d frames; the model has %d qpos and %d bodies",

@@ -40,7 +40,7 @@ func TestKinematicsByHand(t *testing.T) {
 func TestKinematicsIsForward(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, name := range []string{"hinge_chain", "slide_hinge", "ball", "free", "combined", "sites"} {
-		a, err := mjcf.LoadArticulated(filepath.Join("testdata", "articulated", name+".xml"), mjcf.Options{})
+		a, err := mjcf.Load(filepath.Join("testdata", "articulated", name+".xml"), mjcf.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -102,7 +102,7 @@ func (c *compiler) expandIncludes(e *element, depth int) error {
 			return fmt.Errorf("mjcf: %s: more than %d includes (or nested deeper than 8)", ch.where(), MaxIncludes)
 		}
 		if c.dir == "" {
-			return fmt.Errorf("mjcf: %s: include needs a model directory (use LoadArticulated)", ch.where())
+			return fmt.Errorf("mjcf: %s: include needs a model directory (use Load)", ch.where())
 		}
 		path := filepath.Join(c.dir, filepath.FromSlash(name))
 		data, err := readCapped(c.opt.ReadFile, c.dir, path, MaxBytes)

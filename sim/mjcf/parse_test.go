@@ -13,9 +13,9 @@ import (
 	"github.com/vlmrb/vlmrb/sim/mjcf"
 )
 
-func parse(t *testing.T, xml string) *mjcf.Articulated {
+func parse(t *testing.T, xml string) *mjcf.Model {
 	t.Helper()
-	a, err := mjcf.ParseArticulated([]byte(xml), "", mjcf.Options{})
+	a, err := mjcf.Parse([]byte(xml), "", mjcf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func vec(v [3]float64) sim.Vec3  { return sim.V3(v[0], v[1], v[2]) }
 func quat(q [4]float64) sim.Quat { return sim.Quat{W: q[0], X: q[1], Y: q[2], Z: q[3]} }
 
 // joint returns the index of the joint named name in a's model.
-func joint(t *testing.T, a *mjcf.Articulated, name string) int {
+func joint(t *testing.T, a *mjcf.Model, name string) int {
 	t.Helper()
 	for j := range a.Model.Joints {
 		if a.Model.Joints[j].Name == name {
@@ -60,7 +60,7 @@ func TestErrorsNameElementAttributeLine(t *testing.T) {
 		{"<mujoco><worldbody><geom size=\"abc\"/></worldbody></mujoco>", `"abc" is not a finite number`},
 		{"<notmujoco/>", "root element must be <mujoco>"},
 	} {
-		_, err := mjcf.ParseArticulated([]byte(tc.xml), "", mjcf.Options{})
+		_, err := mjcf.Parse([]byte(tc.xml), "", mjcf.Options{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: error %v, want it to contain %q", tc.xml, err, tc.want)
 		}
@@ -204,7 +204,7 @@ func TestInclude(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "body.xml"), `<mujoco><worldbody><body name="inc"><freejoint/><geom size=".1"/></body></worldbody></mujoco>`)
 	write(t, filepath.Join(dir, "main.xml"), `<mujoco><include file="body.xml"/><worldbody><geom type="plane" size="1 1 1"/></worldbody></mujoco>`)
-	a, err := mjcf.LoadArticulated(filepath.Join(dir, "main.xml"), mjcf.Options{})
+	a, err := mjcf.Load(filepath.Join(dir, "main.xml"), mjcf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +223,7 @@ func TestMeshOBJ(t *testing.T) {
 	write(t, filepath.Join(dir, "cube.obj"), obj)
 	write(t, filepath.Join(dir, "m.xml"), `<mujoco><asset><mesh file="cube.obj" scale="0.1 0.1 0.1"/></asset>
 <worldbody><body><freejoint/><geom type="mesh" mesh="cube" density="1000"/></body></worldbody></mujoco>`)
-	a, err := mjcf.LoadArticulated(filepath.Join(dir, "m.xml"), mjcf.Options{})
+	a, err := mjcf.Load(filepath.Join(dir, "m.xml"), mjcf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +246,7 @@ func TestBounds(t *testing.T) {
 		{`<mujoco model="&a;"/>`, "entity"},
 		{"<mujoco>" + strings.Repeat(" ", mjcf.MaxBytes) + "</mujoco>", "more than"},
 	} {
-		_, err := mjcf.ParseArticulated([]byte(tc.xml), "", mjcf.Options{})
+		_, err := mjcf.Parse([]byte(tc.xml), "", mjcf.Options{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%.40q: error %v, want %q", tc.xml, err, tc.want)
 		}
@@ -322,7 +322,7 @@ func TestSTL(t *testing.T) {
 	}
 	write(t, filepath.Join(dir, "m.xml"), `<mujoco><asset><mesh name="tet" file="tet.stl"/></asset>
 <worldbody><body><freejoint/><geom type="mesh" mesh="tet" density="600"/></body></worldbody></mujoco>`)
-	a, err := mjcf.LoadArticulated(filepath.Join(dir, "m.xml"), mjcf.Options{})
+	a, err := mjcf.Load(filepath.Join(dir, "m.xml"), mjcf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

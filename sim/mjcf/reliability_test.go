@@ -61,7 +61,7 @@ func TestIncludesAndMeshesBounded(t *testing.T) {
 	} {
 		write(t, filepath.Join(dir, "m.xml"), tc.xml)
 		start := time.Now()
-		_, err := mjcf.LoadArticulated(filepath.Join(dir, "m.xml"), mjcf.Options{})
+		_, err := mjcf.Load(filepath.Join(dir, "m.xml"), mjcf.Options{})
 		if err == nil || !strings.Contains(err.Error(), "m.xml:1:") {
 			t.Errorf("%s: %v, want an error naming the line", tc.xml, err)
 		}
@@ -73,11 +73,11 @@ func TestIncludesAndMeshesBounded(t *testing.T) {
 		}
 	}
 	// the model file itself may be anything the user names, but not a device
-	if _, err := mjcf.LoadArticulated("/dev/zero", mjcf.Options{}); !errors.Is(err, safefile.ErrNotRegular) {
-		t.Errorf("LoadArticulated(/dev/zero): %v, want ErrNotRegular", err)
+	if _, err := mjcf.Load("/dev/zero", mjcf.Options{}); !errors.Is(err, safefile.ErrNotRegular) {
+		t.Errorf("Load(/dev/zero): %v, want ErrNotRegular", err)
 	}
-	if _, err := mjcf.LoadArticulated(filepath.Join(dir, "fifo.xml"), mjcf.Options{}); !errors.Is(err, safefile.ErrNotRegular) {
-		t.Errorf("LoadArticulated(FIFO): %v, want ErrNotRegular", err)
+	if _, err := mjcf.Load(filepath.Join(dir, "fifo.xml"), mjcf.Options{}); !errors.Is(err, safefile.ErrNotRegular) {
+		t.Errorf("Load(FIFO): %v, want ErrNotRegular", err)
 	}
 }
 
@@ -95,7 +95,7 @@ func TestTriangleBudget(t *testing.T) {
 	}
 	write(t, filepath.Join(dir, "big.obj"), b.String())
 	write(t, filepath.Join(dir, "m.xml"), `<mujoco><asset><mesh file="big.obj"/></asset><worldbody/></mujoco>`)
-	_, err := mjcf.LoadArticulated(filepath.Join(dir, "m.xml"), mjcf.Options{})
+	_, err := mjcf.Load(filepath.Join(dir, "m.xml"), mjcf.Options{})
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprint(mjcf.MaxTriangles)) {
 		t.Errorf("OBJ over the budget: %v, want an error naming %d", err, mjcf.MaxTriangles)
 	}
@@ -108,11 +108,11 @@ func TestTriangleBudget(t *testing.T) {
 	write(t, filepath.Join(dir, "a.obj"), half.String())
 	write(t, filepath.Join(dir, "b.obj"), half.String())
 	write(t, filepath.Join(dir, "m.xml"), `<mujoco><asset><mesh file="a.obj"/></asset><worldbody/></mujoco>`)
-	if _, err := mjcf.LoadArticulated(filepath.Join(dir, "m.xml"), mjcf.Options{}); err != nil {
+	if _, err := mjcf.Load(filepath.Join(dir, "m.xml"), mjcf.Options{}); err != nil {
 		t.Errorf("one mesh of 60%% of the budget: %v", err)
 	}
 	write(t, filepath.Join(dir, "m.xml"), `<mujoco><asset><mesh file="a.obj"/><mesh file="b.obj"/></asset><worldbody/></mujoco>`)
-	if _, err := mjcf.LoadArticulated(filepath.Join(dir, "m.xml"), mjcf.Options{}); err == nil || !strings.Contains(err.Error(), "b.obj") {
+	if _, err := mjcf.Load(filepath.Join(dir, "m.xml"), mjcf.Options{}); err == nil || !strings.Contains(err.Error(), "b.obj") {
 		t.Errorf("two meshes of 60%% each: %v, want the second refused", err)
 	}
 }
@@ -142,7 +142,7 @@ func TestPhysicsValidation(t *testing.T) {
 		if strings.Contains(xml, "<actuator>") {
 			xml = strings.Replace(strings.Replace(xml, "</mujoco><actuator>", "<actuator>", 1), "</actuator>", "</actuator></mujoco>", 1)
 		}
-		_, err := mjcf.ParseArticulated([]byte(xml), "", mjcf.Options{})
+		_, err := mjcf.Parse([]byte(xml), "", mjcf.Options{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s:\n error %v,\n want it to contain %q", xml, err, tc.want)
 		}
@@ -150,7 +150,7 @@ func TestPhysicsValidation(t *testing.T) {
 	// MuJoCo's own values pass: a rod's inertia (A + B = C is the limit
 	// of a flat body) and a rotated full inertia
 	for _, in := range []string{`diaginertia="1 1 2"`, `diaginertia="0.001 0.002 0.0025"`, `fullinertia="2 2 2 0.5 0 0"`} {
-		if _, err := mjcf.ParseArticulated([]byte(body(`<inertial pos="0 0 -.15" mass="1" `+in+`/>`)), "", mjcf.Options{}); err != nil {
+		if _, err := mjcf.Parse([]byte(body(`<inertial pos="0 0 -.15" mass="1" `+in+`/>`)), "", mjcf.Options{}); err != nil {
 			t.Errorf("%s: %v", in, err)
 		}
 	}
@@ -174,7 +174,7 @@ func FuzzLoadIncludes(f *testing.F) {
 		if err := os.WriteFile(filepath.Join(dir, "inc.xml"), []byte(inc), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		a, err := mjcf.LoadArticulated(filepath.Join(dir, "m.xml"), mjcf.Options{})
+		a, err := mjcf.Load(filepath.Join(dir, "m.xml"), mjcf.Options{})
 		if err != nil {
 			return
 		}

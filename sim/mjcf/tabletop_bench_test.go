@@ -22,7 +22,7 @@ type tabletop struct {
 
 func loadTabletop(tb testing.TB) *tabletop {
 	tb.Helper()
-	am, err := mjcf.LoadArticulated(filepath.Join("testdata", "tabletop.xml"), mjcf.Options{})
+	am, err := mjcf.Load(filepath.Join("testdata", "tabletop.xml"), mjcf.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}

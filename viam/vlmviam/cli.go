@@ -21,6 +21,7 @@ import (
 	"go.viam.com/utils/rpc"
 
 	"github.com/vlmrb/vlmrb/control"
+	"github.com/vlmrb/vlmrb/rundir"
 	"github.com/vlmrb/vlmrb/tasks"
 	"github.com/vlmrb/vlmrb/vlmreward"
 )
@@ -39,6 +40,11 @@ type EvalReport struct {
 	P99MS       float64     `json:"step_ms_p99"`
 	Limits      LimitCounts `json:"limit_hits"`
 	RecordDir   string      `json:"record_dir,omitempty"`
+	// TrainedEngine is the physics the checkpoint was trained on
+	// (Policy.TrainedEngine); Transfer is rundir.TransferNote when an
+	// old-engine checkpoint drove the simulated world (--engine articulated).
+	TrainedEngine string `json:"trained_engine"`
+	Transfer      string `json:"transfer,omitempty"`
 }
 
 // RunCLI runs the eval (and record) subcommand of vlmrb-viam: a checkpoint
@@ -58,6 +64,7 @@ func RunCLI(ctx context.Context, cmd string, args []string, stdout, stderr io.Wr
 	seed := fs.Uint64("seed", 0, "base episode seed (episode k: control.EpisodeSeed(seed, 0, k))")
 	maxSteps := fs.Int("max-steps", 0, "control steps per episode (0: the run's episode length)")
 	simReset := fs.Bool("sim-reset", false, "reset a vlmrb:vlmrb:sim-arm at each episode and read its success")
+	engine := fs.String("engine", "", "with --sim-reset: articulated runs a checkpoint trained on the removed engine sim in the simulated world (a transfer)")
 	offset := fs.String("task-offset-mm", "0,0,0", "arm frame → task frame offset `X,Y,Z` (mm)")
 	maxStep := fs.Float64("max-step-mm", 0, "cap on the target's move per step (mm; 0: none)")
 	record := fs.String("record", "", "record episodes under `DIR` (frames + steps.jsonl, the hw layout)")
@@ -80,11 +87,21 @@ func RunCLI(ctx context.Context, cmd string, args []string, stdout, stderr io.Wr
 	if _, err := fmt.Sscanf(strings.ReplaceAll(*offset, " ", ""), "%g,%g,%g", &off[0], &off[1], &off[2]); err != nil {
 		return fmt.Errorf("--task-offset-mm %q: want X,Y,Z in mm", *offset)
 	}
+	if err := checkEngineKey(*engine, *simReset, "--engine", "--sim-reset"); err != nil {
+		return err
+	}
 	pol, err := LoadPolicy(*ckpt)
 	if err != nil {
 		return err
 	}
 	defer pol.Close()
+	note, err := pol.CheckEngine(*simReset, *engine, "--engine articulated (with --sim-reset)")
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		_, _ = fmt.Fprintln(stderr, "vlmrb-viam "+cmd+": "+note)
+	}
 	if *maxSteps == 0 {
 		*maxSteps = pol.EpisodeLen()
 	}
@@ -135,7 +152,10 @@ func RunCLI(ctx context.Context, cmd string, args []string, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
-	rep.Checkpoint, rep.Task = pol.Dir, pol.Task()
+	rep.Checkpoint, rep.Task, rep.TrainedEngine = pol.Dir, pol.Task(), pol.TrainedEngine()
+	if note == rundir.TransferNote {
+		rep.Transfer = note
+	}
 	if !*simReset {
 		rep.SuccessRate, rep.Successes = nil, nil
 	}

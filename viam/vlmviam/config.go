@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/vlmrb/vlmrb/tasks"
 )
 
 // unknownKeys rejects attribute keys a model does not know (typos would
@@ -173,6 +175,11 @@ type RunnerConfig struct {
 	// SimReset: at every episode start send DoCommand {"reset": {"seed":
 	// s}} to the arm (vlmrb:vlmrb:sim-arm takes it), seeds as in robot-train eval.
 	SimReset bool `json:"sim_reset,omitempty"`
+	// Engine, with SimReset, is the engine a checkpoint trained on the
+	// tabletop's removed old engine sim runs on in vlmrb's simulated
+	// world: "articulated" runs it there as a transfer; unset refuses it
+	// (Policy.CheckEngine, robot-train eval --engine's rule).
+	Engine string `json:"engine,omitempty"`
 	// RecordDir, when set, records each episode there (RecordFrames).
 	RecordDir string `json:"record_dir,omitempty"`
 	// AutoStart starts episodes as soon as the service is configured.
@@ -189,7 +196,7 @@ type RunnerConfig struct {
 }
 
 var runnerKeys = []string{"arm", "gripper", "gripper_mode", "camera", "pose_tracker", "goal_mm", "task_offset_mm", "action_scale_mm",
-	"workspace_mm", "max_step_mm", "joint_limits", "control", "checkpoint", "rate_hz", "max_steps", "sim_reset", "record_dir", "auto_start", "episodes", "seed", "arm_model"}
+	"workspace_mm", "max_step_mm", "joint_limits", "control", "checkpoint", "rate_hz", "max_steps", "sim_reset", "engine", "record_dir", "auto_start", "episodes", "seed", "arm_model"}
 
 // Validate checks the attributes and names the components the runner
 // depends on.
@@ -208,5 +215,21 @@ func (c *RunnerConfig) Validate(path string) ([]string, []string, error) {
 	if c.MaxSteps < 0 || c.Episodes < 0 {
 		return nil, nil, fmt.Errorf(`"max_steps" (%d) and "episodes" (%d) must not be negative`, c.MaxSteps, c.Episodes)
 	}
+	if err := checkEngineKey(c.Engine, c.SimReset, `"engine"`, `"sim_reset": true`); err != nil {
+		return nil, nil, err
+	}
 	return c.RigConfig.validate()
+}
+
+// checkEngineKey refuses an engine other than "" and articulated, and an
+// engine without the simulated world (a real robot has no engine); key
+// and sim name the caller's words for the engine and the simulated world.
+func checkEngineKey(engine string, simWorld bool, key, sim string) error {
+	if err := tasks.CheckEngine(engine); err != nil {
+		return fmt.Errorf("%s: %w", key, err)
+	}
+	if engine != "" && !simWorld {
+		return fmt.Errorf("%s is %q but applies only with %s (vlmrb's simulated world); a real robot has no engine: leave it unset", key, engine, sim)
+	}
+	return nil
 }

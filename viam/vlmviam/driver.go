@@ -102,7 +102,7 @@ func newArmTaskDriver(rig *Rig, cfg RunnerConfig, pol *Policy) (*armTaskDriver, 
 	if cfg.ArmModel != "" {
 		model = cfg.ArmModel
 	}
-	a, err := mjcf.LoadArticulated(model, mjcf.Options{})
+	a, err := mjcf.Load(model, mjcf.Options{})
 	if err != nil {
 		return nil, invalidArg(`policy-runner: checkpoint %q is task %s on the MJCF arm %q, which does not load here (%v); give its path on this machine as "arm_model"`, pol.Dir, c.Task, model, err)
 	}

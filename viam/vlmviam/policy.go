@@ -76,6 +76,44 @@ func (p *Policy) Step() int64 {
 	return p.Manifest.Step
 }
 
+// TrainedEngine names the physics the run was trained on: tasks.EngineSim
+// for a tabletop run of the removed old engine (rundir.OldEngine), else
+// tasks.EngineArticulated, the engine every task now runs on.
+func (p *Policy) TrainedEngine() string {
+	if rundir.OldEngine(&p.Config) {
+		return tasks.EngineSim
+	}
+	return tasks.EngineArticulated
+}
+
+// CheckEngine applies robot-train eval's rule to a runner about to drive
+// this policy. simWorld says the runner drives vlmrb's simulated world
+// (sim_reset: a vlmrb:vlmrb:sim-arm, which runs on the articulated
+// engine); engine is the engine the caller asked for ("" or
+// tasks.EngineArticulated; sim is refused); ask says how the caller asks
+// for it (a flag or a config key), for the refusal's words. A run trained
+// on the old engine is refused in the simulated world unless engine is
+// articulated, and then runs as a transfer: the returned note is
+// rundir.TransferNote. On a real robot (simWorld false) no engine applies
+// and nothing is refused; the note says what the run was trained on.
+// Runs of the articulated engine get "" and nil.
+func (p *Policy) CheckEngine(simWorld bool, engine, ask string) (string, error) {
+	if err := rundir.CheckEngine(p.Config.Task, engine); err != nil {
+		return "", err
+	}
+	if !rundir.OldEngine(&p.Config) {
+		return "", nil
+	}
+	if !simWorld {
+		return "the policy was trained on the old engine sim (a real robot has no engine: nothing to check)", nil
+	}
+	if engine == "" {
+		return "", fmt.Errorf("checkpoint %q was trained on the tabletop's old engine sim, which was removed; "+
+			"to drive vlmrb's simulated world (articulated engine) with it, set %s (a transfer: other physics than it trained on)", p.Dir, ask)
+	}
+	return rundir.TransferNote, nil
+}
+
 // Close releases the agent.
 func (p *Policy) Close() {
 	p.mu.Lock()

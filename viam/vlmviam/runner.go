@@ -13,6 +13,7 @@ import (
 	"go.viam.com/rdk/resource"
 
 	"github.com/vlmrb/vlmrb/control"
+	"github.com/vlmrb/vlmrb/rundir"
 )
 
 // RunnerModel is the policy runner's model name.
@@ -91,6 +92,13 @@ type RunnerStatus struct {
 	MedianTickMS   float64 `json:"tick_ms_median"`
 	P99TickMS      float64 `json:"tick_ms_p99"`
 	Reloads        int     `json:"reloads"`
+	// TrainedEngine is the physics the checkpoint was trained on
+	// (Policy.TrainedEngine: "sim", the removed old engine, or
+	// "articulated").
+	TrainedEngine string `json:"trained_engine"`
+	// Transfer is rundir.TransferNote when an old-engine checkpoint
+	// drives vlmrb's simulated world (engine articulated); else empty.
+	Transfer string `json:"transfer,omitempty"`
 	// ControlPath is how targets reach the arm: "joints" or "pose".
 	ControlPath string `json:"control_path"`
 	// AchievedHz is this run's control steps per second, from its start
@@ -161,9 +169,25 @@ func (r *Runner) Reconfigure(ctx context.Context, deps resource.Dependencies, co
 			return err
 		}
 	}
+	// the engine rule, on a new checkpoint and on a new sim_reset/engine
+	check := pol
+	if check == nil {
+		check = old
+	}
+	note, err := check.CheckEngine(c.SimReset, c.Engine, `"engine": "articulated" (with "sim_reset": true)`)
+	if err != nil {
+		if pol != nil {
+			pol.Close()
+		}
+		return err
+	}
 	r.mu.Lock()
 	first := r.rig == nil
 	r.cfg = *c
+	r.stat.TrainedEngine, r.stat.Transfer = check.TrainedEngine(), ""
+	if note == rundir.TransferNote {
+		r.stat.Transfer = note
+	}
 	rigChanged := false
 	if r.rig == nil || !r.rig.same(rig) {
 		r.rig = rig
@@ -180,6 +204,9 @@ func (r *Runner) Reconfigure(ctx context.Context, deps resource.Dependencies, co
 	r.mu.Unlock()
 	if pol != nil && old != nil {
 		old.Close() // a loop still holding it gets ErrPolicyClosed and re-reads
+	}
+	if note != "" {
+		r.logger.Warnw("policy-runner: "+note, "checkpoint", c.Checkpoint, "trained_engine", check.TrainedEngine(), "sim_reset", c.SimReset)
 	}
 	switch {
 	case first:
@@ -292,6 +319,7 @@ func statusMap(st RunnerStatus) map[string]any {
 		"tick_ms_median": st.MedianTickMS, "tick_ms_p99": st.P99TickMS, "reloads": float64(st.Reloads),
 		"control_path": st.ControlPath, "achieved_hz": st.AchievedHz, "tick_hz": st.TickHz, "stop_latency_ms": st.StopLatencyMS, "stopped_at_step": float64(st.StoppedAtStep), "dep_retries": float64(st.DepRetries),
 		"stop_all_watched": st.StopAllWatched, "outcomes": outcomesAny(st.Outcomes), "poses_transformed": float64(st.PosesTransformed),
+		"trained_engine": st.TrainedEngine, "transfer": st.Transfer,
 	}
 }
 

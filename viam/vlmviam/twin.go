@@ -89,7 +89,7 @@ type twinJoint struct {
 // Twin is the kinematic and dynamic state of an MJCF arm: the compiled
 // model, the joints in chain order and the end effector (a frame on a body).
 type Twin struct {
-	Art    *mjcf.Articulated
+	Art    *mjcf.Model
 	Joints []twinJoint
 	EEBody int
 	EEPos  [3]float64 // m, in the body frame
@@ -114,7 +114,7 @@ type twinGeom struct {
 // LoadTwin reads an MJCF arm and builds its twin; every problem is an
 // InvalidArgument error saying what to change.
 func LoadTwin(path, endEffector string) (*Twin, error) {
-	a, err := mjcf.LoadArticulated(path, mjcf.Options{})
+	a, err := mjcf.Load(path, mjcf.Options{})
 	if err != nil {
 		return nil, invalidArg("mjcf-arm: cannot load %q for the articulated engine: %v", path, err)
 	}

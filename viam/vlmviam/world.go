@@ -425,7 +425,7 @@ func (w *World) HandShapes() []HandShape {
 			if g.Body != b || len(m.Geoms) == len(a.Geoms) && m.Geoms[i].Contype == 0 && m.Geoms[i].Conaffinity == 0 {
 				continue
 			}
-			p, q := render.ArtGeomPose(d, g)
+			p, q := render.GeomPose(d, g)
 			out = append(out, HandShape{Name: g.Name, Kind: g.Type,
 				Pos: [3]float64{p.X * 1000, p.Y * 1000, p.Z * 1000}, Quat: [4]float64{q.W, q.X, q.Y, q.Z},
 				Size: [3]float64{g.Size.X * 1000, g.Size.Y * 1000, g.Size.Z * 1000}})
