@@ -87,5 +87,5 @@
 //
 // Of the project's packages it imports only sim/convex (a leaf, for the
 // narrow phase); sim/mjcf builds its
-// Models from MJCF (LoadArticulated).
+// Models from MJCF (mjcf.Load).
 package articulated
