@@ -67,6 +67,13 @@ type Data struct {
 	qLD []float64
 	// qLDIsM: qLD holds M's own factor (Forward's), not H's
 	qLDIsM bool
+	// qM0 and qMF: this Forward's M in qLD's layout, loaded (loadLD, no
+	// diagonal added) and factored: the Newton solver starts H's tree
+	// factor from the first and the damped Euler step M + h·damping's
+	// from the second when qLD holds H's (copies, not a gather and a
+	// whole factorization again; mValid: set by Forward)
+	qM0, qMF []float64
+	mValid   bool
 
 	QfrcBias, QfrcSpring, QfrcDamper, QfrcGravcomp, QfrcPassive []float64
 	ActuatorLength, ActuatorVelocity, ActuatorForce             []float64
@@ -150,6 +157,7 @@ func NewData(m *Model) *Data {
 		Cdof: make([][6]float64, nv), Cvel: make([][6]float64, nb), CdofDot: make([][6]float64, nv),
 		cacc: make([][6]float64, nb), cfrc: make([][6]float64, nb),
 		QM: make([]float64, nv*nv), qLD: make([]float64, nv+m.ancAdr[nv]),
+		qM0: make([]float64, nv+m.ancAdr[nv]), qMF: make([]float64, nv+m.ancAdr[nv]),
 		QfrcBias: v(), QfrcSpring: v(), QfrcDamper: v(), QfrcGravcomp: v(), QfrcPassive: v(),
 		ActuatorLength: make([]float64, nu), ActuatorVelocity: make([]float64, nu), ActuatorForce: make([]float64, nu),
 		QfrcActuator: v(), QfrcSmooth: v(), QaccSmooth: v(), tmp: v(),
@@ -286,9 +294,12 @@ func Forward(m *Model, d *Data) {
 	for i := range m.NV {
 		d.QfrcSmooth[i] = d.QfrcPassive[i] - d.QfrcBias[i] + d.QfrcActuator[i]
 	}
-	// the plain factor of M gives qacc
-	factorInto(m, d, 0, nil)
-	d.qLDIsM = true
+	// the plain factor of M gives qacc (M loaded and factored kept)
+	loadLD(m, d, d.qLD, 0, nil)
+	copy(d.qM0, d.qLD)
+	factorLD(m, d.qLD)
+	copy(d.qMF, d.qLD)
+	d.qLDIsM, d.mValid = true, true
 	copy(d.QaccSmooth, d.QfrcSmooth)
 	solveLD(m, d.qLD, d.QaccSmooth)
 	copy(d.Qacc, d.QaccSmooth)
@@ -825,6 +836,10 @@ func integrate(m *Model, d *Data) {
 	case m.Opt.Integrator == Implicit:
 		acc = implicitAcc(m, d, h) // implicit.go
 	case m.hasDamping && m.Opt.Disable&(DisableEulerDamp|DisableDamper) == 0:
+		if !d.qLDIsM && d.mValid {
+			copy(d.qLD, d.qMF) // M's factor again (qLD holds H's)
+			d.qLDIsM = true
+		}
 		if d.qLDIsM {
 			// an undamped tree's rows of M + h·damping are M's: only
 			// the damped trees' rows are loaded and factored again
@@ -1378,7 +1393,11 @@ func solveConstraints(m *Model, d *Data) {
 		default:
 			L := d.qLD
 			d.qLDIsM = false
-			loadLD(m, d, L, 0, nil)
+			if d.mValid {
+				copy(L, d.qM0) // loadLD(m, d, L, 0, nil) of this Forward
+			} else {
+				loadLD(m, d, L, 0, nil)
+			}
 			for i := range n {
 				if !d.efcActive[i] {
 					continue
@@ -1754,20 +1773,24 @@ func (d *Data) addChainRow(m *Model, i int, L []float64) {
 	nv := m.NV
 	J := d.efcJd[i*nv : i*nv+nv]
 	lo, hi := d.efcSpan[2*i], d.efcSpan[2*i+1]
-	off := L[nv:]
+	D, off := L[:nv], L[nv:]
+	ancs, adr := m.ancestors[:nv], m.ancAdr[:nv+1]
+	Di := d.efcD[i]
 	for r := hi - 1; r >= lo; r-- {
-		if J[r] == 0 {
+		Jr := J[r]
+		if Jr == 0 {
 			continue
 		}
-		Dr := d.efcD[i] * J[r]
-		L[r] += Dr * J[r]
-		row := off[m.ancAdr[r]:m.ancAdr[r+1]]
-		for ii, a := range m.ancestors[r] {
+		Dr := Di * Jr
+		D[r] += Dr * Jr
+		anc := ancs[r]
+		row := off[adr[r] : adr[r]+len(anc)] // (no bounds checks inside)
+		for ii, a := range anc {
 			if a < lo {
 				break // ancestors come nearest first: the rest are below the span
 			}
-			if J[a] != 0 {
-				row[ii] += Dr * J[a]
+			if Ja := J[a]; Ja != 0 {
+				row[ii] += Dr * Ja
 			}
 		}
 	}
