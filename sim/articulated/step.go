@@ -1548,6 +1548,7 @@ func solveConstraints(m *Model, d *Data) {
 // is an elliptic block's.
 func (d *Data) setSpans(m *Model, n, nv int) bool {
 	fill := false
+	pt, pj, oneChain := -1, -1, false
 	for i := range n {
 		if d.efcN[i] != 0 {
 			continue
@@ -1570,6 +1571,15 @@ func (d *Data) setSpans(m *Model, n, nv int) bool {
 			fill = true
 			continue
 		}
+		// a contact's, weld's or connect's rows are zero outside the dofs
+		// moving its two bodies: when those are one chain, so are the
+		// row's nonzeros (asked once per constraint)
+		if t, j := d.EfcType[i], d.EfcJnt[i]; t != pt || j != pj {
+			pt, pj, oneChain = t, j, d.rowsOneChain(m, t, j)
+		}
+		if oneChain {
+			continue
+		}
 		// a chain: walking up from the last nonzero meets every other
 		k := hi - 1
 		for c := hi - 1; c >= lo; c-- {
@@ -1586,6 +1596,37 @@ func (d *Data) setSpans(m *Model, n, nv int) bool {
 		}
 	}
 	return fill
+}
+
+// rowsOneChain reports whether the rows of type t for constraint j (a
+// contact's index, an equality's) can be nonzero only on the dofs moving
+// two bodies, and those dofs are one chain of ancestors.
+func (d *Data) rowsOneChain(m *Model, t, j int) bool {
+	var b1, b2 int
+	switch t {
+	case RowContactFrictionless, RowContactPyramidal:
+		c := &d.Contacts[j]
+		b1, b2 = m.Geoms[c.Geom1].Body, m.Geoms[c.Geom2].Body
+	case RowEquality:
+		e := &m.Equalities[j]
+		if e.Type != EqWeld && e.Type != EqConnect {
+			return false
+		}
+		b1, b2 = e.Obj1, e.Obj2
+	default:
+		return false
+	}
+	k1, k2 := m.lastDof(b1), m.lastDof(b2)
+	if k1 < k2 {
+		k1, k2 = k2, k1
+	}
+	if k2 < 0 {
+		return true // one body moves with no dof: the other's chain
+	}
+	for k1 > k2 {
+		k1 = m.dofParent[k1]
+	}
+	return k1 == k2 // the smaller last dof is an ancestor of the larger
 }
 
 // pyramidActive reports whether rows i..i+3 are the four edges of one
