@@ -132,6 +132,7 @@ type Data struct {
 	efcNZ               []int     // a dense row's nonzero columns
 	efcFlip             []int     // rows whose quadratic state changed this Newton iteration
 	efcSpan             []int     // per dense row: first and one past last nonzero column
+	efcPyrSpan          []int     // at a pyramid's first row (efcPyr ≠ 0): its rows' span union
 	eqJac               []float64 // point Jacobians of connect constraints
 	// SolverIter is the number of Newton iterations of the last constraint
 	// solve (MuJoCo's solver_niter).
@@ -193,12 +194,12 @@ func NewData(m *Model) *Data {
 			d.pgsA, d.pgsW = make([]float64, nr*nr), make([]float64, nr*nv)
 		}
 		if d.efcRow == nil {
-			d.efcRow, d.efcSpan = make([]float64, nv), make([]int, 2*nr)
+			d.efcRow, d.efcSpan, d.efcPyrSpan = make([]float64, nv), make([]int, 2*nr), make([]int, 2*nr)
 		}
 	}
 	if m.nEqRows+m.nTendonRows > 0 || len(m.Tendons) > 0 || m.contactRowCap() > 0 {
 		d.efcJd, d.efcH, d.efcRow = make([]float64, nr*nv), make([]float64, nv*nv), make([]float64, nv)
-		d.efcNZ, d.efcSpan = make([]int, 0, 2*nv+2), make([]int, 2*nr)
+		d.efcNZ, d.efcSpan, d.efcPyrSpan = make([]int, 0, 2*nv+2), make([]int, 2*nr), make([]int, 2*nr)
 		d.eqJac = make([]float64, 12*nv)
 	}
 	Reset(m, d)
