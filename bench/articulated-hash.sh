@@ -2,11 +2,12 @@
 # Bit-identity check of the articulated engine against a git revision
 # (default main): hashes qpos/qvel after every step of 2000 steps of every
 # sim/mjcf/testdata scene (and MuJoCo's humanoid.xml where
-# VLMRB_HUMANOID_XML names it), and every body pose, velocity, reward,
-# observation and contact of 4 expert episodes (up to 300 control steps)
-# of the nine tabletop tasks on the articulated engine, in this tree and
-# in `git archive REV`, and diffs the two lists. The hashing tests are
-# bench/arthash/*.go.txt, copied into both trees' temporary copies only.
+# VLMRB_HUMANOID_XML names it), and qpos, qvel, constraint forces,
+# contacts, reward and observation after every control step of 4 expert
+# episodes (up to 300 control steps) of the nine tabletop tasks on the
+# articulated engine, in this tree and in `git archive REV`, and diffs the
+# two lists. The hashing tests are bench/arthash/*.go.txt, copied into both
+# trees' temporary copies only.
 # Usage: bench/articulated-hash.sh [REV]
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -207,6 +207,9 @@ func makeContactRows(m *Model, d *Data) {
 				d.EfcAref[i] = -br*vel - ka
 			}
 		}
+		if dim <= 4 {
+			d.setPyrSpan(d.NEfc-2*(dim-1), 2*(dim-1))
+		}
 	}
 }
 

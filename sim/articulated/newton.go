@@ -175,15 +175,21 @@ func (d *Data) rowJars(x, jar []float64) {
 
 // pyrSpan is the union of the nonzero spans of pyramid rows i..i+np−1.
 func (d *Data) pyrSpan(i, np int) (lo, hi int) {
+	return d.efcPyrSpan[2*i], d.efcPyrSpan[2*i+1] // set with the rows (setPyrSpan)
+}
+
+// setPyrSpan stores the union of the nonzero spans of pyramid rows
+// i..i+np−1 (pyrSpan's) once its rows are made.
+func (d *Data) setPyrSpan(i, np int) {
 	sp := d.efcSpan[2*i : 2*i+2*np]
-	lo, hi = sp[0], sp[1]
+	lo, hi := sp[0], sp[1]
 	for k := 2; k < len(sp); k += 2 {
 		lo, hi = min(lo, sp[k]), max(hi, sp[k+1])
 	}
 	if lo > hi {
 		lo = hi // all rows zero
 	}
-	return lo, hi
+	d.efcPyrSpan[2*i], d.efcPyrSpan[2*i+1] = lo, hi
 }
 
 // addJT4 adds Σ J_kᵀ·EfcForce_k of pyramid rows i..i+3 to out, per column

@@ -67,6 +67,13 @@ type Data struct {
 	qLD []float64
 	// qLDIsM: qLD holds M's own factor (Forward's), not H's
 	qLDIsM bool
+	// qM0 and qMF: this Forward's M in qLD's layout, loaded (loadLD, no
+	// diagonal added) and factored: the Newton solver starts H's tree
+	// factor from the first and the damped Euler step M + h·damping's
+	// from the second when qLD holds H's (copies, not a gather and a
+	// whole factorization again; mValid: set by Forward)
+	qM0, qMF []float64
+	mValid   bool
 
 	QfrcBias, QfrcSpring, QfrcDamper, QfrcGravcomp, QfrcPassive []float64
 	ActuatorLength, ActuatorVelocity, ActuatorForce             []float64
@@ -125,6 +132,7 @@ type Data struct {
 	efcNZ               []int     // a dense row's nonzero columns
 	efcFlip             []int     // rows whose quadratic state changed this Newton iteration
 	efcSpan             []int     // per dense row: first and one past last nonzero column
+	efcPyrSpan          []int     // at a pyramid's first row (efcPyr ≠ 0): its rows' span union
 	eqJac               []float64 // point Jacobians of connect constraints
 	// SolverIter is the number of Newton iterations of the last constraint
 	// solve (MuJoCo's solver_niter).
@@ -150,6 +158,7 @@ func NewData(m *Model) *Data {
 		Cdof: make([][6]float64, nv), Cvel: make([][6]float64, nb), CdofDot: make([][6]float64, nv),
 		cacc: make([][6]float64, nb), cfrc: make([][6]float64, nb),
 		QM: make([]float64, nv*nv), qLD: make([]float64, nv+m.ancAdr[nv]),
+		qM0: make([]float64, nv+m.ancAdr[nv]), qMF: make([]float64, nv+m.ancAdr[nv]),
 		QfrcBias: v(), QfrcSpring: v(), QfrcDamper: v(), QfrcGravcomp: v(), QfrcPassive: v(),
 		ActuatorLength: make([]float64, nu), ActuatorVelocity: make([]float64, nu), ActuatorForce: make([]float64, nu),
 		QfrcActuator: v(), QfrcSmooth: v(), QaccSmooth: v(), tmp: v(),
@@ -185,12 +194,12 @@ func NewData(m *Model) *Data {
 			d.pgsA, d.pgsW = make([]float64, nr*nr), make([]float64, nr*nv)
 		}
 		if d.efcRow == nil {
-			d.efcRow, d.efcSpan = make([]float64, nv), make([]int, 2*nr)
+			d.efcRow, d.efcSpan, d.efcPyrSpan = make([]float64, nv), make([]int, 2*nr), make([]int, 2*nr)
 		}
 	}
 	if m.nEqRows+m.nTendonRows > 0 || len(m.Tendons) > 0 || m.contactRowCap() > 0 {
 		d.efcJd, d.efcH, d.efcRow = make([]float64, nr*nv), make([]float64, nv*nv), make([]float64, nv)
-		d.efcNZ, d.efcSpan = make([]int, 0, 2*nv+2), make([]int, 2*nr)
+		d.efcNZ, d.efcSpan, d.efcPyrSpan = make([]int, 0, 2*nv+2), make([]int, 2*nr), make([]int, 2*nr)
 		d.eqJac = make([]float64, 12*nv)
 	}
 	Reset(m, d)
@@ -286,9 +295,12 @@ func Forward(m *Model, d *Data) {
 	for i := range m.NV {
 		d.QfrcSmooth[i] = d.QfrcPassive[i] - d.QfrcBias[i] + d.QfrcActuator[i]
 	}
-	// the plain factor of M gives qacc
-	factorInto(m, d, 0, nil)
-	d.qLDIsM = true
+	// the plain factor of M gives qacc (M loaded and factored kept)
+	loadLD(m, d, d.qLD, 0, nil)
+	copy(d.qM0, d.qLD)
+	factorLD(m, d.qLD)
+	copy(d.qMF, d.qLD)
+	d.qLDIsM, d.mValid = true, true
 	copy(d.QaccSmooth, d.QfrcSmooth)
 	solveLD(m, d.qLD, d.QaccSmooth)
 	copy(d.Qacc, d.QaccSmooth)
@@ -825,6 +837,10 @@ func integrate(m *Model, d *Data) {
 	case m.Opt.Integrator == Implicit:
 		acc = implicitAcc(m, d, h) // implicit.go
 	case m.hasDamping && m.Opt.Disable&(DisableEulerDamp|DisableDamper) == 0:
+		if !d.qLDIsM && d.mValid {
+			copy(d.qLD, d.qMF) // M's factor again (qLD holds H's)
+			d.qLDIsM = true
+		}
 		if d.qLDIsM {
 			// an undamped tree's rows of M + h·damping are M's: only
 			// the damped trees' rows are loaded and factored again
@@ -1378,7 +1394,11 @@ func solveConstraints(m *Model, d *Data) {
 		default:
 			L := d.qLD
 			d.qLDIsM = false
-			loadLD(m, d, L, 0, nil)
+			if d.mValid {
+				copy(L, d.qM0) // loadLD(m, d, L, 0, nil) of this Forward
+			} else {
+				loadLD(m, d, L, 0, nil)
+			}
 			for i := range n {
 				if !d.efcActive[i] {
 					continue
@@ -1529,6 +1549,7 @@ func solveConstraints(m *Model, d *Data) {
 // is an elliptic block's.
 func (d *Data) setSpans(m *Model, n, nv int) bool {
 	fill := false
+	pt, pj, oneChain := -1, -1, false
 	for i := range n {
 		if d.efcN[i] != 0 {
 			continue
@@ -1551,6 +1572,15 @@ func (d *Data) setSpans(m *Model, n, nv int) bool {
 			fill = true
 			continue
 		}
+		// a contact's, weld's or connect's rows are zero outside the dofs
+		// moving its two bodies: when those are one chain, so are the
+		// row's nonzeros (asked once per constraint)
+		if t, j := d.EfcType[i], d.EfcJnt[i]; t != pt || j != pj {
+			pt, pj, oneChain = t, j, d.rowsOneChain(m, t, j)
+		}
+		if oneChain {
+			continue
+		}
 		// a chain: walking up from the last nonzero meets every other
 		k := hi - 1
 		for c := hi - 1; c >= lo; c-- {
@@ -1567,6 +1597,37 @@ func (d *Data) setSpans(m *Model, n, nv int) bool {
 		}
 	}
 	return fill
+}
+
+// rowsOneChain reports whether the rows of type t for constraint j (a
+// contact's index, an equality's) can be nonzero only on the dofs moving
+// two bodies, and those dofs are one chain of ancestors.
+func (d *Data) rowsOneChain(m *Model, t, j int) bool {
+	var b1, b2 int
+	switch t {
+	case RowContactFrictionless, RowContactPyramidal:
+		c := &d.Contacts[j]
+		b1, b2 = m.Geoms[c.Geom1].Body, m.Geoms[c.Geom2].Body
+	case RowEquality:
+		e := &m.Equalities[j]
+		if e.Type != EqWeld && e.Type != EqConnect {
+			return false
+		}
+		b1, b2 = e.Obj1, e.Obj2
+	default:
+		return false
+	}
+	k1, k2 := m.lastDof(b1), m.lastDof(b2)
+	if k1 < k2 {
+		k1, k2 = k2, k1
+	}
+	if k2 < 0 {
+		return true // one body moves with no dof: the other's chain
+	}
+	for k1 > k2 {
+		k1 = m.dofParent[k1]
+	}
+	return k1 == k2 // the smaller last dof is an ancestor of the larger
 }
 
 // pyramidActive reports whether rows i..i+3 are the four edges of one
@@ -1754,20 +1815,24 @@ func (d *Data) addChainRow(m *Model, i int, L []float64) {
 	nv := m.NV
 	J := d.efcJd[i*nv : i*nv+nv]
 	lo, hi := d.efcSpan[2*i], d.efcSpan[2*i+1]
-	off := L[nv:]
+	D, off := L[:nv], L[nv:]
+	ancs, adr := m.ancestors[:nv], m.ancAdr[:nv+1]
+	Di := d.efcD[i]
 	for r := hi - 1; r >= lo; r-- {
-		if J[r] == 0 {
+		Jr := J[r]
+		if Jr == 0 {
 			continue
 		}
-		Dr := d.efcD[i] * J[r]
-		L[r] += Dr * J[r]
-		row := off[m.ancAdr[r]:m.ancAdr[r+1]]
-		for ii, a := range m.ancestors[r] {
+		Dr := Di * Jr
+		D[r] += Dr * Jr
+		anc := ancs[r]
+		row := off[adr[r] : adr[r]+len(anc)] // (no bounds checks inside)
+		for ii, a := range anc {
 			if a < lo {
 				break // ancestors come nearest first: the rest are below the span
 			}
-			if J[a] != 0 {
-				row[ii] += Dr * J[a]
+			if Ja := J[a]; Ja != 0 {
+				row[ii] += Dr * Ja
 			}
 		}
 	}
