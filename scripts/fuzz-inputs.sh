@@ -20,9 +20,18 @@ targets=(
 	"./lerobot FuzzReader"
 	"./train/study FuzzRunsArchive"
 )
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 for t in "${targets[@]}"; do
 	read -r pkg name <<<"$t"
 	start=$(date +%s)
-	go test -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" -fuzzminimizetime 100x -parallel 1 "$pkg" | tail -n 3
+	# The summary of a pass, the whole story of a failure (the failing
+	# input's file, the panic or the hang).
+	if ! go test -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" -fuzzminimizetime 100x -parallel 1 "$pkg" >"$log" 2>&1; then
+		tail -n 80 "$log"
+		echo "fuzz $pkg $name: FAILED (a failing input, if any, is under $pkg/testdata/fuzz/$name)"
+		exit 1
+	fi
+	tail -n 3 "$log"
 	echo "fuzz $pkg $name: $FUZZTIME of fuzzing, $(($(date +%s) - start)) s with the build"
 done
