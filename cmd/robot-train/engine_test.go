@@ -259,3 +259,16 @@ func setEngine(t *testing.T, run, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// train --print-config prints what a new run's config.yaml would hold:
+// engine articulated on a tabletop task (an empty engine there marks a
+// run of the removed old engine), nothing on a task with its own engine.
+func TestPrintConfigEngine(t *testing.T) {
+	t.Parallel()
+	if c := printConfig(t, "--task", "push"); c.Engine != tasks.EngineArticulated {
+		t.Errorf("push: engine %q, want %q as a new run records it", c.Engine, tasks.EngineArticulated)
+	}
+	if c := printConfig(t, "--task", grid.Names()[0]); c.Engine != "" {
+		t.Errorf("%s: engine %q, want none (the grid has its own engine)", grid.Names()[0], c.Engine)
+	}
+}
