@@ -7,7 +7,8 @@
 # episodes (up to 300 control steps) of the nine tabletop tasks on the
 # articulated engine, in this tree and in `git archive REV`, and diffs the
 # two lists. The hashing tests are bench/arthash/*.go.txt, copied into both
-# trees' temporary copies only.
+# trees' temporary copies only; they call mjcf.Load, so REV must be c5c5a2c
+# (where LoadArticulated became Load) or later.
 # Usage: bench/articulated-hash.sh [REV]
 set -euo pipefail
 cd "$(dirname "$0")/.."

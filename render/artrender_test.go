@@ -10,11 +10,11 @@ import (
 	"github.com/vlmrb/vlmrb/sim/mjcf"
 )
 
-// TestArtSceneRenders renders the project's arm on the articulated engine
+// TestModelSceneRenders renders the project's arm on the articulated engine
 // from its own camera with the pure-Go backend: the arm's grey links and
 // blue accents cover pixels of their colours, and the segmentation sees
 // one id per moving body.
-func TestArtSceneRenders(t *testing.T) {
+func TestModelSceneRenders(t *testing.T) {
 	a, err := mjcf.Load(filepath.Join("..", "sim", "mjcf", "testdata", "arm6.xml"), mjcf.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -12,13 +12,13 @@ import (
 	"github.com/vlmrb/vlmrb/sim/mjcf"
 )
 
-// TestArtSceneFK: the scene of the articulated engine puts every drawn
+// TestModelSceneFK: the scene of the articulated engine puts every drawn
 // geom where forward kinematics of the MJCF body tree puts it at the
 // same joint coordinates. The reference is mjcf.Model.Kinematics
 // (body frames composed from the model's static pos/quat and the joint
 // rotations, apart from the engine's Xpos/Xquat) and each geom's pose in
 // its body, at random configurations of arm6.xml after stepping.
-func TestArtSceneFK(t *testing.T) {
+func TestModelSceneFK(t *testing.T) {
 	file := filepath.Join("..", "sim", "mjcf", "testdata", "arm6.xml")
 	a, err := mjcf.Load(file, mjcf.Options{})
 	if err != nil {

@@ -116,8 +116,8 @@ func BenchmarkRenderParallel(b *testing.B) {
 	}
 }
 
-// BenchmarkFromArt measures rebuilding a Scene from an MJCF model's data.
-func BenchmarkFromArt(b *testing.B) {
+// BenchmarkFromModel measures rebuilding a Scene from an MJCF model's data.
+func BenchmarkFromModel(b *testing.B) {
 	m, s := tinySim(b)
 	sc := FromModel(m, s, nil)
 	b.ReportAllocs()

@@ -812,7 +812,7 @@ func artScene(t testing.TB, xml string) (*mjcf.Model, *articulated.Data) {
 	return a, d
 }
 
-func TestFromArt(t *testing.T) {
+func TestFromModel(t *testing.T) {
 	a, d := tinySim(t)
 	sc := FromModel(a, d, nil)
 	if len(sc.Objects) != len(a.Geoms) {

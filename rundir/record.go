@@ -72,6 +72,8 @@ func (m RecordMeta) Fits(cfg *Config) error {
 		return fmt.Errorf("recorded on task %s, the run trains %s; record demonstrations of %s (robot-train record --task %s)", m.Task, cfg.Task, cfg.Task, cfg.Task)
 	case m.Reward != cfg.EnvReward():
 		return fmt.Errorf("holds %s rewards, the run's env reward is %s; record with --reward %s", m.Reward, cfg.EnvReward(), cfg.EnvReward())
+	case recorded == tasks.EngineSim && trains != recorded:
+		return fmt.Errorf("recorded on the old engine sim, which was removed; the run trains on %s; record the demonstrations again (robot-train record --task %s)", trains, cfg.Task)
 	case recorded != trains:
 		return fmt.Errorf("recorded on the %s engine, the run trains on %s; record the demonstrations again (robot-train record --task %s)", recorded, trains, cfg.Task)
 	}

@@ -276,7 +276,7 @@ func (e *ArmReach) Reset(seed uint64) ([]float64, control.Info) {
 	articulated.Reset(e.m, e.d)
 	if e.key >= 0 {
 		_ = articulated.ResetKey(e.m, e.d, e.key) // e.key is a valid index
-		clear(e.d.Qvel)                           // at rest, as the old importer's SetKeyframe
+		clear(e.d.Qvel)                           // at rest: the keyframe gives the pose only
 	}
 	q0 := slices.Clone(e.d.Qpos)
 	for i := range e.joints {

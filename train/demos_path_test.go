@@ -235,7 +235,7 @@ func TestDemosPathMismatch(t *testing.T) {
 	}{
 		{"other task", reach, "recorded on task reach", func(c *rundir.Config) { c.Task = "push" }},
 		{"other reward", reach, "holds sparse rewards", func(c *rundir.Config) { c.Reward = "dense" }},
-		{"old engine", oldEngineCopy(t, reach, filepath.Join(root, "reach-sim")), "recorded on the sim engine, the run trains on articulated", nil},
+		{"old engine", oldEngineCopy(t, reach, filepath.Join(root, "reach-sim")), "recorded on the old engine sim, which was removed; the run trains on articulated", nil},
 		{"state size", synth("small", lerobot.Spec{FPS: 80, StateDim: 5, ActionDim: 4, Rewards: true}), "has 5 values", nil},
 		{"action size", synth("act3", lerobot.Spec{FPS: 80, StateDim: 39, ActionDim: 3, Rewards: true}), "action has 3 values", nil},
 		{"names", synth("names", lerobot.Spec{FPS: 80, StateDim: 39, ActionDim: 4, StateNames: wrongNames, Rewards: true}), "layouts differ", nil},

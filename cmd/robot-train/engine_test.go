@@ -236,7 +236,19 @@ func TestOldEngineRuns(t *testing.T) {
 				t.Errorf("%s, %s --engine articulated: exit %d, %q; want it run and said to be a transfer", old, c.name, code, errOut)
 			}
 		}
-		code, _, errOut := runCLI(t, "train", "--resume", run, "--steps", "100", "--quiet")
+		// view refuses before it opens a window; --engine sim is refused
+		// as removed, without announcing a transfer it will not run
+		code, _, errOut := runCLI(t, "view", "--checkpoint", run)
+		if code != exitUsage || !strings.Contains(errOut, "old engine sim, which was removed") || !strings.Contains(errOut, "--engine articulated") {
+			t.Errorf("%s, view: exit %d, %q; want a refusal naming the old engine and --engine articulated", old, code, errOut)
+		}
+		for _, cmd := range [][]string{{"view", "--checkpoint", run}, {"eval", "--checkpoint", run, "--episodes", "1"}} {
+			code, _, errOut = runCLI(t, append(cmd, "--engine", "sim")...)
+			if code != exitUsage || !strings.Contains(errOut, tasks.ErrEngineRemoved.Error()) || strings.Contains(errOut, rundir.TransferNote) {
+				t.Errorf("%s, %s --engine sim: exit %d, %q; want the removal refused, no transfer announced", old, cmd[0], code, errOut)
+			}
+		}
+		code, _, errOut = runCLI(t, "train", "--resume", run, "--steps", "100", "--quiet")
 		if code != exitUsage || !strings.Contains(errOut, "old engine") || !strings.Contains(errOut, "removed") {
 			t.Errorf("%s, resume: exit %d, %q; want a refusal naming the old engine", old, code, errOut)
 		}
@@ -257,5 +269,18 @@ func setEngine(t *testing.T, run, from, to string) {
 	}
 	if err := os.WriteFile(p, []byte(strings.Replace(string(b), from, to, 1)), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// train --print-config prints what a new run's config.yaml would hold:
+// engine articulated on a tabletop task (an empty engine there marks a
+// run of the removed old engine), nothing on a task with its own engine.
+func TestPrintConfigEngine(t *testing.T) {
+	t.Parallel()
+	if c := printConfig(t, "--task", "push"); c.Engine != tasks.EngineArticulated {
+		t.Errorf("push: engine %q, want %q as a new run records it", c.Engine, tasks.EngineArticulated)
+	}
+	if c := printConfig(t, "--task", grid.Names()[0]); c.Engine != "" {
+		t.Errorf("%s: engine %q, want none (the grid has its own engine)", grid.Names()[0], c.Engine)
 	}
 }

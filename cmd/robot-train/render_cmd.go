@@ -251,7 +251,7 @@ func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	task, policy, ckpt, seed, maxFrames := b.str("task"), b.str("policy"), b.str("checkpoint"), b.u64("seed"), b.int("max-frames")
-	name, engine := task, ""
+	name, engine, transfer := task, "", false
 	var pol Policy
 	if ckpt != "" {
 		agent, cfg, _, err := rundir.LoadAgent(ckpt)
@@ -267,7 +267,7 @@ func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			if b.str("engine") == "" {
 				return rundir.OldEngineError(ckpt, "watch")
 			}
-			_, _ = fmt.Fprintf(stderr, "view: %s\n", rundir.TransferNote)
+			transfer = true // said once --engine has passed its check
 		}
 		pol = rundir.AgentPolicy(agent)
 	}
@@ -279,6 +279,9 @@ func cmdView(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if err := rundir.CheckEngine(tasks.Canonical(name), engine); err != nil {
 		return err
+	}
+	if transfer {
+		_, _ = fmt.Fprintf(stderr, "view: %s\n", rundir.TransferNote)
 	}
 	env, err := makeTaskEnv(name, "", 0, engine) // unknown task or engine: *rundir.ConfigError (exit 2)
 	if err != nil {

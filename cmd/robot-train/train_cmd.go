@@ -56,6 +56,11 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if printOnly || flags.on("dry-run") {
+		if resume == "" && cfg.Engine == "" && rundir.OldEngine(&cfg) {
+			// what config.yaml would hold: train records a new tabletop
+			// run's engine (train's freshEngine)
+			cfg.Engine = tasks.EngineArticulated
+		}
 		b, err := cfg.EncodeYAML()
 		if err != nil {
 			return err

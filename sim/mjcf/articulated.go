@@ -119,7 +119,8 @@ func (c *compiler) artSites() []Site {
 	return out
 }
 
-// artState is the articulated path's own compile state.
+// artState is the compile state for the articulated model: its options
+// and whether <flag contact="disable"/> turned contacts off.
 type artState struct {
 	opt        articulated.Option
 	contactOff bool

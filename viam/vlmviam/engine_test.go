@@ -127,4 +127,24 @@ func TestRunnerEngineRule(t *testing.T) {
 	if note, err := pol.CheckEngine(false, "", "--engine articulated"); err != nil || !strings.Contains(note, "trained on the old engine sim") {
 		t.Errorf("CheckEngine on a real robot: %q, %v; want no refusal and a note naming the old engine", note, err)
 	}
+	// vlmrb-viam eval refuses before it dials the robot (127.0.0.1:1,
+	// nothing listens): the old-engine checkpoint in the simulated world
+	// without --engine, --engine sim, and --engine without --sim-reset
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--sim-reset"}, []string{"old engine sim, which was removed", "--engine articulated (with --sim-reset)"}},
+		{[]string{"--sim-reset", "--engine", "sim"}, []string{"--engine: ", "removed"}},
+		{[]string{"--engine", "articulated"}, []string{"applies only with --sim-reset"}},
+	} {
+		args := append([]string{"--robot", "127.0.0.1:1", "--checkpoint", run, "--episodes", "1"}, tc.args...)
+		var stderr strings.Builder
+		err := RunCLI(context.Background(), "eval", args, &strings.Builder{}, &stderr)
+		for _, w := range tc.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("vlmrb-viam eval %v: %v; want an error containing %q", tc.args, err, w)
+			}
+		}
+	}
 }
