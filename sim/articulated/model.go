@@ -741,6 +741,10 @@ func (m *Model) setDampDofs() {
 func (m *Model) setConst() {
 	m.dofInvWeight0 = make([]float64, m.NV)
 	if m.NV == 0 {
+		// nothing moves: every body's invweight0 is 0, as MuJoCo's
+		// body_invweight0 of a static body (an equality between static
+		// bodies reads it)
+		m.bodyInvWeight0 = make([][2]float64, len(m.Bodies))
 		return
 	}
 	d := NewData(m)
