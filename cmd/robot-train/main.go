@@ -44,8 +44,10 @@ func main() {
 // A signal after grace calls kill (the stop is stuck: end it now).
 func stopOnSignals(sigs <-chan os.Signal, cancel func(), stderr io.Writer, grace time.Duration, kill func(), now func() time.Time) {
 	first := <-sigs
-	cancel()
+	// the clock is read before cancel: whoever waits on the cancel may
+	// already be the next signal's sender
 	at := now()
+	cancel()
 	for s := range sigs {
 		if d := now().Sub(at); d >= grace {
 			_, _ = fmt.Fprintf(stderr, "robot-train: %v again, %s after the first stop request: stopping now without a checkpoint\n", s, d.Round(time.Second))
