@@ -233,6 +233,66 @@ func TestStudyShardsRunEachOnce(t *testing.T) {
 	}
 }
 
+// A study file whose steps was raised continues each finished run from
+// its last checkpoint to the new budget, keeping what it recorded; a
+// lowered steps, or a raised one with any other change, is refused.
+func TestStudyExtendsToRaisedSteps(t *testing.T) {
+	bin := buildBinary(t)
+	out := filepath.Join(t.TempDir(), "st")
+	if res, err := exec.Command(bin, "study", "run", writeStudy(t, 400), "--out", out).CombinedOutput(); err != nil {
+		t.Fatalf("first budget: %v\n%s", err, res)
+	}
+	longer := writeStudy(t, 800)
+	if code, stdout, stderr := runCLI(t, "study", "run", longer, "--out", out, "--dry-run"); code != 0 || strings.Count(stdout+stderr, "would extend") != len(tinyRuns) {
+		t.Errorf("dry run of the raised budget: exit %d, want %d 'would extend' lines:\n%s%s", code, len(tinyRuns), stdout, stderr)
+	}
+	res, err := exec.Command(bin, "study", "run", longer, "--out", out).CombinedOutput()
+	if err != nil {
+		t.Fatalf("raised budget: %v\n%s", err, res)
+	}
+	for _, id := range tinyRuns {
+		dir := filepath.Join(out, "runs", filepath.FromSlash(id))
+		if st := study.RunState(dir); st != study.Done {
+			t.Errorf("%s is %s after the raised budget", id, st)
+		}
+		if _, m, err := rundir.LatestCheckpoint(dir); err != nil || m.Step != 800 {
+			t.Errorf("%s: last checkpoint %+v (%v), want step 800", id, m, err)
+		}
+		at := attempts(t, out, id)
+		if len(at) != 2 || at[0].Resumed || !at[1].Resumed {
+			t.Errorf("%s attempts %+v, want a fresh one, then a resumed one", id, at)
+		}
+		rows, err := rundir.ReadMetricsJSONL(filepath.Join(dir, "metrics.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		evals := map[int64]bool{}
+		for _, r := range rows {
+			if _, ok := r.Values["eval/success_rate"]; ok {
+				evals[r.Step] = true
+			}
+		}
+		for _, step := range []int64{200, 400, 600, 800} {
+			if !evals[step] {
+				t.Errorf("%s: no evaluation at step %d after the extension (have %v)", id, step, evals)
+			}
+		}
+	}
+	// done at 800: neither a lower budget nor another change goes on
+	res, err = exec.Command(bin, "study", "run", writeStudy(t, 600), "--out", out).CombinedOutput()
+	if err == nil || !strings.Contains(string(res), "steps: 800 → 600") {
+		t.Errorf("a lowered budget: %v\n%s", err, res)
+	}
+	other := filepath.Join(t.TempDir(), "other.yaml")
+	if err := os.WriteFile(other, []byte(strings.Replace(fmt.Sprintf(tinyStudy, 1000), "batch_size: 16", "batch_size: 32", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err = exec.Command(bin, "study", "run", other, "--out", out).CombinedOutput()
+	if err == nil || !strings.Contains(string(res), "batch_size") {
+		t.Errorf("a raised budget with another change: %v\n%s", err, res)
+	}
+}
+
 // A dry run lists the runs and writes nothing: no study directory, no
 // frozen defaults, and an existing directory's copy of the study file stays
 // as the runs that started were resolved against.

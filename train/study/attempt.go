@@ -83,7 +83,7 @@ func (r *Runner) attempt(ctx context.Context, run Run, threads int) (Attempt, ou
 	if _, err := os.Lstat(filepath.Join(dir, doneFile)); err == nil {
 		return a, skippedDone, nil
 	}
-	if err := checkConfig(run); err != nil {
+	if _, err := checkConfig(run); err != nil {
 		return a, trained, err
 	}
 	// a mark left by a process on another host that has not heartbeaten
@@ -104,7 +104,8 @@ func (r *Runner) attempt(ctx context.Context, run Run, threads int) (Attempt, ou
 		return a, trained, markDone(dir)
 	case ckErr == nil:
 		a.Resumed = true
-		args = []string{"train", "--resume", dir, "--quiet"}
+		// the study's budget, which a raised steps moved past the run's own
+		args = []string{"train", "--resume", dir, "--steps", strconv.FormatInt(run.Config.Steps, 10), "--quiet"}
 	default:
 		// nothing resumable: start over (a run killed before its first
 		// checkpoint leaves only files train would refuse to overwrite)

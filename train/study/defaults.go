@@ -173,6 +173,47 @@ func flattenKeys(m map[string]any, prefix string) map[string]any {
 	return out
 }
 
+// stepsRaised reports whether now differs from old only in a larger
+// `steps` (over the keys both have, out aside, as configDiff).
+func stepsRaised(old, now []byte) (bool, error) {
+	var a, b map[string]any
+	if err := yaml.Unmarshal(old, &a); err != nil {
+		return false, err
+	}
+	if err := yaml.Unmarshal(now, &b); err != nil {
+		return false, err
+	}
+	fa, fb := flattenKeys(a, ""), flattenKeys(b, "")
+	so, okA := toInt(fa["steps"])
+	sn, okB := toInt(fb["steps"])
+	if !okA || !okB || sn <= so {
+		return false, nil
+	}
+	for k, va := range fa {
+		if k == "out" || k == "steps" {
+			continue
+		}
+		if vb, ok := fb[k]; ok && !reflect.DeepEqual(va, vb) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func toInt(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int:
+		return int64(x), true
+	case int64:
+		return x, true
+	case uint64:
+		return int64(x), true
+	case float64:
+		return int64(x), x == float64(int64(x))
+	}
+	return 0, false
+}
+
 // configDiff lists the keys whose values differ between two encoded
 // configs, over the keys both have (a key only one has was added to or
 // removed from the code in between and says nothing about the run), out

@@ -79,7 +79,7 @@ func TestFreezeDefaults(t *testing.T) {
 		if r.Config.SAC.AlphaMin != want || r.Config.Steps != 1000 || r.Config.Seed != r.Seed {
 			t.Errorf("%s: alpha_min %v steps %d seed %d: an arm's key leaked into the defaults", r.ID(), r.Config.SAC.AlphaMin, r.Config.Steps, r.Config.Seed)
 		}
-		if err := checkConfig(r); err != nil {
+		if _, err := checkConfig(r); err != nil {
 			t.Errorf("%s: %v", r.ID(), err)
 		}
 	}

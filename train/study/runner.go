@@ -155,6 +155,9 @@ type Runner struct {
 
 	core string   // OPENBLAS_CORETYPE of every child (see BLASCoreFile)
 	prog *tracker // progress of execute's list
+	// extended: runs finished at a lower steps than the study file now
+	// gives (checkConfig), continued to the new budget
+	extended map[string]bool
 }
 
 // Summary counts what a Runner did.
@@ -236,19 +239,61 @@ func (r *Runner) prepare() ([]Run, error) {
 		if err := safefile.CheckDir(r.Dir, run.Config.Out); err != nil {
 			return nil, fmt.Errorf("study: run %s: %w", run.ID(), err)
 		}
-		if err := checkConfig(run); err != nil {
+		extended, err := checkConfig(run)
+		if err != nil {
 			return nil, err
 		}
 		if err := checkEngine(run); err != nil {
 			return nil, err
+		}
+		if extended {
+			if r.extended == nil {
+				r.extended = map[string]bool{}
+			}
+			r.extended[run.ID()] = true
 		}
 	}
 	if !r.DryRun {
 		if err := atomicfile.WriteBytes(filepath.Join(r.Dir, SpecFile), r.Spec.src); err != nil {
 			return nil, fmt.Errorf("study: %w", err)
 		}
+		for _, run := range runs {
+			if r.extended[run.ID()] {
+				if err := r.reopen(run); err != nil {
+					return nil, err
+				}
+			}
+		}
 	}
 	return runs, nil
+}
+
+// reopen makes a run that finished at a lower budget than the study file
+// now gives resumable, under its lock: its done mark goes and its study
+// config becomes the raised one, so the next attempt resumes it from its
+// last checkpoint to the new budget. Everything it recorded stays.
+func (r *Runner) reopen(run Run) error {
+	dir := run.Config.Out
+	if _, err := os.Lstat(filepath.Join(dir, doneFile)); err != nil {
+		return nil // already reopened (or never finished): resumes as it is
+	}
+	lk, err := runlock.Acquire(dir, "robot-train study run ("+run.ID()+")")
+	if err != nil {
+		return fmt.Errorf("study: run %s: %w", run.ID(), err)
+	}
+	defer func() { _ = lk.Release() }()
+	b, err := encodeConfig(run.Config)
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.WriteBytes(filepath.Join(dir, configFile), b); err != nil {
+		return fmt.Errorf("study: run %s: %w", run.ID(), err)
+	}
+	if err := os.Remove(filepath.Join(dir, doneFile)); err != nil {
+		return fmt.Errorf("study: run %s: %w", run.ID(), err)
+	}
+	r.logf("extend %s to %d steps: it resumes from its last checkpoint", run.ID(), run.Config.Steps)
+	return nil
 }
 
 // seedMajor orders the runs seed-major: every arm of every task gets its
@@ -272,6 +317,11 @@ func (r *Runner) dryRun(todo []Run, sum *Summary) {
 	for _, run := range todo {
 		switch RunState(run.Config.Out) {
 		case Done:
+			if r.extended[run.ID()] {
+				r.logf("would extend %s to %d steps (resume from its last checkpoint)", run.ID(), run.Config.Steps)
+				left = append(left, run)
+				continue
+			}
 			sum.Skipped++
 			doneRuns = append(doneRuns, run)
 		case Running:
@@ -404,28 +454,34 @@ func (r *Runner) logf(format string, a ...any) {
 
 // checkConfig refuses to continue a run whose grid cell now resolves to a
 // different config than the one it was started with: the seeds and
-// settings of a study are fixed before it runs.
-func checkConfig(run Run) error {
+// settings of a study are fixed before it runs. The one change allowed is
+// a raised `steps` (extended): a study continued to a longer budget, each
+// run from its last checkpoint, everything else as it was.
+func checkConfig(run Run) (extended bool, err error) {
 	old, err := safefile.ReadFile(filepath.Join(run.Config.Out, configFile), rundir.MaxConfigBytes)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil // not started
+		return false, nil // not started
 	}
 	if err != nil {
-		return fmt.Errorf("study: run %s: %w", run.ID(), err)
+		return false, fmt.Errorf("study: run %s: %w", run.ID(), err)
 	}
 	now, err := encodeConfig(run.Config)
 	if err != nil {
-		return err
+		return false, err
 	}
 	diff, err := configDiff(old, now)
 	if err != nil {
-		return fmt.Errorf("study: run %s: %w", run.ID(), err)
+		return false, fmt.Errorf("study: run %s: %w", run.ID(), err)
 	}
-	if len(diff) > 0 {
-		return fmt.Errorf("study: run %s was started with a different config (%s) than the study file now gives (%s); "+
-			"restore the study file, or write the changed grid to a new --out directory", run.ID(), filepath.Join(run.Config.Out, configFile), strings.Join(diff, "; "))
+	if len(diff) == 0 {
+		return false, nil
 	}
-	return nil
+	if raised, err := stepsRaised(old, now); err == nil && raised {
+		return true, nil
+	}
+	return false, fmt.Errorf("study: run %s was started with a different config (%s) than the study file now gives (%s); "+
+		"restore the study file, or write the changed grid to a new --out directory (raising steps alone continues the runs)",
+		run.ID(), filepath.Join(run.Config.Out, configFile), strings.Join(diff, "; "))
 }
 
 // checkEngine refuses to continue a study one of whose runs was trained
