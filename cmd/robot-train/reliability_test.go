@@ -307,12 +307,16 @@ func TestStudyFileFaults(t *testing.T) {
 		t.Fatalf("study run: %v\n%s", err, b)
 	}
 	// a changed study file is refused before DIR/study.yaml is replaced
+	// (a raised steps alone is the one change taken: it extends the runs)
 	kept, err := os.ReadFile(filepath.Join(out, study.SpecFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	changed := filepath.Join(t.TempDir(), "one.yaml")
-	if err := os.WriteFile(changed, bytes.Replace(kept, []byte("steps: 200"), []byte("steps: 300"), 1), 0o644); err != nil {
+	if !bytes.Contains(kept, []byte("batch_size: 16")) {
+		t.Fatalf("the study file has no batch_size: 16 to change:\n%s", kept)
+	}
+	if err := os.WriteFile(changed, bytes.Replace(kept, []byte("batch_size: 16"), []byte("batch_size: 32"), 1), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	m := runMeasured(t, "study run, changed study file", nil, bin, "study", "run", changed, "--out", out, "--arms", "uniform")
