@@ -176,14 +176,10 @@ func flattenKeys(m map[string]any, prefix string) map[string]any {
 // stepsRaised reports whether now differs from old only in a larger
 // `steps` (over the keys both have, out aside, as configDiff).
 func stepsRaised(old, now []byte) (bool, error) {
-	var a, b map[string]any
-	if err := yaml.Unmarshal(old, &a); err != nil {
+	fa, fb, err := flatConfigs(old, now)
+	if err != nil {
 		return false, err
 	}
-	if err := yaml.Unmarshal(now, &b); err != nil {
-		return false, err
-	}
-	fa, fb := flattenKeys(a, ""), flattenKeys(b, "")
 	so, okA := toInt(fa["steps"])
 	sn, okB := toInt(fb["steps"])
 	if !okA || !okB || sn <= so {
@@ -219,14 +215,10 @@ func toInt(v any) (int64, bool) {
 // removed from the code in between and says nothing about the run), out
 // aside.
 func configDiff(old, now []byte) ([]string, error) {
-	var a, b map[string]any
-	if err := yaml.Unmarshal(old, &a); err != nil {
+	fa, fb, err := flatConfigs(old, now)
+	if err != nil {
 		return nil, err
 	}
-	if err := yaml.Unmarshal(now, &b); err != nil {
-		return nil, err
-	}
-	fa, fb := flattenKeys(a, ""), flattenKeys(b, "")
 	var diff []string
 	for k, va := range fa {
 		if k == "out" {
@@ -238,4 +230,16 @@ func configDiff(old, now []byte) ([]string, error) {
 	}
 	sort.Strings(diff)
 	return diff, nil
+}
+
+// flatConfigs decodes two encoded configs into dotted keys (flattenKeys).
+func flatConfigs(old, now []byte) (map[string]any, map[string]any, error) {
+	var a, b map[string]any
+	if err := yaml.Unmarshal(old, &a); err != nil {
+		return nil, nil, err
+	}
+	if err := yaml.Unmarshal(now, &b); err != nil {
+		return nil, nil, err
+	}
+	return flattenKeys(a, ""), flattenKeys(b, ""), nil
 }
