@@ -1205,13 +1205,14 @@ func solveConstraints(m *Model, d *Data) {
 	// start from the better of qacc_smooth (x on entry) and the last
 	// step's acceleration (MuJoCo's warmstart); the minimizer is the same
 	// (the rows' jar at the start point is kept for the first gradient)
-	d.rowJars(x, d.efcJar)
 	if m.Opt.Disable&DisableWarmstart == 0 {
-		d.rowJars(d.qaccWarm, d.efcJp)
+		d.rowJars2(x, d.efcJar, d.qaccWarm, d.efcJp)
 		if d.primalCost(m, d.qaccWarm, d.efcJp, d.tmp, false) < d.primalCost(m, x, d.efcJar, d.tmp, true) {
 			copy(x, d.qaccWarm)
 			copy(d.efcJar[:n], d.efcJp[:n])
 		}
+	} else {
+		d.rowJars(x, d.efcJar)
 	}
 	// M·x once; after each line search M·x, like each row's jar, moves by
 	// α times the direction's (MuJoCo's Newton updates Ma and Jaref so)
