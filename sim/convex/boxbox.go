@@ -89,30 +89,46 @@ func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin floa
 	// Incident feature as in mjc_BoxBox: the corner of I deepest along
 	// −nr, extended along each axis of I that lies within 60° of the
 	// reference face (|axis·nr| < 0.5): a corner, an edge or a face.
-	corner := pI.Pos
-	var free [2]Vec3
+	// (in scalars, every point read and written element by element: the
+	// Vec3 helpers' operations in their order, without the stalled 16-byte
+	// reloads of points just stored as three floats)
+	c0, c1, c2 := pI.Pos[0], pI.Pos[1], pI.Pos[2]
+	var free [2][3]float64
 	nf := 0
 	for k := 0; k < 3; k++ {
-		d := axI[k].Dot(nr)
+		a := &axI[k]
+		d := a[0]*nr[0] + a[1]*nr[1] + a[2]*nr[2]
 		sg := -1.0
 		if d < 0 {
 			sg = 1
 		}
-		corner = corner.AddScaled(axI[k], sg*sI.Size[k])
+		s := sg * sI.Size[k]
+		c0, c1, c2 = c0+a[0]*s, c1+a[1]*s, c2+a[2]*s
 		if math.Abs(d) < 0.5 && nf < 2 {
-			free[nf] = axI[k].Scale(-2 * sg * sI.Size[k])
+			f := -2 * sg * sI.Size[k]
+			free[nf][0], free[nf][1], free[nf][2] = a[0]*f, a[1]*f, a[2]*f
 			nf++
 		}
 	}
-	var poly, tmp [MaxContacts + 4]Vec3
+	// the polygon is clipped from one buffer into the other
+	var bufA, bufB [MaxContacts + 4][3]float64
+	poly, tmp := &bufA, &bufB
+	set := func(q *[3]float64, x, y, z float64) { q[0], q[1], q[2] = x, y, z }
 	np := 0
+	f0, f1 := &free[0], &free[1]
 	switch nf {
 	case 0:
-		poly[0], np = corner, 1
+		set(&poly[0], c0, c1, c2)
+		np = 1
 	case 1:
-		poly[0], poly[1], np = corner, corner.Add(free[0]), 2
+		set(&poly[0], c0, c1, c2)
+		set(&poly[1], c0+f0[0], c1+f0[1], c2+f0[2])
+		np = 2
 	default:
-		poly[0], poly[1], poly[2], poly[3] = corner, corner.Add(free[0]), corner.Add(free[0]).Add(free[1]), corner.Add(free[1])
+		set(&poly[0], c0, c1, c2)
+		set(&poly[1], c0+f0[0], c1+f0[1], c2+f0[2])
+		set(&poly[2], (c0+f0[0])+f1[0], (c1+f0[1])+f1[1], (c2+f0[2])+f1[2])
+		set(&poly[3], c0+f1[0], c1+f1[1], c2+f1[2])
 		np = 4
 	}
 	// Clip against the four side planes of the reference face.
@@ -121,44 +137,54 @@ func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin floa
 			continue
 		}
 		for _, sg := range [2]float64{1, -1} {
-			pn := axR[k].Scale(sg)
-			off := pn.Dot(pR.Pos) + sR.Size[k]
+			ak := &axR[k]
+			pn0, pn1, pn2 := ak[0]*sg, ak[1]*sg, ak[2]*sg
+			off := pn0*pR.Pos[0] + pn1*pR.Pos[1] + pn2*pR.Pos[2] + sR.Size[k]
 			switch np {
 			case 1:
-				if pn.Dot(poly[0])-off > 0 {
+				q := &poly[0]
+				if pn0*q[0]+pn1*q[1]+pn2*q[2]-off > 0 {
 					np = 0
 				}
 			case 2:
 				// A segment: clip its parameter range.
-				a, b := poly[0], poly[1]
-				da, db := pn.Dot(a)-off, pn.Dot(b)-off
+				a, b := &poly[0], &poly[1]
+				a0, a1, a2, b0, b1, b2 := a[0], a[1], a[2], b[0], b[1], b[2]
+				da, db := pn0*a0+pn1*a1+pn2*a2-off, pn0*b0+pn1*b1+pn2*b2-off
 				switch {
 				case da > 0 && db > 0:
 					np = 0
 				case da > 0:
-					poly[0] = a.Add(b.Sub(a).Scale(da / (da - db)))
+					s := da / (da - db)
+					set(a, a0+(b0-a0)*s, a1+(b1-a1)*s, a2+(b2-a2)*s)
 				case db > 0:
-					poly[1] = a.Add(b.Sub(a).Scale(da / (da - db)))
+					s := da / (da - db)
+					set(b, a0+(b0-a0)*s, a1+(b1-a1)*s, a2+(b2-a2)*s)
 				}
 			default:
 				nt := 0
 				var dist [MaxContacts + 4]float64 // each vertex's pn·v − off, once
 				for i := 0; i < np; i++ {
-					dist[i] = pn.Dot(poly[i]) - off
+					q := &poly[i]
+					dist[i] = pn0*q[0] + pn1*q[1] + pn2*q[2] - off
 				}
 				for i := 0; i < np; i++ {
-					a, b := poly[i], poly[(i+1)%np]
-					da, db := dist[i], dist[(i+1)%np]
+					j := (i + 1) % np
+					a, b := &poly[i], &poly[j]
+					da, db := dist[i], dist[j]
 					if da <= 0 {
-						tmp[nt] = a
+						set(&tmp[nt], a[0], a[1], a[2])
 						nt++
 					}
 					if (da < 0) != (db < 0) && da != db && nt < len(tmp) {
-						tmp[nt] = a.Add(b.Sub(a).Scale(da / (da - db)))
+						s := da / (da - db)
+						a0, a1, a2 := a[0], a[1], a[2]
+						set(&tmp[nt], a0+(b[0]-a0)*s, a1+(b[1]-a1)*s, a2+(b[2]-a2)*s)
 						nt++
 					}
 				}
-				np = copy(poly[:], tmp[:nt])
+				poly, tmp = tmp, poly
+				np = nt
 			}
 			if np == 0 {
 				return dst, true
@@ -168,11 +194,14 @@ func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin floa
 	refOff := nr.Dot(pR.Pos) + sR.Size[bestI]
 	cnt := 0
 	for i := 0; i < np && cnt < MaxContacts; i++ {
-		d := nr.Dot(poly[i]) - refOff
+		q := &poly[i]
+		q0, q1, q2 := q[0], q[1], q[2]
+		d := nr[0]*q0 + nr[1]*q1 + nr[2]*q2 - refOff
 		if d > margin {
 			continue
 		}
-		dst = append(dst, Contact{Dist: boxFaceDistScale * d, Pos: poly[i].AddScaled(nr, -0.5*d), Frame: frame})
+		h := -0.5 * d
+		dst = append(dst, Contact{Dist: boxFaceDistScale * d, Pos: Vec3{q0 + nr[0]*h, q1 + nr[1]*h, q2 + nr[2]*h}, Frame: frame})
 		cnt++
 	}
 	dst = boxFilter(dst, n0, s1, p1, s2, p2, margin)
