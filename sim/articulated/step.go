@@ -391,75 +391,89 @@ func kinematics(m *Model, d *Data) {
 // comPos computes the subtree coms, the body inertias and the dof motions
 // about each root subtree's com (mj_comPos).
 func comPos(m *Model, d *Data) {
+	// (in scalars, points read and written element by element: the vec3
+	// helpers' operations in their order, without the stalled 16-byte
+	// reloads of values just stored as three floats)
 	nb := len(m.Bodies)
 	for i := range nb {
-		d.SubtreeCom[i] = scale3(d.Xipos[i], m.Bodies[i].Mass)
-		d.tmpMass(i, m.Bodies[i].Mass)
+		x, s, mass := &d.Xipos[i], &d.SubtreeCom[i], m.Bodies[i].Mass
+		s[0], s[1], s[2] = x[0]*mass, x[1]*mass, x[2]*mass
+		d.tmpMass(i, mass)
 	}
 	for i := nb - 1; i > 0; i-- {
 		p := m.Bodies[i].Parent
-		d.SubtreeCom[p] = add3(d.SubtreeCom[p], d.SubtreeCom[i])
+		sp, si := &d.SubtreeCom[p], &d.SubtreeCom[i]
+		sp[0], sp[1], sp[2] = sp[0]+si[0], sp[1]+si[1], sp[2]+si[2]
 		d.crb[p].m += d.crb[i].m
 	}
 	for i := range nb {
+		s := &d.SubtreeCom[i]
 		if mm := d.crb[i].m; mm > 1e-15 {
-			d.SubtreeCom[i] = scale3(d.SubtreeCom[i], 1/mm)
+			inv := 1 / mm
+			s[0], s[1], s[2] = s[0]*inv, s[1]*inv, s[2]*inv
 		} else {
-			d.SubtreeCom[i] = d.Xipos[i]
+			x := &d.Xipos[i]
+			s[0], s[1], s[2] = x[0], x[1], x[2]
 		}
 	}
 	for i := 1; i < nb; i++ {
 		b := &m.Bodies[i]
-		ref := d.SubtreeCom[m.bodyRoot[i]]
+		ref := &d.SubtreeCom[m.bodyRoot[i]]
+		r0, r1, r2 := ref[0], ref[1], ref[2]
 		// rotational inertia about the com in world axes: R diag(I) Rᵀ
 		R := &d.Ximat[i]
 		i0, i1, i2 := b.Inertia[0], b.Inertia[1], b.Inertia[2]
-		I := [6]float64{ // (r, c) = 00 11 22 01 02 12
-			R[0]*i0*R[0] + R[1]*i1*R[1] + R[2]*i2*R[2],
-			R[3]*i0*R[3] + R[4]*i1*R[4] + R[5]*i2*R[5],
-			R[6]*i0*R[6] + R[7]*i1*R[7] + R[8]*i2*R[8],
-			R[0]*i0*R[3] + R[1]*i1*R[4] + R[2]*i2*R[5],
-			R[0]*i0*R[6] + R[1]*i1*R[7] + R[2]*i2*R[8],
-			R[3]*i0*R[6] + R[4]*i1*R[7] + R[5]*i2*R[8],
-		}
-		off := sub3(d.Xipos[i], ref)
+		I0 := R[0]*i0*R[0] + R[1]*i1*R[1] + R[2]*i2*R[2] // (r, c) = 00 11 22 01 02 12
+		I1 := R[3]*i0*R[3] + R[4]*i1*R[4] + R[5]*i2*R[5]
+		I2 := R[6]*i0*R[6] + R[7]*i1*R[7] + R[8]*i2*R[8]
+		I3 := R[0]*i0*R[3] + R[1]*i1*R[4] + R[2]*i2*R[5]
+		I4 := R[0]*i0*R[6] + R[1]*i1*R[7] + R[2]*i2*R[8]
+		I5 := R[3]*i0*R[6] + R[4]*i1*R[7] + R[5]*i2*R[8]
+		x := &d.Xipos[i]
+		o0, o1, o2 := x[0]-r0, x[1]-r1, x[2]-r2
 		mm := b.Mass
-		dd := dot3(off, off)
-		I[0] += mm * (dd - off[0]*off[0])
-		I[1] += mm * (dd - off[1]*off[1])
-		I[2] += mm * (dd - off[2]*off[2])
-		I[3] -= mm * off[0] * off[1]
-		I[4] -= mm * off[0] * off[2]
-		I[5] -= mm * off[1] * off[2]
+		dd := o0*o0 + o1*o1 + o2*o2
+		I0 += mm * (dd - o0*o0)
+		I1 += mm * (dd - o1*o1)
+		I2 += mm * (dd - o2*o2)
+		I3 -= mm * o0 * o1
+		I4 -= mm * o0 * o2
+		I5 -= mm * o1 * o2
 		ci := &d.cinert[i] // field by field: no temporary struct copy
-		ci.I, ci.h, ci.m = I, scale3(off, mm), mm
+		ci.I[0], ci.I[1], ci.I[2], ci.I[3], ci.I[4], ci.I[5] = I0, I1, I2, I3, I4, I5
+		ci.h[0], ci.h[1], ci.h[2], ci.m = o0*mm, o1*mm, o2*mm, mm
 		for j := m.bodyJntAdr[i]; j < m.bodyJntAdr[i]+m.bodyJntNum[i]; j++ {
 			jt := &m.Joints[j]
 			da := m.jntDofAdr[j]
 			switch jt.Type {
 			case Free:
 				for k := range 3 {
-					d.Cdof[da+k] = motion{}
-					d.Cdof[da+k][3+k] = 1
+					c := &d.Cdof[da+k]
+					c[0], c[1], c[2], c[3], c[4], c[5] = 0, 0, 0, 0, 0, 0
+					c[3+k] = 1
 				}
 				da += 3
 				fallthrough
 			case Ball:
-				off := sub3(ref, d.Xanchor[j])
+				an := &d.Xanchor[j]
+				f0, f1, f2 := r0-an[0], r1-an[1], r2-an[2]
+				xm := &d.Xmat[i]
 				for k := range 3 {
-					ax := vec3{d.Xmat[i][k], d.Xmat[i][3+k], d.Xmat[i][6+k]}
-					l := cross3(ax, off)
-					d.Cdof[da+k] = motion{ax[0], ax[1], ax[2], l[0], l[1], l[2]}
+					a0, a1, a2 := xm[k], xm[3+k], xm[6+k]
+					c := &d.Cdof[da+k] // (ax, cross3(ax, ref − anchor))
+					c[0], c[1], c[2] = a0, a1, a2
+					c[3], c[4], c[5] = a1*f2-a2*f1, a2*f0-a0*f2, a0*f1-a1*f0
 				}
 			case Hinge:
 				ax, an := &d.Xaxis[j], &d.Xanchor[j]
-				o0, o1, o2 := ref[0]-an[0], ref[1]-an[1], ref[2]-an[2]
+				f0, f1, f2 := r0-an[0], r1-an[1], r2-an[2]
 				c := &d.Cdof[da] // cross3(ax, ref − anchor), in place
 				c[0], c[1], c[2] = ax[0], ax[1], ax[2]
-				c[3], c[4], c[5] = ax[1]*o2-ax[2]*o1, ax[2]*o0-ax[0]*o2, ax[0]*o1-ax[1]*o0
+				c[3], c[4], c[5] = ax[1]*f2-ax[2]*f1, ax[2]*f0-ax[0]*f2, ax[0]*f1-ax[1]*f0
 			case Slide:
-				ax := d.Xaxis[j]
-				d.Cdof[da] = motion{0, 0, 0, ax[0], ax[1], ax[2]}
+				ax := &d.Xaxis[j]
+				c := &d.Cdof[da]
+				c[0], c[1], c[2], c[3], c[4], c[5] = 0, 0, 0, ax[0], ax[1], ax[2]
 			}
 		}
 	}
