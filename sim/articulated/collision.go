@@ -587,8 +587,12 @@ func collision(m *Model, d *Data) {
 		if m.boundFiltered(d, p) {
 			continue
 		}
-		p1 := convex.Pose{Pos: convex.Vec3(d.GeomXpos[p.g1]), Rot: convex.Mat3(d.GeomXmat[p.g1])}
-		p2 := convex.Pose{Pos: convex.Vec3(d.GeomXpos[p.g2]), Rot: convex.Mat3(d.GeomXmat[p.g2])}
+		// (frames, and below the contacts, copied element by element: they
+		// were just stored as single floats, and whole-array copies would
+		// reload them with 16-byte loads the store buffer cannot forward)
+		var p1, p2 convex.Pose
+		d.geomPose(&p1, p.g1)
+		d.geomPose(&p2, p.g2)
 		var buf []convex.Contact
 		if checked {
 			var err error
@@ -599,15 +603,31 @@ func collision(m *Model, d *Data) {
 		} else {
 			buf = d.collider.CollideValid(d.conBuf[:0], &m.shapes[p.g1], &p1, &m.shapes[p.g2], &p2, p.margin, p.gap)
 		}
-		for _, c := range buf {
-			if len(d.Contacts) == cap(d.Contacts) {
+		for ci := range buf {
+			n := len(d.Contacts)
+			if n == cap(d.Contacts) {
 				d.Warnings.Contacts++
 				break
 			}
-			d.Contacts = append(d.Contacts, Contact{Geom1: p.g1, Geom2: p.g2, Dist: c.Dist, Pos: c.Pos,
-				Frame: c.Frame, IncludeMargin: c.IncludeMargin, Condim: p.condim, Friction: p.friction,
-				SolRef: p.solref, SolImp: p.solimp})
+			c := &buf[ci]
+			d.Contacts = d.Contacts[:n+1]
+			o := &d.Contacts[n]
+			o.Geom1, o.Geom2, o.Dist, o.IncludeMargin, o.Condim = p.g1, p.g2, c.Dist, c.IncludeMargin, p.condim
+			o.Pos[0], o.Pos[1], o.Pos[2] = c.Pos[0], c.Pos[1], c.Pos[2]
+			for k := range 9 {
+				o.Frame[k] = c.Frame[k]
+			}
+			o.Friction, o.SolRef, o.SolImp = p.friction, p.solref, p.solimp
 		}
+	}
+}
+
+// geomPose copies geom g's world frame into pose, element by element.
+func (d *Data) geomPose(pose *convex.Pose, g int) {
+	x, r := &d.GeomXpos[g], &d.GeomXmat[g]
+	pose.Pos[0], pose.Pos[1], pose.Pos[2] = x[0], x[1], x[2]
+	for k := range 9 {
+		pose.Rot[k] = r[k]
 	}
 }
 

@@ -346,8 +346,7 @@ func kinematics(m *Model, d *Data) {
 			a := m.jntQposAdr[j]
 			if jt.Type == Free {
 				px, py, pz = qpos[a], qpos[a+1], qpos[a+2]
-				q, _ := normQuat([4]float64{qpos[a+3], qpos[a+4], qpos[a+5], qpos[a+6]})
-				qw, qx, qy, qz = q[0], q[1], q[2], q[3]
+				qw, qx, qy, qz = normQuatS(qpos[a+3], qpos[a+4], qpos[a+5], qpos[a+6])
 				d.Xanchor[j], d.Xaxis[j] = vec3{px, py, pz}, vec3{0, 0, 1}
 				continue
 			}
@@ -362,8 +361,7 @@ func kinematics(m *Model, d *Data) {
 			case Ball, Hinge:
 				var l0, l1, l2, l3 float64
 				if jt.Type == Ball {
-					q, _ := normQuat([4]float64{qpos[a], qpos[a+1], qpos[a+2], qpos[a+3]})
-					l0, l1, l2, l3 = q[0], q[1], q[2], q[3]
+					l0, l1, l2, l3 = normQuatS(qpos[a], qpos[a+1], qpos[a+2], qpos[a+3])
 				} else {
 					sn, cs := math.Sincos((qpos[a] - qpos0[a]) / 2)
 					l0, l1, l2, l3 = cs, jt.Axis[0]*sn, jt.Axis[1]*sn, jt.Axis[2]*sn
@@ -374,16 +372,18 @@ func kinematics(m *Model, d *Data) {
 				px, py, pz = nx-jx, ny-jy, nz-jz
 			}
 		}
-		q, _ := normQuat([4]float64{qw, qx, qy, qz})
-		d.Xpos[i], d.Xquat[i] = vec3{px, py, pz}, q
+		qw, qx, qy, qz = normQuatS(qw, qx, qy, qz)
+		xp, xq := &d.Xpos[i], &d.Xquat[i]
+		xp[0], xp[1], xp[2] = px, py, pz
+		xq[0], xq[1], xq[2], xq[3] = qw, qx, qy, qz
 		xm := &d.Xmat[i]
-		quatMatTo(xm, q[0], q[1], q[2], q[3])
-		ip := &b.IPos
-		d.Xipos[i] = vec3{px + (xm[0]*ip[0] + xm[1]*ip[1] + xm[2]*ip[2]),
-			py + (xm[3]*ip[0] + xm[4]*ip[1] + xm[5]*ip[2]),
-			pz + (xm[6]*ip[0] + xm[7]*ip[1] + xm[8]*ip[2])}
+		quatMatTo(xm, qw, qx, qy, qz)
+		ip, xi := &b.IPos, &d.Xipos[i]
+		xi[0] = px + (xm[0]*ip[0] + xm[1]*ip[1] + xm[2]*ip[2])
+		xi[1] = py + (xm[3]*ip[0] + xm[4]*ip[1] + xm[5]*ip[2])
+		xi[2] = pz + (xm[6]*ip[0] + xm[7]*ip[1] + xm[8]*ip[2])
 		iq := &b.IQuat
-		iw, ix, iy, iz := mulQuatS(q[0], q[1], q[2], q[3], iq[0], iq[1], iq[2], iq[3])
+		iw, ix, iy, iz := mulQuatS(qw, qx, qy, qz, iq[0], iq[1], iq[2], iq[3])
 		quatMatTo(&d.Ximat[i], iw, ix, iy, iz)
 	}
 }
