@@ -512,7 +512,9 @@ func crbMass(m *Model, d *Data) {
 func comVel(m *Model, d *Data) {
 	d.Cvel[0] = motion{}
 	for i := 1; i < len(m.Bodies); i++ {
-		cv := d.Cvel[m.Bodies[i].Parent]
+		var cv motion
+		pv := &d.Cvel[m.Bodies[i].Parent]
+		cv[0], cv[1], cv[2], cv[3], cv[4], cv[5] = pv[0], pv[1], pv[2], pv[3], pv[4], pv[5]
 		for j := m.bodyJntAdr[i]; j < m.bodyJntAdr[i]+m.bodyJntNum[i]; j++ {
 			jt := &m.Joints[j]
 			da := m.jntDofAdr[j]
@@ -539,7 +541,8 @@ func comVel(m *Model, d *Data) {
 				}
 			}
 		}
-		d.Cvel[i] = cv
+		c := &d.Cvel[i] // element by element: cv was just stored so
+		c[0], c[1], c[2], c[3], c[4], c[5] = cv[0], cv[1], cv[2], cv[3], cv[4], cv[5]
 	}
 }
 
@@ -552,14 +555,17 @@ func rne(m *Model, d *Data) {
 	}
 	d.cacc[0] = motion{0, 0, 0, -g[0], -g[1], -g[2]}
 	for i := 1; i < len(m.Bodies); i++ {
-		a := d.cacc[m.Bodies[i].Parent]
+		var a motion
+		pa := &d.cacc[m.Bodies[i].Parent]
+		a[0], a[1], a[2], a[3], a[4], a[5] = pa[0], pa[1], pa[2], pa[3], pa[4], pa[5]
 		for k := m.bodyDofAdr[i]; k < m.bodyDofAdr[i]+m.bodyDofNum[i]; k++ {
 			cd, q := &d.CdofDot[k], d.Qvel[k]
 			for r := range 6 {
 				a[r] += cd[r] * q
 			}
 		}
-		d.cacc[i] = a
+		ca := &d.cacc[i] // element by element: a was just stored so
+		ca[0], ca[1], ca[2], ca[3], ca[4], ca[5] = a[0], a[1], a[2], a[3], a[4], a[5]
 		var mom, cf motion
 		f := &d.cfrc[i]
 		d.cinert[i].mulTo(f, &a)

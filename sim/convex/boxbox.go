@@ -21,23 +21,31 @@ const boxFaceDistScale = 0.5
 // projection (corner near corner), clipping finds nothing and boxBox
 // reports fallback: the caller then uses GJK for one contact.
 func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin float64) (_ []Contact, fallback bool) {
-	var ax1, ax2 [3]Vec3
+	// (axes, best axis and normal in scalars or written element by
+	// element: no whole-array copies of floats just stored one by one,
+	// which the store buffer cannot forward)
+	var sat boxSAT
+	ax1, ax2 := &sat.ax1, &sat.ax2
+	r1, r2 := &p1.Rot, &p2.Rot
 	for k := 0; k < 3; k++ {
-		ax1[k], ax2[k] = p1.Rot.Col(k), p2.Rot.Col(k)
+		ax1[k][0], ax1[k][1], ax1[k][2] = r1[k], r1[3+k], r1[6+k]
+		ax2[k][0], ax2[k][1], ax2[k][2] = r2[k], r2[3+k], r2[6+k]
 	}
-	t := p2.Pos.Sub(p1.Pos)
-	sat := boxSAT{ax1: ax1, ax2: ax2, h1: s1.Size, h2: s2.Size, t: t}
-	sep := func(L Vec3) float64 { return sat.sep(L[0], L[1], L[2]) }
+	sat.h1, sat.h2 = s1.Size, s2.Size
+	t0, t1, t2 := p2.Pos[0]-p1.Pos[0], p2.Pos[1]-p1.Pos[1], p2.Pos[2]-p1.Pos[2]
+	sat.t[0], sat.t[1], sat.t[2] = t0, t1, t2
 	// Face axes in MuJoCo's order (box 1 axis i, then box 2 axis i), the
 	// first strictly best kept, so ties resolve as in mjc_BoxBox.
 	best, bestKind, bestI, bestJ := math.Inf(-1), 0, 0, 0
-	var bestL Vec3
+	var b0, b1, b2 float64 // the best axis
 	for k := 0; k < 3; k++ {
-		if s := sep(ax1[k]); s > best {
-			best, bestKind, bestI, bestL = s, 1, k, ax1[k]
+		a := &ax1[k]
+		if s := sat.sep(a[0], a[1], a[2]); s > best {
+			best, bestKind, bestI, b0, b1, b2 = s, 1, k, a[0], a[1], a[2]
 		}
-		if s := sep(ax2[k]); s > best {
-			best, bestKind, bestI, bestL = s, 2, k, ax2[k]
+		a = &ax2[k]
+		if s := sat.sep(a[0], a[1], a[2]); s > best {
+			best, bestKind, bestI, b0, b1, b2 = s, 2, k, a[0], a[1], a[2]
 		}
 	}
 	if best > margin {
@@ -64,15 +72,15 @@ func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin floa
 				return dst, false
 			}
 			if s > best+1e-12*math.Abs(best) {
-				best, bestKind, bestI, bestJ, bestL = s, 3, i, j, Vec3{L0, L1, L2}
+				best, bestKind, bestI, bestJ, b0, b1, b2 = s, 3, i, j, L0, L1, L2
 			}
 		}
 	}
-	n := bestL
-	if n.Dot(t) < 0 {
-		n = n.Scale(-1) // from box 1 towards box 2
+	if b0*t0+b1*t1+b2*t2 < 0 {
+		b0, b1, b2 = b0*-1, b1*-1, b2*-1 // from box 1 towards box 2
 	}
-	frame := Mat3{n[0], n[1], n[2]}
+	var n Vec3
+	n[0], n[1], n[2] = b0, b1, b2
 	if bestKind == 3 {
 		n0 := len(dst)
 		dst = boxEdgeEdge(dst, s1, p1, ax1, s2, p2, ax2, bestI, bestJ, n, margin)
@@ -81,10 +89,11 @@ func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin floa
 	n0 := len(dst)
 	// Reference box R (owns the axis), incident box I.
 	sR, pR, axR, sI, pI, axI := s1, p1, ax1, s2, p2, ax2
-	nr := n // reference face normal, pointing towards I
+	var nr Vec3 // reference face normal, pointing towards I
+	nr[0], nr[1], nr[2] = b0, b1, b2
 	if bestKind == 2 {
 		sR, pR, axR, sI, pI, axI = s2, p2, ax2, s1, p1, ax1
-		nr = n.Scale(-1)
+		nr[0], nr[1], nr[2] = b0*-1, b1*-1, b2*-1
 	}
 	// Incident feature as in mjc_BoxBox: the corner of I deepest along
 	// −nr, extended along each axis of I that lies within 60° of the
@@ -201,7 +210,11 @@ func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin floa
 			continue
 		}
 		h := -0.5 * d
-		dst = append(dst, Contact{Dist: boxFaceDistScale * d, Pos: Vec3{q0 + nr[0]*h, q1 + nr[1]*h, q2 + nr[2]*h}, Frame: frame})
+		dst = append(dst, Contact{})
+		c := &dst[len(dst)-1]
+		c.Dist = boxFaceDistScale * d
+		c.Pos[0], c.Pos[1], c.Pos[2] = q0+nr[0]*h, q1+nr[1]*h, q2+nr[2]*h
+		c.Frame[0], c.Frame[1], c.Frame[2] = b0, b1, b2
 		cnt++
 	}
 	dst = boxFilter(dst, n0, s1, p1, s2, p2, margin)
@@ -289,7 +302,7 @@ func boxFilter(dst []Contact, n0 int, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, 
 // crossing the face's rectangle, (2) the rectangle's corners inside the
 // quad, (3) the quad's corners inside the rectangle, each midway between
 // the two surfaces with dist the gap between them (not halved here).
-func boxEdgeEdge(dst []Contact, s1 *Shape, p1 *Pose, ax1 [3]Vec3, s2 *Shape, p2 *Pose, ax2 [3]Vec3,
+func boxEdgeEdge(dst []Contact, s1 *Shape, p1 *Pose, ax1 *[3]Vec3, s2 *Shape, p2 *Pose, ax2 *[3]Vec3,
 	i, j int, n Vec3, margin float64) []Contact {
 	a, b := s1.Size, s2.Size
 	frame := Mat3{n[0], n[1], n[2]}
