@@ -250,7 +250,10 @@ const boxOutRatio = 1.01
 // shrunk by 1%), drops a contact whose point equals a later one's, and
 // keeps at most 8.
 func boxFilter(dst []Contact, n0 int, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin float64) []Contact {
-	outside := func(q Vec3, s *Shape, p *Pose) int {
+	// (the contacts were just stored field by field: their points are
+	// read element by element and a kept contact is copied only when it
+	// moves, no whole-struct reloads the store buffer cannot forward)
+	outside := func(q *Vec3, s *Shape, p *Pose) int {
 		// p.Rot.MulTVec(q.Sub(p.Pos)) in scalars
 		R := &p.Rot
 		d0, d1, d2 := q[0]-p.Pos[0], q[1]-p.Pos[1], q[2]-p.Pos[2]
@@ -272,14 +275,14 @@ func boxFilter(dst []Contact, n0 int, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, 
 	}
 	k := n0
 	for i := n0; i < len(dst); i++ {
-		q := dst[i].Pos
+		q := &dst[i].Pos
 		o1, o2 := outside(q, s1, p1), outside(q, s2, p2)
 		if o1 == 1 && o2 != -1 || o2 == 1 && o1 != -1 {
 			continue
 		}
 		dup := false
 		for j := i + 1; j < len(dst); j++ {
-			if dst[j].Pos == q {
+			if r := &dst[j].Pos; r[0] == q[0] && r[1] == q[1] && r[2] == q[2] {
 				dup = true
 				break
 			}
@@ -287,7 +290,9 @@ func boxFilter(dst []Contact, n0 int, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, 
 		if dup || k-n0 >= 8 {
 			continue
 		}
-		dst[k] = dst[i]
+		if k != i {
+			dst[k] = dst[i]
+		}
 		k++
 	}
 	return dst[:k]
