@@ -104,6 +104,60 @@ type Collision struct {
 	// frame (MuJoCo's geom_aabb, centred), for the box filter
 	aabb  [][3]float64
 	pairs []geomPair
+	// pairGroups are the runs of two or more pairs between the same two
+	// bodies that a body-level sphere test can skip together
+	pairGroups []pairGroup
+}
+
+// pairGroup is a run pairs[start:end] of candidate pairs between bodies
+// b1 and b2, none of them with a plane: when the bodies' origins are
+// farther apart than r, every pair's own bounding-sphere test
+// (boundFiltered) would reject it, so the run is skipped. r is the sum of
+// the bodies' radii (each the largest |geom position| + rbound over the
+// run's geoms on it) and the run's largest margin + gap, widened by a
+// relative 1e-9 so that rounding never skips a pair the geom test keeps.
+type pairGroup struct {
+	start, end int
+	b1, b2     int
+	r          float64
+}
+
+// makePairGroups finds the runs of pairs between the same two bodies
+// (candidatePairs sorts them by body pair).
+func (m *Model) makePairGroups() []pairGroup {
+	var out []pairGroup
+	for s := 0; s < len(m.pairs); {
+		e := s + 1
+		for e < len(m.pairs) && m.pairs[e].bodyLo == m.pairs[s].bodyLo && m.pairs[e].bodyHi == m.pairs[s].bodyHi {
+			e++
+		}
+		g := pairGroup{start: s, end: e, b1: m.pairs[s].bodyLo, b2: m.pairs[s].bodyHi}
+		ok := e-s >= 2 && g.b1 != g.b2
+		var r1, r2, bound float64
+		for k := s; k < e && ok; k++ {
+			p := &m.pairs[k]
+			bound = max(bound, p.margin+p.gap)
+			for _, gi := range [2]int{p.g1, p.g2} {
+				geom := &m.Geoms[gi]
+				rb := m.rbound[gi]
+				if geom.Type == convex.Plane || math.IsInf(rb, 0) || math.IsNaN(rb) {
+					ok = false
+					break
+				}
+				x := norm3(vec3(geom.Pos)) + rb
+				if geom.Body == g.b1 {
+					r1 = max(r1, x)
+				} else {
+					r2 = max(r2, x)
+				}
+			}
+		}
+		if g.r = (r1 + r2 + bound) * (1 + 1e-9); ok && !math.IsInf(g.r, 0) && !math.IsNaN(g.r) {
+			out = append(out, g)
+		}
+		s = e
+	}
+	return out
 }
 
 // geomPair is a candidate pair that passed every static filter, with its
@@ -277,6 +331,7 @@ func (m *Model) SetCollision(geoms []Geom, excludes []Exclude, pairs []Pair) err
 	}
 	m.Geoms, m.Excludes, m.Pairs, m.shapes, m.geomMat, m.rbound, m.aabb = gs, exs, prs, shapes, mats, rb, box
 	m.pairs = m.candidatePairs()
+	m.pairGroups = m.makePairGroups()
 	// geoms on bodies welded to the world, with no mocap body on the way:
 	// their frames are constants, computed at a Data's first collision
 	m.geomStatic = make([]bool, len(gs))
@@ -516,13 +571,28 @@ func collision(m *Model, d *Data) {
 	checked := nan != 0
 	// MuJoCo's native CCD bounds: EPA stops at ccd_tolerance
 	d.collider.Tolerance, d.collider.MaxIterations = m.Opt.ccdTolerance(), m.Opt.ccdIterations()
-	for k := range m.pairs {
+	gi := 0
+	for k := 0; k < len(m.pairs); k++ {
+		if gi < len(m.pairGroups) && m.pairGroups[gi].start == k {
+			g := &m.pairGroups[gi]
+			gi++
+			x1, x2 := &d.Xpos[g.b1], &d.Xpos[g.b2]
+			dx, dy, dz := x1[0]-x2[0], x1[1]-x2[1], x1[2]-x2[2]
+			if !checked && dx*dx+dy*dy+dz*dz > g.r*g.r {
+				k = g.end - 1 // every pair of the two bodies is apart
+				continue
+			}
+		}
 		p := &m.pairs[k]
 		if m.boundFiltered(d, p) {
 			continue
 		}
-		p1 := convex.Pose{Pos: convex.Vec3(d.GeomXpos[p.g1]), Rot: convex.Mat3(d.GeomXmat[p.g1])}
-		p2 := convex.Pose{Pos: convex.Vec3(d.GeomXpos[p.g2]), Rot: convex.Mat3(d.GeomXmat[p.g2])}
+		// (frames, and below the contacts, copied element by element: they
+		// were just stored as single floats, and whole-array copies would
+		// reload them with 16-byte loads the store buffer cannot forward)
+		var p1, p2 convex.Pose
+		d.geomPose(&p1, p.g1)
+		d.geomPose(&p2, p.g2)
 		var buf []convex.Contact
 		if checked {
 			var err error
@@ -533,15 +603,31 @@ func collision(m *Model, d *Data) {
 		} else {
 			buf = d.collider.CollideValid(d.conBuf[:0], &m.shapes[p.g1], &p1, &m.shapes[p.g2], &p2, p.margin, p.gap)
 		}
-		for _, c := range buf {
-			if len(d.Contacts) == cap(d.Contacts) {
+		for ci := range buf {
+			n := len(d.Contacts)
+			if n == cap(d.Contacts) {
 				d.Warnings.Contacts++
 				break
 			}
-			d.Contacts = append(d.Contacts, Contact{Geom1: p.g1, Geom2: p.g2, Dist: c.Dist, Pos: c.Pos,
-				Frame: c.Frame, IncludeMargin: c.IncludeMargin, Condim: p.condim, Friction: p.friction,
-				SolRef: p.solref, SolImp: p.solimp})
+			c := &buf[ci]
+			d.Contacts = d.Contacts[:n+1]
+			o := &d.Contacts[n]
+			o.Geom1, o.Geom2, o.Dist, o.IncludeMargin, o.Condim = p.g1, p.g2, c.Dist, c.IncludeMargin, p.condim
+			o.Pos[0], o.Pos[1], o.Pos[2] = c.Pos[0], c.Pos[1], c.Pos[2]
+			for k := range 9 {
+				o.Frame[k] = c.Frame[k]
+			}
+			o.Friction, o.SolRef, o.SolImp = p.friction, p.solref, p.solimp
 		}
+	}
+}
+
+// geomPose copies geom g's world frame into pose, element by element.
+func (d *Data) geomPose(pose *convex.Pose, g int) {
+	x, r := &d.GeomXpos[g], &d.GeomXmat[g]
+	pose.Pos[0], pose.Pos[1], pose.Pos[2] = x[0], x[1], x[2]
+	for k := range 9 {
+		pose.Rot[k] = r[k]
 	}
 }
 

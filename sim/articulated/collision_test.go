@@ -2,6 +2,7 @@ package articulated
 
 import (
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -137,5 +138,79 @@ func TestSetGeomsRejectsBadGeoms(t *testing.T) {
 	}
 	if err := m.SetGeoms(nil, []Exclude{{0, 9}}); err == nil {
 		t.Error("an exclude naming body 9 of 2 is accepted")
+	}
+}
+
+// The body-level sphere test over a run of pairs between two bodies
+// (pairGroups) drops nothing: for random poses of two free bodies with
+// three geoms each, near and far, Forward finds the same contacts with
+// and without it, and it does skip the far poses.
+func TestPairGroupsKeepEveryContact(t *testing.T) {
+	one := [4]float64{1, 0, 0, 0}
+	bodies := []Body{{Parent: -1},
+		{Parent: 0, Quat: one, IQuat: one, Mass: 1, Inertia: [3]float64{0.01, 0.01, 0.01}},
+		{Parent: 0, Quat: one, IQuat: one, Mass: 1, Inertia: [3]float64{0.01, 0.01, 0.01}}}
+	m, err := New(Option{Timestep: 0.002}, bodies, []Joint{{Type: Free, Body: 1}, {Type: Free, Body: 2}}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var geoms []Geom
+	for b := 1; b <= 2; b++ {
+		geoms = append(geoms,
+			Geom{Type: convex.Box, Body: b, Size: [3]float64{0.05, 0.02, 0.01}, Pos: [3]float64{0.03, 0, 0}, Contype: 1, Conaffinity: 1, Condim: 3},
+			Geom{Type: convex.Capsule, Body: b, Size: [3]float64{0.01, 0.04}, Pos: [3]float64{0, 0.05, 0}, Contype: 1, Conaffinity: 1, Condim: 3},
+			Geom{Type: convex.Sphere, Body: b, Size: [3]float64{0.02}, Pos: [3]float64{-0.04, -0.02, 0.03}, Contype: 1, Conaffinity: 1, Condim: 3, Margin: 0.01})
+	}
+	if err := m.SetGeoms(geoms, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.pairGroups) != 1 || m.pairGroups[0].end-m.pairGroups[0].start != 9 {
+		t.Fatalf("pair groups %+v, want one run of the 9 pairs", m.pairGroups)
+	}
+	groups := m.pairGroups
+	d1, d2 := NewData(m), NewData(m)
+	rng := rand.New(rand.NewPCG(1, 2))
+	skipped, touching := 0, 0
+	for range 20000 {
+		var q [14]float64
+		for b := range 2 {
+			s := 0.1 + 0.2*float64(b)*rng.Float64() // near and far
+			for k := range 3 {
+				q[7*b+k] = s * (2*rng.Float64() - 1)
+			}
+			qn := 0.0
+			for k := 3; k < 7; k++ {
+				q[7*b+k] = rng.NormFloat64()
+				qn += q[7*b+k] * q[7*b+k]
+			}
+			for k := 3; k < 7; k++ {
+				q[7*b+k] /= math.Sqrt(qn)
+			}
+		}
+		copy(d1.Qpos, q[:])
+		copy(d2.Qpos, q[:])
+		m.pairGroups = groups
+		Forward(m, d1)
+		m.pairGroups = nil
+		Forward(m, d2)
+		m.pairGroups = groups
+		if len(d1.Contacts) != len(d2.Contacts) {
+			t.Fatalf("pose %v: %d contacts with the body test, %d without", q, len(d1.Contacts), len(d2.Contacts))
+		}
+		for i := range d1.Contacts {
+			if d1.Contacts[i] != d2.Contacts[i] {
+				t.Fatalf("pose %v: contact %d %+v with the body test, %+v without", q, i, d1.Contacts[i], d2.Contacts[i])
+			}
+		}
+		x1, x2 := d1.Xpos[1], d1.Xpos[2]
+		if sub := sub3(x1, x2); dot3(sub, sub) > groups[0].r*groups[0].r {
+			skipped++
+		}
+		if len(d1.Contacts) > 0 {
+			touching++
+		}
+	}
+	if skipped < 1000 || touching < 1000 {
+		t.Errorf("%d poses skipped by the body test, %d touching: want both sides sampled", skipped, touching)
 	}
 }

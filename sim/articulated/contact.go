@@ -95,6 +95,10 @@ func makeContactRows(m *Model, d *Data) {
 		f0 := vec3{c.Frame[0], c.Frame[1], c.Frame[2]}
 		f1 := vec3{c.Frame[3], c.Frame[4], c.Frame[5]}
 		f2 := vec3{c.Frame[6], c.Frame[7], c.Frame[8]}
+		if dim == 3 && !elliptic {
+			d.pyramid3Rows(m, ci, cols, marks, off1, off2, f0, f1, f2, impratio)
+			continue
+		}
 		rotRows := dim > 3
 		empty := true
 		o1x, o1y, o1z := off1[0], off1[1], off1[2]
@@ -161,19 +165,7 @@ func makeContactRows(m *Model, d *Data) {
 			continue
 		}
 		normal := frame(0)
-		// the edges share the contact's dist, margin, so impedance and
-		// reference stiffness and damping, and one regularizer: R₀ from
-		// the first edge's diagApprox t + μ₁²·t, then R = 2·μ²·R₀ for all
-		// (addRowImp's arithmetic, once per contact)
-		imp, dmax := impedance(&c.SolImp, c.Dist, c.IncludeMargin)
-		kr, br := refStiffDamp(m, RowContactPyramidal, &c.SolRef, dmax)
-		ka := kr * imp * (c.Dist - c.IncludeMargin)
-		dA := tran
-		dA += c.Friction[0] * c.Friction[0] * tran
-		r0 := max(1e-15, (1-imp)*dA/imp)
-		mu0 := c.Friction[0] * math.Sqrt(1/impratio)
-		rpy := max(1e-15, 2*mu0*mu0*r0)
-		dpy := 1 / rpy
+		ka, br, rpy, dpy := pyramidParams(m, c, tran, impratio)
 		for k := 1; k < dim; k++ {
 			mu := c.Friction[k-1] // clamped to mjMINMU in collision
 			tk := frame(k)
@@ -195,22 +187,125 @@ func makeContactRows(m *Model, d *Data) {
 				velM += vm * w
 			}
 			for e, vel := range [2]float64{velP, velM} {
-				i := i + e
-				d.spanCols(i, d.efcJd[i*nv:i*nv+nv], cols)
-				d.EfcType[i], d.EfcJnt[i], d.efcDof[i], d.efcN[i] = RowContactPyramidal, ci, 0, 0
-				d.efcPyr[i] = 0
+				pyr := 0
 				if k == 1 && e == 0 && dim <= 4 {
-					d.efcPyr[i] = uint8(2 * (dim - 1)) // condim 3 or 4
+					pyr = 2 * (dim - 1) // condim 3 or 4
 				}
-				d.efcJac[i], d.EfcPos[i], d.efcFloss[i] = [3]float64{}, c.Dist, 0
-				d.efcR[i], d.efcD[i] = rpy, dpy
-				d.EfcAref[i] = -br*vel - ka
+				d.edgeRow(nv, i+e, ci, pyr, c.Dist, rpy, dpy, -br*vel-ka, cols)
 			}
 		}
 		if dim <= 4 {
 			d.setPyrSpan(d.NEfc-2*(dim-1), 2*(dim-1))
 		}
 	}
+}
+
+// pyramidParams is what a contact's pyramid edges share: its dist and
+// margin, so impedance and reference stiffness and damping (ka = k·imp·
+// (dist − margin), br = b), and one regularizer: R₀ from the first edge's
+// diagApprox t + μ₁²·t, then R = 2·μ²·R₀ for all (addRowImp's
+// arithmetic, once per contact), and D = 1/R.
+func pyramidParams(m *Model, c *Contact, tran, impratio float64) (ka, br, rpy, dpy float64) {
+	imp, dmax := impedance(&c.SolImp, c.Dist, c.IncludeMargin)
+	kr, br := refStiffDamp(m, RowContactPyramidal, &c.SolRef, dmax)
+	ka = kr * imp * (c.Dist - c.IncludeMargin)
+	dA := tran
+	dA += c.Friction[0] * c.Friction[0] * tran
+	r0 := max(1e-15, (1-imp)*dA/imp)
+	mu0 := c.Friction[0] * math.Sqrt(1/impratio)
+	rpy = max(1e-15, 2*mu0*mu0*r0)
+	return ka, br, rpy, 1 / rpy
+}
+
+// edgeRow fills the bookkeeping of pyramid edge row i of contact ci, its
+// Jacobian row already in efcJd (nonzero only in cols): pyr is the
+// pyramid's row count on its first row, else 0.
+func (d *Data) edgeRow(nv, i, ci, pyr int, dist, rpy, dpy, aref float64, cols []int) {
+	d.spanCols(i, d.efcJd[i*nv:i*nv+nv], cols)
+	d.EfcType[i], d.EfcJnt[i], d.efcDof[i], d.efcN[i] = RowContactPyramidal, ci, 0, 0
+	d.efcPyr[i] = uint8(pyr)
+	d.efcJac[i], d.EfcPos[i], d.efcFloss[i] = [3]float64{}, dist, 0
+	d.efcR[i], d.efcD[i] = rpy, dpy
+	d.EfcAref[i] = aref
+}
+
+// pyramid3Rows adds the four edge rows J_n ± μ₁·J_t1, J_n ± μ₂·J_t2 of
+// condim-3 contact ci on the pyramidal cone (makeContactRows's general
+// path, fused): each column's point-Jacobian difference is projected on
+// the frame's three axes and the four edges' entries and J·q̇ sums are
+// formed at once, the same operations in the same order, without the
+// frame rows in between. off1, off2: the contact point from each body's
+// subtree COM; f0, f1, f2: the contact frame's axes.
+func (d *Data) pyramid3Rows(m *Model, ci int, cols []int, marks []uint8, off1, off2, f0, f1, f2 vec3, impratio float64) {
+	nv := m.NV
+	c := &d.Contacts[ci]
+	i := d.NEfc
+	r0 := d.efcJd[i*nv : i*nv+nv]
+	r1 := d.efcJd[(i+1)*nv : (i+1)*nv+nv]
+	r2 := d.efcJd[(i+2)*nv : (i+2)*nv+nv]
+	r3 := d.efcJd[(i+3)*nv : (i+3)*nv+nv]
+	clear(r0)
+	clear(r1)
+	clear(r2)
+	clear(r3)
+	mu1, mu2 := c.Friction[0], c.Friction[1]
+	s1P, s1M, s2P, s2M := 1*mu1, -1*mu1, 1*mu2, -1*mu2
+	var v0, v1, v2, v3 float64
+	qv := d.Qvel[:nv]
+	o1x, o1y, o1z := off1[0], off1[1], off1[2]
+	o2x, o2y, o2z := off2[0], off2[1], off2[2]
+	marks = marks[:len(cols)]
+	empty := true
+	for j, k := range cols {
+		cd := &d.Cdof[k]
+		wx, wy, wz, vx, vy, vz := cd[0], cd[1], cd[2], cd[3], cd[4], cd[5]
+		var px, py, pz, rx, ry, rz float64
+		switch marks[j] {
+		case 1:
+			px, py, pz = 0-(vx+(wy*o1z-wz*o1y)), 0-(vy+(wz*o1x-wx*o1z)), 0-(vz+(wx*o1y-wy*o1x))
+			rx, ry, rz = 0-wx, 0-wy, 0-wz
+		case 2:
+			px, py, pz = vx+(wy*o2z-wz*o2y), vy+(wz*o2x-wx*o2z), vz+(wx*o2y-wy*o2x)
+			rx, ry, rz = wx, wy, wz
+		default:
+			px = (vx + (wy*o2z - wz*o2y)) - (vx + (wy*o1z - wz*o1y))
+			py = (vy + (wz*o2x - wx*o2z)) - (vy + (wz*o1x - wx*o1z))
+			pz = (vz + (wx*o2y - wy*o2x)) - (vz + (wx*o1y - wy*o1x))
+			rx, ry, rz = wx-wx, wy-wy, wz-wz
+		}
+		var n, t1, t2 float64 // exact zeros where the column moves neither body
+		if px != 0 || py != 0 || pz != 0 || rx != 0 || ry != 0 || rz != 0 {
+			n = f0[0]*px + f0[1]*py + f0[2]*pz
+			t1 = f1[0]*px + f1[1]*py + f1[2]*pz
+			t2 = f2[0]*px + f2[1]*py + f2[2]*pz
+			empty = false
+		}
+		w := qv[k]
+		a, b := n+s1P*t1, n+s1M*t1
+		r0[k], r1[k] = a, b
+		v0 += a * w
+		v1 += b * w
+		a, b = n+s2P*t2, n+s2M*t2
+		r2[k], r3[k] = a, b
+		v2 += a * w
+		v3 += b * w
+	}
+	if empty {
+		clear(r0) // no dof moves either body (mjContact.exclude = 3)
+		clear(r1)
+		clear(r2)
+		clear(r3)
+		return
+	}
+	b1, b2 := m.Geoms[c.Geom1].Body, m.Geoms[c.Geom2].Body
+	tran := m.bodyInvWeight0[b1][0] + m.bodyInvWeight0[b2][0]
+	ka, br, rpy, dpy := pyramidParams(m, c, tran, impratio)
+	d.NEfc += 4
+	d.edgeRow(nv, i, ci, 4, c.Dist, rpy, dpy, -br*v0-ka, cols)
+	d.edgeRow(nv, i+1, ci, 0, c.Dist, rpy, dpy, -br*v1-ka, cols)
+	d.edgeRow(nv, i+2, ci, 0, c.Dist, rpy, dpy, -br*v2-ka, cols)
+	d.edgeRow(nv, i+3, ci, 0, c.Dist, rpy, dpy, -br*v3-ka, cols)
+	d.setPyrSpan(i, 4)
 }
 
 // colSlots is how many body pairs' columns contactCols keeps.

@@ -21,6 +21,16 @@ func normQuat(q [4]float64) ([4]float64, bool) {
 	return [4]float64{q[0] / n, q[1] / n, q[2] / n, q[3] / n}, true
 }
 
+// normQuatS is normQuat on scalars (in registers): q/|q|, the identity
+// when |q| < 1e-15.
+func normQuatS(w, x, y, z float64) (float64, float64, float64, float64) {
+	n := math.Sqrt(w*w + x*x + y*y + z*z)
+	if n < 1e-15 {
+		return 1, 0, 0, 0
+	}
+	return w / n, x / n, y / n, z / n
+}
+
 // mulQuat returns a·b (w, x, y, z).
 func mulQuat(a, b [4]float64) [4]float64 {
 	r0, r1, r2, r3 := mulQuatS(a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3])

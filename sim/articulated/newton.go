@@ -132,43 +132,93 @@ func (d *Data) rowJars(x, jar []float64) {
 			jar[i] = d.rowJar(i, x)
 			continue
 		}
-		nv := len(x)
-		lo, hi := d.pyrSpan(i, np)
-		xs := x[lo:hi]
-		J0 := d.efcJd[i*nv+lo : i*nv+hi]
-		J1 := d.efcJd[(i+1)*nv+lo : (i+1)*nv+hi]
-		J2 := d.efcJd[(i+2)*nv+lo : (i+2)*nv+hi]
-		J3 := d.efcJd[(i+3)*nv+lo : (i+3)*nv+hi]
-		J1, J2, J3 = J1[:len(xs)], J2[:len(xs)], J3[:len(xs)]
-		J0 = J0[:len(xs)]
-		if np == 6 {
-			J4 := d.efcJd[(i+4)*nv+lo : (i+4)*nv+hi]
-			J5 := d.efcJd[(i+5)*nv+lo : (i+5)*nv+hi]
-			J4, J5 = J4[:len(xs)], J5[:len(xs)]
-			s0, s1, s2, s3, s4, s5 := 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
-			for k, v := range xs {
-				s0 += J0[k] * v
-				s1 += J1[k] * v
-				s2 += J2[k] * v
-				s3 += J3[k] * v
-				s4 += J4[k] * v
-				s5 += J5[k] * v
-			}
-			a := d.EfcAref[i : i+6]
-			jar[i], jar[i+1], jar[i+2] = s0-a[0], s1-a[1], s2-a[2]
-			jar[i+3], jar[i+4], jar[i+5] = s3-a[3], s4-a[4], s5-a[5]
-			i += 5
-			continue
-		}
-		s0, s1, s2, s3 := 0.0, 0.0, 0.0, 0.0
+		d.pyrJars(i, np, x, jar)
+		i += np - 1
+	}
+}
+
+// pyrJars is rowJars for the np = 4 or 6 rows of one pyramid from row i.
+func (d *Data) pyrJars(i, np int, x, jar []float64) {
+	nv := len(x)
+	lo, hi := d.pyrSpan(i, np)
+	xs := x[lo:hi]
+	J0 := d.efcJd[i*nv+lo : i*nv+hi]
+	J1 := d.efcJd[(i+1)*nv+lo : (i+1)*nv+hi]
+	J2 := d.efcJd[(i+2)*nv+lo : (i+2)*nv+hi]
+	J3 := d.efcJd[(i+3)*nv+lo : (i+3)*nv+hi]
+	J1, J2, J3 = J1[:len(xs)], J2[:len(xs)], J3[:len(xs)]
+	J0 = J0[:len(xs)]
+	if np == 6 {
+		J4 := d.efcJd[(i+4)*nv+lo : (i+4)*nv+hi]
+		J5 := d.efcJd[(i+5)*nv+lo : (i+5)*nv+hi]
+		J4, J5 = J4[:len(xs)], J5[:len(xs)]
+		s0, s1, s2, s3, s4, s5 := 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
 		for k, v := range xs {
 			s0 += J0[k] * v
 			s1 += J1[k] * v
 			s2 += J2[k] * v
 			s3 += J3[k] * v
+			s4 += J4[k] * v
+			s5 += J5[k] * v
+		}
+		a := d.EfcAref[i : i+6]
+		jar[i], jar[i+1], jar[i+2] = s0-a[0], s1-a[1], s2-a[2]
+		jar[i+3], jar[i+4], jar[i+5] = s3-a[3], s4-a[4], s5-a[5]
+		return
+	}
+	s0, s1, s2, s3 := 0.0, 0.0, 0.0, 0.0
+	for k, v := range xs {
+		s0 += J0[k] * v
+		s1 += J1[k] * v
+		s2 += J2[k] * v
+		s3 += J3[k] * v
+	}
+	a := d.EfcAref[i : i+4]
+	jar[i], jar[i+1], jar[i+2], jar[i+3] = s0-a[0], s1-a[1], s2-a[2], s3-a[3]
+}
+
+// rowJars2 is rowJars(x, jx) and rowJars(y, jy) in one pass over the
+// rows: each pyramid's Jacobian entries are read once for both vectors,
+// every sum accumulated in rowJars's order (the same values, bit for bit).
+func (d *Data) rowJars2(x, jx, y, jy []float64) {
+	for i := 0; i < d.NEfc; i++ {
+		switch d.efcPyr[i] {
+		case 0:
+			jx[i], jy[i] = d.rowJar(i, x), d.rowJar(i, y)
+			continue
+		case 6:
+			d.pyrJars(i, 6, x, jx)
+			d.pyrJars(i, 6, y, jy)
+			i += 5
+			continue
+		}
+		nv := len(x)
+		lo, hi := d.pyrSpan(i, 4)
+		xs := x[lo:hi]
+		ys := y[lo:hi]
+		ys = ys[:len(xs)]
+		J0 := d.efcJd[i*nv+lo : i*nv+hi]
+		J1 := d.efcJd[(i+1)*nv+lo : (i+1)*nv+hi]
+		J2 := d.efcJd[(i+2)*nv+lo : (i+2)*nv+hi]
+		J3 := d.efcJd[(i+3)*nv+lo : (i+3)*nv+hi]
+		J0, J1, J2, J3 = J0[:len(xs)], J1[:len(xs)], J2[:len(xs)], J3[:len(xs)]
+		s0, s1, s2, s3 := 0.0, 0.0, 0.0, 0.0
+		t0, t1, t2, t3 := 0.0, 0.0, 0.0, 0.0
+		for k, v := range xs {
+			w := ys[k]
+			j0, j1, j2, j3 := J0[k], J1[k], J2[k], J3[k]
+			s0 += j0 * v
+			s1 += j1 * v
+			s2 += j2 * v
+			s3 += j3 * v
+			t0 += j0 * w
+			t1 += j1 * w
+			t2 += j2 * w
+			t3 += j3 * w
 		}
 		a := d.EfcAref[i : i+4]
-		jar[i], jar[i+1], jar[i+2], jar[i+3] = s0-a[0], s1-a[1], s2-a[2], s3-a[3]
+		jx[i], jx[i+1], jx[i+2], jx[i+3] = s0-a[0], s1-a[1], s2-a[2], s3-a[3]
+		jy[i], jy[i+1], jy[i+2], jy[i+3] = t0-a[0], t1-a[1], t2-a[2], t3-a[3]
 		i += 3
 	}
 }

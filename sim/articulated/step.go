@@ -346,8 +346,7 @@ func kinematics(m *Model, d *Data) {
 			a := m.jntQposAdr[j]
 			if jt.Type == Free {
 				px, py, pz = qpos[a], qpos[a+1], qpos[a+2]
-				q, _ := normQuat([4]float64{qpos[a+3], qpos[a+4], qpos[a+5], qpos[a+6]})
-				qw, qx, qy, qz = q[0], q[1], q[2], q[3]
+				qw, qx, qy, qz = normQuatS(qpos[a+3], qpos[a+4], qpos[a+5], qpos[a+6])
 				d.Xanchor[j], d.Xaxis[j] = vec3{px, py, pz}, vec3{0, 0, 1}
 				continue
 			}
@@ -362,8 +361,7 @@ func kinematics(m *Model, d *Data) {
 			case Ball, Hinge:
 				var l0, l1, l2, l3 float64
 				if jt.Type == Ball {
-					q, _ := normQuat([4]float64{qpos[a], qpos[a+1], qpos[a+2], qpos[a+3]})
-					l0, l1, l2, l3 = q[0], q[1], q[2], q[3]
+					l0, l1, l2, l3 = normQuatS(qpos[a], qpos[a+1], qpos[a+2], qpos[a+3])
 				} else {
 					sn, cs := math.Sincos((qpos[a] - qpos0[a]) / 2)
 					l0, l1, l2, l3 = cs, jt.Axis[0]*sn, jt.Axis[1]*sn, jt.Axis[2]*sn
@@ -374,16 +372,18 @@ func kinematics(m *Model, d *Data) {
 				px, py, pz = nx-jx, ny-jy, nz-jz
 			}
 		}
-		q, _ := normQuat([4]float64{qw, qx, qy, qz})
-		d.Xpos[i], d.Xquat[i] = vec3{px, py, pz}, q
+		qw, qx, qy, qz = normQuatS(qw, qx, qy, qz)
+		xp, xq := &d.Xpos[i], &d.Xquat[i]
+		xp[0], xp[1], xp[2] = px, py, pz
+		xq[0], xq[1], xq[2], xq[3] = qw, qx, qy, qz
 		xm := &d.Xmat[i]
-		quatMatTo(xm, q[0], q[1], q[2], q[3])
-		ip := &b.IPos
-		d.Xipos[i] = vec3{px + (xm[0]*ip[0] + xm[1]*ip[1] + xm[2]*ip[2]),
-			py + (xm[3]*ip[0] + xm[4]*ip[1] + xm[5]*ip[2]),
-			pz + (xm[6]*ip[0] + xm[7]*ip[1] + xm[8]*ip[2])}
+		quatMatTo(xm, qw, qx, qy, qz)
+		ip, xi := &b.IPos, &d.Xipos[i]
+		xi[0] = px + (xm[0]*ip[0] + xm[1]*ip[1] + xm[2]*ip[2])
+		xi[1] = py + (xm[3]*ip[0] + xm[4]*ip[1] + xm[5]*ip[2])
+		xi[2] = pz + (xm[6]*ip[0] + xm[7]*ip[1] + xm[8]*ip[2])
 		iq := &b.IQuat
-		iw, ix, iy, iz := mulQuatS(q[0], q[1], q[2], q[3], iq[0], iq[1], iq[2], iq[3])
+		iw, ix, iy, iz := mulQuatS(qw, qx, qy, qz, iq[0], iq[1], iq[2], iq[3])
 		quatMatTo(&d.Ximat[i], iw, ix, iy, iz)
 	}
 }
@@ -391,75 +391,89 @@ func kinematics(m *Model, d *Data) {
 // comPos computes the subtree coms, the body inertias and the dof motions
 // about each root subtree's com (mj_comPos).
 func comPos(m *Model, d *Data) {
+	// (in scalars, points read and written element by element: the vec3
+	// helpers' operations in their order, without the stalled 16-byte
+	// reloads of values just stored as three floats)
 	nb := len(m.Bodies)
 	for i := range nb {
-		d.SubtreeCom[i] = scale3(d.Xipos[i], m.Bodies[i].Mass)
-		d.tmpMass(i, m.Bodies[i].Mass)
+		x, s, mass := &d.Xipos[i], &d.SubtreeCom[i], m.Bodies[i].Mass
+		s[0], s[1], s[2] = x[0]*mass, x[1]*mass, x[2]*mass
+		d.tmpMass(i, mass)
 	}
 	for i := nb - 1; i > 0; i-- {
 		p := m.Bodies[i].Parent
-		d.SubtreeCom[p] = add3(d.SubtreeCom[p], d.SubtreeCom[i])
+		sp, si := &d.SubtreeCom[p], &d.SubtreeCom[i]
+		sp[0], sp[1], sp[2] = sp[0]+si[0], sp[1]+si[1], sp[2]+si[2]
 		d.crb[p].m += d.crb[i].m
 	}
 	for i := range nb {
+		s := &d.SubtreeCom[i]
 		if mm := d.crb[i].m; mm > 1e-15 {
-			d.SubtreeCom[i] = scale3(d.SubtreeCom[i], 1/mm)
+			inv := 1 / mm
+			s[0], s[1], s[2] = s[0]*inv, s[1]*inv, s[2]*inv
 		} else {
-			d.SubtreeCom[i] = d.Xipos[i]
+			x := &d.Xipos[i]
+			s[0], s[1], s[2] = x[0], x[1], x[2]
 		}
 	}
 	for i := 1; i < nb; i++ {
 		b := &m.Bodies[i]
-		ref := d.SubtreeCom[m.bodyRoot[i]]
+		ref := &d.SubtreeCom[m.bodyRoot[i]]
+		r0, r1, r2 := ref[0], ref[1], ref[2]
 		// rotational inertia about the com in world axes: R diag(I) Rᵀ
 		R := &d.Ximat[i]
 		i0, i1, i2 := b.Inertia[0], b.Inertia[1], b.Inertia[2]
-		I := [6]float64{ // (r, c) = 00 11 22 01 02 12
-			R[0]*i0*R[0] + R[1]*i1*R[1] + R[2]*i2*R[2],
-			R[3]*i0*R[3] + R[4]*i1*R[4] + R[5]*i2*R[5],
-			R[6]*i0*R[6] + R[7]*i1*R[7] + R[8]*i2*R[8],
-			R[0]*i0*R[3] + R[1]*i1*R[4] + R[2]*i2*R[5],
-			R[0]*i0*R[6] + R[1]*i1*R[7] + R[2]*i2*R[8],
-			R[3]*i0*R[6] + R[4]*i1*R[7] + R[5]*i2*R[8],
-		}
-		off := sub3(d.Xipos[i], ref)
+		I0 := R[0]*i0*R[0] + R[1]*i1*R[1] + R[2]*i2*R[2] // (r, c) = 00 11 22 01 02 12
+		I1 := R[3]*i0*R[3] + R[4]*i1*R[4] + R[5]*i2*R[5]
+		I2 := R[6]*i0*R[6] + R[7]*i1*R[7] + R[8]*i2*R[8]
+		I3 := R[0]*i0*R[3] + R[1]*i1*R[4] + R[2]*i2*R[5]
+		I4 := R[0]*i0*R[6] + R[1]*i1*R[7] + R[2]*i2*R[8]
+		I5 := R[3]*i0*R[6] + R[4]*i1*R[7] + R[5]*i2*R[8]
+		x := &d.Xipos[i]
+		o0, o1, o2 := x[0]-r0, x[1]-r1, x[2]-r2
 		mm := b.Mass
-		dd := dot3(off, off)
-		I[0] += mm * (dd - off[0]*off[0])
-		I[1] += mm * (dd - off[1]*off[1])
-		I[2] += mm * (dd - off[2]*off[2])
-		I[3] -= mm * off[0] * off[1]
-		I[4] -= mm * off[0] * off[2]
-		I[5] -= mm * off[1] * off[2]
+		dd := o0*o0 + o1*o1 + o2*o2
+		I0 += mm * (dd - o0*o0)
+		I1 += mm * (dd - o1*o1)
+		I2 += mm * (dd - o2*o2)
+		I3 -= mm * o0 * o1
+		I4 -= mm * o0 * o2
+		I5 -= mm * o1 * o2
 		ci := &d.cinert[i] // field by field: no temporary struct copy
-		ci.I, ci.h, ci.m = I, scale3(off, mm), mm
+		ci.I[0], ci.I[1], ci.I[2], ci.I[3], ci.I[4], ci.I[5] = I0, I1, I2, I3, I4, I5
+		ci.h[0], ci.h[1], ci.h[2], ci.m = o0*mm, o1*mm, o2*mm, mm
 		for j := m.bodyJntAdr[i]; j < m.bodyJntAdr[i]+m.bodyJntNum[i]; j++ {
 			jt := &m.Joints[j]
 			da := m.jntDofAdr[j]
 			switch jt.Type {
 			case Free:
 				for k := range 3 {
-					d.Cdof[da+k] = motion{}
-					d.Cdof[da+k][3+k] = 1
+					c := &d.Cdof[da+k]
+					c[0], c[1], c[2], c[3], c[4], c[5] = 0, 0, 0, 0, 0, 0
+					c[3+k] = 1
 				}
 				da += 3
 				fallthrough
 			case Ball:
-				off := sub3(ref, d.Xanchor[j])
+				an := &d.Xanchor[j]
+				f0, f1, f2 := r0-an[0], r1-an[1], r2-an[2]
+				xm := &d.Xmat[i]
 				for k := range 3 {
-					ax := vec3{d.Xmat[i][k], d.Xmat[i][3+k], d.Xmat[i][6+k]}
-					l := cross3(ax, off)
-					d.Cdof[da+k] = motion{ax[0], ax[1], ax[2], l[0], l[1], l[2]}
+					a0, a1, a2 := xm[k], xm[3+k], xm[6+k]
+					c := &d.Cdof[da+k] // (ax, cross3(ax, ref − anchor))
+					c[0], c[1], c[2] = a0, a1, a2
+					c[3], c[4], c[5] = a1*f2-a2*f1, a2*f0-a0*f2, a0*f1-a1*f0
 				}
 			case Hinge:
 				ax, an := &d.Xaxis[j], &d.Xanchor[j]
-				o0, o1, o2 := ref[0]-an[0], ref[1]-an[1], ref[2]-an[2]
+				f0, f1, f2 := r0-an[0], r1-an[1], r2-an[2]
 				c := &d.Cdof[da] // cross3(ax, ref − anchor), in place
 				c[0], c[1], c[2] = ax[0], ax[1], ax[2]
-				c[3], c[4], c[5] = ax[1]*o2-ax[2]*o1, ax[2]*o0-ax[0]*o2, ax[0]*o1-ax[1]*o0
+				c[3], c[4], c[5] = ax[1]*f2-ax[2]*f1, ax[2]*f0-ax[0]*f2, ax[0]*f1-ax[1]*f0
 			case Slide:
-				ax := d.Xaxis[j]
-				d.Cdof[da] = motion{0, 0, 0, ax[0], ax[1], ax[2]}
+				ax := &d.Xaxis[j]
+				c := &d.Cdof[da]
+				c[0], c[1], c[2], c[3], c[4], c[5] = 0, 0, 0, ax[0], ax[1], ax[2]
 			}
 		}
 	}
@@ -498,7 +512,9 @@ func crbMass(m *Model, d *Data) {
 func comVel(m *Model, d *Data) {
 	d.Cvel[0] = motion{}
 	for i := 1; i < len(m.Bodies); i++ {
-		cv := d.Cvel[m.Bodies[i].Parent]
+		var cv motion
+		pv := &d.Cvel[m.Bodies[i].Parent]
+		cv[0], cv[1], cv[2], cv[3], cv[4], cv[5] = pv[0], pv[1], pv[2], pv[3], pv[4], pv[5]
 		for j := m.bodyJntAdr[i]; j < m.bodyJntAdr[i]+m.bodyJntNum[i]; j++ {
 			jt := &m.Joints[j]
 			da := m.jntDofAdr[j]
@@ -525,7 +541,8 @@ func comVel(m *Model, d *Data) {
 				}
 			}
 		}
-		d.Cvel[i] = cv
+		c := &d.Cvel[i] // element by element: cv was just stored so
+		c[0], c[1], c[2], c[3], c[4], c[5] = cv[0], cv[1], cv[2], cv[3], cv[4], cv[5]
 	}
 }
 
@@ -538,14 +555,17 @@ func rne(m *Model, d *Data) {
 	}
 	d.cacc[0] = motion{0, 0, 0, -g[0], -g[1], -g[2]}
 	for i := 1; i < len(m.Bodies); i++ {
-		a := d.cacc[m.Bodies[i].Parent]
+		var a motion
+		pa := &d.cacc[m.Bodies[i].Parent]
+		a[0], a[1], a[2], a[3], a[4], a[5] = pa[0], pa[1], pa[2], pa[3], pa[4], pa[5]
 		for k := m.bodyDofAdr[i]; k < m.bodyDofAdr[i]+m.bodyDofNum[i]; k++ {
 			cd, q := &d.CdofDot[k], d.Qvel[k]
 			for r := range 6 {
 				a[r] += cd[r] * q
 			}
 		}
-		d.cacc[i] = a
+		ca := &d.cacc[i] // element by element: a was just stored so
+		ca[0], ca[1], ca[2], ca[3], ca[4], ca[5] = a[0], a[1], a[2], a[3], a[4], a[5]
 		var mom, cf motion
 		f := &d.cfrc[i]
 		d.cinert[i].mulTo(f, &a)
@@ -1205,13 +1225,14 @@ func solveConstraints(m *Model, d *Data) {
 	// start from the better of qacc_smooth (x on entry) and the last
 	// step's acceleration (MuJoCo's warmstart); the minimizer is the same
 	// (the rows' jar at the start point is kept for the first gradient)
-	d.rowJars(x, d.efcJar)
 	if m.Opt.Disable&DisableWarmstart == 0 {
-		d.rowJars(d.qaccWarm, d.efcJp)
+		d.rowJars2(x, d.efcJar, d.qaccWarm, d.efcJp)
 		if d.primalCost(m, d.qaccWarm, d.efcJp, d.tmp, false) < d.primalCost(m, x, d.efcJar, d.tmp, true) {
 			copy(x, d.qaccWarm)
 			copy(d.efcJar[:n], d.efcJp[:n])
 		}
+	} else {
+		d.rowJars(x, d.efcJar)
 	}
 	// M·x once; after each line search M·x, like each row's jar, moves by
 	// α times the direction's (MuJoCo's Newton updates Ma and Jaref so)

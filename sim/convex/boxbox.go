@@ -21,23 +21,31 @@ const boxFaceDistScale = 0.5
 // projection (corner near corner), clipping finds nothing and boxBox
 // reports fallback: the caller then uses GJK for one contact.
 func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin float64) (_ []Contact, fallback bool) {
-	var ax1, ax2 [3]Vec3
+	// (axes, best axis and normal in scalars or written element by
+	// element: no whole-array copies of floats just stored one by one,
+	// which the store buffer cannot forward)
+	var sat boxSAT
+	ax1, ax2 := &sat.ax1, &sat.ax2
+	r1, r2 := &p1.Rot, &p2.Rot
 	for k := 0; k < 3; k++ {
-		ax1[k], ax2[k] = p1.Rot.Col(k), p2.Rot.Col(k)
+		ax1[k][0], ax1[k][1], ax1[k][2] = r1[k], r1[3+k], r1[6+k]
+		ax2[k][0], ax2[k][1], ax2[k][2] = r2[k], r2[3+k], r2[6+k]
 	}
-	t := p2.Pos.Sub(p1.Pos)
-	sat := boxSAT{ax1: ax1, ax2: ax2, h1: s1.Size, h2: s2.Size, t: t}
-	sep := func(L Vec3) float64 { return sat.sep(L[0], L[1], L[2]) }
+	sat.h1, sat.h2 = s1.Size, s2.Size
+	t0, t1, t2 := p2.Pos[0]-p1.Pos[0], p2.Pos[1]-p1.Pos[1], p2.Pos[2]-p1.Pos[2]
+	sat.t[0], sat.t[1], sat.t[2] = t0, t1, t2
 	// Face axes in MuJoCo's order (box 1 axis i, then box 2 axis i), the
 	// first strictly best kept, so ties resolve as in mjc_BoxBox.
 	best, bestKind, bestI, bestJ := math.Inf(-1), 0, 0, 0
-	var bestL Vec3
+	var b0, b1, b2 float64 // the best axis
 	for k := 0; k < 3; k++ {
-		if s := sep(ax1[k]); s > best {
-			best, bestKind, bestI, bestL = s, 1, k, ax1[k]
+		a := &ax1[k]
+		if s := sat.sep(a[0], a[1], a[2]); s > best {
+			best, bestKind, bestI, b0, b1, b2 = s, 1, k, a[0], a[1], a[2]
 		}
-		if s := sep(ax2[k]); s > best {
-			best, bestKind, bestI, bestL = s, 2, k, ax2[k]
+		a = &ax2[k]
+		if s := sat.sep(a[0], a[1], a[2]); s > best {
+			best, bestKind, bestI, b0, b1, b2 = s, 2, k, a[0], a[1], a[2]
 		}
 	}
 	if best > margin {
@@ -64,15 +72,15 @@ func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin floa
 				return dst, false
 			}
 			if s > best+1e-12*math.Abs(best) {
-				best, bestKind, bestI, bestJ, bestL = s, 3, i, j, Vec3{L0, L1, L2}
+				best, bestKind, bestI, bestJ, b0, b1, b2 = s, 3, i, j, L0, L1, L2
 			}
 		}
 	}
-	n := bestL
-	if n.Dot(t) < 0 {
-		n = n.Scale(-1) // from box 1 towards box 2
+	if b0*t0+b1*t1+b2*t2 < 0 {
+		b0, b1, b2 = b0*-1, b1*-1, b2*-1 // from box 1 towards box 2
 	}
-	frame := Mat3{n[0], n[1], n[2]}
+	var n Vec3
+	n[0], n[1], n[2] = b0, b1, b2
 	if bestKind == 3 {
 		n0 := len(dst)
 		dst = boxEdgeEdge(dst, s1, p1, ax1, s2, p2, ax2, bestI, bestJ, n, margin)
@@ -81,38 +89,55 @@ func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin floa
 	n0 := len(dst)
 	// Reference box R (owns the axis), incident box I.
 	sR, pR, axR, sI, pI, axI := s1, p1, ax1, s2, p2, ax2
-	nr := n // reference face normal, pointing towards I
+	var nr Vec3 // reference face normal, pointing towards I
+	nr[0], nr[1], nr[2] = b0, b1, b2
 	if bestKind == 2 {
 		sR, pR, axR, sI, pI, axI = s2, p2, ax2, s1, p1, ax1
-		nr = n.Scale(-1)
+		nr[0], nr[1], nr[2] = b0*-1, b1*-1, b2*-1
 	}
 	// Incident feature as in mjc_BoxBox: the corner of I deepest along
 	// −nr, extended along each axis of I that lies within 60° of the
 	// reference face (|axis·nr| < 0.5): a corner, an edge or a face.
-	corner := pI.Pos
-	var free [2]Vec3
+	// (in scalars, every point read and written element by element: the
+	// Vec3 helpers' operations in their order, without the stalled 16-byte
+	// reloads of points just stored as three floats)
+	c0, c1, c2 := pI.Pos[0], pI.Pos[1], pI.Pos[2]
+	var free [2][3]float64
 	nf := 0
 	for k := 0; k < 3; k++ {
-		d := axI[k].Dot(nr)
+		a := &axI[k]
+		d := a[0]*nr[0] + a[1]*nr[1] + a[2]*nr[2]
 		sg := -1.0
 		if d < 0 {
 			sg = 1
 		}
-		corner = corner.AddScaled(axI[k], sg*sI.Size[k])
+		s := sg * sI.Size[k]
+		c0, c1, c2 = c0+a[0]*s, c1+a[1]*s, c2+a[2]*s
 		if math.Abs(d) < 0.5 && nf < 2 {
-			free[nf] = axI[k].Scale(-2 * sg * sI.Size[k])
+			f := -2 * sg * sI.Size[k]
+			free[nf][0], free[nf][1], free[nf][2] = a[0]*f, a[1]*f, a[2]*f
 			nf++
 		}
 	}
-	var poly, tmp [MaxContacts + 4]Vec3
+	// the polygon is clipped from one buffer into the other
+	var bufA, bufB [MaxContacts + 4][3]float64
+	poly, tmp := &bufA, &bufB
+	set := func(q *[3]float64, x, y, z float64) { q[0], q[1], q[2] = x, y, z }
 	np := 0
+	f0, f1 := &free[0], &free[1]
 	switch nf {
 	case 0:
-		poly[0], np = corner, 1
+		set(&poly[0], c0, c1, c2)
+		np = 1
 	case 1:
-		poly[0], poly[1], np = corner, corner.Add(free[0]), 2
+		set(&poly[0], c0, c1, c2)
+		set(&poly[1], c0+f0[0], c1+f0[1], c2+f0[2])
+		np = 2
 	default:
-		poly[0], poly[1], poly[2], poly[3] = corner, corner.Add(free[0]), corner.Add(free[0]).Add(free[1]), corner.Add(free[1])
+		set(&poly[0], c0, c1, c2)
+		set(&poly[1], c0+f0[0], c1+f0[1], c2+f0[2])
+		set(&poly[2], (c0+f0[0])+f1[0], (c1+f0[1])+f1[1], (c2+f0[2])+f1[2])
+		set(&poly[3], c0+f1[0], c1+f1[1], c2+f1[2])
 		np = 4
 	}
 	// Clip against the four side planes of the reference face.
@@ -121,44 +146,54 @@ func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin floa
 			continue
 		}
 		for _, sg := range [2]float64{1, -1} {
-			pn := axR[k].Scale(sg)
-			off := pn.Dot(pR.Pos) + sR.Size[k]
+			ak := &axR[k]
+			pn0, pn1, pn2 := ak[0]*sg, ak[1]*sg, ak[2]*sg
+			off := pn0*pR.Pos[0] + pn1*pR.Pos[1] + pn2*pR.Pos[2] + sR.Size[k]
 			switch np {
 			case 1:
-				if pn.Dot(poly[0])-off > 0 {
+				q := &poly[0]
+				if pn0*q[0]+pn1*q[1]+pn2*q[2]-off > 0 {
 					np = 0
 				}
 			case 2:
 				// A segment: clip its parameter range.
-				a, b := poly[0], poly[1]
-				da, db := pn.Dot(a)-off, pn.Dot(b)-off
+				a, b := &poly[0], &poly[1]
+				a0, a1, a2, b0, b1, b2 := a[0], a[1], a[2], b[0], b[1], b[2]
+				da, db := pn0*a0+pn1*a1+pn2*a2-off, pn0*b0+pn1*b1+pn2*b2-off
 				switch {
 				case da > 0 && db > 0:
 					np = 0
 				case da > 0:
-					poly[0] = a.Add(b.Sub(a).Scale(da / (da - db)))
+					s := da / (da - db)
+					set(a, a0+(b0-a0)*s, a1+(b1-a1)*s, a2+(b2-a2)*s)
 				case db > 0:
-					poly[1] = a.Add(b.Sub(a).Scale(da / (da - db)))
+					s := da / (da - db)
+					set(b, a0+(b0-a0)*s, a1+(b1-a1)*s, a2+(b2-a2)*s)
 				}
 			default:
 				nt := 0
 				var dist [MaxContacts + 4]float64 // each vertex's pn·v − off, once
 				for i := 0; i < np; i++ {
-					dist[i] = pn.Dot(poly[i]) - off
+					q := &poly[i]
+					dist[i] = pn0*q[0] + pn1*q[1] + pn2*q[2] - off
 				}
 				for i := 0; i < np; i++ {
-					a, b := poly[i], poly[(i+1)%np]
-					da, db := dist[i], dist[(i+1)%np]
+					j := (i + 1) % np
+					a, b := &poly[i], &poly[j]
+					da, db := dist[i], dist[j]
 					if da <= 0 {
-						tmp[nt] = a
+						set(&tmp[nt], a[0], a[1], a[2])
 						nt++
 					}
 					if (da < 0) != (db < 0) && da != db && nt < len(tmp) {
-						tmp[nt] = a.Add(b.Sub(a).Scale(da / (da - db)))
+						s := da / (da - db)
+						a0, a1, a2 := a[0], a[1], a[2]
+						set(&tmp[nt], a0+(b[0]-a0)*s, a1+(b[1]-a1)*s, a2+(b[2]-a2)*s)
 						nt++
 					}
 				}
-				np = copy(poly[:], tmp[:nt])
+				poly, tmp = tmp, poly
+				np = nt
 			}
 			if np == 0 {
 				return dst, true
@@ -168,11 +203,18 @@ func boxBox(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin floa
 	refOff := nr.Dot(pR.Pos) + sR.Size[bestI]
 	cnt := 0
 	for i := 0; i < np && cnt < MaxContacts; i++ {
-		d := nr.Dot(poly[i]) - refOff
+		q := &poly[i]
+		q0, q1, q2 := q[0], q[1], q[2]
+		d := nr[0]*q0 + nr[1]*q1 + nr[2]*q2 - refOff
 		if d > margin {
 			continue
 		}
-		dst = append(dst, Contact{Dist: boxFaceDistScale * d, Pos: poly[i].AddScaled(nr, -0.5*d), Frame: frame})
+		h := -0.5 * d
+		dst = append(dst, Contact{})
+		c := &dst[len(dst)-1]
+		c.Dist = boxFaceDistScale * d
+		c.Pos[0], c.Pos[1], c.Pos[2] = q0+nr[0]*h, q1+nr[1]*h, q2+nr[2]*h
+		c.Frame[0], c.Frame[1], c.Frame[2] = b0, b1, b2
 		cnt++
 	}
 	dst = boxFilter(dst, n0, s1, p1, s2, p2, margin)
@@ -208,7 +250,10 @@ const boxOutRatio = 1.01
 // shrunk by 1%), drops a contact whose point equals a later one's, and
 // keeps at most 8.
 func boxFilter(dst []Contact, n0 int, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, margin float64) []Contact {
-	outside := func(q Vec3, s *Shape, p *Pose) int {
+	// (the contacts were just stored field by field: their points are
+	// read element by element and a kept contact is copied only when it
+	// moves, no whole-struct reloads the store buffer cannot forward)
+	outside := func(q *Vec3, s *Shape, p *Pose) int {
 		// p.Rot.MulTVec(q.Sub(p.Pos)) in scalars
 		R := &p.Rot
 		d0, d1, d2 := q[0]-p.Pos[0], q[1]-p.Pos[1], q[2]-p.Pos[2]
@@ -230,14 +275,14 @@ func boxFilter(dst []Contact, n0 int, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, 
 	}
 	k := n0
 	for i := n0; i < len(dst); i++ {
-		q := dst[i].Pos
+		q := &dst[i].Pos
 		o1, o2 := outside(q, s1, p1), outside(q, s2, p2)
 		if o1 == 1 && o2 != -1 || o2 == 1 && o1 != -1 {
 			continue
 		}
 		dup := false
 		for j := i + 1; j < len(dst); j++ {
-			if dst[j].Pos == q {
+			if r := &dst[j].Pos; r[0] == q[0] && r[1] == q[1] && r[2] == q[2] {
 				dup = true
 				break
 			}
@@ -245,7 +290,9 @@ func boxFilter(dst []Contact, n0 int, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, 
 		if dup || k-n0 >= 8 {
 			continue
 		}
-		dst[k] = dst[i]
+		if k != i {
+			dst[k] = dst[i]
+		}
 		k++
 	}
 	return dst[:k]
@@ -260,7 +307,7 @@ func boxFilter(dst []Contact, n0 int, s1 *Shape, p1 *Pose, s2 *Shape, p2 *Pose, 
 // crossing the face's rectangle, (2) the rectangle's corners inside the
 // quad, (3) the quad's corners inside the rectangle, each midway between
 // the two surfaces with dist the gap between them (not halved here).
-func boxEdgeEdge(dst []Contact, s1 *Shape, p1 *Pose, ax1 [3]Vec3, s2 *Shape, p2 *Pose, ax2 [3]Vec3,
+func boxEdgeEdge(dst []Contact, s1 *Shape, p1 *Pose, ax1 *[3]Vec3, s2 *Shape, p2 *Pose, ax2 *[3]Vec3,
 	i, j int, n Vec3, margin float64) []Contact {
 	a, b := s1.Size, s2.Size
 	frame := Mat3{n[0], n[1], n[2]}

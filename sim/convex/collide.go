@@ -133,7 +133,9 @@ func (c *Collider) CollideValid(dst []Contact, s1 *Shape, p1 *Pose, s2 *Shape, p
 	}
 	for i := n0; i < len(dst); i++ {
 		if i > n0 && [3]float64(dst[i].Frame[:3]) == [3]float64(dst[i-1].Frame[:3]) && [3]float64(dst[i].Frame[3:6]) == [3]float64{} {
-			dst[i].Frame = dst[i-1].Frame // the same normal, completed already
+			for k := range 9 { // the same normal, completed already
+				dst[i].Frame[k] = dst[i-1].Frame[k] // (element by element: just stored so)
+			}
 		} else {
 			makeFrame(&dst[i].Frame)
 		}
