@@ -280,15 +280,19 @@ func (d *Data) pyramid3Rows(m *Model, ci int, cols []int, marks []uint8, off1, o
 			t2 = f2[0]*px + f2[1]*py + f2[2]*pz
 			empty = false
 		}
+		r0[k], r1[k] = n+s1P*t1, n+s1M*t1
+		r2[k], r3[k] = n+s2P*t2, n+s2M*t2
+	}
+	// J·q̇ of the four rows in a second pass over the columns (the same
+	// sums in the same order): in the pass above the four sums and q̇ do
+	// not fit the registers beside the frame and offsets, and the spilled
+	// sums chained each column through memory
+	for _, k := range cols {
 		w := qv[k]
-		a, b := n+s1P*t1, n+s1M*t1
-		r0[k], r1[k] = a, b
-		v0 += a * w
-		v1 += b * w
-		a, b = n+s2P*t2, n+s2M*t2
-		r2[k], r3[k] = a, b
-		v2 += a * w
-		v3 += b * w
+		v0 += r0[k] * w
+		v1 += r1[k] * w
+		v2 += r2[k] * w
+		v3 += r3[k] * w
 	}
 	if empty {
 		clear(r0) // no dof moves either body (mjContact.exclude = 3)

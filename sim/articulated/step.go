@@ -1211,12 +1211,19 @@ func solveConstraints(m *Model, d *Data) {
 	n, nv := d.NEfc, m.NV
 	x, g, p := d.Qacc, d.efcG, d.efcP
 	// the stopping test's force scale
+	// (a compare, not max: max's NaN and signed-zero cases cost a chain
+	// of branches per entry; scale ≥ 1 has neither, and a NaN force
+	// fails every test that scale enters)
 	scale := 1.0
-	for r := range nv {
-		scale = max(scale, math.Abs(d.QfrcSmooth[r]))
+	for _, v := range d.QfrcSmooth[:nv] {
+		if v := math.Abs(v); v > scale {
+			scale = v
+		}
 	}
-	for i := range n {
-		scale = max(scale, d.efcFloss[i])
+	for _, v := range d.efcFloss[:n] {
+		if v > scale {
+			scale = v
+		}
 	}
 	// the dense H and Cholesky only where a row couples dofs across
 	// branches (or an elliptic block): else H = M + JᵀDJ keeps M's tree
