@@ -512,9 +512,10 @@ func crbMass(m *Model, d *Data) {
 func comVel(m *Model, d *Data) {
 	d.Cvel[0] = motion{}
 	for i := 1; i < len(m.Bodies); i++ {
-		var cv motion
+		// the velocity sums in scalars (an array's entries summed in a
+		// loop go through the stack, each dof waiting on the last store)
 		pv := &d.Cvel[m.Bodies[i].Parent]
-		cv[0], cv[1], cv[2], cv[3], cv[4], cv[5] = pv[0], pv[1], pv[2], pv[3], pv[4], pv[5]
+		v0, v1, v2, v3, v4, v5 := pv[0], pv[1], pv[2], pv[3], pv[4], pv[5]
 		for j := m.bodyJntAdr[i]; j < m.bodyJntAdr[i]+m.bodyJntNum[i]; j++ {
 			jt := &m.Joints[j]
 			da := m.jntDofAdr[j]
@@ -525,24 +526,33 @@ func comVel(m *Model, d *Data) {
 				for k := range 3 {
 					d.CdofDot[da+k] = motion{}
 					cd, q := &d.Cdof[da+k], d.Qvel[da+k]
-					for r := range 6 {
-						cv[r] += cd[r] * q
-					}
+					v0 += cd[0] * q
+					v1 += cd[1] * q
+					v2 += cd[2] * q
+					v3 += cd[3] * q
+					v4 += cd[4] * q
+					v5 += cd[5] * q
 				}
 				k0 = 3
 			}
-			for k := k0; k < n; k++ {
-				crossMotionTo(&d.CdofDot[da+k], &cv, &d.Cdof[da+k])
+			if k0 < n {
+				cv := motion{v0, v1, v2, v3, v4, v5}
+				for k := k0; k < n; k++ {
+					crossMotionTo(&d.CdofDot[da+k], &cv, &d.Cdof[da+k])
+				}
 			}
 			for k := k0; k < n; k++ {
 				cd, q := &d.Cdof[da+k], d.Qvel[da+k]
-				for r := range 6 {
-					cv[r] += cd[r] * q
-				}
+				v0 += cd[0] * q
+				v1 += cd[1] * q
+				v2 += cd[2] * q
+				v3 += cd[3] * q
+				v4 += cd[4] * q
+				v5 += cd[5] * q
 			}
 		}
-		c := &d.Cvel[i] // element by element: cv was just stored so
-		c[0], c[1], c[2], c[3], c[4], c[5] = cv[0], cv[1], cv[2], cv[3], cv[4], cv[5]
+		c := &d.Cvel[i]
+		c[0], c[1], c[2], c[3], c[4], c[5] = v0, v1, v2, v3, v4, v5
 	}
 }
 
@@ -555,20 +565,26 @@ func rne(m *Model, d *Data) {
 	}
 	d.cacc[0] = motion{0, 0, 0, -g[0], -g[1], -g[2]}
 	for i := 1; i < len(m.Bodies); i++ {
-		var a motion
+		// the parent's acceleration plus Σ cdof_dot·q̇ in scalars (an
+		// array's entries summed in a loop go through the stack, each dof
+		// waiting on the last one's store)
 		pa := &d.cacc[m.Bodies[i].Parent]
-		a[0], a[1], a[2], a[3], a[4], a[5] = pa[0], pa[1], pa[2], pa[3], pa[4], pa[5]
+		a0, a1, a2, a3, a4, a5 := pa[0], pa[1], pa[2], pa[3], pa[4], pa[5]
 		for k := m.bodyDofAdr[i]; k < m.bodyDofAdr[i]+m.bodyDofNum[i]; k++ {
 			cd, q := &d.CdofDot[k], d.Qvel[k]
-			for r := range 6 {
-				a[r] += cd[r] * q
-			}
+			a0 += cd[0] * q
+			a1 += cd[1] * q
+			a2 += cd[2] * q
+			a3 += cd[3] * q
+			a4 += cd[4] * q
+			a5 += cd[5] * q
 		}
-		ca := &d.cacc[i] // element by element: a was just stored so
-		ca[0], ca[1], ca[2], ca[3], ca[4], ca[5] = a[0], a[1], a[2], a[3], a[4], a[5]
+		ca := &d.cacc[i] // element by element: a is read from it below
+		ca[0], ca[1], ca[2], ca[3], ca[4], ca[5] = a0, a1, a2, a3, a4, a5
+		a := ca
 		var mom, cf motion
 		f := &d.cfrc[i]
-		d.cinert[i].mulTo(f, &a)
+		d.cinert[i].mulTo(f, a)
 		d.cinert[i].mulTo(&mom, &d.Cvel[i])
 		crossForceTo(&cf, &d.Cvel[i], &mom)
 		for r := range 6 {
