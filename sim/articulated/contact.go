@@ -244,10 +244,7 @@ func (d *Data) pyramid3Rows(m *Model, ci int, cols []int, marks []uint8, off1, o
 	r1 := d.efcJd[(i+1)*nv : (i+1)*nv+nv]
 	r2 := d.efcJd[(i+2)*nv : (i+2)*nv+nv]
 	r3 := d.efcJd[(i+3)*nv : (i+3)*nv+nv]
-	clear(r0)
-	clear(r1)
-	clear(r2)
-	clear(r3)
+	clear(d.efcJd[i*nv : (i+4)*nv]) // the four rows, one call
 	mu1, mu2 := c.Friction[0], c.Friction[1]
 	s1P, s1M, s2P, s2M := 1*mu1, -1*mu1, 1*mu2, -1*mu2
 	var v0, v1, v2, v3 float64
@@ -295,10 +292,7 @@ func (d *Data) pyramid3Rows(m *Model, ci int, cols []int, marks []uint8, off1, o
 		v3 += r3[k] * w
 	}
 	if empty {
-		clear(r0) // no dof moves either body (mjContact.exclude = 3)
-		clear(r1)
-		clear(r2)
-		clear(r3)
+		clear(d.efcJd[i*nv : (i+4)*nv]) // no dof moves either body (mjContact.exclude = 3)
 		return
 	}
 	b1, b2 := m.Geoms[c.Geom1].Body, m.Geoms[c.Geom2].Body

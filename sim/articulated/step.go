@@ -497,11 +497,13 @@ func crbMass(m *Model, d *Data) {
 	// only M's tree nonzeros are ever written: the rest stays zero from
 	// NewData, so there is nothing to clear
 	for i := range nv {
-		var f motion
-		d.crb[m.dofBody[i]].mulTo(&f, &d.Cdof[i])
-		d.QM[i*nv+i] = dot6(&d.Cdof[i], &f) + m.dofArmature[i]
+		// f = crb·cdof in scalars (registers across the ancestors' dots)
+		f0, f1, f2, f3, f4, f5 := d.crb[m.dofBody[i]].mul6(&d.Cdof[i])
+		cd := &d.Cdof[i]
+		d.QM[i*nv+i] = cd[0]*f0 + cd[1]*f1 + cd[2]*f2 + cd[3]*f3 + cd[4]*f4 + cd[5]*f5 + m.dofArmature[i]
 		for _, j := range m.ancestors[i] {
-			v := dot6(&d.Cdof[j], &f)
+			cj := &d.Cdof[j]
+			v := cj[0]*f0 + cj[1]*f1 + cj[2]*f2 + cj[3]*f3 + cj[4]*f4 + cj[5]*f5
 			d.QM[i*nv+j], d.QM[j*nv+i] = v, v
 		}
 	}
