@@ -179,6 +179,18 @@ func (s *sinert) mul6(v *motion) (r0, r1, r2, r3, r4, r5 float64) {
 	return
 }
 
+// crossMotionS is crossMotionTo with v = (w0, w1, w2, l0, l1, l2) given
+// as scalars (no motion stored only to be read back).
+func crossMotionS(r *motion, w0, w1, w2, l0, l1, l2 float64, u *motion) {
+	a0, a1, a2, b0, b1, b2 := u[0], u[1], u[2], u[3], u[4], u[5]
+	r[0] = w1*a2 - w2*a1
+	r[1] = w2*a0 - w0*a2
+	r[2] = w0*a1 - w1*a0
+	r[3] = (w1*b2 - w2*b1) + (l1*a2 - l2*a1)
+	r[4] = (w2*b0 - w0*b2) + (l2*a0 - l0*a2)
+	r[5] = (w0*b1 - w1*b0) + (l0*a1 - l1*a0)
+}
+
 // crossMotion returns v × u for motions.
 func crossMotion(v, u *motion) motion {
 	var r motion

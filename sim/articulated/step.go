@@ -537,11 +537,8 @@ func comVel(m *Model, d *Data) {
 				}
 				k0 = 3
 			}
-			if k0 < n {
-				cv := motion{v0, v1, v2, v3, v4, v5}
-				for k := k0; k < n; k++ {
-					crossMotionTo(&d.CdofDot[da+k], &cv, &d.Cdof[da+k])
-				}
+			for k := k0; k < n; k++ {
+				crossMotionS(&d.CdofDot[da+k], v0, v1, v2, v3, v4, v5, &d.Cdof[da+k])
 			}
 			for k := k0; k < n; k++ {
 				cd, q := &d.Cdof[da+k], d.Qvel[da+k]
