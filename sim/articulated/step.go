@@ -130,6 +130,7 @@ type Data struct {
 	efcMx, efcMp        []float64 // NV: M·x and M·p of the Newton iterate and direction
 	efcJd, efcH, efcRow []float64 // dense rows (equalities), dense H, one row
 	efcNZ               []int     // a dense row's nonzero columns
+	kbMemo              kbMemo    // pyramidParams' last k and b
 	efcFlip             []int     // rows whose quadratic state changed this Newton iteration
 	efcSpan             []int     // per dense row: first and one past last nonzero column
 	efcPyrSpan          []int     // at a pyramid's first row (efcPyr ≠ 0): its rows' span union
