@@ -811,10 +811,12 @@ func factorLDRows(m *Model, L []float64, ks []int) {
 			lki := rowk[ii]
 			a := lki / dk
 			D[i] -= lki * a
-			src := rowk[ii+1:]
-			rowi := off[adr[i] : adr[i]+len(src)]
-			for t, v := range src {
-				rowi[t] -= v * a
+			if ii+1 < len(rowk) { // (the root-most ancestor has none above it)
+				src := rowk[ii+1:]
+				rowi := off[adr[i] : adr[i]+len(src)]
+				for t, v := range src {
+					rowi[t] -= v * a
+				}
 			}
 			rowk[ii] = a
 		}
