@@ -1600,12 +1600,15 @@ func (d *Data) setSpans(m *Model, n, nv int) bool {
 		if d.efcN[i] != 0 {
 			continue
 		}
-		row := d.efcJd[i*nv : i*nv+nv]
+		if fill && d.EfcType[i] >= RowContactFrictionless {
+			continue // a contact row's span is set with the row; fill is known
+		}
 		lo, hi := 0, nv
 		switch d.EfcType[i] {
 		case RowContactFrictionless, RowContactPyramidal, RowContactElliptic:
 			lo, hi = d.efcSpan[2*i], d.efcSpan[2*i+1] // set with the row (spanCols)
 		default:
+			row := d.efcJd[i*nv : i*nv+nv]
 			for lo < hi && row[lo] == 0 {
 				lo++
 			}
@@ -1628,6 +1631,7 @@ func (d *Data) setSpans(m *Model, n, nv int) bool {
 			continue
 		}
 		// a chain: walking up from the last nonzero meets every other
+		row := d.efcJd[i*nv : i*nv+nv]
 		k := hi - 1
 		for c := hi - 1; c >= lo; c-- {
 			if row[c] == 0 {
