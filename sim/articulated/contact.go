@@ -165,7 +165,7 @@ func makeContactRows(m *Model, d *Data) {
 			continue
 		}
 		normal := frame(0)
-		ka, br, rpy, dpy := pyramidParams(m, c, tran, impratio)
+		ka, br, rpy, dpy := d.pyramidParams(m, c, tran, impratio)
 		for k := 1; k < dim; k++ {
 			mu := c.Friction[k-1] // clamped to mjMINMU in collision
 			tk := frame(k)
@@ -205,9 +205,21 @@ func makeContactRows(m *Model, d *Data) {
 // (dist − margin), br = b), and one regularizer: R₀ from the first edge's
 // diagApprox t + μ₁²·t, then R = 2·μ²·R₀ for all (addRowImp's
 // arithmetic, once per contact), and D = 1/R.
-func pyramidParams(m *Model, c *Contact, tran, impratio float64) (ka, br, rpy, dpy float64) {
+func (d *Data) pyramidParams(m *Model, c *Contact, tran, impratio float64) (ka, br, rpy, dpy float64) {
 	imp, dmax := impedance(&c.SolImp, c.Dist, c.IncludeMargin)
-	kr, br := refStiffDamp(m, RowContactPyramidal, &c.SolRef, dmax)
+	// k and b depend on solref, dmax (solimp's), the timestep and the
+	// refsafe flag only: a geom pair's contacts, in a row, share them
+	var kr float64
+	// (inputs compared bit for bit: ±0 and NaN are not taken as equal)
+	key := kbMemo{ok: true, ref: [2]uint64{math.Float64bits(c.SolRef[0]), math.Float64bits(c.SolRef[1])},
+		dmax: math.Float64bits(dmax), dt: math.Float64bits(m.Opt.Timestep), dis: m.Opt.Disable & DisableRefSafe}
+	if r := &d.kbMemo; r.ok && r.ref == key.ref && r.dmax == key.dmax && r.dt == key.dt && r.dis == key.dis {
+		kr, br = r.k, r.b
+	} else {
+		kr, br = refStiffDamp(m, RowContactPyramidal, &c.SolRef, dmax)
+		key.k, key.b = kr, br
+		*r = key
+	}
 	ka = kr * imp * (c.Dist - c.IncludeMargin)
 	dA := tran
 	dA += c.Friction[0] * c.Friction[0] * tran
@@ -244,10 +256,7 @@ func (d *Data) pyramid3Rows(m *Model, ci int, cols []int, marks []uint8, off1, o
 	r1 := d.efcJd[(i+1)*nv : (i+1)*nv+nv]
 	r2 := d.efcJd[(i+2)*nv : (i+2)*nv+nv]
 	r3 := d.efcJd[(i+3)*nv : (i+3)*nv+nv]
-	clear(r0)
-	clear(r1)
-	clear(r2)
-	clear(r3)
+	clear(d.efcJd[i*nv : (i+4)*nv]) // the four rows, one call
 	mu1, mu2 := c.Friction[0], c.Friction[1]
 	s1P, s1M, s2P, s2M := 1*mu1, -1*mu1, 1*mu2, -1*mu2
 	var v0, v1, v2, v3 float64
@@ -280,32 +289,42 @@ func (d *Data) pyramid3Rows(m *Model, ci int, cols []int, marks []uint8, off1, o
 			t2 = f2[0]*px + f2[1]*py + f2[2]*pz
 			empty = false
 		}
+		r0[k], r1[k] = n+s1P*t1, n+s1M*t1
+		r2[k], r3[k] = n+s2P*t2, n+s2M*t2
+	}
+	// J·q̇ of the four rows in a second pass over the columns (the same
+	// sums in the same order): in the pass above the four sums and q̇ do
+	// not fit the registers beside the frame and offsets, and the spilled
+	// sums chained each column through memory
+	for _, k := range cols {
 		w := qv[k]
-		a, b := n+s1P*t1, n+s1M*t1
-		r0[k], r1[k] = a, b
-		v0 += a * w
-		v1 += b * w
-		a, b = n+s2P*t2, n+s2M*t2
-		r2[k], r3[k] = a, b
-		v2 += a * w
-		v3 += b * w
+		v0 += r0[k] * w
+		v1 += r1[k] * w
+		v2 += r2[k] * w
+		v3 += r3[k] * w
 	}
 	if empty {
-		clear(r0) // no dof moves either body (mjContact.exclude = 3)
-		clear(r1)
-		clear(r2)
-		clear(r3)
+		clear(d.efcJd[i*nv : (i+4)*nv]) // no dof moves either body (mjContact.exclude = 3)
 		return
 	}
 	b1, b2 := m.Geoms[c.Geom1].Body, m.Geoms[c.Geom2].Body
 	tran := m.bodyInvWeight0[b1][0] + m.bodyInvWeight0[b2][0]
-	ka, br, rpy, dpy := pyramidParams(m, c, tran, impratio)
+	ka, br, rpy, dpy := d.pyramidParams(m, c, tran, impratio)
 	d.NEfc += 4
 	d.edgeRow(nv, i, ci, 4, c.Dist, rpy, dpy, -br*v0-ka, cols)
 	d.edgeRow(nv, i+1, ci, 0, c.Dist, rpy, dpy, -br*v1-ka, cols)
 	d.edgeRow(nv, i+2, ci, 0, c.Dist, rpy, dpy, -br*v2-ka, cols)
 	d.edgeRow(nv, i+3, ci, 0, c.Dist, rpy, dpy, -br*v3-ka, cols)
 	d.setPyrSpan(i, 4)
+}
+
+// kbMemo is the last contact's refStiffDamp inputs and result.
+type kbMemo struct {
+	ok       bool
+	ref      [2]uint64 // solref's bits
+	dmax, dt uint64    // dmax's and the timestep's bits
+	dis      int       // Opt.Disable & DisableRefSafe
+	k, b     float64
 }
 
 // colSlots is how many body pairs' columns contactCols keeps.

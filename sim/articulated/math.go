@@ -165,6 +165,32 @@ func (s *sinert) mulTo(r, v *motion) {
 	r[5] = mm*l2 - (h0*w1 - h1*w0)
 }
 
+// mul6 is mulTo's s·v returned as six scalars (the same operations).
+func (s *sinert) mul6(v *motion) (r0, r1, r2, r3, r4, r5 float64) {
+	w0, w1, w2, l0, l1, l2 := v[0], v[1], v[2], v[3], v[4], v[5]
+	I := &s.I
+	h0, h1, h2, mm := s.h[0], s.h[1], s.h[2], s.m
+	r0 = I[0]*w0 + I[3]*w1 + I[4]*w2 + h1*l2 - h2*l1
+	r1 = I[3]*w0 + I[1]*w1 + I[5]*w2 + h2*l0 - h0*l2
+	r2 = I[4]*w0 + I[5]*w1 + I[2]*w2 + h0*l1 - h1*l0
+	r3 = mm*l0 - (h1*w2 - h2*w1)
+	r4 = mm*l1 - (h2*w0 - h0*w2)
+	r5 = mm*l2 - (h0*w1 - h1*w0)
+	return
+}
+
+// crossMotionS is crossMotionTo with v = (w0, w1, w2, l0, l1, l2) given
+// as scalars (no motion stored only to be read back).
+func crossMotionS(r *motion, w0, w1, w2, l0, l1, l2 float64, u *motion) {
+	a0, a1, a2, b0, b1, b2 := u[0], u[1], u[2], u[3], u[4], u[5]
+	r[0] = w1*a2 - w2*a1
+	r[1] = w2*a0 - w0*a2
+	r[2] = w0*a1 - w1*a0
+	r[3] = (w1*b2 - w2*b1) + (l1*a2 - l2*a1)
+	r[4] = (w2*b0 - w0*b2) + (l2*a0 - l0*a2)
+	r[5] = (w0*b1 - w1*b0) + (l0*a1 - l1*a0)
+}
+
 // crossMotion returns v × u for motions.
 func crossMotion(v, u *motion) motion {
 	var r motion

@@ -80,7 +80,15 @@ func (m *Model) mRowDot(QM []float64, r int, x []float64) float64 {
 // rowsCost returns c plus the constraints' part of the primal cost at the
 // rows' jar.
 func (d *Data) rowsCost(c float64, jar []float64) float64 {
-	for i := 0; i < d.NEfc; i++ {
+	typ, D := d.EfcType[:d.NEfc], d.efcD[:d.NEfc]
+	for i := 0; i < len(typ); i++ {
+		if t := typ[i]; t == RowContactPyramidal || t == RowLimit || t == RowContactFrictionless {
+			// the common rows first: a cost only in compression
+			if j := jar[i]; j < 0 {
+				c += 0.5 * D[i] * j * j
+			}
+			continue
+		}
 		if d.EfcType[i] == RowContactElliptic {
 			var jb, f [6]float64
 			dim, mu := d.efcDim[i], d.efcMu[i]

@@ -130,6 +130,7 @@ type Data struct {
 	efcMx, efcMp        []float64 // NV: M·x and M·p of the Newton iterate and direction
 	efcJd, efcH, efcRow []float64 // dense rows (equalities), dense H, one row
 	efcNZ               []int     // a dense row's nonzero columns
+	kbMemo              kbMemo    // pyramidParams' last k and b
 	efcFlip             []int     // rows whose quadratic state changed this Newton iteration
 	efcSpan             []int     // per dense row: first and one past last nonzero column
 	efcPyrSpan          []int     // at a pyramid's first row (efcPyr ≠ 0): its rows' span union
@@ -497,11 +498,13 @@ func crbMass(m *Model, d *Data) {
 	// only M's tree nonzeros are ever written: the rest stays zero from
 	// NewData, so there is nothing to clear
 	for i := range nv {
-		var f motion
-		d.crb[m.dofBody[i]].mulTo(&f, &d.Cdof[i])
-		d.QM[i*nv+i] = dot6(&d.Cdof[i], &f) + m.dofArmature[i]
+		// f = crb·cdof in scalars (registers across the ancestors' dots)
+		f0, f1, f2, f3, f4, f5 := d.crb[m.dofBody[i]].mul6(&d.Cdof[i])
+		cd := &d.Cdof[i]
+		d.QM[i*nv+i] = cd[0]*f0 + cd[1]*f1 + cd[2]*f2 + cd[3]*f3 + cd[4]*f4 + cd[5]*f5 + m.dofArmature[i]
 		for _, j := range m.ancestors[i] {
-			v := dot6(&d.Cdof[j], &f)
+			cj := &d.Cdof[j]
+			v := cj[0]*f0 + cj[1]*f1 + cj[2]*f2 + cj[3]*f3 + cj[4]*f4 + cj[5]*f5
 			d.QM[i*nv+j], d.QM[j*nv+i] = v, v
 		}
 	}
@@ -512,9 +515,10 @@ func crbMass(m *Model, d *Data) {
 func comVel(m *Model, d *Data) {
 	d.Cvel[0] = motion{}
 	for i := 1; i < len(m.Bodies); i++ {
-		var cv motion
+		// the velocity sums in scalars (an array's entries summed in a
+		// loop go through the stack, each dof waiting on the last store)
 		pv := &d.Cvel[m.Bodies[i].Parent]
-		cv[0], cv[1], cv[2], cv[3], cv[4], cv[5] = pv[0], pv[1], pv[2], pv[3], pv[4], pv[5]
+		v0, v1, v2, v3, v4, v5 := pv[0], pv[1], pv[2], pv[3], pv[4], pv[5]
 		for j := m.bodyJntAdr[i]; j < m.bodyJntAdr[i]+m.bodyJntNum[i]; j++ {
 			jt := &m.Joints[j]
 			da := m.jntDofAdr[j]
@@ -525,24 +529,30 @@ func comVel(m *Model, d *Data) {
 				for k := range 3 {
 					d.CdofDot[da+k] = motion{}
 					cd, q := &d.Cdof[da+k], d.Qvel[da+k]
-					for r := range 6 {
-						cv[r] += cd[r] * q
-					}
+					v0 += cd[0] * q
+					v1 += cd[1] * q
+					v2 += cd[2] * q
+					v3 += cd[3] * q
+					v4 += cd[4] * q
+					v5 += cd[5] * q
 				}
 				k0 = 3
 			}
 			for k := k0; k < n; k++ {
-				crossMotionTo(&d.CdofDot[da+k], &cv, &d.Cdof[da+k])
+				crossMotionS(&d.CdofDot[da+k], v0, v1, v2, v3, v4, v5, &d.Cdof[da+k])
 			}
 			for k := k0; k < n; k++ {
 				cd, q := &d.Cdof[da+k], d.Qvel[da+k]
-				for r := range 6 {
-					cv[r] += cd[r] * q
-				}
+				v0 += cd[0] * q
+				v1 += cd[1] * q
+				v2 += cd[2] * q
+				v3 += cd[3] * q
+				v4 += cd[4] * q
+				v5 += cd[5] * q
 			}
 		}
-		c := &d.Cvel[i] // element by element: cv was just stored so
-		c[0], c[1], c[2], c[3], c[4], c[5] = cv[0], cv[1], cv[2], cv[3], cv[4], cv[5]
+		c := &d.Cvel[i]
+		c[0], c[1], c[2], c[3], c[4], c[5] = v0, v1, v2, v3, v4, v5
 	}
 }
 
@@ -555,20 +565,26 @@ func rne(m *Model, d *Data) {
 	}
 	d.cacc[0] = motion{0, 0, 0, -g[0], -g[1], -g[2]}
 	for i := 1; i < len(m.Bodies); i++ {
-		var a motion
+		// the parent's acceleration plus Σ cdof_dot·q̇ in scalars (an
+		// array's entries summed in a loop go through the stack, each dof
+		// waiting on the last one's store)
 		pa := &d.cacc[m.Bodies[i].Parent]
-		a[0], a[1], a[2], a[3], a[4], a[5] = pa[0], pa[1], pa[2], pa[3], pa[4], pa[5]
+		a0, a1, a2, a3, a4, a5 := pa[0], pa[1], pa[2], pa[3], pa[4], pa[5]
 		for k := m.bodyDofAdr[i]; k < m.bodyDofAdr[i]+m.bodyDofNum[i]; k++ {
 			cd, q := &d.CdofDot[k], d.Qvel[k]
-			for r := range 6 {
-				a[r] += cd[r] * q
-			}
+			a0 += cd[0] * q
+			a1 += cd[1] * q
+			a2 += cd[2] * q
+			a3 += cd[3] * q
+			a4 += cd[4] * q
+			a5 += cd[5] * q
 		}
-		ca := &d.cacc[i] // element by element: a was just stored so
-		ca[0], ca[1], ca[2], ca[3], ca[4], ca[5] = a[0], a[1], a[2], a[3], a[4], a[5]
+		ca := &d.cacc[i] // element by element: a is read from it below
+		ca[0], ca[1], ca[2], ca[3], ca[4], ca[5] = a0, a1, a2, a3, a4, a5
+		a := ca
 		var mom, cf motion
 		f := &d.cfrc[i]
-		d.cinert[i].mulTo(f, &a)
+		d.cinert[i].mulTo(f, a)
 		d.cinert[i].mulTo(&mom, &d.Cvel[i])
 		crossForceTo(&cf, &d.Cvel[i], &mom)
 		for r := range 6 {
@@ -795,10 +811,12 @@ func factorLDRows(m *Model, L []float64, ks []int) {
 			lki := rowk[ii]
 			a := lki / dk
 			D[i] -= lki * a
-			src := rowk[ii+1:]
-			rowi := off[adr[i] : adr[i]+len(src)]
-			for t, v := range src {
-				rowi[t] -= v * a
+			if ii+1 < len(rowk) { // (the root-most ancestor has none above it)
+				src := rowk[ii+1:]
+				rowi := off[adr[i] : adr[i]+len(src)]
+				for t, v := range src {
+					rowi[t] -= v * a
+				}
 			}
 			rowk[ii] = a
 		}
@@ -1211,12 +1229,19 @@ func solveConstraints(m *Model, d *Data) {
 	n, nv := d.NEfc, m.NV
 	x, g, p := d.Qacc, d.efcG, d.efcP
 	// the stopping test's force scale
+	// (a compare, not max: max's NaN and signed-zero cases cost a chain
+	// of branches per entry; scale ≥ 1 has neither, and a NaN force
+	// fails every test that scale enters)
 	scale := 1.0
-	for r := range nv {
-		scale = max(scale, math.Abs(d.QfrcSmooth[r]))
+	for _, v := range d.QfrcSmooth[:nv] {
+		if v := math.Abs(v); v > scale {
+			scale = v
+		}
 	}
-	for i := range n {
-		scale = max(scale, d.efcFloss[i])
+	for _, v := range d.efcFloss[:n] {
+		if v > scale {
+			scale = v
+		}
 	}
 	// the dense H and Cholesky only where a row couples dofs across
 	// branches (or an elliptic block): else H = M + JᵀDJ keeps M's tree
@@ -1575,12 +1600,15 @@ func (d *Data) setSpans(m *Model, n, nv int) bool {
 		if d.efcN[i] != 0 {
 			continue
 		}
-		row := d.efcJd[i*nv : i*nv+nv]
+		if fill && d.EfcType[i] >= RowContactFrictionless {
+			continue // a contact row's span is set with the row; fill is known
+		}
 		lo, hi := 0, nv
 		switch d.EfcType[i] {
 		case RowContactFrictionless, RowContactPyramidal, RowContactElliptic:
 			lo, hi = d.efcSpan[2*i], d.efcSpan[2*i+1] // set with the row (spanCols)
 		default:
+			row := d.efcJd[i*nv : i*nv+nv]
 			for lo < hi && row[lo] == 0 {
 				lo++
 			}
@@ -1603,6 +1631,7 @@ func (d *Data) setSpans(m *Model, n, nv int) bool {
 			continue
 		}
 		// a chain: walking up from the last nonzero meets every other
+		row := d.efcJd[i*nv : i*nv+nv]
 		k := hi - 1
 		for c := hi - 1; c >= lo; c-- {
 			if row[c] == 0 {
