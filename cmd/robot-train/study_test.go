@@ -278,13 +278,33 @@ func TestStudyExtendsToRaisedSteps(t *testing.T) {
 			}
 		}
 	}
-	// done at 800: neither a lower budget nor another change goes on
+	// a run stopped part-way (here: its done mark gone, its checkpoint at
+	// 800) under a raised budget records the new one; a second call of
+	// the same file has nothing left to extend
+	if err := os.Remove(filepath.Join(out, "runs", "reach", "uniform", "s1", "study-done.json")); err != nil {
+		t.Fatal(err)
+	}
+	further := writeStudy(t, 1000)
+	if res, err := exec.Command(bin, "study", "run", further, "--out", out).CombinedOutput(); err != nil {
+		t.Fatalf("raised again: %v\n%s", err, res)
+	}
+	res, err = exec.Command(bin, "study", "run", further, "--out", out).CombinedOutput()
+	if err != nil || strings.Contains(string(res), "extend") {
+		t.Errorf("the same raised file again: %v, want nothing extended:\n%s", err, res)
+	}
+	for _, id := range tinyRuns {
+		b, err := os.ReadFile(filepath.Join(out, "runs", filepath.FromSlash(id), "study-config.yaml"))
+		if err != nil || !regexp.MustCompile(`(?m)^steps: 1000$`).Match(b) {
+			t.Errorf("%s: study-config.yaml does not record steps 1000 (%v)", id, err)
+		}
+	}
+	// done at 1000: neither a lower budget nor another change goes on
 	res, err = exec.Command(bin, "study", "run", writeStudy(t, 600), "--out", out).CombinedOutput()
-	if err == nil || !strings.Contains(string(res), "steps: 800 → 600") {
+	if err == nil || !strings.Contains(string(res), "steps: 1000 → 600") {
 		t.Errorf("a lowered budget: %v\n%s", err, res)
 	}
 	other := filepath.Join(t.TempDir(), "other.yaml")
-	if err := os.WriteFile(other, []byte(strings.Replace(fmt.Sprintf(tinyStudy, 1000), "batch_size: 16", "batch_size: 32", 1)), 0o644); err != nil {
+	if err := os.WriteFile(other, []byte(strings.Replace(fmt.Sprintf(tinyStudy, 1200), "batch_size: 16", "batch_size: 32", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	res, err = exec.Command(bin, "study", "run", other, "--out", out).CombinedOutput()

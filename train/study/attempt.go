@@ -83,8 +83,18 @@ func (r *Runner) attempt(ctx context.Context, run Run, threads int) (Attempt, ou
 	if _, err := os.Lstat(filepath.Join(dir, doneFile)); err == nil {
 		return a, skippedDone, nil
 	}
-	if _, err := checkConfig(run); err != nil {
+	if extended, err := checkConfig(run); err != nil {
 		return a, trained, err
+	} else if extended {
+		// a run stopped part-way before its study's steps was raised:
+		// record the budget it now trains to (a finished one was reopened)
+		b, err := encodeConfig(run.Config)
+		if err != nil {
+			return a, trained, err
+		}
+		if err := atomicfile.WriteBytes(filepath.Join(dir, configFile), b); err != nil {
+			return a, trained, err
+		}
 	}
 	// a mark left by a process on another host that has not heartbeaten
 	// lately is stale; a live one on shared storage without flock
