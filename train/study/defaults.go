@@ -173,29 +173,39 @@ func flattenKeys(m map[string]any, prefix string) map[string]any {
 	return out
 }
 
-// stepsRaised reports whether now differs from old only in a larger
-// `steps` (over the keys both have, out aside, as configDiff).
-func stepsRaised(old, now []byte) (bool, error) {
-	fa, fb, err := flatConfigs(old, now)
-	if err != nil {
-		return false, err
+// configDiff lists the keys whose values differ between two encoded
+// configs, over the keys both have (a key only one has was added to or
+// removed from the code in between and says nothing about the run), out
+// aside. stepsRaised: the one difference is a larger `steps`.
+func configDiff(old, now []byte) (diff []string, stepsRaised bool, err error) {
+	var a, b map[string]any
+	if err := yaml.Unmarshal(old, &a); err != nil {
+		return nil, false, err
 	}
-	so, okA := toInt(fa["steps"])
-	sn, okB := toInt(fb["steps"])
-	if !okA || !okB || sn <= so {
-		return false, nil
+	if err := yaml.Unmarshal(now, &b); err != nil {
+		return nil, false, err
 	}
+	fa, fb := flattenKeys(a, ""), flattenKeys(b, "")
+	var keys []string
 	for k, va := range fa {
-		if k == "out" || k == "steps" {
-			continue
+		if k == "out" {
+			continue // a study directory may be moved or named by another path
 		}
 		if vb, ok := fb[k]; ok && !reflect.DeepEqual(va, vb) {
-			return false, nil
+			keys = append(keys, k)
+			diff = append(diff, fmt.Sprintf("%s: %v → %v", k, va, vb))
 		}
 	}
-	return true, nil
+	sort.Strings(diff)
+	if len(keys) == 1 && keys[0] == "steps" {
+		so, okA := toInt(fa["steps"])
+		sn, okB := toInt(fb["steps"])
+		stepsRaised = okA && okB && sn > so
+	}
+	return diff, stepsRaised, nil
 }
 
+// toInt reads a YAML-decoded integer (steps); false for anything else.
 func toInt(v any) (int64, bool) {
 	switch x := v.(type) {
 	case int:
@@ -208,38 +218,4 @@ func toInt(v any) (int64, bool) {
 		return int64(x), x == float64(int64(x))
 	}
 	return 0, false
-}
-
-// configDiff lists the keys whose values differ between two encoded
-// configs, over the keys both have (a key only one has was added to or
-// removed from the code in between and says nothing about the run), out
-// aside.
-func configDiff(old, now []byte) ([]string, error) {
-	fa, fb, err := flatConfigs(old, now)
-	if err != nil {
-		return nil, err
-	}
-	var diff []string
-	for k, va := range fa {
-		if k == "out" {
-			continue // a study directory may be moved or named by another path
-		}
-		if vb, ok := fb[k]; ok && !reflect.DeepEqual(va, vb) {
-			diff = append(diff, fmt.Sprintf("%s: %v → %v", k, va, vb))
-		}
-	}
-	sort.Strings(diff)
-	return diff, nil
-}
-
-// flatConfigs decodes two encoded configs into dotted keys (flattenKeys).
-func flatConfigs(old, now []byte) (map[string]any, map[string]any, error) {
-	var a, b map[string]any
-	if err := yaml.Unmarshal(old, &a); err != nil {
-		return nil, nil, err
-	}
-	if err := yaml.Unmarshal(now, &b); err != nil {
-		return nil, nil, err
-	}
-	return flattenKeys(a, ""), flattenKeys(b, ""), nil
 }

@@ -89,12 +89,26 @@ func TestConfigDiff(t *testing.T) {
 	old := []byte("a: 1\nsac: {hidden: [128, 128], gamma: 0.99}\nremoved: x\n")
 	same := []byte("a: 1\nsac: {hidden: [128, 128], gamma: 0.99, added: true}\n")
 	changed := []byte("a: 1\nsac: {hidden: [64, 64], gamma: 0.99}\n")
-	if d, err := configDiff(old, same); err != nil || len(d) != 0 {
+	if d, _, err := configDiff(old, same); err != nil || len(d) != 0 {
 		t.Errorf("added/removed keys counted as a change: %v %v", d, err)
 	}
-	d, err := configDiff(old, changed)
+	d, _, err := configDiff(old, changed)
 	if err != nil || len(d) != 1 || !strings.HasPrefix(d[0], "sac.hidden") {
 		t.Errorf("diff %v %v, want sac.hidden", d, err)
+	}
+	// only a larger steps extends a study
+	for _, c := range []struct {
+		now  string
+		want bool
+	}{
+		{"steps: 2000\nseed: 1\n", true},
+		{"steps: 500\nseed: 1\n", false},
+		{"steps: 2000\nseed: 2\n", false},
+		{"steps: 1000\nseed: 1\n", false},
+	} {
+		if _, raised, err := configDiff([]byte("steps: 1000\nseed: 1\n"), []byte(c.now)); err != nil || raised != c.want {
+			t.Errorf("steps 1000 seed 1 → %q: raised %v (%v), want %v", c.now, raised, err, c.want)
+		}
 	}
 }
 

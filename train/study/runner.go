@@ -469,15 +469,12 @@ func checkConfig(run Run) (extended bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	diff, err := configDiff(old, now)
+	diff, raised, err := configDiff(old, now)
 	if err != nil {
 		return false, fmt.Errorf("study: run %s: %w", run.ID(), err)
 	}
-	if len(diff) == 0 {
-		return false, nil
-	}
-	if raised, err := stepsRaised(old, now); err == nil && raised {
-		return true, nil
+	if len(diff) == 0 || raised {
+		return raised, nil
 	}
 	return false, fmt.Errorf("study: run %s was started with a different config (%s) than the study file now gives (%s); "+
 		"restore the study file, or write the changed grid to a new --out directory (raising steps alone continues the runs)",
